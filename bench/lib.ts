@@ -1,0 +1,84 @@
+/**
+ * Shared bench helpers. Each `bench/*.bench.ts` is a standalone script (`tsx bench/x.bench.ts`) that measures
+ * the SDK against a baseline in the same run and reports with `report()`; `bench/run.ts` runs them all and
+ * prints one table. Figures are ratios against a baseline measured in the same process, so they mean the same on
+ * any machine.
+ */
+import { performance } from 'node:perf_hooks';
+
+export interface BenchResult {
+  /** The bench file's name, e.g. `webhook`. */
+  bench: string;
+  /** What the figure measures, e.g. `verify+parse vs JSON.parse+compare (time ratio)`. */
+  metric: string;
+  /** The measured figure. */
+  value: number;
+  /** The unit of `value`: `x` for a ratio, `MB`, `req/s`, ... */
+  unit: string;
+  /** The bar from DESIGN.md, as text: `<= 1.15x`. */
+  bar: string;
+  pass: boolean;
+  /** Raw figures behind the ratio, for docs/benchmarks.md. */
+  detail?: Record<string, number | string>;
+}
+
+/** Prints one result as a tagged JSON line that bench/run.ts collects, plus a readable line. */
+export function report(result: BenchResult): void {
+  const mark = result.pass ? 'PASS' : 'FAIL';
+  console.log(
+    `${mark}  ${result.bench}: ${result.metric} = ${round(result.value)}${result.unit} (bar ${result.bar})`,
+  );
+  console.log(`BENCH_RESULT ${JSON.stringify(result)}`);
+}
+
+export function round(n: number, digits = 3): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+/** Median time per iteration (ms) over `rounds` rounds of `iterations` calls each, after a warm-up round. */
+export async function timeIt(
+  fn: () => unknown | Promise<unknown>,
+  { iterations = 1000, rounds = 7 }: { iterations?: number; rounds?: number } = {},
+): Promise<number> {
+  for (let i = 0; i < iterations; i++) await fn();
+  const samples: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const t0 = performance.now();
+    for (let i = 0; i < iterations; i++) await fn();
+    samples.push((performance.now() - t0) / iterations);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)]!;
+}
+
+/**
+ * Times `subject` and `baseline` in interleaved rounds (so drift in machine load hits both alike) and returns
+ * the median of per-round ratios subject/baseline.
+ */
+export async function compare(
+  subject: () => unknown | Promise<unknown>,
+  baseline: () => unknown | Promise<unknown>,
+  { iterations = 1000, rounds = 9 }: { iterations?: number; rounds?: number } = {},
+): Promise<{ ratio: number; subjectMs: number; baselineMs: number }> {
+  for (let i = 0; i < iterations; i++) {
+    await subject();
+    await baseline();
+  }
+  const ratios: number[] = [];
+  const s: number[] = [];
+  const b: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    let t0 = performance.now();
+    for (let i = 0; i < iterations; i++) await baseline();
+    const bt = (performance.now() - t0) / iterations;
+    t0 = performance.now();
+    for (let i = 0; i < iterations; i++) await subject();
+    const st = (performance.now() - t0) / iterations;
+    ratios.push(st / bt);
+    s.push(st);
+    b.push(bt);
+  }
+  const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  return { ratio: med(ratios), subjectMs: med(s), baselineMs: med(b) };
+}

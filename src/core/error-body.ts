@@ -1,0 +1,96 @@
+import { parseDurationMs, parseRetryAfterHeader } from './duration.js';
+import { type ApiError, type ApiErrorDetails, apiErrorClassFor, RateLimitError } from './errors.js';
+import { excerpt, scrub, scrubValue } from './secrets.js';
+
+/**
+ * Turns any error answer into the right `ApiError` subclass. Knows body *formats*, not endpoints:
+ *
+ * - the envelope `{ isSuccess: false, errors: { code, group, description, params, fields } }` (gateway and
+ *   public API);
+ * - plain bodies `{ detail }`, `{ error }`, `{ info, error }`, `{ non_field_errors: [...] }` (platform API);
+ * - anything else (an HTML page from a proxy, an empty or truncated body): the class still follows the
+ *   status, with a short excerpt as the description.
+ */
+export function toApiError(input: {
+  status: number;
+  text: string;
+  headers: Headers;
+  secrets: readonly string[];
+  request?: { method: string; path: string };
+}): ApiError {
+  const { status, headers, secrets } = input;
+  const text = scrub(input.text, secrets);
+  let parsed: unknown;
+  let isJson = false;
+  if (text.trim() !== '') {
+    try {
+      parsed = JSON.parse(text);
+      isJson = true;
+    } catch {
+      // Not JSON: described by excerpt below.
+    }
+  }
+  const details: ApiErrorDetails = {
+    status,
+    code: null,
+    group: null,
+    description: '',
+    body: isJson ? scrubValue(parsed, secrets) : excerpt(text, 500),
+    ...(input.request ? { request: input.request } : {}),
+    ...requestIdOf(headers),
+  };
+  if (isJson && isRecord(parsed)) fillFromJson(details, parsed);
+  if (details.description === '') {
+    details.description =
+      text.trim() === ''
+        ? `HTTP ${status} with an empty body`
+        : isJson
+          ? `HTTP ${status}: ${excerpt(text)}`
+          : `HTTP ${status} with a non-JSON body (${contentTypeOf(headers)}): ${excerpt(text)}`;
+  }
+  const ErrorClass = apiErrorClassFor(status);
+  if (ErrorClass === RateLimitError) {
+    const limitType = details.params?.['limit_type'];
+    const retryAfterMs =
+      parseDurationMs(details.params?.['retry_after']) ?? parseRetryAfterHeader(headers.get('retry-after'));
+    return new RateLimitError({
+      ...details,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...(limitType === 'sec' || limitType === 'min' ? { limitType } : {}),
+    });
+  }
+  return new ErrorClass(details);
+}
+
+function fillFromJson(details: ApiErrorDetails, body: Record<string, unknown>): void {
+  const raw = Array.isArray(body['errors']) ? body['errors'][0] : body['errors'];
+  if (isRecord(raw)) {
+    details.code = typeof raw['code'] === 'string' ? raw['code'] : null;
+    details.group = typeof raw['group'] === 'string' ? raw['group'] : null;
+    if (typeof raw['description'] === 'string') details.description = raw['description'];
+    if (isRecord(raw['params'])) details.params = raw['params'];
+    if (isRecord(raw['fields'])) details.fields = raw['fields'] as ApiErrorDetails['fields'];
+    return;
+  }
+  // Platform API plain bodies. `info` explains an invalid custom-field value alongside `error`.
+  const texts: string[] = [];
+  for (const key of ['detail', 'error', 'info'] as const) {
+    if (typeof body[key] === 'string') texts.push(body[key]);
+  }
+  const nfe = body['non_field_errors'];
+  if (Array.isArray(nfe)) texts.push(...nfe.filter((t): t is string => typeof t === 'string'));
+  if (texts.length > 0) details.description = texts.join(' ');
+}
+
+function requestIdOf(headers: Headers): { requestId?: string } {
+  const id = headers.get('x-request-id') ?? headers.get('request-id');
+  return id ? { requestId: id } : {};
+}
+
+function contentTypeOf(headers: Headers): string {
+  return headers.get('content-type')?.split(';')[0] ?? 'no content type';
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,311 @@
+/**
+ * Every error the SDK throws. One base class, `WaGatewayError`; server answers are `ApiError` subclasses
+ * chosen by HTTP status; local validation, transport faults and webhook parsing have their own classes.
+ *
+ * This file imports nothing at all: the `templates` and `webhooks` entries run in browsers and Workers and
+ * import it too.
+ *
+ * Secrets: no error here ever receives a key, token or password. The transport scrubs what it passes in
+ * (server bodies included) before constructing one, and `toJSON` / `util.inspect` show only the public fields.
+ */
+
+const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
+
+/** A field-level problem, in the same shape whether it came from local validation or a server 422. */
+export interface FieldIssue {
+  /** The server's code (`WA_TPL_014`, `VAL_...`) when one is known, else `null`. */
+  code: string | null;
+  /** The server's `errors.fields` key: dot-joined, list indices omitted (`buttons.url`). */
+  field: string;
+  /** One sentence for a person. */
+  message: string;
+  params?: Record<string, unknown>;
+}
+
+/** A problem found by local validation of an outbound message, before any request. */
+export interface MessageIssue {
+  /** Exact location with list indices, e.g. `['interactive', 'action', 'buttons', 3]`. */
+  path: (string | number)[];
+  message: string;
+  /** The validator's machine code (zod's issue code, or an SDK rule such as `unique`). */
+  code: string;
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return '[unserialisable fields]';
+  }
+}
+
+/** Base class of every error the SDK throws. `instanceof WaGatewayError` catches them all. */
+export class WaGatewayError extends Error {
+  override name = 'WaGatewayError';
+
+  /** Public fields only: what `JSON.stringify(error)` and logging libraries see. */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { name: this.name, message: this.message };
+    for (const [key, value] of Object.entries(this)) {
+      if (key !== 'name' && key !== 'message' && key !== 'stack') out[key] = value;
+    }
+    return out;
+  }
+
+  /** `util.inspect` shows the name, message and public fields; never the `cause` chain of a fetch. */
+  [inspectSymbol](): string {
+    const { name: _n, message: _m, ...rest } = this.toJSON();
+    const extra = Object.keys(rest).length > 0 ? `\n  ${safeStringify(rest)}` : '';
+    return `${this.stack ?? `${this.name}: ${this.message}`}${extra}`;
+  }
+}
+
+/** The decoded parts of an error answer, whichever body format the server used. */
+export interface ApiErrorDetails {
+  status: number;
+  /** `errors.code` (`RATE_001`, `WA_TPL_014`, ...) or `null` when the body carried none. */
+  code: string | null;
+  /** `errors.group` (`UNAUTHORIZED`, `VALIDATION`, ...) or `null`. */
+  group: string | null;
+  /** The server's human-readable text, or a short excerpt of a body that was not the envelope. */
+  description: string;
+  params?: Record<string, unknown>;
+  /** Public API field errors: dot-joined field name → `{ code, description, params }`. */
+  fields?: Record<string, { code?: string; description?: string; params?: Record<string, unknown> }>;
+  /** The parsed body when it was JSON, else the (scrubbed, shortened) text. */
+  body: unknown;
+  /** The HTTP method and path (no query, no host) of the request that failed. */
+  request?: { method: string; path: string };
+  /** The server's request id header, when it sent one. */
+  requestId?: string;
+}
+
+/** A non-2xx answer from a server. Subclasses by status let callers branch with `instanceof`. */
+export class ApiError extends WaGatewayError {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly code: string | null;
+  readonly group: string | null;
+  readonly description: string;
+  readonly params: Record<string, unknown> | undefined;
+  readonly fields: ApiErrorDetails['fields'];
+  readonly body: unknown;
+  readonly request: { method: string; path: string } | undefined;
+  readonly requestId: string | undefined;
+
+  constructor(details: ApiErrorDetails, message?: string) {
+    super(message ?? ApiError.describe(details));
+    this.status = details.status;
+    this.code = details.code;
+    this.group = details.group;
+    this.description = details.description;
+    this.params = details.params;
+    this.fields = details.fields;
+    this.body = details.body;
+    this.request = details.request;
+    this.requestId = details.requestId;
+  }
+
+  /**
+   * The server's field errors as `FieldIssue`s: the same shape `TemplateValidationError.issues` has, so one
+   * piece of code can show local and server validation problems in a form.
+   */
+  get issues(): FieldIssue[] {
+    return Object.entries(this.fields ?? {}).map(([field, f]) => ({
+      code: f?.code ?? null,
+      field,
+      message: f?.description ?? this.description,
+      ...(f?.params ? { params: f.params } : {}),
+    }));
+  }
+
+  private static describe(d: ApiErrorDetails): string {
+    const where = d.request ? ` (${d.request.method} ${d.request.path})` : '';
+    const code = d.code ? ` ${d.code}` : '';
+    return `${d.status}${code}: ${d.description}${where}`;
+  }
+}
+
+/** 400: the request was malformed or incomplete (`BILL_002`, `REQ_001`, platform `detail`/`error` texts). */
+export class BadRequestError extends ApiError {
+  override name = 'BadRequestError';
+}
+/** 401: the key, secret or token is missing, malformed, unknown, revoked or expired. */
+export class AuthenticationError extends ApiError {
+  override name = 'AuthenticationError';
+}
+/** 402: the balance is zero or below (`BILL_001`). Pause sending until the account is topped up. */
+export class PaymentRequiredError extends ApiError {
+  override name = 'PaymentRequiredError';
+}
+/** 403: permission denied. */
+export class PermissionDeniedError extends ApiError {
+  override name = 'PermissionDeniedError';
+}
+/** 404: not found (also: an endpoint the server does not serve yet). */
+export class NotFoundError extends ApiError {
+  override name = 'NotFoundError';
+}
+/** 405: the operation is not allowed for this resource (platform API). */
+export class MethodNotAllowedError extends ApiError {
+  override name = 'MethodNotAllowedError';
+}
+/** 409: a conflict, such as a template name and language that already exist (`UPSTREAM_017`). */
+export class ConflictError extends ApiError {
+  override name = 'ConflictError';
+}
+/** 422: the server's validation failed; `issues` lists the field errors. */
+export class UnprocessableEntityError extends ApiError {
+  override name = 'UnprocessableEntityError';
+}
+/** 429: rate limited. `retryAfterMs` and `limitType` come from the server when it states them. */
+export class RateLimitError extends ApiError {
+  override name = 'RateLimitError';
+  /** How long the server asked to wait, in milliseconds, when it said (`params.retry_after` or `Retry-After`). */
+  readonly retryAfterMs: number | undefined;
+  /** Which window was exceeded: `sec` or `min` (`params.limit_type`), when the server said. */
+  readonly limitType: 'sec' | 'min' | undefined;
+
+  constructor(details: ApiErrorDetails & { retryAfterMs?: number; limitType?: 'sec' | 'min' }) {
+    super(details);
+    this.retryAfterMs = details.retryAfterMs;
+    this.limitType = details.limitType;
+  }
+}
+/** 500 and other 5xx except 502: a server fault (`AUTH_004`, `AUTH_005`, `SEC_001`, an HTML page from a proxy). */
+export class InternalServerError extends ApiError {
+  override name = 'InternalServerError';
+}
+/** 502: the upstream platform returned an error (`GW_001`, `UPSTREAM_003`); `description` carries its text. */
+export class UpstreamError extends ApiError {
+  override name = 'UpstreamError';
+}
+
+/** Picks the `ApiError` subclass for a status: the one place that mapping lives. */
+export const errorClassByStatus: Readonly<Record<number, new (d: ApiErrorDetails) => ApiError>> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  402: PaymentRequiredError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  405: MethodNotAllowedError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+  502: UpstreamError,
+};
+
+export function apiErrorClassFor(status: number): new (d: ApiErrorDetails) => ApiError {
+  return errorClassByStatus[status] ?? (status >= 500 ? InternalServerError : ApiError);
+}
+
+/** The request never got a complete answer: DNS failure, refused or reset connection, a cut body. */
+export class ConnectionError extends WaGatewayError {
+  override name = 'ConnectionError';
+  /**
+   * `true` when the request may have reached the server before the fault (the message may already be out,
+   * so a blind retry could send it twice). `false` when the connection was never made.
+   */
+  readonly mayHaveBeenSent: boolean;
+  /** The system error code when there was one (`ECONNRESET`, `ECONNREFUSED`, ...). */
+  readonly errno: string | undefined;
+
+  constructor(message: string, options: { mayHaveBeenSent: boolean; errno?: string; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.mayHaveBeenSent = options.mayHaveBeenSent;
+    this.errno = options.errno;
+  }
+}
+
+/** The request did not complete within its timeout. */
+export class TimeoutError extends ConnectionError {
+  override name = 'TimeoutError';
+  readonly timeoutMs: number;
+
+  constructor(message: string, options: { mayHaveBeenSent: boolean; timeoutMs: number }) {
+    super(message, { mayHaveBeenSent: options.mayHaveBeenSent });
+    this.timeoutMs = options.timeoutMs;
+  }
+}
+
+/**
+ * A 2xx answer whose body is not what the server documents (truncated or non-JSON). The request was
+ * accepted, so for a send the message may well be out: do not blindly resend.
+ */
+export class InvalidResponseError extends WaGatewayError {
+  override name = 'InvalidResponseError';
+  readonly status: number;
+  /** A short excerpt of the body that could not be read. */
+  readonly bodyExcerpt: string;
+  readonly request: { method: string; path: string } | undefined;
+  readonly mayHaveBeenSent = true;
+
+  constructor(
+    message: string,
+    details: { status: number; bodyExcerpt: string; request?: { method: string; path: string } },
+  ) {
+    super(message);
+    this.status = details.status;
+    this.bodyExcerpt = details.bodyExcerpt;
+    this.request = details.request;
+  }
+}
+
+/** An outbound message failed local validation; nothing was sent. `issues` lists every problem at once. */
+export class MessageValidationError extends WaGatewayError {
+  override name = 'MessageValidationError';
+  readonly issues: MessageIssue[];
+
+  constructor(issues: MessageIssue[], what = 'message') {
+    const first = issues[0];
+    const head = first ? `${first.path.length > 0 ? first.path.join('.') : '(root)'}: ${first.message}` : '';
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+    super(`Invalid ${what}: ${head}${more}`);
+    this.issues = issues;
+  }
+}
+
+/**
+ * A template failed local validation; nothing was sent. `issues` carries every problem with its code (where
+ * the spec names one), rule id, path and server field key.
+ */
+export class TemplateValidationError<I extends FieldIssue = FieldIssue> extends WaGatewayError {
+  override name = 'TemplateValidationError';
+  readonly issues: I[];
+
+  constructor(issues: I[]) {
+    const first = issues[0];
+    const head = first ? `${first.field || '(root)'}: ${first.message}` : '';
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+    super(`Invalid template: ${head}${more}`);
+    this.issues = issues;
+  }
+}
+
+/** A webhook body that is not valid JSON or not an event envelope. `path` says where parsing failed. */
+export class WebhookParseError extends WaGatewayError {
+  override name = 'WebhookParseError';
+  readonly path: (string | number)[];
+
+  constructor(message: string, path: (string | number)[] = []) {
+    super(message);
+    this.path = path;
+  }
+}
+
+/** A stream ended before its last record was complete, or carried a line that is not a record. */
+export class StreamError extends WaGatewayError {
+  override name = 'StreamError';
+  /** How many complete records were delivered before the fault. */
+  readonly recordsDelivered: number;
+
+  constructor(message: string, options: { recordsDelivered: number; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.recordsDelivered = options.recordsDelivered;
+  }
+}
+
+/** A client was constructed or called with options that cannot work (a missing key, a bad base URL). */
+export class ConfigurationError extends WaGatewayError {
+  override name = 'ConfigurationError';
+}

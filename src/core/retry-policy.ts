@@ -1,0 +1,57 @@
+import { ApiError, ConnectionError, RateLimitError } from './errors.js';
+
+/**
+ * When a failed attempt may be repeated. Data, per client: each server states which of its error codes mean
+ * "rejected before anything was done" (safe to repeat) and which must never be repeated.
+ */
+export interface RetryRules {
+  /** Codes answered before the request had any effect: repeated with backoff on any method. */
+  readonly retryableCodes: readonly string[];
+  /** Codes never repeated, whatever the method (the upstream already saw the request). */
+  readonly neverRetryCodes: readonly string[];
+}
+
+export interface RetryContext {
+  /** 0 for the first retry. */
+  attempt: number;
+  maxRetries: number;
+  /** The longest server-given wait the SDK will honour; a longer one is returned to the caller instead. */
+  maxRetryWaitMs: number;
+  /** GET and other requests that can be repeated without effect. */
+  idempotent: boolean;
+  /** Caller opted in to repeating a request that failed in flight (it may run twice). */
+  retryInFlight: boolean;
+}
+
+const STATUSES_RETRYABLE_WHEN_IDEMPOTENT: ReadonlySet<number> = new Set([408, 500, 502, 503, 504]);
+
+/**
+ * The delay before the next attempt, or `null` when the error is final.
+ *
+ * Order of checks mirrors the gateway's: auth → rate limit → balance → forward. Anything rejected before
+ * forwarding (a 429, an auth-service outage) is safe to repeat; anything after forwarding is not.
+ */
+export function retryDelay(error: unknown, ctx: RetryContext, rules: RetryRules): number | null {
+  if (ctx.attempt >= ctx.maxRetries) return null;
+  if (error instanceof RateLimitError) {
+    const wait = error.retryAfterMs ?? backoffMs(ctx.attempt);
+    return wait <= ctx.maxRetryWaitMs ? wait : null;
+  }
+  if (error instanceof ApiError) {
+    if (error.code && rules.neverRetryCodes.includes(error.code)) return null;
+    if (error.code && rules.retryableCodes.includes(error.code)) return backoffMs(ctx.attempt);
+    if (ctx.idempotent && STATUSES_RETRYABLE_WHEN_IDEMPOTENT.has(error.status)) return backoffMs(ctx.attempt);
+    return null;
+  }
+  if (error instanceof ConnectionError) {
+    if (!error.mayHaveBeenSent || ctx.idempotent || ctx.retryInFlight) return backoffMs(ctx.attempt);
+    return null;
+  }
+  return null;
+}
+
+/** Exponential backoff with ±25% jitter: 0.5 s, 1 s, 2 s, ... capped at 8 s. */
+export function backoffMs(attempt: number): number {
+  const base = Math.min(8000, 500 * 2 ** attempt);
+  return Math.round(base * (0.75 + Math.random() * 0.5));
+}

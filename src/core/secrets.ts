@@ -1,0 +1,34 @@
+/**
+ * Scrubs secrets out of text before it reaches an error or a log line. Clients register every credential
+ * they hold (API key, secret key, password, token); the transport runs server bodies and messages through
+ * `scrub` so that a server echoing a header back, or a proxy page quoting the request, cannot leak one.
+ */
+export const REDACTED = '[redacted]';
+
+/** Secrets shorter than this are not scrubbed as substrings: a 2-character "secret" would mangle every text. */
+const MIN_SCRUB_LENGTH = 6;
+
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length >= MIN_SCRUB_LENGTH && out.includes(secret)) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+/** Deep-scrubs a parsed JSON value (a server body) without mutating it. */
+export function scrubValue(value: unknown, secrets: readonly string[], depth = 0): unknown {
+  if (secrets.length === 0) return value;
+  if (typeof value === 'string') return scrub(value, secrets);
+  if (depth > 32 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[scrub(k, secrets)] = scrubValue(v, secrets, depth + 1);
+  return out;
+}
+
+/** A short, single-line excerpt of a body that was not the expected JSON (an HTML page from a proxy). */
+export function excerpt(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

@@ -1,0 +1,372 @@
+import ky from 'ky';
+import { isRecord, toApiError } from './error-body.js';
+import {
+  AuthenticationError,
+  ConnectionError,
+  InvalidResponseError,
+  RateLimitError,
+  TimeoutError,
+  WaGatewayError,
+} from './errors.js';
+import { type Logger, log } from './logger.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { type RetryRules, retryDelay } from './retry-policy.js';
+import { excerpt, scrub } from './secrets.js';
+import { userAgent } from './version.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type QueryValue =
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | readonly (string | number | boolean)[];
+export type QueryParams = Readonly<Record<string, QueryValue>>;
+
+/** What a client plugs into the shared transport. The transport itself knows no endpoint and no scheme. */
+export interface TransportConfig {
+  baseUrl: string;
+  /**
+   * The `Authorization` header value for the next attempt. Called per attempt, so a token manager can log in
+   * lazily; `refresh: true` after a 401 when `reauthenticateOn401` is set.
+   */
+  authorization: (options: { refresh: boolean; signal?: AbortSignal }) => string | Promise<string>;
+  /** On a 401, fetch a fresh credential once and repeat the request (expired platform tokens). */
+  reauthenticateOn401?: boolean;
+  /** Every credential the client holds, scrubbed from anything that reaches an error or a log. */
+  secrets: () => readonly string[];
+  timeoutMs: number;
+  maxRetries: number;
+  /** The longest server-given wait honoured before retrying; longer waits are returned to the caller. */
+  maxRetryWaitMs: number;
+  retryRules: RetryRules;
+  rateLimiter?: RateLimiter | undefined;
+  /** A custom fetch. When absent, `globalThis.fetch` is looked up on every request (msw and mocks see all). */
+  fetch?: typeof fetch | undefined;
+  logger?: Logger | undefined;
+}
+
+export interface RequestOptions {
+  method: HttpMethod;
+  /** Path below the base URL, with any path parameters already encoded. */
+  path: string;
+  query?: QueryParams | undefined;
+  /** Serialised as JSON. */
+  body?: unknown;
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+  /** Whether repeating the request has no further effect. Defaults to `true` for GET. */
+  idempotent?: boolean | undefined;
+  /** Repeat even a request that failed in flight (it may run twice). Default `false`. */
+  retryInFlight?: boolean | undefined;
+  /** Wait for the client's rate limiter before each attempt. Default `false`. */
+  rateLimited?: boolean | undefined;
+  maxRetries?: number | undefined;
+  accept?: string | undefined;
+  /**
+   * Checked right before each attempt goes out (after the rate limiter): a returned error is thrown instead
+   * of sending. Lets a batch stop starting sends the moment one of them learns the balance is gone.
+   */
+  veto?: (() => unknown) | undefined;
+}
+
+/** A fault observed while waiting for or reading an answer. */
+type Phase = 'connect' | 'body';
+
+/**
+ * HTTP for every client: base URL, auth header, JSON bodies, User-Agent, timeout covering the whole exchange,
+ * the caller's `AbortSignal` (also during waits between retries), rate limiting, retries by `RetryRules`,
+ * and error mapping through `toApiError`. Built on ky for URL joining and request construction; retries and
+ * timeouts are the SDK's own because they depend on the gateway's error codes, not just on statuses.
+ */
+export class Transport {
+  readonly #config: TransportConfig;
+  readonly #userAgent = userAgent();
+
+  constructor(config: TransportConfig) {
+    this.#config = config;
+  }
+
+  get baseUrl(): string {
+    return this.#config.baseUrl;
+  }
+
+  /**
+   * Sends the request and returns the 2xx response with its body unread (for streams and downloads). The
+   * timeout covers the wait for the headers; the caller's signal stays linked for the life of the body.
+   */
+  stream(options: RequestOptions): Promise<Response> {
+    return this.#withRetries(options, false).then((r) => r.response);
+  }
+
+  /**
+   * Sends the request and returns the parsed JSON body (`undefined` for an empty body). The timeout covers
+   * reading the body too, so a server that trickles bytes still ends in `TimeoutError`.
+   */
+  async json(options: RequestOptions): Promise<{ data: unknown; response: Response }> {
+    const { response, text } = await this.#withRetries(options, true);
+    if (text === undefined || text.trim() === '') return { data: undefined, response };
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw new InvalidResponseError(
+        `${options.method} ${options.path} answered ${response.status} with a body that is not valid JSON` +
+          (options.method === 'GET' ? '.' : '; the request was accepted, so do not resend it blindly.'),
+        {
+          status: response.status,
+          bodyExcerpt: excerpt(scrub(text, this.#config.secrets())),
+          request: { method: options.method, path: options.path },
+        },
+      );
+    }
+    // A 2xx that still carries the failure envelope is a failure.
+    if (isRecord(data) && data['isSuccess'] === false && isRecord(data['errors'])) {
+      throw toApiError({
+        status: response.status,
+        text,
+        headers: response.headers,
+        secrets: this.#config.secrets(),
+        request: { method: options.method, path: options.path },
+      });
+    }
+    return { data, response };
+  }
+
+  async #withRetries(
+    options: RequestOptions,
+    readBody: boolean,
+  ): Promise<{ response: Response; text: string | undefined }> {
+    const config = this.#config;
+    const idempotent = options.idempotent ?? options.method === 'GET';
+    const maxRetries = options.maxRetries ?? config.maxRetries;
+    let refreshAuth = false;
+    let reauthenticated = false;
+    for (let attempt = 0; ; attempt++) {
+      const started = performance.now();
+      try {
+        const result = await this.#attempt(options, readBody, refreshAuth, idempotent);
+        log(config.logger, 'debug', 'wa-gateway-sdk: request succeeded', {
+          method: options.method,
+          path: options.path,
+          status: result.response.status,
+          attempt: attempt + 1,
+          durationMs: Math.round(performance.now() - started),
+        });
+        return result;
+      } catch (error) {
+        if (options.signal?.aborted) throw options.signal.reason;
+        if (error instanceof AuthenticationError && config.reauthenticateOn401 && !reauthenticated) {
+          reauthenticated = true;
+          refreshAuth = true;
+          attempt--;
+          continue;
+        }
+        const delay = retryDelay(
+          error,
+          {
+            attempt,
+            maxRetries,
+            maxRetryWaitMs: config.maxRetryWaitMs,
+            idempotent,
+            retryInFlight: options.retryInFlight ?? false,
+          },
+          config.retryRules,
+        );
+        const meta = {
+          method: options.method,
+          path: options.path,
+          attempt: attempt + 1,
+          error: error instanceof Error ? error.name : typeof error,
+          ...(error instanceof WaGatewayError && 'code' in error ? { code: error.code } : {}),
+          ...(error instanceof WaGatewayError && 'status' in error ? { status: error.status } : {}),
+        };
+        if (delay === null) {
+          log(config.logger, 'debug', 'wa-gateway-sdk: request failed', meta);
+          throw error;
+        }
+        log(config.logger, 'warn', 'wa-gateway-sdk: retrying request', { ...meta, delayMs: delay });
+        // Every sender of this client backs off together, not each on its own next 429.
+        if (error instanceof RateLimitError && options.rateLimited) config.rateLimiter?.pause(delay);
+        await sleep(delay, options.signal);
+      }
+    }
+  }
+
+  async #attempt(
+    options: RequestOptions,
+    readBody: boolean,
+    refreshAuth: boolean,
+    idempotent: boolean,
+  ): Promise<{ response: Response; text: string | undefined }> {
+    const config = this.#config;
+    const { signal } = options;
+    if (options.rateLimited && config.rateLimiter) await config.rateLimiter.acquire(signal);
+    const veto = options.veto?.();
+    if (veto !== undefined) throw veto;
+    const authorization = await config.authorization({ refresh: refreshAuth, ...(signal ? { signal } : {}) });
+    const body = options.body === undefined ? undefined : serialise(options.body);
+    const timeoutMs = options.timeoutMs ?? config.timeoutMs;
+    const request = { method: options.method, path: options.path };
+
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onCallerAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    let keepSignalLinked = false;
+
+    const fault = (error: unknown, phase: Phase): unknown => {
+      if (signal?.aborted) return signal.reason;
+      const sent = phase === 'body' || mayHaveReachedServer(error);
+      const what = `${options.method} ${options.path}`;
+      const consequence = !sent
+        ? ' Nothing reached the server.'
+        : idempotent
+          ? ''
+          : ' The request may have reached the server, so it was not retried automatically: check before sending it again.';
+      if (timedOut) {
+        return new TimeoutError(`${what} did not complete within ${timeoutMs} ms.${consequence}`, {
+          mayHaveBeenSent: sent,
+          timeoutMs,
+        });
+      }
+      const errno = errnoOf(error);
+      const how = phase === 'body' ? 'was cut while reading the answer' : 'failed';
+      return new ConnectionError(
+        `Connection ${how} for ${what}${errno ? ` (${errno})` : ''}.${consequence}`,
+        {
+          mayHaveBeenSent: sent,
+          ...(errno ? { errno } : {}),
+        },
+      );
+    };
+
+    try {
+      let response: Response;
+      try {
+        response = await ky(this.#url(options), {
+          method: options.method,
+          headers: {
+            authorization,
+            'user-agent': this.#userAgent,
+            accept: options.accept ?? 'application/json',
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body }),
+          signal: controller.signal,
+          timeout: false,
+          retry: 0,
+          throwHttpErrors: false,
+          fetch: (input, init) => (config.fetch ?? globalThis.fetch)(input, init),
+        });
+      } catch (error) {
+        throw fault(error, 'connect');
+      }
+      if (!response.ok) {
+        let text = '';
+        try {
+          text = await response.text();
+        } catch {
+          // A cut error body still has a status worth reporting.
+        }
+        throw toApiError({
+          status: response.status,
+          text,
+          headers: response.headers,
+          secrets: config.secrets(),
+          request,
+        });
+      }
+      if (!readBody) {
+        keepSignalLinked = true;
+        return { response, text: undefined };
+      }
+      try {
+        return { response, text: await response.text() };
+      } catch (error) {
+        throw fault(error, 'body');
+      }
+    } finally {
+      clearTimeout(timer);
+      if (!keepSignalLinked) signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  #url(options: RequestOptions): string {
+    const base = this.#config.baseUrl.replace(/\/+$/, '');
+    const path = options.path.startsWith('/') ? options.path : `/${options.path}`;
+    const query = options.query ? toSearchParams(options.query).toString() : '';
+    return `${base}${path}${query ? `?${query}` : ''}`;
+  }
+}
+
+function serialise(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (error) {
+    throw new WaGatewayError(
+      `The request body could not be serialised as JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+export function toSearchParams(query: QueryParams): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) for (const v of value) params.append(key, String(v));
+    else params.append(key, String(value));
+  }
+  return params;
+}
+
+/** Errors raised before a connection exists: the request certainly did not reach the server. */
+const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_INVALID_URL',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+]);
+
+function mayHaveReachedServer(error: unknown): boolean {
+  const code = errnoOf(error);
+  return code === undefined || !NOT_SENT_CODES.has(code);
+}
+
+/** The system error code from undici's `fetch failed` chain (`cause`, or the first of an AggregateError). */
+function errnoOf(error: unknown, depth = 0): string | undefined {
+  if (depth > 5 || typeof error !== 'object' || error === null) return undefined;
+  const e = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string' && e.code !== 'ABORT_ERR') return e.code;
+  if (Array.isArray(e.errors) && e.errors.length > 0) return errnoOf(e.errors[0], depth + 1);
+  return errnoOf(e.cause, depth + 1);
+}
+
+/** Resolves after `ms`; rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,120 @@
+import { ConfigurationError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { nonNegativeInt, positive, requireBaseUrl, requireSecret } from '../core/options.js';
+import { RateLimiter } from '../core/rate-limiter.js';
+import type { RetryRules } from '../core/retry-policy.js';
+import { Transport } from '../core/transport.js';
+import { Media } from './media.js';
+import { Messages } from './messages.js';
+
+export interface GatewayClientOptions {
+  /** The gateway API key (`pk_...` production, `sk_...` staging). Server-side only. */
+  apiKey: string;
+  /** The gateway's base address, e.g. `https://gw.example.com` (paths below it start with `/v1`). */
+  baseUrl: string;
+  /** Per-request timeout in ms. Default 30,000. Each call can override it. */
+  timeoutMs?: number;
+  /** Retries of requests that are safe to repeat. Default 2. */
+  maxRetries?: number;
+  /** The longest `retry_after` the SDK waits on its own before retrying; longer waits are thrown. Default 60,000. */
+  maxRetryWaitMs?: number;
+  /**
+   * Client-side send rate limit. Default `{ perSecond: 80 }`, the gateway's documented limit. Pass a shared
+   * `RateLimiter` to make several clients share one budget, or `false` to turn it off.
+   */
+  rateLimit?: { perSecond: number } | RateLimiter | false;
+  /** A custom fetch (a proxy agent, instrumentation). By default `globalThis.fetch`, looked up per request. */
+  fetch?: typeof fetch;
+  /** Receives request metadata only: never keys, headers or bodies. */
+  logger?: Logger;
+  /**
+   * Retry sends that failed in flight (connection reset, timeout). Default `false`: the message may already
+   * be out, and a retry would send it twice. Turn on only if duplicates are acceptable to your recipients.
+   */
+  retryInFlightSends?: boolean;
+  /** The `messaging_product` constant the SDK puts in every send. Default `'whatsapp'`. */
+  messagingProduct?: string;
+}
+
+/**
+ * The gateway's order of checks is auth → rate limit → balance → forward. `RATE_001` and `AUTH_004` are
+ * answered before anything is forwarded, so repeating them cannot send twice; `GW_001` means the upstream
+ * already saw the message.
+ */
+export const GATEWAY_RETRY_RULES: RetryRules = {
+  retryableCodes: ['RATE_001', 'AUTH_004'],
+  neverRetryCodes: ['GW_001'],
+};
+
+const inspect = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * Client of the messaging gateway: send messages, download media.
+ *
+ * @example
+ * import { GatewayClient } from 'wa-gateway-sdk';
+ * const gw = new GatewayClient({ apiKey: process.env.GATEWAY_API_KEY!, baseUrl: 'https://gw.example.com' });
+ * const { messageId } = await gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'Hi' } });
+ */
+export class GatewayClient {
+  readonly messages: Messages;
+  readonly media: Media;
+  readonly baseUrl: string;
+  /** The client's send limiter (`undefined` when turned off). */
+  readonly rateLimiter: RateLimiter | undefined;
+  readonly #apiKey: string;
+
+  constructor(options: GatewayClientOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw new ConfigurationError(
+        'new GatewayClient(options) needs an options object with apiKey and baseUrl.',
+      );
+    }
+    this.#apiKey = requireSecret(options.apiKey, 'apiKey', 'the gateway API key (GATEWAY_API_KEY)');
+    this.baseUrl = requireBaseUrl(options.baseUrl, 'baseUrl');
+    this.rateLimiter = toRateLimiter(options.rateLimit);
+    const transport = new Transport({
+      baseUrl: this.baseUrl,
+      authorization: () => `Bearer ${this.#apiKey}`,
+      secrets: () => [this.#apiKey],
+      timeoutMs: positive(options.timeoutMs, 'timeoutMs') ?? 30_000,
+      maxRetries: nonNegativeInt(options.maxRetries, 'maxRetries') ?? 2,
+      maxRetryWaitMs: positive(options.maxRetryWaitMs, 'maxRetryWaitMs') ?? 60_000,
+      retryRules: GATEWAY_RETRY_RULES,
+      rateLimiter: this.rateLimiter,
+      fetch: options.fetch,
+      logger: options.logger,
+    });
+    this.messages = new Messages(transport, {
+      messagingProduct: options.messagingProduct ?? 'whatsapp',
+      retryInFlight: options.retryInFlightSends ?? false,
+    });
+    this.media = new Media(transport);
+  }
+
+  /** @internal Keeps the key out of `console.log(client)`. */
+  [inspect](): string {
+    return `GatewayClient { baseUrl: '${this.baseUrl}', apiKey: '[redacted]' }`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { baseUrl: this.baseUrl, apiKey: '[redacted]' };
+  }
+}
+
+function toRateLimiter(option: GatewayClientOptions['rateLimit']): RateLimiter | undefined {
+  if (option === false) return undefined;
+  if (option instanceof RateLimiter) return option;
+  if (option === undefined) return new RateLimiter({ perSecond: 80 });
+  if (
+    typeof option !== 'object' ||
+    option === null ||
+    !Number.isInteger(option.perSecond) ||
+    option.perSecond < 1
+  ) {
+    throw new ConfigurationError(
+      'rateLimit must be { perSecond: <positive integer> }, a RateLimiter, or false.',
+    );
+  }
+  return new RateLimiter({ perSecond: option.perSecond });
+}

@@ -1,0 +1,12 @@
+export { GATEWAY_RETRY_RULES, GatewayClient, type GatewayClientOptions } from './client.js';
+export { type DownloadOptions, Media, type MediaDownload } from './media.js';
+export * from './message-schema.js';
+export {
+  Messages,
+  type SendManyOptions,
+  type SendManyResult,
+  type SendOptions,
+  type SendResult,
+} from './messages.js';
+export { normalizeRecipient } from './recipient.js';
+export { assertValidMessage, validateMessage } from './validate-message.js';

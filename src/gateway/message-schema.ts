@@ -1,0 +1,225 @@
+import { z } from 'zod';
+
+/**
+ * Outbound message schemas: every rule and limit of the gateway spec's "Outbound message request" tables.
+ * Objects are loose on purpose: a field the spec does not list (a reply `context`, an interactive `header`)
+ * is sent as given rather than silently stripped.
+ *
+ * Lengths are counted in UTF-16 code units (`string.length`), the unit the gateway's JSON stack counts in.
+ */
+
+/** Digits only, country code first, no leading zero, 8 to 15 digits in all (E.164 without the `+`). */
+const RECIPIENT = /^[1-9]\d{7,14}$/;
+
+export const recipientSchema = z.string({ error: 'must be a string of digits' }).regex(RECIPIENT, {
+  error:
+    "must be the recipient's number with country code, digits only: no '+', spaces or dashes " +
+    "(e.g. 998901234567). normalizeRecipient('+998 90 123-45-67') converts a formatted number.",
+});
+
+const httpUrl = z
+  .string({ error: 'must be a string' })
+  .refine((v) => /^https?:\/\/[^\s/$.?#][^\s]*$/i.test(v), { error: 'must be a public http(s) URL' });
+
+const nonEmpty = (what: string) => z.string({ error: `${what} must be a string` }).min(1, `${what} is empty`);
+
+const maxLen = (what: string, max: number) =>
+  nonEmpty(what).max(max, {
+    error: (i) => `${what} is ${String((i.input as string).length)} characters; the maximum is ${max}`,
+  });
+
+export const textMessageSchema = z.looseObject({
+  to: recipientSchema,
+  type: z.literal('text'),
+  text: z.looseObject({
+    body: maxLen('text.body', 4096),
+    preview_url: z.boolean().optional(),
+  }),
+});
+
+export const imageMessageSchema = z.looseObject({
+  to: recipientSchema,
+  type: z.literal('image'),
+  image: z.looseObject({ link: httpUrl, caption: z.string().optional() }),
+});
+
+export const audioMessageSchema = z.looseObject({
+  to: recipientSchema,
+  type: z.literal('audio'),
+  audio: z.looseObject({ link: httpUrl }),
+});
+
+export const documentMessageSchema = z.looseObject({
+  to: recipientSchema,
+  type: z.literal('document'),
+  document: z.looseObject({
+    link: httpUrl,
+    caption: z.string().optional(),
+    filename: z.string().optional(),
+  }),
+});
+
+const PARAMETER_TYPES = ['text', 'image', 'document', 'video', 'currency', 'date_time'] as const;
+
+/**
+ * A template variable value. The object named after `type` must be present; `text` and `image.link` are
+ * typed as the spec states, the other parameter objects pass through as given (the spec does not list
+ * their fields).
+ */
+export const templateParameterSchema = z
+  .looseObject({
+    type: z.enum(PARAMETER_TYPES),
+    text: z.string().optional(),
+    image: z.looseObject({ link: httpUrl }).optional(),
+    document: z.looseObject({}).optional(),
+    video: z.looseObject({}).optional(),
+    currency: z.looseObject({}).optional(),
+    date_time: z.looseObject({}).optional(),
+  })
+  .superRefine((p, ctx) => {
+    if (p[p.type] === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [p.type],
+        message: `a '${p.type}' parameter needs its '${p.type}' ${p.type === 'text' ? 'value' : 'object'}`,
+      });
+    }
+  });
+
+const BUTTON_INDEX = ['0', '1', '2'] as const;
+
+export const templateComponentSchema = z
+  .looseObject({
+    type: z.enum(['header', 'body', 'button']),
+    sub_type: z.enum(['url', 'quick_reply']).optional(),
+    // Accept 0, 1, 2 as numbers too: the wire wants a string, and nobody should lose a send over quotes.
+    index: z
+      .union([
+        z.enum(BUTTON_INDEX),
+        z.literal([0, 1, 2]).transform((n) => String(n) as (typeof BUTTON_INDEX)[number]),
+      ])
+      .optional(),
+    parameters: z.array(templateParameterSchema),
+  })
+  .superRefine((c, ctx) => {
+    for (const key of ['sub_type', 'index'] as const) {
+      if (c.type === 'button' && c[key] === undefined) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `a button component needs '${key}'` });
+      }
+      if (c.type !== 'button' && c[key] !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `'${key}' is only for button components` });
+      }
+    }
+  });
+
+export const templateMessageSchema = z.looseObject({
+  to: recipientSchema,
+  type: z.literal('template'),
+  template: z.looseObject({
+    name: nonEmpty('template.name'),
+    language: z.looseObject({ code: nonEmpty('template.language.code') }),
+    components: z.array(templateComponentSchema).optional(),
+  }),
+});
+
+const replyButtonSchema = z.looseObject({
+  type: z.literal('reply'),
+  reply: z.looseObject({ id: maxLen('reply.id', 256), title: maxLen('reply.title', 20) }),
+});
+
+const interactiveButtonSchema = z.looseObject({
+  type: z.literal('button'),
+  body: z.looseObject({ text: nonEmpty('interactive.body.text') }),
+  action: z.looseObject({
+    buttons: z
+      .array(replyButtonSchema)
+      .min(1, 'interactive.action.buttons needs at least one button')
+      .max(3, {
+        error: (i) =>
+          `interactive.action.buttons has ${String((i.input as unknown[]).length)} buttons; the maximum is 3`,
+      })
+      .superRefine((buttons, ctx) => {
+        const seen = new Set<string>();
+        buttons.forEach((b, i) => {
+          if (seen.has(b.reply.id)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [i, 'reply', 'id'],
+              message: 'reply.id must be unique among the buttons',
+            });
+          }
+          seen.add(b.reply.id);
+        });
+      }),
+  }),
+});
+
+const listRowSchema = z.looseObject({
+  id: maxLen('row id', 200),
+  title: maxLen('row title', 24),
+  description: z.string().optional(),
+});
+
+const interactiveListSchema = z.looseObject({
+  type: z.literal('list'),
+  body: z.looseObject({ text: nonEmpty('interactive.body.text') }),
+  action: z.looseObject({
+    button: maxLen('interactive.action.button', 20),
+    sections: z
+      .array(
+        z.looseObject({
+          title: z.string(),
+          rows: z.array(listRowSchema).min(1, 'a section needs at least one row'),
+        }),
+      )
+      .min(1, 'interactive.action.sections needs at least one section'),
+  }),
+});
+
+export const interactiveMessageSchema = z.looseObject({
+  to: recipientSchema,
+  type: z.literal('interactive'),
+  interactive: z.discriminatedUnion('type', [interactiveButtonSchema, interactiveListSchema], {
+    error: "interactive.type must be 'button' or 'list'",
+  }),
+});
+
+/** Any outbound message, discriminated by `type`. `messaging_product` is filled by the SDK. */
+export const outboundMessageSchema = z.discriminatedUnion(
+  'type',
+  [
+    textMessageSchema,
+    imageMessageSchema,
+    audioMessageSchema,
+    documentMessageSchema,
+    templateMessageSchema,
+    interactiveMessageSchema,
+  ],
+  { error: "type must be one of 'text', 'image', 'audio', 'document', 'template', 'interactive'" },
+);
+
+/** What `messages.send` accepts. */
+export type OutboundMessage = z.input<typeof outboundMessageSchema>;
+/** The message after validation, as it goes on the wire (without `messaging_product`). */
+export type ValidatedMessage = z.output<typeof outboundMessageSchema>;
+export type TextMessage = z.input<typeof textMessageSchema>;
+export type ImageMessage = z.input<typeof imageMessageSchema>;
+export type AudioMessage = z.input<typeof audioMessageSchema>;
+export type DocumentMessage = z.input<typeof documentMessageSchema>;
+export type TemplateMessage = z.input<typeof templateMessageSchema>;
+export type InteractiveMessage = z.input<typeof interactiveMessageSchema>;
+export type TemplateComponent = z.input<typeof templateComponentSchema>;
+export type TemplateParameter = z.input<typeof templateParameterSchema>;
+
+/** The gateway's send success body. Loose: fields the spec does not list are kept in `raw`. */
+export const sendResponseSchema = z.looseObject({
+  isSuccess: z.literal(true),
+  data: z.looseObject({
+    messaging_product: z.string().optional(),
+    contacts: z.array(z.looseObject({ input: z.string(), wa_id: z.string() })).default([]),
+    messages: z.array(z.looseObject({ id: z.string().min(1) })).min(1),
+  }),
+});
+
+export type SendResponse = z.output<typeof sendResponseSchema>;
+export type SendContact = SendResponse['data']['contacts'][number];

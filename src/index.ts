@@ -1,0 +1,10 @@
+/**
+ * wa-gateway-sdk: the gateway client, the public API and platform clients, every error class, template
+ * validation and all public types.
+ */
+export * from './core/errors.js';
+export type { Logger } from './core/logger.js';
+export { RateLimiter } from './core/rate-limiter.js';
+export type { RetryRules } from './core/retry-policy.js';
+export { SDK_VERSION } from './core/version.js';
+export * from './gateway/index.js';
