@@ -65,10 +65,11 @@ export interface RequestOptions {
   maxRetries?: number | undefined;
   accept?: string | undefined;
   /**
-   * Checked right before each attempt goes out (after the rate limiter): a returned error is thrown instead
-   * of sending. Lets a batch stop starting sends the moment one of them learns the balance is gone.
+   * Aborting it stops the request from *starting* (while it waits for the rate limiter or between attempts)
+   * but never cancels one in flight; the request rejects with the signal's reason. Lets a batch stop every
+   * queued send the moment one of them learns the balance is gone, without losing track of those already out.
    */
-  veto?: (() => unknown) | undefined;
+  stopSignal?: AbortSignal | undefined;
 }
 
 /** A fault observed while waiting for or reading an answer. */
@@ -202,9 +203,13 @@ export class Transport {
   ): Promise<{ response: Response; text: string | undefined }> {
     const config = this.#config;
     const { signal } = options;
-    if (options.rateLimited && config.rateLimiter) await config.rateLimiter.acquire(signal);
-    const veto = options.veto?.();
-    if (veto !== undefined) throw veto;
+    const { stopSignal } = options;
+    if (options.rateLimited && config.rateLimiter) {
+      await config.rateLimiter.acquire(
+        stopSignal && signal ? AbortSignal.any([signal, stopSignal]) : (signal ?? stopSignal),
+      );
+    }
+    if (stopSignal?.aborted) throw stopSignal.reason;
     const authorization = await config.authorization({ refresh: refreshAuth, ...(signal ? { signal } : {}) });
     const body = options.body === undefined ? undefined : serialise(options.body);
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
@@ -257,12 +262,22 @@ export class Transport {
             accept: options.accept ?? 'application/json',
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
-          ...(body === undefined ? {} : { body }),
           signal: controller.signal,
           timeout: false,
           retry: 0,
           throwHttpErrors: false,
-          fetch: (input, init) => (config.fetch ?? globalThis.fetch)(input, init),
+          // The body goes to fetch directly, not through ky: ky clones every Request for its own retries,
+          // which tees the body stream, and its clean-up then waits on a tee branch that a fetch which never
+          // reads the body (a test double, a recording proxy) leaves pending forever.
+          fetch: (input) => {
+            const request = input as Request;
+            return (config.fetch ?? globalThis.fetch)(request.url, {
+              method: request.method,
+              headers: request.headers,
+              signal: controller.signal,
+              ...(body === undefined ? {} : { body }),
+            });
+          },
         });
       } catch (error) {
         throw fault(error, 'connect');

@@ -127,30 +127,42 @@ const replyButtonSchema = z.looseObject({
   reply: z.looseObject({ id: maxLen('reply.id', 256), title: maxLen('reply.title', 20) }),
 });
 
+/** Run a refinement even when the items have issues (zod skips it by default). */
+const ALWAYS = { when: () => true } as unknown as Parameters<z.ZodArray['superRefine']>[1];
+
+/**
+ * An array with a count limit that is checked *alongside* its items. zod's own `.min()`/`.max()` on arrays
+ * abort before the items are looked at, which would hide item problems until the count is fixed; the
+ * contract is every issue at once.
+ */
+function arrayOf<T extends z.ZodType>(item: T, what: string, min: number, max?: number) {
+  return z.array(item).superRefine((value, ctx) => {
+    const n = value.length;
+    if (n < min) ctx.addIssue({ code: 'custom', message: `${what} needs at least ${min}; got ${n}` });
+    if (max !== undefined && n > max)
+      ctx.addIssue({ code: 'custom', message: `${what} has ${n}; the maximum is ${max}` });
+  }, ALWAYS);
+}
+
 const interactiveButtonSchema = z.looseObject({
   type: z.literal('button'),
   body: z.looseObject({ text: nonEmpty('interactive.body.text') }),
   action: z.looseObject({
-    buttons: z
-      .array(replyButtonSchema)
-      .min(1, 'interactive.action.buttons needs at least one button')
-      .max(3, {
-        error: (i) =>
-          `interactive.action.buttons has ${String((i.input as unknown[]).length)} buttons; the maximum is 3`,
-      })
-      .superRefine((buttons, ctx) => {
-        const seen = new Set<string>();
-        buttons.forEach((b, i) => {
-          if (seen.has(b.reply.id)) {
-            ctx.addIssue({
-              code: 'custom',
-              path: [i, 'reply', 'id'],
-              message: 'reply.id must be unique among the buttons',
-            });
-          }
-          seen.add(b.reply.id);
-        });
-      }),
+    buttons: arrayOf(replyButtonSchema, 'interactive.action.buttons', 1, 3).superRefine((value, ctx) => {
+      const seen = new Set<unknown>();
+      value.forEach((b, i) => {
+        const id: unknown = (b as { reply?: { id?: unknown } } | undefined)?.reply?.id;
+        if (typeof id !== 'string') return;
+        if (seen.has(id)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, 'reply', 'id'],
+            message: 'reply.id must be unique among the buttons',
+          });
+        }
+        seen.add(id);
+      });
+    }, ALWAYS),
   }),
 });
 
@@ -165,14 +177,11 @@ const interactiveListSchema = z.looseObject({
   body: z.looseObject({ text: nonEmpty('interactive.body.text') }),
   action: z.looseObject({
     button: maxLen('interactive.action.button', 20),
-    sections: z
-      .array(
-        z.looseObject({
-          title: z.string(),
-          rows: z.array(listRowSchema).min(1, 'a section needs at least one row'),
-        }),
-      )
-      .min(1, 'interactive.action.sections needs at least one section'),
+    sections: arrayOf(
+      z.looseObject({ title: z.string(), rows: arrayOf(listRowSchema, "a section's rows", 1) }),
+      'interactive.action.sections',
+      1,
+    ),
   }),
 });
 

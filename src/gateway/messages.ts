@@ -87,7 +87,7 @@ export class Messages {
     return this.#post(valid, options);
   }
 
-  async #post(valid: object, options: SendOptions, veto?: () => unknown): Promise<SendResult> {
+  async #post(valid: object, options: SendOptions, stopSignal?: AbortSignal): Promise<SendResult> {
     const { data } = await this.#transport.json({
       method: 'POST',
       path: '/v1/wa/message',
@@ -98,7 +98,7 @@ export class Messages {
       idempotent: false,
       retryInFlight: options.retryInFlight ?? this.#retryInFlight,
       rateLimited: true,
-      veto,
+      stopSignal,
     });
     const parsed = sendResponseSchema.safeParse(data);
     if (!parsed.success) {
@@ -150,7 +150,7 @@ export class Messages {
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
     };
     // Sends already queued at the rate limiter when a BILL_001 arrives must not go out either.
-    const veto = () => (stopReason ? NOT_STARTED : undefined);
+    const stop = new AbortController();
     const start = async (message: OutboundMessage, index: number): Promise<SendManyResult> => {
       if (stopReason) return { index, ok: false, error: stopReason, notSent: true };
       if (options.signal?.aborted)
@@ -159,12 +159,15 @@ export class Messages {
       if (!checked.valid)
         return { index, ok: false, error: new MessageValidationError(checked.issues), notSent: true };
       try {
-        const r = await this.#post(checked.message, sendOptions, veto);
+        const r = await this.#post(checked.message, sendOptions, stop.signal);
         return { index, ok: true, messageId: r.messageId, contacts: r.contacts };
       } catch (error) {
         if (error === NOT_STARTED && stopReason)
           return { index, ok: false, error: stopReason, notSent: true };
-        if (error instanceof PaymentRequiredError) stopReason ??= error;
+        if (error instanceof PaymentRequiredError && !stopReason) {
+          stopReason = error;
+          stop.abort(NOT_STARTED);
+        }
         // A 402 is answered before forwarding, so that message was not sent either.
         const notSent = error instanceof PaymentRequiredError;
         return {
@@ -187,7 +190,7 @@ export class Messages {
   }
 }
 
-/** Thrown by the veto: the send was stopped before any request was made. */
+/** The stop signal's reason: the send was stopped before any request was made. */
 const NOT_STARTED: unique symbol = Symbol('not started');
 
 function abortError(signal: AbortSignal): Error {

@@ -1,0 +1,130 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigurationError,
+  GatewayClient,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+} from '../../src/index.js';
+import { API_KEY, envelope, GW, useMswServer } from '../helpers/msw.js';
+
+const server = useMswServer();
+const gw = () => new GatewayClient({ apiKey: API_KEY, baseUrl: GW });
+const bytes = new Uint8Array(Array.from({ length: 4096 }, (_, i) => i % 251));
+
+describe('media.download', () => {
+  it('GETs /v1/wa/media/{id} with phone_number_id and the key, and exposes type, length, name and body', async () => {
+    let url: URL | undefined;
+    let auth: string | null = null;
+    server.use(
+      http.get(`${GW}/v1/wa/media/:id`, ({ request }) => {
+        url = new URL(request.url);
+        auth = request.headers.get('authorization');
+        return new HttpResponse(bytes, {
+          headers: {
+            'content-type': 'image/jpeg',
+            'content-length': String(bytes.byteLength),
+            'content-disposition': 'attachment; filename="photo 1.jpg"',
+          },
+        });
+      }),
+    );
+    const file = await gw().media.download('media/1 2', { phoneNumberId: '106540352242922' });
+    expect(url?.pathname).toBe('/v1/wa/media/media%2F1%202');
+    expect(url?.searchParams.get('phone_number_id')).toBe('106540352242922');
+    expect(auth).toBe(`Bearer ${API_KEY}`);
+    expect(file).toMatchObject({ contentType: 'image/jpeg', contentLength: 4096, filename: 'photo 1.jpg' });
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(bytes);
+  });
+
+  it('saveTo streams the body to a file and returns the byte count', async () => {
+    server.use(
+      http.get(
+        `${GW}/v1/wa/media/:id`,
+        () => new HttpResponse(bytes, { headers: { 'content-type': 'application/pdf' } }),
+      ),
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'wa-media-'));
+    const file = await gw().media.download('m1', { phoneNumberId: 'p1' });
+    expect(file.contentLength).toBeUndefined();
+    const path = join(dir, 'doc.pdf');
+    expect(await file.saveTo(path)).toBe(4096);
+    expect(new Uint8Array(await readFile(path))).toEqual(bytes);
+  });
+
+  it('maps the error envelope to typed errors', async () => {
+    server.use(
+      http.get(`${GW}/v1/wa/media/:id`, () =>
+        HttpResponse.json(envelope('WABA_001', 'FORBIDDEN', 'no credentials'), { status: 403 }),
+      ),
+    );
+    await expect(gw().media.download('m', { phoneNumberId: 'p' })).rejects.toBeInstanceOf(
+      PermissionDeniedError,
+    );
+  });
+
+  it('a 404 without a gateway code says the endpoint may not be live yet', async () => {
+    server.use(http.get(`${GW}/v1/wa/media/:id`, () => new HttpResponse('Not Found', { status: 404 })));
+    const e = await gw()
+      .media.download('m', { phoneNumberId: 'p' })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(NotFoundError);
+    expect((e as Error).message).toMatch(/under development/);
+    expect((e as NotFoundError).status).toBe(404);
+  });
+
+  it('a 404 with a gateway code is a plain not-found of that media', async () => {
+    server.use(
+      http.get(`${GW}/v1/wa/media/:id`, () =>
+        HttpResponse.json(envelope('MEDIA_404', 'NOT_FOUND', 'gone'), { status: 404 }),
+      ),
+    );
+    const e = await gw()
+      .media.download('m', { phoneNumberId: 'p' })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(NotFoundError);
+    expect((e as Error).message).not.toMatch(/under development/);
+  });
+
+  it('a 501 says the endpoint is not live, and is not retried', async () => {
+    let count = 0;
+    server.use(
+      http.get(`${GW}/v1/wa/media/:id`, () => {
+        count++;
+        return new HttpResponse('', { status: 501 });
+      }),
+    );
+    const e = await gw()
+      .media.download('m', { phoneNumberId: 'p' })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(InternalServerError);
+    expect((e as Error).message).toMatch(/under development/);
+    expect(count).toBe(1);
+  });
+
+  it('a GET is retried after a 503 and after a connection error', async () => {
+    let count = 0;
+    server.use(
+      http.get(`${GW}/v1/wa/media/:id`, () => {
+        count++;
+        if (count === 1) return new HttpResponse('busy', { status: 503 });
+        if (count === 2) return HttpResponse.error();
+        return new HttpResponse(bytes, { headers: { 'content-type': 'image/png' } });
+      }),
+    );
+    const file = await gw().media.download('m', { phoneNumberId: 'p' });
+    expect(file.contentType).toBe('image/png');
+    expect(count).toBe(3);
+  });
+
+  it('rejects a missing media id or phoneNumberId before any request', async () => {
+    await expect(gw().media.download('', { phoneNumberId: 'p' })).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(gw().media.download('m', {} as { phoneNumberId: string })).rejects.toThrow(
+      /phone_number_id/,
+    );
+  });
+});

@@ -1,0 +1,198 @@
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConnectionError,
+  GatewayClient,
+  InternalServerError,
+  InvalidResponseError,
+  PaymentRequiredError,
+  RateLimitError,
+  TimeoutError,
+  UpstreamError,
+} from '../../src/index.js';
+import { API_KEY, envelope, GW, sendOk, useMswServer } from '../helpers/msw.js';
+
+const server = useMswServer();
+const text = { to: '998901234567', type: 'text', text: { body: 'Hi' } } as const;
+const client = (extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {}) =>
+  new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false, ...extra });
+
+/** Answers each request with the next response of the list (the last one repeats) and counts requests. */
+function sequence(...responses: (() => Response)[]) {
+  const seen = { count: 0 };
+  server.use(
+    http.post(`${GW}/v1/wa/message`, () => {
+      const next = responses[Math.min(seen.count, responses.length - 1)]!;
+      seen.count++;
+      return next();
+    }),
+  );
+  return seen;
+}
+const err = (status: number, code: string, group: string, params?: object) => () =>
+  HttpResponse.json(envelope(code, group, `${code} happened`, params), { status });
+const ok = () => HttpResponse.json(sendOk());
+
+describe('gateway error table: each code becomes its class and is retried (or not) as the spec allows', () => {
+  it.each([
+    ['AUTH_001', 401, 'UNAUTHORIZED', AuthenticationError],
+    ['AUTH_002', 401, 'UNAUTHORIZED', AuthenticationError],
+    ['AUTH_003', 401, 'UNAUTHORIZED', AuthenticationError],
+    ['AUTH_005', 500, 'INTERNAL_ERROR', InternalServerError],
+    ['BILL_001', 402, 'PAYMENT_REQUIRED', PaymentRequiredError],
+    ['BILL_002', 400, 'BAD_REQUEST', BadRequestError],
+    ['WABA_001', 401, 'UNAUTHORIZED', AuthenticationError],
+    ['SEC_001', 500, 'INTERNAL_ERROR', InternalServerError],
+    ['GW_001', 502, 'UPSTREAM_ERROR', UpstreamError],
+  ] as const)('%s (%i) → %o, sent once, not retried', async (code, status, group, Class) => {
+    const seen = sequence(err(status, code, group));
+    const e = await client()
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(Class);
+    expect(e).toMatchObject({ status, code, group, description: `${code} happened` });
+    expect(seen.count).toBe(1);
+  });
+
+  it('AUTH_004 (auth service down, nothing forwarded) is retried with backoff', async () => {
+    const seen = sequence(err(500, 'AUTH_004', 'INTERNAL_ERROR'), ok);
+    const r = await client().messages.send(text);
+    expect(r.messageId).toBe('wamid.HBgM0001');
+    expect(seen.count).toBe(2);
+  });
+
+  it('AUTH_004 gives up after maxRetries and throws the last error', async () => {
+    const seen = sequence(err(500, 'AUTH_004', 'INTERNAL_ERROR'));
+    await expect(client({ maxRetries: 1 }).messages.send(text)).rejects.toBeInstanceOf(InternalServerError);
+    expect(seen.count).toBe(2);
+  });
+
+  it('RATE_001 sec waits retry_after, then retries', async () => {
+    const seen = sequence(
+      err(429, 'RATE_001', 'TOO_MANY_REQUESTS', { limit_type: 'sec', retry_after: '1s' }),
+      ok,
+    );
+    const t0 = performance.now();
+    await client().messages.send(text);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(990);
+    expect(seen.count).toBe(2);
+  });
+
+  it('RATE_001 min with retry_after beyond maxRetryWaitMs is returned to the caller at once', async () => {
+    const seen = sequence(
+      err(429, 'RATE_001', 'TOO_MANY_REQUESTS', { limit_type: 'min', retry_after: '60s' }),
+      ok,
+    );
+    const e = await client({ maxRetryWaitMs: 5000 })
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(RateLimitError);
+    expect(e).toMatchObject({ limitType: 'min', retryAfterMs: 60_000, code: 'RATE_001' });
+    expect(seen.count).toBe(1);
+  });
+
+  it('RATE_001 stops after maxRetries', async () => {
+    const seen = sequence(
+      err(429, 'RATE_001', 'TOO_MANY_REQUESTS', { limit_type: 'sec', retry_after: '0.01s' }),
+    );
+    await expect(client({ maxRetries: 3 }).messages.send(text)).rejects.toBeInstanceOf(RateLimitError);
+    expect(seen.count).toBe(4);
+  });
+
+  it('a 5xx HTML page from a proxy is not retried for a send (it may have been forwarded)', async () => {
+    const seen = sequence(
+      () =>
+        new HttpResponse('<html>502 Bad Gateway</html>', {
+          status: 502,
+          headers: { 'content-type': 'text/html' },
+        }),
+    );
+    const e = await client()
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(UpstreamError);
+    expect((e as UpstreamError).code).toBeNull();
+    expect((e as UpstreamError).description).toContain('502 Bad Gateway');
+    expect(seen.count).toBe(1);
+  });
+
+  it('a connection error during a send is not retried and says the message may be out', async () => {
+    const seen = sequence(() => HttpResponse.error());
+    const e = await client()
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ConnectionError);
+    expect(e).toMatchObject({ mayHaveBeenSent: true });
+    expect((e as Error).message).toMatch(/may have reached the server/);
+    expect(seen.count).toBe(1);
+  });
+
+  it('retryInFlightSends opts in to retrying a send that failed in flight', async () => {
+    const seen = sequence(() => HttpResponse.error(), ok);
+    const r = await client({ retryInFlightSends: true }).messages.send(text);
+    expect(r.messageId).toBe('wamid.HBgM0001');
+    expect(seen.count).toBe(2);
+  });
+
+  it('a 200 with truncated JSON is an InvalidResponseError that warns against resending', async () => {
+    sequence(() => new HttpResponse('{"isSuccess":true,"data":{"messages":[{"id":"wam', { status: 200 }));
+    const e = await client()
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(InvalidResponseError);
+    expect((e as Error).message).toMatch(/do not resend/);
+  });
+
+  it('a 200 without a message id is an InvalidResponseError', async () => {
+    sequence(() => HttpResponse.json({ isSuccess: true, data: { messages: [] } }));
+    await expect(client().messages.send(text)).rejects.toBeInstanceOf(InvalidResponseError);
+  });
+
+  it('a 200 carrying the failure envelope is still a failure', async () => {
+    sequence(() => HttpResponse.json(envelope('GW_001', 'UPSTREAM_ERROR', 'upstream said no')));
+    await expect(client().messages.send(text)).rejects.toMatchObject({ code: 'GW_001' });
+  });
+});
+
+describe('timeouts and aborts', () => {
+  it('times out with TimeoutError and does not retry a send', async () => {
+    const seen = { count: 0 };
+    server.use(
+      http.post(`${GW}/v1/wa/message`, async () => {
+        seen.count++;
+        await new Promise((r) => setTimeout(r, 1000));
+        return ok();
+      }),
+    );
+    const e = await client()
+      .messages.send(text, { timeoutMs: 50 })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect(e).toMatchObject({ timeoutMs: 50, mayHaveBeenSent: true });
+    expect(seen.count).toBe(1);
+  });
+
+  it("an abort rejects with the caller's own reason", async () => {
+    server.use(http.post(`${GW}/v1/wa/message`, async () => new Promise<Response>(() => {})));
+    const controller = new AbortController();
+    const reason = new Error('user cancelled');
+    const p = client().messages.send(text, { signal: controller.signal });
+    setTimeout(() => controller.abort(reason), 20);
+    await expect(p).rejects.toBe(reason);
+  });
+
+  it('an abort also cancels the wait between retries', async () => {
+    const seen = sequence(
+      err(429, 'RATE_001', 'TOO_MANY_REQUESTS', { limit_type: 'sec', retry_after: '30s' }),
+    );
+    const controller = new AbortController();
+    const p = client().messages.send(text, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('stop')), 100);
+    const t0 = performance.now();
+    await expect(p).rejects.toThrow('stop');
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(seen.count).toBe(1);
+  });
+});

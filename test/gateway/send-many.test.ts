@@ -1,0 +1,175 @@
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import {
+  GatewayClient,
+  MessageValidationError,
+  type OutboundMessage,
+  PaymentRequiredError,
+  type SendManyResult,
+} from '../../src/index.js';
+import { API_KEY, envelope, GW, useMswServer } from '../helpers/msw.js';
+
+const server = useMswServer();
+const msg = (i: number): OutboundMessage => ({
+  to: `99890${String(1_000_000 + i)}`,
+  type: 'text',
+  text: { body: `m${i}` },
+});
+
+async function collect(it: AsyncIterable<SendManyResult>): Promise<SendManyResult[]> {
+  const out: SendManyResult[] = [];
+  for await (const r of it) out.push(r);
+  return out;
+}
+
+/** A gateway that answers with the message body's text as the wamid, after a random delay. */
+function echoGateway(
+  decide: (n: number, body: { text: { body: string } }) => Response | undefined = () => undefined,
+) {
+  const stats = { requests: 0, inFlight: 0, maxInFlight: 0 };
+  server.use(
+    http.post(`${GW}/v1/wa/message`, async ({ request }) => {
+      const n = ++stats.requests;
+      stats.inFlight++;
+      stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+      const body = (await request.json()) as { to: string; text: { body: string } };
+      await new Promise((r) => setTimeout(r, Math.random() * 15));
+      stats.inFlight--;
+      return (
+        decide(n, body) ??
+        HttpResponse.json({
+          isSuccess: true,
+          data: {
+            contacts: [{ input: body.to, wa_id: body.to }],
+            messages: [{ id: `wamid.${body.text.body}` }],
+          },
+        })
+      );
+    }),
+  );
+  return stats;
+}
+
+describe('messages.sendMany', () => {
+  it('yields one result per message in input order, with bounded concurrency', async () => {
+    const stats = echoGateway();
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    const results = await collect(
+      gw.messages.sendMany(
+        Array.from({ length: 60 }, (_, i) => msg(i)),
+        { concurrency: 5 },
+      ),
+    );
+    expect(results.map((r) => r.index)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    expect(results.every((r) => r.ok && r.messageId === `wamid.m${r.index}`)).toBe(true);
+    expect(stats.requests).toBe(60);
+    expect(stats.maxInFlight).toBeLessThanOrEqual(5);
+    expect(stats.maxInFlight).toBeGreaterThan(1);
+  });
+
+  it('reads an async iterable lazily', async () => {
+    echoGateway();
+    let produced = 0;
+    async function* source() {
+      for (let i = 0; i < 10; i++) {
+        produced++;
+        yield msg(i);
+      }
+    }
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    const it = gw.messages.sendMany(source(), { concurrency: 2 });
+    const first = await it.next();
+    expect(first.value).toMatchObject({ index: 0, ok: true });
+    expect(produced).toBeLessThanOrEqual(3);
+    await it.return(undefined);
+  });
+
+  it('reports an invalid message without a request and goes on with the rest', async () => {
+    const stats = echoGateway();
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    const bad = { to: '+1 555', type: 'text', text: { body: 'x' } } as OutboundMessage;
+    const results = await collect(gw.messages.sendMany([msg(0), bad, msg(2)]));
+    expect(results[1]).toMatchObject({ index: 1, ok: false, notSent: true });
+    expect(results[1]!.ok === false && results[1]!.error).toBeInstanceOf(MessageValidationError);
+    expect(results.filter((r) => r.ok)).toHaveLength(2);
+    expect(stats.requests).toBe(2);
+  });
+
+  it('BILL_001 stops starting new sends and reports every remaining message as not sent', async () => {
+    const stats = echoGateway((n) =>
+      n === 5
+        ? HttpResponse.json(envelope('BILL_001', 'PAYMENT_REQUIRED', 'Balance is zero'), { status: 402 })
+        : undefined,
+    );
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    const results = await collect(
+      gw.messages.sendMany(
+        Array.from({ length: 40 }, (_, i) => msg(i)),
+        { concurrency: 1 },
+      ),
+    );
+    expect(results).toHaveLength(40);
+    expect(results.filter((r) => r.ok)).toHaveLength(4);
+    const failed = results.filter((r) => !r.ok);
+    expect(failed).toHaveLength(36);
+    for (const r of failed) {
+      expect(r.ok === false && r.error).toBeInstanceOf(PaymentRequiredError);
+      expect(r.ok === false && r.notSent).toBe(true);
+    }
+    expect(stats.requests).toBe(5);
+  });
+
+  it('BILL_001 also stops sends already queued at the rate limiter', async () => {
+    const stats = echoGateway((n) =>
+      n === 1
+        ? HttpResponse.json(envelope('BILL_001', 'PAYMENT_REQUIRED', 'Balance is zero'), { status: 402 })
+        : undefined,
+    );
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: { perSecond: 1 } });
+    const results = await collect(
+      gw.messages.sendMany(
+        Array.from({ length: 6 }, (_, i) => msg(i)),
+        { concurrency: 6 },
+      ),
+    );
+    expect(stats.requests).toBe(1);
+    expect(results.every((r) => !r.ok && r.notSent)).toBe(true);
+  });
+
+  it('RATE_001 pauses every worker for retry_after, then all messages go out once', async () => {
+    const starts: number[] = [];
+    let limitedAt = 0;
+    server.events.on('request:start', () => starts.push(performance.now()));
+    const stats = echoGateway((n) => {
+      if (n === 3) limitedAt = performance.now();
+      return n === 3
+        ? HttpResponse.json(
+            envelope('RATE_001', 'TOO_MANY_REQUESTS', 'slow', { limit_type: 'sec', retry_after: '1s' }),
+            {
+              status: 429,
+            },
+          )
+        : undefined;
+    });
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW });
+    const results = await collect(
+      gw.messages.sendMany(
+        Array.from({ length: 12 }, (_, i) => msg(i)),
+        { concurrency: 4 },
+      ),
+    );
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(new Set(results.map((r) => r.ok && r.messageId)).size).toBe(12);
+    expect(stats.requests).toBe(13);
+    server.events.removeAllListeners();
+    // After the 429 no request started for about a second: the limiter held every worker, not just one.
+    const next = Math.min(...starts.filter((t) => t > limitedAt));
+    expect(next - limitedAt).toBeGreaterThanOrEqual(990);
+    expect(starts.filter((t) => t > limitedAt).length).toBeGreaterThan(0);
+  });
+
+  it('rejects a bad concurrency', async () => {
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW });
+    await expect(collect(gw.messages.sendMany([msg(0)], { concurrency: 0 }))).rejects.toThrow(/concurrency/);
+  });
+});
