@@ -1,23 +1,36 @@
 /**
- * A sliding-window limiter: never more than `perSecond` starts within any 1,000 ms span, in FIFO order.
+ * The client-side send limiter: never more than `perSecond` requests *arriving at the server* in any
+ * 1,000 ms span, at a sustained rate close to `perSecond`.
  *
- * It keeps the start times of the last `perSecond` requests in a ring buffer: a new request may start once
- * the oldest of them is more than a second old. Unlike a token bucket this never allows a burst of 2N across
- * a window boundary, which is what the gateway's per-second window counts.
+ * Limiting starts is not enough: the gateway counts arrivals, and a burst of starts reaches it spread out by
+ * connection set-up and queueing, so the next second's burst can land in the same window (measured: 160
+ * arrivals in one second from a limiter that never started more than 80). Two rules fix that:
  *
- * `pause(ms)` holds every waiter (used when the server answers RATE_001 with `retry_after`, so all of a
- * client's concurrent senders back off together instead of each discovering the limit on its own).
+ * 1. Pacing: starts are spaced `1000 / perSecond` ms apart (on a virtual schedule that may catch up by a
+ *    tenth of a window, so late timers and slow answers do not lower the rate), so no burst overloads a
+ *    connection pool or the server.
+ * 2. A window of `perSecond` slots where a slot is reusable only 1,000 ms after its request was *answered*
+ *    (`release()`): a request arrives before it is answered, so two requests that share a slot arrive more
+ *    than 1,000 ms apart. The cost is the round trip: the sustained rate is `perSecond / (1 + RTT in s)`.
+ *
+ * `pause(ms)` holds every waiter (on `RATE_001` with `retry_after`, so all of a client's concurrent senders
+ * back off together instead of each discovering the limit on its own).
  *
  * @example
  * const limiter = new RateLimiter({ perSecond: 80 });
- * await limiter.acquire(signal); // resolves when a request may start
+ * const release = await limiter.acquire(signal); // resolves when a request may start
+ * try { await fetch(url) } finally { release() }  // call when the request was answered (or failed)
  */
 export class RateLimiter {
   readonly perSecond: number;
   readonly windowMs: number;
-  readonly #starts: Float64Array;
+  readonly #interval: number;
+  /** When each slot becomes reusable: its request's answer time + window, or Infinity while in flight. */
+  readonly #answeredAt: Float64Array;
   #next = 0;
-  #count = 0;
+  #used = 0;
+  /** The pacing schedule: the earliest time the next start is due. */
+  #due = Number.NEGATIVE_INFINITY;
   #pausedUntil = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #queue: Waiter[] = [];
@@ -28,23 +41,26 @@ export class RateLimiter {
     }
     this.perSecond = perSecond;
     this.windowMs = windowMs;
-    this.#starts = new Float64Array(perSecond);
+    this.#interval = windowMs / perSecond;
+    this.#answeredAt = new Float64Array(perSecond);
   }
 
-  /** Resolves when a request may start; rejects with the signal's reason if the signal aborts first. */
-  acquire(signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves with a `release` function when a request may start; rejects with the signal's reason if the
+   * signal aborts first. Call `release()` once the request is answered or has failed.
+   */
+  acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.#queue.length === 0 && this.#waitMs(performance.now()) === 0) {
-      this.#record(performance.now());
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
+    const now = performance.now();
+    if (this.#queue.length === 0 && this.#waitMs(now) === 0) return Promise.resolve(this.#start(now));
+    return new Promise<() => void>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
       if (signal) {
         waiter.onAbort = () => {
           const at = this.#queue.indexOf(waiter);
           if (at >= 0) this.#queue.splice(at, 1);
           reject(signal.reason);
+          this.#reschedule();
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
@@ -56,11 +72,7 @@ export class RateLimiter {
   /** Holds every request for `ms` from now (or longer if already paused longer). */
   pause(ms: number): void {
     this.#pausedUntil = Math.max(this.#pausedUntil, performance.now() + ms);
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
-    this.#schedule();
+    this.#reschedule();
   }
 
   /** Requests waiting for a slot right now. */
@@ -69,21 +81,44 @@ export class RateLimiter {
   }
 
   #waitMs(now: number): number {
-    const pauseWait = this.#pausedUntil - now;
-    // +1 ms: the window is closed at both ends, so the (N+1)th start must be strictly more than 1 s later.
-    const windowWait = this.#count < this.perSecond ? 0 : this.#starts[this.#next]! + this.windowMs + 1 - now;
-    return Math.max(0, pauseWait, windowWait);
+    const pause = this.#pausedUntil - now;
+    const pacing = this.#due - now;
+    // +1 ms: the span is closed at both ends, so reuse must come strictly more than a window later.
+    const window = this.#used < this.perSecond ? 0 : this.#answeredAt[this.#next]! + this.windowMs + 1 - now;
+    return Math.max(0, pause, pacing, window);
   }
 
-  #record(now: number): void {
-    this.#starts[this.#next] = now;
-    this.#next = (this.#next + 1) % this.perSecond;
-    if (this.#count < this.perSecond) this.#count++;
+  #start(now: number): () => void {
+    const slot = this.#next;
+    this.#answeredAt[slot] = Number.POSITIVE_INFINITY;
+    this.#next = (slot + 1) % this.perSecond;
+    if (this.#used < this.perSecond) this.#used++;
+    // Keep to the virtual schedule when a start comes late (a late timer, a slot whose answer was slow), so
+    // the delay of one slot does not push back every later one; but catch up by at most a tenth of a window,
+    // so a limiter that was idle releases at most perSecond/10 starts back to back.
+    this.#due = Math.max(this.#due + this.#interval, now + this.#interval - this.windowMs / 10);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#answeredAt[slot] = performance.now();
+      this.#schedule();
+    };
+  }
+
+  #reschedule(): void {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    this.#schedule();
   }
 
   #schedule(): void {
     if (this.#timer || this.#queue.length === 0) return;
     const wait = this.#waitMs(performance.now());
+    // Infinity: the slot's request is still in flight; its release() calls back here.
+    if (wait === Number.POSITIVE_INFINITY) return;
     // Not unref'd: a script whose only pending work is a queued send must not exit before sending it.
     this.#timer = setTimeout(() => this.#drain(), Math.ceil(wait));
   }
@@ -96,15 +131,14 @@ export class RateLimiter {
       if (this.#waitMs(now) > 0) break;
       const waiter = this.#queue.shift()!;
       if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener('abort', waiter.onAbort);
-      this.#record(now);
-      waiter.resolve();
+      waiter.resolve(this.#start(now));
     }
     this.#schedule();
   }
 }
 
 interface Waiter {
-  resolve: () => void;
+  resolve: (release: () => void) => void;
   reject: (reason: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;

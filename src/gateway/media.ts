@@ -126,18 +126,17 @@ async function readBody<T>(read: () => Promise<T>): Promise<T> {
 }
 
 async function saveStream(body: ReadableStream<Uint8Array>, path: string): Promise<number> {
-  // Loaded on use only: the rest of the gateway client does not need the file system.
-  const [{ createWriteStream }, { Writable }] = await Promise.all([import('node:fs'), import('node:stream')]);
+  // Loaded on use only: the rest of the gateway client does not need the file system. Node's own pipeline
+  // keeps back pressure from the disk to the socket; `Writable.toWeb` on Node 20 does not, and buffered
+  // most of a 50 MB file in memory when the disk was slower than loopback.
+  const [{ createWriteStream }, { Readable }, { pipeline }] = await Promise.all([
+    import('node:fs'),
+    import('node:stream'),
+    import('node:stream/promises'),
+  ]);
   const file = createWriteStream(path);
-  let bytes = 0;
-  const counter = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      bytes += chunk.byteLength;
-      controller.enqueue(chunk);
-    },
-  });
-  await body.pipeThrough(counter).pipeTo(Writable.toWeb(file) as WritableStream<Uint8Array>);
-  return bytes;
+  await pipeline(Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>), file);
+  return file.bytesWritten;
 }
 
 function filenameOf(disposition: string | null): string | undefined {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   InvalidResponseError,
   MessageValidationError,
@@ -151,6 +152,8 @@ export class Messages {
     };
     // Sends already queued at the rate limiter when a BILL_001 arrives must not go out either.
     const stop = new AbortController();
+    // One listener per queued send is expected here, not a leak.
+    setMaxListeners(0, stop.signal);
     const start = async (message: OutboundMessage, index: number): Promise<SendManyResult> => {
       if (stopReason) return { index, ok: false, error: stopReason, notSent: true };
       if (options.signal?.aborted)

@@ -1,0 +1,61 @@
+/**
+ * Bar: `messages.send` against a loopback server costs at most 1.15× a bare `fetch` of the same request.
+ * Both sides send the same JSON with the same headers and read the JSON answer; the server runs in a child
+ * process. The SDK side includes validation, the transport, error mapping and result parsing (rate limiting
+ * off: its waits are not overhead and are measured by rate-limiter.bench.ts).
+ */
+import { GatewayClient } from '../src/index.js';
+import { spawnFixture } from './fixtures/spawn.js';
+import { compare, report, round } from './lib.js';
+
+const KEY = 'pk_live_bench_0123456789abcdef';
+const message = {
+  to: '998901234567',
+  type: 'template',
+  template: {
+    name: 'order_update',
+    language: { code: 'en_US' },
+    components: [
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', text: 'Ali' },
+          { type: 'text', text: '#1042' },
+        ],
+      },
+    ],
+  },
+} as const;
+
+const fixture = await spawnFixture('echo-gateway');
+try {
+  const gw = new GatewayClient({ apiKey: KEY, baseUrl: fixture.url, rateLimit: false });
+  const url = `${fixture.url}/v1/wa/message`;
+  // The baseline is what a careful caller would write by hand: serialise, POST, read the JSON answer.
+  const bare = async () => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${KEY}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
+      body: JSON.stringify({ messaging_product: 'whatsapp', ...message }),
+    });
+    const json = (await res.json()) as { data: { messages: { id: string }[] } };
+    return json.data.messages[0]?.id;
+  };
+  const sdk = async () => (await gw.messages.send(message)).messageId;
+  const { ratio, subjectMs, baselineMs } = await compare(sdk, bare, { iterations: 400, rounds: 9 });
+  report({
+    bench: 'send-overhead',
+    metric: 'messages.send vs bare fetch, loopback (time ratio)',
+    value: ratio,
+    unit: 'x',
+    bar: '<= 1.15x',
+    pass: ratio <= 1.15,
+    detail: { sdkMsPerSend: round(subjectMs), fetchMsPerSend: round(baselineMs) },
+  });
+} finally {
+  fixture.stop();
+}
