@@ -3,6 +3,8 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
+    templates: 'src/templates/index.ts',
+    webhooks: 'src/webhooks/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

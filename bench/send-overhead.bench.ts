@@ -4,12 +4,12 @@
  * process. The SDK side includes validation, the transport, error mapping and result parsing (rate limiting
  * off: its waits are not overhead and are measured by rate-limiter.bench.ts).
  */
-import { GatewayClient } from '../src/index.js';
+import { GatewayClient, type OutboundMessage } from '../src/index.js';
 import { spawnFixture } from './fixtures/spawn.js';
 import { compare, report, round } from './lib.js';
 
 const KEY = 'pk_live_bench_0123456789abcdef';
-const message = {
+const message: OutboundMessage = {
   to: '998901234567',
   type: 'template',
   template: {
@@ -25,7 +25,7 @@ const message = {
       },
     ],
   },
-} as const;
+};
 
 const fixture = await spawnFixture('echo-gateway');
 try {

@@ -8,3 +8,6 @@ export { RateLimiter } from './core/rate-limiter.js';
 export type { RetryRules } from './core/retry-policy.js';
 export { SDK_VERSION } from './core/version.js';
 export * from './gateway/index.js';
+export * from './public-api/index.js';
+export * from './templates/index.js';
+export * from './webhooks/index.js';

@@ -28,7 +28,7 @@ const maxLen = (what: string, max: number) =>
     error: (i) => `${what} is ${String((i.input as string).length)} characters; the maximum is ${max}`,
   });
 
-export const textMessageSchema = z.looseObject({
+export const outboundTextMessageSchema = z.looseObject({
   to: recipientSchema,
   type: z.literal('text'),
   text: z.looseObject({
@@ -37,19 +37,19 @@ export const textMessageSchema = z.looseObject({
   }),
 });
 
-export const imageMessageSchema = z.looseObject({
+export const outboundImageMessageSchema = z.looseObject({
   to: recipientSchema,
   type: z.literal('image'),
   image: z.looseObject({ link: httpUrl, caption: z.string().optional() }),
 });
 
-export const audioMessageSchema = z.looseObject({
+export const outboundAudioMessageSchema = z.looseObject({
   to: recipientSchema,
   type: z.literal('audio'),
   audio: z.looseObject({ link: httpUrl }),
 });
 
-export const documentMessageSchema = z.looseObject({
+export const outboundDocumentMessageSchema = z.looseObject({
   to: recipientSchema,
   type: z.literal('document'),
   document: z.looseObject({
@@ -112,7 +112,7 @@ export const templateComponentSchema = z
     }
   });
 
-export const templateMessageSchema = z.looseObject({
+export const outboundTemplateMessageSchema = z.looseObject({
   to: recipientSchema,
   type: z.literal('template'),
   template: z.looseObject({
@@ -185,7 +185,7 @@ const interactiveListSchema = z.looseObject({
   }),
 });
 
-export const interactiveMessageSchema = z.looseObject({
+export const outboundInteractiveMessageSchema = z.looseObject({
   to: recipientSchema,
   type: z.literal('interactive'),
   interactive: z.discriminatedUnion('type', [interactiveButtonSchema, interactiveListSchema], {
@@ -197,12 +197,12 @@ export const interactiveMessageSchema = z.looseObject({
 export const outboundMessageSchema = z.discriminatedUnion(
   'type',
   [
-    textMessageSchema,
-    imageMessageSchema,
-    audioMessageSchema,
-    documentMessageSchema,
-    templateMessageSchema,
-    interactiveMessageSchema,
+    outboundTextMessageSchema,
+    outboundImageMessageSchema,
+    outboundAudioMessageSchema,
+    outboundDocumentMessageSchema,
+    outboundTemplateMessageSchema,
+    outboundInteractiveMessageSchema,
   ],
   { error: "type must be one of 'text', 'image', 'audio', 'document', 'template', 'interactive'" },
 );
@@ -211,12 +211,12 @@ export const outboundMessageSchema = z.discriminatedUnion(
 export type OutboundMessage = z.input<typeof outboundMessageSchema>;
 /** The message after validation, as it goes on the wire (without `messaging_product`). */
 export type ValidatedMessage = z.output<typeof outboundMessageSchema>;
-export type TextMessage = z.input<typeof textMessageSchema>;
-export type ImageMessage = z.input<typeof imageMessageSchema>;
-export type AudioMessage = z.input<typeof audioMessageSchema>;
-export type DocumentMessage = z.input<typeof documentMessageSchema>;
-export type TemplateMessage = z.input<typeof templateMessageSchema>;
-export type InteractiveMessage = z.input<typeof interactiveMessageSchema>;
+export type OutboundTextMessage = z.input<typeof outboundTextMessageSchema>;
+export type OutboundImageMessage = z.input<typeof outboundImageMessageSchema>;
+export type OutboundAudioMessage = z.input<typeof outboundAudioMessageSchema>;
+export type OutboundDocumentMessage = z.input<typeof outboundDocumentMessageSchema>;
+export type OutboundTemplateMessage = z.input<typeof outboundTemplateMessageSchema>;
+export type OutboundInteractiveMessage = z.input<typeof outboundInteractiveMessageSchema>;
 export type TemplateComponent = z.input<typeof templateComponentSchema>;
 export type TemplateParameter = z.input<typeof templateParameterSchema>;
 

@@ -1,0 +1,130 @@
+import { ConfigurationError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { nonNegativeInt, positive, requireBaseUrl, requireSecret } from '../core/options.js';
+import type { RetryRules } from '../core/retry-policy.js';
+import { type HttpMethod, type QueryParams, Transport } from '../core/transport.js';
+import { Templates } from './templates.js';
+
+export interface PublicApiClientOptions {
+  /** The organisation's secret key (`sk_...`). Server-side only; the organisation is derived from it. */
+  secretKey: string;
+  /** The public API base address, ending in `/api/v1`. Give this or `onPremBase`. */
+  baseUrl?: string;
+  /** For on-premises installs: your own domain; the SDK appends `/public/api/v1`. */
+  onPremBase?: string;
+  timeoutMs?: number;
+  maxRetries?: number;
+  maxRetryWaitMs?: number;
+  fetch?: typeof fetch;
+  logger?: Logger;
+}
+
+export interface PublicApiRequestOptions {
+  query?: QueryParams;
+  body?: unknown;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /**
+   * Whether repeating the request has no further effect (so it may be retried on connection errors and
+   * 5xx). Defaults to `true` for GET and DELETE, `false` otherwise.
+   */
+  idempotent?: boolean;
+}
+
+/** A 429 is answered before anything is done, so it is retried; nothing else is named safe by the spec. */
+export const PUBLIC_API_RETRY_RULES: RetryRules = { retryableCodes: [], neverRetryCodes: [] };
+
+const inspect = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * Client of the organisation-scoped public API.
+ *
+ * @example
+ * import { PublicApiClient } from 'wa-gateway-sdk';
+ * const api = new PublicApiClient({ secretKey: process.env.SECRET_KEY!, baseUrl: 'https://api.example.com/api/v1' });
+ * const created = await api.templates.create(appId, template);
+ */
+export class PublicApiClient {
+  readonly templates: Templates;
+  readonly baseUrl: string;
+  readonly #secretKey: string;
+  readonly #transport: Transport;
+
+  constructor(options: PublicApiClientOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw new ConfigurationError(
+        'new PublicApiClient(options) needs an options object with secretKey and baseUrl.',
+      );
+    }
+    this.#secretKey = requireSecret(options.secretKey, 'secretKey', 'the organisation secret key (sk_...)');
+    this.baseUrl = resolveBaseUrl(options);
+    this.#transport = new Transport({
+      baseUrl: this.baseUrl,
+      authorization: () => `Bearer ${this.#secretKey}`,
+      secrets: () => [this.#secretKey],
+      timeoutMs: positive(options.timeoutMs, 'timeoutMs') ?? 30_000,
+      maxRetries: nonNegativeInt(options.maxRetries, 'maxRetries') ?? 2,
+      maxRetryWaitMs: positive(options.maxRetryWaitMs, 'maxRetryWaitMs') ?? 60_000,
+      retryRules: PUBLIC_API_RETRY_RULES,
+      fetch: options.fetch,
+      logger: options.logger,
+    });
+    this.templates = new Templates(this.#transport);
+  }
+
+  /**
+   * Calls any public API operation with the client's auth, errors and retries. For the operations whose
+   * paths the spec does not show (list, detail, update and delete templates, media upload, analytics,
+   * business profile, webhook configuration, API keys): the SDK does not invent their paths, so take them
+   * from your API documentation. Returns the parsed JSON body.
+   *
+   * @example
+   * const list = await api.request('GET', '/wa/app_123/templates', { query: { language: 'en_US' } });
+   */
+  async request(method: HttpMethod, path: string, options: PublicApiRequestOptions = {}): Promise<unknown> {
+    if (typeof path !== 'string' || !path.startsWith('/') || /^\/\//.test(path) || /[?#]/.test(path)) {
+      throw new ConfigurationError(
+        `request() path must start with '/' and be below the base URL, without a query (use options.query); got '${String(path)}'.`,
+      );
+    }
+    const { data } = await this.#transport.json({
+      method,
+      path,
+      query: options.query,
+      body: options.body,
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      idempotent: options.idempotent ?? (method === 'GET' || method === 'DELETE'),
+    });
+    return data;
+  }
+
+  /** @internal Keeps the secret key out of `console.log(client)`. */
+  [inspect](): string {
+    return `PublicApiClient { baseUrl: '${this.baseUrl}', secretKey: '[redacted]' }`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { baseUrl: this.baseUrl, secretKey: '[redacted]' };
+  }
+}
+
+function resolveBaseUrl(options: PublicApiClientOptions): string {
+  if (options.baseUrl !== undefined && options.onPremBase !== undefined) {
+    throw new ConfigurationError('Give baseUrl or onPremBase, not both.');
+  }
+  if (options.onPremBase !== undefined)
+    return `${requireBaseUrl(options.onPremBase, 'onPremBase')}/public/api/v1`;
+  if (options.baseUrl === undefined) {
+    throw new ConfigurationError(
+      "baseUrl is required: the public API address ending in '/api/v1' (or onPremBase for an on-premises install).",
+    );
+  }
+  const url = requireBaseUrl(options.baseUrl, 'baseUrl');
+  if (!url.endsWith('/api/v1')) {
+    throw new ConfigurationError(
+      `baseUrl must end in '/api/v1' (e.g. 'https://api.example.com/api/v1'); got '${url}'.`,
+    );
+  }
+  return url;
+}

@@ -1,0 +1,79 @@
+import { isRecord } from '../core/error-body.js';
+import { ConfigurationError, InvalidResponseError, TemplateValidationError } from '../core/errors.js';
+import { excerpt } from '../core/secrets.js';
+import type { Transport } from '../core/transport.js';
+import {
+  type TemplateCreated,
+  TemplateCreatedSchema,
+  type TemplateCreateRequest,
+} from '../templates/schema.js';
+import { type TemplateIssue, validateTemplate } from '../templates/validate.js';
+
+export interface CreateTemplateOptions {
+  /**
+   * Validate locally first (default `true`): an invalid template throws `TemplateValidationError` listing
+   * every issue, and no request is made. Turn off only to let the server judge a rule you believe is stale.
+   */
+  validate?: boolean;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/** The public API's template operations. Only create has a documented path; the rest go through `request()`. */
+export class Templates {
+  readonly #transport: Transport;
+
+  /** @internal */
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  /**
+   * Creates a template and submits it for upstream approval; a new template is usually `PENDING`.
+   *
+   * Every rule the spec states is checked locally first, all at once, with the server's codes and field keys.
+   * Server answers become typed errors: 409 `ConflictError` (`UPSTREAM_017`, name and language exist),
+   * 422 `UnprocessableEntityError` with `issues` (the same `{ code, field, message }` shape as the local
+   * `TemplateValidationError.issues`), 404 `NotFoundError` (`APPLICATION_004`), and so on.
+   *
+   * @example
+   * const created = await api.templates.create('app_123', {
+   *   name: 'order_shipped', language: 'en_US', category: 'UTILITY',
+   *   body: { text: 'Order {{1}} has shipped.', examples: ['#1042'] },
+   * });
+   * console.log(created.sourceId, created.status); // '1234567890', 'PENDING'
+   */
+  async create(
+    appId: string,
+    template: TemplateCreateRequest,
+    options: CreateTemplateOptions = {},
+  ): Promise<TemplateCreated> {
+    if (typeof appId !== 'string' || appId.trim() === '') {
+      throw new ConfigurationError(
+        'templates.create needs the application id (app_id) the template belongs to.',
+      );
+    }
+    if (options.validate !== false) {
+      const { valid, issues } = validateTemplate(template);
+      if (!valid) throw new TemplateValidationError<TemplateIssue>(issues);
+    }
+    const path = `/wa/${encodeURIComponent(appId)}/templates`;
+    const { data } = await this.#transport.json({
+      method: 'POST',
+      path,
+      body: template,
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      idempotent: false,
+    });
+    const parsed = TemplateCreatedSchema.safeParse(isRecord(data) ? data['data'] : undefined);
+    if (!parsed.success) {
+      throw new InvalidResponseError(
+        'The public API answered 2xx to a template create but the body carries no template record; the template ' +
+          'may have been created: list the templates before creating it again.',
+        { status: 200, bodyExcerpt: excerpt(JSON.stringify(data) ?? ''), request: { method: 'POST', path } },
+      );
+    }
+    return parsed.data;
+  }
+}

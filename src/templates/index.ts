@@ -1,0 +1,47 @@
+/**
+ * `wa-gateway-sdk/templates`: local validation of template create requests, the template types and schemas,
+ * the language list and the rule table. Imports zod and relative files only: it runs in a browser form.
+ */
+export { TemplateValidationError } from '../core/errors.js';
+export { isTemplateLanguage, TEMPLATE_LANGUAGES, type TemplateLanguage } from './languages.js';
+export { type TemplateRuleInfo, templateRules } from './rules.js';
+export {
+  BUTTON_TYPES,
+  type ButtonType,
+  ButtonTypeSchema,
+  type CarouselCard,
+  CarouselCardSchema,
+  HEADER_FORMATS,
+  type HeaderFormat,
+  HeaderFormatSchema,
+  type LimitedTimeOffer,
+  LimitedTimeOfferSchema,
+  OTP_TYPES,
+  type OtpType,
+  OtpTypeSchema,
+  TEMPLATE_CATEGORIES,
+  TEMPLATE_STATUSES,
+  type TemplateBody,
+  TemplateBodySchema,
+  type TemplateButton,
+  TemplateButtonSchema,
+  type TemplateCategory,
+  TemplateCategorySchema,
+  type TemplateCreated,
+  TemplateCreatedSchema,
+  type TemplateCreateRequest,
+  TemplateCreateRequestSchema,
+  type TemplateFooter,
+  TemplateFooterSchema,
+  type TemplateHeader,
+  TemplateHeaderSchema,
+  TemplateLanguageSchema,
+  type TemplateStatus,
+  TemplateStatusSchema,
+} from './schema.js';
+export {
+  assertValidTemplate,
+  type TemplateIssue,
+  type TemplateValidationResult,
+  validateTemplate,
+} from './validate.js';

@@ -1,0 +1,133 @@
+/**
+ * Zod schemas of the template create request and of the created record, as the public API spec describes them.
+ *
+ * These schemas are structural only: field names, types, enums and which fields are required. The semantic
+ * rules (lengths, variables, category, carousel and limited-time-offer rules) live in the rule table
+ * (`rules.ts`) and are applied by `validateTemplate`. The rule table also derives its type, required and enum
+ * checks and its document order from these schemas, so a field added here is checked and ordered at once.
+ *
+ * Request objects are strict (an unknown key is an error, as the server answers it with a 400); the created
+ * record is loose, because the server may add fields to its answer.
+ */
+import { z } from 'zod';
+import { TEMPLATE_LANGUAGES } from './languages.js';
+
+/** Template categories. */
+export const TEMPLATE_CATEGORIES = ['UTILITY', 'MARKETING', 'AUTHENTICATION'] as const;
+/** Header formats; `NONE` is the default when the header is omitted. */
+export const HEADER_FORMATS = ['NONE', 'TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION'] as const;
+/** Button types. */
+export const BUTTON_TYPES = ['QUICK_REPLY', 'URL', 'PHONE_NUMBER', 'COPY_CODE', 'OTP'] as const;
+/** Kinds of one-time-password button. */
+export const OTP_TYPES = ['COPY_CODE', 'ONE_TAP', 'ZERO_TAP'] as const;
+/** Template statuses; `UNKNOWN` is a status the upstream platform reported that the API does not recognise. */
+export const TEMPLATE_STATUSES = [
+  'APPROVED',
+  'PENDING',
+  'REJECTED',
+  'PAUSED',
+  'DISABLED',
+  'IN_APPEAL',
+  'PENDING_DELETION',
+  'DELETED',
+  'LIMIT_EXCEEDED',
+  'UNKNOWN',
+] as const;
+
+export const TemplateCategorySchema = z.enum(TEMPLATE_CATEGORIES);
+export const TemplateLanguageSchema = z.enum(TEMPLATE_LANGUAGES);
+export const HeaderFormatSchema = z.enum(HEADER_FORMATS);
+export const ButtonTypeSchema = z.enum(BUTTON_TYPES);
+export const OtpTypeSchema = z.enum(OTP_TYPES);
+export const TemplateStatusSchema = z.enum(TEMPLATE_STATUSES);
+
+/** Header component. `examples` holds the variable example of a TEXT header, or the media handle. */
+export const TemplateHeaderSchema = z.strictObject({
+  format: HeaderFormatSchema,
+  text: z.string().optional(),
+  examples: z.array(z.string()).optional(),
+});
+
+/** Body component. `text` is required for UTILITY and MARKETING and not allowed for AUTHENTICATION. */
+export const TemplateBodySchema = z.strictObject({
+  text: z.string().optional(),
+  examples: z.array(z.string()).optional(),
+  addSecurityRecommendation: z.boolean().optional(),
+});
+
+/** Footer component. */
+export const TemplateFooterSchema = z.strictObject({
+  text: z.string().optional(),
+  codeExpirationMinutes: z.int().optional(),
+});
+
+/**
+ * Button. One object shape for every type (which fields a type needs is a rule of the table, so the validator
+ * can report a missing `url` with its code instead of a union mismatch).
+ */
+export const TemplateButtonSchema = z.strictObject({
+  type: ButtonTypeSchema,
+  text: z.string().optional(),
+  url: z.string().optional(),
+  phoneNumber: z.string().optional(),
+  example: z.array(z.string()).optional(),
+  otpType: OtpTypeSchema.optional(),
+  autofillText: z.string().optional(),
+  packageName: z.string().optional(),
+  signatureHash: z.string().optional(),
+  zeroTapTermsAccepted: z.boolean().optional(),
+});
+
+/** Carousel card: all three fields required, every card structurally identical. */
+export const CarouselCardSchema = z.strictObject({
+  header: TemplateHeaderSchema,
+  body: TemplateBodySchema,
+  buttons: z.array(TemplateButtonSchema),
+});
+
+/** Limited-time offer component. */
+export const LimitedTimeOfferSchema = z.strictObject({
+  text: z.string(),
+  hasExpiration: z.boolean().optional(),
+});
+
+/**
+ * The template create request. Key order is the spec's field order, which is also the order issues are
+ * reported in.
+ */
+export const TemplateCreateRequestSchema = z.strictObject({
+  name: z.string(),
+  language: TemplateLanguageSchema,
+  category: TemplateCategorySchema,
+  header: TemplateHeaderSchema.optional(),
+  body: TemplateBodySchema,
+  footer: TemplateFooterSchema.optional(),
+  buttons: z.array(TemplateButtonSchema).optional(),
+  carousel: z.array(CarouselCardSchema).optional(),
+  allowCategoryChange: z.boolean().optional(),
+  messageSendTtlSeconds: z.int().optional(),
+  limitedTimeOffer: LimitedTimeOfferSchema.optional(),
+});
+
+/** The `data` of a successful create answer. Loose: fields the server adds later are kept. */
+export const TemplateCreatedSchema = z.looseObject({
+  sourceId: z.string(),
+  name: z.string(),
+  language: z.string(),
+  category: TemplateCategorySchema,
+  status: TemplateStatusSchema,
+});
+
+export type TemplateCategory = z.infer<typeof TemplateCategorySchema>;
+export type HeaderFormat = z.infer<typeof HeaderFormatSchema>;
+export type ButtonType = z.infer<typeof ButtonTypeSchema>;
+export type OtpType = z.infer<typeof OtpTypeSchema>;
+export type TemplateStatus = z.infer<typeof TemplateStatusSchema>;
+export type TemplateHeader = z.infer<typeof TemplateHeaderSchema>;
+export type TemplateBody = z.infer<typeof TemplateBodySchema>;
+export type TemplateFooter = z.infer<typeof TemplateFooterSchema>;
+export type TemplateButton = z.infer<typeof TemplateButtonSchema>;
+export type CarouselCard = z.infer<typeof CarouselCardSchema>;
+export type LimitedTimeOffer = z.infer<typeof LimitedTimeOfferSchema>;
+export type TemplateCreateRequest = z.infer<typeof TemplateCreateRequestSchema>;
+export type TemplateCreated = z.infer<typeof TemplateCreatedSchema>;

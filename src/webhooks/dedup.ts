@@ -1,0 +1,131 @@
+/**
+ * Idempotency stores: the gateway may deliver an event more than once (and retries every 5xx), so the webhook
+ * handlers claim each event's `idempotencyKey` before running `onEvent` and only run it when the claim is theirs.
+ *
+ * The life of a key: `claim` (in progress) → `complete` (done, kept for the TTL) or `release` (forgotten, after a
+ * failed `onEvent`, so the gateway's retry processes the event). A key in progress or done is never processed again.
+ */
+
+/**
+ * What a claim found:
+ * - `claimed`: the key was free and is now held by the caller, who must `complete` or `release` it;
+ * - `in_progress`: someone else holds it and has not finished (a concurrent duplicate, or a retry of a delivery
+ *   whose processing outlived its deadline);
+ * - `done`: it was processed successfully within the TTL.
+ */
+export type ClaimResult = 'claimed' | 'in_progress' | 'done';
+
+/**
+ * Where the webhook handlers record which events were processed. Implement it over Redis, a database, Durable
+ * Objects, ... to dedupe across processes (see `docs/webhooks.md` and `examples/redis-idempotency-store.ts`).
+ *
+ * `claim` must be atomic (two concurrent claims of one key: exactly one gets `claimed`). A store that cannot tell
+ * "in progress" from "done" may answer a boolean: `true` is `claimed`, `false` is `done`.
+ */
+export interface IdempotencyStore {
+  /** Atomically takes `key` for `ttlMs` if it is free. */
+  claim(key: string, ttlMs: number): ClaimResult | boolean | Promise<ClaimResult | boolean>;
+  /** Marks a claimed key as successfully processed, to be remembered for `ttlMs`. Optional for boolean stores. */
+  complete?(key: string, ttlMs: number): void | Promise<void>;
+  /** Forgets a claimed key after a failure, so the next delivery of the event is processed. */
+  release(key: string): void | Promise<void>;
+}
+
+/** Maps a store's answer to a `ClaimResult`. @internal */
+export function toClaimResult(answer: ClaimResult | boolean): ClaimResult {
+  if (answer === true) return 'claimed';
+  if (answer === false) return 'done';
+  return answer === 'claimed' || answer === 'in_progress' || answer === 'done' ? answer : 'done';
+}
+
+/** Twenty-four hours: far beyond the gateway's retry window (three attempts within seconds). */
+export const DEFAULT_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface MemoryIdempotencyStoreOptions {
+  /** TTL used when `claim`/`complete` are called without one. Default 24 h. */
+  ttlMs?: number;
+  /** Upper bound on remembered keys; the oldest is evicted beyond it. Default 100,000. */
+  maxKeys?: number;
+  /** Clock in milliseconds; default `Date.now()` read at each call (so fake timers apply). */
+  now?: () => number;
+}
+
+interface Slot {
+  state: 'in_progress' | 'done';
+  expiresAt: number;
+}
+
+/**
+ * An in-process `IdempotencyStore`: a Map with a TTL per key and a bound on its size. Eviction is O(1) amortised:
+ * the Map keeps keys in write order, so the oldest (and, with one TTL, the first to expire) sit at the front.
+ *
+ * It dedupes within one process only. Behind a load balancer, or on serverless where instances come and go, use a
+ * shared store (Redis `SET key value NX PX ttl`; see the docs).
+ *
+ * @example
+ * const store = new MemoryIdempotencyStore({ maxKeys: 50_000 });
+ * const handler = createWebhookHandler({ secret, onEvent, dedupe: store });
+ */
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  readonly ttlMs: number;
+  readonly maxKeys: number;
+  private readonly now: () => number;
+  private readonly slots = new Map<string, Slot>();
+
+  constructor(options: MemoryIdempotencyStoreOptions = {}) {
+    this.ttlMs = positive(options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
+    this.maxKeys = Math.floor(positive(options.maxKeys, 100_000));
+    this.now = options.now ?? (() => Date.now());
+  }
+
+  /** Number of keys held (expired ones are dropped lazily). */
+  get size(): number {
+    return this.slots.size;
+  }
+
+  claim(key: string, ttlMs: number = this.ttlMs): ClaimResult {
+    const now = this.now();
+    this.sweep(now);
+    const slot = this.slots.get(key);
+    if (slot && slot.expiresAt > now) return slot.state;
+    if (slot) this.slots.delete(key);
+    while (this.slots.size >= this.maxKeys) {
+      const oldest = this.slots.keys().next();
+      if (oldest.done) break;
+      this.slots.delete(oldest.value);
+    }
+    this.slots.set(key, { state: 'in_progress', expiresAt: now + positive(ttlMs, this.ttlMs) });
+    return 'claimed';
+  }
+
+  complete(key: string, ttlMs: number = this.ttlMs): void {
+    // Re-inserted so the Map's order stays the order of expiry.
+    this.slots.delete(key);
+    this.slots.set(key, { state: 'done', expiresAt: this.now() + positive(ttlMs, this.ttlMs) });
+  }
+
+  release(key: string): void {
+    this.slots.delete(key);
+  }
+
+  /** The state of a key, or `undefined` when it is free. */
+  peek(key: string): 'in_progress' | 'done' | undefined {
+    const slot = this.slots.get(key);
+    return slot && slot.expiresAt > this.now() ? slot.state : undefined;
+  }
+
+  clear(): void {
+    this.slots.clear();
+  }
+
+  private sweep(now: number): void {
+    for (const [key, slot] of this.slots) {
+      if (slot.expiresAt > now) return;
+      this.slots.delete(key);
+    }
+  }
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
+}

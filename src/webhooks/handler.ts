@@ -1,0 +1,555 @@
+/**
+ * `createWebhookHandler`: a Fetch API handler (`Request` in, `Response` out) for the gateway's webhook deliveries,
+ * for Next.js route handlers, Hono, Bun, Deno and Workers. The Node adapter (`node-handler.ts`) shares the core.
+ *
+ * The gateway's delivery rules decide every status code here: it expects a 200 within 5 seconds; it retries on a
+ * connection error or a 5xx (immediately, after 1 s, after 2 s, then drops the event); a 4xx drops the event for
+ * good. So:
+ * - 4xx only where a retry cannot help: 405 (not POST), 401 (bad Authorization), 413 (body over the cap), 400
+ *   (body that is not an envelope), 401/403 (upstream signature missing/wrong, only when that check is enabled).
+ * - 5xx whenever the retry can help: `onEvent` failed (500), the deadline passed (503), another delivery of the same
+ *   event is still being processed elsewhere (503), the dedupe store failed (500). A thrown error's own `status`
+ *   is never passed through: a library error carrying 422 would otherwise drop the event for good.
+ * - 200 for success, duplicates and event kinds the application does not handle.
+ *
+ * Response bodies are tiny fixed JSON documents; the payload is never echoed. The logger receives reasons, status
+ * codes and event kinds: never payload content, idempotency keys (a `wamid` encodes a phone number) or secrets.
+ */
+import { ConfigurationError, WaGatewayError, WebhookParseError } from '../core/errors.js';
+import {
+  DEFAULT_DEDUPE_TTL_MS,
+  type IdempotencyStore,
+  MemoryIdempotencyStore,
+  toClaimResult,
+} from './dedup.js';
+import type { WebhookEvent } from './events.js';
+import { parseWebhook } from './parse.js';
+import { importHmacKey, verifyAuthorization, verifySignatureWithKeys } from './verify.js';
+
+/** Receives operational messages. Never given payload content, keys that encode phone numbers, or secrets. */
+export interface WebhookLogger {
+  warn(message: string, meta?: Record<string, unknown>): void;
+  error(message: string, meta?: Record<string, unknown>): void;
+}
+
+/** Passed to `onEvent` with each event. */
+export interface WebhookEventContext {
+  /**
+   * Aborted when the handler's deadline passes and it answers 503 so the gateway retries. Pass it to the I/O
+   * `onEvent` does, or check it, to stop early: the retry will process the event again unless it completed.
+   */
+  signal: AbortSignal;
+  /** Position of the event in its delivery (0-based). */
+  index: number;
+  /** Number of events in the delivery. */
+  count: number;
+}
+
+/** Where a failure reported to `onError` happened. */
+export interface WebhookErrorInfo {
+  stage: 'onEvent' | 'dedupe' | 'parse' | 'body' | 'internal';
+  /** The event being processed, for stage `onEvent` and `dedupe`. */
+  event?: WebhookEvent;
+  index?: number;
+}
+
+export interface WebhookHandlerOptions {
+  /**
+   * The webhook secret(s) the gateway sends as `Authorization: Bearer <secret>`. Give a list during a rotation
+   * (old and new) so no valid delivery is refused. Each must be non-empty visible ASCII; under 32 characters
+   * triggers a warning through `logger`.
+   */
+  secret: string | readonly string[];
+  /**
+   * Called once per event, sequentially in document order. Throwing (or rejecting) makes the handler answer 500,
+   * so the gateway retries; events of the same delivery that succeeded stay deduped and are not run again.
+   */
+  onEvent: (event: WebhookEvent, context: WebhookEventContext) => void | Promise<void>;
+  /**
+   * Where processed events are recorded. Default: a `MemoryIdempotencyStore` per handler (one process). `false`
+   * turns deduplication off: then a retry after a failure runs every event of the delivery again.
+   */
+  dedupe?: IdempotencyStore | false;
+  /** How long a processed event is remembered. Default 24 h. */
+  dedupeTtlMs?: number;
+  /**
+   * The key an event is deduped on. Default: `event.idempotencyKey`. Return `null`/`undefined` to run an event
+   * without deduplication.
+   */
+  dedupeKey?: (event: WebhookEvent) => string | null | undefined;
+  /** Bodies larger than this are refused with 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * Time budget of one delivery, from arrival to answer, in ms; must be below the gateway's 5,000. Default 4,000.
+   * When it passes, the handler answers 503 (the gateway retries), starts no further event, and lets the running
+   * one finish (handed to `waitUntil` when given) and complete or release its claim.
+   */
+  deadlineMs?: number;
+  /** Keeps work alive after the response on serverless platforms (Vercel, Workers, Netlify): `ctx.waitUntil`. */
+  waitUntil?: (promise: Promise<unknown>) => void;
+  /**
+   * Also verify the upstream platform's `X-Hub-Signature-256` over the raw body (only useful when the gateway
+   * forwards that header and the body bytes unchanged). A wrong signature is answered 403.
+   */
+  upstreamAppSecret?: string | readonly string[];
+  /** With `upstreamAppSecret`: refuse (401) deliveries without the header. Default `false` (verify when present). */
+  requireUpstreamSignature?: boolean;
+  /** Operational messages; never payloads or secrets. */
+  logger?: WebhookLogger;
+  /** Every failure, with the error object itself (which may hold your own data: log it with care). */
+  onError?: (error: unknown, info: WebhookErrorInfo) => void;
+}
+
+/** Extra per-request capabilities of the platform, e.g. a Worker's `ctx`. */
+export interface WebhookPlatformContext {
+  waitUntil?: (promise: Promise<unknown>) => void;
+}
+
+/** @internal The body as an adapter obtained it. */
+export type BodyResult =
+  | { kind: 'bytes'; bytes: Uint8Array }
+  | { kind: 'text'; text: string }
+  | { kind: 'parsed'; value: object }
+  | { kind: 'too_large' }
+  | { kind: 'unavailable'; reason: string };
+
+/** @internal What an adapter hands to the core. */
+export interface CoreRequest {
+  method: string;
+  /** A header by lowercase name, or `undefined` when absent or ambiguous. */
+  header(name: string): string | undefined;
+  readBody(maxBytes: number): Promise<BodyResult>;
+}
+
+/** @internal What the core answers. */
+export interface CoreResponse {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** @internal */
+export type WebhookCore = (request: CoreRequest, platform?: WebhookPlatformContext) => Promise<CoreResponse>;
+
+/** How one event of a delivery ended, as seen by the deliveries that wait for it. */
+type Outcome = 'ok' | 'failed' | 'busy';
+
+const MIB = 1024 * 1024;
+const GATEWAY_TIMEOUT_MS = 5000;
+
+function answer(status: number, error?: string, headers: Record<string, string> = {}): CoreResponse {
+  return {
+    status,
+    body: error === undefined ? '{"ok":true}' : `{"ok":false,"error":"${error}"}`,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  };
+}
+
+function secretList(value: unknown, option: string): string[] {
+  const list = typeof value === 'string' ? [value] : Array.isArray(value) ? [...value] : null;
+  if (list === null || list.length === 0) {
+    throw new ConfigurationError(
+      `createWebhookHandler: \`${option}\` must be a non-empty string or list of strings`,
+    );
+  }
+  list.forEach((s, i) => {
+    // A secret the header cannot carry verbatim (`Bearer <secret>`) could never match: say so now.
+    if (typeof s !== 'string' || !/^[\x21-\x7e]+$/.test(s)) {
+      throw new ConfigurationError(
+        `createWebhookHandler: \`${option}\`${list.length > 1 ? `[${i}]` : ''} must be a non-empty string of visible ` +
+          'ASCII characters (no spaces)',
+      );
+    }
+  });
+  return list as string[];
+}
+
+function errorName(error: unknown): string {
+  try {
+    return error instanceof Error ? error.name : typeof error;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** @internal Validates options and builds the transport-independent core both adapters call. */
+export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError('createWebhookHandler: options are required ({ secret, onEvent })');
+  }
+  const logger = options.logger;
+  const log = (level: 'warn' | 'error', message: string, meta?: Record<string, unknown>): void => {
+    try {
+      logger?.[level](message, meta);
+    } catch {
+      // A broken logger must not change the answer.
+    }
+  };
+  const secrets = secretList(options.secret, 'secret');
+  secrets.forEach((s, index) => {
+    if (s.length < 32) {
+      log('warn', 'A webhook secret is shorter than the 32 random characters the gateway advises', { index });
+    }
+  });
+  const onEvent = options.onEvent;
+  if (typeof onEvent !== 'function')
+    throw new ConfigurationError('createWebhookHandler: `onEvent` must be a function');
+  const deadlineMs = options.deadlineMs ?? 4000;
+  if (typeof deadlineMs !== 'number' || !(deadlineMs > 0) || deadlineMs >= GATEWAY_TIMEOUT_MS) {
+    throw new ConfigurationError(
+      'createWebhookHandler: `deadlineMs` must be above 0 and below 5000 (the gateway waits 5 seconds for a 200)',
+    );
+  }
+  const maxBodyBytes = options.maxBodyBytes ?? MIB;
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) {
+    throw new ConfigurationError('createWebhookHandler: `maxBodyBytes` must be a positive integer');
+  }
+  const dedupeTtlMs = options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
+  if (!(dedupeTtlMs > 0) || !Number.isFinite(dedupeTtlMs)) {
+    throw new ConfigurationError('createWebhookHandler: `dedupeTtlMs` must be a positive number');
+  }
+  let store: IdempotencyStore | null;
+  if (options.dedupe === false) store = null;
+  else if (options.dedupe === undefined) store = new MemoryIdempotencyStore({ ttlMs: dedupeTtlMs });
+  else if (typeof options.dedupe?.claim === 'function' && typeof options.dedupe.release === 'function') {
+    store = options.dedupe;
+  } else {
+    throw new ConfigurationError('createWebhookHandler: `dedupe` must be an IdempotencyStore or false');
+  }
+  const dedupeKey = options.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey);
+  const upstreamSecrets =
+    options.upstreamAppSecret === undefined
+      ? null
+      : secretList(options.upstreamAppSecret, 'upstreamAppSecret');
+  const requireSignature = options.requireUpstreamSignature === true;
+  if (requireSignature && upstreamSecrets === null) {
+    throw new ConfigurationError(
+      'createWebhookHandler: `requireUpstreamSignature` needs `upstreamAppSecret`',
+    );
+  }
+  let upstreamKeys: Promise<CryptoKey[]> | null = null;
+  const report = (error: unknown, info: WebhookErrorInfo): void => {
+    try {
+      options.onError?.(error, info);
+    } catch {
+      // The application's error hook must not change the answer either.
+    }
+  };
+
+  // Per handler: keys whose onEvent is running here, so a retry that finds its own event in progress can wait for
+  // the outcome instead of guessing.
+  const inflight = new Map<string, Promise<Outcome>>();
+
+  async function runClaimed(
+    activeStore: IdempotencyStore,
+    key: string,
+    event: WebhookEvent,
+    context: WebhookEventContext,
+  ): Promise<'ok' | 'failed'> {
+    try {
+      await onEvent(event, context);
+    } catch (error) {
+      log('error', 'onEvent failed; answering 500 so the gateway retries the delivery', {
+        kind: event.kind,
+        index: context.index,
+        errorName: errorName(error),
+      });
+      report(error, { stage: 'onEvent', event, index: context.index });
+      try {
+        await activeStore.release(key);
+      } catch (releaseError) {
+        log('error', 'The dedupe store failed to release a claim; the retry may skip this event', {
+          kind: event.kind,
+          index: context.index,
+        });
+        report(releaseError, { stage: 'dedupe', event, index: context.index });
+      }
+      return 'failed';
+    }
+    try {
+      await activeStore.complete?.(key, dedupeTtlMs);
+    } catch (completeError) {
+      // The event was processed: answering 500 would run it twice. The claim stays as it was.
+      log('error', 'The dedupe store failed to mark an event done', {
+        kind: event.kind,
+        index: context.index,
+      });
+      report(completeError, { stage: 'dedupe', event, index: context.index });
+    }
+    return 'ok';
+  }
+
+  /**
+   * Claims the event's key and runs it when the claim is ours. `ok`: processed now or before (a duplicate);
+   * `failed`: onEvent or the store failed (the key is free again); `busy`: another process holds the key.
+   */
+  async function claimAndRun(
+    activeStore: IdempotencyStore,
+    key: string,
+    event: WebhookEvent,
+    context: WebhookEventContext,
+  ): Promise<Outcome> {
+    let claim: ReturnType<typeof toClaimResult>;
+    try {
+      claim = toClaimResult(await activeStore.claim(key, dedupeTtlMs));
+    } catch (error) {
+      log('error', 'The dedupe store failed to claim an event; answering 500 so the gateway retries', {
+        kind: event.kind,
+        index: context.index,
+      });
+      report(error, { stage: 'dedupe', event, index: context.index });
+      return 'failed';
+    }
+    if (claim === 'done') return 'ok';
+    // Held by another process: its own delivery answers for it; this one asks the gateway to come back.
+    if (claim === 'in_progress') return 'busy';
+    return runClaimed(activeStore, key, event, context);
+  }
+
+  function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'aborted'> {
+    if (signal.aborted) return Promise.resolve('aborted');
+    return new Promise((resolve) => {
+      const onAbort = () => resolve('aborted');
+      signal.addEventListener('abort', onAbort, { once: true });
+      promise.then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        () => resolve('aborted'),
+      );
+    });
+  }
+
+  async function processEvents(events: WebhookEvent[], signal: AbortSignal): Promise<CoreResponse> {
+    let failed = 0;
+    let busy = 0;
+    for (let index = 0; index < events.length; index++) {
+      // Past the deadline the answer was already sent: leave the remaining events to the gateway's retry.
+      if (signal.aborted) return answer(503, 'deadline_exceeded');
+      const event = events[index]!;
+      const context: WebhookEventContext = { signal, index, count: events.length };
+      let key: string | null | undefined = null;
+      if (store) {
+        try {
+          key = dedupeKey(event);
+        } catch (error) {
+          log('error', 'dedupeKey threw; answering 500', { kind: event.kind, index });
+          report(error, { stage: 'dedupe', event, index });
+          failed++;
+          continue;
+        }
+      }
+      if (!store || typeof key !== 'string' || key === '') {
+        try {
+          await onEvent(event, context);
+        } catch (error) {
+          log('error', 'onEvent failed; answering 500 so the gateway retries the delivery', {
+            kind: event.kind,
+            index,
+            errorName: errorName(error),
+          });
+          report(error, { stage: 'onEvent', event, index });
+          failed++;
+        }
+        continue;
+      }
+      // Two rounds at most: an event found running here that then fails is released, and becomes ours to run.
+      for (let round = 0; round < 2; round++) {
+        const running = inflight.get(key);
+        if (running) {
+          const outcome = await untilAborted(running, signal);
+          if (outcome === 'aborted') return answer(503, 'deadline_exceeded');
+          if (outcome === 'ok') break;
+          if (outcome === 'failed' && round === 0) continue;
+          busy++;
+          break;
+        }
+        const claimedKey = key;
+        // Registered before the store is even asked, so a concurrent delivery of the same event in this process
+        // waits for this outcome instead of racing for the claim.
+        const tracked: Promise<Outcome> = claimAndRun(store, claimedKey, event, context).finally(() => {
+          if (inflight.get(claimedKey) === tracked) inflight.delete(claimedKey);
+        });
+        inflight.set(claimedKey, tracked);
+        const outcome = await tracked;
+        if (outcome === 'failed') failed++;
+        else if (outcome === 'busy') busy++;
+        break;
+      }
+    }
+    if (failed > 0) return answer(500, 'processing_failed');
+    if (busy > 0) return answer(503, 'in_progress');
+    return answer(200);
+  }
+
+  async function processRequest(request: CoreRequest, signal: AbortSignal): Promise<CoreResponse> {
+    const body = await request.readBody(maxBodyBytes);
+    if (body.kind === 'too_large') {
+      log('warn', 'Webhook body over maxBodyBytes refused with 413', { status: 413, maxBodyBytes });
+      return answer(413, 'payload_too_large');
+    }
+    if (body.kind === 'unavailable') {
+      log('error', `Webhook body could not be read: ${body.reason}; answering 500`, { status: 500 });
+      report(new WaGatewayError(`Webhook body could not be read: ${body.reason}`), { stage: 'body' });
+      return answer(500, 'body_unavailable');
+    }
+    if (upstreamSecrets !== null) {
+      const header = request.header('x-hub-signature-256');
+      if (header === undefined) {
+        if (requireSignature) {
+          log('warn', 'Webhook request refused: X-Hub-Signature-256 header missing', { status: 401 });
+          return answer(401, 'signature_missing');
+        }
+      } else if (body.kind === 'parsed') {
+        // 500 and not 4xx: this is the application's set-up, and the gateway's retry keeps the event alive while
+        // the log says what to change.
+        log(
+          'error',
+          'Cannot verify X-Hub-Signature-256: a JSON body parser already consumed the raw body. Mount the webhook ' +
+            'handler before any body parser (or give it the raw bytes as req.body). Answering 500.',
+          { status: 500 },
+        );
+        return answer(500, 'raw_body_required');
+      } else {
+        upstreamKeys ??= Promise.all(upstreamSecrets.map(importHmacKey));
+        const raw = body.kind === 'bytes' ? body.bytes : body.text;
+        if (!(await verifySignatureWithKeys(raw, header, await upstreamKeys))) {
+          log('warn', 'Webhook request refused: X-Hub-Signature-256 does not match', { status: 403 });
+          return answer(403, 'invalid_signature');
+        }
+      }
+    }
+    let events: WebhookEvent[];
+    try {
+      events = parseWebhook(
+        body.kind === 'bytes' ? body.bytes : body.kind === 'text' ? body.text : body.value,
+      );
+    } catch (error) {
+      if (!(error instanceof WebhookParseError)) throw error;
+      // WebhookParseError messages name a location and a type, never payload content.
+      log('warn', `Webhook body refused with 400: ${error.message}`, { status: 400, path: error.path });
+      report(error, { stage: 'parse' });
+      return answer(400, 'invalid_body');
+    }
+    return processEvents(events, signal);
+  }
+
+  return async (request, platform) => {
+    try {
+      if (request.method.toUpperCase() !== 'POST')
+        return answer(405, 'method_not_allowed', { allow: 'POST' });
+      // The header alone decides: checked before a single body byte is read.
+      if (!verifyAuthorization(request.header('authorization'), secrets)) {
+        log('warn', 'Webhook request refused: missing or invalid Authorization header', { status: 401 });
+        return answer(401, 'unauthorized', { 'www-authenticate': 'Bearer' });
+      }
+      const controller = new AbortController();
+      const work = processRequest(request, controller.signal).catch((error: unknown): CoreResponse => {
+        log('error', 'Webhook handler failed unexpectedly; answering 500', { errorName: errorName(error) });
+        report(error, { stage: 'internal' });
+        return answer(500, 'internal_error');
+      });
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), deadlineMs);
+      });
+      const result = await Promise.race([work, deadline]);
+      clearTimeout(timer);
+      if (result !== null) return result;
+      controller.abort(new WaGatewayError('Webhook deadline passed; the gateway will retry the delivery'));
+      log(
+        'warn',
+        'Webhook deadline passed before processing finished; answering 503 so the gateway retries',
+        {
+          status: 503,
+          deadlineMs,
+        },
+      );
+      const keepAlive = platform?.waitUntil ?? options.waitUntil;
+      try {
+        keepAlive?.(work);
+      } catch {
+        // waitUntil outside a request context throws on some platforms; the answer stands.
+      }
+      return answer(503, 'deadline_exceeded');
+    } catch (error) {
+      log('error', 'Webhook handler failed unexpectedly; answering 500', { errorName: errorName(error) });
+      report(error, { stage: 'internal' });
+      return answer(500, 'internal_error');
+    }
+  };
+}
+
+async function readFetchBody(request: Request, maxBytes: number): Promise<BodyResult> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > maxBytes) return { kind: 'too_large' };
+  if (request.bodyUsed) return { kind: 'unavailable', reason: 'the Request body was already read' };
+  if (request.body === null) return { kind: 'bytes', bytes: new Uint8Array(0) };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return { kind: 'too_large' };
+    }
+    chunks.push(value);
+  }
+  return { kind: 'bytes', bytes: concat(chunks, total) };
+}
+
+/** @internal */
+export function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Creates a Fetch API webhook handler: `(request: Request) => Promise<Response>`. Use it in Next.js route handlers,
+ * Hono, Bun, Deno and Workers. It checks `Authorization: Bearer <secret>` before reading the body, caps the body,
+ * parses the envelope, dedupes events and runs `onEvent` for each, sequentially, and answers with the status code
+ * that keeps the gateway from losing events (see `docs/webhooks.md`).
+ *
+ * On Workers pass the execution context as the second argument so work past the deadline is kept alive:
+ * `handler(request, ctx)`.
+ *
+ * Throws `ConfigurationError` at creation for a missing or malformed secret, a missing `onEvent`, or a deadline
+ * not below 5 seconds.
+ *
+ * @example
+ * // app/api/whatsapp/route.ts (Next.js)
+ * export const POST = createWebhookHandler({
+ *   secret: process.env.WEBHOOK_SECRET!,
+ *   onEvent: async (event) => {
+ *     if (event.kind === 'message' && event.message.type === 'text') await inbox.save(event);
+ *   },
+ * });
+ */
+export function createWebhookHandler(
+  options: WebhookHandlerOptions,
+): (request: Request, platform?: WebhookPlatformContext) => Promise<Response> {
+  const core = createWebhookCore(options);
+  return async (request, platform) => {
+    const result = await core(
+      {
+        method: request.method,
+        header: (name) => request.headers.get(name) ?? undefined,
+        readBody: (maxBytes) => readFetchBody(request, maxBytes),
+      },
+      platform && typeof platform.waitUntil === 'function'
+        ? { waitUntil: (p) => platform.waitUntil?.(p) }
+        : undefined,
+    );
+    return new Response(result.body, { status: result.status, headers: result.headers });
+  };
+}

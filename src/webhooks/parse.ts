@@ -1,0 +1,415 @@
+/**
+ * `parseWebhook`: envelope bytes in, typed events out.
+ *
+ * The envelope's skeleton (an object with an `entry` array of objects, each with a `changes` array of objects, each
+ * with a `value` object) must be right, or parsing throws `WebhookParseError` with the path where it broke. Inside a
+ * value, nothing is ever dropped: an item that does not fit its schema is delivered as an `unknown` message variant
+ * or an `unknown` event with the raw object and the issues, so one odd item cannot cost the other events of the
+ * same delivery (a 400 would make the gateway drop the whole envelope for good).
+ *
+ * Error messages name a location and a type, never a value: payloads hold phone numbers and message text.
+ */
+import { WebhookParseError } from '../core/errors.js';
+import type { IncomingMessage, UnknownEvent, UnknownMessage, WebhookEvent, WebhookIssue } from './events.js';
+import {
+  accountUpdateValueSchema,
+  contactSchema,
+  messageSchemas,
+  metadataSchema,
+  statusSchema,
+  templateStatusValueSchema,
+  type WebhookContact,
+  type WebhookMetadata,
+} from './schemas.js';
+
+type Path = (string | number)[];
+type JsonObject = Record<string, unknown>;
+
+/** What `parseWebhook` accepts: the raw body (text or bytes) or an already parsed object. */
+export type WebhookBody = string | Uint8Array | ArrayBuffer | ArrayBufferView | object;
+
+const decoder = new TextDecoder();
+
+/**
+ * Turns a webhook body into one event per incoming message, status, template update and account update, across
+ * all entries and changes, in document order.
+ *
+ * Throws `WebhookParseError` (and nothing else, whatever the input) when the body is not JSON, not an object, or
+ * lacks the envelope's skeleton; `error.path` says where. Items inside a change that do not fit their schema are
+ * delivered as `unknown` rather than dropped.
+ *
+ * @example
+ * for (const event of parseWebhook(rawBody)) {
+ *   if (event.kind === 'message' && event.message.type === 'text') reply(event.message.from, event.message.text.body);
+ *   if (event.kind === 'status') tracker.update(event);
+ * }
+ */
+export function parseWebhook(body: WebhookBody): WebhookEvent[] {
+  try {
+    return walkEnvelope(decodeBody(body));
+  } catch (error) {
+    if (error instanceof WebhookParseError) throw error;
+    // Do not read the error: on an object input it may come from a hostile getter or proxy. Stack overflows on
+    // absurd nesting and throwing accessors end up here.
+    throw new WebhookParseError(
+      'Webhook body could not be read (an accessor threw, or the structure is too deeply nested)',
+    );
+  }
+}
+
+function decodeBody(body: WebhookBody): JsonObject {
+  if (typeof body === 'string') return parseJsonText(body);
+  if (body instanceof Uint8Array) return parseJsonText(decoder.decode(body));
+  if (isArrayBuffer(body)) return parseJsonText(decoder.decode(new Uint8Array(body)));
+  if (ArrayBuffer.isView(body)) {
+    return parseJsonText(decoder.decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength)));
+  }
+  if (isObject(body)) return body;
+  throw new WebhookParseError(`Webhook body must be a JSON object, got ${describe(body)}`);
+}
+
+function isArrayBuffer(value: unknown): value is ArrayBuffer {
+  // `instanceof` fails across realms (vm contexts, some Worker runtimes); the tag does not.
+  return value instanceof ArrayBuffer || Object.prototype.toString.call(value) === '[object ArrayBuffer]';
+}
+
+function parseJsonText(text: string): JsonObject {
+  if (text.trim() === '') throw new WebhookParseError('Webhook body is empty');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch {
+    // V8's SyntaxError quotes the input around the fault: never pass it on.
+    throw new WebhookParseError('Webhook body is not valid JSON');
+  }
+  if (!isObject(parsed))
+    throw new WebhookParseError(`Webhook body must be a JSON object, got ${describe(parsed)}`);
+  return parsed;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The JSON type of a value, for error messages; never the value itself. */
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const t = typeof value;
+  return t === 'object' ? 'an object' : `a ${t}`;
+}
+
+function formatPath(path: Path): string {
+  let out = '';
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out === '' ? part : `.${part}`;
+  return out;
+}
+
+function fail(path: Path, expected: string, got: unknown): never {
+  throw new WebhookParseError(
+    `Invalid webhook envelope at ${formatPath(path)}: expected ${expected}, got ${describe(got)}`,
+    path,
+  );
+}
+
+function walkEnvelope(root: JsonObject): WebhookEvent[] {
+  const entries = root['entry'];
+  if (!Array.isArray(entries)) fail(['entry'], 'an array', entries);
+  const events: WebhookEvent[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const entry: unknown = entries[i];
+    if (!isObject(entry)) fail(['entry', i], 'an object', entry);
+    const changes = entry['changes'];
+    if (!Array.isArray(changes)) fail(['entry', i, 'changes'], 'an array', changes);
+    const rawId = entry['id'];
+    const businessAccountId =
+      typeof rawId === 'string' ? rawId : typeof rawId === 'number' ? String(rawId) : undefined;
+    const time = entry['time'];
+    for (let j = 0; j < changes.length; j++) {
+      const change: unknown = changes[j];
+      if (!isObject(change)) fail(['entry', i, 'changes', j], 'an object', change);
+      const value = change['value'];
+      if (!isObject(value)) fail(['entry', i, 'changes', j, 'value'], 'an object', value);
+      const rawField = change['field'];
+      const field = typeof rawField === 'string' ? rawField : '';
+      const ctx: ChangeContext = {
+        businessAccountId,
+        field,
+        time,
+        path: ['entry', i, 'changes', j, 'value'],
+      };
+      if (field === 'messages') walkMessagesValue(value, ctx, events);
+      else if (field === 'message_template_status_update') events.push(templateEvent(value, ctx));
+      else if (field === 'account_update') events.push(accountEvent(value, ctx));
+      else events.push(unknownEvent(ctx, 'unknown_field', ctx.path, value, []));
+    }
+  }
+  return events;
+}
+
+interface ChangeContext {
+  businessAccountId: string | undefined;
+  field: string;
+  /** `entry[].time` when the envelope carries one: it tells two identical template/account updates apart. */
+  time: unknown;
+  path: Path;
+}
+
+function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]): void {
+  const metadata = parseMetadata(value['metadata']);
+  const contacts = value['contacts'];
+  const contactCache = new Map<unknown, WebhookContact | undefined>();
+  let sawItems = false;
+  // Object key order is document order: honour it even in the odd change that carries both arrays.
+  for (const key of Object.keys(value)) {
+    if (key !== 'messages' && key !== 'statuses') continue;
+    sawItems = true;
+    const items = value[key];
+    const path = [...ctx.path, key];
+    if (!Array.isArray(items)) {
+      events.push(
+        unknownEvent(ctx, 'invalid_item', path, items, [issue([], 'invalid_type', 'Expected an array')]),
+      );
+      continue;
+    }
+    for (let k = 0; k < items.length; k++) {
+      const item: unknown = items[k];
+      if (key === 'messages') {
+        events.push(messageEvent(item, ctx, [...path, k], metadata, contacts, contactCache));
+      } else {
+        events.push(statusEvent(item, ctx, [...path, k], metadata));
+      }
+    }
+  }
+  if (!sawItems) events.push(unknownEvent(ctx, 'unrecognized_value', ctx.path, value, []));
+}
+
+function parseMetadata(raw: unknown): WebhookMetadata | undefined {
+  if (raw === undefined) return undefined;
+  const result = metadataSchema.safeParse(raw);
+  return result.success ? result.data : undefined;
+}
+
+/** The sender's contact: the one whose `wa_id` is the message's `from`, else the first (per the spec they match). */
+function findContact(
+  contacts: unknown,
+  from: unknown,
+  cache: Map<unknown, WebhookContact | undefined>,
+): WebhookContact | undefined {
+  if (!Array.isArray(contacts) || contacts.length === 0) return undefined;
+  if (cache.has(from)) return cache.get(from);
+  let raw: unknown = contacts[0];
+  if (typeof from === 'string') {
+    for (const candidate of contacts) {
+      if (isObject(candidate) && candidate['wa_id'] === from) {
+        raw = candidate;
+        break;
+      }
+    }
+  }
+  const result = contactSchema.safeParse(raw);
+  const contact = result.success ? result.data : undefined;
+  cache.set(from, contact);
+  return contact;
+}
+
+function messageEvent(
+  item: unknown,
+  ctx: ChangeContext,
+  path: Path,
+  metadata: WebhookMetadata | undefined,
+  contacts: unknown,
+  contactCache: Map<unknown, WebhookContact | undefined>,
+): WebhookEvent {
+  if (!isObject(item)) {
+    return unknownEvent(ctx, 'invalid_item', path, item, [issue([], 'invalid_type', 'Expected an object')]);
+  }
+  const id = item['id'];
+  const type = item['type'];
+  if (typeof id !== 'string' || id === '' || typeof type !== 'string' || type === '') {
+    const issues: WebhookIssue[] = [];
+    if (typeof id !== 'string' || id === '')
+      issues.push(issue(['id'], 'invalid_type', 'Expected a non-empty string'));
+    if (typeof type !== 'string' || type === '') {
+      issues.push(issue(['type'], 'invalid_type', 'Expected a non-empty string'));
+    }
+    return unknownEvent(ctx, 'invalid_item', path, item, issues);
+  }
+  let message: IncomingMessage;
+  const schema = Object.hasOwn(messageSchemas, type)
+    ? messageSchemas[type as keyof typeof messageSchemas]
+    : null;
+  if (schema) {
+    const result = schema.safeParse(item);
+    message = result.success ? result.data : unknownMessage(item, id, type, toIssues(result.error.issues));
+  } else {
+    message = unknownMessage(item, id, type, []);
+  }
+  const from = item['from'];
+  const rawTimestamp = item['timestamp'];
+  return {
+    kind: 'message',
+    field: 'messages',
+    businessAccountId: ctx.businessAccountId,
+    idempotencyKey: id,
+    metadata,
+    contact: findContact(contacts, from, contactCache),
+    message,
+    timestamp: parseTimestamp(rawTimestamp),
+    timestampRaw: rawTimestampString(rawTimestamp),
+  };
+}
+
+function unknownMessage(item: JsonObject, id: string, type: string, issues: WebhookIssue[]): UnknownMessage {
+  const from = item['from'];
+  const timestamp = item['timestamp'];
+  return {
+    type: 'unknown',
+    originalType: type,
+    id,
+    from: typeof from === 'string' ? from : undefined,
+    timestamp: typeof timestamp === 'string' || typeof timestamp === 'number' ? timestamp : undefined,
+    raw: item,
+    issues,
+  };
+}
+
+function statusEvent(
+  item: unknown,
+  ctx: ChangeContext,
+  path: Path,
+  metadata: WebhookMetadata | undefined,
+): WebhookEvent {
+  const result = statusSchema.safeParse(item);
+  if (!result.success) {
+    const id = isObject(item) ? item['id'] : undefined;
+    const status = isObject(item) ? item['status'] : undefined;
+    // Keep the key a valid status would have had, so a later well-formed redelivery dedupes against it.
+    const key =
+      typeof id === 'string' && id !== '' && typeof status === 'string' ? `${id}:${status}` : undefined;
+    return unknownEvent(ctx, 'invalid_item', path, item, toIssues(result.error.issues), key);
+  }
+  const status = result.data;
+  return {
+    kind: 'status',
+    field: 'messages',
+    businessAccountId: ctx.businessAccountId,
+    idempotencyKey: `${status.id}:${status.status}`,
+    metadata,
+    status,
+    timestamp: parseTimestamp(status.timestamp),
+    timestampRaw: rawTimestampString(status.timestamp),
+  };
+}
+
+function templateEvent(value: JsonObject, ctx: ChangeContext): WebhookEvent {
+  const result = templateStatusValueSchema.safeParse(value);
+  if (!result.success)
+    return unknownEvent(ctx, 'invalid_item', ctx.path, value, toIssues(result.error.issues));
+  const template = result.data;
+  return {
+    kind: 'template_status',
+    field: 'message_template_status_update',
+    businessAccountId: ctx.businessAccountId,
+    idempotencyKey: `template:${template.message_template_id}:${template.event}:${contentHash(ctx.time, value)}`,
+    template,
+  };
+}
+
+function accountEvent(value: JsonObject, ctx: ChangeContext): WebhookEvent {
+  const result = accountUpdateValueSchema.safeParse(value);
+  if (!result.success)
+    return unknownEvent(ctx, 'invalid_item', ctx.path, value, toIssues(result.error.issues));
+  const account = result.data;
+  // The phone number and ban date are part of the hashed content, not spelled out: keys end up in shared stores.
+  return {
+    kind: 'account_update',
+    field: 'account_update',
+    businessAccountId: ctx.businessAccountId,
+    idempotencyKey: `account:${account.event}:${contentHash(ctx.time, value)}`,
+    account,
+  };
+}
+
+function unknownEvent(
+  ctx: ChangeContext,
+  reason: UnknownEvent['reason'],
+  path: Path,
+  raw: unknown,
+  issues: WebhookIssue[],
+  key?: string,
+): UnknownEvent {
+  return {
+    kind: 'unknown',
+    field: ctx.field,
+    businessAccountId: ctx.businessAccountId,
+    idempotencyKey: key ?? `unknown:${ctx.field}:${contentHash(ctx.time, raw, path)}`,
+    reason,
+    path,
+    raw,
+    issues,
+  };
+}
+
+function issue(path: Path, code: string, message: string): WebhookIssue {
+  return { path, code, message };
+}
+
+interface ZodIssueLike {
+  readonly path: readonly PropertyKey[];
+  readonly code: string;
+  readonly message: string;
+}
+
+function toIssues(issues: readonly ZodIssueLike[]): WebhookIssue[] {
+  // Zod's default messages name expected and received types only; its issues carry no input unless asked to.
+  return issues.map((i) => ({
+    path: i.path.filter((p): p is string | number => typeof p === 'string' || typeof p === 'number'),
+    code: i.code,
+    message: i.message,
+  }));
+}
+
+const NUMERIC = /^\s*-?\d+(?:\.\d+)?\s*$/;
+
+/**
+ * Unix seconds from a wire timestamp. `undefined` when absent or not a plain decimal number: `NaN` would make
+ * every comparison false and silently break sorting, `undefined` makes the caller decide.
+ */
+export function parseTimestamp(raw: unknown): number | undefined {
+  if (typeof raw === 'number') return Number.isFinite(raw) ? raw : undefined;
+  if (typeof raw !== 'string' || !NUMERIC.test(raw)) return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+function rawTimestampString(raw: unknown): string | undefined {
+  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'number') return String(raw);
+  return undefined;
+}
+
+/**
+ * A 53-bit hash (cyrb53) of the JSON of the given parts, in base 36. Not cryptographic: it only has to map the same
+ * redelivered content to the same key, with collisions far rarer than 24 hours of events.
+ */
+function contentHash(time: unknown, raw: unknown, fallbackPath?: Path): string {
+  let text: string;
+  try {
+    text = JSON.stringify([time ?? null, raw]) ?? '';
+  } catch {
+    // A cycle or BigInt in an object handed in by the caller: fall back to the location, still deterministic.
+    text = `path:${fallbackPath ? formatPath(fallbackPath) : ''}`;
+  }
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}

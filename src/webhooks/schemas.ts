@@ -1,0 +1,402 @@
+/**
+ * Zod schemas of what the gateway forwards to the customer's webhook, and the types inferred from them.
+ *
+ * Every object is loose: fields the spec does not list are kept, so a gateway that adds a field never breaks a
+ * consumer. Only the strict minimum is required (what an event cannot be identified or acted on without);
+ * every other documented field is optional, so a message that lacks, say, `image.sha256` is still delivered with
+ * that field `undefined` instead of being dropped. Enumerations that may grow (status values, template events,
+ * origin types) accept any string while their TypeScript types still offer the known values for autocomplete.
+ *
+ * Nothing here imports anything but zod: the webhooks entry runs on Node, Bun, Deno and Workers.
+ */
+import { z } from 'zod';
+
+/**
+ * A string that is one of the known values or any other string. The `string & {}` arm keeps editors offering the
+ * known values while accepting new ones the gateway may add.
+ */
+export type OpenEnum<T extends string> = T | (string & {});
+
+/** Accepts any (non-empty) string at runtime; typed as the known values plus `string`. */
+function openEnum<const T extends string>(_known: readonly T[], { nonEmpty = false } = {}) {
+  return z.custom<OpenEnum<T>>((value) => typeof value === 'string' && (!nonEmpty || value.length > 0), {
+    error: nonEmpty ? 'Expected a non-empty string' : 'Expected a string',
+  });
+}
+
+/** Status values the spec documents. Others may appear and are accepted. */
+export const STATUS_VALUES = ['sent', 'delivered', 'read', 'failed'] as const;
+/** A documented status value. */
+export type KnownStatusValue = (typeof STATUS_VALUES)[number];
+
+/** Conversation origin types the spec documents. */
+export const CONVERSATION_ORIGIN_TYPES = ['marketing', 'utility', 'authentication', 'service'] as const;
+
+/** Template status events the spec documents. */
+export const TEMPLATE_STATUS_EVENTS = [
+  'APPROVED',
+  'REJECTED',
+  'PENDING_DELETION',
+  'FLAGGED',
+  'PAUSED',
+] as const;
+
+/** Incoming message types the spec documents. A message of any other type becomes the `unknown` variant. */
+export const MESSAGE_TYPES = [
+  'text',
+  'image',
+  'audio',
+  'document',
+  'video',
+  'sticker',
+  'location',
+  'contacts',
+  'interactive',
+  'reaction',
+  'order',
+] as const;
+/** A documented incoming message type. */
+export type KnownMessageType = (typeof MESSAGE_TYPES)[number];
+
+/** Change `field` values the spec documents. A change with any other field becomes an `unknown` event. */
+export const CHANGE_FIELDS = ['messages', 'message_template_status_update', 'account_update'] as const;
+
+// The spec says timestamps are strings of Unix seconds; a number is accepted too, since re-serialising relays
+// are known to turn them into numbers and refusing one would lose the event.
+const timestampSchema = z.union([z.string(), z.number()]);
+
+/** `value.metadata`: which business number received the event. */
+export const metadataSchema = z.looseObject({
+  /** Identifier of the receiving number; needed for routing and for media download. */
+  phone_number_id: z.string().optional(),
+  display_phone_number: z.string().optional(),
+});
+export type WebhookMetadata = z.infer<typeof metadataSchema>;
+
+/** `value.contacts[]`: the sender of an incoming message. */
+export const contactSchema = z.looseObject({
+  wa_id: z.string().optional(),
+  profile: z.looseObject({ name: z.string().optional() }).optional(),
+});
+export type WebhookContact = z.infer<typeof contactSchema>;
+
+/** Optional reply context some incoming messages carry (not in the spec; kept typed because it is common). */
+const contextSchema = z.looseObject({ from: z.string().optional(), id: z.string().optional() });
+
+// The fields every incoming message shares. `id` and `type` are the strict minimum; without them a message is
+// delivered as an `unknown` event instead.
+const messageBase = {
+  /** The message's `wamid`: the idempotency key. */
+  id: z.string().min(1),
+  /** Sender number (equals `contacts[0].wa_id`). */
+  from: z.string().optional(),
+  /** Unix time in seconds, as sent. The event carries it parsed as `timestamp` and verbatim as `timestampRaw`. */
+  timestamp: timestampSchema.optional(),
+  context: contextSchema.optional(),
+};
+
+const mediaFields = {
+  /** Media identifier for the media download endpoint (valid 30 days). */
+  id: z.string().min(1),
+  mime_type: z.string().optional(),
+  sha256: z.string().optional(),
+};
+
+export const textMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('text'),
+  text: z.looseObject({ body: z.string() }),
+});
+
+export const imageMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('image'),
+  image: z.looseObject({
+    ...mediaFields,
+    mime_type: openEnum(['image/jpeg', 'image/png']).optional(),
+    caption: z.string().optional(),
+  }),
+});
+
+export const audioMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('audio'),
+  audio: z.looseObject({
+    ...mediaFields,
+    /** `true` for a voice note recorded in the app, `false` for an uploaded audio file. */
+    voice: z.boolean().optional(),
+  }),
+});
+
+export const documentMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('document'),
+  document: z.looseObject({
+    ...mediaFields,
+    filename: z.string().optional(),
+    caption: z.string().optional(),
+  }),
+});
+
+export const videoMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('video'),
+  video: z.looseObject({
+    ...mediaFields,
+    mime_type: openEnum(['video/mp4', 'video/3gp']).optional(),
+    caption: z.string().optional(),
+  }),
+});
+
+export const stickerMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('sticker'),
+  sticker: z.looseObject({
+    ...mediaFields,
+    mime_type: openEnum(['image/webp']).optional(),
+    animated: z.boolean().optional(),
+  }),
+});
+
+export const locationMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('location'),
+  location: z.looseObject({
+    latitude: z.number(),
+    longitude: z.number(),
+    name: z.string().optional(),
+    address: z.string().optional(),
+  }),
+});
+
+/** One shared contact card inside a `contacts` message. */
+export const sharedContactSchema = z.looseObject({
+  name: z
+    .looseObject({
+      formatted_name: z.string().optional(),
+      first_name: z.string().optional(),
+      last_name: z.string().optional(),
+    })
+    .optional(),
+  phones: z.array(z.looseObject({ phone: z.string().optional(), type: z.string().optional() })).optional(),
+  emails: z.array(z.looseObject({ email: z.string().optional(), type: z.string().optional() })).optional(),
+});
+export type SharedContact = z.infer<typeof sharedContactSchema>;
+
+export const contactsMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('contacts'),
+  contacts: z.array(sharedContactSchema),
+});
+
+/** A tap on a reply button the business sent. */
+export const buttonReplySchema = z.looseObject({
+  type: z.literal('button_reply'),
+  button_reply: z.looseObject({
+    /** The `reply.id` the business sent with the button. */
+    id: z.string(),
+    title: z.string().optional(),
+  }),
+});
+
+/** A row chosen from a list the business sent. */
+export const listReplySchema = z.looseObject({
+  type: z.literal('list_reply'),
+  list_reply: z.looseObject({
+    id: z.string(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+  }),
+});
+
+export const interactiveMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('interactive'),
+  // Other interactive kinds (flows, ...) do not match and are delivered as the `unknown` variant, raw object kept.
+  interactive: z.discriminatedUnion('type', [buttonReplySchema, listReplySchema]),
+});
+
+export const reactionMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('reaction'),
+  reaction: z.looseObject({
+    /** The `wamid` reacted to. */
+    message_id: z.string(),
+    /** An empty string (or no emoji at all) means the reaction was removed: see `isReactionRemoved`. */
+    emoji: z.string().optional(),
+  }),
+});
+
+/** One line of an order. */
+export const orderItemSchema = z.looseObject({
+  product_retailer_id: z.string(),
+  quantity: z.number().optional(),
+  item_price: z.number().optional(),
+  /** ISO 4217 code. */
+  currency: z.string().optional(),
+});
+export type OrderItem = z.infer<typeof orderItemSchema>;
+
+export const orderMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('order'),
+  order: z.looseObject({
+    catalog_id: z.string().optional(),
+    text: z.string().optional(),
+    product_items: z.array(orderItemSchema),
+  }),
+});
+
+/** Schema of each documented incoming message type, keyed by `type`. */
+export const messageSchemas = {
+  text: textMessageSchema,
+  image: imageMessageSchema,
+  audio: audioMessageSchema,
+  document: documentMessageSchema,
+  video: videoMessageSchema,
+  sticker: stickerMessageSchema,
+  location: locationMessageSchema,
+  contacts: contactsMessageSchema,
+  interactive: interactiveMessageSchema,
+  reaction: reactionMessageSchema,
+  order: orderMessageSchema,
+} as const;
+
+/** Any documented incoming message, discriminated by `type`. */
+export const knownMessageSchema = z.discriminatedUnion('type', [
+  textMessageSchema,
+  imageMessageSchema,
+  audioMessageSchema,
+  documentMessageSchema,
+  videoMessageSchema,
+  stickerMessageSchema,
+  locationMessageSchema,
+  contactsMessageSchema,
+  interactiveMessageSchema,
+  reactionMessageSchema,
+  orderMessageSchema,
+]);
+
+export type TextMessage = z.infer<typeof textMessageSchema>;
+export type ImageMessage = z.infer<typeof imageMessageSchema>;
+export type AudioMessage = z.infer<typeof audioMessageSchema>;
+export type DocumentMessage = z.infer<typeof documentMessageSchema>;
+export type VideoMessage = z.infer<typeof videoMessageSchema>;
+export type StickerMessage = z.infer<typeof stickerMessageSchema>;
+export type LocationMessage = z.infer<typeof locationMessageSchema>;
+export type ContactsMessage = z.infer<typeof contactsMessageSchema>;
+export type InteractiveMessage = z.infer<typeof interactiveMessageSchema>;
+export type ReactionMessage = z.infer<typeof reactionMessageSchema>;
+export type OrderMessage = z.infer<typeof orderMessageSchema>;
+/** Any documented incoming message, as validated. */
+export type KnownMessage = z.infer<typeof knownMessageSchema>;
+
+/**
+ * The wire shape every incoming message shares, whatever its type: what an envelope may carry in
+ * `value.messages[]` (new types included).
+ */
+export const incomingMessageWireSchema = z.looseObject({
+  ...messageBase,
+  type: z.string().min(1),
+});
+export type IncomingMessageWire = z.infer<typeof incomingMessageWireSchema>;
+
+/** One entry of a failed status's `errors[]`. */
+export const statusErrorSchema = z.looseObject({
+  code: z.number().int(),
+  title: z.string().optional(),
+  message: z.string().optional(),
+  error_data: z.looseObject({ details: z.string().optional() }).optional(),
+});
+export type StatusError = z.infer<typeof statusErrorSchema>;
+
+/** `value.statuses[]`: a change of an outbound message's state. `id` and `status` are the strict minimum. */
+export const statusSchema = z.looseObject({
+  /** The outbound message's `wamid` (the `data.messages[0].id` of the send response). */
+  id: z.string().min(1),
+  status: openEnum(STATUS_VALUES, { nonEmpty: true }),
+  /** Unix seconds of the change, as sent. Order statuses by this, not by arrival. */
+  timestamp: timestampSchema.optional(),
+  recipient_id: z.string().optional(),
+  conversation: z
+    .looseObject({
+      id: z.string().optional(),
+      origin: z.looseObject({ type: openEnum(CONVERSATION_ORIGIN_TYPES).optional() }).optional(),
+    })
+    .optional(),
+  pricing: z
+    .looseObject({
+      /** `true`: the gateway deducts the upstream fee (on `delivered`); `false`: free tier. */
+      billable: z.boolean().optional(),
+      pricing_model: z.string().optional(),
+      category: z.string().optional(),
+    })
+    .optional(),
+  /** Filled on `failed`. */
+  errors: z.array(statusErrorSchema).optional(),
+});
+export type WebhookStatus = z.infer<typeof statusSchema>;
+
+/** `value` of a `message_template_status_update` change. */
+export const templateStatusValueSchema = z.looseObject({
+  event: openEnum(TEMPLATE_STATUS_EVENTS, { nonEmpty: true }),
+  // An integer per the spec. Not `.int()`: zod's int is the safe-integer range and an id beyond 2^53 has
+  // already lost precision in JSON.parse; refusing it would only lose the event as well.
+  message_template_id: z.number(),
+  message_template_name: z.string().optional(),
+  message_template_language: z.string().optional(),
+  /** Filled for a rejection; `null` otherwise. */
+  reason: z.string().nullable().optional(),
+});
+export type TemplateStatusValue = z.infer<typeof templateStatusValueSchema>;
+
+/** `value` of an `account_update` change. */
+export const accountUpdateValueSchema = z.looseObject({
+  phone_number: z.string().optional(),
+  event: z.string().min(1),
+  ban_info: z
+    .looseObject({
+      waba_ban_state: z.string().optional(),
+      /** A date, as sent. */
+      waba_ban_date: z.string().optional(),
+    })
+    .optional(),
+});
+export type AccountUpdateValue = z.infer<typeof accountUpdateValueSchema>;
+
+/** `value` of a `messages` change: incoming messages and/or statuses, with the receiving number and senders. */
+export const messagesValueSchema = z.looseObject({
+  messaging_product: z.string().optional(),
+  metadata: metadataSchema.optional(),
+  contacts: z.array(contactSchema).optional(),
+  messages: z.array(incomingMessageWireSchema).optional(),
+  statuses: z.array(statusSchema).optional(),
+});
+export type MessagesValue = z.infer<typeof messagesValueSchema>;
+
+/** One `entry[].changes[]` item. */
+export const changeSchema = z.looseObject({
+  field: z.string(),
+  value: z.looseObject({}),
+});
+
+/** One `entry[]` item: the business account and its changes. */
+export const entrySchema = z.looseObject({
+  /** Business account identifier. */
+  id: z.string(),
+  changes: z.array(changeSchema),
+});
+
+/**
+ * The envelope the gateway POSTs to the customer's webhook. It describes the structure; `parseWebhook` is what
+ * turns one into typed events (and never refuses an event over a field it does not strictly need).
+ *
+ * @example
+ * const ok = webhookEnvelopeSchema.safeParse(JSON.parse(body)).success;
+ */
+export const webhookEnvelopeSchema = z.looseObject({
+  object: z.string().optional(),
+  entry: z.array(entrySchema),
+});
+/** The envelope as validated by `webhookEnvelopeSchema`. */
+export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;

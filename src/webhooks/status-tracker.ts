@@ -1,0 +1,202 @@
+/**
+ * `StatusTracker`: the current state of each outbound message from status events that arrive in any order and
+ * possibly more than once (the gateway guarantees neither order nor single delivery).
+ *
+ * The rules, chosen so that the result does not depend on arrival order (any permutation of the same events gives
+ * the same final state):
+ * - States only move forward: `sent` < `delivered` < `read`. A lower state arriving late (a `sent` after a
+ *   `delivered`) never moves a message back; its timestamp is still recorded (`sentAt`).
+ * - `read` implies `delivered`: a `read` that arrives before its `delivered` sets the state to `read` and
+ *   `delivered` to `true`; the late `delivered` then only fills `deliveredAt` and billing.
+ * - `failed` is final: once failed, no other state replaces it; `failed` replaces any state.
+ * - Timestamps: for each state the earliest timestamp seen is kept. States are ordered by rank, not timestamp,
+ *   because upstream timestamps are whole seconds (sent and delivered often share one) and a clock skew must not
+ *   move a read message back to delivered.
+ * - Billing: a `delivered` event with `pricing.billable === true` marks the message billable once, however often
+ *   it is redelivered and whenever it arrives.
+ * - A status value the SDK does not know is not tracked (`ignored: 'unknown_status'`).
+ */
+import type { StatusEvent } from './events.js';
+import { parseTimestamp } from './parse.js';
+import type { KnownStatusValue, StatusError, WebhookStatus } from './schemas.js';
+
+/** What the tracker knows about one outbound message. Snapshots are never mutated. */
+export interface TrackedStatus {
+  /** The outbound message's `wamid`. */
+  readonly wamid: string;
+  /** The furthest state reached (or `failed`). */
+  readonly status: KnownStatusValue;
+  /** Unix seconds of the event that set `status`, when it carried one. */
+  readonly timestamp: number | undefined;
+  readonly sentAt: number | undefined;
+  readonly deliveredAt: number | undefined;
+  readonly readAt: number | undefined;
+  readonly failedAt: number | undefined;
+  /** Reached the recipient: a `delivered` or a `read` was seen (read implies delivered). */
+  readonly delivered: boolean;
+  /** A `delivered` event with `pricing.billable === true` was seen: the gateway deducts the fee for it. */
+  readonly billable: boolean;
+  readonly recipientId: string | undefined;
+  /** `errors[]` of the `failed` event. */
+  readonly errors: readonly StatusError[] | undefined;
+  /** Number of status events applied to this message, duplicates included. */
+  readonly events: number;
+}
+
+/** What one `update` did. */
+export interface StatusUpdateResult {
+  /** `status` moved (a new message counts as a change). Timestamp or billing details alone do not. */
+  readonly changed: boolean;
+  /** The snapshot before the update, `undefined` for a message seen for the first time. */
+  readonly previous: TrackedStatus | undefined;
+  /** The snapshot after the update; `undefined` only when the event was ignored for a message not tracked. */
+  readonly current: TrackedStatus | undefined;
+  /** Set when the event was not applied. */
+  readonly ignored?: 'unknown_status';
+  /** This update marked the message billable for the first time. */
+  readonly newlyBillable: boolean;
+}
+
+export interface StatusTrackerOptions {
+  /** Most messages kept; the least recently updated is evicted beyond it. Default 100,000. */
+  maxEntries?: number;
+  /** Called after every update that changed a message's `status`. An exception thrown here reaches the caller. */
+  onChange?: (result: StatusUpdateResult & { current: TrackedStatus }) => void;
+}
+
+const RANK: Readonly<Record<KnownStatusValue, number>> = { sent: 1, delivered: 2, read: 3, failed: 4 };
+
+function isKnownStatus(value: string): value is KnownStatusValue {
+  return Object.hasOwn(RANK, value);
+}
+
+function isStatusEvent(input: StatusEvent | WebhookStatus): input is StatusEvent {
+  // A raw status object is loose and could carry any key: the event also has the status as an object.
+  return input.kind === 'status' && typeof input.status === 'object' && input.status !== null;
+}
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.min(a, b);
+}
+
+/**
+ * Tracks the latest state of outbound messages from status events, in any order, duplicates included.
+ *
+ * @example
+ * const tracker = new StatusTracker({ onChange: ({ current }) => db.setStatus(current.wamid, current.status) });
+ * createWebhookHandler({ secret, onEvent: (e) => { if (e.kind === 'status') tracker.update(e); } });
+ */
+export class StatusTracker {
+  private readonly byWamid = new Map<string, TrackedStatus>();
+  private readonly maxEntries: number;
+  private readonly onChange: StatusTrackerOptions['onChange'];
+  private billable = 0;
+
+  constructor(options: StatusTrackerOptions = {}) {
+    const max = options.maxEntries;
+    this.maxEntries = typeof max === 'number' && Number.isFinite(max) && max >= 1 ? Math.floor(max) : 100_000;
+    this.onChange = options.onChange;
+  }
+
+  /** Messages tracked. */
+  get size(): number {
+    return this.byWamid.size;
+  }
+
+  /**
+   * Messages marked billable since the tracker was created. A message evicted (see `maxEntries`) and seen again
+   * later may be counted twice.
+   */
+  get billableCount(): number {
+    return this.billable;
+  }
+
+  /**
+   * Applies a status event (from `parseWebhook`) or a raw `statuses[]` object.
+   *
+   * @example
+   * const { changed, current } = tracker.update(event);
+   * if (changed) console.log(current?.wamid, current?.status);
+   */
+  update(input: StatusEvent | WebhookStatus): StatusUpdateResult {
+    const event = isStatusEvent(input);
+    const status = event ? input.status : input;
+    const timestamp = event ? input.timestamp : parseTimestamp(status.timestamp);
+    const wamid = status.id;
+    const previous = this.byWamid.get(wamid);
+    const value = status.status;
+    if (!isKnownStatus(value)) {
+      return { changed: false, previous, current: previous, ignored: 'unknown_status', newlyBillable: false };
+    }
+
+    const base: TrackedStatus = previous ?? {
+      wamid,
+      status: value,
+      timestamp,
+      sentAt: undefined,
+      deliveredAt: undefined,
+      readAt: undefined,
+      failedAt: undefined,
+      delivered: false,
+      billable: false,
+      recipientId: undefined,
+      errors: undefined,
+      events: 0,
+    };
+    const advances = previous === undefined || (base.status !== 'failed' && RANK[value] > RANK[base.status]);
+    const newlyBillable = value === 'delivered' && status.pricing?.billable === true && !base.billable;
+    const current: TrackedStatus = {
+      wamid,
+      status: advances ? value : base.status,
+      timestamp: advances
+        ? timestamp
+        : base.status === value
+          ? minDefined(base.timestamp, timestamp)
+          : base.timestamp,
+      sentAt: value === 'sent' ? minDefined(base.sentAt, timestamp) : base.sentAt,
+      deliveredAt: value === 'delivered' ? minDefined(base.deliveredAt, timestamp) : base.deliveredAt,
+      readAt: value === 'read' ? minDefined(base.readAt, timestamp) : base.readAt,
+      failedAt: value === 'failed' ? minDefined(base.failedAt, timestamp) : base.failedAt,
+      delivered: base.delivered || value === 'delivered' || value === 'read',
+      billable: base.billable || newlyBillable,
+      recipientId: base.recipientId ?? status.recipient_id,
+      errors: value === 'failed' && (base.errors === undefined || advances) ? status.errors : base.errors,
+      events: base.events + 1,
+    };
+    if (newlyBillable) this.billable++;
+
+    // Delete and re-insert: the Map's order becomes least recently updated first, which is what gets evicted.
+    this.byWamid.delete(wamid);
+    this.byWamid.set(wamid, current);
+    while (this.byWamid.size > this.maxEntries) {
+      const oldest = this.byWamid.keys().next();
+      if (oldest.done) break;
+      this.byWamid.delete(oldest.value);
+    }
+
+    const result: StatusUpdateResult = { changed: advances, previous, current, newlyBillable };
+    if (advances) this.onChange?.({ ...result, current });
+    return result;
+  }
+
+  /** The tracked state of a message, or `undefined`. */
+  get(wamid: string): TrackedStatus | undefined {
+    return this.byWamid.get(wamid);
+  }
+
+  /** Every tracked message, least recently updated first. */
+  entries(): IterableIterator<[string, TrackedStatus]> {
+    return this.byWamid.entries();
+  }
+
+  /** Stops tracking a message (for example once it is read or failed and stored elsewhere). */
+  delete(wamid: string): boolean {
+    return this.byWamid.delete(wamid);
+  }
+
+  clear(): void {
+    this.byWamid.clear();
+  }
+}

@@ -1,0 +1,249 @@
+import { inspect } from 'node:util';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  ConflictError,
+  NotFoundError,
+  PermissionDeniedError,
+  PublicApiClient,
+  RateLimitError,
+  type TemplateCreateRequest,
+  TemplateValidationError,
+  UnprocessableEntityError,
+  UpstreamError,
+  validateTemplate,
+} from '../../src/index.js';
+import { useMswServer } from '../helpers/msw.js';
+
+const server = useMswServer();
+const API = 'https://api.test/api/v1';
+const SECRET = 'sk_org_9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a';
+const api = (extra: object = {}) => new PublicApiClient({ secretKey: SECRET, baseUrl: API, ...extra });
+
+const template: TemplateCreateRequest = {
+  name: 'order_shipped',
+  language: 'en_US',
+  category: 'UTILITY',
+  body: { text: 'Your order {{1}} has shipped.', examples: ['#1042'] },
+};
+const created = {
+  sourceId: '1234567890',
+  name: 'order_shipped',
+  language: 'en_US',
+  category: 'UTILITY',
+  status: 'PENDING',
+};
+const fail = (status: number, code: string, group: string, extra: object = {}) =>
+  HttpResponse.json(
+    { isSuccess: false, errors: { code, group, description: `${code} text`, ...extra } },
+    { status },
+  );
+
+describe('PublicApiClient.templates.create', () => {
+  it('POSTs the template to /wa/{app_id}/templates with the secret key and returns the record', async () => {
+    let seen: { url: string; auth: string | null; body: unknown } | undefined;
+    server.use(
+      http.post(`${API}/wa/:appId/templates`, async ({ request }) => {
+        seen = { url: request.url, auth: request.headers.get('authorization'), body: await request.json() };
+        return HttpResponse.json({ data: { ...created, extra: 1 }, isSuccess: true });
+      }),
+    );
+    const record = await api().templates.create('app 1', template);
+    expect(seen?.url).toBe(`${API}/wa/app%201/templates`);
+    expect(seen?.auth).toBe(`Bearer ${SECRET}`);
+    expect(seen?.body).toEqual(template);
+    expect(record).toMatchObject(created);
+  });
+
+  it('onPremBase serves the same call from {onprem_base}/public/api/v1', async () => {
+    let url = '';
+    server.use(
+      http.post('https://crm.customer.test/public/api/v1/wa/:appId/templates', ({ request }) => {
+        url = request.url;
+        return HttpResponse.json({ data: created, isSuccess: true });
+      }),
+    );
+    const client = new PublicApiClient({ secretKey: SECRET, onPremBase: 'https://crm.customer.test/' });
+    expect(client.baseUrl).toBe('https://crm.customer.test/public/api/v1');
+    await client.templates.create('a1', template);
+    expect(url).toBe('https://crm.customer.test/public/api/v1/wa/a1/templates');
+  });
+
+  it('an invalid template throws TemplateValidationError with every issue and makes no request', async () => {
+    const bad = {
+      ...template,
+      name: 'Order Shipped',
+      body: { text: '{{1}} shipped {{2}}', examples: ['x'] },
+    };
+    const e = await api()
+      .templates.create('a1', bad as TemplateCreateRequest)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(TemplateValidationError);
+    const codes = (e as TemplateValidationError).issues.map((i) => i.code);
+    expect(codes).toEqual(expect.arrayContaining(['WA_TPL_034', 'WA_TPL_011', 'WA_TPL_014']));
+    expect(validateTemplate(bad).issues).toEqual((e as TemplateValidationError).issues);
+  });
+
+  it('validate: false lets the server judge', async () => {
+    server.use(
+      http.post(`${API}/wa/:appId/templates`, () =>
+        fail(422, 'WA_TPL_034', 'VALIDATION', {
+          fields: { name: { code: 'WA_TPL_034', description: 'Name must match ^[a-z][a-z0-9_]*$' } },
+        }),
+      ),
+    );
+    const bad = { ...template, name: 'Bad Name' };
+    const e = await api()
+      .templates.create('a1', bad, { validate: false })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(UnprocessableEntityError);
+    // The server's field errors and the local issues share one shape: one handler serves both.
+    const server422 = (e as UnprocessableEntityError).issues;
+    const local = validateTemplate(bad).issues;
+    expect(server422).toEqual([
+      { code: 'WA_TPL_034', field: 'name', message: 'Name must match ^[a-z][a-z0-9_]*$' },
+    ]);
+    expect(local.map(({ code, field }) => ({ code, field }))).toEqual(
+      server422.map(({ code, field }) => ({ code, field })),
+    );
+  });
+
+  it.each([
+    [400, 'REQ_001', 'VALIDATION', BadRequestError],
+    [400, 'UPSTREAM_021', 'VALIDATION', BadRequestError],
+    [401, 'ORGANIZATION_SECRET_010', 'AUTHENTICATION', AuthenticationError],
+    [401, 'ORGANIZATION_SECRET_011', 'AUTHENTICATION', AuthenticationError],
+    [401, 'UPSTREAM_018', 'AUTHENTICATION', AuthenticationError],
+    [403, 'UPSTREAM_019', 'NOT_ALLOWED', PermissionDeniedError],
+    [404, 'APPLICATION_004', 'NOT_FOUND', NotFoundError],
+    [409, 'UPSTREAM_017', 'CONFLICT', ConflictError],
+    [422, 'WA_TPL_014', 'VALIDATION', UnprocessableEntityError],
+    [422, 'UPSTREAM_022', 'VALIDATION', UnprocessableEntityError],
+    [422, 'UPSTREAM_023', 'VALIDATION', UnprocessableEntityError],
+    [422, 'UPSTREAM_024', 'VALIDATION', UnprocessableEntityError],
+    [422, 'UPSTREAM_025', 'VALIDATION', UnprocessableEntityError],
+    [422, 'UPSTREAM_026', 'VALIDATION', UnprocessableEntityError],
+    [422, 'UPSTREAM_027', 'VALIDATION', UnprocessableEntityError],
+    [422, 'UPSTREAM_028', 'VALIDATION', UnprocessableEntityError],
+    [422, 'UPSTREAM_029', 'VALIDATION', UnprocessableEntityError],
+    [502, 'UPSTREAM_003', 'SERVICE_UNAVAILABLE', UpstreamError],
+  ] as const)(
+    '%i %s → %o with code, group, description, params and fields; sent once',
+    async (status, code, group, Class) => {
+      let count = 0;
+      server.use(
+        http.post(`${API}/wa/:appId/templates`, () => {
+          count++;
+          return fail(status, code, group, {
+            params: { limit: 60 },
+            fields: { 'header.text': { code, description: 'field text', params: { limit: 60 } } },
+          });
+        }),
+      );
+      const e = await api()
+        .templates.create('a1', template)
+        .catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(Class);
+      expect(e).toMatchObject({ status, code, group, description: `${code} text`, params: { limit: 60 } });
+      expect((e as UnprocessableEntityError).fields).toEqual({
+        'header.text': { code, description: 'field text', params: { limit: 60 } },
+      });
+      expect(count).toBe(1);
+    },
+  );
+
+  it('429 UPSTREAM_020 is a RateLimitError, retried (nothing was created)', async () => {
+    let count = 0;
+    server.use(
+      http.post(`${API}/wa/:appId/templates`, () =>
+        ++count === 1
+          ? fail(429, 'UPSTREAM_020', 'LIMIT_EXCEEDED')
+          : HttpResponse.json({ data: created, isSuccess: true }),
+      ),
+    );
+    expect((await api().templates.create('a1', template)).sourceId).toBe('1234567890');
+    expect(count).toBe(2);
+    server.use(http.post(`${API}/wa/:appId/templates`, () => fail(429, 'UPSTREAM_020', 'LIMIT_EXCEEDED')));
+    await expect(api({ maxRetries: 0 }).templates.create('a1', template)).rejects.toBeInstanceOf(
+      RateLimitError,
+    );
+  });
+});
+
+describe('PublicApiClient.request', () => {
+  it('calls any path with the same auth, query and errors', async () => {
+    let seen: { url: string; auth: string | null } | undefined;
+    server.use(
+      http.get(`${API}/wa/:appId/templates`, ({ request }) => {
+        seen = { url: request.url, auth: request.headers.get('authorization') };
+        return HttpResponse.json({ data: [], isSuccess: true });
+      }),
+    );
+    expect(
+      await api().request('GET', '/wa/a1/templates', {
+        query: { language: 'en_US', limit: 10, skip: undefined },
+      }),
+    ).toEqual({
+      data: [],
+      isSuccess: true,
+    });
+    expect(seen?.url).toBe(`${API}/wa/a1/templates?language=en_US&limit=10`);
+    expect(seen?.auth).toBe(`Bearer ${SECRET}`);
+  });
+
+  it('GETs are retried on 5xx; POSTs are not', async () => {
+    let gets = 0;
+    let posts = 0;
+    server.use(
+      http.get(`${API}/x`, () =>
+        ++gets === 1 ? new HttpResponse('oops', { status: 503 }) : HttpResponse.json({ ok: 1 }),
+      ),
+      http.post(`${API}/x`, () => {
+        posts++;
+        return new HttpResponse('oops', { status: 503 });
+      }),
+    );
+    expect(await api().request('GET', '/x')).toEqual({ ok: 1 });
+    expect(gets).toBe(2);
+    await expect(api().request('POST', '/x', { body: { a: 1 } })).rejects.toMatchObject({ status: 503 });
+    expect(posts).toBe(1);
+  });
+
+  it('errors map with fields (ORGANIZATION_SECRET_011)', async () => {
+    server.use(
+      http.delete(`${API}/wa/a1/templates/t1`, () => fail(401, 'ORGANIZATION_SECRET_011', 'AUTHENTICATION')),
+    );
+    await expect(api().request('DELETE', '/wa/a1/templates/t1')).rejects.toBeInstanceOf(AuthenticationError);
+  });
+
+  it.each(['wa/a1', '//evil.test/x', '/x?y=1'])('rejects the path %s before any request', async (path) => {
+    await expect(api().request('GET', path)).rejects.toBeInstanceOf(ConfigurationError);
+  });
+});
+
+describe('PublicApiClient construction', () => {
+  it.each([
+    [{ baseUrl: API }, /secretKey is required/],
+    [{ secretKey: SECRET }, /baseUrl is required/],
+    [{ secretKey: SECRET, baseUrl: 'https://api.test' }, /must end in '\/api\/v1'/],
+    [{ secretKey: SECRET, baseUrl: API, onPremBase: 'https://x.test' }, /not both/],
+  ])('%o is a clear ConfigurationError', (options, message) => {
+    expect(() => new PublicApiClient(options as ConstructorParameters<typeof PublicApiClient>[0])).toThrow(
+      message,
+    );
+  });
+
+  it('keeps the secret key out of inspect and JSON', () => {
+    expect(inspect(api(), { showHidden: true, depth: 5 })).not.toContain(SECRET);
+    expect(JSON.stringify(api())).not.toContain(SECRET);
+  });
+});
+
+describe('templates.create input', () => {
+  it('a missing app id is a ConfigurationError before any request', async () => {
+    await expect(api().templates.create('', template)).rejects.toBeInstanceOf(ConfigurationError);
+  });
+});

@@ -1,0 +1,86 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MemoryIdempotencyStore } from '../../src/webhooks/index.js';
+
+describe('MemoryIdempotencyStore', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.setSystemTime(new Date('2024-01-01T00:00:00Z'));
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a key in progress or done is not claimed again', () => {
+    const store = new MemoryIdempotencyStore();
+    expect(store.claim('k', 1000)).toBe('claimed');
+    expect(store.claim('k', 1000)).toBe('in_progress');
+    store.complete('k', 1000);
+    expect(store.claim('k', 1000)).toBe('done');
+    expect(store.peek('k')).toBe('done');
+  });
+
+  it('release frees a key so the retry can claim it', () => {
+    const store = new MemoryIdempotencyStore();
+    expect(store.claim('k', 1000)).toBe('claimed');
+    store.release('k');
+    expect(store.peek('k')).toBeUndefined();
+    expect(store.claim('k', 1000)).toBe('claimed');
+  });
+
+  it('forgets a key after its TTL', () => {
+    const store = new MemoryIdempotencyStore();
+    store.claim('k', 1000);
+    store.complete('k', 1000);
+    vi.advanceTimersByTime(999);
+    expect(store.claim('k', 1000)).toBe('done');
+    vi.advanceTimersByTime(1);
+    expect(store.claim('k', 1000)).toBe('claimed');
+  });
+
+  it('uses its default TTL (24 h unless set) when none is given', () => {
+    const store = new MemoryIdempotencyStore({ ttlMs: 5000 });
+    store.claim('k');
+    store.complete('k');
+    vi.advanceTimersByTime(4999);
+    expect(store.peek('k')).toBe('done');
+    vi.advanceTimersByTime(1);
+    expect(store.peek('k')).toBeUndefined();
+    const dayStore = new MemoryIdempotencyStore();
+    dayStore.claim('d');
+    vi.advanceTimersByTime(24 * 3600 * 1000 - 1);
+    expect(dayStore.peek('d')).toBe('in_progress');
+    vi.advanceTimersByTime(1);
+    expect(dayStore.peek('d')).toBeUndefined();
+  });
+
+  it('sweeps expired keys so the size does not grow with traffic', () => {
+    const store = new MemoryIdempotencyStore();
+    for (let i = 0; i < 100; i++) store.claim(`a${i}`, 1000);
+    expect(store.size).toBe(100);
+    vi.advanceTimersByTime(1000);
+    store.claim('b', 1000);
+    expect(store.size).toBe(1);
+  });
+
+  it('bounds its size by evicting the oldest keys', () => {
+    const store = new MemoryIdempotencyStore({ maxKeys: 3 });
+    for (const key of ['a', 'b', 'c', 'd']) store.claim(key, 60_000);
+    expect(store.size).toBe(3);
+    expect(store.peek('a')).toBeUndefined();
+    expect(store.peek('d')).toBe('in_progress');
+    // A completed key moves to the back: it is evicted last.
+    store.complete('b', 60_000);
+    store.claim('e', 60_000);
+    expect(store.peek('c')).toBeUndefined();
+    expect(store.peek('b')).toBe('done');
+  });
+
+  it('stays fast with many keys (eviction is O(1) amortised)', () => {
+    const store = new MemoryIdempotencyStore({ maxKeys: 1000 });
+    const started = performance.now();
+    for (let i = 0; i < 200_000; i++) store.claim(`key-${i}`, 60_000);
+    expect(store.size).toBe(1000);
+    // Quadratic eviction would take minutes here; linear takes well under a second even on a slow machine.
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * The webhooks entry runs on Node, Bun, Deno and Workers: it may import only zod, its own files and the
+ * dependency-free core errors module, and may not touch Node globals.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const dir = join(root, 'src/webhooks');
+
+function sourceFiles(path: string): string[] {
+  return readdirSync(path, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? sourceFiles(join(path, d.name)) : d.name.endsWith('.ts') ? [join(path, d.name)] : [],
+  );
+}
+
+/** Source without comments and string contents of comments, so TSDoc examples do not count as code. */
+function code(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+function specifiers(text: string): string[] {
+  const out: string[] = [];
+  const patterns = [
+    /\b(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+    /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  for (const pattern of patterns) for (const m of text.matchAll(pattern)) out.push(m[1]!);
+  return out;
+}
+
+function allowed(specifier: string): boolean {
+  if (specifier === 'zod') return true;
+  if (specifier === '../core/errors.js') return true;
+  return specifier.startsWith('./') && !specifier.includes('..');
+}
+
+describe('src/webhooks imports', () => {
+  const files = sourceFiles(dir);
+
+  it('finds the webhook sources', () => {
+    expect(files.map((f) => relative(dir, f)).sort()).toEqual(
+      expect.arrayContaining(['index.ts', 'handler.ts', 'node-handler.ts', 'parse.ts', 'verify.ts']),
+    );
+  });
+
+  it('imports only zod, relative files and ../core/errors.js', () => {
+    const offending: string[] = [];
+    const seen = new Set<string>();
+    for (const file of files) {
+      for (const s of specifiers(code(readFileSync(file, 'utf8')))) {
+        seen.add(s);
+        if (!allowed(s)) offending.push(`${relative(root, file)}: ${s}`);
+      }
+    }
+    expect(offending).toEqual([]);
+    // The scan does see the imports that exist (multi-line and type-only ones included).
+    expect([...seen]).toEqual(
+      expect.arrayContaining(['zod', '../core/errors.js', './schemas.js', './handler.js']),
+    );
+  });
+
+  it('the scanner catches what it must', () => {
+    expect(specifiers("import { x } from 'node:http';").filter((s) => !allowed(s))).toEqual(['node:http']);
+    expect(
+      specifiers("import type { Y } from '../gateway/client.js';").filter((s) => !allowed(s)),
+    ).toHaveLength(1);
+    expect(specifiers("const m = await import('node:crypto');").filter((s) => !allowed(s))).toHaveLength(1);
+    expect(specifiers("export * from 'ky';").filter((s) => !allowed(s))).toHaveLength(1);
+    expect(specifiers("import './side-effect.js';")).toEqual(['./side-effect.js']);
+  });
+
+  it('uses no Node globals (Buffer, process, require, __dirname)', () => {
+    const offending: string[] = [];
+    for (const file of files) {
+      const text = code(readFileSync(file, 'utf8'));
+      for (const name of ['Buffer', 'process', 'require', '__dirname', 'setImmediate']) {
+        if (new RegExp(`(?<![\\w.'"])${name}\\b(?!['"])`).test(text))
+          offending.push(`${relative(root, file)}: ${name}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it('bundles for a neutral platform without any node: import', async () => {
+    const result = await build({
+      entryPoints: [join(dir, 'index.ts')],
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'neutral',
+      external: ['zod'],
+      logLevel: 'silent',
+    });
+    const output = result.outputFiles.map((f) => f.text).join('\n');
+    expect(output).not.toMatch(/from\s*['"]node:/);
+    expect(output).not.toMatch(/\brequire\(/);
+    expect(output).toContain('createNodeWebhookHandler');
+  });
+});

@@ -1,0 +1,122 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { WaGatewayError } from '../../src/core/errors.js';
+import {
+  RawBodyRequiredError,
+  signUpstreamBody,
+  verifyAuthorization,
+  verifyUpstreamSignature,
+} from '../../src/webhooks/index.js';
+
+const SECRET = 'wh_0123456789abcdefghijklmnopqrstuv';
+const OLD = 'wh_old_secret_zyxwvutsrqponmlkjihgfe';
+
+describe('verifyAuthorization', () => {
+  it('accepts the exact Bearer secret', () => {
+    expect(verifyAuthorization(`Bearer ${SECRET}`, SECRET)).toBe(true);
+  });
+
+  it('matches the scheme case-insensitively and tolerates surrounding whitespace', () => {
+    expect(verifyAuthorization(`bearer ${SECRET}`, SECRET)).toBe(true);
+    expect(verifyAuthorization(`BEARER ${SECRET}`, SECRET)).toBe(true);
+    expect(verifyAuthorization(`  Bearer ${SECRET}  `, SECRET)).toBe(true);
+  });
+
+  it('refuses a wrong secret, including ones differing by one character or by length', () => {
+    expect(verifyAuthorization(`Bearer ${SECRET.slice(0, -1)}X`, SECRET)).toBe(false);
+    expect(verifyAuthorization(`Bearer ${SECRET.slice(0, -1)}`, SECRET)).toBe(false);
+    expect(verifyAuthorization(`Bearer ${SECRET}x`, SECRET)).toBe(false);
+    expect(verifyAuthorization(`Bearer ${SECRET}${SECRET}`, SECRET)).toBe(false);
+    expect(verifyAuthorization('Bearer x', SECRET)).toBe(false);
+    expect(verifyAuthorization(`Bearer ${'a'.repeat(10_000)}`, SECRET)).toBe(false);
+  });
+
+  it('refuses every other form', () => {
+    for (const header of [
+      undefined,
+      null,
+      '',
+      SECRET,
+      `Basic ${SECRET}`,
+      `Token ${SECRET}`,
+      `Bearer`,
+      `Bearer `,
+      `Bearer\t${SECRET}`,
+      `Bearer${SECRET}`,
+      `Bearer ${SECRET} extra`,
+      `Bearer  ${SECRET} ${SECRET}`,
+      `Bearer: ${SECRET}`,
+    ]) {
+      expect(verifyAuthorization(header, SECRET), String(header)).toBe(false);
+    }
+    expect(verifyAuthorization([`Bearer ${SECRET}`], SECRET)).toBe(false);
+  });
+
+  it('accepts any secret of a rotation list, and only those', () => {
+    expect(verifyAuthorization(`Bearer ${SECRET}`, [OLD, SECRET])).toBe(true);
+    expect(verifyAuthorization(`Bearer ${OLD}`, [OLD, SECRET])).toBe(true);
+    expect(verifyAuthorization('Bearer other', [OLD, SECRET])).toBe(false);
+  });
+
+  it('never matches an empty secret', () => {
+    expect(verifyAuthorization('Bearer ', '')).toBe(false);
+    expect(verifyAuthorization('Bearer x', ['', ''])).toBe(false);
+    expect(verifyAuthorization('Bearer x', [])).toBe(false);
+  });
+});
+
+describe('upstream signature', () => {
+  const body = '{"object":"whatsapp_business_account","entry":[]}';
+  const appSecret = 'upstream-app-secret';
+  const expected = `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;
+
+  it('signUpstreamBody matches an independent HMAC-SHA256 (node:crypto)', async () => {
+    expect(await signUpstreamBody(body, appSecret)).toBe(expected);
+    expect(await signUpstreamBody(new TextEncoder().encode(body), appSecret)).toBe(expected);
+  });
+
+  it('verifies string, Uint8Array and ArrayBuffer bodies; hex case-insensitive', async () => {
+    const bytes = new TextEncoder().encode(body);
+    expect(await verifyUpstreamSignature(body, expected, appSecret)).toBe(true);
+    expect(await verifyUpstreamSignature(bytes, expected, appSecret)).toBe(true);
+    expect(await verifyUpstreamSignature(bytes.buffer.slice(0), expected, appSecret)).toBe(true);
+    expect(
+      await verifyUpstreamSignature(body, expected.toUpperCase().replace('SHA256=', 'sha256='), appSecret),
+    ).toBe(true);
+  });
+
+  it('refuses a changed body, a wrong secret, and malformed headers', async () => {
+    expect(await verifyUpstreamSignature(`${body} `, expected, appSecret)).toBe(false);
+    expect(await verifyUpstreamSignature(body, expected, 'other')).toBe(false);
+    for (const header of [
+      undefined,
+      null,
+      '',
+      expected.slice(7),
+      `sha1=${expected.slice(7)}`,
+      expected.slice(0, -1),
+      `${expected}0`,
+      `${expected.slice(0, -1)}g`,
+    ]) {
+      expect(await verifyUpstreamSignature(body, header, appSecret), String(header)).toBe(false);
+    }
+  });
+
+  it('accepts any secret of a rotation list', async () => {
+    expect(await verifyUpstreamSignature(body, expected, ['old-secret', appSecret])).toBe(true);
+    expect(await verifyUpstreamSignature(body, expected, ['old-secret', ''])).toBe(false);
+  });
+
+  it('throws a clear error for a parsed object instead of answering false', async () => {
+    const parsed = JSON.parse(body) as object;
+    const attempt = verifyUpstreamSignature(parsed as never, expected, appSecret);
+    await expect(attempt).rejects.toBeInstanceOf(RawBodyRequiredError);
+    await expect(verifyUpstreamSignature(parsed as never, expected, appSecret)).rejects.toBeInstanceOf(
+      WaGatewayError,
+    );
+    await expect(verifyUpstreamSignature(parsed as never, undefined, appSecret)).rejects.toThrow(
+      /raw request body/,
+    );
+    await expect(verifyUpstreamSignature(null as never, expected, appSecret)).rejects.toThrow(/body parser/);
+  });
+});
