@@ -6,6 +6,7 @@ export * from './core/errors.js';
 export type { Logger } from './core/logger.js';
 export { RateLimiter } from './core/rate-limiter.js';
 export type { RetryRules } from './core/retry-policy.js';
+export type { DeepReadonly } from './core/types.js';
 export { SDK_VERSION } from './core/version.js';
 export * from './gateway/index.js';
 export * from './public-api/index.js';

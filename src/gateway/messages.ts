@@ -7,6 +7,7 @@ import {
 } from '../core/errors.js';
 import { excerpt } from '../core/secrets.js';
 import type { Transport } from '../core/transport.js';
+import type { DeepReadonly } from '../core/types.js';
 import { type OutboundMessage, type SendContact, sendResponseSchema } from './message-schema.js';
 import { assertValidMessage, validateMessage } from './validate-message.js';
 
@@ -83,7 +84,7 @@ export class Messages {
    * @example
    * const { messageId } = await gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'Hi' } });
    */
-  async send(message: OutboundMessage, options: SendOptions = {}): Promise<SendResult> {
+  async send(message: DeepReadonly<OutboundMessage>, options: SendOptions = {}): Promise<SendResult> {
     const valid = assertValidMessage(message);
     return this.#post(valid, options);
   }
@@ -136,7 +137,7 @@ export class Messages {
    * }
    */
   async *sendMany(
-    messages: Iterable<OutboundMessage> | AsyncIterable<OutboundMessage>,
+    messages: Iterable<DeepReadonly<OutboundMessage>> | AsyncIterable<DeepReadonly<OutboundMessage>>,
     options: SendManyOptions = {},
   ): AsyncGenerator<SendManyResult, void, undefined> {
     const concurrency = options.concurrency ?? 16;
@@ -154,7 +155,7 @@ export class Messages {
     const stop = new AbortController();
     // One listener per queued send is expected here, not a leak.
     setMaxListeners(0, stop.signal);
-    const start = async (message: OutboundMessage, index: number): Promise<SendManyResult> => {
+    const start = async (message: DeepReadonly<OutboundMessage>, index: number): Promise<SendManyResult> => {
       if (stopReason) return { index, ok: false, error: stopReason, notSent: true };
       if (options.signal?.aborted)
         return { index, ok: false, error: abortError(options.signal), notSent: true };

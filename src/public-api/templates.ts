@@ -2,6 +2,7 @@ import { isRecord } from '../core/error-body.js';
 import { ConfigurationError, InvalidResponseError, TemplateValidationError } from '../core/errors.js';
 import { excerpt } from '../core/secrets.js';
 import type { Transport } from '../core/transport.js';
+import type { DeepReadonly } from '../core/types.js';
 import {
   type TemplateCreated,
   TemplateCreatedSchema,
@@ -45,7 +46,7 @@ export class Templates {
    */
   async create(
     appId: string,
-    template: TemplateCreateRequest,
+    template: DeepReadonly<TemplateCreateRequest>,
     options: CreateTemplateOptions = {},
   ): Promise<TemplateCreated> {
     if (typeof appId !== 'string' || appId.trim() === '') {

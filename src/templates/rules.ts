@@ -833,7 +833,7 @@ function bodyRules(): TemplateRule[] {
             if (variables !== examples.length) {
               emit(
                 [...b.path, 'examples'],
-                `${where(b.path)} text has ${plural(variables, 'variable')} but ${plural(examples.length, 'example')} were given; the counts must match.`,
+                `${where(b.path)} text has ${plural(variables, 'variable')} but ${plural(examples.length, 'example')} ${examples.length === 1 ? 'was' : 'were'} given; the counts must match.`,
                 { variables, examples: examples.length },
               );
             }

@@ -1,0 +1,107 @@
+/** One attempt to deliver one event to a webhook endpoint. */
+export interface DeliveryAttempt {
+  /** Sequential id of the event (all attempts at one event share it). */
+  eventId: number;
+  /** What the event carries: `status:sent`, `message:text`, ... */
+  label: string;
+  attempt: number;
+  /** The HTTP status the endpoint answered, if it answered. */
+  status?: number;
+  /** A connection error or timeout, if it did not answer. */
+  error?: string;
+  /**
+   * `delivered` (2xx); `retrying` (5xx or no answer, attempts left); `lost` (4xx: the gateway does not
+   * retry); `dropped` (attempts exhausted: the gateway records ProcessingStatus ERROR).
+   */
+  outcome: 'delivered' | 'retrying' | 'lost' | 'dropped';
+  /** Milliseconds the endpoint took to answer (or to fail). */
+  durationMs: number;
+  at: number;
+}
+
+export interface DeliverOptions {
+  url: string;
+  /** Sent as `Authorization: Bearer <secret>`, as the gateway does. */
+  secret?: string;
+  /** The gateway's schedule: attempt 1 at once, 2 after 1 s, 3 after 2 s more. */
+  retryDelaysMs?: readonly number[];
+  /** How long the gateway waits for the 200. Default 5,000 ms, as documented. */
+  ackTimeoutMs?: number;
+  eventId?: number;
+  label?: string;
+  onAttempt?: (attempt: DeliveryAttempt) => void;
+  /** Stops further attempts (and the one in flight). */
+  signal?: AbortSignal;
+}
+
+export const GATEWAY_RETRY_DELAYS_MS: readonly number[] = [0, 1000, 2000];
+
+/**
+ * Delivers one webhook body the way the gateway does: POST with `Authorization: Bearer <secret>`, 200 expected
+ * within 5 s; on a connection error, a timeout or a 5xx, tries again after 1 s and then after 2 s more; a 4xx
+ * is final and the event is lost. Resolves with every attempt.
+ *
+ * @example
+ * const attempts = await deliverWebhook(JSON.stringify(statusEnvelope(statusObject('delivered'))), {
+ *   url: 'http://127.0.0.1:3000/webhooks', secret: process.env.WEBHOOK_SECRET,
+ * });
+ */
+export async function deliverWebhook(body: string, options: DeliverOptions): Promise<DeliveryAttempt[]> {
+  const delays = options.retryDelaysMs ?? GATEWAY_RETRY_DELAYS_MS;
+  const attempts: DeliveryAttempt[] = [];
+  for (let i = 0; i < delays.length; i++) {
+    if (delays[i]! > 0) await pause(delays[i]!, options.signal);
+    if (options.signal?.aborted) break;
+    const last = i === delays.length - 1;
+    const started = performance.now();
+    let result: Pick<DeliveryAttempt, 'status' | 'error' | 'outcome'>;
+    try {
+      const timeout = AbortSignal.timeout(options.ackTimeoutMs ?? 5000);
+      const res = await fetch(options.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(options.secret ? { authorization: `Bearer ${options.secret}` } : {}),
+        },
+        body,
+        signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+      });
+      await res.arrayBuffer().catch(() => undefined);
+      const outcome = res.ok ? 'delivered' : res.status < 500 ? 'lost' : last ? 'dropped' : 'retrying';
+      result = { status: res.status, outcome };
+    } catch (error) {
+      if (options.signal?.aborted) break;
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      result = {
+        error: timedOut ? 'no answer within the acknowledgement timeout' : 'connection error',
+        outcome: last ? 'dropped' : 'retrying',
+      };
+    }
+    const attempt: DeliveryAttempt = {
+      eventId: options.eventId ?? 1,
+      label: options.label ?? 'event',
+      attempt: i + 1,
+      ...result,
+      durationMs: Math.round(performance.now() - started),
+      at: Date.now(),
+    };
+    attempts.push(attempt);
+    options.onAttempt?.(attempt);
+    if (attempt.outcome !== 'retrying') break;
+  }
+  return attempts;
+}
+
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

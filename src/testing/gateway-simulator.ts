@@ -1,0 +1,240 @@
+import { validateMessage } from '../gateway/validate-message.js';
+import { statusEnvelope, statusObject } from '../webhooks/fixtures.js';
+import type { WebhookEnvelope } from '../webhooks/schemas.js';
+
+/**
+ * The gateway's behaviour as data, shared by the msw handlers and the sandbox HTTP server: the order of
+ * checks (auth → rate limit → balance → forward), the auth codes, `RATE_001` per second, `BILL_001` when the
+ * balance is spent, `is_fake`, generated wamids, media downloads, and the status events a send produces.
+ * It knows nothing of HTTP frameworks: it takes the parts of a request and returns status and body.
+ */
+export interface GatewaySimulatorOptions {
+  /** Keys that authenticate. Default `['sk_test_sandbox']`. */
+  apiKeys?: readonly string[];
+  /** Sends allowed per second per key before `RATE_001`. Default 80 (the documented limit). */
+  ratePerSecond?: number;
+  /** Account balance. Checked before forwarding (`BILL_001` at or below zero). Default: unlimited. */
+  balance?: number;
+  /** Fee deducted when a billable `delivered` status is produced. Default 1. */
+  feePerDelivery?: number;
+  /** Approved templates as `name → language codes`. When set, other names or languages give `GW_001`. */
+  templates?: Readonly<Record<string, readonly string[]>>;
+  /** Media that `GET /v1/wa/media/{id}` serves. */
+  media?: Readonly<Record<string, { contentType: string; body: Uint8Array | string }>>;
+  /** Display number and id of the business number, used in status events. */
+  phoneNumberId?: string;
+  displayPhoneNumber?: string;
+}
+
+export interface SimulatedRequest {
+  authorization: string | null;
+  query: URLSearchParams;
+  body: string;
+}
+
+export interface SimulatedResponse {
+  status: number;
+  headers?: Record<string, string>;
+  /** JSON-serialisable, or raw bytes for media. */
+  body: unknown;
+}
+
+/** A message the simulator accepted. */
+export interface SentMessage {
+  wamid: string;
+  to: string;
+  type: string;
+  isFake: boolean;
+  mmlite: boolean;
+  /** The request body as received. */
+  body: Record<string, unknown>;
+  acceptedAt: number;
+}
+
+const fail = (
+  status: number,
+  code: string,
+  group: string,
+  description: string,
+  params?: Record<string, unknown>,
+) => ({
+  status,
+  body: { isSuccess: false, errors: { code, group, description, ...(params ? { params } : {}) } },
+});
+
+export class GatewaySimulator {
+  readonly sent: SentMessage[] = [];
+  /** Requests answered per code (`OK`, `AUTH_001`, `RATE_001`, ...): what a test asserts on. */
+  readonly answered: Record<string, number> = {};
+  balance: number;
+  readonly options: Required<Pick<GatewaySimulatorOptions, 'apiKeys' | 'ratePerSecond' | 'feePerDelivery'>> &
+    GatewaySimulatorOptions;
+  readonly #arrivals = new Map<string, number[]>();
+  #counter = 0;
+
+  constructor(options: GatewaySimulatorOptions = {}) {
+    this.options = { apiKeys: ['sk_test_sandbox'], ratePerSecond: 80, feePerDelivery: 1, ...options };
+    this.balance = options.balance ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** `POST /v1/wa/message`. */
+  send(request: SimulatedRequest): SimulatedResponse & { accepted?: SentMessage } {
+    const answer = this.#send(request);
+    const key = answer.accepted
+      ? 'OK'
+      : ((answer.body as { errors?: { code?: string } }).errors?.code ?? 'UNKNOWN');
+    this.answered[key] = (this.answered[key] ?? 0) + 1;
+    return answer;
+  }
+
+  #send(request: SimulatedRequest): SimulatedResponse & { accepted?: SentMessage } {
+    const auth = this.#authenticate(request.authorization);
+    if ('status' in auth) return auth;
+    const limited = this.#rateLimit(auth.key);
+    if (limited) return limited;
+    if (this.balance <= 0)
+      return fail(402, 'BILL_001', 'PAYMENT_REQUIRED', 'Insufficient balance. Top up to send.');
+
+    let body: unknown;
+    try {
+      body = JSON.parse(request.body);
+    } catch {
+      return fail(502, 'GW_001', 'UPSTREAM_ERROR', 'Upstream rejected the request: body is not valid JSON.');
+    }
+    const checked = validateMessage(body);
+    if (!checked.valid) {
+      const first = checked.issues[0];
+      return fail(
+        502,
+        'GW_001',
+        'UPSTREAM_ERROR',
+        `Upstream rejected the message: ${first?.path.join('.')} ${first?.message}`,
+      );
+    }
+    const message = checked.message;
+    if (message.type === 'template' && this.options.templates) {
+      const languages = this.options.templates[message.template.name];
+      if (!languages?.includes(message.template.language.code)) {
+        return fail(
+          502,
+          'GW_001',
+          'UPSTREAM_ERROR',
+          'Upstream rejected the message: template name or language does not exist.',
+        );
+      }
+    }
+    const isFake = request.query.get('is_fake') === 'true';
+    const wamid = `wamid.${isFake ? 'FAKE' : 'SBX'}${(++this.#counter).toString().padStart(8, '0')}${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
+    const accepted: SentMessage = {
+      wamid,
+      to: message.to,
+      type: message.type,
+      isFake,
+      mmlite: request.query.get('mmlite') === 'true',
+      body: body as Record<string, unknown>,
+      acceptedAt: Date.now(),
+    };
+    this.sent.push(accepted);
+    return {
+      status: 200,
+      body: {
+        isSuccess: true,
+        data: {
+          messaging_product: (body as { messaging_product?: string }).messaging_product ?? 'whatsapp',
+          contacts: [{ input: message.to, wa_id: message.to }],
+          messages: [{ id: wamid }],
+        },
+      },
+      accepted,
+    };
+  }
+
+  /** `GET /v1/wa/media/{media_id}?phone_number_id=`. */
+  media(request: {
+    authorization: string | null;
+    mediaId: string;
+    phoneNumberId: string | null;
+  }): SimulatedResponse {
+    const auth = this.#authenticate(request.authorization);
+    if ('status' in auth) return auth;
+    if (!request.phoneNumberId)
+      return fail(400, 'BAD_REQUEST', 'BAD_REQUEST', 'phone_number_id is required.');
+    const file = this.options.media?.[request.mediaId];
+    if (!file) return fail(404, 'MEDIA_NOT_FOUND', 'NOT_FOUND', 'Media not found or expired.');
+    const bytes = typeof file.body === 'string' ? new TextEncoder().encode(file.body) : file.body;
+    return {
+      status: 200,
+      headers: { 'content-type': file.contentType, 'content-length': String(bytes.byteLength) },
+      body: bytes,
+    };
+  }
+
+  /**
+   * The status events a real send produces, in order: sent, delivered (billable, deducting the fee), read.
+   * A fake send produces none: the upstream call was skipped.
+   */
+  statusEventsFor(message: SentMessage): WebhookEnvelope[] {
+    if (message.isFake) return [];
+    const base = Math.floor(message.acceptedAt / 1000);
+    const metadata = {
+      phone_number_id: this.options.phoneNumberId ?? '100000000000001',
+      display_phone_number: this.options.displayPhoneNumber ?? '15550000000',
+    };
+    const origin = message.type === 'template' ? 'marketing' : 'service';
+    const common = { id: message.wamid, recipient_id: message.to };
+    const conversation = { id: `conv_${message.wamid.slice(-8)}`, origin: { type: origin } };
+    const pricing = { billable: true, pricing_model: 'PMP', category: origin };
+    return [
+      statusEnvelope(statusObject('sent', { ...common, timestamp: String(base), conversation, pricing }), {
+        metadata,
+      }),
+      statusEnvelope(
+        statusObject('delivered', { ...common, timestamp: String(base + 1), conversation, pricing }),
+        {
+          metadata,
+        },
+      ),
+      statusEnvelope(statusObject('read', { ...common, timestamp: String(base + 2) }), { metadata }),
+    ];
+  }
+
+  /** Call when a billable `delivered` event is produced: the gateway deducts the fee then. */
+  chargeDelivery(): void {
+    this.balance -= this.options.feePerDelivery;
+  }
+
+  #authenticate(header: string | null): SimulatedResponse | { key: string } {
+    if (header === null || header === '')
+      return fail(401, 'AUTH_002', 'UNAUTHORIZED', 'Authorization header is missing.');
+    const match = /^Bearer (\S+)$/.exec(header);
+    if (!match)
+      return fail(401, 'AUTH_003', 'UNAUTHORIZED', 'Authorization header must be in Bearer <token> form.');
+    const key = match[1]!;
+    if (!this.options.apiKeys.includes(key))
+      return fail(401, 'AUTH_001', 'UNAUTHORIZED', 'API key not found, revoked or expired.');
+    return { key };
+  }
+
+  #rateLimit(key: string): SimulatedResponse | undefined {
+    const now = performance.now();
+    const recent = (this.#arrivals.get(key) ?? []).filter((t) => now - t < 1000);
+    if (recent.length >= this.options.ratePerSecond) {
+      this.#arrivals.set(key, recent);
+      return {
+        status: 429,
+        body: {
+          isSuccess: false,
+          errors: {
+            code: 'RATE_001',
+            group: 'TOO_MANY_REQUESTS',
+            description: 'Rate limit exceeded.',
+            params: { limit_type: 'sec', retry_after: '1s' },
+          },
+        },
+      };
+    }
+    recent.push(now);
+    this.#arrivals.set(key, recent);
+    return undefined;
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * `wa-gateway-sdk/testing`: build and test an integration with no credentials and no network. msw handlers
+ * that behave like the gateway and the public API, typed fixture builders for every webhook event, a signer
+ * for upstream signatures, and `startSandbox`, a local gateway on a real socket that delivers webhooks.
+ * Needs `msw` (an optional peer dependency) for the handlers.
+ */
+export * from '../webhooks/fixtures.js';
+export { signUpstreamBody } from '../webhooks/verify.js';
+export {
+  type DeliverOptions,
+  type DeliveryAttempt,
+  deliverWebhook,
+  GATEWAY_RETRY_DELAYS_MS,
+} from './deliver.js';
+export {
+  GatewaySimulator,
+  type GatewaySimulatorOptions,
+  type SentMessage,
+  type SimulatedRequest,
+  type SimulatedResponse,
+} from './gateway-simulator.js';
+export { createGatewayHandlers, createPublicApiHandlers } from './msw-handlers.js';
+export { type Sandbox, type SandboxOptions, startSandbox } from './sandbox.js';

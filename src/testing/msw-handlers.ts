@@ -1,0 +1,132 @@
+import { HttpResponse, http, type RequestHandler } from 'msw';
+import { validateTemplate } from '../templates/validate.js';
+import {
+  GatewaySimulator,
+  type GatewaySimulatorOptions,
+  type SimulatedResponse,
+} from './gateway-simulator.js';
+
+function toResponse(answer: SimulatedResponse): Response {
+  if (answer.body instanceof Uint8Array) {
+    return new HttpResponse(answer.body as Uint8Array<ArrayBuffer>, {
+      status: answer.status,
+      headers: answer.headers,
+    });
+  }
+  return HttpResponse.json(answer.body as Record<string, unknown>, {
+    status: answer.status,
+    headers: answer.headers,
+  });
+}
+
+/**
+ * msw handlers that behave like the gateway, not like a stub: auth → rate limit → balance → forward, with the
+ * real error codes, `is_fake`, generated wamids and media downloads. Inspect `simulator.sent` in assertions.
+ *
+ * @example
+ * import { setupServer } from 'msw/node';
+ * import { createGatewayHandlers } from 'wa-gateway-sdk/testing';
+ * const { handlers, simulator } = createGatewayHandlers({ baseUrl: 'https://gw.test', apiKeys: ['sk_test_1'] });
+ * const server = setupServer(...handlers);
+ * // ... send with GatewayClient({ apiKey: 'sk_test_1', baseUrl: 'https://gw.test' })
+ * expect(simulator.sent).toHaveLength(1);
+ */
+export function createGatewayHandlers(options: GatewaySimulatorOptions & { baseUrl: string }): {
+  handlers: RequestHandler[];
+  simulator: GatewaySimulator;
+} {
+  const simulator = new GatewaySimulator(options);
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const handlers = [
+    http.post(`${base}/v1/wa/message`, async ({ request }) =>
+      toResponse(
+        simulator.send({
+          authorization: request.headers.get('authorization'),
+          query: new URL(request.url).searchParams,
+          body: await request.text(),
+        }),
+      ),
+    ),
+    http.get(`${base}/v1/wa/media/:mediaId`, ({ request, params }) =>
+      toResponse(
+        simulator.media({
+          authorization: request.headers.get('authorization'),
+          mediaId: String(params['mediaId']),
+          phoneNumberId: new URL(request.url).searchParams.get('phone_number_id'),
+        }),
+      ),
+    ),
+  ];
+  return { handlers, simulator };
+}
+
+/**
+ * msw handlers for the public API's template create: the secret key check (`ORGANIZATION_SECRET_010/011`),
+ * the app check (`APPLICATION_004`), the same local rules as `validateTemplate` answered as a 422 with
+ * `errors.fields`, and `UPSTREAM_017` for a name and language that already exist.
+ *
+ * @example
+ * const { handlers, created } = createPublicApiHandlers({ baseUrl: 'https://api.test/api/v1', secretKeys: ['sk_org_1'], appIds: ['app_1'] });
+ */
+export function createPublicApiHandlers(options: {
+  baseUrl: string;
+  secretKeys?: readonly string[];
+  appIds?: readonly string[];
+}): { handlers: RequestHandler[]; created: Record<string, unknown>[] } {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const keys = options.secretKeys ?? ['sk_org_test'];
+  const created: Record<string, unknown>[] = [];
+  const fail = (status: number, code: string, group: string, description: string, fields?: object) =>
+    HttpResponse.json(
+      { isSuccess: false, errors: { code, group, description, ...(fields ? { fields } : {}) } },
+      { status },
+    );
+  const handlers = [
+    http.post(`${base}/wa/:appId/templates`, async ({ request, params }) => {
+      const auth = request.headers.get('authorization');
+      if (!auth) return fail(401, 'ORGANIZATION_SECRET_010', 'AUTHENTICATION', 'Secret key is missing.');
+      if (!keys.includes(auth.replace(/^Bearer /, ''))) {
+        return fail(401, 'ORGANIZATION_SECRET_011', 'AUTHENTICATION', 'Secret key is invalid.');
+      }
+      if (options.appIds && !options.appIds.includes(String(params['appId']))) {
+        return fail(404, 'APPLICATION_004', 'NOT_FOUND', 'Application does not belong to the organization.');
+      }
+      let body: unknown;
+      try {
+        body = await request.json();
+      } catch {
+        return fail(400, 'REQ_001', 'VALIDATION', 'Malformed request.');
+      }
+      const { valid, issues } = validateTemplate(body);
+      if (!valid) {
+        const first = issues.find((i) => i.code) ?? issues[0]!;
+        const fields = Object.fromEntries(
+          issues.map((i) => [
+            i.field,
+            { code: i.code ?? 'VAL_001', description: i.message, ...(i.params ? { params: i.params } : {}) },
+          ]),
+        );
+        return fail(422, first.code ?? 'VAL_001', 'VALIDATION', first.message, fields);
+      }
+      const t = body as { name: string; language: string; category: string };
+      if (created.some((c) => c['name'] === t.name && c['language'] === t.language)) {
+        return fail(
+          409,
+          'UPSTREAM_017',
+          'CONFLICT',
+          'A template with this name and language already exists.',
+        );
+      }
+      const record = {
+        sourceId: String(1_000_000_000 + created.length),
+        name: t.name,
+        language: t.language,
+        category: t.category,
+        status: 'PENDING',
+      };
+      created.push(record);
+      return HttpResponse.json({ data: record, isSuccess: true });
+    }),
+  ];
+  return { handlers, created };
+}

@@ -1,0 +1,174 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/main.js';
+import { GatewayClient } from '../../src/index.js';
+
+function io(env: Record<string, string> = {}) {
+  const out = { stdout: '', stderr: '' };
+  let stop: () => void = () => {};
+  const interrupted = new Promise<void>((r) => {
+    stop = r;
+  });
+  return {
+    out,
+    stop: () => stop(),
+    io: {
+      stdout: (t: string) => void (out.stdout += t),
+      stderr: (t: string) => void (out.stderr += t),
+      env,
+      interrupted,
+    },
+  };
+}
+
+const valid = {
+  name: 'order_update',
+  language: 'en_US',
+  category: 'UTILITY',
+  body: { text: 'Order {{1}} shipped.', examples: ['#1'] },
+};
+async function file(content: string): Promise<string> {
+  const path = join(tmpdir(), `wa-cli-${Math.random().toString(36).slice(2)}.json`);
+  await writeFile(path, content);
+  return path;
+}
+
+let server: Server | undefined;
+afterEach(async () => {
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  server = undefined;
+});
+async function receiver(status: number) {
+  const seen: { auth: string | undefined; body: string }[] = [];
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      seen.push({ auth: req.headers.authorization, body });
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, seen };
+}
+
+describe('wa-gateway validate-template', () => {
+  it('exit 0 and "valid" for a valid template', async () => {
+    const t = io();
+    expect(await runCli(['validate-template', await file(JSON.stringify(valid))], t.io)).toBe(0);
+    expect(t.out.stdout).toMatch(/: valid\n$/);
+  });
+
+  it('exit 1 with every issue: code, field, message and rule', async () => {
+    const t = io();
+    const path = await file(
+      JSON.stringify({ ...valid, name: 'Bad', body: { text: '{{1}} x {{2}}', examples: ['a'] } }),
+    );
+    expect(await runCli(['validate-template', path], t.io)).toBe(1);
+    expect(t.out.stdout).toMatch(/WA_TPL_034\s+name\s+.*\[name\.pattern\]/);
+    expect(t.out.stdout).toMatch(/WA_TPL_011\s+body\.text/);
+    expect(t.out.stdout).toMatch(/WA_TPL_014\s+body\.examples/);
+  });
+
+  it('--json prints the result for machines', async () => {
+    const t = io();
+    expect(await runCli(['validate-template', await file('{"name":1}'), '--json'], t.io)).toBe(1);
+    const result = JSON.parse(t.out.stdout) as { valid: boolean; issues: { rule: string }[] };
+    expect(result.valid).toBe(false);
+    expect(result.issues.length).toBeGreaterThan(1);
+  });
+
+  it('a missing file or a wrong flag is a usage error (exit 2) that names it', async () => {
+    const a = io();
+    expect(await runCli(['validate-template', '/nope/t.json'], a.io)).toBe(2);
+    expect(a.out.stderr).toContain("cannot read <file.json> '/nope/t.json' (ENOENT)");
+    const b = io();
+    expect(await runCli(['validate-template', 'x.json', '--jsno'], b.io)).toBe(2);
+    expect(b.out.stderr).toContain("'--jsno'");
+  });
+
+  it('a file that is not JSON is a failure (exit 1)', async () => {
+    const t = io();
+    expect(await runCli(['validate-template', await file('{nope')], t.io)).toBe(1);
+    expect(t.out.stderr).toContain('not valid JSON');
+  });
+});
+
+describe('wa-gateway trigger', () => {
+  it('posts the fixture with the Bearer secret and exits 0 when delivered', async () => {
+    const hook = await receiver(200);
+    const t = io({ WA_WEBHOOK_SECRET: 'env-secret-0123456789' });
+    expect(
+      await runCli(['trigger', 'status.delivered', '--url', hook.url, '--wamid', 'wamid.X1'], t.io),
+    ).toBe(0);
+    expect(hook.seen[0]?.auth).toBe('Bearer env-secret-0123456789');
+    expect(JSON.parse(hook.seen[0]!.body).entry[0].changes[0].value.statuses[0]).toMatchObject({
+      id: 'wamid.X1',
+      status: 'delivered',
+    });
+    expect(t.out.stdout).toMatch(/attempt 1: HTTP 200 in \d+ ms → delivered/);
+  });
+
+  it('a 4xx answer is reported as lost (exit 1), with the advice to answer 5xx', async () => {
+    const hook = await receiver(400);
+    const t = io();
+    expect(await runCli(['trigger', 'message.text', '--url', hook.url, '--secret', 's'], t.io)).toBe(1);
+    expect(hook.seen).toHaveLength(1);
+    expect(t.out.stdout).toContain('would be lost');
+  });
+
+  it('usage errors name the problem', async () => {
+    const a = io();
+    expect(await runCli(['trigger', 'status.nope', '--url', 'http://x'], a.io)).toBe(2);
+    expect(a.out.stderr).toContain("unknown <event> 'status.nope'");
+    const b = io();
+    expect(await runCli(['trigger', 'status.read'], b.io)).toBe(2);
+    expect(b.out.stderr).toContain('--url is required');
+  });
+});
+
+describe('wa-gateway sandbox', () => {
+  it('serves sends until interrupted', async () => {
+    const t = io();
+    const done = runCli(['sandbox', '--port', '0'], t.io);
+    await expect.poll(() => t.out.stdout).toContain('listening at');
+    const url = /listening at (\S+)/.exec(t.out.stdout)![1]!;
+    const r = await new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: url }).messages.send({
+      to: '998901234567',
+      type: 'text',
+      text: { body: 'hi' },
+    });
+    expect(r.messageId).toMatch(/^wamid\./);
+    t.stop();
+    expect(await done).toBe(0);
+    expect(t.out.stdout).toContain('stopped after 1 sends');
+  });
+
+  it('rejects a bad --port', async () => {
+    const t = io();
+    expect(await runCli(['sandbox', '--port', 'abc'], t.io)).toBe(2);
+    expect(t.out.stderr).toContain('--port');
+  });
+});
+
+describe('the bin', () => {
+  it('prints help and exits with the documented codes', async () => {
+    const bin = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
+    const run = (args: string[]) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', bin, ...args]).then(
+        (r) => ({ code: 0, ...r }),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('validate-template');
+    expect((await run(['frobnicate'])).code).toBe(2);
+  });
+});

@@ -1,0 +1,128 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GatewayClient } from '../../src/index.js';
+import { deliverWebhook, type Sandbox, startSandbox, textMessage } from '../../src/testing/index.js';
+import { createNodeWebhookHandler, parseWebhook, type WebhookEvent } from '../../src/webhooks/index.js';
+
+const SECRET = 'sandbox-test-secret-0123456789abcdefgh';
+let sandbox: Sandbox | undefined;
+let receiver: Server | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
+  sandbox = undefined;
+  receiver = undefined;
+});
+
+/** A webhook endpoint answering with the statuses listed, in turn (the last repeats), recording requests. */
+async function endpoint(statuses: number[] = [200]) {
+  const seen: { auth: string | undefined; body: string; at: number }[] = [];
+  receiver = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({
+        auth: req.headers.authorization,
+        body: Buffer.concat(chunks).toString(),
+        at: performance.now(),
+      });
+      res.writeHead(statuses[Math.min(seen.length - 1, statuses.length - 1)]!).end();
+    });
+  });
+  await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, seen };
+}
+
+describe('startSandbox', () => {
+  it('delivers sent → delivered → read with the Bearer secret to a real webhook handler, and charges the fee', async () => {
+    const events: WebhookEvent[] = [];
+    const handler = createNodeWebhookHandler({ secret: SECRET, onEvent: (e) => void events.push(e) });
+    receiver = createServer((req, res) => handler(req, res));
+    await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
+    sandbox = await startSandbox({
+      webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
+      webhookSecret: SECRET,
+      balance: 10,
+      statusDelaysMs: [10, 20, 30],
+    });
+    const gw = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url });
+    const { messageId } = await gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'Hi' } });
+    await sandbox.idle();
+    const statuses = events.filter((e) => e.kind === 'status');
+    expect(statuses.map((e) => e.kind === 'status' && [e.status.id, e.status.status])).toEqual([
+      [messageId, 'sent'],
+      [messageId, 'delivered'],
+      [messageId, 'read'],
+    ]);
+    expect(sandbox.deliveries.every((d) => d.outcome === 'delivered' && d.status === 200)).toBe(true);
+    expect(sandbox.simulator.balance).toBe(9);
+  });
+
+  it('an is_fake send produces no webhook', async () => {
+    const hook = await endpoint();
+    sandbox = await startSandbox({
+      webhookUrl: hook.url,
+      webhookSecret: SECRET,
+      statusDelaysMs: [5, 10, 15],
+    });
+    await new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url }).messages.send(
+      { to: '998901234567', type: 'text', text: { body: 'Hi' } },
+      { isFake: true },
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    await sandbox.idle();
+    expect(hook.seen).toHaveLength(0);
+  });
+
+  it('injects an incoming message that parses into a typed event', async () => {
+    const hook = await endpoint();
+    sandbox = await startSandbox({ webhookUrl: hook.url, webhookSecret: SECRET });
+    await sandbox.injectMessage(textMessage({ text: { body: 'hello from a user' } }));
+    expect(hook.seen[0]?.auth).toBe(`Bearer ${SECRET}`);
+    const [event] = parseWebhook(hook.seen[0]!.body);
+    expect(event?.kind === 'message' && event.message.type === 'text' && event.message.text.body).toBe(
+      'hello from a user',
+    );
+  });
+});
+
+describe('deliverWebhook: the gateway delivery rules', () => {
+  it('retries a 5xx after 1 s, then stops at the 200', async () => {
+    const hook = await endpoint([503, 200]);
+    const attempts = await deliverWebhook('{}', { url: hook.url, secret: SECRET });
+    expect(attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([
+      [1, 503, 'retrying'],
+      [2, 200, 'delivered'],
+    ]);
+    expect(hook.seen[1]!.at - hook.seen[0]!.at).toBeGreaterThanOrEqual(990);
+  });
+
+  it('a 4xx is final: one attempt, the event is lost', async () => {
+    const hook = await endpoint([422]);
+    const attempts = await deliverWebhook('{}', { url: hook.url });
+    expect(attempts.map((a) => a.outcome)).toEqual(['lost']);
+    expect(hook.seen).toHaveLength(1);
+  });
+
+  it('three failures drop the event, at 0, +1 s and +2 s', async () => {
+    const hook = await endpoint([500]);
+    const attempts = await deliverWebhook('{}', { url: hook.url });
+    expect(attempts.map((a) => a.outcome)).toEqual(['retrying', 'retrying', 'dropped']);
+    const gaps = [hook.seen[1]!.at - hook.seen[0]!.at, hook.seen[2]!.at - hook.seen[1]!.at];
+    expect(gaps[0]).toBeGreaterThanOrEqual(990);
+    expect(gaps[1]).toBeGreaterThanOrEqual(1990);
+  });
+
+  it('an endpoint that does not answer in time counts as a failure', async () => {
+    receiver = createServer(() => {});
+    await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+    const attempts = await deliverWebhook('{}', { url, ackTimeoutMs: 100, retryDelaysMs: [0, 10] });
+    expect(attempts.map((a) => [a.error, a.outcome])).toEqual([
+      ['no answer within the acknowledgement timeout', 'retrying'],
+      ['no answer within the acknowledgement timeout', 'dropped'],
+    ]);
+    receiver.closeAllConnections();
+  });
+});
