@@ -20,8 +20,12 @@ function io(env: Record<string, string> = {}) {
     out,
     stop: () => stop(),
     io: {
-      stdout: (t: string) => void (out.stdout += t),
-      stderr: (t: string) => void (out.stderr += t),
+      stdout: (t: string) => {
+        out.stdout += t;
+      },
+      stderr: (t: string) => {
+        out.stderr += t;
+      },
       env,
       interrupted,
     },
