@@ -106,17 +106,16 @@ describe('GatewayClient over a real socket', () => {
     await expect(gw.messages.send(messages[0]!)).rejects.toBeInstanceOf(AuthenticationError);
   });
 
-  it('streams a 50 MB download to a file with back pressure and bounded memory', async () => {
+  // Buffering is measured as lag, not as process memory: heap and ArrayBuffer figures include garbage the GC
+  // has not collected yet (Node 24 collects later than 20 and shows 60+ MB for the same run), while the lag
+  // only grows if the SDK holds bytes the disk has not taken.
+  it('streams a 50 MB download to a file with back pressure: bytes in flight stay bounded', async () => {
     const gw = new GatewayClient({ apiKey: KEY, baseUrl: gateway.url });
     const path = join(await mkdtemp(join(tmpdir(), 'wa-e2e-')), 'big.pdf');
-    const base = process.memoryUsage();
-    let peakMemory = 0;
     // What the server has handed to its socket but is not on disk yet. If the SDK buffered the body, this
     // would climb towards the whole file; with back pressure it stays at the size of the socket buffers.
     let peakLag = 0;
     const sampler = setInterval(() => {
-      const m = process.memoryUsage();
-      peakMemory = Math.max(peakMemory, m.heapUsed + m.arrayBuffers - (base.heapUsed + base.arrayBuffers));
       let onDisk = 0;
       try {
         onDisk = statSync(path).size;
@@ -134,7 +133,5 @@ describe('GatewayClient over a real socket', () => {
     }
     expect((await stat(path)).size).toBe(FILE_SIZE);
     expect(peakLag).toBeLessThan(16 * 1024 * 1024);
-    // Includes garbage not yet collected, so the bound is loose; buffering the file would exceed it.
-    expect(peakMemory).toBeLessThan(FILE_SIZE);
   });
 });

@@ -1,0 +1,23 @@
+/**
+ * Bar: the `templates` and `webhooks` bundles import no `node:` module and stay within their gzip budgets.
+ * Reads the built `dist/` (run `npm run build` first).
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { BUDGETS_GZIP_BYTES, measureEntry } from './bundle-size.js';
+import { report, round } from './lib.js';
+
+const dist = fileURLToPath(new URL('../dist', import.meta.url));
+if (!existsSync(`${dist}/webhooks.js`)) throw new Error('dist/ is missing: run `npm run build` first.');
+for (const [entry, budget] of Object.entries(BUDGETS_GZIP_BYTES)) {
+  const r = measureEntry(dist, entry);
+  report({
+    bench: 'size',
+    metric: `${entry} entry, gzipped (${r.files.length} files; imports ${r.externals.join(', ') || 'nothing'})`,
+    value: round(r.gzipBytes / 1024, 1),
+    unit: ' KB',
+    bar: `<= ${budget / 1024} KB, no node:`,
+    pass: r.gzipBytes <= budget && r.nodeImports.length === 0,
+    detail: { rawKB: round(r.rawBytes / 1024, 1), nodeImports: r.nodeImports.join(',') || 'none' },
+  });
+}

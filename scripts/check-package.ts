@@ -1,0 +1,106 @@
+/**
+ * `npm run check:package`: the package as users receive it. Run after `npm run build`.
+ *
+ * 1. publint (strict) and attw (every resolution mode: node10, node16 CJS and ESM, bundler).
+ * 2. The `templates` and `webhooks` bundles import no Node built-in and fit their gzip budgets.
+ * 3. `npm pack`, install the tarball into a scratch project, then require() and import() every entry point
+ *    and run the `wa-gateway` bin: what a customer's `npm install` would get.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BUDGETS_GZIP_BYTES, measureEntry } from '../bench/bundle-size.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const failures: string[] = [];
+const step = (name: string, run: () => void) => {
+  process.stdout.write(`\n== ${name}\n`);
+  try {
+    run();
+  } catch (error) {
+    const e = error as { stdout?: Buffer; stderr?: Buffer; message: string };
+    process.stdout.write(`${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`);
+    failures.push(`${name}: ${e.message.split('\n')[0]}`);
+  }
+};
+const sh = (cmd: string, args: string[], cwd = root) =>
+  execFileSync(cmd, args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_config_loglevel: 'error' },
+  });
+const npx = (bin: string, args: string[]) =>
+  process.stdout.write(sh(process.execPath, [join(root, 'node_modules', '.bin', bin), ...args]));
+
+step('publint --strict', () => npx('publint', ['--strict']));
+step('attw --pack (all resolution modes)', () => npx('attw', ['--pack', '.', '--format', 'table-flipped']));
+
+step('portable bundles: no node: imports, within budget', () => {
+  for (const [entry, budget] of Object.entries(BUDGETS_GZIP_BYTES)) {
+    const r = measureEntry(join(root, 'dist'), entry);
+    process.stdout.write(
+      `${entry}: ${(r.gzipBytes / 1024).toFixed(1)} KB gzipped (budget ${budget / 1024} KB), imports ${r.externals.join(', ')}\n`,
+    );
+    if (r.nodeImports.length > 0)
+      throw new Error(`${entry} imports Node built-ins: ${r.nodeImports.join(', ')}`);
+    if (r.gzipBytes > budget)
+      throw new Error(`${entry} is ${r.gzipBytes} bytes gzipped; the budget is ${budget}`);
+  }
+});
+
+step('npm pack, install, require and import every entry, run the bin', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'wa-pack-'));
+  try {
+    const packed = JSON.parse(sh('npm', ['pack', '--json', '--pack-destination', scratch]).toString()) as {
+      filename: string;
+      size: number;
+      files: { path: string }[];
+    }[];
+    const tarball = join(scratch, packed[0]!.filename);
+    const paths = packed[0]!.files.map((f) => f.path);
+    process.stdout.write(
+      `${packed[0]!.filename}: ${(packed[0]!.size / 1024).toFixed(0)} KB packed, ${paths.length} files\n`,
+    );
+    const stray = paths.filter((p) => !/^(dist\/|package\.json$|README\.md$|CHANGELOG\.md$|LICENSE)/.test(p));
+    if (stray.length > 0) throw new Error(`unexpected files in the package: ${stray.join(', ')}`);
+    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true }));
+    sh('npm', ['install', '--no-audit', '--no-fund', '--omit=peer', tarball], scratch);
+    const entries = ['wa-gateway-sdk', 'wa-gateway-sdk/templates', 'wa-gateway-sdk/webhooks'];
+    const expectations =
+      "['GatewayClient','PublicApiClient','PlatformClient','validateTemplate','parseWebhook'].filter((k) => !(k in m))";
+    sh(
+      process.execPath,
+      [
+        '-e',
+        `for (const e of ${JSON.stringify(entries)}) require(e); const m = require('wa-gateway-sdk'); const missing = ${expectations}; if (missing.length) throw new Error('CJS main lacks ' + missing);`,
+      ],
+      scratch,
+    );
+    sh(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import('wa-gateway-sdk'); await import('wa-gateway-sdk/templates'); await import('wa-gateway-sdk/webhooks'); const missing = ${expectations}; if (missing.length) throw new Error('ESM main lacks ' + missing);`,
+      ],
+      scratch,
+    );
+    const version = sh(join(scratch, 'node_modules', '.bin', 'wa-gateway'), ['--version'], scratch)
+      .toString()
+      .trim();
+    process.stdout.write(
+      `require(), import() of ${entries.join(', ')}: ok; wa-gateway --version: ${version}\n`,
+    );
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+if (failures.length > 0) {
+  process.stdout.write(`\npackage check FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}\n`);
+  process.exitCode = 1;
+} else {
+  process.stdout.write('\npackage check: all good\n');
+}
