@@ -6,7 +6,7 @@
  * (default 1,000; `npm run test:fuzz` uses 100,000).
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { GatewayClient, MessageValidationError, validateMessage } from '../../src/index.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
