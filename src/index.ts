@@ -9,6 +9,7 @@ export type { RetryRules } from './core/retry-policy.js';
 export type { DeepReadonly } from './core/types.js';
 export { SDK_VERSION } from './core/version.js';
 export * from './gateway/index.js';
+export * from './platform/index.js';
 export * from './public-api/index.js';
 export * from './templates/index.js';
 export * from './webhooks/index.js';

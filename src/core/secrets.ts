@@ -5,13 +5,14 @@
  */
 export const REDACTED = '[redacted]';
 
-/** Secrets shorter than this are not scrubbed as substrings: a 2-character "secret" would mangle every text. */
-const MIN_SCRUB_LENGTH = 6;
-
+/**
+ * Every non-empty secret is scrubbed, however short: a 3-character password mangles the text it appears in,
+ * and that is the better failure than showing it.
+ */
 export function scrub(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret.length >= MIN_SCRUB_LENGTH && out.includes(secret)) out = out.split(secret).join(REDACTED);
+    if (secret.length > 0 && out.includes(secret)) out = out.split(secret).join(REDACTED);
   }
   return out;
 }

@@ -28,9 +28,15 @@ export interface TransportConfig {
   baseUrl: string;
   /**
    * The `Authorization` header value for the next attempt. Called per attempt, so a token manager can log in
-   * lazily; `refresh: true` after a 401 when `reauthenticateOn401` is set.
+   * lazily; `refresh: true` after a 401 when `reauthenticateOn401` is set, with `rejected` the header value
+   * the server refused (so a burst of 401s can share one refresh). `undefined` sends no header (a login).
+   * An error it throws is the caller's answer as it is: never taken for the server's 401, never retried.
    */
-  authorization: (options: { refresh: boolean; signal?: AbortSignal }) => string | Promise<string>;
+  authorization: (options: {
+    refresh: boolean;
+    rejected?: string | undefined;
+    signal?: AbortSignal;
+  }) => string | undefined | Promise<string | undefined>;
   /** On a 401, fetch a fresh credential once and repeat the request (expired platform tokens). */
   reauthenticateOn401?: boolean;
   /** Every credential the client holds, scrubbed from anything that reaches an error or a log. */
@@ -59,6 +65,11 @@ export interface RequestOptions {
   idempotent?: boolean | undefined;
   /** Repeat even a request that failed in flight (it may run twice). Default `false`. */
   retryInFlight?: boolean | undefined;
+  /**
+   * For `stream()`: the longest silence allowed between two chunks of the body before the request ends in
+   * `TimeoutError`. Default: the request's timeout.
+   */
+  idleTimeoutMs?: number | undefined;
   /** Wait for the client's rate limiter before each attempt. Default `false`. */
   rateLimited?: boolean | undefined;
   maxRetries?: number | undefined;
@@ -145,12 +156,12 @@ export class Transport {
     const config = this.#config;
     const idempotent = options.idempotent ?? options.method === 'GET';
     const maxRetries = options.maxRetries ?? config.maxRetries;
-    let refreshAuth = false;
+    const auth: AuthState = { refresh: false, rejected: undefined, sent: undefined };
     let reauthenticated = false;
     for (let attempt = 0; ; attempt++) {
       const started = config.logger ? performance.now() : 0;
       try {
-        const result = await this.#attempt(options, readBody, refreshAuth, idempotent);
+        const result = await this.#attempt(options, readBody, auth, idempotent);
         if (config.logger) {
           log(config.logger, 'debug', 'wa-gateway-sdk: request succeeded', {
             method: options.method,
@@ -163,9 +174,11 @@ export class Transport {
         return result;
       } catch (error) {
         if (options.signal?.aborted) throw options.signal.reason;
+        if (error instanceof AuthorizationFailed) throw error.error;
         if (error instanceof AuthenticationError && config.reauthenticateOn401 && !reauthenticated) {
           reauthenticated = true;
-          refreshAuth = true;
+          auth.refresh = true;
+          auth.rejected = auth.sent;
           attempt--;
           continue;
         }
@@ -203,7 +216,7 @@ export class Transport {
   async #attempt(
     options: RequestOptions,
     readBody: boolean,
-    refreshAuth: boolean,
+    auth: AuthState,
     idempotent: boolean,
   ): Promise<{ response: Response; text: string | undefined }> {
     const config = this.#config;
@@ -215,13 +228,22 @@ export class Transport {
             stopSignal && signal ? AbortSignal.any([signal, stopSignal]) : (signal ?? stopSignal),
           )
         : undefined;
-    let authorization: string;
+    let authorization: string | undefined;
     let body: string | undefined;
     try {
       if (stopSignal?.aborted) throw stopSignal.reason;
-      const auth = config.authorization({ refresh: refreshAuth, ...(signal ? { signal } : {}) });
-      // Most clients answer synchronously; skipping the await saves a turn of the event loop per request.
-      authorization = typeof auth === 'string' ? auth : await auth;
+      try {
+        const value = config.authorization({
+          refresh: auth.refresh,
+          rejected: auth.rejected,
+          ...(signal ? { signal } : {}),
+        });
+        // Most clients answer synchronously; skipping the await saves a turn of the event loop per request.
+        authorization = value === undefined || typeof value === 'string' ? value : await value;
+      } catch (error) {
+        throw new AuthorizationFailed(error);
+      }
+      auth.sent = authorization;
       body = options.body === undefined ? undefined : serialise(options.body);
     } catch (error) {
       release?.();
@@ -231,11 +253,12 @@ export class Transport {
     const request = { method: options.method, path: options.path };
 
     const controller = new AbortController();
-    let timedOut = false;
+    let timedOut: 'total' | 'idle' | false = false;
     const timer = setTimeout(() => {
-      timedOut = true;
+      timedOut = 'total';
       controller.abort();
     }, timeoutMs);
+    const idleMs = options.idleTimeoutMs ?? timeoutMs;
     const onCallerAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     let keepSignalLinked = false;
@@ -249,10 +272,16 @@ export class Transport {
         : idempotent
           ? ''
           : ' The request may have reached the server, so it was not retried automatically: check before sending it again.';
-      if (timedOut) {
+      if (timedOut === 'total') {
         return new TimeoutError(`${what} did not complete within ${timeoutMs} ms.${consequence}`, {
           mayHaveBeenSent: sent,
           timeoutMs,
+        });
+      }
+      if (timedOut === 'idle') {
+        return new TimeoutError(`${what}: the answer stalled, no data for ${idleMs} ms.`, {
+          mayHaveBeenSent: true,
+          timeoutMs: idleMs,
         });
       }
       const errno = errnoOf(error);
@@ -272,7 +301,7 @@ export class Transport {
         response = await (config.fetch ?? globalThis.fetch)(this.#url(options), {
           method: options.method,
           headers: {
-            authorization,
+            ...(authorization === undefined ? {} : { authorization }),
             'user-agent': this.#userAgent,
             accept: options.accept ?? 'application/json',
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -303,7 +332,15 @@ export class Transport {
       }
       if (!readBody) {
         keepSignalLinked = true;
-        return { response, text: undefined };
+        const guarded = guardBody(response, idleMs, {
+          onIdle: () => {
+            timedOut = 'idle';
+            controller.abort();
+          },
+          fault: (error) => fault(error, 'body'),
+          done: () => signal?.removeEventListener('abort', onCallerAbort),
+        });
+        return { response: guarded, text: undefined };
       }
       try {
         return { response, text: await response.text() };
@@ -322,6 +359,88 @@ export class Transport {
     const query = options.query ? toSearchParams(options.query).toString() : '';
     return `${base}${path}${query ? `?${query}` : ''}`;
   }
+}
+
+/** Which credential went out, so a 401 can say which one the server refused. */
+interface AuthState {
+  refresh: boolean;
+  rejected: string | undefined;
+  sent: string | undefined;
+}
+
+/** An error thrown by the client's own `authorization()`: returned to the caller as it is. */
+class AuthorizationFailed {
+  constructor(readonly error: unknown) {}
+}
+
+/**
+ * The body of a streamed answer, watched: a silence of the *server* longer than `idleMs` aborts it
+ * (TimeoutError), a cut or abort surfaces as the SDK's typed error rather than a bare AbortError, and when the
+ * body ends, fails or is cancelled by its reader the caller's signal is let go (a long-lived signal shared by
+ * many streams would otherwise collect one listener per stream). Pull-based: the idle clock runs only while
+ * the reader is waiting for data, so a slow reader (back pressure) is never mistaken for a silent server.
+ */
+function guardBody(
+  response: Response,
+  idleMs: number,
+  hooks: { onIdle: () => void; fault: (error: unknown) => unknown; done: () => void },
+): Response {
+  const source = response.body;
+  if (!source) {
+    hooks.done();
+    return response;
+  }
+  const reader = source.getReader();
+  let finished = false;
+  const finish = () => {
+    if (!finished) {
+      finished = true;
+      hooks.done();
+    }
+  };
+  const guarded = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        // Raced rather than left to the fetch's abort: not every fetch (a test double, a polyfill) errors
+        // its body when the signal aborts.
+        const idle = new Promise<'idle'>((resolve) => {
+          timer = setTimeout(() => resolve('idle'), idleMs);
+        });
+        try {
+          const result = await Promise.race([reader.read(), idle]);
+          if (result === 'idle') {
+            hooks.onIdle();
+            finish();
+            controller.error(hooks.fault(new Error('idle')));
+            reader.cancel().catch(() => {});
+          } else if (result.done) {
+            finish();
+            controller.close();
+          } else {
+            controller.enqueue(result.value);
+          }
+        } catch (error) {
+          finish();
+          controller.error(hooks.fault(error));
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      cancel(reason) {
+        finish();
+        // Not awaited: a teed source (msw tees mocked bodies) only settles its cancel once every branch is
+        // cancelled, and the reader who broke out of its loop must not wait on that.
+        reader.cancel(reason).catch(() => {});
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(guarded, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 function serialise(body: unknown): string {

@@ -1,0 +1,466 @@
+import { isRecord } from '../core/error-body.js';
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  InvalidResponseError,
+  WaGatewayError,
+} from '../core/errors.js';
+import { type Logger, log } from '../core/logger.js';
+import { REDACTED } from '../core/secrets.js';
+import type { Transport } from '../core/transport.js';
+import { loginResponseSchema } from './schemas.js';
+
+/** The platform's tokens are valid for 24 hours from login. */
+export const TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/** A token is replaced this long before it expires, so no request goes out with a token about to lapse. */
+export const TOKEN_REFRESH_MARGIN_MS = 5 * 60 * 1000;
+
+export const LOGIN_PATH = '/jwt/';
+
+const inspect = Symbol.for('nodejs.util.inspect.custom');
+
+/** A cached token and when it expires (epoch milliseconds). */
+export interface TokenEntry {
+  token: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+/**
+ * Where tokens are shared. The default keeps them in memory; back it with Redis or a database so that several
+ * processes use one login instead of each logging in:
+ *
+ * @example
+ * const tokenStore: TokenStore = {
+ *   get: async () => JSON.parse((await redis.get('platform-token')) ?? 'null') ?? undefined,
+ *   set: async (entry) => { await redis.set('platform-token', JSON.stringify(entry), 'PXAT', entry.expiresAt); },
+ * };
+ */
+export interface TokenStore {
+  /** The shared token, if any. A failure here is logged and treated as "no token" (the client logs in). */
+  get(): Promise<TokenEntry | undefined>;
+  /** Called after each login. A failure here is logged; the token is still used. */
+  set(entry: TokenEntry): Promise<void>;
+  /**
+   * Optional: runs `task` while holding a lock shared by every client of this store. A client that finds no
+   * valid token reads the store and logs in under it, so clients that start at the same moment log in once
+   * (the others then find the stored token). `MemoryTokenStore` implements it for the clients of a process;
+   * implement it with your store's lock (Redis `SET NX PX`, an advisory lock) to extend that to processes.
+   * Without it, clients that find the store empty at the same moment may each log in once.
+   */
+  lock?<T>(task: () => Promise<T>): Promise<T>;
+}
+
+/** The default `TokenStore`: one token in memory, shared by every client given the same instance. */
+export class MemoryTokenStore implements TokenStore {
+  #entry: TokenEntry | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  async get(): Promise<TokenEntry | undefined> {
+    return this.#entry;
+  }
+
+  async set(entry: TokenEntry): Promise<void> {
+    this.#entry = { token: entry.token, expiresAt: entry.expiresAt };
+  }
+
+  /** Runs tasks one at a time, in call order; a failed task does not block the next. */
+  lock<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  /** @internal Keeps the token out of `console.log(store)`. */
+  [inspect](): string {
+    return `MemoryTokenStore { token: ${this.#entry ? `'${REDACTED}'` : 'none'} }`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { token: this.#entry ? REDACTED : null };
+  }
+}
+
+/** What `auth.login()` returns. `JSON.stringify` and `util.inspect` of it show the token as `[redacted]`. */
+export interface LoginResult {
+  /** The token, sent as `Authorization: JWT <token>`. Server-side use only. */
+  readonly token: string;
+  /** `account.uuid` of the answer, or `null` when the server sent none. */
+  readonly accountUuid: string | null;
+  /**
+   * `otp` of the answer. `true` means the account has one-time passwords enabled; the spec describes no OTP
+   * step, so the SDK logs a warning and calls made with the token may be refused.
+   */
+  readonly otp: boolean;
+  /** `client.device_id` of the answer, as a string, or `null`. */
+  readonly deviceId: string | null;
+  /** When the token expires (login time + 24 h), epoch milliseconds. */
+  readonly expiresAt: number;
+}
+
+/**
+ * The login was refused (`POST /jwt/` answered 400, e.g. `non_field_errors: ["Unable to log in with provided
+ * credentials."]`). An `AuthenticationError`, not a `BadRequestError`: the request was fine, the credentials
+ * were not. `reasons` holds the server's messages.
+ */
+export class LoginFailedError extends AuthenticationError {
+  override name = 'LoginFailedError';
+  /** The server's messages: `non_field_errors`, or `field: message` for field errors. */
+  readonly reasons: string[];
+
+  constructor(from: BadRequestError) {
+    const reasons = reasonsOf(from.body);
+    const description = reasons.length > 0 ? reasons.join(' ') : from.description;
+    super(
+      {
+        status: from.status,
+        code: from.code,
+        group: from.group,
+        description,
+        body: from.body,
+        request: from.request ?? { method: 'POST', path: LOGIN_PATH },
+        ...(from.requestId ? { requestId: from.requestId } : {}),
+      },
+      `Login to the platform failed (${from.status}): ${description} (POST ${LOGIN_PATH})`,
+    );
+    this.reasons = reasons;
+  }
+}
+
+function reasonsOf(body: unknown): string[] {
+  if (!isRecord(body)) return [];
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(body)) {
+    const texts = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+    if (typeof value === 'string') texts.push(value);
+    for (const t of texts) out.push(key === 'non_field_errors' || key === 'detail' ? t : `${key}: ${t}`);
+  }
+  return out;
+}
+
+export interface TokenManagerOptions {
+  /** A transport to `{platform_url}` that sends no Authorization header (login is the one open endpoint). */
+  transport: Transport;
+  username?: string | undefined;
+  password?: string | undefined;
+  /** A ready token: used until the platform rejects it. */
+  token?: string | undefined;
+  store?: TokenStore | undefined;
+  logger?: Logger | undefined;
+  /** Default `TOKEN_REFRESH_MARGIN_MS`. */
+  refreshMarginMs?: number | undefined;
+}
+
+/** How many past tokens stay registered for scrubbing: a server may echo an older one in an error body. */
+const REMEMBERED_TOKENS = 8;
+
+/**
+ * Obtains and caches the platform token. Guarantees:
+ *
+ * - one login in flight at a time, whatever the number of callers waiting on it (they share its promise; a
+ *   caller's own `AbortSignal` stops only its own wait, never the shared login);
+ * - a token is reused until 24 h after its login minus the refresh margin, then replaced;
+ * - `refresh(rejected)` replaces a token only if it is still the rejected one: a burst of 401s answered to
+ *   many concurrent calls causes a single re-login, and calls whose 401 arrives after the re-login simply
+ *   take the new token;
+ * - the `TokenStore` is read before logging in, so processes sharing a store share one login.
+ */
+export class TokenManager {
+  readonly #transport: Transport;
+  readonly #username: string | undefined;
+  readonly #password: string | undefined;
+  readonly #store: TokenStore;
+  readonly #logger: Logger | undefined;
+  readonly #marginMs: number;
+  #entry: TokenEntry | undefined;
+  #acquiring: Promise<string> | undefined;
+  #loggingIn: Promise<LoginResult> | undefined;
+  readonly #seen: string[] = [];
+
+  constructor(options: TokenManagerOptions) {
+    this.#transport = options.transport;
+    this.#username = options.username;
+    this.#password = options.password;
+    this.#store = options.store ?? new MemoryTokenStore();
+    this.#logger = options.logger;
+    this.#marginMs = options.refreshMarginMs ?? TOKEN_REFRESH_MARGIN_MS;
+    if (options.token !== undefined) {
+      // Its real expiry is unknown: it is used until the platform rejects it.
+      this.#adopt({ token: options.token, expiresAt: Number.POSITIVE_INFINITY });
+    }
+  }
+
+  /** Whether username and password are configured, so a rejected or expired token can be replaced. */
+  get canLogIn(): boolean {
+    return this.#username !== undefined && this.#password !== undefined;
+  }
+
+  /** The cached token when it is still fresh, else `undefined` (then `token()` obtains one). */
+  cached(): string | undefined {
+    const entry = this.#entry;
+    return entry && this.#fresh(entry) ? entry.token : undefined;
+  }
+
+  /** A valid token: the cached one, the store's, or a fresh login. */
+  token(signal?: AbortSignal): Promise<string> {
+    const entry = this.#entry;
+    if (entry && this.#fresh(entry)) return Promise.resolve(entry.token);
+    return raceSignal(this.#acquire(undefined), signal);
+  }
+
+  /**
+   * A replacement for `rejected`, the token a call was refused with (401). If the current token is already a
+   * different one (another call refreshed first), that one is returned without logging in.
+   */
+  async refresh(rejected: string | undefined, signal?: AbortSignal): Promise<string> {
+    for (let round = 0; round < 2; round++) {
+      const entry = this.#entry;
+      if (entry && entry.token !== rejected && this.#fresh(entry)) return entry.token;
+      if (!this.canLogIn) throw noCredentials();
+      if (entry && entry.token === rejected) this.#entry = undefined;
+      const token = await raceSignal(this.#acquire(rejected), signal);
+      if (token !== rejected) return token;
+    }
+    // The store keeps handing back the rejected token: only a login can replace it.
+    return (await raceSignal(this.#loginShared(), signal)).token;
+  }
+
+  /** Logs in now (joining a login already in flight) and caches the token. */
+  login(signal?: AbortSignal): Promise<LoginResult> {
+    if (!this.canLogIn) {
+      return Promise.reject(
+        new ConfigurationError(
+          'auth.login() needs username and password in the PlatformClient options; this client only has a token.',
+        ),
+      );
+    }
+    return raceSignal(this.#loginShared(), signal);
+  }
+
+  /** Every credential held: the password and the tokens seen, for scrubbing errors and logs. */
+  secrets(): string[] {
+    return this.#password === undefined ? [...this.#seen] : [this.#password, ...this.#seen];
+  }
+
+  #fresh(entry: TokenEntry): boolean {
+    return entry.expiresAt - this.#marginMs > Date.now();
+  }
+
+  #adopt(entry: TokenEntry): void {
+    this.#entry = entry;
+    if (!this.#seen.includes(entry.token)) {
+      this.#seen.push(entry.token);
+      if (this.#seen.length > REMEMBERED_TOKENS) this.#seen.shift();
+    }
+  }
+
+  #acquire(rejected: string | undefined): Promise<string> {
+    if (!this.#acquiring) {
+      const run = async (): Promise<string> => {
+        const stored = await this.#readStore();
+        if (stored && stored.token !== rejected && this.#fresh(stored)) {
+          this.#adopt(stored);
+          return stored.token;
+        }
+        if (!this.canLogIn) throw noCredentials();
+        return (await this.#loginShared()).token;
+      };
+      const store = this.#store;
+      const locked =
+        typeof store.lock === 'function'
+          ? store.lock(run).catch((error: unknown) => {
+              // A lock that fails must not cost the call: carry on without it (the token may come twice).
+              if (error instanceof WaGatewayError) throw error;
+              log(
+                this.#logger,
+                'warn',
+                'wa-gateway-sdk: the token store lock failed; logging in without it',
+                {
+                  error: error instanceof Error ? error.name : typeof error,
+                },
+              );
+              return run();
+            })
+          : run();
+      const promise = locked.finally(() => {
+        this.#acquiring = undefined;
+      });
+      // Waiters may all have aborted; the shared promise must not become an unhandled rejection.
+      promise.catch(() => {});
+      this.#acquiring = promise;
+    }
+    return this.#acquiring;
+  }
+
+  #loginShared(): Promise<LoginResult> {
+    if (!this.#loggingIn) {
+      const promise = this.#login().finally(() => {
+        this.#loggingIn = undefined;
+      });
+      promise.catch(() => {});
+      this.#loggingIn = promise;
+    }
+    return this.#loggingIn;
+  }
+
+  async #login(): Promise<LoginResult> {
+    const started = Date.now();
+    const request = { method: 'POST', path: LOGIN_PATH };
+    let data: unknown;
+    let status: number;
+    try {
+      const answer = await this.#transport.json({
+        method: 'POST',
+        path: LOGIN_PATH,
+        body: { username: this.#username, password: this.#password },
+        // Logging in twice has no effect beyond a second valid token, so a fault may be retried.
+        idempotent: true,
+      });
+      data = answer.data;
+      status = answer.response.status;
+    } catch (error) {
+      if (error instanceof BadRequestError) throw new LoginFailedError(error);
+      if (error instanceof InvalidResponseError) {
+        // Its excerpt could hold a token from a half-written answer.
+        throw new InvalidResponseError(
+          `POST ${LOGIN_PATH} answered ${error.status} with a body that is not valid JSON.`,
+          { status: error.status, bodyExcerpt: '', request },
+        );
+      }
+      throw error;
+    }
+    const parsed = loginResponseSchema.safeParse(data);
+    if (!parsed.success) {
+      throw new InvalidResponseError(`POST ${LOGIN_PATH} answered ${status} without a token.`, {
+        status,
+        bodyExcerpt: '',
+        request,
+      });
+    }
+    const answer = parsed.data;
+    const entry = { token: answer.token, expiresAt: started + TOKEN_LIFETIME_MS };
+    this.#adopt(entry);
+    await this.#writeStore(entry);
+    const otp = answer.otp === true;
+    if (otp) {
+      log(
+        this.#logger,
+        'warn',
+        'wa-gateway-sdk: the platform login answered otp: true. The account may require a one-time password, ' +
+          'a step the platform spec does not describe; calls made with this token may be refused.',
+        { path: LOGIN_PATH },
+      );
+    }
+    log(this.#logger, 'debug', 'wa-gateway-sdk: logged in to the platform', {
+      path: LOGIN_PATH,
+      expiresAt: new Date(entry.expiresAt).toISOString(),
+    });
+    const deviceId = answer.client?.device_id;
+    return loginResult({
+      token: answer.token,
+      accountUuid: answer.account?.uuid ?? null,
+      otp,
+      deviceId: deviceId === undefined || deviceId === null ? null : String(deviceId),
+      expiresAt: entry.expiresAt,
+    });
+  }
+
+  async #readStore(): Promise<TokenEntry | undefined> {
+    let entry: unknown;
+    try {
+      entry = await this.#store.get();
+    } catch (error) {
+      log(this.#logger, 'warn', 'wa-gateway-sdk: the token store could not be read; logging in instead', {
+        error: error instanceof Error ? error.name : typeof error,
+      });
+      return undefined;
+    }
+    if (entry === undefined || entry === null) return undefined;
+    if (
+      !isRecord(entry) ||
+      typeof entry['token'] !== 'string' ||
+      entry['token'] === '' ||
+      typeof entry['expiresAt'] !== 'number' ||
+      Number.isNaN(entry['expiresAt'])
+    ) {
+      log(
+        this.#logger,
+        'warn',
+        'wa-gateway-sdk: the token store returned something that is not a TokenEntry',
+        {},
+      );
+      return undefined;
+    }
+    return { token: entry['token'], expiresAt: entry['expiresAt'] };
+  }
+
+  async #writeStore(entry: TokenEntry): Promise<void> {
+    try {
+      await this.#store.set({ token: entry.token, expiresAt: entry.expiresAt });
+    } catch (error) {
+      log(
+        this.#logger,
+        'warn',
+        'wa-gateway-sdk: the token store could not be written; the token is still used',
+        {
+          error: error instanceof Error ? error.name : typeof error,
+        },
+      );
+    }
+  }
+
+  /** @internal */
+  [inspect](): string {
+    return `TokenManager { username: ${JSON.stringify(this.#username ?? null)}, password: '${REDACTED}', token: '${REDACTED}' }`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { username: this.#username ?? null, password: REDACTED, token: REDACTED };
+  }
+}
+
+function noCredentials(): AuthenticationError {
+  return new AuthenticationError(
+    {
+      status: 401,
+      code: null,
+      group: null,
+      description: 'The platform rejected the token and no username/password are configured to log in again.',
+      body: undefined,
+    },
+    'The platform rejected the token and no username/password are configured to log in again: ' +
+      'pass username and password (or a fresh token) to the PlatformClient.',
+  );
+}
+
+function loginResult(fields: LoginResult): LoginResult {
+  const visible = () => ({ ...fields, token: REDACTED });
+  const result = { ...fields };
+  Object.defineProperty(result, 'toJSON', { value: visible, enumerable: false });
+  Object.defineProperty(result, inspect, {
+    value: () => `LoginResult ${JSON.stringify(visible())}`,
+    enumerable: false,
+  });
+  return result;
+}
+
+/** The shared promise, or the caller's abort reason as soon as its own signal aborts. */
+export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

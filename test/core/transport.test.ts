@@ -1,0 +1,159 @@
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { AuthenticationError, TimeoutError } from '../../src/core/errors.js';
+import { scrub } from '../../src/core/secrets.js';
+import { Transport, type TransportConfig } from '../../src/core/transport.js';
+import { useMswServer } from '../helpers/msw.js';
+
+const server = useMswServer();
+const BASE = 'https://core.test';
+const transport = (extra: Partial<TransportConfig> = {}) =>
+  new Transport({
+    baseUrl: BASE,
+    authorization: () => 'Bearer t0',
+    secrets: () => [],
+    timeoutMs: 2000,
+    maxRetries: 2,
+    maxRetryWaitMs: 1000,
+    retryRules: { retryableCodes: [], neverRetryCodes: [] },
+    ...extra,
+  });
+
+describe('authorization', () => {
+  it('after a 401 asks for a fresh credential once, naming the one refused, and repeats the call', async () => {
+    const asked: { refresh: boolean; rejected?: string | undefined }[] = [];
+    let token = 't1';
+    server.use(
+      http.get(`${BASE}/x`, ({ request }) =>
+        request.headers.get('authorization') === 'JWT t2'
+          ? HttpResponse.json({ ok: true })
+          : HttpResponse.json({ detail: 'Invalid auth key.' }, { status: 401 }),
+      ),
+    );
+    const t = transport({
+      reauthenticateOn401: true,
+      authorization: ({ refresh, rejected }) => {
+        asked.push({ refresh, rejected });
+        if (refresh) token = 't2';
+        return `JWT ${token}`;
+      },
+    });
+    expect((await t.json({ method: 'GET', path: '/x' })).data).toEqual({ ok: true });
+    expect(asked).toEqual([
+      { refresh: false, rejected: undefined },
+      { refresh: true, rejected: 'JWT t1' },
+    ]);
+  });
+
+  it('a second 401 after the refresh is the answer', async () => {
+    let calls = 0;
+    server.use(
+      http.get(`${BASE}/x`, () => {
+        calls++;
+        return HttpResponse.json({ detail: 'Invalid auth key.' }, { status: 401 });
+      }),
+    );
+    await expect(
+      transport({ reauthenticateOn401: true }).json({ method: 'GET', path: '/x' }),
+    ).rejects.toBeInstanceOf(AuthenticationError);
+    expect(calls).toBe(2);
+  });
+
+  it("an error thrown by authorization() is the caller's answer: not a 401, not retried", async () => {
+    let asked = 0;
+    const failure = new AuthenticationError({
+      status: 400,
+      code: null,
+      group: null,
+      description: 'bad login',
+      body: null,
+    });
+    const t = transport({
+      reauthenticateOn401: true,
+      authorization: () => {
+        asked++;
+        throw failure;
+      },
+    });
+    await expect(t.json({ method: 'GET', path: '/x' })).rejects.toBe(failure);
+    expect(asked).toBe(1);
+  });
+
+  it('undefined sends no Authorization header at all', async () => {
+    let header: string | null = 'unset';
+    server.use(
+      http.post(`${BASE}/jwt/`, ({ request }) => {
+        header = request.headers.get('authorization');
+        return HttpResponse.json({ token: 't' });
+      }),
+    );
+    await transport({ authorization: () => undefined }).json({ method: 'POST', path: '/jwt/', body: {} });
+    expect(header).toBeNull();
+  });
+});
+
+describe('streamed answers', () => {
+  /** A body that sends `chunks` with `gapMs` between them, then ends. */
+  function trickle(chunks: string[], gapMs: number) {
+    return new ReadableStream<Uint8Array>({
+      async start(controller) {
+        for (const c of chunks) {
+          controller.enqueue(new TextEncoder().encode(c));
+          await new Promise((r) => setTimeout(r, gapMs));
+        }
+        controller.close();
+      },
+    });
+  }
+
+  it('a server silent for longer than the idle timeout ends the body in TimeoutError', async () => {
+    server.use(http.get(`${BASE}/s`, () => new HttpResponse(trickle(['a', 'b'], 400))));
+    const res = await transport().stream({ method: 'GET', path: '/s', idleTimeoutMs: 100 });
+    const e = await res.text().catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect((e as Error).message).toMatch(/stalled, no data for 100 ms/);
+  });
+
+  it('a slow reader is not mistaken for a silent server', async () => {
+    server.use(http.get(`${BASE}/s`, () => new HttpResponse(trickle(['a', 'b', 'c'], 1))));
+    const res = await transport().stream({ method: 'GET', path: '/s', idleTimeoutMs: 50 });
+    const reader = res.body!.getReader();
+    let text = '';
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 120)); // the reader pauses longer than the idle timeout
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    expect(text).toBe('abc');
+  });
+
+  it("lets go of the caller's signal when the body ends or is cancelled", async () => {
+    server.use(http.get(`${BASE}/s`, () => new HttpResponse(trickle(['a'], 1))));
+    const controller = new AbortController();
+    const listeners = { added: 0, removed: 0 };
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    const remove = controller.signal.removeEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((...a: Parameters<typeof add>) => {
+      listeners.added++;
+      return add(...a);
+    }) as typeof add;
+    controller.signal.removeEventListener = ((...a: Parameters<typeof remove>) => {
+      listeners.removed++;
+      return remove(...a);
+    }) as typeof remove;
+    const t = transport();
+    for (let i = 0; i < 5; i++)
+      await (await t.stream({ method: 'GET', path: '/s', signal: controller.signal })).text();
+    const open = await t.stream({ method: 'GET', path: '/s', signal: controller.signal });
+    await open.body!.cancel();
+    expect(listeners.added).toBeGreaterThan(0);
+    expect(listeners.removed).toBe(listeners.added);
+  });
+});
+
+describe('scrub', () => {
+  it('hides every non-empty secret, however short', () => {
+    expect(scrub('user ab1 failed with ab1', ['ab1', ''])).toBe('user [redacted] failed with [redacted]');
+  });
+});
