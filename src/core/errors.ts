@@ -266,14 +266,33 @@ export class MessageValidationError extends WaGatewayError {
 }
 
 /**
+ * One problem found in a template by local validation. Defined here, beside the error that carries it, so
+ * `TemplateValidationError.issues` has one concrete type; `validateTemplate` returns the same shape.
+ * Compatible with `FieldIssue` (code, field, message, params), which a server 422's `issues` also have.
+ */
+export interface TemplateIssue extends FieldIssue {
+  /** The spec's code (`WA_TPL_0NN`) where the spec names one for this rule, else `null`. */
+  code: string | null;
+  /** Stable rule id from the rule table, e.g. `header.text.max_length`. */
+  rule: string;
+  /** Exact location with list indices: `['buttons', 2, 'url']`. Empty for the template itself. */
+  path: (string | number)[];
+  /** The server's `errors.fields` key: dot-joined, list indices omitted (`buttons.url`). */
+  field: string;
+  /** One sentence for a person, naming the limit and the actual value. */
+  message: string;
+  params?: Record<string, unknown>;
+}
+
+/**
  * A template failed local validation; nothing was sent. `issues` carries every problem with its code (where
  * the spec names one), rule id, path and server field key.
  */
-export class TemplateValidationError<I extends FieldIssue = FieldIssue> extends WaGatewayError {
+export class TemplateValidationError extends WaGatewayError {
   override name = 'TemplateValidationError';
-  readonly issues: I[];
+  readonly issues: TemplateIssue[];
 
-  constructor(issues: I[]) {
+  constructor(issues: TemplateIssue[]) {
     const first = issues[0];
     const head = first ? `${first.field || '(root)'}: ${first.message}` : '';
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';

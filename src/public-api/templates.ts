@@ -8,7 +8,7 @@ import {
   TemplateCreatedSchema,
   type TemplateCreateRequest,
 } from '../templates/schema.js';
-import { type TemplateIssue, validateTemplate } from '../templates/validate.js';
+import { validateTemplate } from '../templates/validate.js';
 
 export interface CreateTemplateOptions {
   /**
@@ -55,8 +55,8 @@ export class Templates {
       );
     }
     if (options.validate !== false) {
-      const { valid, issues } = validateTemplate(template);
-      if (!valid) throw new TemplateValidationError<TemplateIssue>(issues);
+      const result = validateTemplate(template);
+      if (!result.valid) throw new TemplateValidationError(result.issues);
     }
     const path = `/wa/${encodeURIComponent(appId)}/templates`;
     const { data } = await this.#transport.json({

@@ -255,7 +255,7 @@ describe('assertValidTemplate', () => {
     }
     expect(caught).toBeInstanceOf(TemplateValidationError);
     expect(caught).toBeInstanceOf(WaGatewayError);
-    const error = caught as TemplateValidationError<TemplateIssue>;
+    const error = caught as TemplateValidationError;
     expect(error.issues).toEqual(validateTemplate(broken).issues);
     expect(error.message).toContain('name:');
     expect(error.message).toMatch(/and \d+ more/);

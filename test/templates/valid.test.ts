@@ -175,7 +175,7 @@ const valid: Record<string, TemplateCreateRequest> = {
 
 describe('valid templates of every shape', () => {
   it.each(Object.entries(valid))('%s', (_, template) => {
-    expect(validateTemplate(template)).toEqual({ valid: true, issues: [] });
+    expect(validateTemplate(template)).toEqual({ valid: true, issues: [], template });
     expect(() => assertValidTemplate(template)).not.toThrow();
     // The structural schema agrees: nothing the validator accepts is rejected by the zod schema.
     expect(TemplateCreateRequestSchema.safeParse(template).success).toBe(true);
