@@ -15,10 +15,10 @@
  *
  * In your app, import from 'wa-gateway-sdk' and 'wa-gateway-sdk/webhooks' instead of '../src/...'.
  */
-import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { GatewayClient, InternalServerError, type MediaDownload, NotFoundError } from '../src/index.js';
+import { EndpointNotLiveError, GatewayClient, type MediaDownload, NotFoundError } from '../src/index.js';
 import { type MessageEvent, parseWebhook } from '../src/webhooks/index.js';
 
 export type SaveOutcome =
@@ -57,17 +57,6 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
   'application/pdf': '.pdf',
 };
 
-/**
- * While the gateway does not serve media download yet, it answers 404 without a gateway error code, or 501.
- * A 404 *with* a code is a real answer about this media id.
- */
-function isNotLive(error: unknown): boolean {
-  return (
-    (error instanceof NotFoundError && error.code === null) ||
-    (error instanceof InternalServerError && error.status === 501)
-  );
-}
-
 export async function saveIncomingMedia(
   gw: GatewayClient,
   event: MessageEvent,
@@ -81,7 +70,8 @@ export async function saveIncomingMedia(
   try {
     file = await gw.media.download(mediaId, { phoneNumberId });
   } catch (error) {
-    if (isNotLive(error)) return { saved: false, reason: 'not_live' };
+    // While the gateway does not serve downloads yet (404 without a code, or 501).
+    if (error instanceof EndpointNotLiveError) return { saved: false, reason: 'not_live' };
     // Expired (ids live 30 days) or never existed: retrying will not bring it back; ask the sender again.
     if (error instanceof NotFoundError) return { saved: false, reason: 'gone' };
     // Auth, a cut connection, a 5xx (already retried by the SDK, a download is safe to repeat): let the queue
@@ -93,16 +83,9 @@ export async function saveIncomingMedia(
   // ('../../.ssh/authorized_keys'). Ids are opaque: keep safe characters only.
   const extension = EXTENSIONS[file.contentType.split(';')[0]!.trim()] ?? '';
   const target = join(dir, `${mediaId.replace(/[^\w.-]/g, '_')}${extension}`);
-  // A download cut half-way must not leave a file that looks complete: write aside, rename when done.
-  const partial = `${target}.part`;
-  try {
-    const bytes = await file.saveTo(partial);
-    await rename(partial, target);
-    return { saved: true, path: target, bytes, contentType: file.contentType };
-  } catch (error) {
-    await rm(partial, { force: true });
-    throw error;
-  }
+  // saveTo writes `<target>.part` and renames it when complete: a cut download leaves nothing at `target`.
+  const bytes = await file.saveTo(target);
+  return { saved: true, path: target, bytes, contentType: file.contentType };
 }
 
 export async function main(options: {

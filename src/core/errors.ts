@@ -181,6 +181,15 @@ export class UpstreamError extends ApiError {
   override name = 'UpstreamError';
 }
 
+/**
+ * An endpoint the server announces but does not serve yet (a 404 without an error code, or a 501). Its own
+ * class so that "this media id expired" (`NotFoundError`) and "downloads are not live on this gateway" are
+ * told apart with `instanceof`.
+ */
+export class EndpointNotLiveError extends ApiError {
+  override name = 'EndpointNotLiveError';
+}
+
 /** Picks the `ApiError` subclass for a status: the one place that mapping lives. */
 export const errorClassByStatus: Readonly<Record<number, new (d: ApiErrorDetails) => ApiError>> = {
   400: BadRequestError,

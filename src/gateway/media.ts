@@ -1,4 +1,4 @@
-import { ApiError, ConfigurationError, ConnectionError } from '../core/errors.js';
+import { ApiError, ConfigurationError, ConnectionError, EndpointNotLiveError } from '../core/errors.js';
 import type { Transport } from '../core/transport.js';
 
 export interface DownloadOptions {
@@ -15,13 +15,19 @@ export interface MediaDownload {
   contentType: string;
   /** `Content-Length` when the server sent one. */
   contentLength: number | undefined;
-  /** The file name from `Content-Disposition`, when the server sent one. */
+  /**
+   * The file name from `Content-Disposition`, when the server sent one. It comes from the user who sent the
+   * file: never use it as a path (`../../etc/passwd`); take at most its extension.
+   */
   filename: string | undefined;
   /** The bytes, as a web stream. Read it once: with `arrayBuffer()`, `saveTo()`, or yourself. */
   body: ReadableStream<Uint8Array>;
   /** Reads the whole file into memory. Fine for images; prefer `saveTo` or `body` for 100 MB documents. */
   arrayBuffer(): Promise<ArrayBuffer>;
-  /** Streams the file to disk without buffering it; resolves with the number of bytes written. */
+  /**
+   * Streams the file to disk without buffering it; resolves with the number of bytes written. Writes to
+   * `<path>.part` and renames it when complete, so a cut download leaves no truncated file at `path`.
+   */
   saveTo(path: string): Promise<number>;
 }
 
@@ -41,7 +47,7 @@ export class Media {
    * 30 days). Streams: a 100 MB document is never held in memory unless you call `arrayBuffer()`.
    *
    * The gateway announces this endpoint as under development: while it is not live, a 404 without an error
-   * code or a 501 becomes a `NotFoundError` / `InternalServerError` whose message says so.
+   * code or a 501 becomes an `EndpointNotLiveError` (an expired or unknown media id stays a `NotFoundError`).
    *
    * @example
    * const file = await gw.media.download(msg.image.id, { phoneNumberId: event.metadata.phone_number_id });
@@ -79,11 +85,7 @@ function explainNotLive(error: unknown): unknown {
   if (!(error instanceof ApiError)) return error;
   const notLive = (error.status === 404 && error.code === null) || error.status === 501;
   if (!notLive) return error;
-  const Class = error.constructor as new (
-    d: ConstructorParameters<typeof ApiError>[0],
-    m?: string,
-  ) => ApiError;
-  return new Class(
+  return new EndpointNotLiveError(
     {
       status: error.status,
       code: error.code,
@@ -129,13 +131,23 @@ async function saveStream(body: ReadableStream<Uint8Array>, path: string): Promi
   // Loaded on use only: the rest of the gateway client does not need the file system. Node's own pipeline
   // keeps back pressure from the disk to the socket; `Writable.toWeb` on Node 20 does not, and buffered
   // most of a 50 MB file in memory when the disk was slower than loopback.
-  const [{ createWriteStream }, { Readable }, { pipeline }] = await Promise.all([
+  const [{ createWriteStream }, { rename, rm }, { Readable }, { pipeline }] = await Promise.all([
     import('node:fs'),
+    import('node:fs/promises'),
     import('node:stream'),
     import('node:stream/promises'),
   ]);
-  const file = createWriteStream(path);
-  await pipeline(Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>), file);
+  // Written beside the target and renamed when complete: a cut download never leaves a truncated file
+  // under the final name for another process to pick up.
+  const partial = `${path}.part`;
+  const file = createWriteStream(partial);
+  try {
+    await pipeline(Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>), file);
+    await rename(partial, path);
+  } catch (error) {
+    await rm(partial, { force: true }).catch(() => {});
+    throw error;
+  }
   return file.bytesWritten;
 }
 

@@ -1,12 +1,12 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
+  EndpointNotLiveError,
   GatewayClient,
-  InternalServerError,
   NotFoundError,
   PermissionDeniedError,
 } from '../../src/index.js';
@@ -41,6 +41,24 @@ describe('media.download', () => {
     expect(new Uint8Array(await file.arrayBuffer())).toEqual(bytes);
   });
 
+  it('saveTo leaves no file at the path when the download is cut', async () => {
+    server.use(
+      http.get(`${GW}/v1/wa/media/:id`, () => {
+        const body = new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(bytes);
+            c.error(new Error('socket hang up'));
+          },
+        });
+        return new HttpResponse(body, { headers: { 'content-type': 'application/pdf' } });
+      }),
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'wa-media-'));
+    const file = await gw().media.download('m1', { phoneNumberId: 'p1' });
+    await expect(file.saveTo(join(dir, 'doc.pdf'))).rejects.toBeInstanceOf(Error);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('saveTo streams the body to a file and returns the byte count', async () => {
     server.use(
       http.get(
@@ -72,9 +90,10 @@ describe('media.download', () => {
     const e = await gw()
       .media.download('m', { phoneNumberId: 'p' })
       .catch((x: unknown) => x);
-    expect(e).toBeInstanceOf(NotFoundError);
+    expect(e).toBeInstanceOf(EndpointNotLiveError);
+    expect(e).not.toBeInstanceOf(NotFoundError);
     expect((e as Error).message).toMatch(/under development/);
-    expect((e as NotFoundError).status).toBe(404);
+    expect((e as EndpointNotLiveError).status).toBe(404);
   });
 
   it('a 404 with a gateway code is a plain not-found of that media', async () => {
@@ -101,7 +120,8 @@ describe('media.download', () => {
     const e = await gw()
       .media.download('m', { phoneNumberId: 'p' })
       .catch((x: unknown) => x);
-    expect(e).toBeInstanceOf(InternalServerError);
+    expect(e).toBeInstanceOf(EndpointNotLiveError);
+    expect((e as EndpointNotLiveError).status).toBe(501);
     expect((e as Error).message).toMatch(/under development/);
     expect(count).toBe(1);
   });
