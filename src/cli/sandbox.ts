@@ -10,7 +10,7 @@ gateway's retry rules. Point GatewayClient at the printed URL. Ctrl-C stops it.
 
   --port             port to listen on (default 4010; 0 picks a free one)
   --webhook-url      your webhook endpoint
-  --webhook-secret   sent as Authorization: Bearer <secret> (default: $WA_WEBHOOK_SECRET)
+  --webhook-secret   sent as Authorization: Bearer <secret> (default: $WEBHOOK_SECRET)
   --api-key          the key the sandbox accepts (default: sk_test_sandbox)`;
 
 export async function sandboxCommand(args: string[], io: CliIo): Promise<number> {
@@ -33,7 +33,7 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   if (webhookUrl !== undefined && !/^https?:\/\//.test(webhookUrl)) {
     throw new UsageError(`--webhook-url must be an http(s) URL; got '${webhookUrl}'.`);
   }
-  const secret = values['webhook-secret'] ?? io.env['WA_WEBHOOK_SECRET'];
+  const secret = values['webhook-secret'] ?? io.env['WEBHOOK_SECRET'];
   const apiKey = values['api-key'] ?? 'sk_test_sandbox';
   const sandbox = await startSandbox({
     port,

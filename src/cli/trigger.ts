@@ -55,7 +55,7 @@ within 5 s, retried at once, after 1 s and after 2 s more on connection errors a
 Prints each attempt. Exit 0 when delivered, 1 when lost or dropped, 2 on a usage error.
 
   --url      your webhook endpoint (required)
-  --secret   the webhook secret (default: $WA_WEBHOOK_SECRET)
+  --secret   the webhook secret (default: $WEBHOOK_SECRET)
   --wamid    the message id a status event carries
   --json     print the attempts as JSON
 
@@ -84,7 +84,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   } catch {
     throw new UsageError(`--url is not an http(s) URL: '${values.url}'.`);
   }
-  const secret = values.secret ?? io.env['WA_WEBHOOK_SECRET'];
+  const secret = values.secret ?? io.env['WEBHOOK_SECRET'];
   const envelope = build(values.wamid ? { wamid: values.wamid } : {});
   const attempts = await deliverWebhook(JSON.stringify(envelope), {
     url: values.url,

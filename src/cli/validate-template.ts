@@ -1,23 +1,25 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import type { TemplateIssue } from '../core/errors.js';
 import { validateTemplate } from '../templates/validate.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
-export const usage = `Usage: wa-gateway validate-template <file.json> [--json]
+export const usage = `Usage: wa-gateway validate-template <file.json>... [--json]
 
-Checks a template create request against every rule of the spec, locally, and prints every issue with its
-code (where the spec names one), field and message. Exit 0 when valid, 1 when not, 2 on a usage error.
+Checks template create requests against every rule of the spec, locally, and prints every issue with its
+code (where the spec names one), field and message. Exit 0 when all are valid, 1 when any is not (or is not
+JSON), 2 on a usage error.
 
-  --json    print { valid, issues } as JSON (for CI annotations and scripts)`;
+  --json    print [{ file, valid, issues }] as JSON (for CI annotations and scripts); a file that is not
+            JSON appears with valid: false and one issue of rule 'json.parse'`;
 
-export async function validateTemplateCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { json: { type: 'boolean' } },
-    allowPositionals: true,
-  });
-  if (positionals.length !== 1) throw new UsageError('validate-template takes exactly one <file.json>.');
-  const file = positionals[0]!;
+interface FileResult {
+  file: string;
+  valid: boolean;
+  issues: TemplateIssue[];
+}
+
+async function check(file: string): Promise<FileResult> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -29,23 +31,39 @@ export async function validateTemplateCommand(args: string[], io: CliIo): Promis
   try {
     input = JSON.parse(text);
   } catch (error) {
-    io.stderr(`${file}: not valid JSON (${(error as Error).message}).\n`);
-    return EXIT.failed;
+    const message = `The file is not valid JSON: ${(error as Error).message}.`;
+    return { file, valid: false, issues: [{ code: null, rule: 'json.parse', path: [], field: '', message }] };
   }
   const result = validateTemplate(input);
+  return { file, valid: result.valid, issues: result.issues };
+}
+
+export async function validateTemplateCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { json: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  if (positionals.length === 0) throw new UsageError('validate-template needs at least one <file.json>.');
+  const results: FileResult[] = [];
+  for (const file of positionals) results.push(await check(file));
   if (values.json) {
-    io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-  } else if (result.valid) {
-    io.stdout(`${file}: valid\n`);
+    io.stdout(`${JSON.stringify(results, null, 2)}\n`);
   } else {
-    io.stdout(`${file}: ${result.issues.length} issue${result.issues.length === 1 ? '' : 's'}\n`);
-    const codeWidth = Math.max(...result.issues.map((i) => (i.code ?? '-').length));
-    const fieldWidth = Math.max(...result.issues.map((i) => i.field.length));
-    for (const i of result.issues) {
-      io.stdout(
-        `  ${(i.code ?? '-').padEnd(codeWidth)}  ${i.field.padEnd(fieldWidth)}  ${i.message}  [${i.rule}]\n`,
-      );
+    for (const { file, valid, issues } of results) {
+      if (valid) {
+        io.stdout(`${file}: valid\n`);
+        continue;
+      }
+      io.stdout(`${file}: ${issues.length} issue${issues.length === 1 ? '' : 's'}\n`);
+      const codeWidth = Math.max(...issues.map((i) => (i.code ?? '-').length));
+      const fieldWidth = Math.max(...issues.map((i) => i.field.length));
+      for (const i of issues) {
+        io.stdout(
+          `  ${(i.code ?? '-').padEnd(codeWidth)}  ${i.field.padEnd(fieldWidth)}  ${i.message}  [${i.rule}]\n`,
+        );
+      }
     }
   }
-  return result.valid ? EXIT.ok : EXIT.failed;
+  return results.every((r) => r.valid) ? EXIT.ok : EXIT.failed;
 }

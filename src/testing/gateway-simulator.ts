@@ -77,6 +77,14 @@ export class GatewaySimulator {
     this.balance = options.balance ?? Number.POSITIVE_INFINITY;
   }
 
+  /** Forgets every send, answer count and rate-limit window, and restores the starting balance. */
+  reset(): void {
+    this.sent.length = 0;
+    for (const key of Object.keys(this.answered)) delete this.answered[key];
+    this.#arrivals.clear();
+    this.balance = this.options.balance ?? Number.POSITIVE_INFINITY;
+  }
+
   /** `POST /v1/wa/message`. */
   send(request: SimulatedRequest): SimulatedResponse & { accepted?: SentMessage } {
     const answer = this.#send(request);

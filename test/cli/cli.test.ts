@@ -84,9 +84,9 @@ describe('wa-gateway validate-template', () => {
   it('--json prints the result for machines', async () => {
     const t = io();
     expect(await runCli(['validate-template', await file('{"name":1}'), '--json'], t.io)).toBe(1);
-    const result = JSON.parse(t.out.stdout) as { valid: boolean; issues: { rule: string }[] };
-    expect(result.valid).toBe(false);
-    expect(result.issues.length).toBeGreaterThan(1);
+    const [result] = JSON.parse(t.out.stdout) as { valid: boolean; issues: { rule: string }[] }[];
+    expect(result?.valid).toBe(false);
+    expect(result?.issues.length).toBeGreaterThan(1);
   });
 
   it('a missing file or a wrong flag is a usage error (exit 2) that names it', async () => {
@@ -98,17 +98,33 @@ describe('wa-gateway validate-template', () => {
     expect(b.out.stderr).toContain("'--jsno'");
   });
 
-  it('a file that is not JSON is a failure (exit 1)', async () => {
+  it('a file that is not JSON is a failure (exit 1), reported in --json output too', async () => {
     const t = io();
     expect(await runCli(['validate-template', await file('{nope')], t.io)).toBe(1);
-    expect(t.out.stderr).toContain('not valid JSON');
+    expect(t.out.stdout).toContain('not valid JSON');
+    const j = io();
+    const bad = await file('{nope');
+    expect(await runCli(['validate-template', bad, '--json'], j.io)).toBe(1);
+    expect(JSON.parse(j.out.stdout)).toEqual([
+      { file: bad, valid: false, issues: [expect.objectContaining({ rule: 'json.parse', code: null })] },
+    ]);
+  });
+
+  it('checks several files in one run; exit 1 when any is invalid', async () => {
+    const t = io();
+    const good = await file(JSON.stringify(valid));
+    const bad = await file(JSON.stringify({ ...valid, name: 'Bad' }));
+    expect(await runCli(['validate-template', good, bad], t.io)).toBe(1);
+    expect(t.out.stdout).toContain(`${good}: valid`);
+    expect(t.out.stdout).toContain(`${bad}: 1 issue`);
+    expect(await runCli(['validate-template', good, good], io().io)).toBe(0);
   });
 });
 
 describe('wa-gateway trigger', () => {
   it('posts the fixture with the Bearer secret and exits 0 when delivered', async () => {
     const hook = await receiver(200);
-    const t = io({ WA_WEBHOOK_SECRET: 'env-secret-0123456789' });
+    const t = io({ WEBHOOK_SECRET: 'env-secret-0123456789' });
     expect(
       await runCli(['trigger', 'status.delivered', '--url', hook.url, '--wamid', 'wamid.X1'], t.io),
     ).toBe(0);

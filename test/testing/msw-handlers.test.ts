@@ -28,10 +28,7 @@ const api = createPublicApiHandlers({
 });
 const server = setupServer(...gateway.handlers, ...api.handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => {
-  gateway.simulator.sent.length = 0;
-  gateway.simulator.balance = Number.POSITIVE_INFINITY;
-});
+afterEach(() => gateway.simulator.reset());
 afterAll(() => server.close());
 
 const text = { to: '998901234567', type: 'text', text: { body: 'Hi' } } as const;
@@ -131,6 +128,18 @@ describe('createGatewayHandlers behaves like the gateway', () => {
     expect(file.contentType).toBe('image/png');
     expect(new TextDecoder().decode(await file.arrayBuffer())).toBe('PNG');
     await expect(gw().media.download('nope', { phoneNumberId: 'p' })).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('GatewaySimulator.reset', () => {
+  it('forgets sends, answers and spent balance', async () => {
+    const sim = createGatewayHandlers({ baseUrl: 'https://gw.reset', apiKeys: ['k_reset_1'], balance: 1 });
+    server.use(...sim.handlers);
+    await new GatewayClient({ apiKey: 'k_reset_1', baseUrl: 'https://gw.reset' }).messages.send(text);
+    sim.simulator.chargeDelivery();
+    expect([sim.simulator.sent.length, sim.simulator.answered['OK'], sim.simulator.balance]).toEqual([1, 1, 0]);
+    sim.simulator.reset();
+    expect([sim.simulator.sent.length, sim.simulator.answered['OK'], sim.simulator.balance]).toEqual([0, undefined, 1]);
   });
 });
 
