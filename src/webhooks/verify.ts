@@ -154,12 +154,29 @@ export async function verifySignatureWithKeys(
   if (expected === null) return false;
   let matched = false;
   for (const key of keys) matched = bytesEqual(await hmac(key, bytes), expected) || matched;
+  if (matched || !hasNonAscii(bytes)) return matched;
+  // The upstream platform signs the payload with non-ASCII characters escaped as \uXXXX (emoji, accents),
+  // while a relay may forward them as raw UTF-8. Both are HMACs under the same secret, so accepting either
+  // forges nothing; only a body that has such characters pays for the second computation.
+  const escaped = encoder.encode(escapeNonAscii(new TextDecoder().decode(bytes)));
+  for (const key of keys) matched = bytesEqual(await hmac(key, escaped), expected) || matched;
   return matched;
+}
+
+function hasNonAscii(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i]! > 0x7f) return true;
+  return false;
+}
+
+/** Every UTF-16 code unit above 0x7F as a lowercase `\uXXXX` escape, as the upstream serialises it. */
+export function escapeNonAscii(text: string): string {
+  return text.replace(/[\u0080-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
  * Verifies an upstream `X-Hub-Signature-256: sha256=<hex>` header: HMAC-SHA256 of the raw body bytes with the app
- * secret, compared in constant time. Several secrets may be given for a rotation.
+ * secret, compared in constant time. Several secrets may be given for a rotation. A body with non-ASCII
+ * characters also matches a signature over its `\uXXXX`-escaped form, which is how the upstream platform signs.
  *
  * `rawBody` must be the bytes exactly as received. A parsed object throws `RawBodyRequiredError` (a JSON body
  * parser ran first; re-serialised JSON has different bytes) instead of quietly answering `false`.

@@ -137,9 +137,15 @@ describe('GatewaySimulator.reset', () => {
     server.use(...sim.handlers);
     await new GatewayClient({ apiKey: 'k_reset_1', baseUrl: 'https://gw.reset' }).messages.send(text);
     sim.simulator.chargeDelivery();
-    expect([sim.simulator.sent.length, sim.simulator.answered['OK'], sim.simulator.balance]).toEqual([1, 1, 0]);
+    expect([sim.simulator.sent.length, sim.simulator.answered['OK'], sim.simulator.balance]).toEqual([
+      1, 1, 0,
+    ]);
     sim.simulator.reset();
-    expect([sim.simulator.sent.length, sim.simulator.answered['OK'], sim.simulator.balance]).toEqual([0, undefined, 1]);
+    expect([sim.simulator.sent.length, sim.simulator.answered['OK'], sim.simulator.balance]).toEqual([
+      0,
+      undefined,
+      1,
+    ]);
   });
 });
 

@@ -120,3 +120,27 @@ describe('upstream signature', () => {
     await expect(verifyUpstreamSignature(null as never, expected, appSecret)).rejects.toThrow(/body parser/);
   });
 });
+
+describe('non-ASCII bodies', () => {
+  const secret = 'app-secret-for-unicode-tests';
+  const raw = JSON.stringify({ entry: [{ text: 'Café 👍 — olá' }] });
+  const escaped = raw.replace(
+    /[\u0080-\uffff]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+
+  it('accepts a signature over the raw UTF-8 bytes', async () => {
+    expect(await verifyUpstreamSignature(raw, await signUpstreamBody(raw, secret), secret)).toBe(true);
+  });
+
+  it('accepts a signature over the \\uXXXX-escaped form, as the upstream signs', async () => {
+    expect(escaped).toContain('\\ud83d\\udc4d');
+    expect(await verifyUpstreamSignature(raw, await signUpstreamBody(escaped, secret), secret)).toBe(true);
+  });
+
+  it('still refuses a tampered body, in either form', async () => {
+    const signature = await signUpstreamBody(escaped, secret);
+    expect(await verifyUpstreamSignature(raw.replace('Café', 'Cafe'), signature, secret)).toBe(false);
+    expect(await verifyUpstreamSignature(raw, signature, 'another-secret')).toBe(false);
+  });
+});
