@@ -7,7 +7,7 @@
  * pressure. Rounds interleave the baseline and the SDK so drift in machine load hits both alike.
  *
  * Informational figures, printed in `detail`: the same stream through `Readable.fromWeb(body).pipe(ndjson.parse())`
- * (the decoder DESIGN.md first named; the SDK decodes lines itself, see src/platform/client.ts) and through
+ * (the decoder DESIGN.md first named; the SDK decodes lines itself, see src/platform/stream-decoding.ts) and through
  * `validate: 'full'` (a zod parse per record).
  *
  * Run: `npx tsx bench/stream.bench.ts` (or with `node --expose-gc --import tsx` for a cleaner memory start).

@@ -338,6 +338,8 @@ export class Transport {
             controller.abort();
           },
           fault: (error) => fault(error, 'body'),
+          // The reader left: close the connection whatever wraps the body (a teed body's cancel alone won't).
+          cancelled: () => controller.abort(),
           done: () => signal?.removeEventListener('abort', onCallerAbort),
         });
         return { response: guarded, text: undefined };
@@ -383,7 +385,7 @@ class AuthorizationFailed {
 function guardBody(
   response: Response,
   idleMs: number,
-  hooks: { onIdle: () => void; fault: (error: unknown) => unknown; done: () => void },
+  hooks: { onIdle: () => void; fault: (error: unknown) => unknown; cancelled: () => void; done: () => void },
 ): Response {
   const source = response.body;
   if (!source) {
@@ -429,6 +431,7 @@ function guardBody(
       },
       cancel(reason) {
         finish();
+        hooks.cancelled();
         // Not awaited: a teed source (msw tees mocked bodies) only settles its cancel once every branch is
         // cancelled, and the reader who broke out of its loop must not wait on that.
         reader.cancel(reason).catch(() => {});

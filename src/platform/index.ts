@@ -1,31 +1,15 @@
+export { Auth } from './auth.js';
+export { PLATFORM_RETRY_RULES, PlatformClient, type PlatformClientOptions } from './client.js';
+export { Conversations } from './conversations.js';
+export { Customers } from './customers.js';
+export type { CallOptions } from './http.js';
 export {
-  type AgentStatsSummary,
-  Auth,
   type BatchChunkResult,
   type BatchSendAllResult,
   type BatchSendInput,
-  type CallOptions,
-  Conversations,
-  Customers,
-  FEEDBACK_RANGE_WINDOW_DAYS,
-  type FeedbacksRangeQuery,
-  type PeriodAverages,
-  PLATFORM_RETRY_RULES,
-  PlatformClient,
-  type PlatformClientOptions,
   PlatformMessages,
-  Reports,
-  STREAM_MAX_MESSAGES,
-  STREAM_MAX_RECORD_CHARS,
-  STREAM_MAX_SPAN_MS,
-  STREAM_RANGE_WINDOW_MS,
-  Stats,
-  type StatsSummary,
-  type StreamOptions,
-  type StreamRangeOptions,
-  type StreamRangeQuery,
-  summarizeStats,
-} from './client.js';
+} from './messages.js';
+export { FEEDBACK_RANGE_WINDOW_DAYS, type FeedbacksRangeQuery, Reports } from './reports.js';
 export {
   type AssignAgent,
   BATCH_SEND_MAX,
@@ -91,6 +75,22 @@ export {
   type VideoItem,
   validateMessageItems,
 } from './schemas.js';
+export {
+  type AgentStatsSummary,
+  type PeriodAverages,
+  Stats,
+  type StatsSummary,
+  summarizeStats,
+} from './stats.js';
+export { STREAM_MAX_SPAN_MS, type StreamOptions } from './stream.js';
+export { STREAM_MAX_RECORD_CHARS } from './stream-decoding.js';
+export { StreamInterruptedError } from './stream-interrupted-error.js';
+export {
+  STREAM_MAX_MESSAGES,
+  STREAM_RANGE_WINDOW_MS,
+  type StreamRangeOptions,
+  type StreamRangeQuery,
+} from './stream-range.js';
 export {
   LoginFailedError,
   type LoginResult,

@@ -116,11 +116,14 @@ describe('GatewayClient over a real socket', () => {
     // would climb towards the whole file; with back pressure it stays at the size of the socket buffers.
     let peakLag = 0;
     const sampler = setInterval(() => {
+      // saveTo writes `<path>.part` and renames it at the end.
       let onDisk = 0;
-      try {
-        onDisk = statSync(path).size;
-      } catch {
-        // not created yet
+      for (const candidate of [`${path}.part`, path]) {
+        try {
+          onDisk = Math.max(onDisk, statSync(candidate).size);
+        } catch {
+          // not created yet, or already renamed
+        }
       }
       peakLag = Math.max(peakLag, bytesSent - onDisk);
     }, 2);

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StreamError } from '../../src/core/errors.js';
-import { PlatformClient } from '../../src/platform/index.js';
+import { ConnectionError, StreamError, TimeoutError } from '../../src/core/errors.js';
+import { PlatformClient, StreamInterruptedError } from '../../src/platform/index.js';
 import { startServer } from '../helpers/http-server.js';
 
 const TOKEN = 'e2e-token-0123456789abcdef';
@@ -48,15 +48,26 @@ const runs: StreamRun[] = [];
 let loginBodies: unknown[] = [];
 let reportAuth: string[] = [];
 
-/** Writes `n` records lazily, honouring back pressure: the next write waits for 'drain'. */
-async function writeRecords(res: ServerResponse, n: number, run: StreamRun, cutAfter?: number) {
+/**
+ * Writes `n` records lazily, honouring back pressure: the next write waits for 'drain'. `cutAfter`: half a
+ * record after that many, then the connection dies. `stallAfter`: silence after that many, connection open.
+ */
+async function writeRecords(
+  res: ServerResponse,
+  n: number,
+  run: StreamRun,
+  { cutAfter, stallAfter }: { cutAfter?: number; stallAfter?: number } = {},
+) {
   res.writeHead(200, { 'content-type': 'application/x-ndjson' });
   for (let i = 0; i < n && !res.destroyed; i++) {
     if (cutAfter !== undefined && i === cutAfter) {
-      // Half a record, then the connection dies.
       res.write(line(i).slice(0, 40));
       await new Promise((r) => setTimeout(r, 20));
       res.socket?.destroy();
+      return;
+    }
+    if (stallAfter !== undefined && i === stallAfter) {
+      res.write(line(i).slice(0, 40));
       return;
     }
     run.written++;
@@ -103,13 +114,16 @@ beforeAll(async () => {
     }
     if (u.pathname === '/stream/messages/') {
       const n = Number(u.searchParams.get('n') ?? '100000');
-      const cut = u.searchParams.get('cut');
+      const at = (name: string) => {
+        const value = u.searchParams.get(name);
+        return value === null ? undefined : Number(value);
+      };
       const run: StreamRun = { written: 0, closed: undefined as never };
       run.closed = new Promise((resolve) =>
         res.on('close', () => resolve({ finished: res.writableFinished, written: run.written })),
       );
       runs.push(run);
-      await writeRecords(res, n, run, cut === null ? undefined : Number(cut));
+      await writeRecords(res, n, run, { cutAfter: at('cut'), stallAfter: at('stall') });
       return;
     }
     res.writeHead(404).end();
@@ -230,7 +244,40 @@ describe('platform over a real socket', () => {
     })().catch((e: unknown) => e);
     expect(ids).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(error).toBeInstanceOf(StreamError);
-    expect((error as StreamError).recordsDelivered).toBe(7);
-    expect((error as StreamError).message).toMatch(/cut after 7 complete records/);
+    expect(error).toBeInstanceOf(StreamInterruptedError);
+    const e = error as StreamInterruptedError;
+    expect(e.recordsDelivered).toBe(7);
+    expect(e.message).toMatch(/cut after 7 complete records/);
+    expect(e.lastCreatedAt).toBe(new Date(T0 + 6 * 1000).toISOString());
+    expect(e.cause).toBeInstanceOf(ConnectionError);
+  });
+
+  it('a server that falls silent mid-record ends in a TimeoutError after idleTimeoutMs and the socket is closed', async () => {
+    const c = client('n=100&stall=5');
+    const ids: number[] = [];
+    const started = performance.now();
+    const error = await (async () => {
+      for await (const m of c.messages.stream({}, { idleTimeoutMs: 150 })) ids.push(m.id);
+    })().catch((e: unknown) => e);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(ids).toEqual([1, 2, 3, 4, 5]);
+    expect(error).toBeInstanceOf(StreamInterruptedError);
+    const e = error as StreamInterruptedError;
+    expect(e.message).toMatch(
+      /stalled after 5 complete records \(in the middle of the next record\): no data for 150 ms/,
+    );
+    expect(e.cause).toBeInstanceOf(TimeoutError);
+    expect(e.lastCreatedAt).toBe(new Date(T0 + 4 * 1000).toISOString());
+    await expect(runs.at(-1)!.closed).resolves.toMatchObject({ finished: false, written: 5 });
+  });
+
+  it('a consumer slower than idleTimeoutMs is not taken for a silent server', async () => {
+    const c = client('n=3000');
+    let count = 0;
+    for await (const _ of c.messages.stream({}, { idleTimeoutMs: 100 })) {
+      // Pauses three times the idle timeout between two pulls: the server is not the one keeping quiet.
+      if (++count % 1000 === 0) await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(count).toBe(3000);
   });
 });

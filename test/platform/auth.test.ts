@@ -1,7 +1,12 @@
 import { inspect } from 'node:util';
 import { delay, HttpResponse, http } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AuthenticationError, BadRequestError, ConfigurationError } from '../../src/core/errors.js';
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  ConnectionError,
+} from '../../src/core/errors.js';
 import {
   LoginFailedError,
   MemoryTokenStore,
@@ -150,6 +155,47 @@ describe('login', () => {
     // One login attempt: a refused login is not mistaken for a 401 of the call and retried.
     expect(logins).toBe(1);
     expect(reports).toBe(0);
+  });
+
+  it('a login answered 401 fails the call as it is, without a second login', async () => {
+    let logins = 0;
+    let reports = 0;
+    server.use(
+      http.post(`${PLATFORM}/jwt/`, () => {
+        logins++;
+        return HttpResponse.json({ detail: 'Account disabled.' }, { status: 401 });
+      }),
+      http.get(`${PLATFORM}/reports/`, () => {
+        reports++;
+        return HttpResponse.json({});
+      }),
+    );
+    const error = await client()
+      .reports.get()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as AuthenticationError).request).toEqual({ method: 'POST', path: '/jwt/' });
+    expect((error as AuthenticationError).description).toBe('Account disabled.');
+    // The login's own 401 is not the call's: no re-login, and no "no credentials configured" advice.
+    expect((error as Error).message).not.toMatch(/no username\/password/);
+    expect(logins).toBe(1);
+    expect(reports).toBe(0);
+  });
+
+  it('a login that cannot connect fails the call with its ConnectionError, not retried as the call', async () => {
+    let logins = 0;
+    server.use(
+      http.post(`${PLATFORM}/jwt/`, () => {
+        logins++;
+        return HttpResponse.error();
+      }),
+    );
+    const error = await client({ maxRetries: 1 })
+      .reports.get()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    // The login's own retry only: the call does not repeat a failure that was not its own.
+    expect(logins).toBe(2);
   });
 
   it('reports field errors of a refused login as reasons', async () => {

@@ -1,13 +1,23 @@
+import { getEventListeners } from 'node:events';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   BadRequestError,
   ConfigurationError,
+  ConnectionError,
+  InternalServerError,
   PermissionDeniedError,
   StreamError,
+  TimeoutError,
 } from '../../src/core/errors.js';
-import { type Feedback, PlatformClient, type StreamMessage } from '../../src/platform/index.js';
+import {
+  type Feedback,
+  PlatformClient,
+  type PlatformClientOptions,
+  StreamInterruptedError,
+  type StreamMessage,
+} from '../../src/platform/index.js';
 import { useMswServer } from '../helpers/msw.js';
 
 const PLATFORM = 'https://platform.test';
@@ -19,8 +29,8 @@ const CONV = '3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f';
 const server = useMswServer();
 const encoder = new TextEncoder();
 
-function client() {
-  return new PlatformClient({ platformUrl: PLATFORM, streamUrl: STREAM, token: TOKEN });
+function client(extra: Partial<PlatformClientOptions> = {}) {
+  return new PlatformClient({ platformUrl: PLATFORM, streamUrl: STREAM, token: TOKEN, ...extra });
 }
 
 function message(id: number, createdAt = '2024-05-01T10:00:00.000000Z', content = `Привет 👋 #${id}`) {
@@ -149,18 +159,118 @@ describe('NDJSON decoding', () => {
     serveStream(() => chunked(text, { cutAfter: cut }));
     const { items, error } = await collect(client().messages.stream());
     expect(items.map((m) => m.id)).toEqual([1, 2, 3]);
-    expect(error).toBeInstanceOf(StreamError);
-    expect((error as StreamError).recordsDelivered).toBe(3);
-    expect((error as StreamError).message).toMatch(/cut after 3 complete records/);
+    expect(error).toBeInstanceOf(StreamInterruptedError);
+    const e = error as StreamInterruptedError;
+    expect(e).toBeInstanceOf(StreamError);
+    expect(e.recordsDelivered).toBe(3);
+    expect(e.lastCreatedAt).toBe(message(3).created_at);
+    expect(e.message).toMatch(/cut after 3 complete records \(in the middle of the next record\)/);
+    expect(e.cause).toBeInstanceOf(ConnectionError);
+    expect(e.cause).not.toBeInstanceOf(TimeoutError);
+  });
+
+  it('a server silent longer than idleTimeoutMs: the records it sent, then a TimeoutError as the cause', async () => {
+    serveStream(
+      () =>
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(
+              encoder.encode(`${JSON.stringify(message(1))}\n${JSON.stringify(message(2))}\n`),
+            );
+            // Then nothing: neither data nor an end.
+          },
+        }),
+    );
+    const started = performance.now();
+    const { items, error } = await collect(client().messages.stream({}, { idleTimeoutMs: 60 }));
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(items.map((m) => m.id)).toEqual([1, 2]);
+    expect(error).toBeInstanceOf(StreamInterruptedError);
+    const e = error as StreamInterruptedError;
+    expect(e.message).toBe('The message stream stalled after 2 complete records: no data for 60 ms.');
+    expect(e.recordsDelivered).toBe(2);
+    expect(e.lastCreatedAt).toBe(message(2).created_at);
+    expect(e.cause).toBeInstanceOf(TimeoutError);
+    expect((e.cause as TimeoutError).timeoutMs).toBe(60);
+  });
+
+  it('the idle timeout defaults to the request timeout', async () => {
+    serveStream(
+      () =>
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(encoder.encode(`${JSON.stringify(message(1))}\n`));
+          },
+        }),
+    );
+    const { items, error } = await collect(client({ timeoutMs: 80 }).messages.stream());
+    expect(items).toHaveLength(1);
+    expect((error as StreamInterruptedError).cause).toBeInstanceOf(TimeoutError);
+    expect(((error as StreamInterruptedError).cause as TimeoutError).timeoutMs).toBe(80);
+  });
+
+  it('a slow reader is never taken for a silent server', async () => {
+    serveStream(() =>
+      chunked(Array.from({ length: 4 }, (_, i) => `${JSON.stringify(message(i + 1))}\n`).join('')),
+    );
+    const ids: number[] = [];
+    for await (const m of client().messages.stream({}, { idleTimeoutMs: 20 })) {
+      ids.push(m.id);
+      await new Promise((r) => setTimeout(r, 60));
+    }
+    expect(ids).toEqual([1, 2, 3, 4]);
+  });
+
+  it('refuses a timeout or idle timeout that is not a positive number, before any request', () => {
+    const urls = serveStream(() => '');
+    expect(() => client().messages.stream({}, { idleTimeoutMs: 0 })).toThrow(/idleTimeoutMs/);
+    expect(() => client().messages.stream({}, { timeoutMs: -5 })).toThrow(ConfigurationError);
+    expect(() =>
+      client().messages.streamRange(
+        { from: '2024-01-01T00:00:00Z', to: '2024-01-02T00:00:00Z' },
+        { idleTimeoutMs: Number.NaN },
+      ),
+    ).toThrow(/idleTimeoutMs/);
+    expect(urls).toHaveLength(0);
+  });
+
+  it('leaves no listener on a long-lived signal shared by streams that end, break, fail or are refused', async () => {
+    const text = [1, 2, 3].map((i) => `${JSON.stringify(message(i))}\n`).join('');
+    let mode: 'full' | 'cut' | 'bad' | 'refused' = 'full';
+    server.use(
+      http.get(`${STREAM}/stream/messages/`, () => {
+        if (mode === 'refused') return HttpResponse.json({ detail: 'no' }, { status: 403 });
+        const body =
+          mode === 'cut'
+            ? chunked(text, { cutAfter: 30 })
+            : mode === 'bad'
+              ? `${text}not json\n`
+              : chunked(text);
+        return new HttpResponse(body, { headers: { 'content-type': 'application/x-ndjson' } });
+      }),
+    );
+    const shared = new AbortController();
+    const c = client();
+    const listeners = () => getEventListeners(shared.signal, 'abort').length;
+    for (const m of ['full', 'cut', 'bad', 'refused'] as const) {
+      mode = m;
+      for (let i = 0; i < 5; i++) await collect(c.messages.stream({}, { signal: shared.signal }));
+    }
+    mode = 'full';
+    for (let i = 0; i < 5; i++) {
+      for await (const _ of c.messages.stream({}, { signal: shared.signal })) break;
+    }
+    expect(listeners()).toBe(0);
   });
 
   it('a stream that ends cleanly in the middle of a line is a StreamError too', async () => {
     serveStream(() => `${JSON.stringify(message(1))}\n{"id":2,"created_at":"2024-05-01`);
     const { items, error } = await collect(client().messages.stream());
     expect(items.map((m) => m.id)).toEqual([1]);
-    expect(error).toBeInstanceOf(StreamError);
+    expect(error).toBeInstanceOf(StreamInterruptedError);
     expect((error as StreamError).message).toMatch(/ended in the middle of line 2/);
     expect((error as StreamError).recordsDelivered).toBe(1);
+    expect((error as StreamInterruptedError).lastCreatedAt).toBe(message(1).created_at);
   });
 
   it('an invalid line: the records before it, then StreamError naming the line, not its content', async () => {
@@ -174,6 +284,8 @@ describe('NDJSON decoding', () => {
     expect(error).toBeInstanceOf(StreamError);
     const e = error as StreamError;
     expect(e.message).toBe('Line 4 of the message stream is not valid JSON.');
+    // Not an interruption: resuming would meet the same line again.
+    expect(e).not.toBeInstanceOf(StreamInterruptedError);
     expect(e.recordsDelivered).toBe(2);
     expect(e.cause).toBeUndefined();
     expect(JSON.stringify(e)).not.toContain('4111');
@@ -311,7 +423,22 @@ function parseMicros(value: string): number {
  * A stream endpoint over an in-memory data set: exclusive bounds compared in microseconds, answers in
  * created_at order truncated to `cap`, and a 400 for a span over one week (as the spec says).
  */
-function serveDataset(data: Stored[], { cap, order = 'asc' }: { cap: number; order?: 'asc' | 'desc' }) {
+function serveDataset(
+  data: Stored[],
+  {
+    cap,
+    order = 'asc',
+    cut,
+    fail,
+  }: {
+    cap: number;
+    order?: 'asc' | 'desc';
+    /** The `request`th request (from 1) is cut in the middle of the record after the first `after`. */
+    cut?: { request: number; after: number };
+    /** An answer that replaces the `request`th request's (from 1). */
+    fail?: (request: number) => Response | undefined;
+  },
+) {
   const requests: { gt: string; lt: string; spanMs: number; type: string | null }[] = [];
   server.use(
     http.get(`${STREAM}/stream/messages/`, ({ request }) => {
@@ -320,6 +447,8 @@ function serveDataset(data: Stored[], { cap, order = 'asc' }: { cap: number; ord
       const lt = q.get('created_at__lt') ?? '';
       const spanMs = Date.parse(lt) - Date.parse(gt);
       requests.push({ gt, lt, spanMs, type: q.get('type') });
+      const failed = fail?.(requests.length);
+      if (failed) return failed;
       if (spanMs > 7 * 24 * 3600 * 1000)
         return HttpResponse.json({ detail: 'Range too long.' }, { status: 400 });
       const lo = parseMicros(gt);
@@ -329,9 +458,12 @@ function serveDataset(data: Stored[], { cap, order = 'asc' }: { cap: number; ord
         .sort((x, y) => (order === 'asc' ? x.us - y.us || x.id - y.id : y.us - x.us || y.id - x.id))
         .slice(0, cap)
         .map((d) => JSON.stringify(message(d.id, isoMicros(d.us))));
-      return new HttpResponse(rows.length ? `${rows.join('\n')}\n` : '', {
-        headers: { 'content-type': 'application/x-ndjson' },
-      });
+      const text = rows.length ? `${rows.join('\n')}\n` : '';
+      const body =
+        cut?.request === requests.length
+          ? chunked(text, { cutAfter: encoder.encode(rows.slice(0, cut.after).join('\n')).length + 20 })
+          : text;
+      return new HttpResponse(body, { headers: { 'content-type': 'application/x-ndjson' } });
     }),
   );
   return requests;
@@ -426,6 +558,65 @@ describe('messages.streamRange', () => {
     expect(error).toBeInstanceOf(StreamError);
     expect((error as StreamError).message).toMatch(/not in created_at order/);
     expect((error as StreamError).recordsDelivered).toBe(items.length);
+  });
+
+  it('a window cut part-way throws StreamInterruptedError; resuming from lastCreatedAt loses nothing', async () => {
+    const data = dataset();
+    serveDataset(data, { cap: 100_000, cut: { request: 3, after: 5 } });
+    const first = await collect(client().messages.streamRange({ from, to }, { windowMs: DAY }));
+    expect(first.error).toBeInstanceOf(StreamInterruptedError);
+    const e = first.error as StreamInterruptedError;
+    expect(e.recordsDelivered).toBe(first.items.length);
+    expect(e.lastCreatedAt).toBe(first.items.at(-1)?.created_at);
+    expect(e.cause).toBeInstanceOf(ConnectionError);
+
+    serveDataset(data, { cap: 100_000 });
+    const rest = await collect(
+      client().messages.streamRange({ from: e.lastCreatedAt ?? from, to }, { windowMs: DAY }),
+    );
+    expect(rest.error).toBeUndefined();
+    // The resume repeats only records of the last millisecond delivered.
+    const seen = new Set(first.items.map((m) => m.id));
+    const repeated = rest.items.filter((m) => seen.has(m.id));
+    const lastMs = Date.parse(e.lastCreatedAt ?? '');
+    for (const m of repeated) expect(Date.parse(m.created_at)).toBe(lastMs);
+    const ids = [...first.items, ...rest.items.filter((m) => !seen.has(m.id))].map((m) => m.id);
+    expect(ids).toEqual(expected(data));
+  });
+
+  it('a later request that fails on the connection or with a 5xx interrupts the range, with the cause', async () => {
+    for (const answer of [
+      () => HttpResponse.error(),
+      () => HttpResponse.json({ detail: 'down' }, { status: 503 }),
+    ]) {
+      serveDataset(dataset(), { cap: 100_000, fail: (n) => (n === 2 ? answer() : undefined) });
+      const { items, error } = await collect(
+        client({ maxRetries: 0 }).messages.streamRange({ from, to }, { windowMs: DAY }),
+      );
+      expect(error).toBeInstanceOf(StreamInterruptedError);
+      const e = error as StreamInterruptedError;
+      expect(e.message).toMatch(
+        /streamRange stopped after \d+ records: the request from 2024-01-02T00:00:00.000Z failed/,
+      );
+      expect(e.recordsDelivered).toBe(items.length);
+      expect(items.length).toBeGreaterThan(0);
+      expect(e.lastCreatedAt).toBe(items.at(-1)?.created_at);
+      expect(e.cause instanceof ConnectionError || e.cause instanceof InternalServerError).toBe(true);
+    }
+  });
+
+  it('the first request fails with its own error, and a refusal is never taken for an interruption', async () => {
+    serveDataset(dataset(), { cap: 100_000, fail: (n) => (n === 1 ? HttpResponse.error() : undefined) });
+    const first = await collect(
+      client({ maxRetries: 0 }).messages.streamRange({ from, to }, { windowMs: DAY }),
+    );
+    expect(first.error).toBeInstanceOf(ConnectionError);
+    serveDataset(dataset(), {
+      cap: 100_000,
+      fail: (n) => (n === 2 ? HttpResponse.json({ detail: 'no' }, { status: 403 }) : undefined),
+    });
+    const later = await collect(client().messages.streamRange({ from, to }, { windowMs: DAY }));
+    expect(later.error).toBeInstanceOf(PermissionDeniedError);
   });
 
   it('checks its arguments before any request', () => {

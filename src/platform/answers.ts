@@ -1,0 +1,29 @@
+import type { z } from 'zod';
+import { isRecord } from '../core/error-body.js';
+import { InvalidResponseError } from '../core/errors.js';
+import { check, type DetailResponse } from './schemas.js';
+
+/** A 2xx body checked against its documented shape; the error names paths, never values. */
+export function parseAnswer<S extends z.ZodType>(
+  schema: S,
+  data: unknown,
+  method: string,
+  path: string,
+): z.output<S> {
+  const result = check(schema, data);
+  if (result.ok) return result.data;
+  // Paths and expectations only: the body itself may hold customer data.
+  const where = result.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+  throw new InvalidResponseError(
+    `${method} ${path} answered with a body that does not have the documented shape (${where}).`,
+    { status: 200, bodyExcerpt: '', request: { method, path } },
+  );
+}
+
+/** The operation was accepted whatever its body says, so a missing or odd `detail` is not an error. */
+export function detailOf(data: unknown): DetailResponse {
+  return { detail: isRecord(data) && typeof data['detail'] === 'string' ? data['detail'] : '' };
+}

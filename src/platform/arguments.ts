@@ -1,0 +1,47 @@
+/**
+ * Checks of call arguments, made before any request so that a mistake costs no round trip and is named
+ * precisely, and the wire form of the few arguments the platform wants shaped differently.
+ */
+
+import type { z } from 'zod';
+import { ConfigurationError, type MessageIssue } from '../core/errors.js';
+import { check, type Instant, instantMs, isUuid } from './schemas.js';
+
+export function argumentsCheck<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  const result = check(schema, input);
+  if (result.ok) return result.data;
+  throw new ConfigurationError(`Invalid ${what}: ${describeIssues(result.issues)}`);
+}
+
+function describeIssues(issues: readonly MessageIssue[]): string {
+  return issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
+}
+
+export function requireUuid(value: unknown, what: string): string {
+  if (isUuid(value)) return value;
+  throw new ConfigurationError(
+    `${what} must be a UUID such as 3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f; got ${
+      typeof value === 'string' ? `'${value.slice(0, 60)}'` : typeof value
+    }.`,
+  );
+}
+
+/** Epoch milliseconds of a `Date` or ISO 8601 string. */
+export function requireInstant(value: unknown, what: string): number {
+  const ms = value instanceof Date || typeof value === 'string' ? instantMs(value) : Number.NaN;
+  if (Number.isNaN(ms))
+    throw new ConfigurationError(`${what} must be a valid Date or ISO 8601 date-time string.`);
+  return ms;
+}
+
+/** A string is sent as the caller wrote it: it may carry microseconds that a `Date` would lose. */
+export function toWire(value: Instant): string {
+  return value instanceof Date ? value.toISOString() : value;
+}
+
+/** The platform takes custom fields as `{ identifier: { value } }`. */
+export function wrapValues(fields: Record<string, unknown>): Record<string, { value: unknown }> {
+  const out: Record<string, { value: unknown }> = {};
+  for (const [key, value] of Object.entries(fields)) out[key] = { value };
+  return out;
+}

@@ -1,0 +1,144 @@
+import { ConfigurationError } from '../core/errors.js';
+import { detailOf } from './answers.js';
+import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
+import { type CallOptions, callOf, type PlatformHttp } from './http.js';
+import {
+  type AssignAgent,
+  assignAgentSchema,
+  type ConversationTypeInput,
+  type CustomFields,
+  conversationTypeInputSchema,
+  customFieldsSchema,
+  type DetailResponse,
+} from './schemas.js';
+
+/** Conversation operations: `POST /v2/conversations/...`. Each answers `{ detail }`. */
+export class Conversations {
+  readonly #http: PlatformHttp;
+
+  /** @internal */
+  constructor(http: PlatformHttp) {
+    this.#http = http;
+  }
+
+  #post(path: string, body: Record<string, unknown>, options: CallOptions): Promise<DetailResponse> {
+    return this.#http
+      .json('platform', { method: 'POST', path, body, idempotent: false, ...callOf(options) })
+      .then(detailOf);
+  }
+
+  /**
+   * Archives a conversation.
+   *
+   * @example
+   * await platform.conversations.archive(conversationUuid);
+   */
+  async archive(uuid: string, options: CallOptions = {}): Promise<DetailResponse> {
+    return this.#post(
+      '/v2/conversations/archive/',
+      { uuid: requireUuid(uuid, 'conversations.archive uuid') },
+      options,
+    );
+  }
+
+  /**
+   * Takes a conversation out of the archive.
+   *
+   * @example
+   * await platform.conversations.unarchive(conversationUuid);
+   */
+  async unarchive(uuid: string, options: CallOptions = {}): Promise<DetailResponse> {
+    return this.#post(
+      '/v2/conversations/unarchive/',
+      { uuid: requireUuid(uuid, 'conversations.unarchive uuid') },
+      options,
+    );
+  }
+
+  /**
+   * Assigns a conversation to an agent: `{ auto: true }` for automatic assignment, or `{ email }` for a
+   * specific agent (400 `BadRequestError` when no such agent).
+   *
+   * @example
+   * await platform.conversations.assign(conversationUuid, { email: 'agent@example.com' });
+   */
+  async assign(uuid: string, agent: AssignAgent, options: CallOptions = {}): Promise<DetailResponse> {
+    const id = requireUuid(uuid, 'conversations.assign uuid');
+    const a = argumentsCheck(assignAgentSchema, agent, 'conversations.assign agent');
+    return this.#post('/v2/conversations/assign/', { uuid: id, agent: a }, options);
+  }
+
+  /**
+   * Assigns a conversation to an agent group by name (404 `NotFoundError` when no such group).
+   *
+   * @example
+   * await platform.conversations.assignToGroup(conversationUuid, 'Billing');
+   */
+  async assignToGroup(uuid: string, groupName: string, options: CallOptions = {}): Promise<DetailResponse> {
+    const id = requireUuid(uuid, 'conversations.assignToGroup uuid');
+    if (typeof groupName !== 'string' || groupName.trim() === '') {
+      throw new ConfigurationError('conversations.assignToGroup needs a group name.');
+    }
+    return this.#post(
+      '/v2/conversations/assign_to_group/',
+      { uuid: id, group: { name: groupName } },
+      options,
+    );
+  }
+
+  /**
+   * Removes a conversation's assignment.
+   *
+   * @example
+   * await platform.conversations.unassign(conversationUuid);
+   */
+  async unassign(uuid: string, options: CallOptions = {}): Promise<DetailResponse> {
+    return this.#post(
+      '/v2/conversations/unassign/',
+      { uuid: requireUuid(uuid, 'conversations.unassign uuid') },
+      options,
+    );
+  }
+
+  /**
+   * Sets a conversation's type and sub-type (`sub` omitted means `null`). 404 when the type does not exist;
+   * 405 `MethodNotAllowedError` when a main type cannot be set or the type is not allowed for the channel.
+   *
+   * @example
+   * await platform.conversations.setType(conversationUuid, { name: 'Complaint', sub: 'Delivery' });
+   */
+  async setType(
+    uuid: string,
+    type: ConversationTypeInput,
+    options: CallOptions = {},
+  ): Promise<DetailResponse> {
+    const id = requireUuid(uuid, 'conversations.setType uuid');
+    const t = argumentsCheck(conversationTypeInputSchema, type, 'conversations.setType type');
+    return this.#post(
+      '/v2/conversations/type/',
+      { uuid: id, type: { name: t.name, sub: t.sub ?? null } },
+      options,
+    );
+  }
+
+  /**
+   * Sets custom fields of a conversation: identifier → value, sent as `{ identifier: { value } }`. An invalid
+   * value is refused with 400 (`info` and `error` both end up in the error's `description`).
+   *
+   * @example
+   * await platform.conversations.setCustomFields(conversationUuid, { order_id: 'A-1042', priority: 2 });
+   */
+  async setCustomFields(
+    uuid: string,
+    fields: CustomFields,
+    options: CallOptions = {},
+  ): Promise<DetailResponse> {
+    const id = requireUuid(uuid, 'conversations.setCustomFields uuid');
+    const f = argumentsCheck(customFieldsSchema, fields, 'conversations.setCustomFields fields');
+    return this.#post(
+      '/v2/conversations/custom_fields/',
+      { uuid: id, custom_fields: wrapValues(f) },
+      options,
+    );
+  }
+}

@@ -1,0 +1,113 @@
+import { AuthenticationError } from '../core/errors.js';
+import { type RequestOptions, Transport, type TransportConfig } from '../core/transport.js';
+import type { TokenManager } from './token-manager.js';
+
+/** `platform`: login, reports, sends and the `/v2` operations. `stream`: stats and the message stream. */
+export type Host = 'platform' | 'stream';
+
+/** Per-request options of every operation. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export function callOf(options: CallOptions): Pick<RequestOptions, 'signal' | 'timeoutMs'> {
+  return { signal: options.signal, timeoutMs: options.timeoutMs };
+}
+
+/** Everything a platform transport needs but its host and its credential, which `PlatformHttp` supplies. */
+export type SharedTransportConfig = Omit<
+  TransportConfig,
+  'baseUrl' | 'authorization' | 'reauthenticateOn401'
+>;
+
+const SCHEME = 'JWT ';
+
+/**
+ * Authenticated requests to the platform's two hosts. The token comes from the `TokenManager`; after a 401
+ * the transport hands back the header the server refused, and the token manager replaces that token only if
+ * it is still the current one, so a burst of 401s costs a single login.
+ */
+export class PlatformHttp {
+  readonly #tokens: TokenManager;
+  readonly #transports: Record<Host, Transport>;
+
+  constructor(options: {
+    tokens: TokenManager;
+    platformUrl: string;
+    streamUrl: string;
+    config: SharedTransportConfig;
+  }) {
+    const { tokens, config } = options;
+    this.#tokens = tokens;
+    const transport = (baseUrl: string): Transport =>
+      new Transport({
+        ...config,
+        baseUrl,
+        authorization: (o) => this.#authorization(o),
+        // Without credentials a 401 cannot be cured by logging in: it is explained instead.
+        reauthenticateOn401: tokens.canLogIn,
+      });
+    this.#transports = { platform: transport(options.platformUrl), stream: transport(options.streamUrl) };
+  }
+
+  async json(host: Host, options: RequestOptions): Promise<unknown> {
+    try {
+      return (await this.#transports[host].json(options)).data;
+    } catch (error) {
+      throw this.#explain(error);
+    }
+  }
+
+  /**
+   * The 2xx answer with its body unread. The transport lets go of the caller's signal once the body ends,
+   * fails or is cancelled, so the reader has nothing to release but the body itself.
+   */
+  async open(host: Host, options: RequestOptions): Promise<Response> {
+    try {
+      return await this.#transports[host].stream(options);
+    } catch (error) {
+      throw this.#explain(error);
+    }
+  }
+
+  #authorization(options: {
+    refresh: boolean;
+    rejected?: string | undefined;
+    signal?: AbortSignal;
+  }): string | Promise<string> {
+    const tokens = this.#tokens;
+    if (options.refresh) return tokens.refresh(tokenOf(options.rejected), options.signal).then(header);
+    // The common case answers synchronously: no turn of the event loop per request.
+    const cached = tokens.cached();
+    return cached === undefined ? tokens.token(options.signal).then(header) : header(cached);
+  }
+
+  #explain(error: unknown): unknown {
+    // Only the server's own 401 names a request; an error of the token manager already says what to do.
+    if (error instanceof AuthenticationError && error.request !== undefined && !this.#tokens.canLogIn) {
+      return new AuthenticationError(
+        {
+          status: error.status,
+          code: error.code,
+          group: error.group,
+          description: error.description,
+          body: error.body,
+          request: error.request,
+          ...(error.requestId ? { requestId: error.requestId } : {}),
+        },
+        `${error.message}. The platform rejected the token and no username/password are configured to log in ` +
+          'again: pass credentials or a fresh token to the PlatformClient.',
+      );
+    }
+    return error;
+  }
+}
+
+function header(token: string): string {
+  return `${SCHEME}${token}`;
+}
+
+function tokenOf(authorization: string | undefined): string | undefined {
+  return authorization?.startsWith(SCHEME) ? authorization.slice(SCHEME.length) : authorization;
+}

@@ -1,0 +1,225 @@
+import { ApiError, ConfigurationError, ConnectionError, MessageValidationError } from '../core/errors.js';
+import { detailOf } from './answers.js';
+import { type CallOptions, callOf, type PlatformHttp } from './http.js';
+import {
+  BATCH_SEND_MAX,
+  batchSendAllInputSchema,
+  batchSendBodySchema,
+  check,
+  type DetailResponse,
+  type MessageItem,
+  type StreamMessage,
+  type StreamQuery,
+  sendMessagesBodySchema,
+} from './schemas.js';
+import { type StreamOptions, streamMessages } from './stream.js';
+import { type StreamRangeOptions, type StreamRangeQuery, streamRange } from './stream-range.js';
+
+export interface BatchSendInput {
+  /** The text to send. */
+  message: string;
+  /** Conversation UUIDs, at most 500 per request; `batchSendAll` takes any number. */
+  conversations: readonly string[];
+}
+
+export type BatchChunkResult =
+  | { index: number; conversations: string[]; status: 'sent' }
+  | {
+      index: number;
+      conversations: string[];
+      status: 'failed';
+      error: Error;
+      /** `true` when the request may have reached the server (cut connection, timeout, 5xx): check first. */
+      mayHaveBeenSent: boolean;
+    }
+  | { index: number; conversations: string[]; status: 'skipped' };
+
+export interface BatchSendAllResult {
+  /** One result per chunk, in order. */
+  chunks: BatchChunkResult[];
+  /** Conversations whose chunk was accepted. */
+  sent: string[];
+  /** Conversations whose chunk was refused or never reached the server: safe to send again. */
+  failed: string[];
+  /** Conversations whose chunk may have been delivered (the request failed in flight): check before resending. */
+  uncertain: string[];
+  /** Conversations of chunks not attempted (after a failure, or after the signal aborted). */
+  skipped: string[];
+}
+
+/** The message stream and sending into conversations. */
+export class PlatformMessages {
+  readonly #http: PlatformHttp;
+
+  /** @internal */
+  constructor(http: PlatformHttp) {
+    this.#http = http;
+  }
+
+  /**
+   * Streams message records (`GET {stream_url}/stream/messages/`, NDJSON; `text/event-stream` is read too).
+   *
+   * - Back pressure: records are decoded as you pull them; the socket is read no faster than you consume.
+   * - Cancel with `options.signal` or by leaving the `for await` loop: the connection is closed.
+   * - A stream cut mid-record, or silent for longer than `idleTimeoutMs`, yields every complete record, then
+   *   throws `StreamInterruptedError` (a `StreamError`) with `recordsDelivered`, `lastCreatedAt` to resume
+   *   from, and the transport's `ConnectionError` or `TimeoutError` as `cause`. A line that is not JSON
+   *   throws a plain `StreamError` naming the line, never its content.
+   * - The range (`created_at__gt` to `__lt`) may span one week and return at most 100,000 messages:
+   *   `streamRange` lifts both limits.
+   *
+   * @example
+   * for await (const m of platform.messages.stream({ channel: channelUuid, created_at__gt: since })) {
+   *   await save(m);
+   * }
+   */
+  stream(
+    query: StreamQuery = {},
+    options: StreamOptions = {},
+  ): AsyncGenerator<StreamMessage, void, undefined> {
+    return streamMessages(this.#http, query, options);
+  }
+
+  /**
+   * Streams every message from `from` to `to`, however long the range and however many messages it holds.
+   *
+   * - The range is cut into windows of at most a week (the per-request limit).
+   * - Each window is requested with bounds one millisecond wider on each side, because `created_at__gt` and
+   *   `__lt` are exclusive: a message whose `created_at` is exactly on a boundary is still fetched. Each
+   *   window then keeps only the messages whose `created_at` (to the millisecond) falls inside it, so a
+   *   message is yielded by exactly one window: no gaps and no duplicates at window edges.
+   * - A request that returns exactly 100,000 messages (the cap) may have been truncated: the window is
+   *   continued from the last `created_at` (minus a millisecond, the bound being exclusive), and the messages
+   *   of those last two milliseconds already yielded are skipped by `id`. This relies on the stream being in
+   *   `created_at` order; if a capped answer was not, a `StreamError` says so rather than silently leaving a
+   *   gap (pass a smaller `windowMs`).
+   * - Once the first request has answered, a cut, a stall, or a later request failing on the connection or
+   *   with a 5xx or 429 throws `StreamInterruptedError`: call again with `from: error.lastCreatedAt`.
+   *
+   * @example
+   * for await (const m of platform.messages.streamRange({ from: '2024-01-01T00:00:00Z', to: new Date() })) {
+   *   await save(m);
+   * }
+   */
+  streamRange(
+    query: StreamRangeQuery,
+    options: StreamRangeOptions = {},
+  ): AsyncGenerator<StreamMessage, void, undefined> {
+    return streamRange(this.#http, query, options);
+  }
+
+  /**
+   * Sends items into a conversation (`POST /v2/messages/`). Items are validated first: every problem is
+   * listed in one `MessageValidationError` (paths like `['messages', 0, 'data', 'action', 'items', 1]`) and
+   * nothing is sent. Not retried once the request may have reached the server.
+   *
+   * @example
+   * await platform.messages.send(conversationUuid, [
+   *   { type: 'text', content: 'Your order has shipped.' },
+   *   { type: 'document', content: 'Invoice', url: 'https://files.example.com/invoice-1042.pdf' },
+   * ]);
+   */
+  async send(
+    conversationUuid: string,
+    items: readonly MessageItem[],
+    options: CallOptions = {},
+  ): Promise<DetailResponse> {
+    const result = check(sendMessagesBodySchema, { uuid: conversationUuid, messages: items });
+    if (!result.ok) throw new MessageValidationError(result.issues, 'messages');
+    const data = await this.#http.json('platform', {
+      method: 'POST',
+      path: '/v2/messages/',
+      body: result.data,
+      idempotent: false,
+      ...callOf(options),
+    });
+    return detailOf(data);
+  }
+
+  /**
+   * Sends one text to up to 500 conversations (`POST /batch_send_message/`). More than 500, a repeated or
+   * malformed UUID, or an empty message throw `MessageValidationError` before any request. The platform
+   * answers 200 with an empty body; a 400 (too many conversations, rate limited) is a `BadRequestError`.
+   *
+   * @example
+   * await platform.messages.batchSend({ message: 'We are closed today.', conversations: uuids });
+   */
+  async batchSend(input: BatchSendInput, options: CallOptions = {}): Promise<void> {
+    const result = check(batchSendBodySchema, input);
+    if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
+    await this.#http.json('platform', {
+      method: 'POST',
+      path: '/batch_send_message/',
+      body: { message: result.data.message, conversations: result.data.conversations },
+      idempotent: false,
+      ...callOf(options),
+    });
+  }
+
+  /**
+   * Sends one text to any number of conversations, in chunks of 500, one chunk after the other, and reports
+   * the outcome of every chunk, so a failure never loses track of which conversations got the message.
+   * The whole list is validated before the first request. By default the first failed chunk stops the run
+   * (the rest are `skipped`); `continueOnError: true` tries every chunk.
+   *
+   * @example
+   * const r = await platform.messages.batchSendAll({ message: 'Maintenance tonight.', conversations: all });
+   * if (r.uncertain.length > 0) alert('check these before resending', r.uncertain);
+   * await retryLater(r.failed.concat(r.skipped));
+   */
+  async batchSendAll(
+    input: BatchSendInput,
+    options: { signal?: AbortSignal; timeoutMs?: number; chunkSize?: number; continueOnError?: boolean } = {},
+  ): Promise<BatchSendAllResult> {
+    const result = check(batchSendAllInputSchema, input);
+    if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
+    const size = options.chunkSize ?? BATCH_SEND_MAX;
+    if (!Number.isInteger(size) || size < 1 || size > BATCH_SEND_MAX) {
+      throw new ConfigurationError(
+        `batchSendAll chunkSize must be a whole number from 1 to ${BATCH_SEND_MAX}.`,
+      );
+    }
+    const { message, conversations } = result.data;
+    const out: BatchSendAllResult = { chunks: [], sent: [], failed: [], uncertain: [], skipped: [] };
+    let stopped = false;
+    for (let index = 0, start = 0; start < conversations.length; index++, start += size) {
+      const chunk = conversations.slice(start, start + size);
+      if (stopped || options.signal?.aborted) {
+        out.chunks.push({ index, conversations: chunk, status: 'skipped' });
+        out.skipped.push(...chunk);
+        continue;
+      }
+      try {
+        await this.#http.json('platform', {
+          method: 'POST',
+          path: '/batch_send_message/',
+          body: { message, conversations: chunk },
+          idempotent: false,
+          signal: options.signal,
+          timeoutMs: options.timeoutMs,
+        });
+        out.chunks.push({ index, conversations: chunk, status: 'sent' });
+        out.sent.push(...chunk);
+      } catch (error) {
+        const mayHaveBeenSent = mayHaveArrived(error);
+        out.chunks.push({
+          index,
+          conversations: chunk,
+          status: 'failed',
+          error: error instanceof Error ? error : new Error(String(error)),
+          mayHaveBeenSent,
+        });
+        (mayHaveBeenSent ? out.uncertain : out.failed).push(...chunk);
+        if (!options.continueOnError) stopped = true;
+      }
+    }
+    return out;
+  }
+}
+
+function mayHaveArrived(error: unknown): boolean {
+  if (error instanceof ApiError) return error.status >= 500;
+  if (error instanceof ConnectionError) return error.mayHaveBeenSent;
+  // An invalid 2xx answer, or an abort while the request was out: it may have been processed.
+  return true;
+}

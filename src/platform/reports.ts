@@ -1,0 +1,175 @@
+import { ConfigurationError } from '../core/errors.js';
+import { parseAnswer } from './answers.js';
+import { argumentsCheck, requireInstant, toWire } from './arguments.js';
+import { type CallOptions, callOf, type PlatformHttp } from './http.js';
+import {
+  type ConversationRecord,
+  type ConversationsQuery,
+  conversationsQuerySchema,
+  conversationsResponseSchema,
+  type Feedback,
+  type FeedbacksQuery,
+  type FeedbackType,
+  feedbacksQuerySchema,
+  feedbacksResponseSchema,
+  type GroupBasedReport,
+  groupBasedReportSchema,
+  type Instant,
+  instantMs,
+  type Report,
+  type ReportQuery,
+  reportQuerySchema,
+  reportSchema,
+} from './schemas.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Default window of `feedbacksRange`: the shortest month, so that any reading of "one month" accepts it. */
+export const FEEDBACK_RANGE_WINDOW_DAYS = 28;
+
+export interface FeedbacksRangeQuery {
+  from: Instant;
+  to: Instant;
+  type?: FeedbackType;
+  channel?: string;
+}
+
+/** Reports: `GET /reports/`, `/reports/conversations/`, `/reports/feedbacks/`. */
+export class Reports {
+  readonly #http: PlatformHttp;
+
+  /** @internal */
+  constructor(http: PlatformHttp) {
+    this.#http = http;
+  }
+
+  /**
+   * A report. With `group_based: true` the entries carry a `group` and the answer is a `GroupBasedReport`.
+   *
+   * @example
+   * const report = await platform.reports.get({ date_range: 'last_30', trunc: 'day', data: 'messages' });
+   * const byGroup = await platform.reports.get({ date_range: 'mtd', data: 'response_times', group_based: true });
+   */
+  get(query: ReportQuery & { group_based: true }, options?: CallOptions): Promise<GroupBasedReport>;
+  get(query?: ReportQuery & { group_based?: false | undefined }, options?: CallOptions): Promise<Report>;
+  get(query?: ReportQuery, options?: CallOptions): Promise<Report | GroupBasedReport>;
+  async get(query: ReportQuery = {}, options: CallOptions = {}): Promise<Report | GroupBasedReport> {
+    const q = argumentsCheck(reportQuerySchema, query, 'reports.get query');
+    const data = await this.#http.json('platform', {
+      method: 'GET',
+      path: '/reports/',
+      query: { ...q },
+      ...callOf(options),
+    });
+    return q.group_based === true
+      ? parseAnswer(groupBasedReportSchema, data, 'GET', '/reports/')
+      : parseAnswer(reportSchema, data, 'GET', '/reports/');
+  }
+
+  /**
+   * Conversation records, filtered by relative creation and archive ranges.
+   *
+   * @example
+   * const archived = await platform.reports.conversations({ archived_at_range: 'yesterday' });
+   */
+  async conversations(
+    query: ConversationsQuery = {},
+    options: CallOptions = {},
+  ): Promise<ConversationRecord[]> {
+    const q = argumentsCheck(conversationsQuerySchema, query, 'reports.conversations query');
+    const data = await this.#http.json('platform', {
+      method: 'GET',
+      path: '/reports/conversations/',
+      query: { ...q },
+      ...callOf(options),
+    });
+    return parseAnswer(conversationsResponseSchema, data, 'GET', '/reports/conversations/');
+  }
+
+  /**
+   * Feedback records of at most one month (`start_date` to `end_date`); `feedbacksRange` fetches longer ranges.
+   *
+   * @example
+   * const nps = await platform.reports.feedbacks({ type: 'nps', start_date: '2024-05-01T00:00:00Z', end_date: new Date() });
+   */
+  async feedbacks(query: FeedbacksQuery = {}, options: CallOptions = {}): Promise<Feedback[]> {
+    const q = argumentsCheck(feedbacksQuerySchema, query, 'reports.feedbacks query');
+    if (q.start_date !== undefined && q.end_date !== undefined) {
+      const span = instantMs(q.end_date) - instantMs(q.start_date);
+      if (span > 31 * DAY_MS) {
+        throw new ConfigurationError(
+          'reports.feedbacks spans more than one month, which the platform refuses (400); ' +
+            'use reports.feedbacksRange({ from, to }) to fetch it in monthly windows.',
+        );
+      }
+    }
+    const data = await this.#http.json('platform', {
+      method: 'GET',
+      path: '/reports/feedbacks/',
+      query: {
+        type: q.type,
+        channel: q.channel,
+        start_date: q.start_date === undefined ? undefined : toWire(q.start_date),
+        end_date: q.end_date === undefined ? undefined : toWire(q.end_date),
+      },
+      ...callOf(options),
+    });
+    return parseAnswer(feedbacksResponseSchema, data, 'GET', '/reports/feedbacks/').feedbacks;
+  }
+
+  /**
+   * Every feedback from `from` to `to` (inclusive, to the millisecond), however long the range: it is fetched
+   * in windows of 28 days (shorter than any month, so the one-month limit holds whatever the server counts).
+   * Windows touch, so a record exactly on a boundary may come twice; it is returned once. The result is in
+   * `created_at` order.
+   *
+   * @example
+   * const all = await platform.reports.feedbacksRange({ from: '2024-01-01T00:00:00Z', to: '2024-06-30T23:59:59Z' });
+   */
+  async feedbacksRange(
+    query: FeedbacksRangeQuery,
+    options: { signal?: AbortSignal; timeoutMs?: number; windowDays?: number } = {},
+  ): Promise<Feedback[]> {
+    const from = requireInstant(query?.from, 'feedbacksRange from');
+    const to = requireInstant(query?.to, 'feedbacksRange to');
+    if (to < from) throw new ConfigurationError('feedbacksRange: `to` is before `from`.');
+    const windowDays = options.windowDays ?? FEEDBACK_RANGE_WINDOW_DAYS;
+    if (!(windowDays > 0 && windowDays <= FEEDBACK_RANGE_WINDOW_DAYS)) {
+      throw new ConfigurationError(
+        `feedbacksRange windowDays must be > 0 and ≤ ${FEEDBACK_RANGE_WINDOW_DAYS}.`,
+      );
+    }
+    const step = windowDays * DAY_MS;
+    const out: Feedback[] = [];
+    let previous = new Set<string>();
+    for (let a = from; ; a += step) {
+      const b = Math.min(a + step, to);
+      const page = await this.feedbacks(
+        {
+          ...(query.type ? { type: query.type } : {}),
+          ...(query.channel ? { channel: query.channel } : {}),
+          start_date: new Date(a),
+          end_date: new Date(b),
+        },
+        options,
+      );
+      const current = new Set<string>();
+      const kept = page
+        .map((record) => ({ record, t: instantMs(record.created_at) }))
+        // A server that reads the bounds as dates answers a little outside them.
+        .filter(({ t }) => Number.isNaN(t) || (t >= from && t <= to))
+        .sort((x, y) => orderKey(x.t) - orderKey(y.t));
+      for (const { record } of kept) {
+        const key = JSON.stringify(record);
+        current.add(key);
+        if (!previous.has(key)) out.push(record);
+      }
+      previous = current;
+      if (b >= to) break;
+    }
+    return out;
+  }
+}
+
+function orderKey(t: number): number {
+  return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
+}

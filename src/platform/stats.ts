@@ -1,0 +1,157 @@
+import { parseAnswer } from './answers.js';
+import { type CallOptions, callOf, type PlatformHttp } from './http.js';
+import {
+  type PeriodCounts,
+  STATS_PERIODS,
+  type StatsChannel,
+  type StatsPeriod,
+  statsResponseSchema,
+} from './schemas.js';
+
+/** Account-wide statistics: `GET {stream_url}/stats`. */
+export class Stats {
+  readonly #http: PlatformHttp;
+
+  /** @internal */
+  constructor(http: PlatformHttp) {
+    this.#http = http;
+  }
+
+  /**
+   * Per-channel counters. `summarizeStats(channels)` turns them into account and agent averages.
+   *
+   * @example
+   * const summary = summarizeStats(await platform.stats.get());
+   * console.log(summary.frt.today); // seconds, or null when nobody was answered today
+   */
+  async get(options: CallOptions = {}): Promise<StatsChannel[]> {
+    const data = await this.#http.json('stream', { method: 'GET', path: '/stats', ...callOf(options) });
+    return parseAnswer(statsResponseSchema, data, 'GET', '/stats');
+  }
+}
+
+/** An average per period; `null` where nothing was counted. */
+export type PeriodAverages = Record<StatsPeriod, number | null>;
+
+export interface AgentStatsSummary {
+  uuid: string;
+  name: string | null;
+  /** First response time: the agent's `sum` over `count` across all channels. */
+  frt: PeriodAverages;
+  /** Average response time, likewise. */
+  art: PeriodAverages;
+  joined: PeriodCounts;
+  viewed: PeriodCounts;
+  sent: PeriodCounts;
+}
+
+export interface StatsSummary {
+  /** Account-level first response time per period: the channels' `sum` and `count` summed, then divided. */
+  frt: PeriodAverages;
+  /** Account-level average response time per period, likewise. */
+  art: PeriodAverages;
+  /** Messages received and sent, summed over channels. */
+  messages: { received: PeriodCounts; sent: PeriodCounts };
+  /** One entry per agent (by uuid) across channels, in the order first met. */
+  agents: AgentStatsSummary[];
+}
+
+type Accumulator = Record<StatsPeriod, { sum: number; count: number }>;
+
+function accumulator(): Accumulator {
+  return {
+    today: { sum: 0, count: 0 },
+    yesterday: { sum: 0, count: 0 },
+    wtd: { sum: 0, count: 0 },
+    mtd: { sum: 0, count: 0 },
+  };
+}
+
+function addSums(acc: Accumulator, from: Record<StatsPeriod, { sum: number | null; count: number }>): void {
+  for (const p of STATS_PERIODS) {
+    acc[p].sum += from[p].sum ?? 0;
+    acc[p].count += from[p].count;
+  }
+}
+
+function averages(acc: Accumulator): PeriodAverages {
+  const out = {} as PeriodAverages;
+  for (const p of STATS_PERIODS) out[p] = acc[p].count === 0 ? null : acc[p].sum / acc[p].count;
+  return out;
+}
+
+function zeroCounts(): PeriodCounts {
+  return { today: 0, yesterday: 0, wtd: 0, mtd: 0 };
+}
+
+function addCounts(acc: PeriodCounts, from: PeriodCounts): void {
+  for (const p of STATS_PERIODS) acc[p] += from[p];
+}
+
+/**
+ * Account-level and per-agent response times from `stats.get()`, as the spec prescribes: `sum` and `count`
+ * are summed across channels and then divided, per period (`today`, `yesterday`, `wtd`, `mtd`). A period
+ * with no responses is `null`, never `NaN`. Averages are in the unit of `sum` (seconds on the platform).
+ * Averaging the channels' averages instead would weigh a quiet channel like a busy one.
+ *
+ * @example
+ * const { frt, agents } = summarizeStats(await platform.stats.get());
+ */
+export function summarizeStats(channels: readonly StatsChannel[]): StatsSummary {
+  const frt = accumulator();
+  const art = accumulator();
+  const received = zeroCounts();
+  const sent = zeroCounts();
+  const agents = new Map<
+    string,
+    {
+      name: string | null;
+      frt: Accumulator;
+      art: Accumulator;
+      joined: PeriodCounts;
+      viewed: PeriodCounts;
+      sent: PeriodCounts;
+    }
+  >();
+  for (const channel of channels) {
+    const { stats } = channel;
+    addSums(frt, stats.response_times.frt);
+    addSums(art, stats.response_times.art);
+    addCounts(received, stats.messages.received);
+    addCounts(sent, stats.messages.sent);
+    for (const agent of stats.agents) {
+      let entry = agents.get(agent.uuid);
+      if (!entry) {
+        entry = {
+          name: agent.name ?? null,
+          frt: accumulator(),
+          art: accumulator(),
+          joined: zeroCounts(),
+          viewed: zeroCounts(),
+          sent: zeroCounts(),
+        };
+        agents.set(agent.uuid, entry);
+      }
+      entry.name ??= agent.name ?? null;
+      addSums(entry.frt, agent.frt);
+      addSums(entry.art, agent.art);
+      addCounts(entry.joined, agent.joined);
+      addCounts(entry.viewed, agent.viewed);
+      addCounts(entry.sent, agent.sent);
+    }
+  }
+  return {
+    frt: averages(frt),
+    art: averages(art),
+    messages: { received, sent },
+    agents: [...agents].map(([uuid, a]) => ({
+      uuid,
+      name: a.name,
+      frt: averages(a.frt),
+      art: averages(a.art),
+      joined: a.joined,
+      viewed: a.viewed,
+      sent: a.sent,
+    })),
+  };
+}

@@ -1,0 +1,231 @@
+import { createParser } from 'eventsource-parser';
+import { ConnectionError, StreamError, TimeoutError } from '../core/errors.js';
+import { type StreamMessage, streamMessageSchema } from './schemas.js';
+import { StreamInterruptedError } from './stream-interrupted-error.js';
+
+/** A record longer than this without a line break ends the stream with a `StreamError` (bounded memory). */
+export const STREAM_MAX_RECORD_CHARS = 4 * 1024 * 1024;
+
+/** What the caller has received: an error reports it, and a resume starts from it. */
+export interface Progress {
+  recordsDelivered: number;
+  lastCreatedAt: string | undefined;
+}
+
+export interface DecodeState {
+  /** Records yielded by this request. */
+  delivered: number;
+  /** The record this request yielded last. */
+  last: StreamMessage | undefined;
+  /** Lines (NDJSON) or events (SSE) read so far. */
+  unit: number;
+  /** The caller's: a chunk holds many records, and an abort must stop between them. */
+  signal: AbortSignal | undefined;
+  accept: (record: unknown, state: DecodeState, what: string) => StreamMessage;
+  /** What the caller received: this request's records, or for `streamRange` its total across requests. */
+  progress: () => Progress;
+}
+
+/**
+ * A line-at-a-time NDJSON decoder over the body's reader. Hand-written rather than
+ * `Readable.fromWeb(body).pipe(ndjson.parse())` because it must yield every record received before a fault
+ * (readable-stream's iterator drops records buffered ahead of an error, and `pipe()` does not forward a cut
+ * body's error, so the stream hangs), number the lines of its errors without quoting them (ndjson's error
+ * quotes the row and it skips blank lines), and read the socket only as records are pulled. It is faster as
+ * well: 0.91–0.99× a bare split-and-parse loop against 0.78–0.84× for the ndjson pipeline
+ * (bench/stream.bench.ts).
+ */
+export async function* ndjsonRecords(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  state: DecodeState,
+): AsyncGenerator<StreamMessage, void, undefined> {
+  const decoder = new TextDecoder();
+  let carry = '';
+  for (;;) {
+    const chunk = await read(reader, state, carry !== '');
+    if (chunk.done) break;
+    const text = decoder.decode(chunk.value, { stream: true });
+    let nl = text.indexOf('\n');
+    if (nl === -1) {
+      carry += text;
+      if (carry.length > STREAM_MAX_RECORD_CHARS) throw tooLong(state, 'line');
+      continue;
+    }
+    let line = carry === '' ? text.slice(0, nl) : carry + text.slice(0, nl);
+    let start = 0;
+    for (;;) {
+      state.unit++;
+      const record = parseLine(line, state);
+      if (record !== undefined) {
+        state.delivered++;
+        state.last = record;
+        yield record;
+        if (state.signal?.aborted) throw state.signal.reason;
+      }
+      start = nl + 1;
+      nl = text.indexOf('\n', start);
+      if (nl === -1) break;
+      line = text.slice(start, nl);
+    }
+    carry = text.slice(start);
+    if (carry.length > STREAM_MAX_RECORD_CHARS) throw tooLong(state, 'line');
+  }
+  carry += decoder.decode();
+  if (carry.trim() === '') return;
+  // A last line without a line break is a record if it is complete JSON, else the stream was cut.
+  state.unit++;
+  let value: unknown;
+  try {
+    value = JSON.parse(carry);
+  } catch {
+    throw new StreamInterruptedError(
+      `The message stream ended in the middle of line ${state.unit}, after ${state.delivered} complete records.`,
+      state.progress(),
+    );
+  }
+  const record = state.accept(value, state, 'line');
+  state.delivered++;
+  state.last = record;
+  yield record;
+}
+
+function parseLine(line: string, state: DecodeState): StreamMessage | undefined {
+  if (line.length === 0) return undefined;
+  if (line.length > STREAM_MAX_RECORD_CHARS) {
+    state.unit--;
+    throw tooLong(state, 'line');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    if (line.trim() === '') return undefined;
+    // Never the line itself, nor JSON.parse's message (it quotes the input): a record holds customer data.
+    throw new StreamError(`Line ${state.unit} of the message stream is not valid JSON.`, {
+      recordsDelivered: state.progress().recordsDelivered,
+    });
+  }
+  return state.accept(value, state, 'line');
+}
+
+/** `text/event-stream`: each event's data is one JSON record. */
+export async function* sseRecords(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  state: DecodeState,
+): AsyncGenerator<StreamMessage, void, undefined> {
+  const decoder = new TextDecoder();
+  const pending: string[] = [];
+  let overflow = false;
+  const parser = createParser({
+    onEvent: (event) => {
+      pending.push(event.data);
+    },
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') overflow = true;
+    },
+    maxBufferSize: STREAM_MAX_RECORD_CHARS,
+  });
+  for (;;) {
+    const chunk = await read(reader, state, false);
+    if (chunk.done) break;
+    parser.feed(decoder.decode(chunk.value, { stream: true }));
+    for (let i = 0; i < pending.length; i++) {
+      const data = pending[i]!;
+      state.unit++;
+      // Keep-alive events carry no data.
+      if (data.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(data);
+      } catch {
+        throw new StreamError(`Event ${state.unit} of the message stream is not valid JSON.`, {
+          recordsDelivered: state.progress().recordsDelivered,
+        });
+      }
+      const record = state.accept(value, state, 'event');
+      state.delivered++;
+      state.last = record;
+      yield record;
+      if (state.signal?.aborted) throw state.signal.reason;
+    }
+    pending.length = 0;
+    if (overflow) throw tooLong(state, 'event');
+  }
+}
+
+/**
+ * The next chunk. The transport has already turned a cut or a stall into `ConnectionError` or
+ * `TimeoutError`; here it becomes a `StreamInterruptedError` that says how far the caller got.
+ */
+async function read(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  state: DecodeState,
+  midRecord: boolean,
+): Promise<ReadableStreamReadResult<Uint8Array>> {
+  // Not every fetch errors its body when the signal aborts (a test double, a polyfill).
+  if (state.signal?.aborted) throw state.signal.reason;
+  try {
+    return await reader.read();
+  } catch (error) {
+    if (state.signal?.aborted) throw state.signal.reason;
+    const after = `after ${state.delivered} complete records${midRecord ? ' (in the middle of the next record)' : ''}`;
+    let what: string;
+    if (error instanceof TimeoutError) {
+      what = `stalled ${after}: no data for ${error.timeoutMs} ms`;
+    } else {
+      const code = error instanceof ConnectionError ? error.errno : codeOf(error);
+      what = `was cut ${after}${code ? ` (${code})` : ''}`;
+    }
+    throw new StreamInterruptedError(`The message stream ${what}.`, { ...state.progress(), cause: error });
+  }
+}
+
+function codeOf(error: unknown, depth = 0): string | undefined {
+  if (depth > 4 || typeof error !== 'object' || error === null) return undefined;
+  const e = error as { code?: unknown; cause?: unknown };
+  if (typeof e.code === 'string') return e.code;
+  return codeOf(e.cause, depth + 1);
+}
+
+function tooLong(state: DecodeState, what: 'line' | 'event'): StreamError {
+  return new StreamError(
+    `The message stream's ${what} ${state.unit + 1} exceeds ${STREAM_MAX_RECORD_CHARS} characters without ending.`,
+    { recordsDelivered: state.progress().recordsDelivered },
+  );
+}
+
+/**
+ * The cheap check: enough to trust `id` and `created_at` (what `streamRange` relies on) at a cost that keeps
+ * the stream near the speed of a bare `JSON.parse`. The rest of the record is passed as the server sent it.
+ */
+export function lightCheck(value: unknown, state: DecodeState, what: string): StreamMessage {
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { id?: unknown }).id === 'number' &&
+    typeof (value as { created_at?: unknown }).created_at === 'string'
+  ) {
+    return value as StreamMessage;
+  }
+  throw new StreamError(
+    `${capital(what)} ${state.unit} of the message stream is not a message record (it needs a numeric id and a created_at).`,
+    { recordsDelivered: state.progress().recordsDelivered },
+  );
+}
+
+export function fullCheck(value: unknown, state: DecodeState, what: string): StreamMessage {
+  const result = streamMessageSchema.safeParse(value);
+  if (result.success) return result.data;
+  const where = result.error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.code}`)
+    .join('; ');
+  throw new StreamError(
+    `${capital(what)} ${state.unit} of the message stream is not a valid message record (${where}).`,
+    { recordsDelivered: state.progress().recordsDelivered },
+  );
+}
+
+function capital(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}

@@ -1,0 +1,166 @@
+import { ApiError, ConfigurationError, ConnectionError, StreamError } from '../core/errors.js';
+import type { QueryParams } from '../core/transport.js';
+import { argumentsCheck, requireInstant } from './arguments.js';
+import type { PlatformHttp } from './http.js';
+import {
+  type Instant,
+  instantMs,
+  type StreamMessage,
+  type StreamQuery,
+  streamQuerySchema,
+} from './schemas.js';
+import { checkStreamOptions, requestRecords, STREAM_MAX_SPAN_MS, type StreamOptions } from './stream.js';
+import type { Progress } from './stream-decoding.js';
+import { StreamInterruptedError } from './stream-interrupted-error.js';
+
+/** The most messages one stream request returns. */
+export const STREAM_MAX_MESSAGES = 100_000;
+/** Default window of `streamRange`: a week, less a minute so that any reading of "one week" accepts it. */
+export const STREAM_RANGE_WINDOW_MS = STREAM_MAX_SPAN_MS - 60_000;
+
+export interface StreamRangeQuery extends Omit<StreamQuery, 'created_at__gt' | 'created_at__lt'> {
+  /** Start, inclusive. */
+  from: Instant;
+  /** End, inclusive (to the millisecond). */
+  to: Instant;
+}
+
+export interface StreamRangeOptions extends StreamOptions {
+  /** Length of each request's window. Default a week less a minute; at most that. */
+  windowMs?: number;
+  /** The server's per-request cap. Default 100,000, as documented; change only if the server's differs. */
+  maxPerRequest?: number;
+}
+
+/** Checks the arguments of `messages.streamRange` now, so that a mistake throws at the call. */
+export function streamRange(
+  http: PlatformHttp,
+  query: StreamRangeQuery,
+  options: StreamRangeOptions,
+): AsyncGenerator<StreamMessage, void, undefined> {
+  if (typeof query !== 'object' || query === null) {
+    throw new ConfigurationError('messages.streamRange needs { from, to, ...query }.');
+  }
+  const { from, to, ...rest } = query;
+  const fromMs = requireInstant(from, 'streamRange from');
+  const toMs = requireInstant(to, 'streamRange to');
+  if (toMs < fromMs) throw new ConfigurationError('streamRange: `to` is before `from`.');
+  const q = argumentsCheck(
+    streamQuerySchema.omit({ created_at__gt: true, created_at__lt: true }),
+    rest,
+    'messages.streamRange query',
+  );
+  const windowMs = options.windowMs ?? STREAM_RANGE_WINDOW_MS;
+  if (!Number.isInteger(windowMs) || windowMs < 1000 || windowMs > STREAM_RANGE_WINDOW_MS) {
+    throw new ConfigurationError(
+      `streamRange windowMs must be a whole number of ms from 1,000 to ${STREAM_RANGE_WINDOW_MS} (a week less a minute).`,
+    );
+  }
+  const cap = options.maxPerRequest ?? STREAM_MAX_MESSAGES;
+  if (!Number.isInteger(cap) || cap < 1)
+    throw new ConfigurationError('streamRange maxPerRequest must be a positive integer.');
+  checkStreamOptions(options);
+  return rangeRecords(http, { ...q }, { from: fromMs, to: toMs, windowMs, cap }, options);
+}
+
+/**
+ * The windows and their continuations, one request after the other. What the caller received is counted
+ * here, not by each request: records outside a window or already yielded by the previous request are read
+ * but never delivered.
+ */
+async function* rangeRecords(
+  http: PlatformHttp,
+  base: QueryParams,
+  plan: { from: number; to: number; windowMs: number; cap: number },
+  options: StreamOptions,
+): AsyncGenerator<StreamMessage, void, undefined> {
+  const { to, windowMs, cap } = plan;
+  const total = { delivered: 0, last: undefined as StreamMessage | undefined };
+  const progress = (): Progress => ({
+    recordsDelivered: total.delivered,
+    lastCreatedAt: total.last?.created_at,
+  });
+  let answered = 0;
+  for (let a = plan.from; a <= to; ) {
+    // The window holds the milliseconds a..b; the request's exclusive bounds are one wider on each side.
+    const b = Math.min(a + windowMs - 1, to);
+    let gt = a - 1;
+    let skip = new Set<number>();
+    for (;;) {
+      let count = 0;
+      let last = Number.NEGATIVE_INFINITY;
+      let ordered = true;
+      // Records of the latest millisecond and the one before: a continuation request returns them again.
+      let tail: { id: number; t: number }[] = [];
+      const records = requestRecords(
+        http,
+        {
+          ...base,
+          created_at__gt: new Date(gt).toISOString(),
+          created_at__lt: new Date(b + 1).toISOString(),
+        },
+        options,
+        progress,
+      );
+      try {
+        for await (const record of records) {
+          count++;
+          const t = instantMs(record.created_at);
+          if (Number.isNaN(t)) {
+            throw new StreamError(
+              `Record ${count} of the window has a created_at that is not an ISO 8601 date-time; ` +
+                'streamRange cannot place it in a window.',
+              { recordsDelivered: total.delivered },
+            );
+          }
+          if (t < last) ordered = false;
+          else if (t > last) {
+            last = t;
+            tail = tail.filter((x) => x.t >= t - 1);
+          }
+          tail.push({ id: record.id, t });
+          if (t < a || t > b || skip.has(record.id)) continue;
+          total.delivered++;
+          total.last = record;
+          yield record;
+        }
+      } catch (error) {
+        // The first request's failure is the caller's to handle as it is; a later one interrupts a range
+        // already under way, which the caller can resume.
+        if (answered > 0 && mayPass(error)) {
+          throw new StreamInterruptedError(
+            `streamRange stopped after ${total.delivered} records: the request from ` +
+              `${new Date(gt + 1).toISOString()} failed (${(error as Error).name}).`,
+            { ...progress(), cause: error },
+          );
+        }
+        throw error;
+      }
+      answered++;
+      if (count < cap) break;
+      if (!ordered) {
+        throw new StreamError(
+          `A stream request returned ${cap} messages (the per-request cap) not in created_at order, so the ` +
+            'rest of its window cannot be fetched without gaps. Pass a smaller windowMs to streamRange.',
+          { recordsDelivered: total.delivered },
+        );
+      }
+      if (last - 1 <= gt) {
+        throw new StreamError(
+          `The stream cannot be continued past ${new Date(last).toISOString()}: more than ${cap} messages ` +
+            'have a created_at within one millisecond of it.',
+          { recordsDelivered: total.delivered },
+        );
+      }
+      gt = last - 1;
+      skip = new Set(tail.filter((x) => x.t >= gt).map((x) => x.id));
+    }
+    a = b + 1;
+  }
+}
+
+/** A fault that a later attempt may not meet. */
+function mayPass(error: unknown): boolean {
+  if (error instanceof ConnectionError) return true;
+  return error instanceof ApiError && (error.status >= 500 || error.status === 429);
+}
