@@ -106,6 +106,21 @@ export class ApiError extends WaGatewayError {
     this.requestId = details.requestId;
   }
 
+  /** The decoded answer, to raise a clearer error (another class, a better message) about the same answer. */
+  get details(): ApiErrorDetails {
+    return {
+      status: this.status,
+      code: this.code,
+      group: this.group,
+      description: this.description,
+      body: this.body,
+      ...(this.params ? { params: this.params } : {}),
+      ...(this.fields ? { fields: this.fields } : {}),
+      ...(this.request ? { request: this.request } : {}),
+      ...(this.requestId ? { requestId: this.requestId } : {}),
+    };
+  }
+
   /**
    * The server's field errors as `FieldIssue`s: the same shape `TemplateValidationError.issues` has, so one
    * piece of code can show local and server validation problems in a form.

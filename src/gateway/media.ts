@@ -86,15 +86,7 @@ function explainNotLive(error: unknown): unknown {
   const notLive = (error.status === 404 && error.code === null) || error.status === 501;
   if (!notLive) return error;
   return new EndpointNotLiveError(
-    {
-      status: error.status,
-      code: error.code,
-      group: error.group,
-      description: error.description,
-      body: error.body,
-      ...(error.request ? { request: error.request } : {}),
-      ...(error.requestId ? { requestId: error.requestId } : {}),
-    },
+    error.details,
     `${ENDPOINT} answered ${error.status} without a gateway error code. The gateway announces media download ` +
       'as under development: this gateway may not serve it yet.',
   );

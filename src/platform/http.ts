@@ -87,15 +87,7 @@ export class PlatformHttp {
     // Only the server's own 401 names a request; an error of the token manager already says what to do.
     if (error instanceof AuthenticationError && error.request !== undefined && !this.#tokens.canLogIn) {
       return new AuthenticationError(
-        {
-          status: error.status,
-          code: error.code,
-          group: error.group,
-          description: error.description,
-          body: error.body,
-          request: error.request,
-          ...(error.requestId ? { requestId: error.requestId } : {}),
-        },
+        error.details,
         `${error.message}. The platform rejected the token and no username/password are configured to log in ` +
           'again: pass credentials or a fresh token to the PlatformClient.',
       );

@@ -155,3 +155,17 @@ describe('toApiError', () => {
     expect(inspect(e)).toContain('PaymentRequiredError: 402 BILL_001: Balance is zero');
   });
 });
+
+describe('ApiError.details', () => {
+  it('carries every decoded part, so a clearer error about the same answer loses nothing', () => {
+    const e = decode(
+      422,
+      env('WA_TPL_014', 'VALIDATION', 'mismatch', { params: { n: 2 }, fields: { 'body.examples': { code: 'WA_TPL_014' } } }),
+      { 'x-request-id': 'req-1' },
+    );
+    const again = new UnprocessableEntityError(e.details, 'clearer words');
+    expect(again.message).toBe('clearer words');
+    expect(again.toJSON()).toEqual({ ...e.toJSON(), message: 'clearer words' });
+    expect(JSON.stringify(e)).not.toContain('"details"');
+  });
+});
