@@ -160,7 +160,10 @@ describe('ApiError.details', () => {
   it('carries every decoded part, so a clearer error about the same answer loses nothing', () => {
     const e = decode(
       422,
-      env('WA_TPL_014', 'VALIDATION', 'mismatch', { params: { n: 2 }, fields: { 'body.examples': { code: 'WA_TPL_014' } } }),
+      env('WA_TPL_014', 'VALIDATION', 'mismatch', {
+        params: { n: 2 },
+        fields: { 'body.examples': { code: 'WA_TPL_014' } },
+      }),
       { 'x-request-id': 'req-1' },
     );
     const again = new UnprocessableEntityError(e.details, 'clearer words');
