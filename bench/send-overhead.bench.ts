@@ -53,7 +53,7 @@ try {
     return json.data.messages[0]?.id;
   };
   const sdk = async () => (await gw.messages.send(message)).messageId;
-    // Many short interleaved rounds (50 sends a side, ~25 ms): drift in machine load hits both sides alike, and
+  // Many short interleaved rounds (50 sends a side, ~25 ms): drift in machine load hits both sides alike, and
   // the median of 121 ratios is stable to about ±2% on this 2-core machine (blocks of 400 varied ±10%).
   const { ratio, subjectMs, baselineMs } = await compare(sdk, bare, { iterations: 50, rounds: 121 });
   report({
