@@ -1,6 +1,7 @@
 import { SDK_VERSION } from '../core/version.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 import * as sandbox from './sandbox.js';
+import * as stream from './stream.js';
 import * as trigger from './trigger.js';
 import * as validateTemplate from './validate-template.js';
 
@@ -26,6 +27,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     usage: sandbox.usage,
     run: sandbox.sandboxCommand,
     summary: 'run a local gateway that delivers webhooks',
+  },
+  stream: {
+    usage: stream.usage,
+    run: stream.streamCommand,
+    summary: 'export platform messages of a date range to NDJSON',
   },
 };
 

@@ -1,0 +1,151 @@
+import { readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/main.js';
+import { startServer } from '../helpers/http-server.js';
+
+const DAY = 86_400_000;
+const FROM = Date.parse('2024-03-01T00:00:00Z');
+/** 240 records over 10 days, one every hour. */
+const RECORDS = Array.from({ length: 240 }, (_, i) => ({
+  id: i + 1,
+  created_at: new Date(FROM + i * 3_600_000).toISOString(),
+  type: 'text',
+  content: `message ${i + 1}`,
+  conversation: { uuid: '3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f' },
+}));
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+/** A platform that logs in one user and streams RECORDS by exclusive created_at bounds. */
+async function platform(options: { cutAfter?: number } = {}) {
+  const seen = { logins: 0, streams: 0, served: 0 };
+  const s = await startServer((req, res, body) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (req.method === 'POST' && url.pathname === '/jwt/') {
+      seen.logins++;
+      const { password } = JSON.parse(body) as { password: string };
+      if (password !== 'pw-123456')
+        return void res.writeHead(400).end(JSON.stringify({ non_field_errors: ['Unable to log in.'] }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(
+        JSON.stringify({ token: 'tok-abc', account: { uuid: 'a' }, otp: false, client: { device_id: 'd' } }),
+      );
+    }
+    if (req.headers.authorization !== 'JWT tok-abc')
+      return void res.writeHead(401).end('{"detail":"Invalid auth key."}');
+    if (url.pathname === '/stream/messages/') {
+      seen.streams++;
+      const gt = Date.parse(url.searchParams.get('created_at__gt') ?? '');
+      const lt = Date.parse(url.searchParams.get('created_at__lt') ?? '');
+      const rows = RECORDS.filter((r) => Date.parse(r.created_at) > gt && Date.parse(r.created_at) < lt);
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      for (const r of rows) {
+        if (options.cutAfter !== undefined && seen.served >= options.cutAfter) {
+          res.write('{"id": 9');
+          // Let the complete lines reach the client first: a reset can discard data not yet read.
+          return void setTimeout(() => res.socket?.destroy(), 50);
+        }
+        seen.served++;
+        res.write(`${JSON.stringify(r)}\n`);
+      }
+      return void res.end();
+    }
+    res.writeHead(404).end('{}');
+  });
+  close = s.close;
+  return {
+    seen,
+    env: {
+      PLATFORM_URL: s.url,
+      STREAM_URL: s.url,
+      PLATFORM_USERNAME: 'agent',
+      PLATFORM_PASSWORD: 'pw-123456',
+    },
+  };
+}
+
+function io(env: Record<string, string>) {
+  const out = { stdout: '', stderr: '' };
+  return {
+    out,
+    io: {
+      stdout: (t: string) => {
+        out.stdout += t;
+      },
+      stderr: (t: string) => {
+        out.stderr += t;
+      },
+      env,
+      interrupted: new Promise<void>(() => {}),
+    },
+  };
+}
+
+describe('wa-gateway stream', () => {
+  it('exports a 10-day range (two windows) to NDJSON: every record once, in order', async () => {
+    const { seen, env } = await platform();
+    const out = join(tmpdir(), `wa-stream-${Date.now()}.ndjson`);
+    const t = io(env);
+    const to = new Date(FROM + 10 * DAY).toISOString();
+    expect(await runCli(['stream', '--from', RECORDS[0]!.created_at, '--to', to, '--out', out], t.io)).toBe(
+      0,
+    );
+    const lines = (await readFile(out, 'utf8')).trim().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as { id: number }).id)).toEqual(RECORDS.map((r) => r.id));
+    expect(seen.logins).toBe(1);
+    expect(seen.streams).toBe(2);
+    expect(t.out.stdout).toContain(`wrote 240 messages to ${out}`);
+    expect(t.out.stderr).toMatch(/240 messages, up to 2024-03-10T23:00:00.000Z\n$/);
+    await expect(stat(`${out}.part`)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('a cut stream exits 1, keeps the records so far in .part and says how to resume', async () => {
+    const { env } = await platform({ cutAfter: 50 });
+    const out = join(tmpdir(), `wa-stream-${Date.now()}-cut.ndjson`);
+    const t = io(env);
+    const code = await runCli(
+      ['stream', '--from', RECORDS[0]!.created_at, '--to', RECORDS[100]!.created_at, '--out', out],
+      t.io,
+    );
+    expect(code).toBe(1);
+    expect(t.out.stderr).toContain(`Resume with --from ${RECORDS[49]!.created_at}`);
+    expect((await readFile(`${out}.part`, 'utf8')).trim().split('\n')).toHaveLength(50);
+    await expect(stat(out)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('usage errors: missing flags, a bad date, missing credentials (never printed)', async () => {
+    const a = io({});
+    expect(await runCli(['stream', '--out', 'x.ndjson'], a.io)).toBe(2);
+    expect(a.out.stderr).toContain('--from is required');
+    const b = io({});
+    expect(await runCli(['stream', '--from', 'yesterday', '--out', 'x'], b.io)).toBe(2);
+    expect(b.out.stderr).toContain("--from is not an ISO 8601 date-time: 'yesterday'");
+    const c = io({
+      PLATFORM_URL: 'http://127.0.0.1:9',
+      STREAM_URL: 'http://127.0.0.1:9',
+      PLATFORM_USERNAME: 'agent',
+    });
+    expect(await runCli(['stream', '--from', '2024-01-01T00:00:00Z', '--out', 'x'], c.io)).toBe(2);
+    expect(c.out.stderr).toContain('PLATFORM_USERNAME and PLATFORM_PASSWORD (or PLATFORM_TOKEN)');
+  });
+
+  it('a wrong password is a failure naming the login, without the password', async () => {
+    const { env } = await platform();
+    const t = io({ ...env, PLATFORM_PASSWORD: 'wrong-password-9' });
+    const out = join(tmpdir(), `wa-stream-${Date.now()}-auth.ndjson`);
+    expect(
+      await runCli(
+        ['stream', '--from', RECORDS[0]!.created_at, '--to', RECORDS[5]!.created_at, '--out', out],
+        t.io,
+      ),
+    ).toBe(1);
+    expect(t.out.stderr).toContain('Unable to log in');
+    expect(t.out.stderr + t.out.stdout).not.toContain('wrong-password-9');
+  });
+});
