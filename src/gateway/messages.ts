@@ -1,5 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import {
+  ApiError,
+  ConnectionError,
   InvalidResponseError,
   MessageValidationError,
   PaymentRequiredError,
@@ -42,7 +44,10 @@ export interface SendManyOptions {
   concurrency?: number;
   isFake?: boolean;
   mmlite?: boolean;
-  /** Stops starting new sends; those not started are reported with `notSent: true`. */
+  /**
+   * Stops starting new sends; those not started are reported with `notSent: true`. Sends already in flight are
+   * not cut (the message may be out either way); their results are reported as they come.
+   */
   signal?: AbortSignal;
   timeoutMs?: number;
 }
@@ -54,8 +59,11 @@ export type SendManyResult =
       ok: false;
       error: WaGatewayError | Error;
       /**
-       * `true` when no request was made for this message (it failed validation, sending was paused by
-       * `BILL_001`, or the signal aborted before it started). `false` when a request was made and failed.
+       * `true` when the message certainly did not go out, so resending it cannot duplicate it: it failed
+       * validation; it was never started (`BILL_001` paused the batch, the signal aborted, the loop was left);
+       * the gateway refused it before forwarding (`AUTH_*`, `RATE_001` after its retries, `BILL_*`, `WABA_001`,
+       * `SEC_001`); or the connection was never made. `false` when it may have gone out (`GW_001`, a fault in
+       * flight, an answer without a code): check its status events before resending.
        */
       notSent: boolean;
     };
@@ -127,7 +135,9 @@ export class Messages {
    *   started is reported with `ok: false`, `notSent: true` and the same `PaymentRequiredError`, so nothing
    *   is silently dropped.
    * - An invalid message is reported (`MessageValidationError`, `notSent: true`) and the others go on.
-   * - Breaking out of the loop stops starting new sends; sends already in flight are not aborted.
+   * - Breaking out of the loop stops every send not yet started, queued ones included; sends already in flight
+   *   complete (they are not aborted, the message may be out) but their results are no longer reported.
+   * - A slow send does not stall the batch: the others go on, and results wait for it to keep the order.
    *
    * @example
    * for await (const r of gw.messages.sendMany(customers.map(toTemplateMessage), { concurrency: 8 })) {
@@ -144,21 +154,33 @@ export class Messages {
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(`sendMany concurrency must be a positive integer; got ${String(concurrency)}.`);
     }
-    let stopReason: PaymentRequiredError | undefined;
-    const sendOptions: SendOptions = {
-      ...(options.isFake ? { isFake: true } : {}),
-      ...(options.mmlite ? { mmlite: true } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-    };
-    // Sends already queued at the rate limiter when a BILL_001 arrives must not go out either.
+    // Stops every send that has not started (queued at the rate limiter, or not yet taken from the source):
+    // on BILL_001, on the caller's signal, and when the caller breaks out of the loop. Never cuts one in flight.
     const stop = new AbortController();
     // One listener per queued send is expected here, not a leak.
     setMaxListeners(0, stop.signal);
-    const start = async (message: DeepReadonly<OutboundMessage>, index: number): Promise<SendManyResult> => {
-      if (stopReason) return { index, ok: false, error: stopReason, notSent: true };
-      if (options.signal?.aborted)
-        return { index, ok: false, error: abortError(options.signal), notSent: true };
+    let stopReason: Error | undefined;
+    const halt = (reason: Error) => {
+      if (stop.signal.aborted) return;
+      stopReason = reason;
+      stop.abort(NOT_STARTED);
+    };
+    const onCallerAbort = () => halt(abortError(options.signal!));
+    if (options.signal?.aborted) onCallerAbort();
+    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const sendOptions: SendOptions = {
+      ...(options.isFake ? { isFake: true } : {}),
+      ...(options.mmlite ? { mmlite: true } : {}),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    };
+    const notStarted = (index: number): SendManyResult => ({
+      index,
+      ok: false,
+      error: stopReason ?? new Error('sendMany stopped before this message was sent.'),
+      notSent: true,
+    });
+    const send = async (message: DeepReadonly<OutboundMessage>, index: number): Promise<SendManyResult> => {
+      if (stop.signal.aborted) return notStarted(index);
       const checked = validateMessage(message);
       if (!checked.valid)
         return { index, ok: false, error: new MessageValidationError(checked.issues), notSent: true };
@@ -166,32 +188,85 @@ export class Messages {
         const r = await this.#post(checked.message, sendOptions, stop.signal);
         return { index, ok: true, messageId: r.messageId, contacts: r.contacts };
       } catch (error) {
-        if (error === NOT_STARTED && stopReason)
-          return { index, ok: false, error: stopReason, notSent: true };
-        if (error instanceof PaymentRequiredError && !stopReason) {
-          stopReason = error;
-          stop.abort(NOT_STARTED);
-        }
-        // A 402 is answered before forwarding, so that message was not sent either.
-        const notSent = error instanceof PaymentRequiredError;
-        return {
-          index,
-          ok: false,
-          error: error instanceof Error ? error : new Error(String(error)),
-          notSent,
-        };
+        if (error === NOT_STARTED) return notStarted(index);
+        if (error instanceof PaymentRequiredError) halt(error);
+        const e = error instanceof Error ? error : new Error(String(error));
+        return { index, ok: false, error: e, notSent: refusedBeforeForwarding(e) };
       }
     };
 
-    // A window of at most `concurrency` started sends; results leave in input order.
-    const window: Promise<SendManyResult>[] = [];
-    let index = 0;
-    for await (const message of messages) {
-      window.push(start(message, index++));
-      if (window.length >= concurrency) yield await window.shift()!;
+    // A pool of `concurrency` sends; results leave in input order. A slow send does not hold the others back:
+    // finished results wait for it, up to `concurrency * 4` of them, and only then does the pool stop taking new
+    // messages (memory stays bounded whatever the source's length).
+    const source = toAsyncIterator(messages);
+    const done = new Map<number, SendManyResult>();
+    const inFlight = new Set<Promise<void>>();
+    const maxAhead = concurrency * 4;
+    let started = 0;
+    let next = 0;
+    let exhausted = false;
+    try {
+      for (;;) {
+        while (!exhausted && inFlight.size < concurrency && started - next < maxAhead) {
+          const item = await source.next();
+          if (item.done) {
+            exhausted = true;
+            break;
+          }
+          const index = started++;
+          const task: Promise<void> = send(item.value, index).then((r) => {
+            done.set(index, r);
+            inFlight.delete(task);
+          });
+          inFlight.add(task);
+        }
+        while (done.has(next)) {
+          const result = done.get(next)!;
+          done.delete(next++);
+          yield result;
+        }
+        if (exhausted && next === started) return;
+        if (inFlight.size > 0) await Promise.race(inFlight);
+      }
+    } finally {
+      // Broke out, threw, or finished: nothing queued may go out unreported. Sends in flight complete.
+      halt(new Error('sendMany ended before this message was sent.'));
+      options.signal?.removeEventListener('abort', onCallerAbort);
+      await source.return?.();
     }
-    while (window.length > 0) yield await window.shift()!;
   }
+}
+
+/**
+ * The gateway answers these before forwarding anything upstream (its order of checks: auth → rate limit →
+ * balance → forward), so a message refused with one of them was certainly not sent.
+ */
+export const GATEWAY_PRE_FORWARD_CODES: readonly string[] = [
+  'AUTH_001',
+  'AUTH_002',
+  'AUTH_003',
+  'AUTH_004',
+  'AUTH_005',
+  'RATE_001',
+  'BILL_001',
+  'BILL_002',
+  'WABA_001',
+  'SEC_001',
+];
+
+function refusedBeforeForwarding(error: Error): boolean {
+  if (error instanceof ApiError) return error.code !== null && GATEWAY_PRE_FORWARD_CODES.includes(error.code);
+  if (error instanceof ConnectionError) return !error.mayHaveBeenSent;
+  return false;
+}
+
+function toAsyncIterator<T>(source: Iterable<T> | AsyncIterable<T>): AsyncIterator<T> {
+  if (Symbol.asyncIterator in source) return source[Symbol.asyncIterator]();
+  const it = source[Symbol.iterator]();
+  return {
+    next: async () => it.next(),
+    return: async (value?: unknown) => it.return?.(value) ?? { done: true, value: undefined },
+  };
 }
 
 /** The stop signal's reason: the send was stopped before any request was made. */

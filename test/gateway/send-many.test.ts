@@ -71,7 +71,7 @@ describe('messages.sendMany', () => {
     echoGateway();
     let produced = 0;
     async function* source() {
-      for (let i = 0; i < 10; i++) {
+      for (let i = 0; i < 50; i++) {
         produced++;
         yield msg(i);
       }
@@ -80,7 +80,8 @@ describe('messages.sendMany', () => {
     const it = gw.messages.sendMany(source(), { concurrency: 2 });
     const first = await it.next();
     expect(first.value).toMatchObject({ index: 0, ok: true });
-    expect(produced).toBeLessThanOrEqual(3);
+    // Read ahead at most concurrency × 4 messages (+1 being read), not the whole source.
+    expect(produced).toBeLessThanOrEqual(2 * 4 + 1);
     await it.return(undefined);
   });
 
@@ -166,6 +167,100 @@ describe('messages.sendMany', () => {
     const next = Math.min(...starts.filter((t) => t > limitedAt));
     expect(next - limitedAt).toBeGreaterThanOrEqual(990);
     expect(starts.filter((t) => t > limitedAt).length).toBeGreaterThan(0);
+  });
+
+  it('breaking out of the loop stops the sends queued at the rate limiter: nothing goes out unreported', async () => {
+    const stats = echoGateway();
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: { perSecond: 5 } });
+    for await (const r of gw.messages.sendMany(
+      Array.from({ length: 40 }, (_, i) => msg(i)),
+      { concurrency: 16 },
+    )) {
+      expect(r.ok).toBe(true);
+      break;
+    }
+    const afterBreak = stats.requests;
+    await new Promise((r) => setTimeout(r, 1500));
+    // Only the sends already started (at most a handful at 5/s) may complete; the queued ones never go out.
+    expect(stats.requests).toBe(afterBreak);
+    expect(afterBreak).toBeLessThanOrEqual(5);
+  });
+
+  it('the signal stops starting sends (reported notSent) but never cuts one in flight', async () => {
+    const stats = echoGateway();
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: { perSecond: 2 } });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('shutting down')), 100);
+    const results = await collect(
+      gw.messages.sendMany(
+        Array.from({ length: 6 }, (_, i) => msg(i)),
+        { concurrency: 6, signal: controller.signal },
+      ),
+    );
+    const sent = results.filter((r) => r.ok);
+    expect(sent.length).toBe(stats.requests);
+    expect(sent.length).toBeGreaterThan(0);
+    const stopped = results.filter((r) => !r.ok);
+    expect(stopped.length).toBe(6 - sent.length);
+    for (const r of stopped) {
+      expect(r.ok === false && r.notSent).toBe(true);
+      expect(r.ok === false && r.error.message).toBe('shutting down');
+    }
+  });
+
+  it('notSent is true exactly when the gateway refused before forwarding', async () => {
+    const answers: Record<string, [number, string, string]> = {
+      m0: [401, 'AUTH_001', 'UNAUTHORIZED'],
+      m1: [400, 'BILL_002', 'BAD_REQUEST'],
+      m2: [401, 'WABA_001', 'UNAUTHORIZED'],
+      m3: [502, 'GW_001', 'UPSTREAM_ERROR'],
+    };
+    echoGateway((_n, body) => {
+      const a = answers[body.text.body];
+      return a ? HttpResponse.json(envelope(a[1], a[2], 'no'), { status: a[0] }) : undefined;
+    });
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    const results = await collect(gw.messages.sendMany([msg(0), msg(1), msg(2), msg(3), msg(4)]));
+    expect(results.map((r) => (r.ok ? 'ok' : r.notSent))).toEqual([true, true, true, false, 'ok']);
+  });
+
+  it('a slow send does not hold the others back; results still come in input order', async () => {
+    const stats = echoGateway();
+    server.use(
+      http.post(`${GW}/v1/wa/message`, async ({ request }) => {
+        const body = (await request.json()) as { to: string; text: { body: string } };
+        stats.requests++;
+        if (body.text.body === 'm0') await new Promise((r) => setTimeout(r, 800));
+        return HttpResponse.json({
+          isSuccess: true,
+          data: {
+            contacts: [{ input: body.to, wa_id: body.to }],
+            messages: [{ id: `wamid.${body.text.body}` }],
+          },
+        });
+      }),
+    );
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    const t0 = performance.now();
+    let firstAt = 0;
+    let requestsAtFirst = 0;
+    const results: SendManyResult[] = [];
+    for await (const r of gw.messages.sendMany(
+      Array.from({ length: 30 }, (_, i) => msg(i)),
+      { concurrency: 4 },
+    )) {
+      if (results.length === 0) {
+        firstAt = performance.now() - t0;
+        requestsAtFirst = stats.requests;
+      }
+      results.push(r);
+    }
+    expect(results.map((r) => r.index)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(firstAt).toBeGreaterThanOrEqual(790);
+    // While m0 was slow the pool went on, up to concurrency × 4 = 16 messages ahead (a window stops at 4).
+    expect(requestsAtFirst).toBe(16);
+    expect(stats.requests).toBe(30);
+    expect(performance.now() - t0).toBeLessThan(1500);
   });
 
   it('rejects a bad concurrency', async () => {
