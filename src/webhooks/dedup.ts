@@ -23,7 +23,10 @@ export type ClaimResult = 'claimed' | 'in_progress' | 'done';
  * "in progress" from "done" may answer a boolean: `true` is `claimed`, `false` is `done`.
  */
 export interface IdempotencyStore {
-  /** Atomically takes `key` for `ttlMs` if it is free. */
+  /**
+   * Atomically takes `key` if it is free. `ttlMs` is a *lease*: if the holder neither completes nor releases the
+   * key within it (it crashed), the key is free again so a retry can process the event.
+   */
   claim(key: string, ttlMs: number): ClaimResult | boolean | Promise<ClaimResult | boolean>;
   /** Marks a claimed key as successfully processed, to be remembered for `ttlMs`. Optional for boolean stores. */
   complete?(key: string, ttlMs: number): void | Promise<void>;
@@ -35,7 +38,18 @@ export interface IdempotencyStore {
 export function toClaimResult(answer: ClaimResult | boolean): ClaimResult {
   if (answer === true) return 'claimed';
   if (answer === false) return 'done';
-  return answer === 'claimed' || answer === 'in_progress' || answer === 'done' ? answer : 'done';
+  if (answer === 'claimed' || answer === 'in_progress' || answer === 'done') return answer;
+  // Reading an unknown answer as 'done' would answer 200 to every event and run none ('OK' and null, what a
+  // plain Redis SET NX returns, were both read that way). A store error instead answers 500: the gateway retries.
+  throw new TypeError(
+    `IdempotencyStore.claim must answer 'claimed', 'in_progress', 'done', true or false; got ${
+      answer === null
+        ? 'null'
+        : typeof answer === 'string'
+          ? `'${String(answer).slice(0, 20)}'`
+          : typeof answer
+    }.`,
+  );
 }
 
 /** Twenty-four hours: far beyond the gateway's retry window (three attempts within seconds). */

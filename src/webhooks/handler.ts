@@ -73,6 +73,14 @@ export interface WebhookHandlerOptions {
   /** How long a processed event is remembered. Default 24 h. */
   dedupeTtlMs?: number;
   /**
+   * How long a claim on an event being processed holds before a retry may take it over. Default
+   * `deadlineMs + 1000` (5 s): a process that crashed or froze while holding it then loses the event to nobody,
+   * since the gateway's next attempt (about 6 s after the first) processes it. It must stay below that: a
+   * longer lease answers every retry 503 and the gateway drops the event after three. An `onEvent` that runs
+   * longer than the lease may meet its own retry: a duplicate, which the spec already asks consumers to bear.
+   */
+  claimLeaseMs?: number;
+  /**
    * The key an event is deduped on. Default: `event.idempotencyKey`. Return `null`/`undefined` to run an event
    * without deduplication.
    */
@@ -208,6 +216,10 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
   if (!(dedupeTtlMs > 0) || !Number.isFinite(dedupeTtlMs)) {
     throw new ConfigurationError('createWebhookHandler: `dedupeTtlMs` must be a positive number');
   }
+  const claimLeaseMs = options.claimLeaseMs ?? deadlineMs + 1000;
+  if (!(claimLeaseMs > 0) || !Number.isFinite(claimLeaseMs)) {
+    throw new ConfigurationError('createWebhookHandler: `claimLeaseMs` must be a positive number');
+  }
   let store: IdempotencyStore | null;
   if (options.dedupe === false) store = null;
   else if (options.dedupe === undefined) store = new MemoryIdempotencyStore({ ttlMs: dedupeTtlMs });
@@ -291,7 +303,7 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
   ): Promise<Outcome> {
     let claim: ReturnType<typeof toClaimResult>;
     try {
-      claim = toClaimResult(await activeStore.claim(key, dedupeTtlMs));
+      claim = toClaimResult(await activeStore.claim(key, claimLeaseMs));
     } catch (error) {
       log('error', 'The dedupe store failed to claim an event; answering 500 so the gateway retries', {
         kind: event.kind,
@@ -386,7 +398,14 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
   async function processRequest(request: CoreRequest, signal: AbortSignal): Promise<CoreResponse> {
     const body = await request.readBody(maxBodyBytes);
     if (body.kind === 'too_large') {
-      log('warn', 'Webhook body over maxBodyBytes refused with 413', { status: 413, maxBodyBytes });
+      // A 4xx is final for the gateway: this delivery is lost for good, so say it loudly.
+      log('error', 'Webhook body over maxBodyBytes refused with 413; the gateway will not retry it', {
+        status: 413,
+        maxBodyBytes,
+      });
+      report(new WaGatewayError(`A webhook body over maxBodyBytes (${maxBodyBytes}) was refused with 413.`), {
+        stage: 'body',
+      });
       return answer(413, 'payload_too_large');
     }
     if (body.kind === 'unavailable') {

@@ -241,7 +241,7 @@ function messageEvent(
     ? messageSchemas[type as keyof typeof messageSchemas]
     : null;
   if (schema) {
-    const result = schema.safeParse(item);
+    const result = schema.safeParse(withoutNulls(item));
     message = result.success ? result.data : unknownMessage(item, id, type, toIssues(result.error.issues));
   } else {
     message = unknownMessage(item, id, type, []);
@@ -259,6 +259,22 @@ function messageEvent(
     timestamp: parseTimestamp(rawTimestamp),
     timestampRaw: rawTimestampString(rawTimestamp),
   };
+}
+
+/**
+ * A copy with every `null` property removed, at every depth. Relays write `null` for fields that are absent; the
+ * schemas' optional fields mean "absent", and a `null` there must not demote a whole status or message to
+ * `unknown` (which handlers usually skip).
+ */
+function withoutNulls(value: unknown, depth = 0): unknown {
+  if (depth > 32 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => withoutNulls(v, depth + 1));
+  // fromEntries defines own properties: a "__proto__" key in a payload stays data, never a prototype.
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v, depth + 1)]),
+  );
 }
 
 function unknownMessage(item: JsonObject, id: string, type: string, issues: WebhookIssue[]): UnknownMessage {
@@ -281,13 +297,16 @@ function statusEvent(
   path: Path,
   metadata: WebhookMetadata | undefined,
 ): WebhookEvent {
-  const result = statusSchema.safeParse(item);
+  const result = statusSchema.safeParse(withoutNulls(item));
   if (!result.success) {
     const id = isObject(item) ? item['id'] : undefined;
     const status = isObject(item) ? item['status'] : undefined;
-    // Keep the key a valid status would have had, so a later well-formed redelivery dedupes against it.
+    // Not the key a valid status has: a handler that skips `unknown` events must not make a later, well-formed
+    // redelivery of the same status look like a duplicate (it would be lost).
     const key =
-      typeof id === 'string' && id !== '' && typeof status === 'string' ? `${id}:${status}` : undefined;
+      typeof id === 'string' && id !== '' && typeof status === 'string'
+        ? `unknown:${id}:${status}`
+        : undefined;
     return unknownEvent(ctx, 'invalid_item', path, item, toIssues(result.error.issues), key);
   }
   const status = result.data;

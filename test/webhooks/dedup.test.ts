@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryIdempotencyStore } from '../../src/webhooks/index.js';
+import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
+import { createWebhookHandler, MemoryIdempotencyStore } from '../../src/webhooks/index.js';
 
 describe('MemoryIdempotencyStore', () => {
   beforeEach(() => {
@@ -82,5 +83,61 @@ describe('MemoryIdempotencyStore', () => {
     expect(store.size).toBe(1000);
     // Quadratic eviction would take minutes here; linear takes well under a second even on a slow machine.
     expect(performance.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe('claims are leases, and unknown store answers are errors', () => {
+  it('a claim whose holder crashed is taken over by the retry once the lease ends', async () => {
+    const store = new MemoryIdempotencyStore();
+    const secret = 'lease-test-secret-0123456789abcdef';
+    const body = JSON.stringify(statusEnvelope(statusObject('read', { id: 'wamid.lease' })));
+    const request = () =>
+      new Request('https://hook.test/', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}` },
+        body,
+      });
+    // Process A claims the event and never finishes (a crash, a frozen serverless instance).
+    const stuck = createWebhookHandler({
+      secret,
+      dedupe: store,
+      deadlineMs: 50,
+      claimLeaseMs: 100,
+      onEvent: () => new Promise(() => {}),
+    });
+    expect((await stuck(request())).status).toBe(503);
+    let ran = 0;
+    const healthy = createWebhookHandler({
+      secret,
+      dedupe: store,
+      deadlineMs: 50,
+      claimLeaseMs: 100,
+      onEvent: () => void ran++,
+    });
+    expect((await healthy(request())).status).toBe(503); // still held: the gateway will come back
+    await new Promise((r) => setTimeout(r, 120));
+    expect((await healthy(request())).status).toBe(200); // lease over: the retry processes it
+    expect(ran).toBe(1);
+  });
+
+  it("a store answering something else ('OK', null) fails the delivery with 500 instead of skipping it", async () => {
+    for (const answer of ['OK', null]) {
+      const errors: unknown[] = [];
+      const handler = createWebhookHandler({
+        secret: 'store-test-secret-0123456789abcdef',
+        dedupe: { claim: () => answer as never, release: () => {} },
+        onEvent: () => {},
+        onError: (e) => void errors.push(e),
+      });
+      const res = await handler(
+        new Request('https://hook.test/', {
+          method: 'POST',
+          headers: { authorization: 'Bearer store-test-secret-0123456789abcdef' },
+          body: JSON.stringify(statusEnvelope(statusObject('read'))),
+        }),
+      );
+      expect(res.status).toBe(500);
+      expect(String(errors[0])).toMatch(/must answer 'claimed', 'in_progress', 'done', true or false/);
+    }
   });
 });

@@ -30,7 +30,7 @@ import {
   unknownTypeMessage,
   videoMessage,
 } from '../../src/webhooks/fixtures.js';
-import { isReactionRemoved, parseWebhook } from '../../src/webhooks/index.js';
+import { createWebhookHandler, isReactionRemoved, parseWebhook } from '../../src/webhooks/index.js';
 
 function only<K extends WebhookEvent['kind']>(
   events: WebhookEvent[],
@@ -350,11 +350,11 @@ describe('parseWebhook: statuses', () => {
     expect(event.timestamp).toBeUndefined();
   });
 
-  it('a malformed status is an unknown event that keeps the status key and the raw object', () => {
+  it('a malformed status is an unknown event with its own key (a valid redelivery is not a duplicate) and the raw object', () => {
     const bad = { id: 'wamid.y', status: 'failed', errors: [{ code: 'not-a-number' }] };
     const event = only(parseWebhook(JSON.stringify(statusEnvelope([bad as never]))), 'unknown');
     expect(event.reason).toBe('invalid_item');
-    expect(event.idempotencyKey).toBe('wamid.y:failed');
+    expect(event.idempotencyKey).toBe('unknown:wamid.y:failed');
     expect(event.raw).toEqual(bad);
     expect(event.issues[0]?.path).toEqual(['errors', 0, 'code']);
     const noId = only(parseWebhook(JSON.stringify(statusEnvelope([{ status: 'read' } as never]))), 'unknown');
@@ -592,5 +592,35 @@ describe('parseWebhook: errors', () => {
     const first = only(parseWebhook(body), 'unknown');
     const second = only(parseWebhook(body), 'unknown');
     expect(first.idempotencyKey).toBe(second.idempotencyKey);
+  });
+});
+
+describe('null means absent', () => {
+  it('a null optional field does not demote a status or a message to unknown', () => {
+    const status = { ...statusObject('read', { id: 'wamid.n1' }), conversation: null, pricing: null };
+    const [s] = parseWebhook(statusEnvelope(status as never));
+    expect(s?.kind).toBe('status');
+    expect(s?.kind === 'status' && s.status.pricing).toBeUndefined();
+    const [m] = parseWebhook(messageEnvelope({ ...textMessage(), context: null }));
+    expect(m?.kind === 'message' && m.message.type).toBe('text');
+  });
+
+  it('a malformed status and its later valid redelivery are both delivered', async () => {
+    const seen: string[] = [];
+    const handler = createWebhookHandler({
+      secret: 'null-test-secret-0123456789abcdef',
+      onEvent: (e) => void seen.push(e.kind),
+    });
+    const send = (body: unknown) =>
+      handler(
+        new Request('https://hook.test/', {
+          method: 'POST',
+          headers: { authorization: 'Bearer null-test-secret-0123456789abcdef' },
+          body: JSON.stringify(body),
+        }),
+      );
+    await send(statusEnvelope({ id: 'wamid.r1', status: 'read', recipient_id: 5 } as never));
+    await send(statusEnvelope(statusObject('read', { id: 'wamid.r1' })));
+    expect(seen).toEqual(['unknown', 'status']);
   });
 });
