@@ -23,10 +23,13 @@ export function requireBaseUrl(value: unknown, name: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigurationError(`${name} is not a valid URL: '${value}'.`);
+    // The value is not repeated: a key pasted into the wrong variable would end up in the logs.
+    throw new ConfigurationError(
+      `${name} is not a valid URL (got ${value.length} characters): use e.g. 'https://gw.example.com'.`,
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigurationError(`${name} must be an http(s) URL; got '${url.protocol}'.`);
+    throw new ConfigurationError(`${name} must be an http(s) URL; its scheme is '${url.protocol}'.`);
   }
   if (url.search || url.hash || url.username || url.password) {
     throw new ConfigurationError(`${name} must not carry a query, fragment or credentials.`);

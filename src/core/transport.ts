@@ -112,6 +112,11 @@ export class Transport {
     return this.#config.baseUrl;
   }
 
+  /** `text` with every credential of this client scrubbed: for excerpts of bodies that reach an error. */
+  redact(text: string): string {
+    return scrub(text, this.#config.secrets());
+  }
+
   /**
    * Sends the request and returns the 2xx response with its body unread (for streams and downloads). The
    * timeout covers the wait for the headers; the caller's signal stays linked for the life of the body.

@@ -225,7 +225,11 @@ export const sendResponseSchema = z.looseObject({
   isSuccess: z.literal(true),
   data: z.looseObject({
     messaging_product: z.string().optional(),
-    contacts: z.array(z.looseObject({ input: z.string(), wa_id: z.string() })).default([]),
+    // Lenient on purpose: the send succeeded; a contact missing a field must not hide the message id.
+    contacts: z
+      .array(z.looseObject({ input: z.string().optional(), wa_id: z.string().optional() }))
+      .catch([])
+      .default([]),
     messages: z.array(z.looseObject({ id: z.string().min(1) })).min(1),
   }),
 });

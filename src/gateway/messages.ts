@@ -117,7 +117,7 @@ export class Messages {
           'so do not resend it blindly.',
         {
           status: 200,
-          bodyExcerpt: excerpt(safeJson(data)),
+          bodyExcerpt: excerpt(this.#transport.redact(safeJson(data))),
           request: { method: 'POST', path: '/v1/wa/message' },
         },
       );

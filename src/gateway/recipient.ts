@@ -6,8 +6,11 @@
  * normalizeRecipient('+998 (90) 123-45-67'); // '998901234567'
  * normalizeRecipient('00998901234567');      // '998901234567'
  */
-export function normalizeRecipient(input: string): string {
-  let digits = input.trim().replace(/[\s().\-/]/g, '');
+export function normalizeRecipient(input: string | number): string {
+  // Numbers come from spreadsheets and database columns; a number has no '+' to strip.
+  let digits = String(input)
+    .trim()
+    .replace(/[\s().\-/]/g, '');
   if (digits.startsWith('+')) digits = digits.slice(1);
   else if (digits.startsWith('00')) digits = digits.slice(2);
   return digits;

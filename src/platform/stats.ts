@@ -1,3 +1,4 @@
+import { ConfigurationError } from '../core/errors.js';
 import { parseAnswer } from './answers.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
 import {
@@ -113,8 +114,16 @@ export function summarizeStats(channels: readonly StatsChannel[]): StatsSummary 
       sent: PeriodCounts;
     }
   >();
-  for (const channel of channels) {
-    const { stats } = channel;
+  if (!Array.isArray(channels)) {
+    throw new ConfigurationError('summarizeStats needs the array of channels that stats.get() returns.');
+  }
+  for (const [i, channel] of channels.entries()) {
+    const stats = (channel as { stats?: StatsChannel['stats'] } | null)?.stats;
+    if (!stats?.response_times || !stats.messages || !Array.isArray(stats.agents)) {
+      throw new ConfigurationError(
+        `summarizeStats: channel ${i} is not a stats channel (it needs stats.response_times, stats.messages and stats.agents).`,
+      );
+    }
     addSums(frt, stats.response_times.frt);
     addSums(art, stats.response_times.art);
     addCounts(received, stats.messages.received);

@@ -72,7 +72,11 @@ export class Templates {
       throw new InvalidResponseError(
         'The public API answered 2xx to a template create but the body carries no template record; the template ' +
           'may have been created: list the templates before creating it again.',
-        { status: 200, bodyExcerpt: excerpt(JSON.stringify(data) ?? ''), request: { method: 'POST', path } },
+        {
+          status: 200,
+          bodyExcerpt: excerpt(this.#transport.redact(JSON.stringify(data) ?? '')),
+          request: { method: 'POST', path },
+        },
       );
     }
     return parsed.data;

@@ -110,12 +110,17 @@ export const TemplateCreateRequestSchema = z.strictObject({
 });
 
 /** The `data` of a successful create answer. Loose: fields the server adds later are kept. */
+/**
+ * The created record. Lenient on purpose: the template was created, so a new status value, a numeric id or an
+ * unexpected category must not turn success into an error (a retry would then meet 409 UPSTREAM_017). A status
+ * the SDK does not know reads as `UNKNOWN`, as the API itself reports statuses it does not recognise.
+ */
 export const TemplateCreatedSchema = z.looseObject({
-  sourceId: z.string(),
+  sourceId: z.union([z.string(), z.number()]).transform(String),
   name: z.string(),
   language: z.string(),
-  category: TemplateCategorySchema,
-  status: TemplateStatusSchema,
+  category: z.union([TemplateCategorySchema, z.string()]),
+  status: TemplateStatusSchema.catch('UNKNOWN'),
 });
 
 export type TemplateCategory = z.infer<typeof TemplateCategorySchema>;

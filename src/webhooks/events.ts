@@ -136,5 +136,6 @@ export type WebhookEventKind = WebhookEvent['kind'];
  * if (event.message.type === 'reaction' && isReactionRemoved(event.message)) unreact(event.message.reaction.message_id);
  */
 export function isReactionRemoved(message: ReactionMessage): boolean {
-  return message.reaction.emoji === undefined || message.reaction.emoji === '';
+  const emoji = (message as { reaction?: { emoji?: unknown } } | null | undefined)?.reaction?.emoji;
+  return emoji === undefined || emoji === '';
 }

@@ -121,6 +121,21 @@ export class StatusTracker {
    * if (changed) console.log(current?.wamid, current?.status);
    */
   update(input: StatusEvent | WebhookStatus): StatusUpdateResult {
+    // Fed straight from a queue or a log, the input may be anything: ignore what is not a status, never throw.
+    const raw = (input as { status?: unknown } | null | undefined)?.status;
+    const id =
+      typeof raw === 'object' && raw !== null
+        ? (raw as { id?: unknown }).id
+        : (input as { id?: unknown } | null)?.id;
+    if (typeof input !== 'object' || input === null || typeof id !== 'string') {
+      return {
+        changed: false,
+        previous: undefined,
+        current: undefined,
+        ignored: 'unknown_status',
+        newlyBillable: false,
+      };
+    }
     const event = isStatusEvent(input);
     const status = event ? input.status : input;
     const timestamp = event ? input.timestamp : parseTimestamp(status.timestamp);

@@ -1,0 +1,97 @@
+/** Public helpers meet bad input with a typed error or an "ignored" answer, never a raw TypeError. */
+import { inspect } from 'node:util';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigurationError,
+  GatewayClient,
+  InvalidResponseError,
+  isReactionRemoved,
+  normalizeRecipient,
+  PublicApiClient,
+  StatusTracker,
+  summarizeStats,
+} from '../../src/index.js';
+import { useMswServer } from '../helpers/msw.js';
+
+const server = useMswServer();
+
+describe('bad input to public helpers', () => {
+  it('normalizeRecipient takes a number, as spreadsheets store phone numbers', () => {
+    expect(normalizeRecipient(998901234567)).toBe('998901234567');
+  });
+
+  it('StatusTracker.update ignores what is not a status', () => {
+    const tracker = new StatusTracker();
+    for (const bad of [undefined, null, 42, {}, { status: null }]) {
+      expect(tracker.update(bad as never)).toMatchObject({ changed: false, ignored: 'unknown_status' });
+    }
+    expect(tracker.size).toBe(0);
+  });
+
+  it('summarizeStats refuses a non-channel with a ConfigurationError naming it', () => {
+    expect(() => summarizeStats([{}] as never)).toThrow(ConfigurationError);
+    expect(() => summarizeStats([{}] as never)).toThrow(/channel 0/);
+    expect(() => summarizeStats(undefined as never)).toThrow(ConfigurationError);
+  });
+
+  it('isReactionRemoved does not crash on a malformed message', () => {
+    expect(isReactionRemoved(undefined as never)).toBe(true);
+  });
+});
+
+describe('secrets in configuration and 2xx excerpts (review findings)', () => {
+  const KEY = 'pk_live_SECRETKEY1234567890';
+
+  it('a key passed as baseUrl is not repeated in the error', () => {
+    try {
+      new GatewayClient({ apiKey: 'x_key_0123456789', baseUrl: KEY });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(String(error)).not.toContain(KEY);
+    }
+  });
+
+  it('a 2xx body echoing the key is scrubbed from InvalidResponseError, for sends and template creates', async () => {
+    server.use(
+      http.post('https://gw.test/v1/wa/message', () =>
+        HttpResponse.json({ isSuccess: true, data: { note: `key ${KEY} ok` } }),
+      ),
+      http.post('https://api.test/api/v1/wa/:app/templates', () =>
+        HttpResponse.json({ isSuccess: true, echo: KEY }),
+      ),
+    );
+    const send = await new GatewayClient({ apiKey: KEY, baseUrl: 'https://gw.test' }).messages
+      .send({ to: '998901234567', type: 'text', text: { body: 'x' } })
+      .catch((e: unknown) => e);
+    const create = await new PublicApiClient({ secretKey: KEY, baseUrl: 'https://api.test/api/v1' }).templates
+      .create('a', { name: 'a_b', language: 'en', category: 'UTILITY', body: { text: 'Hello there' } })
+      .catch((e: unknown) => e);
+    for (const e of [send, create]) {
+      expect(e).toBeInstanceOf(InvalidResponseError);
+      expect(`${JSON.stringify(e)} ${inspect(e, { depth: 9 })}`).not.toContain(KEY);
+    }
+  });
+
+  it('a created template with a new status or a numeric id is still success', async () => {
+    server.use(
+      http.post('https://api.test/api/v1/wa/:app/templates', () =>
+        HttpResponse.json({
+          isSuccess: true,
+          data: { sourceId: 123, name: 'a_b', language: 'en', category: 'UTILITY', status: 'QUEUED' },
+        }),
+      ),
+    );
+    const created = await new PublicApiClient({
+      secretKey: KEY,
+      baseUrl: 'https://api.test/api/v1',
+    }).templates.create('a', {
+      name: 'a_b',
+      language: 'en',
+      category: 'UTILITY',
+      body: { text: 'Hello there' },
+    });
+    expect(created).toMatchObject({ sourceId: '123', status: 'UNKNOWN' });
+  });
+});
