@@ -108,6 +108,13 @@ function parseLine(line: string, state: DecodeState): StreamMessage | undefined 
   return state.accept(value, state, 'line');
 }
 
+/** What follows the last blank line (an SSE event boundary), bounded like a record. */
+function lastEventTail(text: string): string {
+  const boundary = Math.max(text.lastIndexOf('\n\n'), text.lastIndexOf('\r\n\r\n'), text.lastIndexOf('\r\r'));
+  const tail = boundary === -1 ? text : text.slice(boundary + 2);
+  return tail.length > STREAM_MAX_RECORD_CHARS ? tail.slice(-STREAM_MAX_RECORD_CHARS) : tail;
+}
+
 /** `text/event-stream`: each event's data is one JSON record. */
 export async function* sseRecords(
   reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -125,10 +132,23 @@ export async function* sseRecords(
     },
     maxBufferSize: STREAM_MAX_RECORD_CHARS,
   });
+  // The text after the last event boundary: an event is dispatched only at a blank line, so a stream that ends
+  // with data after the last one was cut in the middle of an event (the parser would silently drop it).
+  let tail = '';
   for (;;) {
     const chunk = await read(reader, state, false);
-    if (chunk.done) break;
-    parser.feed(decoder.decode(chunk.value, { stream: true }));
+    if (chunk.done) {
+      if (/^data:/m.test(tail + decoder.decode())) {
+        throw new StreamInterruptedError(
+          `The message stream ended in the middle of event ${state.unit + 1}, after ${state.delivered} complete records.`,
+          state.progress(),
+        );
+      }
+      break;
+    }
+    const text = decoder.decode(chunk.value, { stream: true });
+    tail = lastEventTail(tail + text);
+    parser.feed(text);
     for (let i = 0; i < pending.length; i++) {
       const data = pending[i]!;
       state.unit++;

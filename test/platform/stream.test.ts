@@ -682,3 +682,17 @@ describe('reports.feedbacksRange', () => {
     for (const r of requests) expect(Date.parse(r.end) - Date.parse(r.start)).toBeLessThanOrEqual(28 * DAY);
   });
 });
+
+describe('text/event-stream cut mid-event (review finding)', () => {
+  it('ends in StreamInterruptedError after the complete events, not silently', async () => {
+    const first = { id: 1, created_at: '2024-01-01T00:00:00.000Z', type: 'text', content: 'a' };
+    const text = `data: ${JSON.stringify(first)}\n\ndata: {"id": 2, "created_at": "2024-01-01T00:00:01.000Z"`;
+    serveStream(() => text, 'text/event-stream');
+    const got: number[] = [];
+    const e = await (async () => {
+      for await (const m of client().messages.stream({})) got.push(m.id);
+    })().catch((x: unknown) => x);
+    expect(got).toEqual([1]);
+    expect(e).toBeInstanceOf(StreamInterruptedError);
+  });
+});
