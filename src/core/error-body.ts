@@ -20,11 +20,13 @@ export function toApiError(input: {
 }): ApiError {
   const { status, headers, secrets } = input;
   const text = scrub(input.text, secrets);
+  // Parsed from the raw text, then scrubbed: a secret the server wrote escaped (`\u00e4`, `\/`) only
+  // matches once decoded, so scrubbing the text alone would let it through into the description.
   let parsed: unknown;
   let isJson = false;
   if (text.trim() !== '') {
     try {
-      parsed = JSON.parse(text);
+      parsed = scrubValue(JSON.parse(input.text), secrets);
       isJson = true;
     } catch {
       // Not JSON: described by excerpt below.
@@ -35,7 +37,7 @@ export function toApiError(input: {
     code: null,
     group: null,
     description: '',
-    body: isJson ? scrubValue(parsed, secrets) : excerpt(text, 500),
+    body: isJson ? parsed : excerpt(text, 500),
     ...(input.request ? { request: input.request } : {}),
     ...requestIdOf(headers),
   };
@@ -45,7 +47,7 @@ export function toApiError(input: {
       text.trim() === ''
         ? `HTTP ${status} with an empty body`
         : isJson
-          ? `HTTP ${status}: ${excerpt(text)}`
+          ? `HTTP ${status}: ${excerpt(JSON.stringify(parsed) ?? '')}`
           : `HTTP ${status} with a non-JSON body (${contentTypeOf(headers)}): ${excerpt(text)}`;
   }
   const ErrorClass = apiErrorClassFor(status);

@@ -12,9 +12,40 @@ export const REDACTED = '[redacted]';
 export function scrub(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret.length > 0 && out.includes(secret)) out = out.split(secret).join(REDACTED);
+    if (secret.length === 0) continue;
+    for (const form of forms(secret)) if (out.includes(form)) out = out.split(form).join(REDACTED);
   }
   return out;
+}
+
+/**
+ * A secret as a server may quote it back: as is, JSON-escaped (`\"`, `\/`, `\uXXXX` in either case, as Python's
+ * json.dumps writes non-ASCII), HTML-escaped, URL-encoded.
+ */
+function forms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const unicode = (upper: boolean) =>
+    json.replace(/[\u0080-\uffff]/g, (ch) => {
+      const hex = ch.charCodeAt(0).toString(16).padStart(4, '0');
+      return `\\u${upper ? hex.toUpperCase() : hex}`;
+    });
+  const html = secret
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+  return [
+    ...new Set([
+      secret,
+      json,
+      json.replaceAll('/', '\\/'),
+      unicode(false),
+      unicode(true),
+      html,
+      encodeURIComponent(secret),
+    ]),
+  ];
 }
 
 /** Deep-scrubs a parsed JSON value (a server body) without mutating it. */

@@ -176,6 +176,8 @@ export class TokenManager {
   #entry: TokenEntry | undefined;
   #acquiring: Promise<string> | undefined;
   #loggingIn: Promise<LoginResult> | undefined;
+  /** Logins performed, so `refresh` can tell a token a login just issued from a stale stored one. */
+  #logins = 0;
   readonly #seen: string[] = [];
 
   constructor(options: TokenManagerOptions) {
@@ -219,8 +221,11 @@ export class TokenManager {
       if (entry && entry.token !== rejected && this.#fresh(entry)) return entry.token;
       if (!this.canLogIn) throw noCredentials();
       if (entry && entry.token === rejected) this.#entry = undefined;
+      const loginsBefore = this.#logins;
       const token = await raceSignal(this.#acquire(rejected), signal);
-      if (token !== rejected) return token;
+      // A token that a login just issued is trusted even if it equals the refused one: platforms whose tokens
+      // have one-second resolution issue the same string twice within a second.
+      if (token !== rejected || this.#logins > loginsBefore) return token;
     }
     // The store keeps handing back the rejected token: only a login can replace it.
     return (await raceSignal(this.#loginShared(), signal)).token;
@@ -305,6 +310,7 @@ export class TokenManager {
   }
 
   async #login(): Promise<LoginResult> {
+    this.#logins++;
     const started = Date.now();
     const request = { method: 'POST', path: LOGIN_PATH };
     let data: unknown;

@@ -1,0 +1,232 @@
+/**
+ * PublicApiClient under transport faults, over real node:http sockets on 127.0.0.1. Every fault ends in its
+ * documented typed error (docs/errors-and-retries.md) within the timeout, and the server's own count of the
+ * requests it received proves that a request that is not idempotent (template create, a POST through
+ * `request()`) never went out twice, while a GET reset before its answer is retried.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ConnectionError,
+  InternalServerError,
+  InvalidResponseError,
+  PublicApiClient,
+  TimeoutError,
+  UpstreamError,
+} from '../../src/index.js';
+import { type Handler, startServer } from '../helpers/http-server.js';
+
+const SECRET_KEY = 'sk_org_faults_R7m2Qx9Lp4Vt8Wn1Kc6Zb3Hy5Jd0';
+const APP = 'app_faults';
+const TIMEOUT_MS = 300;
+const template = {
+  name: 'order_shipped',
+  language: 'en_US',
+  category: 'UTILITY',
+  body: { text: 'Order {{1}} shipped.', examples: ['#1'] },
+} as const;
+const CREATED = {
+  data: { sourceId: '1', name: 'order_shipped', language: 'en_US', category: 'UTILITY', status: 'PENDING' },
+  isSuccess: true,
+};
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+/** A public API that behaves as `handler` says and counts the requests it received. */
+async function api(handler: (n: number) => Handler) {
+  const count = { requests: 0 };
+  const s = await startServer((req, res, body) => {
+    count.requests++;
+    return handler(count.requests)(req, res, body);
+  });
+  close = s.close;
+  return {
+    count,
+    client: (o: { maxRetries?: number; timeoutMs?: number } = {}) =>
+      new PublicApiClient({ secretKey: SECRET_KEY, baseUrl: `${s.url}/api/v1`, timeoutMs: TIMEOUT_MS, ...o }),
+  };
+}
+
+const resetBeforeAnswer: Handler = (req) => void req.socket.destroy();
+const resetMidBody: Handler = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+  res.write('{"isSuccess":true,"data":{"sourceId":"12');
+  setTimeout(() => res.socket?.destroy(), 20);
+};
+const neverAnswers: Handler = () => {};
+const html = (status: number): Handler => {
+  return (_req, res) =>
+    void res
+      .writeHead(status, { 'content-type': 'text/html' })
+      .end(`<html><body><h1>${status} Proxy Error</h1><p>nginx</p></body></html>`);
+};
+const truncatedJson: Handler = (_req, res) =>
+  void res.writeHead(200, { 'content-type': 'application/json' }).end('{"isSuccess":true,"data":{"sour');
+/** Writes a complete, valid answer one character every 40 ms: far slower than the timeout in total. */
+const trickle =
+  (body: unknown): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const text = JSON.stringify(body);
+    let i = 0;
+    const timer = setInterval(() => {
+      if (res.destroyed || i >= text.length) {
+        clearInterval(timer);
+        if (!res.destroyed) res.end();
+        return;
+      }
+      res.write(text[i++]);
+    }, 40);
+  };
+
+async function failure(run: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+  const t0 = performance.now();
+  try {
+    await run();
+  } catch (error) {
+    return { error, ms: performance.now() - t0 };
+  }
+  throw new Error('expected the call to fail');
+}
+
+type Call = (client: PublicApiClient) => Promise<unknown>;
+const nonIdempotent: [string, Call][] = [
+  ['templates.create', (c) => c.templates.create(APP, template)],
+  ["request('POST')", (c) => c.request('POST', `/wa/${APP}/templates/42/appeal`, { body: { reason: 'x' } })],
+];
+
+describe.each(nonIdempotent)(
+  '%s: every fault is typed, and the request is never sent twice',
+  (_name, call) => {
+    it('connection reset before the answer → ConnectionError, mayHaveBeenSent, one request', async () => {
+      const { count, client } = await api(() => resetBeforeAnswer);
+      const { error } = await failure(() => call(client({ maxRetries: 3 })));
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).not.toBeInstanceOf(TimeoutError);
+      expect(error).toMatchObject({ mayHaveBeenSent: true });
+      expect((error as Error).message).toMatch(/may have reached the server, so it was not retried/);
+      expect(count.requests).toBe(1);
+    });
+
+    it('connection reset mid-body → ConnectionError naming the cut, one request', async () => {
+      const { count, client } = await api(() => resetMidBody);
+      const { error } = await failure(() => call(client({ maxRetries: 3 })));
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).not.toBeInstanceOf(TimeoutError);
+      expect((error as Error).message).toMatch(/cut while reading the answer/);
+      expect(error).toMatchObject({ mayHaveBeenSent: true });
+      expect(count.requests).toBe(1);
+    });
+
+    it('a server that never answers → TimeoutError within timeoutMs, one request', async () => {
+      const { count, client } = await api(() => neverAnswers);
+      const { error, ms } = await failure(() => call(client({ maxRetries: 3 })));
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(error).toMatchObject({ timeoutMs: TIMEOUT_MS, mayHaveBeenSent: true });
+      expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
+      expect(ms).toBeLessThan(TIMEOUT_MS + 700);
+      expect(count.requests).toBe(1);
+    });
+
+    it('a slow trickle of a valid body → TimeoutError: the timeout covers reading the body', async () => {
+      const { count, client } = await api(() => trickle(CREATED));
+      const { error, ms } = await failure(() => call(client({ maxRetries: 3 })));
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(ms).toBeLessThan(TIMEOUT_MS + 700);
+      expect(count.requests).toBe(1);
+    });
+
+    it('500 with an HTML body → InternalServerError with an excerpt, one request', async () => {
+      const { count, client } = await api(() => html(500));
+      const { error } = await failure(() => call(client({ maxRetries: 3 })));
+      expect(error).toBeInstanceOf(InternalServerError);
+      const e = error as InternalServerError;
+      expect(e.status).toBe(500);
+      expect(e.code).toBeNull();
+      expect(e.description).toMatch(/non-JSON body \(text\/html\).*500 Proxy Error/);
+      expect(e.body).toContain('500 Proxy Error');
+      expect(count.requests).toBe(1);
+    });
+
+    it('503 with an HTML body → InternalServerError, one request', async () => {
+      const { count, client } = await api(() => html(503));
+      const { error } = await failure(() => call(client({ maxRetries: 3 })));
+      expect(error).toBeInstanceOf(InternalServerError);
+      expect(error).toMatchObject({ status: 503 });
+      expect(count.requests).toBe(1);
+    });
+
+    it('502 with an HTML body → UpstreamError with an excerpt, one request', async () => {
+      const { count, client } = await api(() => html(502));
+      const { error } = await failure(() => call(client({ maxRetries: 3 })));
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect((error as UpstreamError).description).toContain('502 Proxy Error');
+      expect(count.requests).toBe(1);
+    });
+
+    it('truncated JSON in a 200 → InvalidResponseError saying not to resend blindly, one request', async () => {
+      const { count, client } = await api(() => truncatedJson);
+      const { error } = await failure(() => call(client({ maxRetries: 3 })));
+      expect(error).toBeInstanceOf(InvalidResponseError);
+      const e = error as InvalidResponseError;
+      expect(e).toMatchObject({ status: 200, mayHaveBeenSent: true });
+      expect(e.bodyExcerpt).toBe('{"isSuccess":true,"data":{"sour');
+      expect(e.message).toMatch(/do not resend it blindly/);
+      expect(count.requests).toBe(1);
+    });
+  },
+);
+
+describe("request('GET'): repeating has no effect, so faults before a complete answer are retried", () => {
+  const get = (c: PublicApiClient) =>
+    c.request('GET', `/wa/${APP}/templates`, { query: { language: 'en_US' } });
+
+  it('a reset before the answer is retried, and the third attempt succeeds', async () => {
+    const { count, client } = await api((n) =>
+      n < 3 ? resetBeforeAnswer : (_req, res) => void res.end('[]'),
+    );
+    await expect(get(client({ maxRetries: 2 }))).resolves.toEqual([]);
+    expect(count.requests).toBe(3);
+  });
+
+  it('a reset mid-body is retried too', async () => {
+    const { count, client } = await api((n) =>
+      n < 2 ? resetMidBody : (_req, res) => void res.end('{"a":1}'),
+    );
+    await expect(get(client({ maxRetries: 1 }))).resolves.toEqual({ a: 1 });
+    expect(count.requests).toBe(2);
+  });
+
+  it('resets on every attempt end in ConnectionError after maxRetries + 1 requests', async () => {
+    const { count, client } = await api(() => resetBeforeAnswer);
+    const { error } = await failure(() => get(client({ maxRetries: 1 })));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).not.toMatch(/not retried/);
+    expect(count.requests).toBe(2);
+  });
+
+  it('a 503 HTML page is retried, then InternalServerError', async () => {
+    const { count, client } = await api(() => html(503));
+    const { error } = await failure(() => get(client({ maxRetries: 1 })));
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(count.requests).toBe(2);
+  });
+
+  it('a server that never answers → TimeoutError within timeoutMs (maxRetries 0)', async () => {
+    const { count, client } = await api(() => neverAnswers);
+    const { error, ms } = await failure(() => get(client({ maxRetries: 0 })));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(ms).toBeLessThan(TIMEOUT_MS + 700);
+    expect(count.requests).toBe(1);
+  });
+
+  it('truncated JSON in a 200 → InvalidResponseError, not retried (the answer was complete)', async () => {
+    const { count, client } = await api(() => truncatedJson);
+    const { error } = await failure(() => get(client({ maxRetries: 2 })));
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(count.requests).toBe(1);
+  });
+});
