@@ -238,27 +238,6 @@ export class Transport {
             stopSignal && signal ? AbortSignal.any([signal, stopSignal]) : (signal ?? stopSignal),
           )
         : undefined;
-    let authorization: string | undefined;
-    let body: string | undefined;
-    try {
-      if (stopSignal?.aborted) throw stopSignal.reason;
-      try {
-        const value = config.authorization({
-          refresh: auth.refresh,
-          rejected: auth.rejected,
-          ...(signal ? { signal } : {}),
-        });
-        // Most clients answer synchronously; skipping the await saves a turn of the event loop per request.
-        authorization = value === undefined || typeof value === 'string' ? value : await value;
-      } catch (error) {
-        throw new AuthorizationFailed(error);
-      }
-      auth.sent = authorization;
-      body = options.body === undefined ? undefined : serialise(options.body);
-    } catch (error) {
-      release?.();
-      throw error;
-    }
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
     const request = { method: options.method, path: options.path };
 
@@ -271,6 +250,36 @@ export class Transport {
     const idleMs = options.idleTimeoutMs ?? timeoutMs;
     const onCallerAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onCallerAbort, { once: true });
+    let authorization: string | undefined;
+    let body: string | undefined;
+    try {
+      if (stopSignal?.aborted) throw stopSignal.reason;
+      try {
+        const value = config.authorization({
+          refresh: auth.refresh,
+          rejected: auth.rejected,
+          // The attempt's own signal: the call's timeout and the caller's abort also bound a login it waits on.
+          signal: controller.signal,
+        });
+        // Most clients answer synchronously; skipping the await saves a turn of the event loop per request.
+        authorization = value === undefined || typeof value === 'string' ? value : await value;
+      } catch (error) {
+        if (timedOut) {
+          throw new TimeoutError(
+            `${options.method} ${options.path}: no credential within ${timeoutMs} ms (the login did not answer in time). Nothing reached the server.`,
+            { mayHaveBeenSent: false, timeoutMs },
+          );
+        }
+        throw new AuthorizationFailed(error);
+      }
+      auth.sent = authorization;
+      body = options.body === undefined ? undefined : serialise(options.body);
+    } catch (error) {
+      release?.();
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+      throw error;
+    }
     let keepSignalLinked = false;
 
     const fault = (error: unknown, phase: Phase): unknown => {

@@ -327,8 +327,9 @@ describe('the message stream', () => {
 describe('the login (POST /jwt/) failing', () => {
   it('reset on every attempt → ConnectionError after maxRetries + 1 logins; the send is never made', async () => {
     const { count, client } = await platform('POST /jwt/', () => resetBeforeAnswer);
+    // A call budget that fits the login's backoff: the call's timeout bounds the login it waits on.
     const { error } = await failure(() =>
-      client({ maxRetries: 1 }).messages.send(CONV, [{ type: 'text', content: 'hi' }]),
+      client({ maxRetries: 1, timeoutMs: 5000 }).messages.send(CONV, [{ type: 'text', content: 'hi' }]),
     );
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toMatchObject({ mayHaveBeenSent: true });
@@ -348,7 +349,7 @@ describe('the login (POST /jwt/) failing', () => {
 
   it('a 502 HTML page → UpstreamError after the login retries; the report is never requested', async () => {
     const { count, client } = await platform('POST /jwt/', () => html(502));
-    const { error } = await failure(() => client({ maxRetries: 1 }).reports.get());
+    const { error } = await failure(() => client({ maxRetries: 1, timeoutMs: 5000 }).reports.get());
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ status: 502, request: { method: 'POST', path: '/jwt/' } });
     expect((error as UpstreamError).description).toContain('502 Bad Gateway');
@@ -395,12 +396,10 @@ describe('the login (POST /jwt/) failing', () => {
     expect(count['POST /v2/messages/']).toBeUndefined();
   });
 
-  // DEFECT (src/core/transport.ts:246-267 with src/platform/token-manager.ts:307-318): the lazy login is awaited
-  // inside `authorization()` before the call's timer starts, and runs with the client's timeoutMs and retries, so
-  // a call's own `timeoutMs` does not bound it. Here the call asks for 150 ms and fails only after the client's
-  // 900 ms; with the defaults (30 s, maxRetries 2) a call with `timeoutMs: 1000` can wait about 91 s. The error
-  // then says `timeoutMs: 900`, not the 150 the caller set.
-  it.fails("a call's own timeoutMs also bounds the login it waits on", async () => {
+  // Regression (found by this suite): the lazy login ran inside authorization() before the call's timer started,
+  // with the client's timeout and retries, so a call asking for 150 ms waited the client's 900 ms (up to ~91 s
+  // with the defaults).
+  it("a call's own timeoutMs also bounds the login it waits on", async () => {
     const { count, client } = await platform('POST /jwt/', () => neverAnswers);
     const { error, ms } = await failure(() =>
       client({ maxRetries: 0, timeoutMs: 900 }).messages.send(CONV, [{ type: 'text', content: 'hi' }], {
