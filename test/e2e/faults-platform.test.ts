@@ -26,6 +26,15 @@ import {
   TimeoutError,
   UpstreamError,
 } from '../../src/index.js';
+import {
+  failure,
+  html,
+  neverAnswers,
+  resetBeforeAnswer,
+  resetMidBody,
+  trickle,
+  truncatedJson,
+} from '../helpers/faults.js';
 import { type Handler, startServer } from '../helpers/http-server.js';
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.faults-platform.c2ln';
@@ -103,46 +112,6 @@ async function platform(target: string, fault: (n: number) => Handler | undefine
   };
 }
 
-const resetBeforeAnswer: Handler = (req) => void req.socket.destroy();
-const resetMidBody: Handler = (_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': '400' });
-  res.write('{"detail":"Mess');
-  setTimeout(() => res.socket?.destroy(), 20);
-};
-const neverAnswers: Handler = () => {};
-const html =
-  (status: number): Handler =>
-  (_req, res) =>
-    void res
-      .writeHead(status, { 'content-type': 'text/html; charset=utf-8' })
-      .end(`<!DOCTYPE html><html><body><h1>${status} Bad Gateway</h1><hr>nginx/1.25</body></html>`);
-const truncatedJson: Handler = (_req, res) =>
-  void res.writeHead(200, { 'content-type': 'application/json' }).end('{"detail":"Messages se');
-/** A complete, valid answer written one character every 40 ms: far slower than the timeout in total. */
-const trickle: Handler = (_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  const text = JSON.stringify({ detail: 'Messages sent successfully to the conversation.' });
-  let i = 0;
-  const timer = setInterval(() => {
-    if (res.destroyed || i >= text.length) {
-      clearInterval(timer);
-      if (!res.destroyed) res.end();
-      return;
-    }
-    res.write(text[i++]);
-  }, 40);
-};
-
-async function failure(run: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
-  const t0 = performance.now();
-  try {
-    await run();
-  } catch (error) {
-    return { error, ms: performance.now() - t0 };
-  }
-  throw new Error('expected the call to fail');
-}
-
 type Call = (client: PlatformClient) => Promise<unknown>;
 const posts: [string, string, Call][] = [
   [
@@ -173,7 +142,7 @@ describe.each(posts)('%s: every fault is typed and the POST is never sent twice'
   });
 
   it('connection reset mid-body → ConnectionError naming the cut, one POST', async () => {
-    const { count, client } = await platform(target, () => resetMidBody);
+    const { count, client } = await platform(target, () => resetMidBody('{"detail":"Mess'));
     const { error } = await failure(() => call(client({ maxRetries: 3 })));
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as Error).message).toMatch(/cut while reading the answer/);
@@ -193,7 +162,9 @@ describe.each(posts)('%s: every fault is typed and the POST is never sent twice'
   });
 
   it('a slow trickle of a valid body → TimeoutError: the timeout covers the body, one POST', async () => {
-    const { count, client } = await platform(target, () => trickle);
+    const { count, client } = await platform(target, () =>
+      trickle({ detail: 'Messages sent successfully to the conversation.' }),
+    );
     const { error, ms } = await failure(() => call(client({ maxRetries: 3 })));
     expect(error).toBeInstanceOf(TimeoutError);
     expect(ms).toBeLessThan(TIMEOUT_MS + 700);
@@ -201,7 +172,7 @@ describe.each(posts)('%s: every fault is typed and the POST is never sent twice'
   });
 
   it('500 with an HTML body → InternalServerError with an excerpt, one POST', async () => {
-    const { count, client } = await platform(target, () => html(500));
+    const { count, client } = await platform(target, () => html(500, 'Bad Gateway'));
     const { error } = await failure(() => call(client({ maxRetries: 3 })));
     expect(error).toBeInstanceOf(InternalServerError);
     expect((error as InternalServerError).description).toMatch(
@@ -211,7 +182,7 @@ describe.each(posts)('%s: every fault is typed and the POST is never sent twice'
   });
 
   it('502 with an HTML body → UpstreamError with an excerpt, one POST', async () => {
-    const { count, client } = await platform(target, () => html(502));
+    const { count, client } = await platform(target, () => html(502, 'Bad Gateway'));
     const { error } = await failure(() => call(client({ maxRetries: 3 })));
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).description).toContain('502 Bad Gateway');
@@ -219,7 +190,7 @@ describe.each(posts)('%s: every fault is typed and the POST is never sent twice'
   });
 
   it('truncated JSON in a 200 → InvalidResponseError, one POST', async () => {
-    const { count, client } = await platform(target, () => truncatedJson);
+    const { count, client } = await platform(target, () => truncatedJson('{"detail":"Messages se'));
     const { error } = await failure(() => call(client({ maxRetries: 3 })));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error).toMatchObject({ status: 200, mayHaveBeenSent: true });
@@ -258,14 +229,14 @@ describe.each(gets)('%s: repeating a GET has no effect, so it is retried', (_nam
   });
 
   it('a 5xx HTML page on every attempt: retried, then InternalServerError', async () => {
-    const { count, client } = await platform(target, () => html(503));
+    const { count, client } = await platform(target, () => html(503, 'Bad Gateway'));
     const { error } = await failure(() => call(client({ maxRetries: 1 })));
     expect(error).toBeInstanceOf(InternalServerError);
     expect(count[target]).toBe(2);
   });
 
   it('truncated JSON in a 200 → InvalidResponseError, not retried', async () => {
-    const { count, client } = await platform(target, () => truncatedJson);
+    const { count, client } = await platform(target, () => truncatedJson('{"detail":"Messages se'));
     const { error } = await failure(() => call(client({ maxRetries: 2 })));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(count[target]).toBe(1);
@@ -316,7 +287,7 @@ describe('the message stream', () => {
   });
 
   it('a 5xx HTML page before the stream starts → InternalServerError after the retries', async () => {
-    const { count, client } = await platform('GET /stream/messages/', () => html(500));
+    const { count, client } = await platform('GET /stream/messages/', () => html(500, 'Bad Gateway'));
     const { ids, error } = await collect(client({ maxRetries: 1 }));
     expect(ids).toEqual([]);
     expect(error).toBeInstanceOf(InternalServerError);
@@ -348,7 +319,7 @@ describe('the login (POST /jwt/) failing', () => {
   });
 
   it('a 502 HTML page → UpstreamError after the login retries; the report is never requested', async () => {
-    const { count, client } = await platform('POST /jwt/', () => html(502));
+    const { count, client } = await platform('POST /jwt/', () => html(502, 'Bad Gateway'));
     const { error } = await failure(() => client({ maxRetries: 1, timeoutMs: 5000 }).reports.get());
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ status: 502, request: { method: 'POST', path: '/jwt/' } });
@@ -358,7 +329,7 @@ describe('the login (POST /jwt/) failing', () => {
   });
 
   it('a 500 HTML page → InternalServerError; auth.login() too', async () => {
-    const { count, client } = await platform('POST /jwt/', () => html(500));
+    const { count, client } = await platform('POST /jwt/', () => html(500, 'Bad Gateway'));
     const { error } = await failure(() => client({ maxRetries: 0 }).auth.login());
     expect(error).toBeInstanceOf(InternalServerError);
     expect(count['POST /jwt/']).toBe(1);

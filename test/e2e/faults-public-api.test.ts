@@ -13,6 +13,15 @@ import {
   TimeoutError,
   UpstreamError,
 } from '../../src/index.js';
+import {
+  failure,
+  html,
+  neverAnswers,
+  resetBeforeAnswer,
+  resetMidBody,
+  trickle,
+  truncatedJson,
+} from '../helpers/faults.js';
 import { type Handler, startServer } from '../helpers/http-server.js';
 
 const SECRET_KEY = 'sk_org_faults_R7m2Qx9Lp4Vt8Wn1Kc6Zb3Hy5Jd0';
@@ -50,48 +59,6 @@ async function api(handler: (n: number) => Handler) {
   };
 }
 
-const resetBeforeAnswer: Handler = (req) => void req.socket.destroy();
-const resetMidBody: Handler = (_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
-  res.write('{"isSuccess":true,"data":{"sourceId":"12');
-  setTimeout(() => res.socket?.destroy(), 20);
-};
-const neverAnswers: Handler = () => {};
-const html = (status: number): Handler => {
-  return (_req, res) =>
-    void res
-      .writeHead(status, { 'content-type': 'text/html' })
-      .end(`<html><body><h1>${status} Proxy Error</h1><p>nginx</p></body></html>`);
-};
-const truncatedJson: Handler = (_req, res) =>
-  void res.writeHead(200, { 'content-type': 'application/json' }).end('{"isSuccess":true,"data":{"sour');
-/** Writes a complete, valid answer one character every 40 ms: far slower than the timeout in total. */
-const trickle =
-  (body: unknown): Handler =>
-  (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    const text = JSON.stringify(body);
-    let i = 0;
-    const timer = setInterval(() => {
-      if (res.destroyed || i >= text.length) {
-        clearInterval(timer);
-        if (!res.destroyed) res.end();
-        return;
-      }
-      res.write(text[i++]);
-    }, 40);
-  };
-
-async function failure(run: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
-  const t0 = performance.now();
-  try {
-    await run();
-  } catch (error) {
-    return { error, ms: performance.now() - t0 };
-  }
-  throw new Error('expected the call to fail');
-}
-
 type Call = (client: PublicApiClient) => Promise<unknown>;
 const nonIdempotent: [string, Call][] = [
   ['templates.create', (c) => c.templates.create(APP, template)],
@@ -112,7 +79,7 @@ describe.each(nonIdempotent)(
     });
 
     it('connection reset mid-body → ConnectionError naming the cut, one request', async () => {
-      const { count, client } = await api(() => resetMidBody);
+      const { count, client } = await api(() => resetMidBody('{"isSuccess":true,"data":{"sourceId":"12'));
       const { error } = await failure(() => call(client({ maxRetries: 3 })));
       expect(error).toBeInstanceOf(ConnectionError);
       expect(error).not.toBeInstanceOf(TimeoutError);
@@ -140,7 +107,7 @@ describe.each(nonIdempotent)(
     });
 
     it('500 with an HTML body → InternalServerError with an excerpt, one request', async () => {
-      const { count, client } = await api(() => html(500));
+      const { count, client } = await api(() => html(500, 'Proxy Error'));
       const { error } = await failure(() => call(client({ maxRetries: 3 })));
       expect(error).toBeInstanceOf(InternalServerError);
       const e = error as InternalServerError;
@@ -152,7 +119,7 @@ describe.each(nonIdempotent)(
     });
 
     it('503 with an HTML body → InternalServerError, one request', async () => {
-      const { count, client } = await api(() => html(503));
+      const { count, client } = await api(() => html(503, 'Proxy Error'));
       const { error } = await failure(() => call(client({ maxRetries: 3 })));
       expect(error).toBeInstanceOf(InternalServerError);
       expect(error).toMatchObject({ status: 503 });
@@ -160,7 +127,7 @@ describe.each(nonIdempotent)(
     });
 
     it('502 with an HTML body → UpstreamError with an excerpt, one request', async () => {
-      const { count, client } = await api(() => html(502));
+      const { count, client } = await api(() => html(502, 'Proxy Error'));
       const { error } = await failure(() => call(client({ maxRetries: 3 })));
       expect(error).toBeInstanceOf(UpstreamError);
       expect((error as UpstreamError).description).toContain('502 Proxy Error');
@@ -168,7 +135,7 @@ describe.each(nonIdempotent)(
     });
 
     it('truncated JSON in a 200 → InvalidResponseError saying not to resend blindly, one request', async () => {
-      const { count, client } = await api(() => truncatedJson);
+      const { count, client } = await api(() => truncatedJson('{"isSuccess":true,"data":{"sour'));
       const { error } = await failure(() => call(client({ maxRetries: 3 })));
       expect(error).toBeInstanceOf(InvalidResponseError);
       const e = error as InvalidResponseError;
@@ -194,7 +161,9 @@ describe("request('GET'): repeating has no effect, so faults before a complete a
 
   it('a reset mid-body is retried too', async () => {
     const { count, client } = await api((n) =>
-      n < 2 ? resetMidBody : (_req, res) => void res.end('{"a":1}'),
+      n < 2
+        ? resetMidBody('{"isSuccess":true,"data":{"sourceId":"12')
+        : (_req, res) => void res.end('{"a":1}'),
     );
     await expect(get(client({ maxRetries: 1 }))).resolves.toEqual({ a: 1 });
     expect(count.requests).toBe(2);
@@ -209,7 +178,7 @@ describe("request('GET'): repeating has no effect, so faults before a complete a
   });
 
   it('a 503 HTML page is retried, then InternalServerError', async () => {
-    const { count, client } = await api(() => html(503));
+    const { count, client } = await api(() => html(503, 'Proxy Error'));
     const { error } = await failure(() => get(client({ maxRetries: 1 })));
     expect(error).toBeInstanceOf(InternalServerError);
     expect(count.requests).toBe(2);
@@ -224,7 +193,7 @@ describe("request('GET'): repeating has no effect, so faults before a complete a
   });
 
   it('truncated JSON in a 200 → InvalidResponseError, not retried (the answer was complete)', async () => {
-    const { count, client } = await api(() => truncatedJson);
+    const { count, client } = await api(() => truncatedJson('{"isSuccess":true,"data":{"sour'));
     const { error } = await failure(() => get(client({ maxRetries: 2 })));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(count.requests).toBe(1);
