@@ -248,6 +248,23 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
     }
   };
 
+  /** One failure about one event: an operational line for the logger (never the payload) and the error to onError. */
+  const eventFailed = (
+    message: string,
+    error: unknown,
+    stage: WebhookErrorInfo['stage'],
+    event: WebhookEvent,
+    index: number,
+  ): void => {
+    log('error', message, {
+      kind: event.kind,
+      index,
+      ...(stage === 'onEvent' ? { errorName: errorName(error) } : {}),
+    });
+    report(error, { stage, event, index });
+  };
+  const ON_EVENT_FAILED = 'onEvent failed; answering 500 so the gateway retries the delivery';
+
   // Per handler: keys whose onEvent is running here, so a retry that finds its own event in progress can wait for
   // the outcome instead of guessing.
   const inflight = new Map<string, Promise<Outcome>>();
@@ -261,20 +278,17 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
     try {
       await onEvent(event, context);
     } catch (error) {
-      log('error', 'onEvent failed; answering 500 so the gateway retries the delivery', {
-        kind: event.kind,
-        index: context.index,
-        errorName: errorName(error),
-      });
-      report(error, { stage: 'onEvent', event, index: context.index });
+      eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, context.index);
       try {
         await activeStore.release(key);
       } catch (releaseError) {
-        log('error', 'The dedupe store failed to release a claim; the retry may skip this event', {
-          kind: event.kind,
-          index: context.index,
-        });
-        report(releaseError, { stage: 'dedupe', event, index: context.index });
+        eventFailed(
+          'The dedupe store failed to release a claim; the retry may skip this event',
+          releaseError,
+          'dedupe',
+          event,
+          context.index,
+        );
       }
       return 'failed';
     }
@@ -282,11 +296,13 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
       await activeStore.complete?.(key, dedupeTtlMs);
     } catch (completeError) {
       // The event was processed: answering 500 would run it twice. The claim stays as it was.
-      log('error', 'The dedupe store failed to mark an event done', {
-        kind: event.kind,
-        index: context.index,
-      });
-      report(completeError, { stage: 'dedupe', event, index: context.index });
+      eventFailed(
+        'The dedupe store failed to mark an event done',
+        completeError,
+        'dedupe',
+        event,
+        context.index,
+      );
     }
     return 'ok';
   }
@@ -305,11 +321,13 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
     try {
       claim = toClaimResult(await activeStore.claim(key, claimLeaseMs));
     } catch (error) {
-      log('error', 'The dedupe store failed to claim an event; answering 500 so the gateway retries', {
-        kind: event.kind,
-        index: context.index,
-      });
-      report(error, { stage: 'dedupe', event, index: context.index });
+      eventFailed(
+        'The dedupe store failed to claim an event; answering 500 so the gateway retries',
+        error,
+        'dedupe',
+        event,
+        context.index,
+      );
       return 'failed';
     }
     if (claim === 'done') return 'ok';
@@ -346,8 +364,7 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
         try {
           key = dedupeKey(event);
         } catch (error) {
-          log('error', 'dedupeKey threw; answering 500', { kind: event.kind, index });
-          report(error, { stage: 'dedupe', event, index });
+          eventFailed('dedupeKey threw; answering 500', error, 'dedupe', event, index);
           failed++;
           continue;
         }
@@ -356,12 +373,7 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
         try {
           await onEvent(event, context);
         } catch (error) {
-          log('error', 'onEvent failed; answering 500 so the gateway retries the delivery', {
-            kind: event.kind,
-            index,
-            errorName: errorName(error),
-          });
-          report(error, { stage: 'onEvent', event, index });
+          eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, index);
           failed++;
         }
         continue;
