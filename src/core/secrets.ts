@@ -10,12 +10,17 @@ export const REDACTED = '[redacted]';
  * and that is the better failure than showing it.
  */
 export function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length === 0) continue;
-    for (const form of forms(secret)) if (out.includes(form)) out = out.split(form).join(REDACTED);
-  }
-  return out;
+  return scrubber(secrets)(text);
+}
+
+/** A scrub with every secret's quoted forms worked out once, for scrubbing many strings (a whole body). */
+function scrubber(secrets: readonly string[]): (text: string) => string {
+  const all = secrets.filter((s) => s.length > 0).flatMap(forms);
+  return (text) => {
+    let out = text;
+    for (const form of all) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    return out;
+  };
 }
 
 /**
@@ -49,14 +54,17 @@ function forms(secret: string): string[] {
 }
 
 /** Deep-scrubs a parsed JSON value (a server body) without mutating it. */
-export function scrubValue(value: unknown, secrets: readonly string[], depth = 0): unknown {
+export function scrubValue(value: unknown, secrets: readonly string[]): unknown {
   if (secrets.length === 0) return value;
-  if (typeof value === 'string') return scrub(value, secrets);
-  if (depth > 32 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[scrub(k, secrets)] = scrubValue(v, secrets, depth + 1);
-  return out;
+  const clean = scrubber(secrets);
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return clean(v);
+    if (depth > 32 || v === null || typeof v !== 'object') return v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    // fromEntries defines own properties: a "__proto__" key in a body stays data.
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [clean(k), walk(x, depth + 1)]));
+  };
+  return walk(value, 0);
 }
 
 /** A short, single-line excerpt of a body that was not the expected JSON (an HTML page from a proxy). */
