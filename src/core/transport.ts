@@ -108,10 +108,6 @@ export class Transport {
     this.#config = config;
   }
 
-  get baseUrl(): string {
-    return this.#config.baseUrl;
-  }
-
   /** `text` with every credential of this client scrubbed: for excerpts of bodies that reach an error. */
   redact(text: string): string {
     return scrub(text, this.#config.secrets());
@@ -484,7 +480,7 @@ function queryString(query: QueryParams): string {
   return '';
 }
 
-export function toSearchParams(query: QueryParams): URLSearchParams {
+function toSearchParams(query: QueryParams): URLSearchParams {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined || value === null) continue;
