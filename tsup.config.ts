@@ -7,6 +7,7 @@ export default defineConfig([
       templates: 'src/templates/index.ts',
       webhooks: 'src/webhooks/index.ts',
       testing: 'src/testing/index.ts',
+      redis: 'src/redis/index.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

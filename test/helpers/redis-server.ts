@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe } from 'vitest';
+import { available, redisServer } from './system-servers.js';
+
+/** `describe` when redis-server is installed (always in CI), `describe.skip` otherwise. */
+export const describeRedis = describe.skipIf(!available(redisServer));
+
+/** A real redis-server on 127.0.0.1 with a port of its own, no persistence, a scratch dir. */
+export interface RedisServer {
+  readonly port: number;
+  readonly url: string;
+  /** Stops it (SIGTERM) and waits for the exit. */
+  stop(): Promise<void>;
+  /** SIGKILL, as a crash would. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port (after stop or kill). Data is gone: it keeps nothing on disk. */
+  start(): Promise<void>;
+  /** Stops it and removes its scratch dir: for afterAll. */
+  dispose(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function launch(bin: string, port: number, dir: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      bin,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('Ready to accept connections')) {
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        resolve(child);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.resume();
+    child.once('exit', (code) =>
+      reject(new Error(`redis-server exited with ${code} before it was ready:\n${out}`)),
+    );
+    child.once('error', reject);
+  });
+}
+
+function exited(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+/** Starts a redis-server; retries on a port taken between the probe and the bind. */
+export async function startRedis(): Promise<RedisServer> {
+  const bin = redisServer.path;
+  if (!bin) throw new Error(`redis-server not found (${redisServer.enable})`);
+  const dir = mkdtempSync(join(tmpdir(), 'wa-redis-'));
+  let port = 0;
+  let child: ChildProcess | undefined;
+  for (let attempt = 0; attempt < 5 && !child; attempt++) {
+    port = await freePort();
+    child = await launch(bin, port, dir).catch(() => undefined);
+  }
+  if (!child) throw new Error('redis-server did not start on a free port after 5 attempts');
+  let current: ChildProcess | undefined = child;
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      if (current) await exited(current, 'SIGTERM');
+      current = undefined;
+    },
+    async kill() {
+      if (current) await exited(current, 'SIGKILL');
+      current = undefined;
+    },
+    async start() {
+      if (current) return;
+      current = await launch(bin, port, dir);
+    },
+    async dispose() {
+      if (current) await exited(current, 'SIGTERM');
+      current = undefined;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
