@@ -20,5 +20,5 @@ export {
   type SimulatedResponse,
 } from './gateway-simulator.js';
 export { createGatewayHandlers, createPublicApiHandlers } from './msw-handlers.js';
-export * from './platform-handlers.js';
+export * from './platform/simulator.js';
 export { type Sandbox, type SandboxOptions, startSandbox } from './sandbox.js';

@@ -22,7 +22,7 @@ import {
   type StreamMessage,
   sendMessagesBodySchema,
   uuidSchema,
-} from '../platform/schemas.js';
+} from '../../platform/schemas.js';
 
 /**
  * msw handlers that behave like the conversation platform API: token login and expiry, the `JWT` header
