@@ -20,5 +20,22 @@ export {
   type SimulatedResponse,
 } from './gateway-simulator.js';
 export { createGatewayHandlers, createPublicApiHandlers } from './msw-handlers.js';
-export * from './platform/simulator.js';
+export { createPlatformHandlers } from './platform/msw.js';
+export { PlatformSimulator } from './platform/simulator.js';
+export {
+  type ConversationTypeDefinition,
+  type CustomFieldKind,
+  type PlatformAssignment,
+  type PlatformBatchSend,
+  type PlatformCustomerState,
+  type PlatformFault,
+  type PlatformHandlersOptions,
+  type PlatformLogin,
+  type PlatformRequest,
+  PlatformState,
+  type PlatformToken,
+  type PlatformUser,
+  platformMessageRecord,
+  type ReportSections,
+} from './platform/state.js';
 export { type Sandbox, type SandboxOptions, startSandbox } from './sandbox.js';

@@ -17,7 +17,7 @@ import {
   type StreamMessage,
   summarizeStats,
 } from '../../src/index.js';
-import { createPlatformHandlers, platformMessageRecord } from '../../src/testing/platform/simulator.js';
+import { createPlatformHandlers, platformMessageRecord } from '../../src/testing/index.js';
 
 const PLATFORM = 'https://platform.sim';
 const STREAM = 'https://stream.sim';
