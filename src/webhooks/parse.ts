@@ -46,7 +46,8 @@ const decoder = new TextDecoder();
  */
 export function parseWebhook(body: WebhookBody): WebhookEvent[] {
   try {
-    return walkEnvelope(decodeBody(body));
+    const { root, mayHoldNulls } = decodeBody(body);
+    return walkEnvelope(root, mayHoldNulls);
   } catch (error) {
     if (error instanceof WebhookParseError) throw error;
     // Do not read the error: on an object input it may come from a hostile getter or proxy. Stack overflows on
@@ -57,20 +58,28 @@ export function parseWebhook(body: WebhookBody): WebhookEvent[] {
   }
 }
 
-function decodeBody(body: WebhookBody): JsonObject {
-  if (typeof body === 'string') return parseJsonText(body);
-  if (body instanceof Uint8Array) return parseJsonText(decoder.decode(body));
-  if (isArrayBuffer(body)) return parseJsonText(decoder.decode(new Uint8Array(body)));
+/**
+ * The envelope as a plain tree, and whether it may hold a `null` anywhere: most deliveries hold none, and a search
+ * of the text for `null` is far cheaper than looking for one in every item.
+ */
+function decodeBody(body: WebhookBody): { root: JsonObject; mayHoldNulls: boolean } {
+  if (typeof body === 'string') return fromText(body);
+  if (body instanceof Uint8Array) return fromText(decoder.decode(body));
+  if (isArrayBuffer(body)) return fromText(decoder.decode(new Uint8Array(body)));
   if (ArrayBuffer.isView(body)) {
-    return parseJsonText(decoder.decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength)));
+    return fromText(decoder.decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength)));
   }
-  if (isObject(body)) return body;
+  if (isObject(body)) return { root: snapshot(body), mayHoldNulls: true };
   throw new WebhookParseError(`Webhook body must be a JSON object, got ${describe(body)}`);
 }
 
 function isArrayBuffer(value: unknown): value is ArrayBuffer {
   // `instanceof` fails across realms (vm contexts, some Worker runtimes); the tag does not.
   return value instanceof ArrayBuffer || Object.prototype.toString.call(value) === '[object ArrayBuffer]';
+}
+
+function fromText(text: string): { root: JsonObject; mayHoldNulls: boolean } {
+  return { root: parseJsonText(text), mayHoldNulls: text.includes('null') };
 }
 
 function parseJsonText(text: string): JsonObject {
@@ -85,6 +94,63 @@ function parseJsonText(text: string): JsonObject {
   if (!isObject(parsed))
     throw new WebhookParseError(`Webhook body must be a JSON object, got ${describe(parsed)}`);
   return parsed;
+}
+
+/** The most values an object input may hold, counted as a JSON text would hold them (a shared object once per use). */
+const MAX_VALUES = 100_000;
+/** Deeper than any envelope the spec shows (about 10 levels); also where a cycle is caught. */
+const MAX_DEPTH = 64;
+
+/**
+ * A plain copy of an object handed in by the caller (JSON text needs none: `JSON.parse` builds plain trees).
+ * Everything after works on data that can run no getter or proxy trap a second time, and whose size is that of
+ * its JSON text: a cycle, or shared references that expand past `MAX_VALUES` (two references per level double
+ * the work at every level), are refused here with `WebhookParseError` instead of hanging every later walk.
+ */
+function snapshot(root: JsonObject): JsonObject {
+  let budget = MAX_VALUES;
+  // One path, pushed and popped: copied only into an error, so a large input allocates none per value.
+  const path: Path = [];
+  const copy = (value: unknown): unknown => {
+    if (--budget < 0) {
+      throw new WebhookParseError(
+        `Webhook body holds more than ${MAX_VALUES} values (counting a shared object once per reference)`,
+        [...path],
+      );
+    }
+    if (value === null || typeof value !== 'object') return value;
+    if (path.length >= MAX_DEPTH) {
+      throw new WebhookParseError(`Webhook body nests deeper than ${MAX_DEPTH} levels, or refers to itself`, [
+        ...path,
+      ]);
+    }
+    if (Array.isArray(value)) {
+      const out: unknown[] = [];
+      for (let i = 0; i < value.length; i++) {
+        path.push(i);
+        out.push(copy(value[i]));
+        path.pop();
+      }
+      return out;
+    }
+    const out: JsonObject = {};
+    for (const key of Object.keys(value)) {
+      path.push(key);
+      setOwn(out, key, copy((value as JsonObject)[key]));
+      path.pop();
+    }
+    return out;
+  };
+  return copy(root) as JsonObject;
+}
+
+/** `out[key] = value`, except that a `__proto__` key stays data rather than setting the prototype. */
+function setOwn(out: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    out[key] = value;
+  }
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -113,7 +179,7 @@ function fail(path: Path, expected: string, got: unknown): never {
   );
 }
 
-function walkEnvelope(root: JsonObject): WebhookEvent[] {
+function walkEnvelope(root: JsonObject, mayHoldNulls: boolean): WebhookEvent[] {
   const entries = root['entry'];
   if (!Array.isArray(entries)) fail(['entry'], 'an array', entries);
   const events: WebhookEvent[] = [];
@@ -138,6 +204,7 @@ function walkEnvelope(root: JsonObject): WebhookEvent[] {
         field,
         time,
         path: ['entry', i, 'changes', j, 'value'],
+        mayHoldNulls,
       };
       if (field === 'messages') walkMessagesValue(value, ctx, events);
       else if (field === 'message_template_status_update') events.push(templateEvent(value, ctx));
@@ -154,6 +221,8 @@ interface ChangeContext {
   /** `entry[].time` when the envelope carries one: it tells two identical template/account updates apart. */
   time: unknown;
   path: Path;
+  /** `false` when the body holds no `null` at all, so items need no `withoutNulls` copy. */
+  mayHoldNulls: boolean;
 }
 
 function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]): void {
@@ -241,7 +310,7 @@ function messageEvent(
     ? messageSchemas[type as keyof typeof messageSchemas]
     : null;
   if (schema) {
-    const result = schema.safeParse(withoutNulls(item));
+    const result = schema.safeParse(ctx.mayHoldNulls ? withoutNulls(item) : item);
     message = result.success ? result.data : unknownMessage(item, id, type, toIssues(result.error.issues));
   } else {
     message = unknownMessage(item, id, type, []);
@@ -262,19 +331,40 @@ function messageEvent(
 }
 
 /**
- * A copy with every `null` property removed, at every depth. Relays write `null` for fields that are absent; the
+ * `value` without its `null` properties, at every depth. Relays write `null` for fields that are absent; the
  * schemas' optional fields mean "absent", and a `null` there must not demote a whole status or message to
  * `unknown` (which handlers usually skip).
+ *
+ * Copy on write: a branch without a `null` is returned as it is, so the common delivery (no `null` at all) costs
+ * one read of each property and no allocation. The input is a plain tree (JSON text, or a `snapshot`), so the
+ * walk is linear in its size.
  */
 function withoutNulls(value: unknown, depth = 0): unknown {
   if (depth > 32 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => withoutNulls(v, depth + 1));
-  // fromEntries defines own properties: a "__proto__" key in a payload stays data, never a prototype.
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, v]) => v !== null)
-      .map(([k, v]) => [k, withoutNulls(v, depth + 1)]),
-  );
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const before: unknown = value[i];
+      const after = withoutNulls(before, depth + 1);
+      if (out === undefined && after !== before) out = value.slice(0, i);
+      out?.push(after);
+    }
+    return out ?? value;
+  }
+  const object = value as JsonObject;
+  const keys = Object.keys(object);
+  let out: JsonObject | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const before = object[key];
+    const after = before === null ? null : withoutNulls(before, depth + 1);
+    if (out === undefined && (after === null || after !== before)) {
+      out = {};
+      for (let j = 0; j < i; j++) setOwn(out, keys[j]!, object[keys[j]!]);
+    }
+    if (out !== undefined && after !== null) setOwn(out, key, after);
+  }
+  return out ?? value;
 }
 
 function unknownMessage(item: JsonObject, id: string, type: string, issues: WebhookIssue[]): UnknownMessage {
@@ -297,7 +387,7 @@ function statusEvent(
   path: Path,
   metadata: WebhookMetadata | undefined,
 ): WebhookEvent {
-  const result = statusSchema.safeParse(withoutNulls(item));
+  const result = statusSchema.safeParse(ctx.mayHoldNulls ? withoutNulls(item) : item);
   if (!result.success) {
     const id = isObject(item) ? item['id'] : undefined;
     const status = isObject(item) ? item['status'] : undefined;

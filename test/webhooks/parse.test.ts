@@ -580,7 +580,7 @@ describe('parseWebhook: errors', () => {
     }
   });
 
-  it('survives deep nesting inside an unknown value (object input) with a stable key', () => {
+  it('refuses an object input nested past the depth limit with WebhookParseError (a cycle looks the same)', () => {
     let deep: Record<string, unknown> = {};
     const root = deep;
     for (let i = 0; i < 200_000; i++) {
@@ -589,6 +589,14 @@ describe('parseWebhook: errors', () => {
       deep = next;
     }
     const body = envelope([entry([change('mystery', root)])]);
+    expect(() => parseWebhook(body)).toThrow(/nests deeper than 64 levels/);
+  });
+
+  it('survives deep nesting inside an unknown value (JSON text) with a stable key', () => {
+    const body = JSON.stringify(envelope([entry([change('mystery', { n: 1 })])])).replace(
+      '{"n":1}',
+      `${'{"n":'.repeat(5000)}1${'}'.repeat(5000)}`,
+    );
     const first = only(parseWebhook(body), 'unknown');
     const second = only(parseWebhook(body), 'unknown');
     expect(first.idempotencyKey).toBe(second.idempotencyKey);
