@@ -11,6 +11,7 @@ import { type Logger, log } from './logger.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { type RetryRules, retryDelay } from './retry-policy.js';
 import { excerpt, scrub } from './secrets.js';
+import { serialise } from './serialise.js';
 import { userAgent } from './version.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -459,16 +460,6 @@ function guardBody(
     statusText: response.statusText,
     headers: response.headers,
   });
-}
-
-function serialise(body: unknown): string {
-  try {
-    return JSON.stringify(body);
-  } catch (error) {
-    throw new WaGatewayError(
-      `The request body could not be serialised as JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
 }
 
 /** `a=1&b=2`, or '' without building a URLSearchParams when every value is absent (the common send). */

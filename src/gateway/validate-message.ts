@@ -21,19 +21,21 @@ export function toMessageIssues(issues: readonly z.core.$ZodIssue[]): MessageIss
 export function validateMessage(
   message: unknown,
 ): { valid: true; message: ValidatedMessage; issues: [] } | { valid: false; issues: MessageIssue[] } {
-  let result: ReturnType<typeof outboundMessageSchema.safeParse>;
   try {
-    result = outboundMessageSchema.safeParse(message);
-  } catch (error) {
-    // A getter that throws or a Proxy: report it, never crash the caller.
-    const why = error instanceof Error ? error.message : String(error);
+    const result = outboundMessageSchema.safeParse(message);
+    if (result.success) return { valid: true, message: result.data, issues: [] };
+    // Inside the try: zod 4 builds issue messages when `error` is read, and that may run the input's getters.
+    return { valid: false, issues: toMessageIssues(result.error.issues) };
+  } catch {
+    // A getter that throws or a Proxy: reported, never thrown. Its error is not read (its message could be
+    // anything, even a throwing getter itself).
     return {
       valid: false,
-      issues: [{ path: [], message: `the message could not be read: ${why}`, code: 'unreadable' }],
+      issues: [
+        { path: [], message: 'the message could not be read (a getter or proxy threw)', code: 'unreadable' },
+      ],
     };
   }
-  if (result.success) return { valid: true, message: result.data, issues: [] };
-  return { valid: false, issues: toMessageIssues(result.error.issues) };
 }
 
 /** Like `validateMessage`, but throws `MessageValidationError` listing every issue. */

@@ -836,11 +836,13 @@ export function check<S extends z.ZodType>(
     return result.success
       ? { ok: true, data: result.data }
       : { ok: false, issues: toIssues(result.error.issues) };
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+  } catch {
+    // `result.error` is read inside the try (zod 4 builds messages lazily); the thrown error is not read at all.
     return {
       ok: false,
-      issues: [{ path: [], message: `the input could not be read: ${why}`, code: 'unreadable' }],
+      issues: [
+        { path: [], message: 'the input could not be read (a getter or proxy threw)', code: 'unreadable' },
+      ],
     };
   }
 }
