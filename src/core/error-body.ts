@@ -1,5 +1,11 @@
 import { parseDurationMs, parseRetryAfterHeader } from './duration.js';
-import { type ApiError, type ApiErrorDetails, apiErrorClassFor, RateLimitError } from './errors.js';
+import {
+  type ApiError,
+  type ApiErrorDetails,
+  apiErrorClassFor,
+  RateLimitError,
+  RedirectError,
+} from './errors.js';
 import { excerpt, scrub, scrubValue } from './secrets.js';
 
 /**
@@ -39,7 +45,7 @@ export function toApiError(input: {
     description: '',
     body: isJson ? parsed : excerpt(text, 500),
     ...(input.request ? { request: input.request } : {}),
-    ...requestIdOf(headers),
+    ...requestIdOf(headers, secrets),
   };
   if (isJson && isRecord(parsed)) fillFromJson(details, parsed);
   if (details.description === '') {
@@ -48,7 +54,7 @@ export function toApiError(input: {
         ? `HTTP ${status} with an empty body`
         : isJson
           ? `HTTP ${status}: ${excerpt(JSON.stringify(parsed) ?? '')}`
-          : `HTTP ${status} with a non-JSON body (${contentTypeOf(headers)}): ${excerpt(text)}`;
+          : `HTTP ${status} with a non-JSON body (${contentTypeOf(headers, secrets)}): ${excerpt(text)}`;
   }
   const ErrorClass = apiErrorClassFor(status);
   if (ErrorClass === RateLimitError) {
@@ -62,6 +68,46 @@ export function toApiError(input: {
     });
   }
   return new ErrorClass(details);
+}
+
+/**
+ * A 3xx answer as a `RedirectError`: the status and the target's origin, never its path or query. `url` is the
+ * address the request went to, to resolve a relative `Location`. `status` 0 is a browser's opaque redirect,
+ * whose target is hidden from the page.
+ */
+export function toRedirectError(input: {
+  status: number;
+  headers: Headers;
+  url: string;
+  secrets: readonly string[];
+  request: { method: string; path: string };
+}): RedirectError {
+  const { status, request } = input;
+  const location = originOf(input.headers.get('location'), input.url, input.secrets);
+  const target = location ? `to ${location}` : 'with no usable Location';
+  const description =
+    `HTTP ${status || '3xx'}: a redirect ${target}. The SDK follows no redirect (it would re-send the ` +
+    'request and its credentials elsewhere): set the base URL to the address that answers.';
+  return new RedirectError({
+    status,
+    code: null,
+    group: null,
+    description,
+    body: undefined,
+    request,
+    location,
+    ...requestIdOf(input.headers, input.secrets),
+  });
+}
+
+function originOf(location: string | null, base: string, secrets: readonly string[]): string | undefined {
+  if (!location) return undefined;
+  try {
+    const origin = new URL(location, base).origin;
+    return origin === 'null' ? undefined : scrub(origin, secrets);
+  } catch {
+    return undefined;
+  }
 }
 
 function fillFromJson(details: ApiErrorDetails, body: Record<string, unknown>): void {
@@ -84,13 +130,15 @@ function fillFromJson(details: ApiErrorDetails, body: Record<string, unknown>): 
   if (texts.length > 0) details.description = texts.join(' ');
 }
 
-function requestIdOf(headers: Headers): { requestId?: string } {
+// Headers are the server's words like the body: scrubbed the same way, and shortened (a request id is short).
+function requestIdOf(headers: Headers, secrets: readonly string[]): { requestId?: string } {
   const id = headers.get('x-request-id') ?? headers.get('request-id');
-  return id ? { requestId: id } : {};
+  return id ? { requestId: excerpt(scrub(id, secrets), 100) } : {};
 }
 
-function contentTypeOf(headers: Headers): string {
-  return headers.get('content-type')?.split(';')[0] ?? 'no content type';
+function contentTypeOf(headers: Headers, secrets: readonly string[]): string {
+  const type = headers.get('content-type')?.split(';')[0];
+  return type ? excerpt(scrub(type, secrets), 100) : 'no content type';
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -205,6 +205,23 @@ export class EndpointNotLiveError extends ApiError {
   override name = 'EndpointNotLiveError';
 }
 
+/**
+ * 3xx: the server answered with a redirect, which the SDK never follows. Following it would re-send the request
+ * (a 307/308 re-sends the body: a password, a message, a template) to wherever the `Location` points, and trust
+ * what that server answers. `location` is the target's origin only (no path, no query: they may carry tokens).
+ * Point the client's base URL at the final address instead.
+ */
+export class RedirectError extends ApiError {
+  override name = 'RedirectError';
+  /** The origin (`https://host:port`) the server redirected to, or `undefined` when it named none usable. */
+  readonly location: string | undefined;
+
+  constructor(details: ApiErrorDetails & { location?: string | undefined }, message?: string) {
+    super(details, message);
+    this.location = details.location;
+  }
+}
+
 /** Picks the `ApiError` subclass for a status: the one place that mapping lives. */
 export const errorClassByStatus: Readonly<Record<number, new (d: ApiErrorDetails) => ApiError>> = {
   400: BadRequestError,

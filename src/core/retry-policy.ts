@@ -23,6 +23,33 @@ export interface RetryContext {
   retryInFlight: boolean;
 }
 
+/**
+ * System error codes raised before a connection exists: the request provably reached no server (refused, no
+ * such host, no route, a URL or TLS certificate refused before the first byte). A `ConnectionError` with one of
+ * these says `mayHaveBeenSent: false`, and is then repeated like any other failure before forwarding.
+ */
+const NOT_SENT_ERRNOS: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_INVALID_URL',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+]);
+
+/** Whether a connection fault with this system error code happened before any byte of the request left. */
+export function failedBeforeSending(errno: string | undefined): boolean {
+  return errno !== undefined && NOT_SENT_ERRNOS.has(errno);
+}
+
 const STATUSES_RETRYABLE_WHEN_IDEMPOTENT: ReadonlySet<number> = new Set([408, 500, 502, 503, 504]);
 
 /**

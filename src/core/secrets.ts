@@ -49,8 +49,70 @@ function forms(secret: string): string[] {
       unicode(true),
       html,
       encodeURIComponent(secret),
+      ...base64Forms(secret),
     ]),
   ];
+}
+
+/**
+ * The secret as it reads inside base64 (a server echoing an `Authorization: Basic` header, or a key it encoded):
+ * the characters that depend on the secret's bytes alone, at each of the three byte alignments it can start at
+ * inside a longer encoded text, in standard and URL-safe alphabets. A form shorter than 8 characters is left
+ * out: it would mangle unrelated text and say little about the secret.
+ */
+function base64Forms(secret: string): string[] {
+  const bytes = new TextEncoder().encode(secret);
+  const out: string[] = [];
+  for (let shift = 0; shift < 3; shift++) {
+    const padded = new Uint8Array(shift + bytes.length);
+    padded.set(bytes, shift);
+    const encoded = btoa(String.fromCharCode(...padded));
+    // A leading byte of padding taints the first 2 characters, two taint 3; a trailing partial group is
+    // tainted by whatever follows the secret, unless the secret ends the text (then the padded form is exact).
+    const start = shift === 0 ? 0 : shift === 1 ? 2 : 3;
+    const end = Math.floor(padded.length / 3) * 4;
+    const core = encoded.slice(start, end);
+    for (const form of shift === 0 ? [core, encoded] : [core]) {
+      if (form.length < 8) continue;
+      out.push(form, form.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, ''));
+    }
+  }
+  return out;
+}
+
+/**
+ * A copy of a thrown error (undici's `fetch failed` chain) safe to keep as a `cause`: name, code, errno and
+ * syscall kept, every message scrubbed, the chain followed a few levels. The original is dropped: its fields
+ * (a request, a socket) may hold a credential.
+ */
+export function scrubError(error: unknown, secrets: readonly string[], depth = 0): Error | undefined {
+  if (depth > 4 || typeof error !== 'object' || error === null) return undefined;
+  const clean = scrubber(secrets);
+  const source = error as {
+    name?: unknown;
+    message?: unknown;
+    code?: unknown;
+    errno?: unknown;
+    syscall?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
+  const inner = scrubError(
+    Array.isArray(source.errors) ? source.errors[0] : source.cause,
+    secrets,
+    depth + 1,
+  );
+  const copy = new Error(
+    clean(typeof source.message === 'string' ? source.message : ''),
+    inner === undefined ? undefined : { cause: inner },
+  );
+  if (typeof source.name === 'string') copy.name = clean(source.name);
+  for (const key of ['code', 'errno', 'syscall'] as const) {
+    const value = source[key];
+    if (typeof value === 'string') Object.assign(copy, { [key]: clean(value) });
+    else if (typeof value === 'number') Object.assign(copy, { [key]: value });
+  }
+  return copy;
 }
 
 /** Deep-scrubs a parsed JSON value (a server body) without mutating it. */
@@ -59,7 +121,9 @@ export function scrubValue(value: unknown, secrets: readonly string[]): unknown 
   const clean = scrubber(secrets);
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return clean(v);
-    if (depth > 32 || v === null || typeof v !== 'object') return v;
+    if (v === null || typeof v !== 'object') return v;
+    // Cut rather than passed on: an unscrubbed deep branch would carry its secrets into the error.
+    if (depth > 32) return '[too deep]';
     if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
     // fromEntries defines own properties: a "__proto__" key in a body stays data.
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [clean(k), walk(x, depth + 1)]));

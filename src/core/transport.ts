@@ -1,4 +1,4 @@
-import { isRecord, toApiError } from './error-body.js';
+import { isRecord, toApiError, toRedirectError } from './error-body.js';
 import {
   AuthenticationError,
   ConnectionError,
@@ -9,8 +9,8 @@ import {
 } from './errors.js';
 import { type Logger, log } from './logger.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { type RetryRules, retryDelay } from './retry-policy.js';
-import { excerpt, scrub } from './secrets.js';
+import { failedBeforeSending, type RetryRules, retryDelay } from './retry-policy.js';
+import { excerpt, scrub, scrubError } from './secrets.js';
 import { serialise } from './serialise.js';
 import { userAgent } from './version.js';
 
@@ -281,7 +281,8 @@ export class Transport {
 
     const fault = (error: unknown, phase: Phase): unknown => {
       if (signal?.aborted) return signal.reason;
-      const sent = phase === 'body' || mayHaveReachedServer(error);
+      const errno = errnoOf(error);
+      const sent = phase === 'body' || !failedBeforeSending(errno);
       const what = `${options.method} ${options.path}`;
       const consequence = !sent
         ? ' Nothing reached the server.'
@@ -300,13 +301,13 @@ export class Transport {
           timeoutMs: idleMs,
         });
       }
-      const errno = errnoOf(error);
       const how = phase === 'body' ? 'was cut while reading the answer' : 'failed';
       return new ConnectionError(
         `Connection ${how} for ${what}${errno ? ` (${errno})` : ''}.${consequence}`,
         {
           mayHaveBeenSent: sent,
           ...(errno ? { errno } : {}),
+          cause: scrubError(error, config.secrets()),
         },
       );
     };
@@ -323,6 +324,8 @@ export class Transport {
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           signal: controller.signal,
+          // Never followed: a 307/308 would re-send the body (a password, a message) to the Location's host.
+          redirect: 'manual',
           ...(body === undefined ? {} : { body }),
         });
       } catch (error) {
@@ -330,6 +333,16 @@ export class Transport {
       } finally {
         // Answered (or failed): the limiter may count this request's window from now.
         release?.();
+      }
+      if (isRedirect(response)) {
+        response.body?.cancel().catch(() => {});
+        throw toRedirectError({
+          status: response.status,
+          headers: response.headers,
+          url: this.#url(options),
+          secrets: config.secrets(),
+          request,
+        });
       }
       if (!response.ok) {
         let text = '';
@@ -462,6 +475,11 @@ function guardBody(
   });
 }
 
+/** A 3xx, or a browser's `opaqueredirect` (status 0) that hides it. */
+function isRedirect(response: Response): boolean {
+  return (response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect';
+}
+
 /** `a=1&b=2`, or '' without building a URLSearchParams when every value is absent (the common send). */
 function queryString(query: QueryParams): string {
   for (const key in query) {
@@ -479,27 +497,6 @@ function toSearchParams(query: QueryParams): URLSearchParams {
     else params.append(key, String(value));
   }
   return params;
-}
-
-/** Errors raised before a connection exists: the request certainly did not reach the server. */
-const NOT_SENT_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'ERR_INVALID_URL',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'CERT_HAS_EXPIRED',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-]);
-
-function mayHaveReachedServer(error: unknown): boolean {
-  const code = errnoOf(error);
-  return code === undefined || !NOT_SENT_CODES.has(code);
 }
 
 /** The system error code from undici's `fetch failed` chain (`cause`, or the first of an AggregateError). */
