@@ -77,7 +77,7 @@ export class Media {
     } catch (error) {
       throw explainNotLive(error);
     }
-    return toDownload(response);
+    return toDownload(response, options.signal);
   }
 }
 
@@ -92,7 +92,7 @@ function explainNotLive(error: unknown): unknown {
   );
 }
 
-function toDownload(response: Response): MediaDownload {
+function toDownload(response: Response, signal: AbortSignal | undefined): MediaDownload {
   const length = response.headers.get('content-length');
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
   return {
@@ -100,15 +100,17 @@ function toDownload(response: Response): MediaDownload {
     contentLength: length !== null && /^\d+$/.test(length) ? Number(length) : undefined,
     filename: filenameOf(response.headers.get('content-disposition')),
     body,
-    arrayBuffer: () => readBody(() => new Response(body).arrayBuffer()),
-    saveTo: (path) => readBody(() => saveStream(body, path)),
+    arrayBuffer: () => readBody(() => new Response(body).arrayBuffer(), signal),
+    saveTo: (path) => readBody(() => saveStream(body, path), signal),
   };
 }
 
-async function readBody<T>(read: () => Promise<T>): Promise<T> {
+async function readBody<T>(read: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   try {
     return await read();
   } catch (error) {
+    // The caller's abort rejects with the caller's reason, whatever the stream or the file system made of it.
+    if (signal?.aborted) throw signal.reason;
     // The caller's abort, and file-system errors of saveTo (EACCES, ENOSPC: they carry a syscall), pass as-is.
     if (error instanceof ConnectionError || (error instanceof Error && error.name === 'AbortError'))
       throw error;
