@@ -182,7 +182,7 @@ describe('ConnectionError says what failed, and whether anything left', () => {
   });
 
   it('a connection cut after the request went out still says it may have been sent', async () => {
-    const url = await serve((req) => req.socket.destroy());
+    const url = await serve((req) => void req.socket.destroy());
     const gw = new GatewayClient({ apiKey: 'gw_key_0123456789abcdef', baseUrl: url, maxRetries: 0 });
     const error = await gw.messages
       .send({ to: '998901234567', type: 'text', text: { body: 'x' } })
