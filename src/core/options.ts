@@ -37,6 +37,21 @@ export function requireBaseUrl(value: unknown, name: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
+/**
+ * A base URL whose path already ends in a version the SDK appends itself (`/v1`: every gateway path starts
+ * `/v1/wa/...`), refused: it would post to `/v1/v1/wa/message` and get a 404 that names neither.
+ */
+export function refuseVersionSuffix(baseUrl: string, name: string, version: string, example: string): string {
+  const path = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  if (path.toLowerCase().endsWith(`/${version}`) || path.toLowerCase().includes(`/${version}/`)) {
+    throw new ConfigurationError(
+      `${name} must not end in '/${version}': the SDK adds '/${version}/...' itself, so requests would go to ` +
+        `'.../${version}/${version}/...'. Use the server's root, e.g. '${example}'.`,
+    );
+  }
+  return baseUrl;
+}
+
 export function positive(value: number | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {

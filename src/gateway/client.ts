@@ -1,6 +1,12 @@
 import { ConfigurationError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { nonNegativeInt, positive, requireBaseUrl, requireSecret } from '../core/options.js';
+import {
+  nonNegativeInt,
+  positive,
+  refuseVersionSuffix,
+  requireBaseUrl,
+  requireSecret,
+} from '../core/options.js';
 import { RateLimiter } from '../core/rate-limiter.js';
 import type { RetryRules } from '../core/retry-policy.js';
 import { Transport } from '../core/transport.js';
@@ -71,7 +77,12 @@ export class GatewayClient {
       );
     }
     this.#apiKey = requireSecret(options.apiKey, 'apiKey', 'the gateway API key (GATEWAY_API_KEY)');
-    this.baseUrl = requireBaseUrl(options.baseUrl, 'baseUrl');
+    this.baseUrl = refuseVersionSuffix(
+      requireBaseUrl(options.baseUrl, 'baseUrl'),
+      'baseUrl',
+      'v1',
+      'https://gw.example.com',
+    );
     this.rateLimiter = toRateLimiter(options.rateLimit);
     const transport = new Transport({
       baseUrl: this.baseUrl,

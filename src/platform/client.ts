@@ -1,6 +1,12 @@
 import { ConfigurationError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { nonNegativeInt, positive, requireBaseUrl, requireSecret } from '../core/options.js';
+import {
+  nonNegativeInt,
+  positive,
+  refuseVersionSuffix,
+  requireBaseUrl,
+  requireSecret,
+} from '../core/options.js';
 import type { RetryRules } from '../core/retry-policy.js';
 import { REDACTED } from '../core/secrets.js';
 import { Transport } from '../core/transport.js';
@@ -80,7 +86,12 @@ export class PlatformClient {
         'new PlatformClient(options) needs an options object with platformUrl, streamUrl and credentials.',
       );
     }
-    this.platformUrl = requireBaseUrl(options.platformUrl, 'platformUrl');
+    this.platformUrl = refuseVersionSuffix(
+      requireBaseUrl(options.platformUrl, 'platformUrl'),
+      'platformUrl',
+      'v2',
+      'https://platform.example.com',
+    );
     this.streamUrl = requireBaseUrl(options.streamUrl, 'streamUrl');
     const { username, password } = credentialsOf(options);
     const token = options.token === undefined ? undefined : requireToken(options.token);

@@ -1,0 +1,54 @@
+/** A base URL that already carries the version the SDK appends is refused, not sent to `/v1/v1/wa/message`. */
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError, GatewayClient, PlatformClient, PublicApiClient } from '../../src/index.js';
+
+const gateway = (baseUrl: string) => new GatewayClient({ apiKey: 'gw_key_0123456789abcdef', baseUrl });
+const platform = (platformUrl: string) =>
+  new PlatformClient({ platformUrl, streamUrl: 'https://stream.example.com', token: 'eyJ.tok.en' });
+
+describe('base URLs ending in the version the SDK adds', () => {
+  it.each([
+    'https://gw.example.com/v1',
+    'https://gw.example.com/v1/',
+    'https://gw.example.com/V1',
+    'https://gw.example.com/v1/wa',
+  ])('GatewayClient refuses %s with a message saying why', (url) => {
+    expect(() => gateway(url)).toThrow(ConfigurationError);
+    expect(() => gateway(url)).toThrow(/must not end in '\/v1'.*\/v1\/v1\//);
+  });
+
+  it('GatewayClient accepts a root and a proxy prefix, and posts to <base>/v1/wa/message', async () => {
+    const seen: string[] = [];
+    const gw = new GatewayClient({
+      apiKey: 'gw_key_0123456789abcdef',
+      baseUrl: 'https://proxy.example.com/gateway',
+      fetch: async (input) => {
+        seen.push(String(input));
+        return new Response(
+          JSON.stringify({ isSuccess: true, data: { messages: [{ id: 'wamid.1' }], contacts: [] } }),
+        );
+      },
+    });
+    await gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'x' } });
+    expect(seen).toEqual(['https://proxy.example.com/gateway/v1/wa/message']);
+    expect(() => gateway('https://gw.example.com')).not.toThrow();
+  });
+
+  it('PlatformClient refuses a platformUrl ending in /v2', () => {
+    expect(() => platform('https://platform.example.com/v2')).toThrow(/must not end in '\/v2'/);
+    expect(() => platform('https://platform.example.com')).not.toThrow();
+  });
+
+  it('PublicApiClient still requires its /api/v1 suffix', () => {
+    expect(
+      () => new PublicApiClient({ secretKey: 'sk_0123456789', baseUrl: 'https://api.example.com' }),
+    ).toThrow(/must end in '\/api\/v1'/);
+  });
+
+  it('the refusal does not repeat the URL (it may be a key pasted in the wrong place)', () => {
+    const url = 'https://gw.example.com/secret-token-abc/v1';
+    expect(() => gateway(url)).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('secret-token-abc') }),
+    );
+  });
+});
