@@ -38,6 +38,8 @@ const NOT_SENT_ERRNOS: ReadonlySet<string> = new Set([
   'EADDRNOTAVAIL',
   'UND_ERR_CONNECT_TIMEOUT',
   'ERR_INVALID_URL',
+  // The SDK's name for undici's code-less "bad port" (a port the fetch spec blocks).
+  'ERR_BAD_PORT',
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'CERT_HAS_EXPIRED',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',

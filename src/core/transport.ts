@@ -504,6 +504,8 @@ function errnoOf(error: unknown, depth = 0): string | undefined {
   if (depth > 5 || typeof error !== 'object' || error === null) return undefined;
   const e = error as { code?: unknown; cause?: unknown; errors?: unknown };
   if (typeof e.code === 'string' && e.code !== 'ABORT_ERR') return e.code;
+  // undici refuses the fetch spec's blocked ports (1, 6000, ...) before connecting, with no code at all.
+  if (error instanceof Error && error.message === 'bad port') return 'ERR_BAD_PORT';
   if (Array.isArray(e.errors) && e.errors.length > 0) return errnoOf(e.errors[0], depth + 1);
   return errnoOf(e.cause, depth + 1);
 }

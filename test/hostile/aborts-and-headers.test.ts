@@ -156,6 +156,19 @@ describe('ConnectionError says what failed, and whether anything left', () => {
     expect(c.message).toMatch(/Nothing reached the server/);
   });
 
+  it.each([
+    ['a port fetch blocks', 'http://127.0.0.1:6000', ['ERR_BAD_PORT']],
+    ['a host that does not resolve', 'http://no-such-host.invalid', ['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME']],
+  ])('%s: mayHaveBeenSent false, with its errno', async (_, baseUrl, errnos) => {
+    const gw = new GatewayClient({ apiKey: 'gw_key_0123456789abcdef', baseUrl, maxRetries: 0 });
+    const error = await gw.messages
+      .send({ to: '998901234567', type: 'text', text: { body: 'x' } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(errnos).toContain((error as ConnectionError).errno);
+    expect((error as ConnectionError).mayHaveBeenSent).toBe(false);
+  });
+
   it('a refused connection is retried like any failure before forwarding, and then succeeds', async () => {
     const s = await startServer((_req, res) => void res.end());
     const { port } = new URL(s.url);
