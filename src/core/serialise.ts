@@ -5,6 +5,15 @@ import { MessageValidationError } from './errors.js';
  * `MessageValidationError` naming the field, found by a second, bounded walk only when the first attempt fails.
  */
 export function serialise(body: unknown): string {
+  // First a count, since JSON.stringify writes a shared object once per reference: ten levels of two references
+  // each are a thousand copies, thirty levels never end.
+  const oversized = overBudget(body);
+  if (oversized) {
+    throw new MessageValidationError(
+      [{ path: oversized.path, message: `cannot be sent as JSON: ${oversized.why}`, code: 'unserialisable' }],
+      'request body',
+    );
+  }
   let text: string | undefined;
   try {
     text = JSON.stringify(body);
@@ -24,8 +33,45 @@ export function serialise(body: unknown): string {
   return text;
 }
 
+const MAX_VALUES = 100_000;
+const MAX_DEPTH = 64;
+
+type Problem = { path: (string | number)[]; why: string };
+
+/** Where the body holds more values than `MAX_VALUES` as JSON would write them, or nests past `MAX_DEPTH`. */
+function overBudget(root: unknown): Problem | undefined {
+  let budget = MAX_VALUES;
+  const path: (string | number)[] = [];
+  const visit = (value: unknown): Problem | undefined => {
+    if (--budget < 0) return { path: [...path], why: `more than ${MAX_VALUES} values (shared references?)` };
+    if (typeof value !== 'object' || value === null) return undefined;
+    if (path.length >= MAX_DEPTH)
+      return { path: [...path], why: `nests deeper than ${MAX_DEPTH} levels, or refers to itself` };
+    let keys: (string | number)[];
+    try {
+      keys = Array.isArray(value) ? Array.from(value.keys()) : Object.keys(value);
+    } catch {
+      return { path: [...path], why: 'reading it threw (a getter or proxy)' };
+    }
+    for (const key of keys) {
+      path.push(key);
+      let child: unknown;
+      try {
+        child = (value as Record<string | number, unknown>)[key];
+      } catch {
+        return { path: [...path], why: 'reading it threw (a getter or proxy)' };
+      }
+      const found = visit(child);
+      if (found) return found;
+      path.pop();
+    }
+    return undefined;
+  };
+  return visit(root);
+}
+
 /** The first value `JSON.stringify` chokes on, as a path and a reason that names a type, never a value. */
-function findUnserialisable(root: unknown): { path: (string | number)[]; why: string } {
+function findUnserialisable(root: unknown): Problem {
   const onPath = new Set<object>();
   let budget = 100_000;
   const visit = (

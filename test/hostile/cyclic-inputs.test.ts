@@ -159,6 +159,16 @@ describe('validation entry points on shared and cyclic objects', () => {
     expect(first?.path[0]).toBe('self');
   });
 
+  it('shared references that would make JSON.stringify write 4^40 values are refused before sending', async () => {
+    const gw = new GatewayClient({ apiKey: 'k_0123456789abcdef', baseUrl: 'http://127.0.0.1:9' });
+    const message = { to: '998901234567', type: 'text', text: { body: 'hi' }, extra: shared() };
+    const error = await gw.messages.send(message as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MessageValidationError);
+    expect((error as MessageValidationError).message).toMatch(
+      /^Invalid request body: extra(\.\w+)+: .*more than 100000 values/,
+    );
+  });
+
   it('a BigInt in a message is a MessageValidationError naming its field', async () => {
     const gw = new GatewayClient({ apiKey: 'k_0123456789abcdef', baseUrl: 'http://127.0.0.1:9' });
     const message = { to: '998901234567', type: 'text', text: { body: 'hi' }, extra: { n: 10n } };
