@@ -13,15 +13,17 @@ gateway's retry rules. Point GatewayClient at the printed URL. Ctrl-C stops it.
   --webhook-secret   sent as Authorization: Bearer <secret> (default: $WEBHOOK_SECRET)
   --api-key          the key the sandbox accepts (default: sk_test_sandbox)`;
 
+export const options = {
+  port: { type: 'string' },
+  'webhook-url': { type: 'string' },
+  'webhook-secret': { type: 'string' },
+  'api-key': { type: 'string' },
+} as const;
+
 export async function sandboxCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: {
-      port: { type: 'string' },
-      'webhook-url': { type: 'string' },
-      'webhook-secret': { type: 'string' },
-      'api-key': { type: 'string' },
-    },
+    options,
     allowPositionals: true,
   });
   if (positionals.length > 0)

@@ -73,15 +73,17 @@ Prints each attempt. Exit 0 when delivered, 1 when lost or dropped, 2 on a usage
 
 Events: ${Object.keys(EVENTS).join(', ')}`;
 
+export const options = {
+  url: { type: 'string' },
+  secret: { type: 'string' },
+  wamid: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
 export async function triggerCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: {
-      url: { type: 'string' },
-      secret: { type: 'string' },
-      wamid: { type: 'string' },
-      json: { type: 'boolean' },
-    },
+    options,
     allowPositionals: true,
   });
   const name = positionals[0];

@@ -298,6 +298,36 @@ describe('wa-gateway sandbox', () => {
   });
 });
 
+describe('help and mistakes', () => {
+  it("`help <command>` prints that command's usage", async () => {
+    const t = io();
+    expect(await runCli(['help', 'trigger'], t.io)).toBe(0);
+    expect(t.out.stdout).toMatch(/^Usage: wa-gateway trigger <event>/);
+    const u = io();
+    expect(await runCli(['help', 'trigre'], u.io)).toBe(2);
+    expect(u.out.stderr).toContain("unknown command 'trigre' (did you mean 'trigger'?)");
+  });
+
+  it('a mistyped flag: a clean message naming it, with a "did you mean" and the flags', async () => {
+    const t = io();
+    expect(await runCli(['validate-template', 'x.json', '--jsno'], t.io)).toBe(2);
+    const first = t.out.stderr.split('\n')[0]!;
+    expect(first).toBe(
+      "wa-gateway validate-template: unknown flag '--jsno' (did you mean '--json'?). Flags: --json.",
+    );
+    const u = io();
+    expect(await runCli(['trigger', 'message.text', '--url', 'http://x', '--secert', 's'], u.io)).toBe(2);
+    expect(u.out.stderr).toContain("unknown flag '--secert' (did you mean '--secret'?)");
+    expect(u.out.stderr).not.toContain('"--secert"');
+    const v = io();
+    expect(await runCli(['trigger', 'message.text', '--url'], v.io)).toBe(2);
+    expect(v.out.stderr).toContain('--url needs a value.');
+    const w = io();
+    expect(await runCli(['sandbox', '--zzzzzz'], w.io)).toBe(2);
+    expect(w.out.stderr).toContain("unknown flag '--zzzzzz'. Flags: --port,");
+  });
+});
+
 describe('the bin', () => {
   it('prints help and exits with the documented codes', async () => {
     const bin = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
