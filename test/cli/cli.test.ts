@@ -66,6 +66,14 @@ async function receiver(status: number) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, seen };
 }
 
+/** A receiver built on the SDK's own webhook handler (it dedupes and says so); its URL. */
+async function sdkReceiver(onEvent: Parameters<typeof createNodeWebhookHandler>[0]['onEvent']) {
+  const handler = createNodeWebhookHandler({ secret: SECRET, logger: false, onEvent });
+  server = createServer((req, res) => void handler(req, res));
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}
+
 describe('wa-gateway validate-template', () => {
   it('exit 0 and "valid" for a valid template', async () => {
     const t = io();
@@ -149,14 +157,7 @@ describe('wa-gateway trigger', () => {
 
   it('each run carries a fresh message id, so an SDK receiver runs onEvent every time', async () => {
     const seen: string[] = [];
-    const handler = createNodeWebhookHandler({
-      secret: SECRET,
-      logger: false,
-      onEvent: (e) => void (e.kind === 'message' && seen.push(e.message.id)),
-    });
-    server = createServer((req, res) => void handler(req, res));
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const url = await sdkReceiver((e) => void (e.kind === 'message' && seen.push(e.message.id)));
     for (let i = 0; i < 2; i++) {
       const t = io({ WEBHOOK_SECRET: SECRET });
       expect(await runCli(['trigger', 'message.text', '--url', url], t.io)).toBe(0);
@@ -169,10 +170,7 @@ describe('wa-gateway trigger', () => {
 
   it('--wamid repeats an id; the SDK receiver says it skipped the duplicate, and trigger prints it', async () => {
     let runs = 0;
-    const handler = createNodeWebhookHandler({ secret: SECRET, logger: false, onEvent: () => void runs++ });
-    server = createServer((req, res) => void handler(req, res));
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const url = await sdkReceiver(() => void runs++);
     const args = ['trigger', 'status.read', '--url', url, '--secret', SECRET, '--wamid', 'wamid.SAME1'];
     const first = io();
     expect(await runCli(args, first.io)).toBe(0);
@@ -197,10 +195,7 @@ describe('wa-gateway trigger', () => {
 
   it('template events get a fresh entry time, so two runs are two events; --wamid is refused for them', async () => {
     let runs = 0;
-    const handler = createNodeWebhookHandler({ secret: SECRET, logger: false, onEvent: () => void runs++ });
-    server = createServer((req, res) => void handler(req, res));
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const url = await sdkReceiver(() => void runs++);
     const args = ['trigger', 'template_status.approved', '--url', url, '--secret', SECRET];
     expect(await runCli(args, io().io)).toBe(0);
     // Entry times are in seconds: the second run must land in a later second to be a new event.
