@@ -6,7 +6,7 @@
  * `stats.get()` turned into account and per-agent response times by `summarizeStats`.
  *
  * Run:  PLATFORM_URL=https://platform.example.com STREAM_URL=https://stream.example.com \
- *       PLATFORM_USER=... PLATFORM_PASSWORD=... npx tsx examples/platform-report.ts
+ *       PLATFORM_USERNAME=... PLATFORM_PASSWORD=... npx tsx examples/platform-report.ts
  *
  * In your app, import from 'wa-gateway-sdk' instead of '../src/platform/index.js'.
  */
@@ -114,11 +114,13 @@ if (isMain(import.meta.url)) {
   const env = (name: string): string | undefined => process.env[name] || undefined;
   const platformUrl = env('PLATFORM_URL');
   const streamUrl = env('STREAM_URL');
-  const username = env('PLATFORM_USER');
+  const username = env('PLATFORM_USERNAME');
   const password = env('PLATFORM_PASSWORD');
   const token = env('PLATFORM_TOKEN');
   if (!platformUrl || !streamUrl || !(token || (username && password))) {
-    console.error('Set PLATFORM_URL, STREAM_URL and PLATFORM_USER + PLATFORM_PASSWORD (or PLATFORM_TOKEN).');
+    console.error(
+      'Set PLATFORM_URL, STREAM_URL and PLATFORM_USERNAME + PLATFORM_PASSWORD (or PLATFORM_TOKEN).',
+    );
     process.exit(2);
   }
   try {

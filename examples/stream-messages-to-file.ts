@@ -6,7 +6,7 @@
  * the disk to the socket; a progress line; a partial file that never looks complete.
  *
  * Run:  PLATFORM_URL=https://platform.example.com STREAM_URL=https://stream.example.com \
- *       PLATFORM_USER=... PLATFORM_PASSWORD=... \
+ *       PLATFORM_USERNAME=... PLATFORM_PASSWORD=... \
  *         npx tsx examples/stream-messages-to-file.ts --from 2024-01-01T00:00:00Z [--to <iso>] [--out messages.ndjson]
  *       (PLATFORM_TOKEN instead of username and password works too; --channel <uuid> narrows to one channel)
  *
@@ -81,10 +81,10 @@ function clientFromEnv(): PlatformClientOptions {
   const streamUrl = env('STREAM_URL');
   if (!platformUrl || !streamUrl) throw new Error('Set PLATFORM_URL and STREAM_URL.');
   const token = env('PLATFORM_TOKEN');
-  const username = env('PLATFORM_USER');
+  const username = env('PLATFORM_USERNAME');
   const password = env('PLATFORM_PASSWORD');
   if (!token && !(username && password)) {
-    throw new Error('Set PLATFORM_TOKEN, or PLATFORM_USER and PLATFORM_PASSWORD.');
+    throw new Error('Set PLATFORM_TOKEN, or PLATFORM_USERNAME and PLATFORM_PASSWORD.');
   }
   return { platformUrl, streamUrl, ...(token ? { token } : { username, password }) };
 }

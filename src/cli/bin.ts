@@ -9,6 +9,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
   env: process.env,
+  stderrIsTTY: process.stderr.isTTY === true,
   interrupted,
 });
 // Ctrl-C after the command finished should end the process, not be swallowed by our listeners.

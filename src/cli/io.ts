@@ -3,6 +3,8 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
+  /** Whether stderr is a terminal: progress is then rewritten in place with `\r`, else printed as lines. */
+  stderrIsTTY?: boolean;
   /** Resolves when the user asks to stop (Ctrl-C); long-running commands wait on it. */
   interrupted: Promise<void>;
 }

@@ -7,6 +7,8 @@ import * as validateTemplate from './validate-template.js';
 
 interface Command {
   usage: string;
+  /** The flags, as `util.parseArgs` takes them: a mistyped one is matched against these. */
+  options: Readonly<Record<string, unknown>>;
   run: (args: string[], io: CliIo) => Promise<number>;
   summary: string;
 }
@@ -15,21 +17,25 @@ interface Command {
 const COMMANDS: Readonly<Record<string, Command>> = {
   'validate-template': {
     usage: validateTemplate.usage,
+    options: validateTemplate.options,
     run: validateTemplate.validateTemplateCommand,
     summary: 'check a template JSON file against every rule, locally',
   },
   trigger: {
     usage: trigger.usage,
+    options: trigger.options,
     run: trigger.triggerCommand,
     summary: 'post a fixture webhook event as the gateway would',
   },
   sandbox: {
     usage: sandbox.usage,
+    options: sandbox.options,
     run: sandbox.sandboxCommand,
     summary: 'run a local gateway that delivers webhooks',
   },
   stream: {
     usage: stream.usage,
+    options: stream.options,
     run: stream.streamCommand,
     summary: 'export platform messages of a date range to NDJSON',
   },
@@ -56,6 +62,10 @@ Exit codes: 0 success, 1 the command ran and found a failure (invalid template, 
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [name, ...args] = argv;
+  if (name === 'help' && args[0] !== undefined) {
+    // `wa-gateway help trigger` is `wa-gateway trigger --help`.
+    return runCli([args[0], '--help'], io);
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(`${mainUsage()}\n`);
     return name ? EXIT.ok : EXIT.usage;
@@ -66,7 +76,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr(`wa-gateway: unknown command '${name}'.\n\n${mainUsage()}\n`);
+    const hint = closest(name, Object.keys(COMMANDS));
+    io.stderr(
+      `wa-gateway: unknown command '${name}'${hint ? ` (did you mean '${hint}'?)` : ''}.\n\n${mainUsage()}\n`,
+    );
     return EXIT.usage;
   }
   if (args.includes('--help') || args.includes('-h')) {
@@ -77,7 +90,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return await command.run(args, io);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      io.stderr(`wa-gateway ${name}: ${(error as Error).message}\n\n${command.usage}\n`);
+      const message = error instanceof UsageError ? error.message : parseArgsMessage(error as Error, command);
+      io.stderr(`wa-gateway ${name}: ${message}\n\n${command.usage}\n`);
       return EXIT.usage;
     }
     io.stderr(`wa-gateway ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -89,4 +103,49 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 function isParseArgsError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}
+
+/**
+ * `util.parseArgs` explains an unknown option with advice about `--` and quotes that reads as garbled here;
+ * say which flag is unknown and, when one is close, which was meant.
+ */
+function parseArgsMessage(error: Error, command: Command): string {
+  const code = (error as { code?: string }).code;
+  const flag = /option '(-{1,2}[^' ]*)/i.exec(error.message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) {
+    const known = Object.keys(command.options).map((o) => `--${o}`);
+    const hint = closest(flag.split('=')[0]!, [...known, '--help']);
+    return `unknown flag '${flag}'${hint ? ` (did you mean '${hint}'?)` : ''}. Flags: ${known.join(', ')}.`;
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) {
+    return /argument missing/.test(error.message) ? `${flag} needs a value.` : `${flag} takes no value.`;
+  }
+  return error.message;
+}
+
+/** The candidate nearest to `input` (edit distance at most a third of its length, at least 1), if any. */
+function closest(input: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(1, Math.floor(input.length / 3)) + 1;
+  for (const candidate of candidates) {
+    const d = distance(input.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
+}
+
+/** Levenshtein distance, with adjacent transpositions counted as one edit (`--jsno` → `--json`). */
+function distance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = d;
+    }
+  }
+  return rows[a.length]![b.length]!;
 }

@@ -13,15 +13,17 @@ gateway's retry rules. Point GatewayClient at the printed URL. Ctrl-C stops it.
   --webhook-secret   sent as Authorization: Bearer <secret> (default: $WEBHOOK_SECRET)
   --api-key          the key the sandbox accepts (default: sk_test_sandbox)`;
 
+export const options = {
+  port: { type: 'string' },
+  'webhook-url': { type: 'string' },
+  'webhook-secret': { type: 'string' },
+  'api-key': { type: 'string' },
+} as const;
+
 export async function sandboxCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: {
-      port: { type: 'string' },
-      'webhook-url': { type: 'string' },
-      'webhook-secret': { type: 'string' },
-      'api-key': { type: 'string' },
-    },
+    options,
     allowPositionals: true,
   });
   if (positionals.length > 0)
@@ -35,11 +37,23 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   }
   const secret = values['webhook-secret'] ?? io.env['WEBHOOK_SECRET'];
   const apiKey = values['api-key'] ?? 'sk_test_sandbox';
+  if (webhookUrl && !secret) {
+    io.stderr(
+      'warning: no --webhook-secret and no $WEBHOOK_SECRET: webhooks go out without an Authorization header, ' +
+        'which a receiver checking the secret answers 401 (every delivery then fails).\n',
+    );
+  }
   const sandbox = await startSandbox({
     port,
     apiKeys: [apiKey],
     ...(webhookUrl ? { webhookUrl } : {}),
     ...(secret ? { webhookSecret: secret } : {}),
+    onSend: (s) =>
+      io.stdout(
+        s.accepted
+          ? `send accepted: ${s.accepted.type} to ${s.accepted.to} → ${s.accepted.wamid}${s.accepted.isFake ? ' (is_fake: no status events)' : ''}\n`
+          : `send refused: HTTP ${s.status} ${s.error?.code ?? ''} ${s.error?.description ?? ''}\n`,
+      ),
     onDelivery: (a) =>
       io.stdout(
         `webhook ${a.label} attempt ${a.attempt}: ${a.status !== undefined ? `HTTP ${a.status}` : a.error} → ${a.outcome}\n`,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { type DeliveryAttempt, deliverWebhook } from '../testing/deliver.js';
 import {
@@ -23,30 +24,40 @@ import {
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
-/** Every event `trigger` can send: name → envelope builder. Data, so the help text is made from it too. */
-const EVENTS: Readonly<Record<string, (o: { wamid?: string }) => WebhookEnvelope>> = {
-  'message.text': () => messageEnvelope(textMessage()),
-  'message.image': () => messageEnvelope(imageMessage()),
-  'message.audio': () => messageEnvelope(audioMessage()),
-  'message.document': () => messageEnvelope(documentMessage()),
-  'message.video': () => messageEnvelope(videoMessage()),
-  'message.sticker': () => messageEnvelope(stickerMessage()),
-  'message.location': () => messageEnvelope(locationMessage()),
-  'message.contacts': () => messageEnvelope(contactsMessage()),
-  'message.button_reply': () => messageEnvelope(buttonReplyMessage()),
-  'message.list_reply': () => messageEnvelope(listReplyMessage()),
-  'message.reaction': () => messageEnvelope(reactionMessage()),
-  'message.order': () => messageEnvelope(orderMessage()),
-  'message.unknown': () => messageEnvelope(unknownTypeMessage()),
-  'status.sent': ({ wamid }) => statusEnvelope(statusObject('sent', wamid ? { id: wamid } : {})),
-  'status.delivered': ({ wamid }) => statusEnvelope(statusObject('delivered', wamid ? { id: wamid } : {})),
-  'status.read': ({ wamid }) => statusEnvelope(statusObject('read', wamid ? { id: wamid } : {})),
-  'status.failed': ({ wamid }) => statusEnvelope(statusObject('failed', wamid ? { id: wamid } : {})),
+/**
+ * Every event `trigger` can send: name → envelope builder, given the message id to carry (fresh per run unless
+ * `--wamid` sets it; a fixed default would make every trigger after the first a duplicate the receiver skips).
+ * Template and account builders ignore it. Data, so the help text is made from it too.
+ */
+const EVENTS: Readonly<Record<string, (id: string) => WebhookEnvelope>> = {
+  'message.text': (id) => messageEnvelope(textMessage({ id })),
+  'message.image': (id) => messageEnvelope(imageMessage({ id })),
+  'message.audio': (id) => messageEnvelope(audioMessage({ id })),
+  'message.document': (id) => messageEnvelope(documentMessage({ id })),
+  'message.video': (id) => messageEnvelope(videoMessage({ id })),
+  'message.sticker': (id) => messageEnvelope(stickerMessage({ id })),
+  'message.location': (id) => messageEnvelope(locationMessage({ id })),
+  'message.contacts': (id) => messageEnvelope(contactsMessage({ id })),
+  'message.button_reply': (id) => messageEnvelope(buttonReplyMessage({ id })),
+  'message.list_reply': (id) => messageEnvelope(listReplyMessage({ id })),
+  'message.reaction': (id) => messageEnvelope(reactionMessage({}, { id })),
+  'message.order': (id) => messageEnvelope(orderMessage({ id })),
+  'message.unknown': (id) => messageEnvelope({ ...unknownTypeMessage(), id }),
+  'status.sent': (id) => statusEnvelope(statusObject('sent', { id })),
+  'status.delivered': (id) => statusEnvelope(statusObject('delivered', { id })),
+  'status.read': (id) => statusEnvelope(statusObject('read', { id })),
+  'status.failed': (id) => statusEnvelope(statusObject('failed', { id })),
   'template_status.approved': () => templateStatusEnvelope({ event: 'APPROVED' }),
   'template_status.rejected': () => templateStatusEnvelope({ event: 'REJECTED' }),
   'template_status.paused': () => templateStatusEnvelope({ event: 'PAUSED' }),
   account_update: () => accountUpdateEnvelope(),
 };
+
+/** Template and account events carry no message id: receivers dedupe them on their content. */
+const carriesId = (event: string) => event.startsWith('message.') || event.startsWith('status.');
+
+/** An id in the gateway's `wamid.` form, new on every call. */
+const freshWamid = () => `wamid.TRIGGER${randomUUID().replaceAll('-', '').toUpperCase()}`;
 
 export const usage = `Usage: wa-gateway trigger <event> --url <webhook url> [--secret <secret>] [--wamid <id>] [--json]
 
@@ -56,20 +67,23 @@ Prints each attempt. Exit 0 when delivered, 1 when lost or dropped, 2 on a usage
 
   --url      your webhook endpoint (required)
   --secret   the webhook secret (default: $WEBHOOK_SECRET)
-  --wamid    the message id a status event carries
+  --wamid    the message id the event carries (message.* and status.*); default: a new one each run, so
+             the receiver never skips the event as a duplicate. Repeat an id to test your deduplication
   --json     print the attempts as JSON
 
 Events: ${Object.keys(EVENTS).join(', ')}`;
 
+export const options = {
+  url: { type: 'string' },
+  secret: { type: 'string' },
+  wamid: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
 export async function triggerCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: {
-      url: { type: 'string' },
-      secret: { type: 'string' },
-      wamid: { type: 'string' },
-      json: { type: 'boolean' },
-    },
+    options,
     allowPositionals: true,
   });
   const name = positionals[0];
@@ -84,8 +98,21 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   } catch {
     throw new UsageError(`--url is not an http(s) URL: '${values.url}'.`);
   }
+  if (values.wamid !== undefined && !carriesId(name)) {
+    throw new UsageError(
+      `--wamid applies to message.* and status.* events; '${name}' carries no message id.`,
+    );
+  }
   const secret = values.secret ?? io.env['WEBHOOK_SECRET'];
-  const envelope = build(values.wamid ? { wamid: values.wamid } : {});
+  if (!secret) {
+    io.stderr(
+      'warning: no --secret and no $WEBHOOK_SECRET: posting without an Authorization header, which a receiver ' +
+        'checking the secret answers 401.\n',
+    );
+  }
+  const envelope = build(values.wamid ?? freshWamid());
+  // Without an id, the receiver dedupes on the content: a fresh entry time makes each run a new event.
+  if (!carriesId(name)) envelope.entry[0]!['time'] = Math.floor(Date.now() / 1000);
   const attempts = await deliverWebhook(JSON.stringify(envelope), {
     url: values.url,
     ...(secret ? { secret } : {}),
@@ -94,6 +121,13 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   });
   if (values.json) io.stdout(`${JSON.stringify(attempts, null, 2)}\n`);
   const last = attempts.at(-1);
+  if (!values.json && last?.outcome === 'delivered' && values.wamid !== undefined && !last.duplicates) {
+    io.stdout(
+      'A 200 does not say whether the receiver processed the event or skipped it as a duplicate of an earlier ' +
+        `delivery of ${values.wamid}: it must answer 200 to both. (A receiver built on this SDK's handler says ` +
+        'so: this one did not.)\n',
+    );
+  }
   if (!values.json && last && last.outcome !== 'delivered') {
     io.stdout(
       last.outcome === 'lost'
@@ -107,6 +141,11 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
 function describe(a: DeliveryAttempt): string {
   const answer = a.status !== undefined ? `HTTP ${a.status}` : (a.error ?? 'no answer');
   const next = a.attempt === 1 ? 'retrying in 1 s' : 'retrying in 2 s';
-  const outcome = a.outcome === 'retrying' ? next : a.outcome;
+  const outcome =
+    a.outcome === 'retrying'
+      ? next
+      : a.duplicates
+        ? `${a.outcome}, but the receiver says it had already processed this event: onEvent did not run`
+        : a.outcome;
   return `attempt ${a.attempt}: ${answer} in ${a.durationMs} ms → ${outcome}`;
 }

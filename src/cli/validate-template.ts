@@ -38,10 +38,12 @@ async function check(file: string): Promise<FileResult> {
   return { file, valid: result.valid, issues: result.issues };
 }
 
+export const options = { json: { type: 'boolean' } } as const;
+
 export async function validateTemplateCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { json: { type: 'boolean' } },
+    options,
     allowPositionals: true,
   });
   if (positionals.length === 0) throw new UsageError('validate-template needs at least one <file.json>.');

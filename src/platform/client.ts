@@ -64,7 +64,7 @@ const inspect = Symbol.for('nodejs.util.inspect.custom');
  * const platform = new PlatformClient({
  *   platformUrl: 'https://platform.example.com',
  *   streamUrl: 'https://stream.example.com',
- *   username: process.env.PLATFORM_USER!,
+ *   username: process.env.PLATFORM_USERNAME!,
  *   password: process.env.PLATFORM_PASSWORD!,
  * });
  * const report = await platform.reports.get({ date_range: 'last_7', trunc: 'day', data: 'messages' });

@@ -89,7 +89,7 @@ export class Reports {
    * Feedback records of at most one month (`start_date` to `end_date`); `feedbacksRange` fetches longer ranges.
    *
    * @example
-   * const nps = await platform.reports.feedbacks({ type: 'nps', start_date: '2024-05-01T00:00:00Z', end_date: new Date() });
+   * const nps = await platform.reports.feedbacks({ type: 'nps', start_date: '2024-05-01T00:00:00Z', end_date: '2024-05-31T23:59:59Z' });
    */
   async feedbacks(query: FeedbacksQuery = {}, options: CallOptions = {}): Promise<Feedback[]> {
     const q = argumentsCheck(feedbacksQuerySchema, query, 'reports.feedbacks query');

@@ -1,3 +1,5 @@
+import { DUPLICATES_HEADER } from '../webhooks/handler.js';
+
 /** One attempt to deliver one event to a webhook endpoint. */
 export interface DeliveryAttempt {
   /** Sequential id of the event (all attempts at one event share it). */
@@ -7,6 +9,11 @@ export interface DeliveryAttempt {
   attempt: number;
   /** The HTTP status the endpoint answered, if it answered. */
   status?: number;
+  /**
+   * Events of the delivery the receiver said it had already processed (its `onEvent` did not run), when it says
+   * so: the SDK's webhook handler answers the `x-wa-gateway-duplicates` header. Other receivers answer a plain 200.
+   */
+  duplicates?: number;
   /** A connection error or timeout, if it did not answer. */
   error?: string;
   /**
@@ -54,7 +61,7 @@ export async function deliverWebhook(body: string, options: DeliverOptions): Pro
     if (options.signal?.aborted) break;
     const last = i === delays.length - 1;
     const started = performance.now();
-    let result: Pick<DeliveryAttempt, 'status' | 'error' | 'outcome'>;
+    let result: Pick<DeliveryAttempt, 'status' | 'error' | 'outcome' | 'duplicates'>;
     try {
       const timeout = AbortSignal.timeout(options.ackTimeoutMs ?? 5000);
       const res = await fetch(options.url, {
@@ -68,7 +75,12 @@ export async function deliverWebhook(body: string, options: DeliverOptions): Pro
       });
       await res.arrayBuffer().catch(() => undefined);
       const outcome = res.ok ? 'delivered' : res.status < 500 ? 'lost' : last ? 'dropped' : 'retrying';
-      result = { status: res.status, outcome };
+      const duplicates = Number(res.headers.get(DUPLICATES_HEADER) ?? 0);
+      result = {
+        status: res.status,
+        outcome,
+        ...(res.ok && Number.isInteger(duplicates) && duplicates > 0 ? { duplicates } : {}),
+      };
     } catch (error) {
       if (options.signal?.aborted) break;
       const timedOut = error instanceof Error && error.name === 'TimeoutError';

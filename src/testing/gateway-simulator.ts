@@ -21,6 +21,11 @@ export interface GatewaySimulatorOptions {
   templates?: Readonly<Record<string, readonly string[]>>;
   /** Media that `GET /v1/wa/media/{id}` serves. */
   media?: Readonly<Record<string, { contentType: string; body: Uint8Array | string }>>;
+  /**
+   * The `messaging_product` constant sends must carry, as `GatewayClient({ messagingProduct })` does. Default
+   * `'whatsapp'`. A send without it, or with another value, is refused the way the upstream refuses it.
+   */
+  messagingProduct?: string;
   /** Display number and id of the business number, used in status events. */
   phoneNumberId?: string;
   displayPhoneNumber?: string;
@@ -109,7 +114,21 @@ export class GatewaySimulator {
     } catch {
       return fail(502, 'GW_001', 'UPSTREAM_ERROR', 'Upstream rejected the request: body is not valid JSON.');
     }
-    const checked = validateMessage(body);
+    // The SDK fills messaging_product itself; the gateway forwards the body and the upstream refuses a wrong one.
+    const product = (body as { messaging_product?: unknown } | null)?.messaging_product;
+    const expected = this.options.messagingProduct ?? 'whatsapp';
+    if (product !== expected) {
+      return fail(
+        502,
+        'GW_001',
+        'UPSTREAM_ERROR',
+        product === undefined
+          ? `Upstream rejected the message: messaging_product is required and must be '${expected}'.`
+          : `Upstream rejected the message: messaging_product must be '${expected}'.`,
+      );
+    }
+    const { messaging_product: _product, ...fields } = body as Record<string, unknown>;
+    const checked = validateMessage(fields);
     if (!checked.valid) {
       const first = checked.issues[0];
       return fail(
@@ -148,7 +167,7 @@ export class GatewaySimulator {
       body: {
         isSuccess: true,
         data: {
-          messaging_product: (body as { messaging_product?: string }).messaging_product ?? 'whatsapp',
+          messaging_product: expected,
           contacts: [{ input: message.to, wa_id: message.to }],
           messages: [{ id: wamid }],
         },

@@ -38,4 +38,4 @@ export {
   platformMessageRecord,
   type ReportSections,
 } from './platform/state.js';
-export { type Sandbox, type SandboxOptions, startSandbox } from './sandbox.js';
+export { type Sandbox, type SandboxOptions, type SandboxSend, startSandbox } from './sandbox.js';

@@ -24,6 +24,15 @@ export interface SandboxOptions extends GatewaySimulatorOptions {
   ackTimeoutMs?: number;
   /** Called after every delivery attempt. */
   onDelivery?: (attempt: DeliveryAttempt) => void;
+  /** Called after every `POST /v1/wa/message`, accepted or refused. */
+  onSend?: (send: SandboxSend) => void;
+}
+
+/** One answered send: `accepted` when it went through, `error` (the gateway's code and description) when not. */
+export interface SandboxSend {
+  status: number;
+  accepted?: SentMessage;
+  error?: { code: string; description: string };
 }
 
 export interface Sandbox {
@@ -126,6 +135,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const answer = simulator.send({ authorization, query: url.searchParams, body });
       send(res, answer.status, answer.body, answer.headers);
       if (answer.accepted) scheduleStatuses(answer.accepted);
+      const error = (answer.body as { errors?: { code?: string; description?: string } }).errors;
+      options.onSend?.({
+        status: answer.status,
+        ...(answer.accepted ? { accepted: answer.accepted } : {}),
+        ...(error ? { error: { code: String(error.code), description: String(error.description) } } : {}),
+      });
       return;
     }
     const media = /^\/v1\/wa\/media\/([^/]+)$/.exec(url.pathname);

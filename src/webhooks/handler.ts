@@ -32,6 +32,12 @@ export interface WebhookLogger {
   error(message: string, meta?: Record<string, unknown>): void;
 }
 
+/** The default logger: the messages and their metadata, which by construction carry no payload content. */
+const consoleLogger: WebhookLogger = {
+  warn: (message, meta) => console.warn(`[wa-gateway webhooks] ${message}`, ...(meta ? [meta] : [])),
+  error: (message, meta) => console.error(`[wa-gateway webhooks] ${message}`, ...(meta ? [meta] : [])),
+};
+
 /** Passed to `onEvent` with each event. */
 export interface WebhookEventContext {
   /**
@@ -102,8 +108,12 @@ export interface WebhookHandlerOptions {
   upstreamAppSecret?: string | readonly string[];
   /** With `upstreamAppSecret`: refuse (401) deliveries without the header. Default `false` (verify when present). */
   requireUpstreamSignature?: boolean;
-  /** Operational messages; never payloads or secrets. */
-  logger?: WebhookLogger;
+  /**
+   * Operational messages (an `onEvent` failure, a refused delivery, a short secret); never payloads, keys or
+   * secrets. Default: `console.warn`/`console.error` with a `[wa-gateway webhooks]` prefix, so a failing
+   * `onEvent` does not go unnoticed. Pass your own (pino, winston) or `false` for silence.
+   */
+  logger?: WebhookLogger | false;
   /** Every failure, with the error object itself (which may hold your own data: log it with care). */
   onError?: (error: unknown, info: WebhookErrorInfo) => void;
 }
@@ -139,8 +149,14 @@ export interface CoreResponse {
 /** @internal */
 export type WebhookCore = (request: CoreRequest, platform?: WebhookPlatformContext) => Promise<CoreResponse>;
 
-/** How one event of a delivery ended, as seen by the deliveries that wait for it. */
-type Outcome = 'ok' | 'failed' | 'busy';
+/** How one event of a delivery ended, as seen by the deliveries that wait for it. `duplicate`: done before. */
+type Outcome = 'ok' | 'duplicate' | 'failed' | 'busy';
+
+/**
+ * Answer header counting the events of a delivery found already processed (onEvent not run). A 200 alone cannot
+ * tell a processed event from a recognised duplicate; `wa-gateway trigger` reads this to say which it was.
+ */
+export const DUPLICATES_HEADER = 'x-wa-gateway-duplicates';
 
 const MIB = 1024 * 1024;
 const GATEWAY_TIMEOUT_MS = 5000;
@@ -185,7 +201,7 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
   if (typeof options !== 'object' || options === null) {
     throw new ConfigurationError('createWebhookHandler: options are required ({ secret, onEvent })');
   }
-  const logger = options.logger;
+  const logger = options.logger === false ? undefined : (options.logger ?? consoleLogger);
   const log = (level: 'warn' | 'error', message: string, meta?: Record<string, unknown>): void => {
     try {
       logger?.[level](message, meta);
@@ -308,7 +324,7 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
   }
 
   /**
-   * Claims the event's key and runs it when the claim is ours. `ok`: processed now or before (a duplicate);
+   * Claims the event's key and runs it when the claim is ours. `ok`: processed now; `duplicate`: before;
    * `failed`: onEvent or the store failed (the key is free again); `busy`: another process holds the key.
    */
   async function claimAndRun(
@@ -330,7 +346,7 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
       );
       return 'failed';
     }
-    if (claim === 'done') return 'ok';
+    if (claim === 'done') return 'duplicate';
     // Held by another process: its own delivery answers for it; this one asks the gateway to come back.
     if (claim === 'in_progress') return 'busy';
     return runClaimed(activeStore, key, event, context);
@@ -354,6 +370,7 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
   async function processEvents(events: WebhookEvent[], signal: AbortSignal): Promise<CoreResponse> {
     let failed = 0;
     let busy = 0;
+    let duplicates = 0;
     for (let index = 0; index < events.length; index++) {
       // Past the deadline the answer was already sent: leave the remaining events to the gateway's retry.
       if (signal.aborted) return answer(503, 'deadline_exceeded');
@@ -384,7 +401,11 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
         if (running) {
           const outcome = await untilAborted(running, signal);
           if (outcome === 'aborted') return answer(503, 'deadline_exceeded');
-          if (outcome === 'ok') break;
+          // Processed by the delivery this one waited for: for this delivery, a duplicate.
+          if (outcome === 'ok' || outcome === 'duplicate') {
+            duplicates++;
+            break;
+          }
           if (outcome === 'failed' && round === 0) continue;
           busy++;
           break;
@@ -399,12 +420,13 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
         const outcome = await tracked;
         if (outcome === 'failed') failed++;
         else if (outcome === 'busy') busy++;
+        else if (outcome === 'duplicate') duplicates++;
         break;
       }
     }
     if (failed > 0) return answer(500, 'processing_failed');
     if (busy > 0) return answer(503, 'in_progress');
-    return answer(200);
+    return answer(200, undefined, duplicates > 0 ? { [DUPLICATES_HEADER]: String(duplicates) } : {});
   }
 
   async function processRequest(request: CoreRequest, signal: AbortSignal): Promise<CoreResponse> {

@@ -9,6 +9,9 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import { GatewayClient } from '../../src/index.js';
+import { createNodeWebhookHandler } from '../../src/webhooks/index.js';
+
+const SECRET = 'cli-test-secret-0123456789abcdefghijkl';
 
 function io(env: Record<string, string> = {}) {
   const out = { stdout: '', stderr: '' };
@@ -61,6 +64,14 @@ async function receiver(status: number) {
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, seen };
+}
+
+/** A receiver built on the SDK's own webhook handler (it dedupes and says so); its URL. */
+async function sdkReceiver(onEvent: Parameters<typeof createNodeWebhookHandler>[0]['onEvent']) {
+  const handler = createNodeWebhookHandler({ secret: SECRET, logger: false, onEvent });
+  server = createServer((req, res) => void handler(req, res));
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 
 describe('wa-gateway validate-template', () => {
@@ -144,6 +155,70 @@ describe('wa-gateway trigger', () => {
     expect(t.out.stdout).toContain('would be lost');
   });
 
+  it('each run carries a fresh message id, so an SDK receiver runs onEvent every time', async () => {
+    const seen: string[] = [];
+    const url = await sdkReceiver((e) => void (e.kind === 'message' && seen.push(e.message.id)));
+    for (let i = 0; i < 2; i++) {
+      const t = io({ WEBHOOK_SECRET: SECRET });
+      expect(await runCli(['trigger', 'message.text', '--url', url], t.io)).toBe(0);
+      expect(t.out.stdout).not.toContain('already processed');
+    }
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).not.toBe(seen[1]);
+    expect(seen[0]).toMatch(/^wamid\./);
+  });
+
+  it('--wamid repeats an id; the SDK receiver says it skipped the duplicate, and trigger prints it', async () => {
+    let runs = 0;
+    const url = await sdkReceiver(() => void runs++);
+    const args = ['trigger', 'status.read', '--url', url, '--secret', SECRET, '--wamid', 'wamid.SAME1'];
+    const first = io();
+    expect(await runCli(args, first.io)).toBe(0);
+    expect(first.out.stdout).not.toContain('already processed');
+    const second = io();
+    expect(await runCli(args, second.io)).toBe(0);
+    expect(second.out.stdout).toContain('the receiver says it had already processed this event');
+    expect(runs).toBe(1);
+    const json = io();
+    expect(await runCli([...args, '--json'], json.io)).toBe(0);
+    expect(JSON.parse(json.out.stdout)).toEqual([expect.objectContaining({ status: 200, duplicates: 1 })]);
+  });
+
+  it('--wamid with a receiver that does not say: explains that a 200 cannot tell', async () => {
+    const hook = await receiver(200);
+    const t = io();
+    const args = ['trigger', 'message.text', '--url', hook.url, '--secret', SECRET, '--wamid', 'wamid.A'];
+    expect(await runCli(args, t.io)).toBe(0);
+    expect(t.out.stdout).toContain('A 200 does not say whether the receiver processed the event');
+    expect(JSON.parse(hook.seen[0]!.body).entry[0].changes[0].value.messages[0].id).toBe('wamid.A');
+  });
+
+  it('template events get a fresh entry time, so two runs are two events; --wamid is refused for them', async () => {
+    let runs = 0;
+    const url = await sdkReceiver(() => void runs++);
+    const args = ['trigger', 'template_status.approved', '--url', url, '--secret', SECRET];
+    expect(await runCli(args, io().io)).toBe(0);
+    // Entry times are in seconds: the second run must land in a later second to be a new event.
+    const first = Math.floor(Date.now() / 1000);
+    await expect.poll(() => Math.floor(Date.now() / 1000), { timeout: 3000 }).toBeGreaterThan(first);
+    expect(await runCli(args, io().io)).toBe(0);
+    expect(runs).toBe(2);
+    const t = io();
+    expect(await runCli([...args, '--wamid', 'wamid.X'], t.io)).toBe(2);
+    expect(t.out.stderr).toContain('--wamid applies to message.* and status.* events');
+  });
+
+  it('warns on stderr when no secret is given', async () => {
+    const hook = await receiver(200);
+    const t = io();
+    expect(await runCli(['trigger', 'message.text', '--url', hook.url], t.io)).toBe(0);
+    expect(t.out.stderr).toContain('warning: no --secret and no $WEBHOOK_SECRET');
+    expect(hook.seen[0]?.auth).toBeUndefined();
+    const s = io({ WEBHOOK_SECRET: SECRET });
+    expect(await runCli(['trigger', 'message.text', '--url', hook.url], s.io)).toBe(0);
+    expect(s.out.stderr).toBe('');
+  });
+
   it('usage errors name the problem', async () => {
     const a = io();
     expect(await runCli(['trigger', 'status.nope', '--url', 'http://x'], a.io)).toBe(2);
@@ -171,10 +246,80 @@ describe('wa-gateway sandbox', () => {
     expect(t.out.stdout).toContain('stopped after 1 sends');
   });
 
+  it('logs accepted and refused sends in the terminal, never the API key', async () => {
+    const t = io();
+    const done = runCli(['sandbox', '--port', '0'], t.io);
+    await expect.poll(() => t.out.stdout).toContain('listening at');
+    const url = /listening at (\S+)/.exec(t.out.stdout)![1]!;
+    const { messageId } = await new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: url }).messages.send({
+      to: '998901234567',
+      type: 'text',
+      text: { body: 'hi' },
+    });
+    const refused = await fetch(`${url}/v1/wa/message`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_test_sandbox' },
+      body: JSON.stringify({ to: '998901234567', type: 'text', text: { body: 'hi' } }),
+    });
+    expect(refused.status).toBe(502);
+    await fetch(`${url}/v1/wa/message`, { method: 'POST', headers: { authorization: 'Bearer wrong-key' } });
+    t.stop();
+    expect(await done).toBe(0);
+    expect(t.out.stdout).toContain(`send accepted: text to 998901234567 → ${messageId}`);
+    expect(t.out.stdout).toMatch(/send refused: HTTP 502 GW_001 .*messaging_product/);
+    expect(t.out.stdout).toMatch(/send refused: HTTP 401 AUTH_001/);
+    expect(t.out.stdout).not.toContain('wrong-key');
+  });
+
+  it('warns when webhooks would go out without a secret', async () => {
+    const t = io();
+    const done = runCli(['sandbox', '--port', '0', '--webhook-url', 'http://127.0.0.1:9/hook'], t.io);
+    await expect.poll(() => t.out.stdout).toContain('listening at');
+    t.stop();
+    expect(await done).toBe(0);
+    expect(t.out.stderr).toContain('warning: no --webhook-secret and no $WEBHOOK_SECRET');
+    const s = io({ WEBHOOK_SECRET: SECRET });
+    const quiet = runCli(['sandbox', '--port', '0', '--webhook-url', 'http://127.0.0.1:9/hook'], s.io);
+    await expect.poll(() => s.out.stdout).toContain('listening at');
+    s.stop();
+    expect(await quiet).toBe(0);
+    expect(s.out.stderr).toBe('');
+  });
+
   it('rejects a bad --port', async () => {
     const t = io();
     expect(await runCli(['sandbox', '--port', 'abc'], t.io)).toBe(2);
     expect(t.out.stderr).toContain('--port');
+  });
+});
+
+describe('help and mistakes', () => {
+  it("`help <command>` prints that command's usage", async () => {
+    const t = io();
+    expect(await runCli(['help', 'trigger'], t.io)).toBe(0);
+    expect(t.out.stdout).toMatch(/^Usage: wa-gateway trigger <event>/);
+    const u = io();
+    expect(await runCli(['help', 'trigre'], u.io)).toBe(2);
+    expect(u.out.stderr).toContain("unknown command 'trigre' (did you mean 'trigger'?)");
+  });
+
+  it('a mistyped flag: a clean message naming it, with a "did you mean" and the flags', async () => {
+    const t = io();
+    expect(await runCli(['validate-template', 'x.json', '--jsno'], t.io)).toBe(2);
+    const first = t.out.stderr.split('\n')[0]!;
+    expect(first).toBe(
+      "wa-gateway validate-template: unknown flag '--jsno' (did you mean '--json'?). Flags: --json.",
+    );
+    const u = io();
+    expect(await runCli(['trigger', 'message.text', '--url', 'http://x', '--secert', 's'], u.io)).toBe(2);
+    expect(u.out.stderr).toContain("unknown flag '--secert' (did you mean '--secret'?)");
+    expect(u.out.stderr).not.toContain('"--secert"');
+    const v = io();
+    expect(await runCli(['trigger', 'message.text', '--url'], v.io)).toBe(2);
+    expect(v.out.stderr).toContain('--url needs a value.');
+    const w = io();
+    expect(await runCli(['sandbox', '--zzzzzz'], w.io)).toBe(2);
+    expect(w.out.stderr).toContain("unknown flag '--zzzzzz'. Flags: --port,");
   });
 });
 

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,9 +22,19 @@ afterEach(async () => {
   close = undefined;
 });
 
-/** A platform that logs in one user and streams RECORDS by exclusive created_at bounds. */
-async function platform(options: { cutAfter?: number } = {}) {
-  const seen = { logins: 0, streams: 0, served: 0 };
+/** 240 records, three at each instant (one instant an hour): a resume from an instant gets some again. */
+const TRIPLETS = RECORDS.map((r, i) => ({
+  ...r,
+  created_at: new Date(FROM + Math.floor(i / 3) * 3_600_000).toISOString(),
+}));
+
+/**
+ * A platform that logs in one user and streams `records` by exclusive created_at bounds; with `cutAfter`, the
+ * socket is cut once, after that many records.
+ */
+async function platform(options: { cutAfter?: number; records?: typeof RECORDS } = {}) {
+  const seen = { logins: 0, streams: 0, served: 0, cut: false };
+  const all = options.records ?? RECORDS;
   const s = await startServer((req, res, body) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.method === 'POST' && url.pathname === '/jwt/') {
@@ -43,10 +53,11 @@ async function platform(options: { cutAfter?: number } = {}) {
       seen.streams++;
       const gt = Date.parse(url.searchParams.get('created_at__gt') ?? '');
       const lt = Date.parse(url.searchParams.get('created_at__lt') ?? '');
-      const rows = RECORDS.filter((r) => Date.parse(r.created_at) > gt && Date.parse(r.created_at) < lt);
+      const rows = all.filter((r) => Date.parse(r.created_at) > gt && Date.parse(r.created_at) < lt);
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
       for (const r of rows) {
-        if (options.cutAfter !== undefined && seen.served >= options.cutAfter) {
+        if (options.cutAfter !== undefined && !seen.cut && seen.served >= options.cutAfter) {
+          seen.cut = true;
           res.write('{"id": 9');
           // Let the complete lines reach the client first: a reset can discard data not yet read.
           return void setTimeout(() => res.socket?.destroy(), 50);
@@ -70,11 +81,12 @@ async function platform(options: { cutAfter?: number } = {}) {
   };
 }
 
-function io(env: Record<string, string>) {
+function io(env: Record<string, string>, stderrIsTTY = false) {
   const out = { stdout: '', stderr: '' };
   return {
     out,
     io: {
+      stderrIsTTY,
       stdout: (t: string) => {
         out.stdout += t;
       },
@@ -114,7 +126,10 @@ describe('wa-gateway stream', () => {
       t.io,
     );
     expect(code).toBe(1);
-    expect(t.out.stderr).toContain(`Resume with --from ${RECORDS[49]!.created_at}`);
+    expect(t.out.stderr).toContain(
+      `Resume with: wa-gateway stream --resume --from ${RECORDS[0]!.created_at} --to ${RECORDS[100]!.created_at} --out ${out}`,
+    );
+    expect(t.out.stderr).not.toMatch(/\.\./);
     expect((await readFile(`${out}.part`, 'utf8')).trim().split('\n')).toHaveLength(50);
     await expect(stat(out)).rejects.toMatchObject({ code: 'ENOENT' });
   });
@@ -147,5 +162,95 @@ describe('wa-gateway stream', () => {
     ).toBe(1);
     expect(t.out.stderr).toContain('Unable to log in');
     expect(t.out.stderr + t.out.stdout).not.toContain('wrong-password-9');
+  });
+
+  it('--resume after a cut over a real socket (and a last line cut by a kill): every record exactly once', async () => {
+    const { env, seen } = await platform({ cutAfter: 50, records: TRIPLETS });
+    const out = join(await mkdtemp(join(tmpdir(), 'wa-stream-')), 'resume.ndjson');
+    const args = [
+      'stream',
+      '--from',
+      TRIPLETS[0]!.created_at,
+      '--to',
+      TRIPLETS[239]!.created_at,
+      '--out',
+      out,
+    ];
+    expect(await runCli(args, io(env).io)).toBe(1);
+    expect(seen.cut).toBe(true);
+    // The cut fell inside an instant: records 49 and 50 share theirs with record 51, not yet written.
+    expect((await readFile(`${out}.part`, 'utf8')).trim().split('\n')).toHaveLength(50);
+    await appendFile(`${out}.part`, '{"id": 51, "created_at": "2024-03-0'); // a process killed mid-line
+    const t = io(env);
+    expect(await runCli([...args, '--resume'], t.io)).toBe(0);
+    expect(t.out.stderr).toContain(`resuming ${out}.part after ${TRIPLETS[49]!.created_at}`);
+    expect(t.out.stdout).toContain(`wrote 190 more messages to ${out}`);
+    const ids = (await readFile(out, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: number }).id);
+    expect(ids).toEqual(TRIPLETS.map((r) => r.id));
+    await expect(stat(`${out}.part`)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('--resume without a .part is a usage error', async () => {
+    const { env } = await platform();
+    const t = io(env);
+    const out = join(tmpdir(), `wa-stream-${Date.now()}-none.ndjson`);
+    expect(await runCli(['stream', '--from', RECORDS[0]!.created_at, '--out', out, '--resume'], t.io)).toBe(
+      2,
+    );
+    expect(t.out.stderr).toContain(`--resume: there is no ${out}.part to continue.`);
+  });
+
+  it('a failed login leaves no .part and does not claim records were kept; no doubled periods', async () => {
+    const { env } = await platform();
+    const t = io({ ...env, PLATFORM_PASSWORD: 'wrong-password-9' });
+    const out = join(tmpdir(), `wa-stream-${Date.now()}-nopart.ndjson`);
+    const args = ['stream', '--from', RECORDS[0]!.created_at, '--to', RECORDS[5]!.created_at, '--out', out];
+    expect(await runCli(args, t.io)).toBe(1);
+    await expect(stat(`${out}.part`)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(t.out.stderr).toContain('No file was written.');
+    expect(t.out.stderr).not.toContain('.part');
+    expect(t.out.stderr).not.toMatch(/\.\./);
+  });
+
+  it('a .part that cannot be created is not claimed to hold the records', async () => {
+    const { env } = await platform();
+    const t = io(env);
+    const out = join(tmpdir(), 'no-such-directory-wa', 'out.ndjson');
+    const args = ['stream', '--from', RECORDS[0]!.created_at, '--to', RECORDS[5]!.created_at, '--out', out];
+    expect(await runCli(args, t.io)).toBe(1);
+    expect(t.out.stderr).toContain('ENOENT');
+    expect(t.out.stderr).toContain('No file was written.');
+    expect(t.out.stderr).not.toContain('records so far');
+  });
+
+  it('progress: \\r only when stderr is a terminal, plain lines otherwise', async () => {
+    const { env } = await platform();
+    const to = RECORDS[30]!.created_at;
+    const plain = io(env, false);
+    const a = join(tmpdir(), `wa-stream-${Date.now()}-plain.ndjson`);
+    expect(await runCli(['stream', '--from', RECORDS[0]!.created_at, '--to', to, '--out', a], plain.io)).toBe(
+      0,
+    );
+    expect(plain.out.stderr).not.toContain('\r');
+    expect(plain.out.stderr).toMatch(/^31 messages, up to .*\n$/m);
+    const tty = io(env, true);
+    const b = join(tmpdir(), `wa-stream-${Date.now()}-tty.ndjson`);
+    expect(await runCli(['stream', '--from', RECORDS[0]!.created_at, '--to', to, '--out', b], tty.io)).toBe(
+      0,
+    );
+    expect(tty.out.stderr).toContain('\r31 messages');
+  });
+
+  it('accepts the deprecated PLATFORM_USER, with a warning', async () => {
+    const { env } = await platform();
+    const { PLATFORM_USERNAME, ...rest } = env;
+    const t = io({ ...rest, PLATFORM_USER: PLATFORM_USERNAME });
+    const out = join(tmpdir(), `wa-stream-${Date.now()}-user.ndjson`);
+    const args = ['stream', '--from', RECORDS[0]!.created_at, '--to', RECORDS[2]!.created_at, '--out', out];
+    expect(await runCli(args, t.io)).toBe(0);
+    expect(t.out.stderr).toContain('warning: PLATFORM_USER is deprecated; name it PLATFORM_USERNAME.');
   });
 });

@@ -66,7 +66,8 @@ describe('every transport fault ends in its documented typed error, and a send i
       .messages.send(text)
       .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(TimeoutError);
-    expect(performance.now() - t0).toBeLessThan(1500);
+    // A failure bound (the server never answers), generous for a busy machine: not a speed test.
+    expect(performance.now() - t0).toBeLessThan(300 + 5000);
     expect(count.sends).toBe(1);
   });
 

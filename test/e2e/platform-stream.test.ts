@@ -274,9 +274,10 @@ describe('platform over a real socket', () => {
   it('a consumer slower than idleTimeoutMs is not taken for a silent server', async () => {
     const c = client('n=3000');
     let count = 0;
-    for await (const _ of c.messages.stream({}, { idleTimeoutMs: 100 })) {
-      // Pauses three times the idle timeout between two pulls: the server is not the one keeping quiet.
-      if (++count % 1000 === 0) await new Promise((r) => setTimeout(r, 300));
+    // The idle timeout is long enough that a busy machine's pauses between healthy chunks stay under it; the
+    // consumer then pauses well past it between two pulls: the server is not the one keeping quiet.
+    for await (const _ of c.messages.stream({}, { idleTimeoutMs: 1000 })) {
+      if (++count === 1500) await new Promise((r) => setTimeout(r, 2500));
     }
     expect(count).toBe(3000);
   });

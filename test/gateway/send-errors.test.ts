@@ -192,7 +192,8 @@ describe('timeouts and aborts', () => {
     setTimeout(() => controller.abort(new Error('stop')), 100);
     const t0 = performance.now();
     await expect(p).rejects.toThrow('stop');
-    expect(performance.now() - t0).toBeLessThan(2000);
+    // Far below the 30 s retry_after: the wait was cancelled (a failure bound, generous for a busy machine).
+    expect(performance.now() - t0).toBeLessThan(10_000);
     expect(seen.count).toBe(1);
   });
 });

@@ -226,11 +226,18 @@ describe('messages.sendMany', () => {
 
   it('a slow send does not hold the others back; results still come in input order', async () => {
     const stats = echoGateway();
+    // m0 answers only once 16 sends have gone out: the pool must go on without it (or this never answers and
+    // the test fails on its timeout). A condition, not a delay, so a busy machine changes nothing.
+    let othersWentOn: () => void = () => {};
+    const sixteenRequests = new Promise<void>((resolve) => {
+      othersWentOn = resolve;
+    });
     server.use(
       http.post(`${GW}/v1/wa/message`, async ({ request }) => {
         const body = (await request.json()) as { to: string; text: { body: string } };
         stats.requests++;
-        if (body.text.body === 'm0') await new Promise((r) => setTimeout(r, 800));
+        if (stats.requests === 16) othersWentOn();
+        if (body.text.body === 'm0') await sixteenRequests;
         return HttpResponse.json({
           isSuccess: true,
           data: {
@@ -241,26 +248,19 @@ describe('messages.sendMany', () => {
       }),
     );
     const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
-    const t0 = performance.now();
-    let firstAt = 0;
     let requestsAtFirst = 0;
     const results: SendManyResult[] = [];
     for await (const r of gw.messages.sendMany(
       Array.from({ length: 30 }, (_, i) => msg(i)),
       { concurrency: 4 },
     )) {
-      if (results.length === 0) {
-        firstAt = performance.now() - t0;
-        requestsAtFirst = stats.requests;
-      }
+      if (results.length === 0) requestsAtFirst = stats.requests;
       results.push(r);
     }
     expect(results.map((r) => r.index)).toEqual(Array.from({ length: 30 }, (_, i) => i));
-    expect(firstAt).toBeGreaterThanOrEqual(790);
     // While m0 was slow the pool went on, up to concurrency × 4 = 16 messages ahead (a window stops at 4).
     expect(requestsAtFirst).toBe(16);
     expect(stats.requests).toBe(30);
-    expect(performance.now() - t0).toBeLessThan(1500);
   });
 
   it('rejects a bad concurrency', async () => {

@@ -49,12 +49,15 @@ describe('startSandbox', () => {
     const gw = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url });
     const { messageId } = await gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'Hi' } });
     await sandbox.idle();
-    const statuses = events.filter((e) => e.kind === 'status');
-    expect(statuses.map((e) => e.kind === 'status' && [e.status.id, e.status.status])).toEqual([
-      [messageId, 'sent'],
+    // The spec does not promise arrival order ("consumers order them by timestamp"): neither does this test.
+    const statuses = events.flatMap((e) => (e.kind === 'status' ? [e.status] : []));
+    expect(statuses.map((s) => [s.id, s.status]).sort()).toEqual([
       [messageId, 'delivered'],
       [messageId, 'read'],
+      [messageId, 'sent'],
     ]);
+    const byTimestamp = [...statuses].sort((a, b) => Number(a.timestamp) - Number(b.timestamp));
+    expect(byTimestamp.map((s) => s.status)).toEqual(['sent', 'delivered', 'read']);
     expect(sandbox.deliveries.every((d) => d.outcome === 'delivered' && d.status === 200)).toBe(true);
     expect(sandbox.simulator.balance).toBe(9);
   });
@@ -70,8 +73,9 @@ describe('startSandbox', () => {
       { to: '998901234567', type: 'text', text: { body: 'Hi' } },
       { isFake: true },
     );
-    await new Promise((r) => setTimeout(r, 50));
+    // The send's answer comes after its status events were scheduled, so idle() covers them: no sleep needed.
     await sandbox.idle();
+    expect(sandbox.simulator.sent).toHaveLength(1);
     expect(hook.seen).toHaveLength(0);
   });
 
@@ -84,6 +88,62 @@ describe('startSandbox', () => {
     expect(event?.kind === 'message' && event.message.type === 'text' && event.message.text.body).toBe(
       'hello from a user',
     );
+  });
+});
+
+describe('the sandbox refuses what the gateway refuses', () => {
+  const post = (url: string, body: unknown) =>
+    fetch(`${url}/v1/wa/message`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_test_sandbox', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const text = { to: '998901234567', type: 'text', text: { body: 'Hi' } };
+
+  it.each([
+    ['missing', text],
+    ['wrong', { messaging_product: 'sms', ...text }],
+    ['not lowercase', { messaging_product: 'WhatsApp', ...text }],
+    ['not a string', { messaging_product: 1, ...text }],
+  ])('messaging_product %s: 502 GW_001 (the upstream refuses it), nothing sent', async (_, body) => {
+    const sends: unknown[] = [];
+    sandbox = await startSandbox({ onSend: (s) => void sends.push(s) });
+    const res = await post(sandbox.url, body);
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({
+      isSuccess: false,
+      errors: {
+        code: 'GW_001',
+        group: 'UPSTREAM_ERROR',
+        description: expect.stringContaining('messaging_product'),
+      },
+    });
+    expect(sandbox.simulator.sent).toHaveLength(0);
+    expect(sends).toEqual([
+      { status: 502, error: { code: 'GW_001', description: expect.stringContaining('messaging_product') } },
+    ]);
+  });
+
+  it('the constant is configurable, like the client; the SDK and a raw body carrying it are accepted', async () => {
+    sandbox = await startSandbox({ messagingProduct: 'wa' });
+    expect((await post(sandbox.url, { messaging_product: 'whatsapp', ...text })).status).toBe(502);
+    const ok = await post(sandbox.url, { messaging_product: 'wa', ...text });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ data: { messaging_product: 'wa' } });
+    const gw = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url, messagingProduct: 'wa' });
+    await expect(
+      gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'Hi' } }),
+    ).resolves.toMatchObject({
+      messageId: expect.stringMatching(/^wamid\./),
+    });
+  });
+
+  it('a message the local rules refuse is refused by the sandbox too (GW_001), and reported to onSend', async () => {
+    const sends: { status: number; error?: { code: string } }[] = [];
+    sandbox = await startSandbox({ onSend: (s) => void sends.push(s) });
+    const res = await post(sandbox.url, { messaging_product: 'whatsapp', ...text, to: '+998 90' });
+    expect(res.status).toBe(502);
+    expect(sends.map((s) => [s.status, s.error?.code])).toEqual([[502, 'GW_001']]);
   });
 });
 
