@@ -230,6 +230,9 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
     prefix: queue.prefix,
     concurrency,
     lockDuration,
+    // How long BullMQ waits before trying again to record a result (or fetch the next job) after a Redis error.
+    // Its 15 s default leaves finished jobs unrecorded long after a short outage; 1 s resumes with the connection.
+    runRetryDelay: 1000,
     settings: {
       backoffStrategy: (attemptsMade: number, type?: string) =>
         // A job from another producer on this queue keeps whatever it asked for: no wait when it named none.
