@@ -138,19 +138,8 @@ export async function deliver(options: {
     for (const waitMs of [0, 1000, 2000]) {
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
       const port = pick();
-      let status = 0;
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${FLEET_SECRET}`, 'content-type': 'application/json' },
-          body,
-          signal: AbortSignal.timeout(5000),
-        });
-        status = res.status;
-        await res.arrayBuffer();
-      } catch {
-        down.add(port);
-      }
+      const status = await post(port, body);
+      if (status === 0) down.add(port);
       count(status);
       options.onAnswer?.(status);
       if (status === 200) {
@@ -169,6 +158,22 @@ export async function deliver(options: {
     }),
   );
   return stats;
+}
+
+/** One POST; answers the status, or 0 for a connection error or no answer within 5 s (the gateway's timeout). */
+async function post(port: number, body: string): Promise<number> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${FLEET_SECRET}`, 'content-type': 'application/json' },
+      body,
+      signal: AbortSignal.timeout(5000),
+    });
+    await res.arrayBuffer();
+    return res.status;
+  } catch {
+    return 0;
+  }
 }
 
 /** Completions per event, from the workers' files. */
