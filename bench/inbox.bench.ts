@@ -35,7 +35,9 @@ let seq = 0;
 const body = () =>
   JSON.stringify(messageEnvelope(textMessage({ id: `wamid.BENCH${++seq}`, text: { body: `event ${seq}` } })));
 
-async function listen(handler: (req: never, res: never) => unknown): Promise<{ server: Server; port: number }> {
+async function listen(
+  handler: (req: never, res: never) => unknown,
+): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => void handler(req as never, res as never));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as AddressInfo).port };

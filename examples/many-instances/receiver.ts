@@ -21,7 +21,10 @@ export interface ReceiverOptions {
 }
 
 /** The Express app and the inbox behind it (close the inbox on shutdown). */
-export function createReceiver(options: ReceiverOptions): { app: express.Express; inbox: InboxHandlerControls } {
+export function createReceiver(options: ReceiverOptions): {
+  app: express.Express;
+  inbox: InboxHandlerControls;
+} {
   const inbox = createNodeInboxHandler({
     connection: options.redisUrl,
     secret: options.secret,

@@ -40,7 +40,10 @@ export function startWorker(options: WorkerOptions): InboxWorker {
 }
 
 export async function main(env = process.env): Promise<InboxWorker> {
-  const worker = startWorker({ redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379', queueName: env.QUEUE_NAME });
+  const worker = startWorker({
+    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    queueName: env.QUEUE_NAME,
+  });
   await worker.ready();
   console.log('worker ready');
   process.once('SIGTERM', () => void worker.close());

@@ -67,8 +67,10 @@ export interface InboxWorkerOptions extends InboxQueueOptions {
   /** Default `{ type: 'exponential', delayMs: 1000 }`: 1 s, 2 s, 4 s, 8 s. */
   backoff?: InboxBackoff;
   /**
-   * How long a job's lock lasts without renewal, ms (BullMQ `lockDuration`, default 30,000). A worker that died is
-   * noticed, and its job run elsewhere, after about this long.
+   * How long a job's lock lasts without renewal, ms (BullMQ `lockDuration`; also the interval of the check for
+   * stalled jobs). Default 30,000. A job whose worker died, or whose hand-over a Redis outage cut, runs again after
+   * one to two times this. Too short and a worker whose event loop is blocked that long loses its job to another
+   * run: keep it well above your longest synchronous stretch.
    */
   lockDurationMs?: number;
   /** Operational messages: event kinds, job ids, error names. Never payloads, keys or secrets. */
@@ -230,6 +232,9 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
     prefix: queue.prefix,
     concurrency,
     lockDuration,
+    // A job whose worker vanished (or whose hand-over was cut by a Redis outage) is noticed on this check: tied to
+    // the lock so `lockDurationMs` alone bounds how long such a job waits.
+    stalledInterval: lockDuration,
     // How long BullMQ waits before trying again to record a result (or fetch the next job) after a Redis error.
     // Its 15 s default leaves finished jobs unrecorded long after a short outage; 1 s resumes with the connection.
     runRetryDelay: 1000,

@@ -40,7 +40,9 @@ async function freePort(): Promise<number> {
 
 function launch(bin: string, port: number, dir: string, appendOnly: boolean): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const persistence = appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+    const persistence = appendOnly
+      ? ['--appendonly', 'yes', '--appendfsync', 'always']
+      : ['--appendonly', 'no'];
     const child = spawn(
       bin,
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir],

@@ -8,7 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
-import { type Child, completions, deliver, drain, eventKey, startReceiver, startWorker } from './fleet/fleet.js';
+import {
+  type Child,
+  completions,
+  deliver,
+  drain,
+  eventKey,
+  startReceiver,
+  startWorker,
+} from './fleet/fleet.js';
 
 describeRedis('durable inbox fleet (child processes, real redis-server)', () => {
   let server: RedisServer | undefined;
@@ -28,7 +36,9 @@ describeRedis('durable inbox fleet (child processes, real redis-server)', () => 
     server = await startRedis();
     dir = mkdtempSync(join(tmpdir(), 'wa-inbox-fleet-'));
     const queueName = 'fleet';
-    const receivers = await Promise.all(Array.from({ length: 4 }, () => startReceiver(server!.url, queueName)));
+    const receivers = await Promise.all(
+      Array.from({ length: 4 }, () => startReceiver(server!.url, queueName)),
+    );
     children.push(...receivers);
     const files = [join(dir, 'worker-0.log'), join(dir, 'worker-1.log')];
     const workers = await Promise.all(
@@ -41,7 +51,9 @@ describeRedis('durable inbox fleet (child processes, real redis-server)', () => 
     let killedAt = -1;
     const stats = await deliver({
       count: total,
-      concurrency: 200,
+      // The gateway's deliveries in flight at once. More only queues them: on a busy machine deliveries would then
+      // wait past the gateway's 5 s in the sender's own queue and be counted as timeouts.
+      concurrency: 50,
       seed: 15,
       ports: () => receivers.map((r) => r.port),
       onAck: (acked) => {
@@ -102,10 +114,17 @@ describeRedis('durable inbox fleet (child processes, real redis-server)', () => 
     server = await startRedis({ appendOnly: true });
     dir = mkdtempSync(join(tmpdir(), 'wa-inbox-down-'));
     const queueName = 'down';
-    const receivers = await Promise.all(Array.from({ length: 2 }, () => startReceiver(server!.url, queueName)));
+    const receivers = await Promise.all(
+      Array.from({ length: 2 }, () => startReceiver(server!.url, queueName)),
+    );
     children.push(...receivers);
     const file = join(dir, 'worker.log');
-    const worker = await startWorker(server.url, queueName, file, { failRate: 0, concurrency: 20 });
+    // A job handed over as Redis went down is noticed as stalled after one to two lock durations: 5 s, not 30.
+    const worker = await startWorker(server.url, queueName, file, {
+      failRate: 0,
+      concurrency: 20,
+      lockMs: 5000,
+    });
     children.push(worker);
 
     const started = Date.now();
@@ -128,7 +147,8 @@ describeRedis('durable inbox fleet (child processes, real redis-server)', () => 
             await running.stop();
             // Down until the receivers have been seen refusing deliveries, then back.
             const deadline = Date.now() + 10_000;
-            while (fivexxWhileDown === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+            while (fivexxWhileDown === 0 && Date.now() < deadline)
+              await new Promise((r) => setTimeout(r, 20));
             await running.start();
             phase = 'after';
           })();

@@ -114,6 +114,33 @@ describeRedis('durable inbox (real redis-server)', () => {
     expect((await queue.getJobCounts('waiting')).waiting).toBe(3);
   });
 
+  it('answers 503 when Redis does not acknowledge in time, and the retry stores the event once', async () => {
+    const queueName = nextQueue();
+    const errors: unknown[] = [];
+    const h = createInboxHandler({
+      connection: server.url,
+      secret: SECRET,
+      queueName,
+      enqueueTimeoutMs: 300,
+      onError: (error) => errors.push(error),
+    });
+    closers.push(() => h.close());
+    await h.ready();
+    const envelope = messageEnvelope(textMessage({ id: 'wamid.SLOW' }));
+    // Redis holds every write for 2 s: the enqueue cannot be acknowledged within its 300 ms.
+    await redis.call('CLIENT', 'PAUSE', '2000', 'WRITE');
+    const slow = await h(delivery(envelope));
+    await redis.call('CLIENT', 'UNPAUSE');
+    expect(slow.status).toBeGreaterThanOrEqual(500);
+    expect(errors[0]).toBeInstanceOf(InboxError);
+    expect((errors[0] as InboxError).reason).toBe('timeout');
+    // The gateway's retry: the write that timed out may have landed meanwhile; either way one job.
+    expect((await h(delivery(envelope))).status).toBe(200);
+    const queue = new Queue(queueName, { connection: redis });
+    closers.push(() => queue.close());
+    expect((await queue.getJobCounts('waiting')).waiting).toBe(1);
+  });
+
   it('refuses a bad secret with 401 and a bad body with 400 without storing anything', async () => {
     const queueName = nextQueue();
     const h = handler(queueName);

@@ -1,7 +1,7 @@
 /**
  * Helpers of the inbox fleet tests: receiver and worker child processes, and a sender that delivers like the
  * gateway (immediately, then +1 s and +2 s after a 5xx or a connection error; a 4xx is final) through a load
- * balancer that stops routing to a receiver once a connection to it failed.
+ * balancer that stops routing to a receiver once a connection to it was refused or reset.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -67,14 +67,18 @@ function spawnChild(file: string, env: Record<string, string>): Promise<Child> {
 }
 
 export function startReceiver(redisUrl: string, queueName: string): Promise<Child> {
-  return spawnChild('receiver.ts', { REDIS_URL: redisUrl, QUEUE_NAME: queueName, WEBHOOK_SECRET: FLEET_SECRET });
+  return spawnChild('receiver.ts', {
+    REDIS_URL: redisUrl,
+    QUEUE_NAME: queueName,
+    WEBHOOK_SECRET: FLEET_SECRET,
+  });
 }
 
 export function startWorker(
   redisUrl: string,
   queueName: string,
   outFile: string,
-  options: { failRate: number; concurrency: number },
+  options: { failRate: number; concurrency: number; lockMs?: number },
 ): Promise<Child> {
   return spawnChild('worker.ts', {
     REDIS_URL: redisUrl,
@@ -82,6 +86,7 @@ export function startWorker(
     OUT_FILE: outFile,
     FAIL_RATE: String(options.failRate),
     CONCURRENCY: String(options.concurrency),
+    ...(options.lockMs ? { LOCK_MS: String(options.lockMs) } : {}),
   });
 }
 
@@ -138,8 +143,8 @@ export async function deliver(options: {
     for (const waitMs of [0, 1000, 2000]) {
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
       const port = pick();
-      const status = await post(port, body);
-      if (status === 0) down.add(port);
+      const { status, refused } = await post(port, body);
+      if (refused) down.add(port);
       count(status);
       options.onAnswer?.(status);
       if (status === 200) {
@@ -160,8 +165,12 @@ export async function deliver(options: {
   return stats;
 }
 
-/** One POST; answers the status, or 0 for a connection error or no answer within 5 s (the gateway's timeout). */
-async function post(port: number, body: string): Promise<number> {
+/**
+ * One POST. Answers the status; 0 with `refused` for a receiver that is not there (connection refused or reset:
+ * the balancer stops routing to it), 0 without for no answer within 5 s (the gateway's timeout; a slow receiver
+ * is still a receiver).
+ */
+async function post(port: number, body: string): Promise<{ status: number; refused: boolean }> {
   try {
     const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
       method: 'POST',
@@ -170,9 +179,13 @@ async function post(port: number, body: string): Promise<number> {
       signal: AbortSignal.timeout(5000),
     });
     await res.arrayBuffer();
-    return res.status;
-  } catch {
-    return 0;
+    return { status: res.status, refused: false };
+  } catch (error) {
+    const code = (error as { cause?: { code?: unknown } }).cause?.code;
+    return {
+      status: 0,
+      refused: code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET',
+    };
   }
 }
 

@@ -14,6 +14,7 @@ const worker = createInboxWorker({
   concurrency: Number(process.env.CONCURRENCY ?? '20'),
   attempts: 3,
   backoff: { type: 'fixed', delayMs: 20 },
+  ...(process.env.LOCK_MS ? { lockDurationMs: Number(process.env.LOCK_MS) } : {}),
   onEvent: (event) => {
     if (Math.random() < failRate) throw new Error('simulated onEvent failure');
     writeSync(out, `${event.idempotencyKey}\n`);
