@@ -21,8 +21,9 @@ export function openRedis(
   role: string,
 ): Redis {
   let client: Redis;
-  if (connection instanceof Redis) {
-    client = connection.duplicate(overrides);
+  // Duck-typed: a client from another copy of ioredis (two versions installed) is still a client.
+  if (typeof (connection as Partial<Redis>).duplicate === 'function') {
+    client = (connection as Redis).duplicate(overrides);
   } else if (typeof connection === 'string') {
     if (!/^rediss?:\/\//.test(connection)) {
       // The URL itself may hold a password: never quote it.
@@ -30,7 +31,7 @@ export function openRedis(
     }
     client = new Redis(connection, overrides);
   } else if (typeof connection === 'object' && connection !== null) {
-    client = new Redis({ ...connection, ...overrides });
+    client = new Redis({ ...(connection as RedisOptions), ...overrides });
   } else {
     throw new ConfigurationError(
       `${role}: \`connection\` must be a redis:// URL, ioredis options or an ioredis client`,

@@ -177,9 +177,9 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
   const delay = backoffDelay(options.backoff ?? { type: 'exponential', delayMs: 1000 });
   const lockDuration = integerOption(options.lockDurationMs, 30_000, 'lockDurationMs', 86_400_000);
 
-  const log = (message: string, meta: Record<string, unknown>): void => {
+  const log = (message: string, meta: Record<string, unknown>, level: 'warn' | 'error' = 'error'): void => {
     try {
-      logger?.error(message, meta);
+      logger?.[level](message, meta);
     } catch {
       // A broken logger must not change the outcome.
     }
@@ -209,12 +209,11 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
       await onEvent(event as unknown as WebhookEvent, { jobId, attempt, attempts, receivedAt, signal });
     } catch (error) {
       const final = attempt >= attempts;
-      log(`${ROLE}: onEvent failed${final ? '; no attempt left, moved to the failed set' : '; will retry'}`, {
-        jobId,
-        kind: event.kind,
-        attempt,
-        errorName: errorMeta(error).errorName,
-      });
+      log(
+        `${ROLE}: onEvent failed${final ? '; no attempt left, moved to the failed set' : '; will retry'}`,
+        { jobId, kind: event.kind, attempt, errorName: errorMeta(error).errorName },
+        final ? 'error' : 'warn',
+      );
       report(error, { stage: 'onEvent', jobId, attempt, final });
       if (!final) throw error;
       let message = 'onEvent failed';

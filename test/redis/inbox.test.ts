@@ -141,6 +141,20 @@ describeRedis('durable inbox (real redis-server)', () => {
     expect((await queue.getJobCounts('waiting')).waiting).toBe(1);
   });
 
+  it("takes an ioredis client as the connection, duplicates it, and leaves the application's client open", async () => {
+    const queueName = nextQueue();
+    const h = createInboxHandler({ connection: redis, secret: SECRET, queueName });
+    await h.ready();
+    expect((await h(delivery(messageEnvelope(textMessage({ id: 'wamid.CLIENT' }))))).status).toBe(200);
+    await h.close();
+    expect(redis.status).toBe('ready');
+    const closed = await h(delivery(messageEnvelope(textMessage({ id: 'wamid.CLOSED' }))));
+    expect(closed.status).toBeGreaterThanOrEqual(500);
+    const queue = new Queue(queueName, { connection: redis });
+    closers.push(() => queue.close());
+    expect((await queue.getJobCounts('waiting')).waiting).toBe(1);
+  });
+
   it('refuses a bad secret with 401 and a bad body with 400 without storing anything', async () => {
     const queueName = nextQueue();
     const h = handler(queueName);
