@@ -9,7 +9,10 @@ import { available, redisServer } from './system-servers.js';
 /** `describe` when redis-server is installed (always in CI), `describe.skip` otherwise. */
 export const describeRedis = describe.skipIf(!available(redisServer));
 
-/** A real redis-server on 127.0.0.1 with a port of its own, no persistence, a scratch dir. */
+/**
+ * A real redis-server on 127.0.0.1 with a port of its own and a scratch dir; no persistence unless `appendOnly`
+ * (AOF with an fsync before every reply, so what Redis acknowledged survives `stop()`/`start()`).
+ */
 export interface RedisServer {
   readonly port: number;
   readonly url: string;
@@ -17,7 +20,7 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** SIGKILL, as a crash would. */
   kill(): Promise<void>;
-  /** Starts it again on the same port (after stop or kill). Data is gone: it keeps nothing on disk. */
+  /** Starts it again on the same port (after stop or kill). Data is gone unless started with `appendOnly`. */
   start(): Promise<void>;
   /** Stops it and removes its scratch dir: for afterAll. */
   dispose(): Promise<void>;
@@ -35,11 +38,14 @@ async function freePort(): Promise<number> {
   });
 }
 
-function launch(bin: string, port: number, dir: string): Promise<ChildProcess> {
+function launch(bin: string, port: number, dir: string, appendOnly: boolean): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
+    const persistence = appendOnly
+      ? ['--appendonly', 'yes', '--appendfsync', 'always']
+      : ['--appendonly', 'no'];
     const child = spawn(
       bin,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -69,7 +75,8 @@ function exited(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
 }
 
 /** Starts a redis-server; retries on a port taken between the probe and the bind. */
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(options: { appendOnly?: boolean } = {}): Promise<RedisServer> {
+  const appendOnly = options.appendOnly === true;
   const bin = redisServer.path;
   if (!bin) throw new Error(`redis-server not found (${redisServer.enable})`);
   const dir = mkdtempSync(join(tmpdir(), 'wa-redis-'));
@@ -77,7 +84,7 @@ export async function startRedis(): Promise<RedisServer> {
   let child: ChildProcess | undefined;
   for (let attempt = 0; attempt < 5 && !child; attempt++) {
     port = await freePort();
-    child = await launch(bin, port, dir).catch(() => undefined);
+    child = await launch(bin, port, dir, appendOnly).catch(() => undefined);
   }
   if (!child) throw new Error('redis-server did not start on a free port after 5 attempts');
   let current: ChildProcess | undefined = child;
@@ -94,7 +101,7 @@ export async function startRedis(): Promise<RedisServer> {
     },
     async start() {
       if (current) return;
-      current = await launch(bin, port, dir);
+      current = await launch(bin, port, dir, appendOnly);
     },
     async dispose() {
       if (current) await exited(current, 'SIGTERM');

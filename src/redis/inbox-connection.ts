@@ -1,0 +1,87 @@
+/**
+ * The inbox's Redis connections. The inbox always owns the connections it uses (it builds them from a URL, from
+ * ioredis options, or by duplicating a client it is given), so it can choose the options each role needs and close
+ * them without touching the application's own client:
+ * - the receiver's connection fails fast (no offline queue, a command timeout): a Redis that is down must turn
+ *   into a 5xx within the gateway's 5 s, never into a request that waits for a reconnect;
+ * - the worker's connection waits (BullMQ's blocking reads need `maxRetriesPerRequest: null`).
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { ConfigurationError } from '../core/errors.js';
+import type { WebhookLogger } from '../webhooks/handler.js';
+
+/** Where the inbox's Redis is: a `redis://` URL, ioredis options, or an ioredis client whose settings are copied. */
+export type InboxConnection = string | RedisOptions | Redis;
+
+/** @internal Opens a connection of the inbox's own, with `overrides` on top of the caller's settings. */
+export function openRedis(
+  connection: InboxConnection,
+  overrides: RedisOptions,
+  logger: WebhookLogger | undefined,
+  role: string,
+): Redis {
+  let client: Redis;
+  // Duck-typed: a client from another copy of ioredis (two versions installed) is still a client.
+  if (typeof (connection as Partial<Redis>).duplicate === 'function') {
+    client = (connection as Redis).duplicate(overrides);
+  } else if (typeof connection === 'string') {
+    if (!/^rediss?:\/\//.test(connection)) {
+      // The URL itself may hold a password: never quote it.
+      throw new ConfigurationError(`${role}: \`connection\` must be a redis:// or rediss:// URL`);
+    }
+    client = new Redis(connection, overrides);
+  } else if (typeof connection === 'object' && connection !== null) {
+    client = new Redis({ ...(connection as RedisOptions), ...overrides });
+  } else {
+    throw new ConfigurationError(
+      `${role}: \`connection\` must be a redis:// URL, ioredis options or an ioredis client`,
+    );
+  }
+  // An 'error' event without a listener crashes the process: a Redis that goes away must never do that.
+  client.on('error', (error: unknown) => logConnectionError(logger, role, error));
+  return client;
+}
+
+const lastLogged = new Map<string, number>();
+
+/** @internal One line per role and kind of failure every 5 s at most: a down Redis fails every second. */
+export function logConnectionError(logger: WebhookLogger | undefined, role: string, error: unknown): void {
+  if (!logger) return;
+  const meta = errorMeta(error);
+  const tag = `${role}:${meta.errorName}:${meta.code ?? ''}`;
+  const now = Date.now();
+  if (now - (lastLogged.get(tag) ?? 0) < 5000) return;
+  lastLogged.set(tag, now);
+  try {
+    logger.error(`${role}: Redis connection error`, meta);
+  } catch {
+    // A broken logger must not turn a Redis fault into a crash.
+  }
+}
+
+/** @internal The name and system code of an error: never its message, which may quote a command's arguments. */
+export function errorMeta(error: unknown): { errorName: string; code?: string } {
+  try {
+    if (error instanceof Error) {
+      const code = (error as { code?: unknown }).code;
+      return typeof code === 'string' ? { errorName: error.name, code } : { errorName: error.name };
+    }
+  } catch {
+    // A hostile error object: fall through.
+  }
+  return { errorName: typeof error };
+}
+
+/** @internal Closes a connection the inbox owns: politely when it can, at once when Redis is gone. */
+export async function closeRedis(client: Redis): Promise<void> {
+  if (client.status === 'end') return;
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
+  try {
+    await client.quit();
+  } catch {
+    client.disconnect();
+  }
+}

@@ -1,0 +1,343 @@
+/**
+ * The durable inbox, processing side: a BullMQ worker that runs the application's `onEvent` for each event the
+ * inbox handlers stored, with retries, backoff, and a failed set to inspect and replay.
+ *
+ * The retry policy lives here, not in the receivers: receivers give every job a backoff type of the inbox's own
+ * and an attempts ceiling never reached; this worker computes the delay from its `backoff` and ends a job after
+ * its `attempts` by failing the last attempt as unrecoverable. So changing the policy means redeploying workers
+ * only, and `replay` gives a job the worker's full attempts again.
+ *
+ * Delivery to `onEvent` is at least once: a worker that dies (or loses Redis) after `onEvent` returned but before
+ * the completion was recorded runs the event again once its lock expires. `context.jobId` and the event's
+ * `idempotencyKey` are stable, for an `onEvent` that must be exactly-once in its own store.
+ */
+import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { ConfigurationError } from '../core/errors.js';
+import type { WebhookEvent } from '../webhooks/events.js';
+import type { WebhookLogger } from '../webhooks/handler.js';
+import {
+  INBOX_BACKOFF_TYPE,
+  InboxError,
+  type InboxQueueOptions,
+  inboxJobDataSchema,
+  queueOptions,
+} from './inbox.js';
+import { closeRedis, errorMeta, logConnectionError, openRedis } from './inbox-connection.js';
+
+/** Passed to the worker's `onEvent` with each event. */
+export interface InboxEventContext {
+  /** The job's id: stable across attempts and replays (`inboxJobId(event.idempotencyKey)`). */
+  jobId: string;
+  /** 1 on the first run, then 2, 3, ... (a replay starts again at 1). */
+  attempt: number;
+  /** The worker's `attempts`: when `attempt` equals it, a failure sends the event to the failed set. */
+  attempts: number;
+  /** When the receiver stored the event, ms since the epoch. */
+  receivedAt: number;
+  /** Aborted when the worker is closing or loses the job's lock; stop early when you can. */
+  signal: AbortSignal | undefined;
+}
+
+/** How long to wait before attempt n+1. */
+export interface InboxBackoff {
+  /** `fixed`: `delayMs` each time; `exponential`: `delayMs × 2^(n-1)`. */
+  type: 'fixed' | 'exponential';
+  delayMs: number;
+  /** Highest wait, ms. Default 1 h. */
+  maxDelayMs?: number;
+}
+
+/** Where a failure reported to the worker's `onError` happened. */
+export interface InboxWorkerErrorInfo {
+  stage: 'onEvent' | 'job_data' | 'worker';
+  jobId?: string;
+  attempt?: number;
+  /** `true` when the event went to the failed set (no attempt left, or data of an unexpected shape). */
+  final?: boolean;
+}
+
+export interface InboxWorkerOptions extends InboxQueueOptions {
+  /** Runs once per attempt. Throw (or reject) to have the event retried after `backoff`. */
+  onEvent: (event: WebhookEvent, context: InboxEventContext) => void | Promise<void>;
+  /** Events processed at once by this worker. Default 1. */
+  concurrency?: number;
+  /** Runs per event before it goes to the failed set. Default 5. */
+  attempts?: number;
+  /** Default `{ type: 'exponential', delayMs: 1000 }`: 1 s, 2 s, 4 s, 8 s. */
+  backoff?: InboxBackoff;
+  /**
+   * How long a job's lock lasts without renewal, ms (BullMQ `lockDuration`; also the interval of the check for
+   * stalled jobs). Default 30,000. A job whose worker died, or whose hand-over a Redis outage cut, runs again after
+   * one to two times this. Too short and a worker whose event loop is blocked that long loses its job to another
+   * run: keep it well above your longest synchronous stretch.
+   */
+  lockDurationMs?: number;
+  /** Operational messages: event kinds, job ids, error names. Never payloads, keys or secrets. */
+  logger?: WebhookLogger;
+  /** Every failure, with the error itself (your `onEvent`'s errors may hold your data: log them with care). */
+  onError?: (error: unknown, info: InboxWorkerErrorInfo) => void;
+}
+
+/** An event in the failed set. */
+export interface FailedInboxEvent {
+  jobId: string;
+  /** The event's `kind` (the job's name). */
+  kind: string;
+  attemptsMade: number;
+  /** The last error's message, as your `onEvent` threw it. */
+  failedReason: string | undefined;
+  /** When it failed for the last time, ms since the epoch. */
+  failedAt: number | undefined;
+  /** The stored event; `undefined` when the job's data is not of the inbox's shape. */
+  event: WebhookEvent | undefined;
+}
+
+/** Counts of the queue's jobs by state. */
+export interface InboxCounts {
+  waiting: number;
+  active: number;
+  delayed: number;
+  completed: number;
+  failed: number;
+}
+
+export interface InboxWorker {
+  /** Resolves once the worker is connected and taking jobs. */
+  ready(): Promise<void>;
+  /** The failed set, newest first: `start`..`end` inclusive (default the first 100). */
+  failed(range?: { start?: number; end?: number }): Promise<FailedInboxEvent[]>;
+  /**
+   * Puts failed events back in the queue with their attempts reset: one by job id, or every one with `'all'`.
+   * Answers how many were put back (0 for an id that is not in the failed set).
+   */
+  replay(target: string | 'all'): Promise<number>;
+  /** Job counts by state, for health checks and dashboards. */
+  counts(): Promise<InboxCounts>;
+  /** Stops taking jobs, waits for the running ones to finish, and closes the connection. */
+  close(): Promise<void>;
+}
+
+const ROLE = 'createInboxWorker';
+
+function integerOption(value: unknown, fallback: number, name: string, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+    throw new ConfigurationError(`${ROLE}: \`${name}\` must be an integer from 1 to ${max}`);
+  }
+  return value;
+}
+
+function backoffDelay(backoff: InboxBackoff): (retry: number) => number {
+  const { type, delayMs } = backoff;
+  const maxDelayMs = backoff.maxDelayMs ?? 3_600_000;
+  if (
+    (type !== 'fixed' && type !== 'exponential') ||
+    !(delayMs >= 0) ||
+    !Number.isFinite(delayMs) ||
+    !(maxDelayMs >= 0)
+  ) {
+    throw new ConfigurationError(
+      `${ROLE}: \`backoff\` must be { type: 'fixed' | 'exponential', delayMs: number >= 0, maxDelayMs? }`,
+    );
+  }
+  return (retry) => Math.min(maxDelayMs, type === 'fixed' ? delayMs : delayMs * 2 ** Math.max(0, retry - 1));
+}
+
+function wrap(what: string, error: unknown): InboxError {
+  if (error instanceof InboxError) return error;
+  return new InboxError(`${what} failed (${errorMeta(error).errorName})`, 'unavailable', error);
+}
+
+/**
+ * Processes the events the inbox handlers stored: runs `onEvent` for each, retries a failure after `backoff` up
+ * to `attempts` runs, then keeps the event in a failed set you can list (`failed()`) and put back (`replay()`).
+ * `onEvent` has no deadline here: the gateway was answered when the event was stored.
+ *
+ * Throws `ConfigurationError` at creation for bad options. Redis faults never throw out of the worker: it
+ * reconnects by itself and reports them through `logger` and `onError`.
+ *
+ * @example
+ * const worker = createInboxWorker({
+ *   connection: process.env.REDIS_URL!,
+ *   concurrency: 20,
+ *   onEvent: async (event) => { if (event.kind === 'message') await crm.save(event); },
+ * });
+ * process.on('SIGTERM', () => void worker.close());
+ */
+export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError(`${ROLE}: options are required ({ connection, onEvent })`);
+  }
+  const { onEvent, logger } = options;
+  if (typeof onEvent !== 'function') throw new ConfigurationError(`${ROLE}: \`onEvent\` must be a function`);
+  const queue = queueOptions(options, ROLE);
+  const concurrency = integerOption(options.concurrency, 1, 'concurrency', 10_000);
+  const attempts = integerOption(options.attempts, 5, 'attempts', 1000);
+  const delay = backoffDelay(options.backoff ?? { type: 'exponential', delayMs: 1000 });
+  const lockDuration = integerOption(options.lockDurationMs, 30_000, 'lockDurationMs', 86_400_000);
+
+  const log = (message: string, meta: Record<string, unknown>, level: 'warn' | 'error' = 'error'): void => {
+    try {
+      logger?.[level](message, meta);
+    } catch {
+      // A broken logger must not change the outcome.
+    }
+  };
+  const report = (error: unknown, info: InboxWorkerErrorInfo): void => {
+    try {
+      options.onError?.(error, info);
+    } catch {
+      // Neither may the application's error hook.
+    }
+  };
+
+  const client: Redis = openRedis(options.connection, { maxRetriesPerRequest: null }, logger, ROLE);
+
+  const processor = async (job: Job, _token?: string, signal?: AbortSignal): Promise<void> => {
+    const jobId = String(job.id);
+    const parsed = inboxJobDataSchema.safeParse(job.data);
+    if (!parsed.success) {
+      const error = new InboxError('An inbox job holds data of an unexpected shape', 'unexpected_reply');
+      log(`${ROLE}: ${error.message}; moved to the failed set`, { jobId });
+      report(error, { stage: 'job_data', jobId, final: true });
+      throw new UnrecoverableError(error.message);
+    }
+    const attempt = job.attemptsMade + 1;
+    const { event, receivedAt } = parsed.data;
+    try {
+      await onEvent(event as unknown as WebhookEvent, { jobId, attempt, attempts, receivedAt, signal });
+    } catch (error) {
+      const final = attempt >= attempts;
+      log(
+        `${ROLE}: onEvent failed${final ? '; no attempt left, moved to the failed set' : '; will retry'}`,
+        { jobId, kind: event.kind, attempt, errorName: errorMeta(error).errorName },
+        final ? 'error' : 'warn',
+      );
+      report(error, { stage: 'onEvent', jobId, attempt, final });
+      if (!final) throw error;
+      let message = 'onEvent failed';
+      try {
+        if (error instanceof Error) message = error.message;
+      } catch {
+        // A hostile error: keep the generic reason.
+      }
+      throw new UnrecoverableError(message);
+    }
+  };
+
+  const worker = new Worker(queue.name, processor, {
+    connection: client,
+    prefix: queue.prefix,
+    concurrency,
+    lockDuration,
+    // A job whose worker vanished (or whose hand-over was cut by a Redis outage) is noticed on this check: tied to
+    // the lock so `lockDurationMs` alone bounds how long such a job waits.
+    stalledInterval: lockDuration,
+    // How long BullMQ waits before trying again to record a result (or fetch the next job) after a Redis error.
+    // Its 15 s default leaves finished jobs unrecorded long after a short outage; 1 s resumes with the connection.
+    runRetryDelay: 1000,
+    settings: {
+      backoffStrategy: (attemptsMade: number, type?: string) =>
+        // A job from another producer on this queue keeps whatever it asked for: no wait when it named none.
+        type === INBOX_BACKOFF_TYPE ? delay(attemptsMade) : 0,
+    },
+  });
+  // Without these listeners an 'error' event (Redis went away) would crash the host process.
+  worker.on('error', (error) => {
+    logConnectionError(logger, ROLE, error);
+    report(error, { stage: 'worker' });
+  });
+  const admin = new Queue(queue.name, { connection: client, prefix: queue.prefix });
+  admin.on('error', () => {
+    // Logged through the worker's listener and the connection's.
+  });
+  let closing: Promise<void> | undefined;
+
+  return {
+    async ready() {
+      try {
+        await worker.waitUntilReady();
+      } catch (error) {
+        throw wrap('Connecting the inbox worker', error);
+      }
+    },
+    async failed(range = {}) {
+      let jobs: Job[];
+      try {
+        jobs = (await admin.getFailed(range.start ?? 0, range.end ?? 99)) as Job[];
+      } catch (error) {
+        throw wrap('Listing failed inbox events', error);
+      }
+      return jobs
+        .filter((job): job is Job => job !== null && job !== undefined && typeof job.id === 'string')
+        .map((job) => {
+          const parsed = inboxJobDataSchema.safeParse(job.data);
+          return {
+            jobId: job.id as string,
+            kind: job.name,
+            attemptsMade: job.attemptsMade,
+            failedReason: job.failedReason ?? undefined,
+            failedAt: job.finishedOn ?? undefined,
+            event: parsed.success ? (parsed.data.event as unknown as WebhookEvent) : undefined,
+          };
+        });
+    },
+    async replay(target) {
+      if (typeof target !== 'string' || target === '') {
+        throw new ConfigurationError(`${ROLE}: replay() takes a job id or 'all'`);
+      }
+      const retry = async (job: Job | undefined): Promise<number> => {
+        if (!job || (await job.getState()) !== 'failed') return 0;
+        await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+        return 1;
+      };
+      try {
+        if (target !== 'all') return await retry((await admin.getJob(target)) as Job | undefined);
+        let replayed = 0;
+        // Page from the start each time: a replayed job leaves the failed set.
+        for (;;) {
+          const page = (await admin.getFailed(0, 99)) as Job[];
+          if (page.length === 0) return replayed;
+          let moved = 0;
+          for (const job of page) moved += await retry(job);
+          replayed += moved;
+          if (moved === 0) return replayed;
+        }
+      } catch (error) {
+        throw wrap('Replaying failed inbox events', error);
+      }
+    },
+    async counts() {
+      try {
+        const c = await admin.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
+        const n = (k: string): number => (typeof c[k] === 'number' ? (c[k] as number) : 0);
+        return {
+          waiting: n('waiting'),
+          active: n('active'),
+          delayed: n('delayed'),
+          completed: n('completed'),
+          failed: n('failed'),
+        };
+      } catch (error) {
+        throw wrap('Counting inbox jobs', error);
+      }
+    },
+    close() {
+      closing ??= (async () => {
+        try {
+          await worker.close();
+        } catch {
+          // A worker whose Redis is gone cannot close politely; the connection is dropped below.
+        }
+        try {
+          await admin.close();
+        } catch {
+          // Same.
+        }
+        await closeRedis(client);
+      })();
+      return closing;
+    },
+  };
+}
