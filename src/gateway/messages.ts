@@ -109,6 +109,7 @@ export class Messages {
       retryInFlight: options.retryInFlight ?? this.#retryInFlight,
       rateLimited: true,
       stopSignal,
+      bulk: stopSignal !== undefined,
     });
     const parsed = sendResponseSchema.safeParse(data);
     if (!parsed.success) {
