@@ -20,35 +20,45 @@ import {
  *
  * KEYS: slots (sorted set: lease id → the time its slot is free again), pause (epoch ms), due (pacing), bill.
  * ARGV: perSecond, windowMs, leaseMs, lease id, bulk ('1'/'0').
- * Answers {1, 0} granted, {0, wait ms} wait, {2, 0} bulk sends stopped (BILL_001).
+ * Answers {1, start in ms} granted (the caller starts its request that many ms from now), {0, wait ms} ask
+ * again later, {2, 0} bulk sends stopped (BILL_001).
  *
- * A slot is held while its request is in flight (score = now + lease: a process that dies mid-request frees it
+ * A slot is held while its request is in flight (score = start + lease: a process that dies mid-request frees it
  * after the lease) and becomes free `windowMs + 1` after the request was answered (`RELEASE`). A request
  * arrives before it is answered, so two requests sharing a slot arrive more than a window apart: at most
- * `perSecond` arrivals in any window, across every process. Starts are also paced `windowMs / perSecond`
- * apart, with a catch-up of a tenth of a window, as the in-process limiter does.
+ * `perSecond` arrivals in any window, across every process. When every slot is taken but one of them is already
+ * answered, that slot is handed over now for a start at the moment it frees, so the taker does not have to
+ * ask again (one round trip per send, and no race at the instant it frees). Starts are also paced
+ * `windowMs / perSecond` apart, with a catch-up of a tenth of a window, as the in-process limiter does.
  */
 const ACQUIRE = new Script(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local n = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
+local lease = tonumber(ARGV[3])
 if ARGV[5] == '1' and redis.call('EXISTS', KEYS[4]) == 1 then return {2, 0} end
 local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
 if paused > now then return {0, paused - now} end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local start = now
 if redis.call('ZCARD', KEYS[1]) >= n then
   local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {0, math.max(1, tonumber(first[2]) - now)}
+  local free = tonumber(first[2])
+  -- Above two windows ahead, the earliest slot is still in flight: ask again later.
+  if free > now + 2 * window then return {0, window} end
+  redis.call('ZREM', KEYS[1], first[1])
+  start = free
 end
 local interval = window / n
 local due = tonumber(redis.call('GET', KEYS[3]) or '0')
-if due > now then return {0, math.ceil(due - now)} end
-local nextDue = math.max(due + interval, now + interval - window / 10)
-redis.call('SET', KEYS[3], tostring(nextDue), 'PX', window * 2)
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[4])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) + window * 2)
-return {1, 0}
+if due > start then start = due end
+start = math.ceil(start)
+local nextDue = math.max(due + interval, start + interval - window / 10)
+redis.call('SET', KEYS[3], tostring(nextDue), 'PX', window * 4)
+redis.call('ZADD', KEYS[1], start + lease, ARGV[4])
+redis.call('PEXPIRE', KEYS[1], lease + window * 4)
+return {1, start - now}
 `);
 
 /** The request was answered: its slot is free `windowMs + 1` from now. XX: a lease that expired stays gone. */
@@ -78,13 +88,13 @@ export interface RedisRateLimiterOptions extends RedisStoreOptions {
    */
   name?: string;
   /**
-   * How long a slot stays taken when its process dies mid-request. Must exceed the client's `timeoutMs`.
-   * Default 60,000 ms.
+   * How long a slot stays taken when its process dies mid-request. Must exceed the client's `timeoutMs` by a
+   * few seconds; at least 5,000 ms. Default 60,000 ms.
    */
   leaseMs?: number;
   /** How long every process's bulk sends stay stopped after a `BILL_001`, unless `resumeBulk()` is called. Default 10 minutes. */
   billingStopMs?: number;
-  /** Longest wait between two asks to Redis while the budget is taken. Default 50 ms. */
+  /** Longest wait between two asks to Redis while every slot is in flight. Default 10 ms. */
   pollMs?: number;
 }
 
@@ -142,8 +152,14 @@ export class RedisRateLimiter implements SendLimiter {
     const base = `${checkPrefix(options.prefix, op)}limit:${checkPrefix(options.name ?? 'gateway', op)}`;
     this.#keys = { slots: `${base}:slots`, pause: `${base}:pause`, due: `${base}:due`, bill: `${base}:bill` };
     this.#leaseMs = positiveMs(options.leaseMs, 60_000, 'leaseMs', op);
+    if (this.#leaseMs < 5 * this.windowMs) {
+      // The script tells an answered slot from one in flight by how far ahead it frees.
+      throw new ConfigurationError(
+        `${op}: \`leaseMs\` must be at least 5,000 ms (and above the client's timeoutMs).`,
+      );
+    }
     this.#billingStopMs = positiveMs(options.billingStopMs, 10 * 60_000, 'billingStopMs', op);
-    this.#pollMs = positiveMs(options.pollMs, 50, 'pollMs', op);
+    this.#pollMs = positiveMs(options.pollMs, 10, 'pollMs', op);
   }
 
   /** Requests of this process waiting for a slot. */
@@ -223,10 +239,11 @@ export class RedisRateLimiter implements SendLimiter {
         }
         const [verdict, waitMs] = answer as [number, number];
         if (verdict === 1) {
+          // The slot is this waiter's; it starts when the slot frees. Meanwhile the next waiter can ask.
           const waiter = this.#take(head);
-          // Aborted while Redis answered: the slot goes back (it frees a window later, as if used).
-          if (waiter) waiter.resolve(this.#releaser(id));
-          else this.#releaser(id)();
+          if (waitMs <= 0) this.#grant(waiter, id);
+          // +1: Redis's clock is read in whole ms and a timer may fire a fraction of a ms early.
+          else setTimeout(() => this.#grant(waiter, id), waitMs + 1);
         } else if (verdict === 2) {
           this.#take(head)?.reject(billingStopped());
         } else {
@@ -238,11 +255,21 @@ export class RedisRateLimiter implements SendLimiter {
     }
   }
 
+  #grant(waiter: Waiter | undefined, id: string): void {
+    // Aborted meanwhile: the slot goes back (it frees a window later, as if used).
+    if (!waiter || waiter.signal?.aborted) {
+      this.#releaser(id)();
+      if (waiter) waiter.reject(waiter.signal?.reason);
+      return;
+    }
+    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    waiter.resolve(this.#releaser(id));
+  }
+
   #take(waiter: Waiter): Waiter | undefined {
     const at = this.#queue.indexOf(waiter);
     if (at < 0) return undefined;
     this.#queue.splice(at, 1);
-    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
     return waiter;
   }
 
