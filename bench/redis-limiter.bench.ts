@@ -1,0 +1,65 @@
+/**
+ * Bars (many instances): across 4 processes sharing one RedisRateLimiter, at most N requests arrive at the
+ * gateway in any 1,000 ms, at a sustained rate of at least 95% of N. Four sender processes push 2,000 messages
+ * through sendMany at a loopback gateway that records arrival times; needs redis-server (skipped without it).
+ */
+import { startRedis } from '../test/helpers/redis-server.js';
+import { available, redisServer } from '../test/helpers/system-servers.js';
+import { forkFleet, maxInWindow, startGateway } from '../test/redis/fixtures/processes.js';
+import { report, round } from './lib.js';
+
+const N = 80;
+const PROCESSES = 4;
+const TOTAL = 2000;
+
+/** Mean arrivals per second over the whole seconds after the first (the first holds the catch-up burst). */
+function sustained(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  const from = sorted[0]! + 1000;
+  const seconds = Math.floor((sorted.at(-1)! - from) / 1000);
+  return sorted.filter((t) => t >= from && t < from + seconds * 1000).length / seconds;
+}
+
+if (!available(redisServer)) {
+  console.log(`redis-limiter: skipped (${redisServer.enable})`);
+} else {
+  const redis = await startRedis();
+  const gateway = await startGateway();
+  const fleet = await forkFleet('sender', PROCESSES, {
+    REDIS_URL: redis.url,
+    GATEWAY_URL: gateway.url,
+    COUNT: String(TOTAL / PROCESSES),
+    PER_SECOND: String(N),
+    LIMIT_NAME: 'bench',
+  });
+  try {
+    const results = await fleet.round<{ ok: number }>('go');
+    const ok = results.reduce((sum, r) => sum + r.ok, 0);
+    if (ok !== TOTAL || gateway.arrivals.length !== TOTAL) {
+      throw new Error(`expected ${TOTAL} sends, got ${ok} ok / ${gateway.arrivals.length} arrived`);
+    }
+    const peak = maxInWindow(gateway.arrivals);
+    report({
+      bench: 'redis-limiter',
+      metric: `most arrivals in any 1,000 ms, ${PROCESSES} processes sharing Redis (N = ${N})`,
+      value: peak,
+      unit: '',
+      bar: `<= ${N}`,
+      pass: peak <= N,
+    });
+    const rate = sustained(gateway.arrivals);
+    report({
+      bench: 'redis-limiter',
+      metric: `sustained arrival rate across ${PROCESSES} processes as a share of N`,
+      value: rate / N,
+      unit: 'x',
+      bar: '>= 0.95x',
+      pass: rate / N >= 0.95,
+      detail: { sendsPerSecond: round(rate, 1), total: TOTAL, processes: PROCESSES },
+    });
+  } finally {
+    fleet.stop();
+    await gateway.close();
+    await redis.dispose();
+  }
+}
