@@ -10,6 +10,8 @@ import {
 } from '../../src/redis/index.js';
 import { statusObject } from '../../src/webhooks/fixtures.js';
 import { StatusTracker, type WebhookStatus } from '../../src/webhooks/index.js';
+import { startServer } from '../helpers/http-server.js';
+import { envelope } from '../helpers/msw.js';
 import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
 
 let server: RedisServer;
@@ -221,6 +223,76 @@ describeRedis('Redis stores against a real redis-server', () => {
     (await b.acquire(undefined, { bulk: false }))();
     await b.resumeBulk();
     (await a.acquire(undefined, { bulk: true }))();
+  });
+
+  it("through GatewayClient: one client's BILL_001 stops another's sendMany; its RATE_001 pauses the other", async () => {
+    const hits: number[] = [];
+    let answer: 'bill' | 'rate-once' | 'ok' = 'bill';
+    let limitedAt = 0;
+    const gateway = await startServer((_req, res, body) => {
+      hits.push(Date.now());
+      if (answer === 'bill' || answer === 'rate-once') {
+        const rate = answer === 'rate-once';
+        if (rate) {
+          answer = 'ok';
+          limitedAt = Date.now();
+        }
+        res.writeHead(rate ? 429 : 402, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify(
+            rate
+              ? envelope('RATE_001', 'TOO_MANY_REQUESTS', 'slow down', {
+                  limit_type: 'sec',
+                  retry_after: '1s',
+                })
+              : envelope('BILL_001', 'PAYMENT_REQUIRED', 'Balance is zero'),
+          ),
+        );
+        return;
+      }
+      const to = (JSON.parse(body) as { to: string }).to;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          isSuccess: true,
+          data: { contacts: [{ input: to, wa_id: to }], messages: [{ id: 'wamid.ok' }] },
+        }),
+      );
+    });
+    const otherRedis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    try {
+      const client = (r: Redis) =>
+        new GatewayClient({
+          apiKey: 'pk_test_shared_0123',
+          baseUrl: gateway.url,
+          rateLimit: new RedisRateLimiter({ redis: r, name: 'gw' }),
+        });
+      const a = client(redis);
+      const b = client(otherRedis);
+      const text = (i: number) => ({ to: '998901234567', type: 'text' as const, text: { body: `m${i}` } });
+
+      await expect(a.messages.send(text(0))).rejects.toBeInstanceOf(PaymentRequiredError);
+      await expect.poll(() => redis.exists('wa:limit:gw:bill')).toBe(1);
+      const results = [];
+      for await (const r of b.messages.sendMany([1, 2, 3, 4, 5].map(text))) results.push(r);
+      expect(results.map((r) => (r.ok ? 'ok' : r.notSent && r.error.name))).toEqual(
+        Array(5).fill('PaymentRequiredError'),
+      );
+      expect(hits).toHaveLength(1); // b sent nothing
+
+      await (b.rateLimiter as RedisRateLimiter).resumeBulk();
+      answer = 'rate-once';
+      const first = a.messages.send(text(6)); // 429, then retried after retry_after
+      await expect.poll(() => redis.exists('wa:limit:gw:pause')).toBe(1);
+      await b.messages.send(text(7));
+      await first;
+      expect(hits).toHaveLength(4);
+      // b's send waited out the pause a's RATE_001 set (without it, it would have gone at once).
+      expect(Math.min(hits[2]!, hits[3]!) - limitedAt).toBeGreaterThanOrEqual(900);
+    } finally {
+      otherRedis.disconnect();
+      await gateway.close();
+    }
   });
 
   it('GatewayClient accepts a RedisRateLimiter as rateLimit', () => {
