@@ -30,6 +30,11 @@ export class RedisStoreError extends WaGatewayError {
   readonly causeName: string | undefined;
   /** The system error code when there was one (`ECONNREFUSED`, `ECONNRESET`, ...). */
   readonly errno: string | undefined;
+  /**
+   * Always `false`: a store fails before any request to the gateway or the platform, so a send refused by a
+   * `RedisRateLimiter` whose Redis is down was certainly not sent (`sendMany` reports it `notSent`).
+   */
+  readonly mayHaveBeenSent = false;
 
   constructor(
     message: string,

@@ -86,6 +86,14 @@ describeRedis('Redis stores when Redis goes away', () => {
       await expect(
         gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'hi' } }),
       ).rejects.toBeInstanceOf(RedisStoreError);
+      // In a batch, each such message is reported as certainly not sent.
+      const batch = [];
+      for await (const r of gw.messages.sendMany([
+        { to: '998901234567', type: 'text', text: { body: 'a' } },
+      ])) {
+        batch.push(r);
+      }
+      expect(batch).toMatchObject([{ ok: false, notSent: true, error: { name: 'RedisStoreError' } }]);
       expect(gatewayHits).toEqual([]);
 
       // The webhook handler answers 500 (the gateway retries) rather than running or dropping the event.
