@@ -3,31 +3,26 @@
  * gateway in any 1,000 ms, at a sustained rate of at least 95% of N. Four sender processes push 2,000 messages
  * through sendMany at a loopback gateway that records arrival times; needs redis-server (skipped without it).
  */
+
+import { maxInWindow, sustained } from '../test/helpers/arrivals.js';
 import { startRedis } from '../test/helpers/redis-server.js';
 import { available, redisServer } from '../test/helpers/system-servers.js';
-import { forkFleet, maxInWindow, startGateway } from '../test/redis/fixtures/processes.js';
+import { forkFleet } from '../test/redis/fixtures/processes.js';
+import { spawnFixture } from './fixtures/spawn.js';
 import { report, round } from './lib.js';
 
 const N = 80;
 const PROCESSES = 4;
 const TOTAL = 2000;
 
-/** Mean arrivals per second over the whole seconds after the first (the first holds the catch-up burst). */
-function sustained(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  const from = sorted[0]! + 1000;
-  const seconds = Math.floor((sorted.at(-1)! - from) / 1000);
-  return sorted.filter((t) => t >= from && t < from + seconds * 1000).length / seconds;
-}
-
 if (!available(redisServer)) {
   console.log(`redis-limiter: skipped (${redisServer.enable})`);
 } else {
   const redis = await startRedis();
-  const gateway = await startGateway();
+  const gateway = await spawnFixture('echo-gateway');
   /** Sends TOTAL messages from `processes` sender processes; returns the gateway's arrival times. */
   const run = async (processes: number, limiter: 'redis' | 'local'): Promise<number[]> => {
-    gateway.arrivals.length = 0;
+    await fetch(`${gateway.url}/__reset`);
     const fleet = await forkFleet('sender', processes, {
       REDIS_URL: redis.url,
       GATEWAY_URL: gateway.url,
@@ -39,10 +34,11 @@ if (!available(redisServer)) {
     try {
       const results = await fleet.round<{ ok: number }>('go');
       const ok = results.reduce((sum, r) => sum + r.ok, 0);
-      if (ok !== TOTAL || gateway.arrivals.length !== TOTAL) {
-        throw new Error(`expected ${TOTAL} sends, got ${ok} ok / ${gateway.arrivals.length} arrived`);
+      const arrivals = (await (await fetch(`${gateway.url}/__arrivals`)).json()) as number[];
+      if (ok !== TOTAL || arrivals.length !== TOTAL) {
+        throw new Error(`expected ${TOTAL} sends, got ${ok} ok / ${arrivals.length} arrived`);
       }
-      return [...gateway.arrivals];
+      return arrivals;
     } finally {
       fleet.stop();
     }
@@ -85,7 +81,7 @@ if (!available(redisServer)) {
       },
     });
   } finally {
-    await gateway.close();
+    gateway.stop();
     await redis.dispose();
   }
 }

@@ -2,6 +2,7 @@ import { ConfigurationError } from '../core/errors.js';
 import type { ClaimResult, IdempotencyStore } from '../webhooks/dedup.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
 import {
+  COMPARE_AND_DELETE,
   call,
   checkPrefix,
   expectNumber,
@@ -28,12 +29,6 @@ if not v then
 end
 if v == 'done' then return 'done' end
 return 'in_progress'
-`);
-
-/** Only the holder's token deletes a claim: a process whose lease ran out cannot free a successor's claim. */
-const RELEASE = new Script(`
-if redis.call('GET', KEYS[1]) == 'p:' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
 `);
 
 export interface RedisIdempotencyStoreOptions extends RedisStoreOptions {
@@ -102,7 +97,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const token = this.#held.get(key);
     if (token === undefined) return;
     this.#held.delete(key);
-    expectNumber(op, await call(op, () => RELEASE.run(this.#redis, [this.#key(key)], [token])));
+    expectNumber(
+      op,
+      await call(op, () => COMPARE_AND_DELETE.run(this.#redis, [this.#key(key)], [`p:${token}`])),
+    );
   }
 
   /** The state of `key` in Redis, or `undefined` when it is free. */

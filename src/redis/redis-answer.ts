@@ -154,3 +154,9 @@ export function positiveMs(value: unknown, fallback: number, name: string, opera
   }
   return Math.ceil(value);
 }
+
+/** Deletes a key only if it still holds `value` (a lease's token): a holder whose lease ran out frees nothing. */
+export const COMPARE_AND_DELETE = new Script(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`);

@@ -5,6 +5,7 @@ import { REDACTED } from '../core/secrets.js';
 import type { TokenEntry, TokenStore } from '../platform/token-manager.js';
 import { RedisStoreError } from './errors.js';
 import {
+  COMPARE_AND_DELETE,
   call,
   checkPrefix,
   expectNumber,
@@ -16,12 +17,6 @@ import {
   Script,
   unexpectedReply,
 } from './redis-answer.js';
-
-/** Deletes the lock only if it still holds this holder's token. */
-const UNLOCK = new Script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`);
 
 /** Extends the lease only if this holder still has the lock (a slow login must not lose it half-way). */
 const RENEW = new Script(`
@@ -151,7 +146,7 @@ export class RedisTokenStore implements TokenStore {
     } finally {
       clearInterval(renew);
       try {
-        expectNumber(`${op} release`, await UNLOCK.run(this.#redis, [this.#lockKey], [token]));
+        expectNumber(`${op} release`, await COMPARE_AND_DELETE.run(this.#redis, [this.#lockKey], [token]));
       } catch (error) {
         // The lease frees it anyway; the task's own outcome matters more than the unlock's.
         log(this.#logger, 'warn', 'wa-gateway-sdk: could not release the platform login lock', {
