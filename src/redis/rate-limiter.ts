@@ -21,7 +21,7 @@ import {
  * KEYS: slots (sorted set: lease id → the time its slot is free again), pause (epoch ms), due (pacing), bill.
  * ARGV: perSecond, windowMs, leaseMs, lease id, bulk ('1'/'0').
  * Answers {1, start in ms} granted (the caller starts its request that many ms from now), {0, wait ms} ask
- * again later, {2, 0} bulk sends stopped (BILL_001).
+ * again later, {2, 0} bulk sends stopped (BILL_001), {3, ms} paused (RATE_001) for that long.
  *
  * A slot is held while its request is in flight (score = start + lease: a process that dies mid-request frees it
  * after the lease) and becomes free `windowMs + 1` after the request was answered (`RELEASE`). A request
@@ -39,7 +39,7 @@ local window = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
 if ARGV[5] == '1' and redis.call('EXISTS', KEYS[4]) == 1 then return {2, 0} end
 local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
-if paused > now then return {0, paused - now} end
+if paused > now then return {3, paused - now} end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local start = now
 if redis.call('ZCARD', KEYS[1]) >= n then
@@ -246,6 +246,9 @@ export class RedisRateLimiter implements SendLimiter {
           else setTimeout(() => this.#grant(waiter, id), waitMs + 1);
         } else if (verdict === 2) {
           this.#take(head)?.reject(billingStopped());
+        } else if (verdict === 3) {
+          // Paused: ask about once a second rather than every poll (a pause only ever grows, or is deleted).
+          await sleep(Math.min(Math.max(1, waitMs), this.windowMs));
         } else {
           await sleep(Math.min(Math.max(1, waitMs), this.#pollMs));
         }
