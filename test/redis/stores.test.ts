@@ -120,6 +120,23 @@ describeRedis('Redis stores against a real redis-server', () => {
     }
   });
 
+  it("RedisTokenStore.lock: a dead holder's lock frees itself; a live holder's lease is renewed", async () => {
+    await redis.set('wa:token-lock:platform', 'a-process-that-died', 'PX', 100);
+    const store = new RedisTokenStore({ redis, lockLeaseMs: 300 });
+    const seen = await store.lock(async () => {
+      // Without renewal the lease only counts down; wait until it has been pushed back up at least once.
+      let previous = await redis.pttl('wa:token-lock:platform');
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 20));
+        const ttl = await redis.pttl('wa:token-lock:platform');
+        if (ttl > previous) return ttl;
+        previous = ttl;
+      }
+    });
+    expect(seen).toBeGreaterThan(0);
+    expect(await redis.exists('wa:token-lock:platform')).toBe(0);
+  });
+
   it('RedisTokenStore.lock: a holder that never lets go makes the waiter fail with lock_timeout', async () => {
     await redis.set('wa:token-lock:platform', 'someone-else', 'PX', 60_000);
     const store = new RedisTokenStore({ redis, lockWaitMs: 50 });
