@@ -4,30 +4,12 @@
  * child process, and reads both the client-side start times and the server-side arrival times.
  */
 import { GatewayClient, type OutboundMessage } from '../src/index.js';
+import { maxInWindow, sustained } from '../test/helpers/arrivals.js';
 import { spawnFixture } from './fixtures/spawn.js';
 import { report, round } from './lib.js';
 
 const N = 80;
 const TOTAL = 6 * N;
-
-function maxInWindow(times: number[], windowMs = 1000): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let lo = 0;
-  for (let hi = 0; hi < sorted.length; hi++) {
-    while (sorted[hi]! - sorted[lo]! > windowMs) lo++;
-    best = Math.max(best, hi - lo + 1);
-  }
-  return best;
-}
-
-/** Mean arrivals per second over the whole seconds after the first (the first holds the catch-up burst). */
-function sustained(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  const from = sorted[0]! + 1000;
-  const seconds = Math.floor((sorted.at(-1)! - from) / 1000);
-  return sorted.filter((t) => t >= from && t < from + seconds * 1000).length / seconds;
-}
 
 const fixture = await spawnFixture('echo-gateway');
 try {

@@ -61,8 +61,8 @@ let handler: ((request: Request) => Promise<Response>) | undefined;
 /**
  * Created on the first request rather than at import: `next build` imports route modules, often without the
  * runtime environment variables, and a missing secret must not fail the build. One handler per instance also
- * keeps its in-memory dedupe store across requests (use a shared `IdempotencyStore` across instances, see
- * examples/redis-idempotency-store.ts). A route file may export only HTTP methods and route config, so the
+ * keeps its in-memory dedupe store across requests (across instances use `RedisIdempotencyStore` from
+ * wa-gateway-sdk/redis, see docs/running-many-instances.md). A route file may export only HTTP methods and route config, so the
  * helpers above stay private.
  */
 export const POST = async (request: Request): Promise<Response> => {

@@ -4,7 +4,7 @@
  */
 export * from './core/errors.js';
 export type { Logger } from './core/logger.js';
-export { RateLimiter } from './core/rate-limiter.js';
+export { RateLimiter, type SendLimiter } from './core/rate-limiter.js';
 export type { RetryRules } from './core/retry-policy.js';
 export type { DeepReadonly } from './core/types.js';
 export { SDK_VERSION } from './core/version.js';

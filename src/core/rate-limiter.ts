@@ -21,7 +21,27 @@
  * const release = await limiter.acquire(signal); // resolves when a request may start
  * try { await fetch(url) } finally { release() }  // call when the request was answered (or failed)
  */
-export class RateLimiter {
+/**
+ * What `GatewayClient`'s `rateLimit` option accepts besides `{ perSecond }` and `false`: `RateLimiter` (one
+ * process) or `RedisRateLimiter` from `wa-gateway-sdk/redis` (every process sharing a Redis key).
+ */
+export interface SendLimiter {
+  /** The most requests that may arrive at the gateway in any 1,000 ms. */
+  readonly perSecond: number;
+  /**
+   * Resolves with a `release` function when a request may start; rejects with the signal's reason if it aborts
+   * first. `bulk` is set for the sends of `sendMany`: a limiter may refuse them (with the `PaymentRequiredError`
+   * that stopped bulk sending) while single sends still go out. The transport calls `release()` once the
+   * request is answered or has failed.
+   */
+  acquire(signal?: AbortSignal, context?: { bulk?: boolean }): Promise<() => void>;
+  /** Holds every request for `ms` from now: called with `retry_after` when the gateway answers `RATE_001`. */
+  pause(ms: number): void;
+  /** Optional: called when the gateway answers `BILL_001`, so a shared limiter can stop every process's bulk sends. */
+  paymentRequired?(error: Error): void;
+}
+
+export class RateLimiter implements SendLimiter {
   readonly perSecond: number;
   readonly windowMs: number;
   readonly #interval: number;

@@ -3,12 +3,13 @@ import {
   AuthenticationError,
   ConnectionError,
   InvalidResponseError,
+  PaymentRequiredError,
   RateLimitError,
   TimeoutError,
   WaGatewayError,
 } from './errors.js';
 import { type Logger, log } from './logger.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { SendLimiter } from './rate-limiter.js';
 import { failedBeforeSending, type RetryRules, retryDelay } from './retry-policy.js';
 import { excerpt, scrub, scrubError } from './secrets.js';
 import { serialise } from './serialise.js';
@@ -47,7 +48,7 @@ export interface TransportConfig {
   /** The longest server-given wait honoured before retrying; longer waits are returned to the caller. */
   maxRetryWaitMs: number;
   retryRules: RetryRules;
-  rateLimiter?: RateLimiter | undefined;
+  rateLimiter?: SendLimiter | undefined;
   /** A custom fetch. When absent, `globalThis.fetch` is looked up on every request (msw and mocks see all). */
   fetch?: typeof fetch | undefined;
   logger?: Logger | undefined;
@@ -81,6 +82,8 @@ export interface RequestOptions {
    * queued send the moment one of them learns the balance is gone, without losing track of those already out.
    */
   stopSignal?: AbortSignal | undefined;
+  /** A send of a batch (`sendMany`): the rate limiter may refuse it while bulk sending is stopped. */
+  bulk?: boolean | undefined;
 }
 
 /** A fault observed while waiting for or reading an answer. */
@@ -209,6 +212,9 @@ export class Transport {
           ...(error instanceof WaGatewayError && 'status' in error ? { status: error.status } : {}),
         };
         if (delay === null) {
+          if (error instanceof PaymentRequiredError && options.rateLimited) {
+            config.rateLimiter?.paymentRequired?.(error);
+          }
           log(config.logger, 'debug', 'wa-gateway-sdk: request failed', meta);
           throw error;
         }
@@ -233,6 +239,7 @@ export class Transport {
       options.rateLimited && config.rateLimiter
         ? await config.rateLimiter.acquire(
             stopSignal && signal ? AbortSignal.any([signal, stopSignal]) : (signal ?? stopSignal),
+            { bulk: options.bulk === true },
           )
         : undefined;
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;

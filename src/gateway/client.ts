@@ -7,7 +7,7 @@ import {
   requireBaseUrl,
   requireSecret,
 } from '../core/options.js';
-import { RateLimiter } from '../core/rate-limiter.js';
+import { RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
 import type { RetryRules } from '../core/retry-policy.js';
 import { Transport } from '../core/transport.js';
 import { Media } from './media.js';
@@ -26,9 +26,10 @@ export interface GatewayClientOptions {
   maxRetryWaitMs?: number;
   /**
    * Client-side send rate limit. Default `{ perSecond: 80 }`, the gateway's documented limit. Pass a shared
-   * `RateLimiter` to make several clients share one budget, or `false` to turn it off.
+   * `RateLimiter` to make several clients of one process share one budget, a `RedisRateLimiter`
+   * (`wa-gateway-sdk/redis`) to share it across processes, or `false` to turn it off.
    */
-  rateLimit?: { perSecond: number } | RateLimiter | false;
+  rateLimit?: { perSecond: number } | SendLimiter | false;
   /** A custom fetch (a proxy agent, instrumentation). By default `globalThis.fetch`, looked up per request. */
   fetch?: typeof fetch;
   /** Receives request metadata only: never keys, headers or bodies. */
@@ -67,7 +68,7 @@ export class GatewayClient {
   readonly media: Media;
   readonly baseUrl: string;
   /** The client's send limiter (`undefined` when turned off). */
-  readonly rateLimiter: RateLimiter | undefined;
+  readonly rateLimiter: SendLimiter | undefined;
   readonly #apiKey: string;
 
   constructor(options: GatewayClientOptions) {
@@ -113,19 +114,23 @@ export class GatewayClient {
   }
 }
 
-function toRateLimiter(option: GatewayClientOptions['rateLimit']): RateLimiter | undefined {
+function toRateLimiter(option: GatewayClientOptions['rateLimit']): SendLimiter | undefined {
   if (option === false) return undefined;
   if (option instanceof RateLimiter) return option;
-  if (option === undefined) return new RateLimiter({ perSecond: 80 });
   if (
-    typeof option !== 'object' ||
-    option === null ||
-    !Number.isInteger(option.perSecond) ||
-    option.perSecond < 1
+    typeof option === 'object' &&
+    option !== null &&
+    typeof (option as Partial<SendLimiter>).acquire === 'function' &&
+    typeof (option as Partial<SendLimiter>).pause === 'function'
   ) {
+    return option as SendLimiter;
+  }
+  if (option === undefined) return new RateLimiter({ perSecond: 80 });
+  const perSecond = (option as { perSecond?: unknown } | null)?.perSecond;
+  if (typeof perSecond !== 'number' || !Number.isInteger(perSecond) || perSecond < 1) {
     throw new ConfigurationError(
-      'rateLimit must be { perSecond: <positive integer> }, a RateLimiter, or false.',
+      'rateLimit must be { perSecond: <positive integer> }, a RateLimiter (or another limiter with acquire and pause), or false.',
     );
   }
-  return new RateLimiter({ perSecond: option.perSecond });
+  return new RateLimiter({ perSecond });
 }

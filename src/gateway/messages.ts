@@ -1,11 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import {
   ApiError,
-  ConnectionError,
   InvalidResponseError,
   MessageValidationError,
   PaymentRequiredError,
-  type WaGatewayError,
+  WaGatewayError,
 } from '../core/errors.js';
 import { excerpt } from '../core/secrets.js';
 import type { Transport } from '../core/transport.js';
@@ -109,6 +108,7 @@ export class Messages {
       retryInFlight: options.retryInFlight ?? this.#retryInFlight,
       rateLimited: true,
       stopSignal,
+      bulk: stopSignal !== undefined,
     });
     const parsed = sendResponseSchema.safeParse(data);
     if (!parsed.success) {
@@ -256,7 +256,9 @@ export const GATEWAY_PRE_FORWARD_CODES: readonly string[] = [
 
 function refusedBeforeForwarding(error: Error): boolean {
   if (error instanceof ApiError) return error.code !== null && GATEWAY_PRE_FORWARD_CODES.includes(error.code);
-  if (error instanceof ConnectionError) return !error.mayHaveBeenSent;
+  // ConnectionError, and any SDK error that knows it stopped before the request (a shared limiter's store down).
+  const mayHaveBeenSent = (error as { mayHaveBeenSent?: unknown }).mayHaveBeenSent;
+  if (error instanceof WaGatewayError && typeof mayHaveBeenSent === 'boolean') return !mayHaveBeenSent;
   return false;
 }
 

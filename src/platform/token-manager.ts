@@ -4,7 +4,6 @@ import {
   BadRequestError,
   ConfigurationError,
   InvalidResponseError,
-  WaGatewayError,
 } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
 import { REDACTED } from '../core/secrets.js';
@@ -272,11 +271,19 @@ export class TokenManager {
         return (await this.#loginShared()).token;
       };
       const store = this.#store;
+      // Tells the task's own failure (a refused login: the caller's error) from the lock's (a store that is
+      // down: not worth failing the call for), whatever their classes.
+      let taskFailed = false;
+      const tracked = () =>
+        run().catch((error: unknown) => {
+          taskFailed = true;
+          throw error;
+        });
       const locked =
         typeof store.lock === 'function'
-          ? store.lock(run).catch((error: unknown) => {
+          ? store.lock(tracked).catch((error: unknown) => {
               // A lock that fails must not cost the call: carry on without it (the token may come twice).
-              if (error instanceof WaGatewayError) throw error;
+              if (taskFailed) throw error;
               log(
                 this.#logger,
                 'warn',

@@ -1,8 +1,14 @@
 /**
  * `wa-gateway-sdk/redis`: the stores that make the SDK's guarantees hold across many processes (pods, serverless
  * functions, a web tier plus workers). Node only; `ioredis` and `bullmq` are optional peer dependencies that only
- * this entry loads.
+ * this entry loads. ioredis because BullMQ (the durable inbox) requires it: one client serves the whole entry.
  */
+
+export { RedisStoreError, type RedisStoreFailure } from './errors.js';
+export {
+  RedisIdempotencyStore,
+  type RedisIdempotencyStoreOptions,
+} from './idempotency-store.js';
 export {
   createInboxHandler,
   createNodeInboxHandler,
@@ -25,3 +31,7 @@ export {
   type InboxWorkerErrorInfo,
   type InboxWorkerOptions,
 } from './inbox-worker.js';
+export { RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';
+export type { RedisClient, RedisStoreOptions } from './redis-answer.js';
+export { RedisStatusStore, type RedisStatusStoreOptions } from './status-store.js';
+export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';

@@ -17,7 +17,7 @@ export type ClaimResult = 'claimed' | 'in_progress' | 'done';
 
 /**
  * Where the webhook handlers record which events were processed. Implement it over Redis, a database, Durable
- * Objects, ... to dedupe across processes (see `docs/webhooks.md` and `examples/redis-idempotency-store.ts`).
+ * Objects, ... to dedupe across processes; `RedisIdempotencyStore` (`wa-gateway-sdk/redis`) is one, ready made.
  *
  * `claim` must be atomic (two concurrent claims of one key: exactly one gets `claimed`). A store that cannot tell
  * "in progress" from "done" may answer a boolean: `true` is `claimed`, `false` is `done`.
@@ -74,7 +74,7 @@ interface Slot {
  * the Map keeps keys in write order, so the oldest (and, with one TTL, the first to expire) sit at the front.
  *
  * It dedupes within one process only. Behind a load balancer, or on serverless where instances come and go, use a
- * shared store (Redis `SET key value NX PX ttl`; see the docs).
+ * shared store (`RedisIdempotencyStore` from `wa-gateway-sdk/redis`; see docs/running-many-instances.md).
  *
  * @example
  * const store = new MemoryIdempotencyStore({ maxKeys: 50_000 });

@@ -81,6 +81,81 @@ function minDefined(a: number | undefined, b: number | undefined): number | unde
   return Math.min(a, b);
 }
 
+const IGNORED: StatusUpdateResult = {
+  changed: false,
+  previous: undefined,
+  current: undefined,
+  ignored: 'unknown_status',
+  newlyBillable: false,
+};
+
+/**
+ * The `wamid` a status event (or raw `statuses[]` object) is about, or `undefined` when the input is not a
+ * status. Fed straight from a queue or a log, the input may be anything: never throws.
+ */
+export function wamidOf(input: StatusEvent | WebhookStatus): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const raw = (input as { status?: unknown }).status;
+  const id =
+    typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : (input as { id?: unknown }).id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * The tracker's rules as one pure step: what `previous` (the message's snapshot, `undefined` when unseen)
+ * becomes after `input`. `StatusTracker` and `RedisStatusStore` (wa-gateway-sdk/redis) both apply it, so the
+ * in-process and the shared tracker cannot disagree. Never throws.
+ */
+export function applyStatus(
+  previous: TrackedStatus | undefined,
+  input: StatusEvent | WebhookStatus,
+): StatusUpdateResult {
+  const wamid = wamidOf(input);
+  if (wamid === undefined) return IGNORED;
+  const event = isStatusEvent(input);
+  const status = event ? input.status : input;
+  const timestamp = event ? input.timestamp : parseTimestamp(status.timestamp);
+  const value = status.status;
+  if (!isKnownStatus(value)) {
+    return { changed: false, previous, current: previous, ignored: 'unknown_status', newlyBillable: false };
+  }
+  const base: TrackedStatus = previous ?? {
+    wamid,
+    status: value,
+    timestamp,
+    sentAt: undefined,
+    deliveredAt: undefined,
+    readAt: undefined,
+    failedAt: undefined,
+    delivered: false,
+    billable: false,
+    recipientId: undefined,
+    errors: undefined,
+    events: 0,
+  };
+  const advances = previous === undefined || (base.status !== 'failed' && RANK[value] > RANK[base.status]);
+  const newlyBillable = value === 'delivered' && status.pricing?.billable === true && !base.billable;
+  const current: TrackedStatus = {
+    wamid,
+    status: advances ? value : base.status,
+    timestamp: advances
+      ? timestamp
+      : base.status === value
+        ? minDefined(base.timestamp, timestamp)
+        : base.timestamp,
+    sentAt: value === 'sent' ? minDefined(base.sentAt, timestamp) : base.sentAt,
+    deliveredAt: value === 'delivered' ? minDefined(base.deliveredAt, timestamp) : base.deliveredAt,
+    readAt: value === 'read' ? minDefined(base.readAt, timestamp) : base.readAt,
+    failedAt: value === 'failed' ? minDefined(base.failedAt, timestamp) : base.failedAt,
+    delivered: base.delivered || value === 'delivered' || value === 'read',
+    billable: base.billable || newlyBillable,
+    recipientId: base.recipientId ?? status.recipient_id,
+    errors: value === 'failed' && (base.errors === undefined || advances) ? status.errors : base.errors,
+    events: base.events + 1,
+  };
+  return { changed: advances, previous, current, newlyBillable };
+}
+
 /**
  * Tracks the latest state of outbound messages from status events, in any order, duplicates included.
  *
@@ -121,78 +196,22 @@ export class StatusTracker {
    * if (changed) console.log(current?.wamid, current?.status);
    */
   update(input: StatusEvent | WebhookStatus): StatusUpdateResult {
-    // Fed straight from a queue or a log, the input may be anything: ignore what is not a status, never throw.
-    const raw = (input as { status?: unknown } | null | undefined)?.status;
-    const id =
-      typeof raw === 'object' && raw !== null
-        ? (raw as { id?: unknown }).id
-        : (input as { id?: unknown } | null)?.id;
-    if (typeof input !== 'object' || input === null || typeof id !== 'string') {
-      return {
-        changed: false,
-        previous: undefined,
-        current: undefined,
-        ignored: 'unknown_status',
-        newlyBillable: false,
-      };
-    }
-    const event = isStatusEvent(input);
-    const status = event ? input.status : input;
-    const timestamp = event ? input.timestamp : parseTimestamp(status.timestamp);
-    const wamid = status.id;
-    const previous = this.byWamid.get(wamid);
-    const value = status.status;
-    if (!isKnownStatus(value)) {
-      return { changed: false, previous, current: previous, ignored: 'unknown_status', newlyBillable: false };
-    }
-
-    const base: TrackedStatus = previous ?? {
-      wamid,
-      status: value,
-      timestamp,
-      sentAt: undefined,
-      deliveredAt: undefined,
-      readAt: undefined,
-      failedAt: undefined,
-      delivered: false,
-      billable: false,
-      recipientId: undefined,
-      errors: undefined,
-      events: 0,
-    };
-    const advances = previous === undefined || (base.status !== 'failed' && RANK[value] > RANK[base.status]);
-    const newlyBillable = value === 'delivered' && status.pricing?.billable === true && !base.billable;
-    const current: TrackedStatus = {
-      wamid,
-      status: advances ? value : base.status,
-      timestamp: advances
-        ? timestamp
-        : base.status === value
-          ? minDefined(base.timestamp, timestamp)
-          : base.timestamp,
-      sentAt: value === 'sent' ? minDefined(base.sentAt, timestamp) : base.sentAt,
-      deliveredAt: value === 'delivered' ? minDefined(base.deliveredAt, timestamp) : base.deliveredAt,
-      readAt: value === 'read' ? minDefined(base.readAt, timestamp) : base.readAt,
-      failedAt: value === 'failed' ? minDefined(base.failedAt, timestamp) : base.failedAt,
-      delivered: base.delivered || value === 'delivered' || value === 'read',
-      billable: base.billable || newlyBillable,
-      recipientId: base.recipientId ?? status.recipient_id,
-      errors: value === 'failed' && (base.errors === undefined || advances) ? status.errors : base.errors,
-      events: base.events + 1,
-    };
-    if (newlyBillable) this.billable++;
+    const wamid = wamidOf(input);
+    const previous = wamid === undefined ? undefined : this.byWamid.get(wamid);
+    const result = applyStatus(previous, input);
+    const { current } = result;
+    if (result.ignored || !current) return result;
+    if (result.newlyBillable) this.billable++;
 
     // Delete and re-insert: the Map's order becomes least recently updated first, which is what gets evicted.
-    this.byWamid.delete(wamid);
-    this.byWamid.set(wamid, current);
+    this.byWamid.delete(current.wamid);
+    this.byWamid.set(current.wamid, current);
     while (this.byWamid.size > this.maxEntries) {
       const oldest = this.byWamid.keys().next();
       if (oldest.done) break;
       this.byWamid.delete(oldest.value);
     }
-
-    const result: StatusUpdateResult = { changed: advances, previous, current, newlyBillable };
-    if (advances) this.onChange?.({ ...result, current });
+    if (result.changed) this.onChange?.({ ...result, current });
     return result;
   }
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RateLimiter } from '../../src/core/rate-limiter.js';
+import { maxInWindow } from '../helpers/arrivals.js';
 
 /** Mean starts per second over the whole seconds after the first (the first holds the catch-up burst). */
 function sustainedRate(times: number[]): number {
@@ -7,18 +8,6 @@ function sustainedRate(times: number[]): number {
   const from = sorted[0]! + 1000;
   const seconds = Math.floor((sorted.at(-1)! - from) / 1000);
   return sorted.filter((t) => t >= from && t < from + seconds * 1000).length / seconds;
-}
-
-/** The largest number of timestamps within any closed span of `windowMs`. */
-function maxInWindow(times: number[], windowMs = 1000): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let lo = 0;
-  for (let hi = 0; hi < sorted.length; hi++) {
-    while (sorted[hi]! - sorted[lo]! > windowMs) lo++;
-    best = Math.max(best, hi - lo + 1);
-  }
-  return best;
 }
 
 describe('RateLimiter', () => {

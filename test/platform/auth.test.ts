@@ -460,6 +460,42 @@ describe('TokenStore', () => {
     expect(String(warn.mock.calls[0]?.[0])).toMatch(/lock failed/);
   });
 
+  it('carries on without the lock when the lock fails with an SDK error (a Redis store that is down)', async () => {
+    const seen = platform();
+    const warn = vi.fn();
+    const store: TokenStore = {
+      get: async () => undefined,
+      set: async () => {},
+      lock: async () => {
+        throw new ConnectionError('lock store unreachable', { mayHaveBeenSent: false });
+      },
+    };
+    await client({ tokenStore: store, logger: { warn } }).reports.get();
+    expect(seen.logins).toBe(1);
+    expect(String(warn.mock.calls[0]?.[0])).toMatch(/lock failed/);
+  });
+
+  it('a login refused under the lock is not tried again without it', async () => {
+    let attempts = 0;
+    const store: TokenStore = {
+      get: async () => undefined,
+      set: async () => {},
+      lock: async (task) => task(),
+    };
+    const failing = client({ tokenStore: store });
+    server.use(
+      http.post(`${PLATFORM}/jwt/`, () => {
+        attempts++;
+        return HttpResponse.json(
+          { non_field_errors: ['Unable to log in with provided credentials.'] },
+          { status: 400 },
+        );
+      }),
+    );
+    await expect(failing.reports.get()).rejects.toBeInstanceOf(LoginFailedError);
+    expect(attempts).toBe(1);
+  });
+
   it('writes each login to the store, with the 24 h expiry', async () => {
     platform();
     const entries: TokenEntry[] = [];

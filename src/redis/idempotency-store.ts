@@ -1,0 +1,122 @@
+import { ConfigurationError } from '../core/errors.js';
+import type { ClaimResult, IdempotencyStore } from '../webhooks/dedup.js';
+import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
+import {
+  COMPARE_AND_DELETE,
+  call,
+  checkPrefix,
+  expectNumber,
+  expectOneOf,
+  guardClient,
+  hashedKey,
+  leaseToken,
+  positiveMs,
+  type RedisClient,
+  type RedisStoreOptions,
+  Script,
+  unexpectedReply,
+} from './redis-answer.js';
+
+/**
+ * The key holds `p:<token>` while a process works on the event (with the lease as its TTL, so a holder that
+ * dies frees it by itself) and `done` once processed (kept for the TTL).
+ */
+const CLAIM = new Script(`
+local v = redis.call('GET', KEYS[1])
+if not v then
+  redis.call('SET', KEYS[1], 'p:' .. ARGV[1], 'PX', ARGV[2])
+  return 'claimed'
+end
+if v == 'done' then return 'done' end
+return 'in_progress'
+`);
+
+export interface RedisIdempotencyStoreOptions extends RedisStoreOptions {
+  /** How long `done` is remembered when `complete` is called without a TTL. Default 24 h. */
+  ttlMs?: number;
+}
+
+/**
+ * An `IdempotencyStore` shared by every process that uses the same Redis and prefix: a retry of a webhook that
+ * lands on another instance is recognised there.
+ *
+ * - `claim` is one atomic script: exactly one of many concurrent claims of a key answers `'claimed'`. The
+ *   claim is a lease (the handler's `claimLeaseMs`) that Redis expires by itself if the process dies.
+ * - `complete` marks the key `done` for the TTL (24 h by default).
+ * - `release` frees the key only if this store still holds it (a token compare-and-delete), so a process
+ *   whose lease ran out cannot free the claim of the process that took over.
+ *
+ * Keys: `<prefix>dedup:<sha256 of the idempotency key>`. Failures reject with `RedisStoreError`, which the
+ * webhook handlers answer with 500 (the gateway retries).
+ *
+ * @example
+ * import Redis from 'ioredis';
+ * import { createNodeWebhookHandler } from 'wa-gateway-sdk/webhooks';
+ * import { RedisIdempotencyStore } from 'wa-gateway-sdk/redis';
+ * const redis = new Redis(process.env.REDIS_URL!);
+ * const handler = createNodeWebhookHandler({ secret, onEvent, dedupe: new RedisIdempotencyStore({ redis }) });
+ */
+export class RedisIdempotencyStore implements IdempotencyStore {
+  readonly #redis: RedisClient;
+  readonly #prefix: string;
+  readonly #ttlMs: number;
+  /** Tokens of the claims this instance holds, by idempotency key. */
+  readonly #held = new Map<string, string>();
+
+  constructor(options: RedisIdempotencyStoreOptions) {
+    const op = 'new RedisIdempotencyStore';
+    guardClient(options?.redis, options?.logger, op);
+    this.#redis = options.redis;
+    this.#prefix = checkPrefix(options.prefix, op);
+    this.#ttlMs = positiveMs(options.ttlMs, DEFAULT_DEDUPE_TTL_MS, 'ttlMs', op);
+  }
+
+  /** Takes `key` for `leaseMs` if it is free; otherwise tells whether it is being processed or done. */
+  async claim(key: string, leaseMs: number = this.#ttlMs): Promise<ClaimResult> {
+    const op = 'RedisIdempotencyStore.claim';
+    const token = leaseToken();
+    const lease = positiveMs(leaseMs, this.#ttlMs, 'leaseMs', op);
+    const answer = await call(op, () => CLAIM.run(this.#redis, [this.#key(key)], [token, lease]));
+    const result = expectOneOf(op, answer, ['claimed', 'in_progress', 'done'] as const);
+    if (result === 'claimed') this.#held.set(key, token);
+    return result;
+  }
+
+  /** Marks `key` processed for `ttlMs` (default the store's TTL), whoever holds it now: the work is done. */
+  async complete(key: string, ttlMs: number = this.#ttlMs): Promise<void> {
+    const op = 'RedisIdempotencyStore.complete';
+    const ttl = positiveMs(ttlMs, this.#ttlMs, 'ttlMs', op);
+    this.#held.delete(key);
+    const answer = await call(op, () => this.#redis.set(this.#key(key), 'done', 'PX', ttl));
+    expectOneOf(op, answer, ['OK'] as const);
+  }
+
+  /** Frees `key` after a failure, if this instance still holds it. */
+  async release(key: string): Promise<void> {
+    const op = 'RedisIdempotencyStore.release';
+    const token = this.#held.get(key);
+    if (token === undefined) return;
+    this.#held.delete(key);
+    expectNumber(
+      op,
+      await call(op, () => COMPARE_AND_DELETE.run(this.#redis, [this.#key(key)], [`p:${token}`])),
+    );
+  }
+
+  /** The state of `key` in Redis, or `undefined` when it is free. */
+  async peek(key: string): Promise<'in_progress' | 'done' | undefined> {
+    const op = 'RedisIdempotencyStore.peek';
+    const value = await call(op, () => this.#redis.get(this.#key(key)));
+    if (value === null) return undefined;
+    if (value === 'done') return 'done';
+    if (typeof value === 'string' && value.startsWith('p:')) return 'in_progress';
+    throw unexpectedReply(op, "'done' or a claim", value);
+  }
+
+  #key(key: string): string {
+    if (typeof key !== 'string' || key === '') {
+      throw new ConfigurationError('RedisIdempotencyStore: the idempotency key must be a non-empty string.');
+    }
+    return hashedKey(this.#prefix, 'dedup', key);
+  }
+}

@@ -1,0 +1,312 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConfigurationError, PaymentRequiredError } from '../core/errors.js';
+import { type Logger, log } from '../core/logger.js';
+import type { SendLimiter } from '../core/rate-limiter.js';
+import {
+  call,
+  checkPrefix,
+  expectNumber,
+  guardClient,
+  leaseToken,
+  positiveMs,
+  type RedisClient,
+  type RedisStoreOptions,
+  Script,
+  unexpectedReply,
+} from './redis-answer.js';
+
+/**
+ * One atomic step of the shared limiter, on Redis's own clock (`TIME`), so the processes' clocks never matter.
+ *
+ * KEYS: slots (sorted set: lease id → the time its slot is free again), pause (epoch ms), due (pacing), bill.
+ * ARGV: perSecond, windowMs, leaseMs, lease id, bulk ('1'/'0').
+ * Answers {1, start in ms} granted (the caller starts its request that many ms from now), {0, wait ms} ask
+ * again later, {2, 0} bulk sends stopped (BILL_001), {3, ms} paused (RATE_001) for that long.
+ *
+ * A slot is held while its request is in flight (score = start + lease: a process that dies mid-request frees it
+ * after the lease) and becomes free `windowMs + 1` after the request was answered (`RELEASE`). A request
+ * arrives before it is answered, so two requests sharing a slot arrive more than a window apart: at most
+ * `perSecond` arrivals in any window, across every process. When every slot is taken but one of them is already
+ * answered, that slot is handed over now for a start at the moment it frees, so the taker does not have to
+ * ask again (one round trip per send, and no race at the instant it frees). Starts are also paced
+ * `windowMs / perSecond` apart, with a catch-up of a tenth of a window, as the in-process limiter does.
+ */
+const ACQUIRE = new Script(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local n = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local lease = tonumber(ARGV[3])
+if ARGV[5] == '1' and redis.call('EXISTS', KEYS[4]) == 1 then return {2, 0} end
+local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
+if paused > now then return {3, paused - now} end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local start = now
+if redis.call('ZCARD', KEYS[1]) >= n then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  local free = tonumber(first[2])
+  -- Above two windows ahead, the earliest slot is still in flight: ask again later.
+  if free > now + 2 * window then return {0, window} end
+  redis.call('ZREM', KEYS[1], first[1])
+  start = free
+end
+local interval = window / n
+local due = tonumber(redis.call('GET', KEYS[3]) or '0')
+if due > start then start = due end
+start = math.ceil(start)
+local nextDue = math.max(due + interval, start + interval - window / 10)
+redis.call('SET', KEYS[3], tostring(nextDue), 'PX', window * 4)
+redis.call('ZADD', KEYS[1], start + lease, ARGV[4])
+redis.call('PEXPIRE', KEYS[1], lease + window * 4)
+return {1, start - now}
+`);
+
+/** The request was answered: its slot is free `windowMs + 1` from now. XX: a lease that expired stays gone. */
+const RELEASE = new Script(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]) + 1, ARGV[2])
+`);
+
+/** Holds every process until now + ms (never shortens a longer pause). */
+const PAUSE = new Script(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local untilMs = now + tonumber(ARGV[1])
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if current >= untilMs then return 0 end
+redis.call('SET', KEYS[1], tostring(untilMs), 'PX', tonumber(ARGV[1]))
+return 1
+`);
+
+export interface RedisRateLimiterOptions extends RedisStoreOptions {
+  /** The most requests arriving at the gateway in any 1,000 ms, across every process. Default 80. */
+  perSecond?: number;
+  /**
+   * Names the shared budget: every limiter with the same prefix and name shares it. One per gateway API key
+   * (the gateway limits per key); use a label, not the key itself. Default `gateway`.
+   */
+  name?: string;
+  /**
+   * How long a slot stays taken when its process dies mid-request. Must exceed the client's `timeoutMs` by a
+   * few seconds; at least 5,000 ms. Default 60,000 ms.
+   */
+  leaseMs?: number;
+  /** How long every process's bulk sends stay stopped after a `BILL_001`, unless `resumeBulk()` is called. Default 10 minutes. */
+  billingStopMs?: number;
+  /** Longest wait between two asks to Redis while every slot is in flight. Default 10 ms. */
+  pollMs?: number;
+}
+
+interface Waiter {
+  resolve: (release: () => void) => void;
+  reject: (reason: unknown) => void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  bulk: boolean;
+}
+
+/**
+ * The send limiter shared by every process that uses the same Redis, prefix and name: at most `perSecond`
+ * requests *arrive* at the gateway in any 1,000 ms, however many processes send. Pass it as `GatewayClient`'s
+ * `rateLimit`.
+ *
+ * - The budget lives in one atomic Lua script (a sorted set of slot leases on Redis's clock); no library was
+ *   used because the ones measured count starts in a window, not arrivals, and a slot here frees only a
+ *   window after its request was answered.
+ * - A `RATE_001` seen by any process pauses all of them for its `retry_after` (a shared pause key).
+ * - A `BILL_001` seen by any process stops every process's bulk sends (`sendMany`) for `billingStopMs` or until
+ *   `resumeBulk()`; single sends still go out (the gateway answers them itself).
+ * - Redis down: `acquire` rejects with `RedisStoreError` and nothing is sent (fail closed: going on without the
+ *   budget would break the guarantee). Each process asks Redis for at most one slot at a time.
+ *
+ * @example
+ * import Redis from 'ioredis';
+ * import { GatewayClient } from 'wa-gateway-sdk';
+ * import { RedisRateLimiter } from 'wa-gateway-sdk/redis';
+ * const redis = new Redis(process.env.REDIS_URL!);
+ * const gw = new GatewayClient({ apiKey, baseUrl, rateLimit: new RedisRateLimiter({ redis, perSecond: 80 }) });
+ */
+export class RedisRateLimiter implements SendLimiter {
+  readonly perSecond: number;
+  readonly windowMs = 1000;
+  readonly #redis: RedisClient;
+  readonly #logger: Logger | undefined;
+  readonly #keys: { slots: string; pause: string; due: string; bill: string };
+  readonly #leaseMs: number;
+  readonly #billingStopMs: number;
+  readonly #pollMs: number;
+  readonly #queue: Waiter[] = [];
+  #pumping = false;
+
+  constructor(options: RedisRateLimiterOptions) {
+    const op = 'new RedisRateLimiter';
+    guardClient(options?.redis, options?.logger, op);
+    this.#redis = options.redis;
+    this.#logger = options.logger;
+    const perSecond = options.perSecond ?? 80;
+    if (!Number.isInteger(perSecond) || perSecond < 1) {
+      throw new ConfigurationError(`${op}: \`perSecond\` must be a positive integer.`);
+    }
+    this.perSecond = perSecond;
+    const base = `${checkPrefix(options.prefix, op)}limit:${checkPrefix(options.name ?? 'gateway', op)}`;
+    this.#keys = { slots: `${base}:slots`, pause: `${base}:pause`, due: `${base}:due`, bill: `${base}:bill` };
+    this.#leaseMs = positiveMs(options.leaseMs, 60_000, 'leaseMs', op);
+    if (this.#leaseMs < 5 * this.windowMs) {
+      // The script tells an answered slot from one in flight by how far ahead it frees.
+      throw new ConfigurationError(
+        `${op}: \`leaseMs\` must be at least 5,000 ms (and above the client's timeoutMs).`,
+      );
+    }
+    this.#billingStopMs = positiveMs(options.billingStopMs, 10 * 60_000, 'billingStopMs', op);
+    this.#pollMs = positiveMs(options.pollMs, 10, 'pollMs', op);
+  }
+
+  /** Requests of this process waiting for a slot. */
+  get pending(): number {
+    return this.#queue.length;
+  }
+
+  acquire(signal?: AbortSignal, context?: { bulk?: boolean }): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, bulk: context?.bulk === true };
+      if (signal) {
+        waiter.onAbort = () => {
+          if (this.#take(waiter)) reject(signal.reason);
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.#queue.push(waiter);
+      void this.#pump();
+    });
+  }
+
+  pause(ms: number): void {
+    if (!(ms > 0) || !Number.isFinite(ms)) return;
+    PAUSE.run(this.#redis, [this.#keys.pause], [Math.ceil(ms)]).catch((error: unknown) =>
+      this.#warn('could not share a RATE_001 pause', error),
+    );
+  }
+
+  paymentRequired(_error: Error): void {
+    this.#redis
+      .set(this.#keys.bill, 'BILL_001', 'PX', this.#billingStopMs)
+      .catch((error: unknown) => this.#warn('could not share a BILL_001 stop', error));
+  }
+
+  /** Whether bulk sends are stopped by a `BILL_001` (in any process). */
+  async bulkStopped(): Promise<boolean> {
+    const op = 'RedisRateLimiter.bulkStopped';
+    return expectNumber(op, await call(op, () => this.#redis.exists(this.#keys.bill))) > 0;
+  }
+
+  /** Lets bulk sends go again (after the account was topped up), in every process. */
+  async resumeBulk(): Promise<void> {
+    const op = 'RedisRateLimiter.resumeBulk';
+    expectNumber(op, await call(op, () => this.#redis.del(this.#keys.bill)));
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      for (;;) {
+        const head = this.#queue[0];
+        if (!head) return;
+        const id = leaseToken();
+        let answer: unknown;
+        try {
+          answer = await call('RedisRateLimiter.acquire', () =>
+            ACQUIRE.run(
+              this.#redis,
+              [this.#keys.slots, this.#keys.pause, this.#keys.due, this.#keys.bill],
+              [this.perSecond, this.windowMs, this.#leaseMs, id, head.bulk ? '1' : '0'],
+            ),
+          );
+          if (
+            !Array.isArray(answer) ||
+            answer.length !== 2 ||
+            typeof answer[0] !== 'number' ||
+            typeof answer[1] !== 'number'
+          ) {
+            throw unexpectedReply('RedisRateLimiter.acquire', 'a pair of numbers', answer);
+          }
+        } catch (error) {
+          // Redis is down or answered nonsense: every waiter fails now rather than each after its own timeout.
+          for (const waiter of [...this.#queue]) this.#take(waiter)?.reject(error);
+          return;
+        }
+        const [verdict, waitMs] = answer as [number, number];
+        if (verdict === 1) {
+          // The slot is this waiter's; it starts when the slot frees. Meanwhile the next waiter can ask.
+          const waiter = this.#take(head);
+          if (waitMs <= 0) this.#grant(waiter, id);
+          // +1: Redis's clock is read in whole ms and a timer may fire a fraction of a ms early.
+          else setTimeout(() => this.#grant(waiter, id), waitMs + 1);
+        } else if (verdict === 2) {
+          this.#take(head)?.reject(billingStopped());
+        } else if (verdict === 3) {
+          // Paused: ask about once a second rather than every poll (a pause only ever grows, or is deleted).
+          await sleep(Math.min(Math.max(1, waitMs), this.windowMs));
+        } else {
+          await sleep(Math.min(Math.max(1, waitMs), this.#pollMs));
+        }
+      }
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  #grant(waiter: Waiter | undefined, id: string): void {
+    // Aborted meanwhile: the slot goes back (it frees a window later, as if used).
+    if (!waiter || waiter.signal?.aborted) {
+      this.#releaser(id)();
+      if (waiter) waiter.reject(waiter.signal?.reason);
+      return;
+    }
+    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    waiter.resolve(this.#releaser(id));
+  }
+
+  #take(waiter: Waiter): Waiter | undefined {
+    const at = this.#queue.indexOf(waiter);
+    if (at < 0) return undefined;
+    this.#queue.splice(at, 1);
+    return waiter;
+  }
+
+  #releaser(id: string): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      RELEASE.run(this.#redis, [this.#keys.slots], [this.windowMs, id]).catch((error: unknown) =>
+        // The slot then frees when its lease runs out: slower, never over the limit.
+        this.#warn('could not release a send slot', error),
+      );
+    };
+  }
+
+  #warn(what: string, error: unknown): void {
+    log(this.#logger, 'warn', `wa-gateway-sdk: RedisRateLimiter ${what}`, {
+      error: error instanceof Error ? error.name : typeof error,
+    });
+  }
+}
+
+function billingStopped(): PaymentRequiredError {
+  return new PaymentRequiredError(
+    {
+      status: 402,
+      code: 'BILL_001',
+      group: null,
+      description:
+        'Bulk sending is stopped: a process sharing this limiter was refused with BILL_001 (balance exhausted). ' +
+        'Top up, then call resumeBulk(), or wait for billingStopMs.',
+      body: undefined,
+    },
+    'BILL_001: bulk sending is stopped across every process sharing the rate limiter (balance exhausted); ' +
+      'nothing was sent. Top up, then call RedisRateLimiter.resumeBulk().',
+  );
+}

@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import type { StatusEvent } from '../webhooks/events.js';
+import { STATUS_VALUES, statusErrorSchema, type WebhookStatus } from '../webhooks/schemas.js';
+import {
+  applyStatus,
+  type StatusUpdateResult,
+  type TrackedStatus,
+  wamidOf,
+} from '../webhooks/status-tracker.js';
+import { RedisStoreError } from './errors.js';
+import {
+  call,
+  checkPrefix,
+  expectNumber,
+  guardClient,
+  hashedKey,
+  positiveMs,
+  type RedisClient,
+  type RedisStoreOptions,
+  Script,
+  unexpectedReply,
+} from './redis-answer.js';
+
+/**
+ * Compare-and-set: writes the new snapshot only if the stored one is still the one the update was computed
+ * from ('' = absent), and counts a newly billable delivery in the same step, so it is counted exactly once.
+ */
+const COMPARE_AND_SET = new Script(`
+local cur = redis.call('GET', KEYS[1])
+if (cur or '') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+if ARGV[4] == '1' then redis.call('INCR', KEYS[2]) end
+return 1
+`);
+
+/** What is stored per message: the tracker's snapshot, absent fields left out. */
+const storedSchema = z.object({
+  wamid: z.string(),
+  status: z.enum(STATUS_VALUES),
+  timestamp: z.number().optional(),
+  sentAt: z.number().optional(),
+  deliveredAt: z.number().optional(),
+  readAt: z.number().optional(),
+  failedAt: z.number().optional(),
+  delivered: z.boolean(),
+  billable: z.boolean(),
+  recipientId: z.string().optional(),
+  errors: z.array(statusErrorSchema).optional(),
+  events: z.number(),
+});
+
+export interface RedisStatusStoreOptions extends RedisStoreOptions {
+  /** How long a message's state is kept after its last update. Default 30 days. */
+  ttlMs?: number;
+  /** Called after every update that moved a message's `status` (in the process whose update won). */
+  onChange?: (result: StatusUpdateResult & { current: TrackedStatus }) => void;
+  /** Most compare-and-set rounds lost to concurrent updates of one message before giving up. Default 50. */
+  maxAttempts?: number;
+}
+
+/**
+ * `StatusTracker`'s rules over Redis, for many processes receiving one message's statuses in any order:
+ * `update(event)` returns what `StatusTracker.update` returns, but the state is shared.
+ *
+ * Each update reads the message's snapshot, applies the same pure step `StatusTracker` uses (`applyStatus`)
+ * and writes back with a compare-and-set script; a concurrent update of the same message makes it read and
+ * apply again. So states never regress whatever the interleaving, `failed` stays final, and a billable
+ * delivery is counted once (`billableCount()`), by the one update whose write won. One set of rules, two
+ * stores: the shared state cannot drift from the in-process tracker's.
+ *
+ * Keys: `<prefix>status:<sha256 of the wamid>` (expiring `ttlMs` after the last update) and
+ * `<prefix>status-billable`. Failures reject with `RedisStoreError`.
+ *
+ * @example
+ * import Redis from 'ioredis';
+ * import { RedisStatusStore } from 'wa-gateway-sdk/redis';
+ * const statuses = new RedisStatusStore({ redis: new Redis(process.env.REDIS_URL!) });
+ * // in onEvent: if (event.kind === 'status') { const { changed, current } = await statuses.update(event); }
+ */
+export class RedisStatusStore {
+  readonly #redis: RedisClient;
+  readonly #prefix: string;
+  readonly #ttlMs: number;
+  readonly #maxAttempts: number;
+  readonly #onChange: RedisStatusStoreOptions['onChange'];
+
+  constructor(options: RedisStatusStoreOptions) {
+    const op = 'new RedisStatusStore';
+    guardClient(options?.redis, options?.logger, op);
+    this.#redis = options.redis;
+    this.#prefix = checkPrefix(options.prefix, op);
+    this.#ttlMs = positiveMs(options.ttlMs, 30 * 24 * 60 * 60 * 1000, 'ttlMs', op);
+    this.#maxAttempts = Math.floor(positiveMs(options.maxAttempts, 50, 'maxAttempts', op));
+    this.#onChange = options.onChange;
+  }
+
+  /**
+   * Applies a status event (from `parseWebhook`) or a raw `statuses[]` object to the shared state.
+   *
+   * @example
+   * const { changed, current, newlyBillable } = await statuses.update(event);
+   */
+  async update(input: StatusEvent | WebhookStatus): Promise<StatusUpdateResult> {
+    const op = 'RedisStatusStore.update';
+    const wamid = wamidOf(input);
+    if (wamid === undefined) return applyStatus(undefined, input);
+    const key = this.#key(wamid);
+    for (let attempt = 0; attempt < this.#maxAttempts; attempt++) {
+      const raw = await call(op, () => this.#redis.get(key));
+      const previous = raw === null ? undefined : decode(op, raw);
+      const result = applyStatus(previous, input);
+      if (result.ignored || !result.current) return result;
+      const written = expectNumber(
+        op,
+        await call(op, () =>
+          COMPARE_AND_SET.run(
+            this.#redis,
+            [key, `${this.#prefix}status-billable`],
+            [raw ?? '', JSON.stringify(result.current), this.#ttlMs, result.newlyBillable ? '1' : '0'],
+          ),
+        ),
+      );
+      if (written === 1) {
+        if (result.changed) this.#onChange?.({ ...result, current: result.current });
+        return result;
+      }
+    }
+    throw new RedisStoreError(
+      `${op}: ${this.#maxAttempts} concurrent updates of one message in a row won the race; try again.`,
+      { failure: 'contention', operation: op },
+    );
+  }
+
+  /** The shared state of a message, or `undefined`. */
+  async get(wamid: string): Promise<TrackedStatus | undefined> {
+    const op = 'RedisStatusStore.get';
+    const raw = await call(op, () => this.#redis.get(this.#key(wamid)));
+    return raw === null ? undefined : decode(op, raw);
+  }
+
+  /** Stops tracking a message. Resolves `true` when it was tracked. */
+  async delete(wamid: string): Promise<boolean> {
+    const op = 'RedisStatusStore.delete';
+    return expectNumber(op, await call(op, () => this.#redis.del(this.#key(wamid)))) > 0;
+  }
+
+  /** Messages marked billable across every process since the counter was created. */
+  async billableCount(): Promise<number> {
+    const op = 'RedisStatusStore.billableCount';
+    const raw = await call(op, () => this.#redis.get(`${this.#prefix}status-billable`));
+    return raw === null ? 0 : expectNumber(op, raw);
+  }
+
+  #key(wamid: string): string {
+    return hashedKey(this.#prefix, 'status', String(wamid));
+  }
+}
+
+function decode(operation: string, raw: unknown): TrackedStatus {
+  let value: unknown;
+  try {
+    value = typeof raw === 'string' ? JSON.parse(raw) : raw;
+  } catch {
+    throw unexpectedReply(operation, 'a stored status', 'unparsable text');
+  }
+  const parsed = storedSchema.safeParse(value);
+  if (!parsed.success) throw unexpectedReply(operation, 'a stored status', typeof value);
+  const s = parsed.data;
+  return {
+    wamid: s.wamid,
+    status: s.status,
+    timestamp: s.timestamp,
+    sentAt: s.sentAt,
+    deliveredAt: s.deliveredAt,
+    readAt: s.readAt,
+    failedAt: s.failedAt,
+    delivered: s.delivered,
+    billable: s.billable,
+    recipientId: s.recipientId,
+    errors: s.errors,
+    events: s.events,
+  };
+}

@@ -1,0 +1,167 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isRecord } from '../core/error-body.js';
+import { type Logger, log } from '../core/logger.js';
+import { REDACTED } from '../core/secrets.js';
+import type { TokenEntry, TokenStore } from '../platform/token-manager.js';
+import { RedisStoreError } from './errors.js';
+import {
+  COMPARE_AND_DELETE,
+  call,
+  checkPrefix,
+  expectNumber,
+  guardClient,
+  leaseToken,
+  positiveMs,
+  type RedisClient,
+  type RedisStoreOptions,
+  Script,
+  unexpectedReply,
+} from './redis-answer.js';
+
+/** Extends the lease only if this holder still has the lock (a slow login must not lose it half-way). */
+const RENEW = new Script(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`);
+
+export interface RedisTokenStoreOptions extends RedisStoreOptions {
+  /** Names the token among several accounts sharing a prefix (not the username: keys hold no credential). Default `platform`. */
+  name?: string;
+  /** How long the login lock holds if its holder dies; renewed while the holder works. Default 15,000 ms. */
+  lockLeaseMs?: number;
+  /** How long a process waits for the lock before giving up with `RedisStoreError` (`lock_timeout`). Default 60,000 ms. */
+  lockWaitMs?: number;
+}
+
+const inspect = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * A `TokenStore` shared by every process that uses the same Redis, prefix and name: the fleet logs in to the
+ * platform once per token lifetime, not once per process or per cold start.
+ *
+ * - `get`/`set` keep the token in `<prefix>token:<name>`, expiring with the token (`PXAT`).
+ * - `lock(task)` is a Redis lock with a lease (`SET NX PX` + a random token; released by a compare-and-delete
+ *   script; renewed while the task runs). A process that finds it taken waits with backoff. `PlatformClient`
+ *   reads the store under the lock before logging in, so N processes starting together log in once, and a 401
+ *   seen by many processes causes one re-login: the first replaces the token, the others find a token different
+ *   from the one refused.
+ *
+ * When Redis is down `get`, `set` and `lock` reject with `RedisStoreError`; `PlatformClient` then logs a
+ * warning and logs in on its own, so calls keep working (each process may log in once).
+ *
+ * @example
+ * import Redis from 'ioredis';
+ * import { PlatformClient } from 'wa-gateway-sdk';
+ * import { RedisTokenStore } from 'wa-gateway-sdk/redis';
+ * const redis = new Redis(process.env.REDIS_URL!);
+ * const platform = new PlatformClient({ platformUrl, streamUrl, username, password,
+ *   tokenStore: new RedisTokenStore({ redis }) });
+ */
+export class RedisTokenStore implements TokenStore {
+  readonly #redis: RedisClient;
+  readonly #logger: Logger | undefined;
+  readonly #key: string;
+  readonly #lockKey: string;
+  readonly #leaseMs: number;
+  readonly #waitMs: number;
+
+  constructor(options: RedisTokenStoreOptions) {
+    const op = 'new RedisTokenStore';
+    guardClient(options?.redis, options?.logger, op);
+    this.#redis = options.redis;
+    this.#logger = options.logger;
+    const prefix = checkPrefix(options.prefix, op);
+    const name = checkPrefix(options.name ?? 'platform', op);
+    this.#key = `${prefix}token:${name}`;
+    this.#lockKey = `${prefix}token-lock:${name}`;
+    this.#leaseMs = positiveMs(options.lockLeaseMs, 15_000, 'lockLeaseMs', op);
+    this.#waitMs = positiveMs(options.lockWaitMs, 60_000, 'lockWaitMs', op);
+  }
+
+  async get(): Promise<TokenEntry | undefined> {
+    const op = 'RedisTokenStore.get';
+    const raw = await call(op, () => this.#redis.get(this.#key));
+    if (raw === null) return undefined;
+    let entry: unknown;
+    try {
+      entry = typeof raw === 'string' ? JSON.parse(raw) : raw;
+    } catch {
+      entry = undefined;
+    }
+    if (
+      !isRecord(entry) ||
+      typeof entry['token'] !== 'string' ||
+      typeof entry['expiresAt'] !== 'number' ||
+      !Number.isFinite(entry['expiresAt'])
+    ) {
+      throw unexpectedReply(op, 'a stored token entry', typeof raw === 'string' ? undefined : raw);
+    }
+    return { token: entry['token'], expiresAt: entry['expiresAt'] };
+  }
+
+  async set(entry: TokenEntry): Promise<void> {
+    const op = 'RedisTokenStore.set';
+    const value = JSON.stringify({ token: entry.token, expiresAt: entry.expiresAt });
+    const answer = await call(op, () =>
+      Number.isFinite(entry.expiresAt)
+        ? this.#redis.set(this.#key, value, 'PXAT', Math.ceil(entry.expiresAt))
+        : this.#redis.set(this.#key, value),
+    );
+    if (answer !== 'OK') throw unexpectedReply(op, "'OK'", answer);
+  }
+
+  /** Runs `task` while holding the fleet-wide login lock; waits (with backoff) while another process holds it. */
+  async lock<T>(task: () => Promise<T>): Promise<T> {
+    const op = 'RedisTokenStore.lock';
+    const token = leaseToken();
+    const giveUpAt = Date.now() + this.#waitMs;
+    let backoff = 5;
+    for (;;) {
+      const answer = await call(op, () => this.#redis.set(this.#lockKey, token, 'PX', this.#leaseMs, 'NX'));
+      if (answer === 'OK') break;
+      if (answer !== null) throw unexpectedReply(op, "'OK' or null", answer);
+      if (Date.now() >= giveUpAt) {
+        throw new RedisStoreError(
+          `${op}: another process held the platform login lock for more than ${this.#waitMs} ms.`,
+          { failure: 'lock_timeout', operation: op },
+        );
+      }
+      // Jittered so that processes waiting together do not all ask at the same instant.
+      await sleep(backoff * (0.5 + Math.random()));
+      backoff = Math.min(backoff * 2, 200);
+    }
+    const renew = setInterval(
+      () => {
+        RENEW.run(this.#redis, [this.#lockKey], [token, this.#leaseMs]).catch((error: unknown) => {
+          log(this.#logger, 'warn', 'wa-gateway-sdk: could not renew the platform login lock', {
+            error: error instanceof Error ? error.name : typeof error,
+          });
+        });
+      },
+      Math.max(10, Math.floor(this.#leaseMs / 3)),
+    );
+    renew.unref();
+    try {
+      return await task();
+    } finally {
+      clearInterval(renew);
+      try {
+        expectNumber(`${op} release`, await COMPARE_AND_DELETE.run(this.#redis, [this.#lockKey], [token]));
+      } catch (error) {
+        // The lease frees it anyway; the task's own outcome matters more than the unlock's.
+        log(this.#logger, 'warn', 'wa-gateway-sdk: could not release the platform login lock', {
+          error: error instanceof Error ? error.name : typeof error,
+        });
+      }
+    }
+  }
+
+  /** @internal */
+  [inspect](): string {
+    return `RedisTokenStore { key: '${this.#key}', token: '${REDACTED}' }`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { key: this.#key, token: REDACTED };
+  }
+}
