@@ -7,7 +7,7 @@ import { MessageValidationError } from './errors.js';
 export function serialise(body: unknown): string {
   // First a count, since JSON.stringify writes a shared object once per reference: ten levels of two references
   // each are a thousand copies, thirty levels never end.
-  const oversized = overBudget(body);
+  const oversized = fitsBudget(body) ? undefined : overBudget(body);
   if (oversized) {
     throw new MessageValidationError(
       [{ path: oversized.path, message: `cannot be sent as JSON: ${oversized.why}`, code: 'unserialisable' }],
@@ -37,6 +37,35 @@ const MAX_VALUES = 100_000;
 const MAX_DEPTH = 64;
 
 type Problem = { path: (string | number)[]; why: string };
+
+let left = 0;
+
+/**
+ * The hot path of every send: whether the body stays within the budget, with no path kept and nothing
+ * allocated. Only when it does not (or a getter throws) does `overBudget` walk again to say where.
+ */
+function fitsBudget(root: unknown): boolean {
+  left = MAX_VALUES;
+  try {
+    return fits(root, 0);
+  } catch {
+    return false;
+  }
+}
+
+function fits(value: unknown, depth: number): boolean {
+  if (--left < 0) return false;
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth >= MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!fits(value[i], depth + 1)) return false;
+    return true;
+  }
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && !fits((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
 
 /** Where the body holds more values than `MAX_VALUES` as JSON would write them, or nests past `MAX_DEPTH`. */
 function overBudget(root: unknown): Problem | undefined {
