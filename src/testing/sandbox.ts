@@ -339,7 +339,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   };
   if (options.inbox) {
-    inbox = await startInbox(sandbox, {
+    inbox = startInbox(sandbox, {
       host,
       port,
       ...(options.webhookUrl ? { webhookUrl: options.webhookUrl } : {}),

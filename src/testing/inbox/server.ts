@@ -93,11 +93,13 @@ const MAX_UPLOAD_BYTES = 16 * 1024 * 1024;
  * webhook log, streams changes to open pages as server-sent events, and turns the page's buttons into
  * incoming webhooks and faults.
  */
-export async function startInbox(
+export function startInbox(
   sandbox: Sandbox,
   options: { host: string; port: number; webhookUrl?: string },
-): Promise<Inbox> {
-  const assets = await loadInboxAssets();
+): Inbox {
+  // Not awaited: run from source the page is bundled on first use, and the gateway must not wait for it.
+  const assets = loadInboxAssets();
+  assets.catch(() => {});
   const messages = new Map<string, InboxMessage>();
   const log = new Map<number, LogEvent>();
   const uploads = new Map<string, { contentType: string; bytes: Buffer }>();
@@ -393,9 +395,14 @@ export async function startInbox(
             res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': upload.contentType }).end(upload.bytes);
           } else answer(res, 404, { error: 'no such image' });
         } else {
-          const asset = assets.get(path.slice('/inbox/'.length));
-          if (asset) serveAsset(res, asset);
-          else answer(res, 404, { error: 'no such file' });
+          assets.then(
+            (files) => {
+              const asset = files.get(path.slice('/inbox/'.length));
+              if (asset) serveAsset(res, asset);
+              else answer(res, 404, { error: 'no such file' });
+            },
+            (error: unknown) => answer(res, 500, { error: (error as Error).message }),
+          );
         }
         return true;
       }
