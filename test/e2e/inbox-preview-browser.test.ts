@@ -141,6 +141,7 @@ describeChromium('sandbox template preview and rendering in chromium', () => {
         ).length,
     );
     expect(nameless).toBe(0);
+    expect(await lowContrast(t.page)).toEqual([]);
     if (SCREENSHOTS) {
       mkdirSync(IMAGES, { recursive: true });
       await t.page.getByRole('button', { name: 'Yes', exact: true }).focus();
@@ -201,3 +202,35 @@ describeChromium('sandbox template preview and rendering in chromium', () => {
     expect(dom).toEqual({ xss: undefined, scripts: 1, planted: 0, jsLinks: 0 });
   });
 });
+
+/**
+ * Text whose colour has less than WCAG AA contrast (4.5:1) with the background behind it, composited through
+ * translucent ancestors. Returns a description of each offender.
+ */
+function lowContrast(page: import('playwright-core').Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const rgba = (c: string) => (c.match(/[\d.]+/g) ?? ['0', '0', '0', '0']).map(Number) as number[];
+    const luminance = ([r, g, b]: number[]) => {
+      const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+      return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
+    };
+    const background = (el: Element | null): number[] => {
+      if (!el) return [255, 255, 255];
+      const [r, g, b, a = 1] = rgba(getComputedStyle(el).backgroundColor);
+      if (a === 1) return [r!, g!, b!];
+      const under = background(el.parentElement);
+      return [r!, g!, b!].map((v, i) => v * a + under[i]! * (1 - a));
+    };
+    const bad: string[] = [];
+    for (const el of document.querySelectorAll('body *')) {
+      const own = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent?.trim());
+      if (!own || (el as HTMLElement).offsetParent === null) continue;
+      const fg = luminance(rgba(getComputedStyle(el).color));
+      const bg = luminance(background(el));
+      const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+      if (ratio < 4.5)
+        bad.push(`${el.tagName}.${el.className} "${el.textContent?.slice(0, 30)}" ${ratio.toFixed(2)}`);
+    }
+    return bad;
+  });
+}
