@@ -33,6 +33,7 @@ describeChromium('sandbox template preview and rendering in chromium', () => {
     await issues.getByText('name').first().waitFor();
     await t.page.locator('.phone').getByText('Hi Ali, your order {{2}} shipped').waitFor();
     await t.page.locator('.phone .offer').getByText('Ends soon').waitFor();
+    expect(await lowContrast(t.page)).toEqual([]);
     if (SCREENSHOTS) {
       mkdirSync(IMAGES, { recursive: true });
       await t.page.screenshot({ path: join(IMAGES, 'template-preview.png') });
@@ -211,7 +212,10 @@ function lowContrast(page: import('playwright-core').Page): Promise<string[]> {
   return page.evaluate(() => {
     const rgba = (c: string) => (c.match(/[\d.]+/g) ?? ['0', '0', '0', '0']).map(Number) as number[];
     const luminance = ([r, g, b]: number[]) => {
-      const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+      const f = (v: number) => {
+        const s = v / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      };
       return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
     };
     const background = (el: Element | null): number[] => {
