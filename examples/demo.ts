@@ -123,4 +123,5 @@ Next steps:
   - send from your app: docs/getting-started.md, docs/sending.md
   - receive webhooks in Express, Fastify, Hono or Next.js: docs/webhooks.md
   - test without credentials (msw handlers, the sandbox): docs/testing.md
+  - watch sends in a browser and answer as the customer: npx wa-gateway sandbox, then open http://127.0.0.1:4010/
   - the CLI (validate-template, trigger, sandbox, stream): npx wa-gateway --help`);

@@ -93,6 +93,29 @@ step('npm pack, install, require and import every entry, run the bin', () => {
     process.stdout.write(
       `require(), import() of ${entries.join(', ')}: ok; wa-gateway --version: ${version}\n`,
     );
+    // The sandbox's web inbox reads its page files from dist/inbox/ beside the bundle: they must be packed.
+    const inboxCheck = `
+      import { spawn } from 'node:child_process';
+      const child = spawn(${JSON.stringify(join(scratch, 'node_modules', '.bin', 'wa-gateway'))}, ['sandbox', '--port', '0']);
+      let out = '';
+      try {
+        const url = await new Promise((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('no web inbox address in: ' + out)), 30000);
+          child.stdout.on('data', (d) => {
+            out += d;
+            const m = /web inbox: (\\S+)/.exec(out);
+            if (m) { clearTimeout(timer); resolve(m[1]); }
+          });
+        });
+        for (const path of ['', 'templates', 'inbox/inbox.js', 'inbox/preview.js', 'inbox/inbox.css']) {
+          const res = await fetch(url + path);
+          if (res.status !== 200) throw new Error('GET /' + path + ' answered ' + res.status);
+        }
+      } finally {
+        child.kill();
+      }`;
+    sh(process.execPath, ['--input-type=module', '-e', inboxCheck], scratch);
+    process.stdout.write('wa-gateway sandbox serves its web inbox and page files from the package: ok\n');
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

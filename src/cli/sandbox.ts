@@ -2,22 +2,26 @@ import { parseArgs } from 'node:util';
 import { startSandbox } from '../testing/sandbox.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
-export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret <secret>] [--api-key <key>]
+export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret <secret>] [--api-key <key>] [--no-inbox]
 
 Runs a local gateway on 127.0.0.1: POST /v1/wa/message and GET /v1/wa/media/{id} with the gateway's checks
 and error codes. After each send it delivers sent, delivered and read status events to --webhook-url with the
 gateway's retry rules. Point GatewayClient at the printed URL. Ctrl-C stops it.
+It also serves a web inbox at that address: the conversations, answering as the customer, faults to inject,
+the webhook log, and a template preview at /templates.
 
   --port             port to listen on (default 4010; 0 picks a free one)
   --webhook-url      your webhook endpoint
   --webhook-secret   sent as Authorization: Bearer <secret> (default: $WEBHOOK_SECRET)
-  --api-key          the key the sandbox accepts (default: sk_test_sandbox)`;
+  --api-key          the key the sandbox accepts (default: sk_test_sandbox)
+  --no-inbox         do not serve the web inbox`;
 
 export const options = {
   port: { type: 'string' },
   'webhook-url': { type: 'string' },
   'webhook-secret': { type: 'string' },
   'api-key': { type: 'string' },
+  'no-inbox': { type: 'boolean' },
 } as const;
 
 export async function sandboxCommand(args: string[], io: CliIo): Promise<number> {
@@ -46,6 +50,7 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   const sandbox = await startSandbox({
     port,
     apiKeys: [apiKey],
+    inbox: !values['no-inbox'],
     ...(webhookUrl ? { webhookUrl } : {}),
     ...(secret ? { webhookSecret: secret } : {}),
     onSend: (s) =>
@@ -61,6 +66,8 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   });
   io.stdout(`sandbox gateway listening at ${sandbox.url}\n`);
   io.stdout(`  new GatewayClient({ apiKey: '${apiKey}', baseUrl: '${sandbox.url}' })\n`);
+  if (sandbox.inboxUrl)
+    io.stdout(`  web inbox: ${sandbox.inboxUrl} (template preview: ${sandbox.url}/templates)\n`);
   io.stdout(
     webhookUrl
       ? `  delivering webhooks to ${webhookUrl}\n`

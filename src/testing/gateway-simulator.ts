@@ -1,6 +1,7 @@
 import { validateMessage } from '../gateway/validate-message.js';
 import { statusEnvelope, statusObject } from '../webhooks/fixtures.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
+import type { TemplateRegistry } from './template-registry.js';
 
 /**
  * The gateway's behaviour as data, shared by the msw handlers and the sandbox HTTP server: the order of
@@ -29,6 +30,8 @@ export interface GatewaySimulatorOptions {
   /** Display number and id of the business number, used in status events. */
   phoneNumberId?: string;
   displayPhoneNumber?: string;
+  /** Templates created through the public API: a send of one must match its parameters (`GW_001`). */
+  templateRegistry?: TemplateRegistry;
 }
 
 export interface SimulatedRequest {
@@ -42,6 +45,15 @@ export interface SimulatedResponse {
   headers?: Record<string, string>;
   /** JSON-serialisable, or raw bytes for media. */
   body: unknown;
+}
+
+/** An upstream error, as a `failed` status event carries it in `errors[]`. */
+export interface UpstreamFailure {
+  /** The upstream platform's integer code. */
+  code: number;
+  title: string;
+  message?: string;
+  details?: string;
 }
 
 /** A message the simulator accepted. */
@@ -74,7 +86,10 @@ export class GatewaySimulator {
   balance: number;
   readonly options: Required<Pick<GatewaySimulatorOptions, 'apiKeys' | 'ratePerSecond' | 'feePerDelivery'>> &
     GatewaySimulatorOptions;
+  /** Recipients whose 24-hour service window is closed: a non-template send to them gets `GW_001`. */
+  readonly closedWindows = new Set<string>();
   readonly #arrivals = new Map<string, number[]>();
+  readonly #uploaded = new Map<string, { contentType: string; body: Uint8Array | string }>();
   #counter = 0;
 
   constructor(options: GatewaySimulatorOptions = {}) {
@@ -87,6 +102,7 @@ export class GatewaySimulator {
     this.sent.length = 0;
     for (const key of Object.keys(this.answered)) delete this.answered[key];
     this.#arrivals.clear();
+    this.closedWindows.clear();
     this.balance = this.options.balance ?? Number.POSITIVE_INFINITY;
   }
 
@@ -150,6 +166,13 @@ export class GatewaySimulator {
         );
       }
     }
+    const refusal =
+      message.type === 'template'
+        ? this.options.templateRegistry?.refusal(message.template)
+        : this.closedWindows.has(message.to)
+          ? 'the recipient is outside the 24-hour service window; send a template.'
+          : undefined;
+    if (refusal) return fail(502, 'GW_001', 'UPSTREAM_ERROR', `Upstream rejected the message: ${refusal}`);
     const isFake = request.query.get('is_fake') === 'true';
     const wamid = `wamid.${isFake ? 'FAKE' : 'SBX'}${(++this.#counter).toString().padStart(8, '0')}${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
     const accepted: SentMessage = {
@@ -186,7 +209,7 @@ export class GatewaySimulator {
     if ('status' in auth) return auth;
     if (!request.phoneNumberId)
       return fail(400, 'BAD_REQUEST', 'BAD_REQUEST', 'phone_number_id is required.');
-    const file = this.options.media?.[request.mediaId];
+    const file = this.#uploaded.get(request.mediaId) ?? this.options.media?.[request.mediaId];
     if (!file) return fail(404, 'MEDIA_NOT_FOUND', 'NOT_FOUND', 'Media not found or expired.');
     const bytes = typeof file.body === 'string' ? new TextEncoder().encode(file.body) : file.body;
     return {
@@ -196,6 +219,11 @@ export class GatewaySimulator {
     };
   }
 
+  /** Makes `GET /v1/wa/media/{mediaId}` serve this file, as for media a user sent. */
+  addMedia(mediaId: string, file: { contentType: string; body: Uint8Array | string }): void {
+    this.#uploaded.set(mediaId, file);
+  }
+
   /**
    * The status events a real send produces, in order: sent, delivered (billable, deducting the fee), read.
    * A fake send produces none: the upstream call was skipped.
@@ -203,10 +231,7 @@ export class GatewaySimulator {
   statusEventsFor(message: SentMessage): WebhookEnvelope[] {
     if (message.isFake) return [];
     const base = Math.floor(message.acceptedAt / 1000);
-    const metadata = {
-      phone_number_id: this.options.phoneNumberId ?? '100000000000001',
-      display_phone_number: this.options.displayPhoneNumber ?? '15550000000',
-    };
+    const metadata = this.#metadata();
     const origin = message.type === 'template' ? 'marketing' : 'service';
     const common = { id: message.wamid, recipient_id: message.to };
     const conversation = { id: `conv_${message.wamid.slice(-8)}`, origin: { type: origin } };
@@ -223,6 +248,33 @@ export class GatewaySimulator {
       ),
       statusEnvelope(statusObject('read', { ...common, timestamp: String(base + 2) }), { metadata }),
     ];
+  }
+
+  /** The `failed` status event for a send, carrying one upstream error (`errors[]` as the spec shapes it). */
+  failedEventFor(message: SentMessage, error: UpstreamFailure): WebhookEnvelope {
+    return statusEnvelope(
+      statusObject('failed', {
+        id: message.wamid,
+        recipient_id: message.to,
+        timestamp: String(Math.floor(message.acceptedAt / 1000) + 1),
+        errors: [
+          {
+            code: error.code,
+            title: error.title,
+            message: error.message ?? error.title,
+            error_data: { details: error.details ?? error.title },
+          },
+        ],
+      }),
+      { metadata: this.#metadata() },
+    );
+  }
+
+  #metadata() {
+    return {
+      phone_number_id: this.options.phoneNumberId ?? '100000000000001',
+      display_phone_number: this.options.displayPhoneNumber ?? '15550000000',
+    };
   }
 
   /** Call when a billable `delivered` event is produced: the gateway deducts the fee then. */

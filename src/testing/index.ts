@@ -18,6 +18,7 @@ export {
   type SentMessage,
   type SimulatedRequest,
   type SimulatedResponse,
+  type UpstreamFailure,
 } from './gateway-simulator.js';
 export { createGatewayHandlers, createPublicApiHandlers } from './msw-handlers.js';
 export { createPlatformHandlers } from './platform/msw.js';
@@ -38,4 +39,12 @@ export {
   platformMessageRecord,
   type ReportSections,
 } from './platform/state.js';
-export { type Sandbox, type SandboxOptions, type SandboxSend, startSandbox } from './sandbox.js';
+export {
+  type Sandbox,
+  type SandboxEvent,
+  type SandboxFaults,
+  type SandboxOptions,
+  type SandboxSend,
+  startSandbox,
+} from './sandbox.js';
+export { type RegisteredTemplate, TemplateRegistry } from './template-registry.js';

@@ -1,10 +1,10 @@
 import { HttpResponse, http, type RequestHandler } from 'msw';
-import { validateTemplate } from '../templates/validate.js';
 import {
   GatewaySimulator,
   type GatewaySimulatorOptions,
   type SimulatedResponse,
 } from './gateway-simulator.js';
+import { TemplateRegistry } from './template-registry.js';
 
 function toResponse(answer: SimulatedResponse): Response {
   if (answer.body instanceof Uint8Array) {
@@ -63,7 +63,8 @@ export function createGatewayHandlers(options: GatewaySimulatorOptions & { baseU
 /**
  * msw handlers for the public API's template create: the secret key check (`ORGANIZATION_SECRET_010/011`),
  * the app check (`APPLICATION_004`), the same local rules as `validateTemplate` answered as a 422 with
- * `errors.fields`, and `UPSTREAM_017` for a name and language that already exist.
+ * `errors.fields`, and `UPSTREAM_017` for a name and language that already exist. The behaviour is
+ * `TemplateRegistry`'s, the one the sandbox serves too; `registry` holds what was created.
  *
  * @example
  * const { handlers, created } = createPublicApiHandlers({ baseUrl: 'https://api.test/api/v1', secretKeys: ['sk_org_1'], appIds: ['app_1'] });
@@ -72,61 +73,23 @@ export function createPublicApiHandlers(options: {
   baseUrl: string;
   secretKeys?: readonly string[];
   appIds?: readonly string[];
-}): { handlers: RequestHandler[]; created: Record<string, unknown>[] } {
+}): { handlers: RequestHandler[]; created: Record<string, unknown>[]; registry: TemplateRegistry } {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const keys = options.secretKeys ?? ['sk_org_test'];
+  const registry = new TemplateRegistry({
+    secretKeys: options.secretKeys ?? ['sk_org_test'],
+    ...(options.appIds ? { appIds: options.appIds } : {}),
+  });
   const created: Record<string, unknown>[] = [];
-  const fail = (status: number, code: string, group: string, description: string, fields?: object) =>
-    HttpResponse.json(
-      { isSuccess: false, errors: { code, group, description, ...(fields ? { fields } : {}) } },
-      { status },
-    );
   const handlers = [
     http.post(`${base}/wa/:appId/templates`, async ({ request, params }) => {
-      const auth = request.headers.get('authorization');
-      if (!auth) return fail(401, 'ORGANIZATION_SECRET_010', 'AUTHENTICATION', 'Secret key is missing.');
-      if (!keys.includes(auth.replace(/^Bearer /, ''))) {
-        return fail(401, 'ORGANIZATION_SECRET_011', 'AUTHENTICATION', 'Secret key is invalid.');
-      }
-      if (options.appIds && !options.appIds.includes(String(params['appId']))) {
-        return fail(404, 'APPLICATION_004', 'NOT_FOUND', 'Application does not belong to the organization.');
-      }
-      let body: unknown;
-      try {
-        body = await request.json();
-      } catch {
-        return fail(400, 'REQ_001', 'VALIDATION', 'Malformed request.');
-      }
-      const { valid, issues } = validateTemplate(body);
-      if (!valid) {
-        const first = issues.find((i) => i.code) ?? issues[0]!;
-        const fields = Object.fromEntries(
-          issues.map((i) => [
-            i.field,
-            { code: i.code ?? 'VAL_001', description: i.message, ...(i.params ? { params: i.params } : {}) },
-          ]),
-        );
-        return fail(422, first.code ?? 'VAL_001', 'VALIDATION', first.message, fields);
-      }
-      const t = body as { name: string; language: string; category: string };
-      if (created.some((c) => c['name'] === t.name && c['language'] === t.language)) {
-        return fail(
-          409,
-          'UPSTREAM_017',
-          'CONFLICT',
-          'A template with this name and language already exists.',
-        );
-      }
-      const record = {
-        sourceId: String(1_000_000_000 + created.length),
-        name: t.name,
-        language: t.language,
-        category: t.category,
-        status: 'PENDING',
-      };
-      created.push(record);
-      return HttpResponse.json({ data: record, isSuccess: true });
+      const answer = registry.create({
+        authorization: request.headers.get('authorization'),
+        appId: String(params['appId']),
+        body: await request.text(),
+      });
+      if (answer.created) created.push((answer.body as { data: Record<string, unknown> }).data);
+      return toResponse(answer);
     }),
   ];
-  return { handlers, created };
+  return { handlers, created, registry };
 }

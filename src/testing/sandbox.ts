@@ -1,9 +1,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { messageEnvelope } from '../webhooks/fixtures.js';
+import { messageEnvelope, templateStatusEnvelope } from '../webhooks/fixtures.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
 import { type DeliveryAttempt, deliverWebhook, GATEWAY_RETRY_DELAYS_MS } from './deliver.js';
-import { GatewaySimulator, type GatewaySimulatorOptions, type SentMessage } from './gateway-simulator.js';
+import {
+  GatewaySimulator,
+  type GatewaySimulatorOptions,
+  type SentMessage,
+  type UpstreamFailure,
+} from './gateway-simulator.js';
+import { type Inbox, startInbox } from './inbox/server.js';
+import { type RegisteredTemplate, TemplateRegistry } from './template-registry.js';
 
 export type { DeliveryAttempt } from './deliver.js';
 
@@ -26,6 +33,15 @@ export interface SandboxOptions extends GatewaySimulatorOptions {
   onDelivery?: (attempt: DeliveryAttempt) => void;
   /** Called after every `POST /v1/wa/message`, accepted or refused. */
   onSend?: (send: SandboxSend) => void;
+  /**
+   * Serve the web inbox and template preview at the sandbox's address (`/` and `/templates`). Default
+   * `false` here; the `wa-gateway sandbox` command turns it on.
+   */
+  inbox?: boolean;
+  /** Secret keys the public API's template create accepts. Default `['sk_org_sandbox']`. */
+  secretKeys?: readonly string[];
+  /** How long a created template stays `PENDING` before it is `APPROVED`, in ms. Default 500. */
+  templateApprovalMs?: number;
 }
 
 /** One answered send: `accepted` when it went through, `error` (the gateway's code and description) when not. */
@@ -35,12 +51,43 @@ export interface SandboxSend {
   error?: { code: string; description: string };
 }
 
+/** Faults the sandbox injects into what it delivers next: what the inbox's controls set. */
+export interface SandboxFaults {
+  /** The next accepted send is reported `sent` then `failed` with this upstream error, instead of delivered. */
+  nextFailure: UpstreamFailure | null;
+  /** `reversed` delivers each send's status events last first. */
+  statusOrder: 'in-order' | 'reversed';
+  /** Deliver every status event twice, as the gateway may. */
+  duplicateStatuses: boolean;
+}
+
+/** What the sandbox did, as it happens: what the web inbox draws. */
+export type SandboxEvent =
+  | { type: 'send'; status: number; body: unknown; request: string; accepted?: SentMessage }
+  | { type: 'status'; wamid: string; status: string; envelope: WebhookEnvelope }
+  | { type: 'incoming'; message: Record<string, unknown> }
+  | { type: 'event'; eventId: number; label: string; body: string; delivered: boolean }
+  | { type: 'attempt'; attempt: DeliveryAttempt }
+  | { type: 'template'; template: RegisteredTemplate };
+
 export interface Sandbox {
   /** Base URL for `new GatewayClient({ baseUrl })`. */
   url: string;
   simulator: GatewaySimulator;
   /** Every delivery attempt so far, in order. */
   deliveries: DeliveryAttempt[];
+  /** The address of the web inbox, when `inbox` is on. */
+  inboxUrl?: string;
+  /** Templates created through `PublicApiClient.templates.create` against `${url}/api/v1`. */
+  templates: TemplateRegistry;
+  /** Faults applied to what is delivered next; change them at any time. */
+  faults: SandboxFaults;
+  /** The webhook delivery schedule in use (ms before each attempt). */
+  retryDelaysMs: readonly number[];
+  /** Calls `listener` with everything the sandbox does from now on; returns the unsubscribe function. */
+  observe(listener: (event: SandboxEvent) => void): () => void;
+  /** A template create that skips the secret key check, as the inbox's preview page submits it. */
+  submitTemplate(appId: string, body: string): ReturnType<TemplateRegistry['submit']>;
   /** Events produced while no `webhookUrl` was set. */
   undelivered: { eventId: number; label: string }[];
   /** Delivers an incoming message (a fixture message object or a whole envelope) to the webhook. */
@@ -66,7 +113,14 @@ export interface Sandbox {
  * await sandbox.close();
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const simulator = new GatewaySimulator(options);
+  const templates = new TemplateRegistry(options.secretKeys ? { secretKeys: options.secretKeys } : {});
+  const simulator = new GatewaySimulator({ templateRegistry: templates, ...options });
+  const faults: SandboxFaults = { nextFailure: null, statusOrder: 'in-order', duplicateStatuses: false };
+  const listeners = new Set<(event: SandboxEvent) => void>();
+  const emit = (event: SandboxEvent) => {
+    for (const listener of listeners) listener(event);
+  };
+  const retryDelaysMs = options.retryDelaysMs ?? GATEWAY_RETRY_DELAYS_MS;
   const deliveries: DeliveryAttempt[] = [];
   const pending = new Set<Promise<unknown>>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
@@ -90,14 +144,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   async function deliver(envelope: WebhookEnvelope, label = labelOf(envelope)): Promise<DeliveryAttempt[]> {
     const eventId = ++eventCounter;
+    const body = JSON.stringify(envelope);
+    emit({ type: 'event', eventId, label, body, delivered: Boolean(options.webhookUrl) });
     if (!options.webhookUrl) {
       unconfigured.push({ eventId, label });
       return [];
     }
-    return deliverWebhook(JSON.stringify(envelope), {
+    return deliverWebhook(body, {
       url: options.webhookUrl,
       ...(options.webhookSecret ? { secret: options.webhookSecret } : {}),
-      retryDelaysMs: options.retryDelaysMs ?? GATEWAY_RETRY_DELAYS_MS,
+      retryDelaysMs,
       ackTimeoutMs: options.ackTimeoutMs ?? 5000,
       eventId,
       label,
@@ -105,6 +161,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       onAttempt: (attempt) => {
         deliveries.push(attempt);
         options.onDelivery?.(attempt);
+        emit({ type: 'attempt', attempt });
       },
     });
   }
@@ -112,14 +169,50 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   function scheduleStatuses(message: SentMessage): void {
     const [sent, delivered, read] = simulator.statusEventsFor(message);
     if (!sent || !delivered || !read) return;
-    later(sentDelay, () => void track(deliver(sent, 'status:sent')));
-    later(deliveredDelay, () => {
-      simulator.chargeDelivery();
-      void track(deliver(delivered, 'status:delivered'));
+    const failure = faults.nextFailure;
+    faults.nextFailure = null;
+    const plan: [string, WebhookEnvelope][] = failure
+      ? [
+          ['sent', sent],
+          ['failed', simulator.failedEventFor(message, failure)],
+        ]
+      : [
+          ['sent', sent],
+          ['delivered', delivered],
+          ['read', read],
+        ];
+    if (faults.statusOrder === 'reversed') plan.reverse();
+    const times = [sentDelay, deliveredDelay, readDelay];
+    const copies = faults.duplicateStatuses ? 2 : 1;
+    plan.forEach(([status, envelope], i) => {
+      later(times[i]!, () => {
+        if (status === 'delivered') simulator.chargeDelivery();
+        emit({ type: 'status', wamid: message.wamid, status, envelope });
+        for (let n = 0; n < copies; n++) void track(deliver(envelope, `status:${status}`));
+      });
     });
-    later(readDelay, () => void track(deliver(read, 'status:read')));
   }
 
+  function createTemplate(answer: ReturnType<TemplateRegistry['create']>): void {
+    const created = answer.created;
+    if (!created) return;
+    emit({ type: 'template', template: created });
+    later(options.templateApprovalMs ?? 500, () => {
+      const approved = templates.approve(created.sourceId);
+      if (!approved) return;
+      emit({ type: 'template', template: approved });
+      const update = templateStatusEnvelope({
+        event: 'APPROVED',
+        message_template_id: Number(approved.sourceId),
+        message_template_name: approved.name,
+        message_template_language: approved.language,
+        reason: null,
+      });
+      void track(deliver(update, 'template:APPROVED'));
+    });
+  }
+
+  let inbox: Inbox | undefined;
   const server = createServer((req, res) => {
     readBody(req)
       .then((body) => route(req, res, body))
@@ -134,6 +227,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (req.method === 'POST' && url.pathname === '/v1/wa/message') {
       const answer = simulator.send({ authorization, query: url.searchParams, body });
       send(res, answer.status, answer.body, answer.headers);
+      emit({
+        type: 'send',
+        status: answer.status,
+        body: answer.body,
+        request: body,
+        ...(answer.accepted ? { accepted: answer.accepted } : {}),
+      });
       if (answer.accepted) scheduleStatuses(answer.accepted);
       const error = (answer.body as { errors?: { code?: string; description?: string } }).errors;
       options.onSend?.({
@@ -143,6 +243,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       });
       return;
     }
+    const template = /^\/api\/v1\/wa\/([^/]+)\/templates$/.exec(url.pathname);
+    if (req.method === 'POST' && template) {
+      const answer = templates.create({ authorization, appId: decodeURIComponent(template[1]!), body });
+      send(res, answer.status, answer.body);
+      createTemplate(answer);
+      return;
+    }
+    if (inbox?.handle(req, res, url, body)) return;
     const media = /^\/v1\/wa\/media\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && media) {
       const answer = simulator.media({
@@ -173,6 +281,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   function injectMessage(message: Record<string, unknown> | WebhookEnvelope): Promise<DeliveryAttempt[]> {
     const envelope = 'entry' in message ? (message as WebhookEnvelope) : messageEnvelope(message);
+    for (const e of envelope.entry ?? [])
+      for (const c of e.changes ?? []) {
+        const messages = (c.value as { messages?: unknown }).messages;
+        if (!Array.isArray(messages)) continue;
+        for (const m of messages as Record<string, unknown>[]) {
+          // A customer's message opens the 24-hour service window again.
+          if (typeof m['from'] === 'string') simulator.closedWindows.delete(m['from']);
+          emit({ type: 'incoming', message: m });
+        }
+      }
     return track(deliver(envelope));
   }
 
@@ -182,9 +300,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host ?? '127.0.0.1';
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-  return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+  const sandbox: Sandbox = {
+    url,
+    templates,
+    faults,
+    retryDelaysMs,
+    observe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    submitTemplate(appId, body) {
+      const answer = templates.submit(appId, body);
+      createTemplate(answer);
+      return answer;
+    },
     simulator,
     deliveries,
     undelivered: unconfigured,
@@ -202,10 +333,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       for (const t of timers) clearTimeout(t);
       timers.clear();
       await Promise.allSettled([...pending]);
+      inbox?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  if (options.inbox) {
+    inbox = startInbox(sandbox, {
+      host,
+      port,
+      ...(options.webhookUrl ? { webhookUrl: options.webhookUrl } : {}),
+    });
+    sandbox.inboxUrl = `${url}/`;
+  }
+  return sandbox;
 }
 
 function labelOf(envelope: WebhookEnvelope): string {

@@ -241,6 +241,9 @@ describe('wa-gateway sandbox', () => {
       text: { body: 'hi' },
     });
     expect(r.messageId).toMatch(/^wamid\./);
+    const inbox = /web inbox: (\S+)/.exec(t.out.stdout)![1]!;
+    expect(inbox).toBe(`${url}/`);
+    expect((await fetch(inbox)).headers.get('content-security-policy')).toContain("default-src 'none'");
     t.stop();
     expect(await done).toBe(0);
     expect(t.out.stdout).toContain('stopped after 1 sends');
@@ -284,6 +287,17 @@ describe('wa-gateway sandbox', () => {
     s.stop();
     expect(await quiet).toBe(0);
     expect(s.out.stderr).toBe('');
+  });
+
+  it('serves no inbox with --no-inbox', async () => {
+    const t = io();
+    const done = runCli(['sandbox', '--port', '0', '--no-inbox'], t.io);
+    await expect.poll(() => t.out.stdout).toContain('listening at');
+    const url = /listening at (\S+)/.exec(t.out.stdout)![1]!;
+    expect(t.out.stdout).not.toContain('web inbox');
+    expect((await fetch(`${url}/`)).status).toBe(404);
+    t.stop();
+    expect(await done).toBe(0);
   });
 
   it('rejects a bad --port', async () => {
