@@ -98,11 +98,12 @@ describeRedis('Redis stores when Redis goes away', () => {
 
       // The webhook handler answers 500 (the gateway retries) rather than running or dropping the event.
       const onEvent = vi.fn();
-      const handler = createWebhookHandler({ secret: 'whsec-faults', onEvent, dedupe });
+      const secret = 'whsec-faults-0123456789abcdefghijklmnop';
+      const handler = createWebhookHandler({ secret, onEvent, dedupe, logger: false });
       const response = await handler(
         new Request('http://localhost/webhook', {
           method: 'POST',
-          headers: { authorization: 'Bearer whsec-faults', 'content-type': 'application/json' },
+          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
           body: JSON.stringify(statusEnvelope(statusObject('read', { id: 'wamid.down' }))),
         }),
       );
