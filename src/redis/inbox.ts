@@ -226,7 +226,7 @@ function createInbox<H>(
     } catch (error) {
       if (error instanceof InboxError) throw error;
       throw new InboxError(
-        `Redis did not take the event (${errorMeta(error).errorName}); it was not stored`,
+        `Redis did not acknowledge the event (${errorMeta(error).errorName}); the delivery is answered 5xx`,
         'unavailable',
         error,
       );

@@ -1,10 +1,12 @@
 /**
- * Runs examples/many-instances against the sandbox and a real redis-server: the sender sends through the sandbox,
+ * Runs examples/many-instances against the sandbox and a real redis-server: the sender sends through the sandbox
+ * under the shared rate limiter,
  * the sandbox delivers the receipts to the Express receiver, the receiver stores them in Redis, the worker takes
  * them from there into its tracker.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createReceiver } from '../../examples/many-instances/receiver.js';
 import { sendAll } from '../../examples/many-instances/sender.js';
@@ -54,7 +56,7 @@ describeRedis('examples/many-instances (sandbox + real redis-server)', () => {
 
   it('tracks every message sent by the sender up to read, through the receiver, Redis and the worker', async () => {
     const to = ['998901234567', '998901234568', '998901234569'];
-    const ids = await sendAll({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url, to });
+    const ids = await sendAll({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url, redisUrl: redis.url, to });
     expect(ids).toHaveLength(to.length);
     await sandbox.idle();
     expect(sandbox.deliveries).toHaveLength(to.length * 3);
@@ -66,6 +68,13 @@ describeRedis('examples/many-instances (sandbox + real redis-server)', () => {
       { timeout: 15_000, interval: 20 },
     );
     expect(await worker.counts()).toMatchObject({ completed: to.length * 3, failed: 0 });
+    // The sends went through the shared limiter: its slots live in the same Redis.
+    const probe = new Redis(redis.url);
+    try {
+      expect(await probe.exists('wa:limit:gateway:slots')).toBe(1);
+    } finally {
+      probe.disconnect();
+    }
   });
 
   it('hands an incoming message to the worker once, even when the gateway delivers it twice', async () => {
