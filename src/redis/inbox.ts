@@ -21,6 +21,7 @@ import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import {
   createWebhookHandler,
+  resolveWebhookLogger,
   type WebhookHandlerOptions,
   type WebhookPlatformContext,
 } from '../webhooks/handler.js';
@@ -241,7 +242,7 @@ function createInbox<H>(
     // Fail fast: no offline queue (a command while disconnected is refused at once), no replay of a command cut
     // by a dropped connection (the gateway's retry is the retry), and a bound on every command.
     { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: timeoutMs },
-    webhook.logger,
+    resolveWebhookLogger(webhook.logger),
     role,
   );
   bull = new Queue(queue.name, { connection: client, prefix: queue.prefix });

@@ -38,6 +38,11 @@ const consoleLogger: WebhookLogger = {
   error: (message, meta) => console.error(`[wa-gateway webhooks] ${message}`, ...(meta ? [meta] : [])),
 };
 
+/** @internal The logger a `logger` option means: the console when not given, none for `false`. */
+export function resolveWebhookLogger(option: WebhookLogger | false | undefined): WebhookLogger | undefined {
+  return option === false ? undefined : (option ?? consoleLogger);
+}
+
 /** Passed to `onEvent` with each event. */
 export interface WebhookEventContext {
   /**
@@ -201,7 +206,7 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
   if (typeof options !== 'object' || options === null) {
     throw new ConfigurationError('createWebhookHandler: options are required ({ secret, onEvent })');
   }
-  const logger = options.logger === false ? undefined : (options.logger ?? consoleLogger);
+  const logger = resolveWebhookLogger(options.logger);
   const log = (level: 'warn' | 'error', message: string, meta?: Record<string, unknown>): void => {
     try {
       logger?.[level](message, meta);
