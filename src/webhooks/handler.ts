@@ -38,7 +38,7 @@ const consoleLogger: WebhookLogger = {
   error: (message, meta) => console.error(`[wa-gateway webhooks] ${message}`, ...(meta ? [meta] : [])),
 };
 
-/** The logger an option means: `false` none, absent the console. @internal */
+/** @internal The logger a `logger` option means: the console when not given, none for `false`. */
 export function resolveWebhookLogger(option: WebhookLogger | false | undefined): WebhookLogger | undefined {
   return option === false ? undefined : (option ?? consoleLogger);
 }

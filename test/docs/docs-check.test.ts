@@ -9,11 +9,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allBlocks, type DocBlock, extractBlocks } from './blocks.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const OUT = join(ROOT, '.tmp', 'docs-check');
+// One directory per run: two copies of the suite at once must not write over each other's blocks.
+const OUT = join(ROOT, '.tmp', `docs-check-${process.pid}`);
 const ENTRIES: Record<string, string> = {
   'wa-gateway-sdk': 'src/index.ts',
   'wa-gateway-sdk/templates': 'src/templates/index.ts',
@@ -114,6 +115,12 @@ beforeAll(async () => {
   testResults.catch(() => {});
   diagnostics = typecheck();
 }, 120_000);
+
+afterAll(async () => {
+  // The children may still hold files when a test failed early; what they wrote goes with them.
+  await Promise.allSettled([runResults, testResults]);
+  rmSync(OUT, { recursive: true, force: true });
+});
 
 describe('docs blocks typecheck under strict', () => {
   it.each(checked.map((b) => [b.where, b] as const))('%s', (where) => {
