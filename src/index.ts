@@ -2,8 +2,12 @@
  * wa-gateway-sdk: the gateway client, the public API and platform clients, every error class, template
  * validation and all public types.
  */
+export { ApiPromise, type ResponseInfo, type WithResponse } from './core/api-promise.js';
+export { RESERVED_HEADERS, type RequestOptions } from './core/call-options.js';
+export type { CommonClientOptions } from './core/client-options.js';
 export * from './core/errors.js';
-export type { Logger } from './core/logger.js';
+export type { RequestEvent, RequestHooks, ResponseEvent } from './core/hooks.js';
+export { LOG_ENV, type Logger, type LogLevel } from './core/logger.js';
 export { RateLimiter, type SendLimiter } from './core/rate-limiter.js';
 export type { RetryRules } from './core/retry-policy.js';
 export type { DeepReadonly } from './core/types.js';

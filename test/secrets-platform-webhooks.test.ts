@@ -215,6 +215,7 @@ function client(
     maxRetries: 0,
     timeoutMs: 2000,
     logger,
+    logLevel: 'debug',
     ...rest,
   });
   produced.push(c);
@@ -338,6 +339,7 @@ describe('PlatformClient: no password or token in any error, inspect output or l
       password: PASSWORD,
       maxRetries: 0,
       logger,
+      logLevel: 'debug',
     });
     await fails(() => refused.reports.get());
     const tokenOnly = new PlatformClient({
@@ -346,6 +348,7 @@ describe('PlatformClient: no password or token in any error, inspect output or l
       token: READY_TOKEN,
       maxRetries: 0,
       logger,
+      logLevel: 'debug',
     });
     await fails(() => tokenOnly.stats.get());
   });
@@ -431,6 +434,7 @@ describe('PlatformClient: no password or token in any error, inspect output or l
       password: PASSWORD,
       tokenStore: store,
       logger,
+      logLevel: 'debug',
     });
     const result = await c.auth.login();
     await c.reports.get();

@@ -13,6 +13,9 @@ const server = useMswServer();
 const GATEWAY_KEY = 'pk_live_7Hq2mX9vL4kP8sR1tY6wZ3bN5cJ0fG2d';
 const SECRET_KEY = 'sk_org_Qm4Rt7Yp2Lk9Wx5Zc8Vb1Nf6Hd3Js0Ga';
 const SECRETS = [GATEWAY_KEY, SECRET_KEY];
+const PHONE = '998901234567';
+const BODY = 'the private text of a message';
+const debugLines: unknown[] = [];
 
 const produced: unknown[] = [];
 const logger = {
@@ -70,6 +73,7 @@ describe('no secret in any error, inspect output or log line', () => {
         baseUrl: 'https://gw.test',
         maxRetries: 0,
         logger,
+        logLevel: 'debug',
       });
       produced.push(gw);
       await failures(() => gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'x' } }));
@@ -81,7 +85,12 @@ describe('no secret in any error, inspect output or log line', () => {
       http.post('https://gw.test/v1/wa/message', () => HttpResponse.error()),
       http.get('https://gw.test/v1/wa/media/:id', echoing(404)),
     );
-    const gw = new GatewayClient({ apiKey: GATEWAY_KEY, baseUrl: 'https://gw.test', logger });
+    const gw = new GatewayClient({
+      apiKey: GATEWAY_KEY,
+      baseUrl: 'https://gw.test',
+      logger,
+      logLevel: 'debug',
+    });
     await failures(() => gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'x' } }));
     await failures(() => gw.media.download('m', { phoneNumberId: 'p' }));
     await failures(() =>
@@ -89,7 +98,7 @@ describe('no secret in any error, inspect output or log line', () => {
     );
     server.use(http.post('https://gw.test/v1/wa/message', () => new Promise<Response>(() => {})));
     await failures(() =>
-      gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'x' } }, { timeoutMs: 20 }),
+      gw.messages.send({ to: '998901234567', type: 'text', text: { body: BODY } }, { timeoutMs: 20 }),
     );
   });
 
@@ -110,6 +119,7 @@ describe('no secret in any error, inspect output or log line', () => {
         baseUrl: 'https://api.test/api/v1',
         maxRetries: 0,
         logger,
+        logLevel: 'debug',
       });
       produced.push(api);
       await failures(() =>
@@ -125,8 +135,57 @@ describe('no secret in any error, inspect output or log line', () => {
     },
   );
 
+  it('successes and retries at every log level, with per-call and default headers', async () => {
+    let calls = 0;
+    server.use(
+      http.post('https://gw.test/v1/wa/message', () =>
+        ++calls === 1
+          ? HttpResponse.json(
+              {
+                isSuccess: false,
+                errors: { code: 'RATE_001', group: 'RATE', description: 'slow', params: { retry_after: 0 } },
+              },
+              { status: 429, headers: { 'x-request-id': 'req-1' } },
+            )
+          : HttpResponse.json(
+              {
+                isSuccess: true,
+                data: { messages: [{ id: 'wamid.1' }], contacts: [{ input: PHONE, wa_id: PHONE }] },
+              },
+              { headers: { 'x-request-id': 'req-2' } },
+            ),
+      ),
+    );
+    const gw = new GatewayClient({
+      apiKey: GATEWAY_KEY,
+      baseUrl: 'https://gw.test',
+      logger: { ...logger, debug: (...a: unknown[]) => debugLines.push(a) },
+      logLevel: 'debug',
+      defaultHeaders: { 'x-tenant': 'acme' },
+    });
+    const { response } = await gw.messages
+      .send({ to: PHONE, type: 'text', text: { body: BODY } }, { headers: { 'x-trace': 't1' } })
+      .withResponse();
+    expect(response.requestId).toBe('req-2');
+    // The debug level says enough to chase a lost delivery: method, path, status, attempt, request id, timing.
+    expect(debugLines).toContainEqual([
+      'wa-gateway-sdk: request succeeded',
+      expect.objectContaining({
+        method: 'POST',
+        path: '/v1/wa/message',
+        status: 200,
+        attempt: 2,
+        requestId: 'req-2',
+      }),
+    ]);
+    produced.push(...debugLines);
+  });
+
   afterAll(() => {
     expect(produced.length).toBeGreaterThan(30);
+    // Log lines never carry a phone number or a message body either.
+    const logged = produced.filter(Array.isArray).flatMap(renderings);
+    expect(logged.filter((text) => text.includes(PHONE) || text.includes(BODY))).toEqual([]);
     const leaks = produced.flatMap(renderings).filter((text) => SECRETS.some((s) => text.includes(s)));
     expect(leaks).toEqual([]);
   });

@@ -173,7 +173,15 @@ export async function streamCommand(args: string[], io: CliIo): Promise<number> 
   // The argument checks of streamRange throw at the call: a bad filter is a usage error, not a failure.
   let records: AsyncGenerator<{ id: unknown; created_at: string }>;
   try {
-    records = platform.messages.streamRange(query, { signal: stop.signal });
+    // The SDK's own progress callback drives the progress line (called once the loop below wrote the record);
+    // `count` stays the loop's, which leaves out the records a resume skips.
+    records = platform.messages.streamRange(query, {
+      signal: stop.signal,
+      onProgress: (p) => {
+        last = p.lastCreatedAt ?? last;
+        show();
+      },
+    });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
@@ -194,8 +202,6 @@ export async function streamCommand(args: string[], io: CliIo): Promise<number> 
       if (tail && Date.parse(record.created_at) === tail.lastMs && tail.ids.has(record.id)) continue;
       const target = file ?? (await openFile());
       count++;
-      last = record.created_at;
-      show();
       if (!target.write(`${JSON.stringify(record)}\n`)) await once(target, 'drain');
     }
     const target = file ?? (await openFile());

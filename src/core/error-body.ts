@@ -141,6 +141,11 @@ function contentTypeOf(headers: Headers, secrets: readonly string[]): string {
   return type ? excerpt(scrub(type, secrets), 100) : 'no content type';
 }
 
+/** The server's request id header (`x-request-id`, else `request-id`), as sent. */
+export function requestIdHeader(headers: Headers): string | undefined {
+  return headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

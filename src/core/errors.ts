@@ -39,9 +39,48 @@ function safeStringify(value: unknown): string {
   }
 }
 
+/**
+ * Marks each error class's prototype with its name, under a key shared across copies of the SDK
+ * (`Symbol.for`): an app that loads both the ESM and the CommonJS build (the dual-package hazard) has two
+ * `WaGatewayError` classes, and `instanceof` must answer for either.
+ */
+const BRAND = Symbol.for('wa-gateway-sdk.error-class');
+
+/** @internal Gives an SDK error class its cross-copy identity; every subclass outside this file calls it once. */
+export function brandError(cls: abstract new (...args: never[]) => WaGatewayError, name: string): void {
+  Object.defineProperty(cls.prototype, BRAND, { value: name });
+}
+
+/** Whether `value`'s prototype chain holds a class branded `brand`, from any copy of the SDK. */
+function hasBrand(value: unknown, brand: unknown): boolean {
+  if (typeof brand !== 'string' || typeof value !== 'object' || value === null) return false;
+  for (let p: object | null = Object.getPrototypeOf(value); p !== null; p = Object.getPrototypeOf(p)) {
+    if (Object.hasOwn(p, BRAND) && (p as Record<symbol, unknown>)[BRAND] === brand) return true;
+  }
+  return false;
+}
+
+/** `instanceof` for an SDK error class: the usual prototype check, else the brand of the class on `value`. */
+function isBranded(cls: { prototype: object }, value: unknown): boolean {
+  if (Function.prototype[Symbol.hasInstance].call(cls, value)) return true;
+  const own = Object.hasOwn(cls.prototype, BRAND)
+    ? (cls.prototype as Record<symbol, unknown>)[BRAND]
+    : undefined;
+  return hasBrand(value, own);
+}
+
 /** Base class of every error the SDK throws. `instanceof WaGatewayError` catches them all. */
 export class WaGatewayError extends Error {
   override name = 'WaGatewayError';
+
+  /**
+   * `instanceof` that also recognises errors from another copy of the SDK (its ESM and CJS builds loaded side
+   * by side), by the class brand rather than the prototype object alone.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass that `instanceof` was asked about.
+    return isBranded(this, value);
+  }
 
   /** Public fields only: what `JSON.stringify(error)` and logging libraries see. */
   toJSON(): Record<string, unknown> {
@@ -369,3 +408,30 @@ export class StreamError extends WaGatewayError {
 export class ConfigurationError extends WaGatewayError {
   override name = 'ConfigurationError';
 }
+
+// The brand of each class of this file (names written out: a minifier may rename the classes).
+for (const [name, cls] of Object.entries({
+  WaGatewayError,
+  ApiError,
+  BadRequestError,
+  AuthenticationError,
+  PaymentRequiredError,
+  PermissionDeniedError,
+  NotFoundError,
+  MethodNotAllowedError,
+  ConflictError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  UpstreamError,
+  EndpointNotLiveError,
+  ConnectionError,
+  TimeoutError,
+  InvalidResponseError,
+  MessageValidationError,
+  TemplateValidationError,
+  WebhookParseError,
+  StreamError,
+  ConfigurationError,
+}))
+  brandError(cls, name);

@@ -1,6 +1,8 @@
-import { isRecord, toApiError, toRedirectError } from './error-body.js';
+import { checkHeaders } from './call-options.js';
+import { isRecord, requestIdHeader, toApiError, toRedirectError } from './error-body.js';
 import {
   AuthenticationError,
+  ConfigurationError,
   ConnectionError,
   InvalidResponseError,
   PaymentRequiredError,
@@ -8,6 +10,7 @@ import {
   TimeoutError,
   WaGatewayError,
 } from './errors.js';
+import { callHook, type RequestHooks } from './hooks.js';
 import { type Logger, log } from './logger.js';
 import type { SendLimiter } from './rate-limiter.js';
 import { failedBeforeSending, type RetryRules, retryDelay } from './retry-policy.js';
@@ -51,7 +54,11 @@ export interface TransportConfig {
   rateLimiter?: SendLimiter | undefined;
   /** A custom fetch. When absent, `globalThis.fetch` is looked up on every request (msw and mocks see all). */
   fetch?: typeof fetch | undefined;
+  /** Already filtered to the client's level (`resolveLogger`). */
   logger?: Logger | undefined;
+  /** Sent with every request; per-call `headers` override them. Checked by `checkHeaders`. */
+  defaultHeaders?: Readonly<Record<string, string>> | undefined;
+  hooks?: RequestHooks | undefined;
 }
 
 export interface RequestOptions {
@@ -75,6 +82,8 @@ export interface RequestOptions {
   /** Wait for the client's rate limiter before each attempt. Default `false`. */
   rateLimited?: boolean | undefined;
   maxRetries?: number | undefined;
+  /** The caller's extra headers (see `checkHeaders`), over the client's `defaultHeaders`. */
+  headers?: Readonly<Record<string, string>> | undefined;
   accept?: string | undefined;
   /**
    * Aborting it stops the request from *starting* (while it waits for the rate limiter or between attempts)
@@ -84,6 +93,8 @@ export interface RequestOptions {
   stopSignal?: AbortSignal | undefined;
   /** A send of a batch (`sendMany`): the rate limiter may refuse it while bulk sending is stopped. */
   bulk?: boolean | undefined;
+  /** Told each wait before a retry, in ms (for progress reports). */
+  onRetryWait?: ((ms: number) => void) | undefined;
 }
 
 /** A fault observed while waiting for or reading an answer. */
@@ -107,9 +118,14 @@ type Phase = 'connect' | 'body';
 export class Transport {
   readonly #config: TransportConfig;
   readonly #userAgent = userAgent();
+  /** The server's host name, for spans (`server.address`). */
+  readonly host: string;
+  readonly #defaultHeaders: Record<string, string> | undefined;
 
   constructor(config: TransportConfig) {
     this.#config = config;
+    this.host = new URL(config.baseUrl).hostname;
+    this.#defaultHeaders = checkHeaders(config.defaultHeaders, 'defaultHeaders');
   }
 
   /** `text` with every credential of this client scrubbed: for excerpts of bodies that reach an error. */
@@ -125,13 +141,18 @@ export class Transport {
     return this.#withRetries(options, false).then((r) => r.response);
   }
 
+  /** `stream()` with the number of attempts it took, for `withResponse()`. */
+  open(options: RequestOptions): Promise<{ response: Response; attempts: number }> {
+    return this.#withRetries(options, false);
+  }
+
   /**
    * Sends the request and returns the parsed JSON body (`undefined` for an empty body). The timeout covers
    * reading the body too, so a server that trickles bytes still ends in `TimeoutError`.
    */
-  async json(options: RequestOptions): Promise<{ data: unknown; response: Response }> {
-    const { response, text } = await this.#withRetries(options, true);
-    if (text === undefined || text.trim() === '') return { data: undefined, response };
+  async json(options: RequestOptions): Promise<{ data: unknown; response: Response; attempts: number }> {
+    const { response, text, attempts } = await this.#withRetries(options, true);
+    if (text === undefined || text.trim() === '') return { data: undefined, response, attempts };
     let data: unknown;
     try {
       data = JSON.parse(text);
@@ -156,32 +177,28 @@ export class Transport {
         request: { method: options.method, path: options.path },
       });
     }
-    return { data, response };
+    return { data, response, attempts };
   }
 
   async #withRetries(
     options: RequestOptions,
     readBody: boolean,
-  ): Promise<{ response: Response; text: string | undefined }> {
+  ): Promise<{ response: Response; text: string | undefined; attempts: number }> {
     const config = this.#config;
     const idempotent = options.idempotent ?? options.method === 'GET';
-    const maxRetries = options.maxRetries ?? config.maxRetries;
+    const maxRetries = callMaxRetries(options.maxRetries) ?? config.maxRetries;
     const auth: AuthState = { refresh: false, rejected: undefined, sent: undefined };
+    const { hooks, logger } = config;
+    // Timing and events only when someone listens: the common send pays one property read each.
+    const observed = logger?.debug !== undefined || hooks !== undefined;
     let reauthenticated = false;
     for (let attempt = 0; ; attempt++) {
-      const started = config.logger ? performance.now() : 0;
+      const started = observed ? performance.now() : 0;
+      if (hooks?.onRequest) callHook(hooks.onRequest, this.#event(options, attempt));
       try {
         const result = await this.#attempt(options, readBody, auth, idempotent);
-        if (config.logger) {
-          log(config.logger, 'debug', 'wa-gateway-sdk: request succeeded', {
-            method: options.method,
-            path: options.path,
-            status: result.response.status,
-            attempt: attempt + 1,
-            durationMs: Math.round(performance.now() - started),
-          });
-        }
-        return result;
+        if (observed) this.#observe(options, attempt, started, result.response, undefined, undefined);
+        return { ...result, attempts: attempt + 1 };
       } catch (error) {
         if (options.signal?.aborted) throw options.signal.reason;
         if (error instanceof AuthorizationFailed) throw error.error;
@@ -207,10 +224,14 @@ export class Transport {
           method: options.method,
           path: options.path,
           attempt: attempt + 1,
+          ...(error instanceof WaGatewayError && 'requestId' in error && error.requestId
+            ? { requestId: error.requestId }
+            : {}),
           error: error instanceof Error ? error.name : typeof error,
           ...(error instanceof WaGatewayError && 'code' in error ? { code: error.code } : {}),
           ...(error instanceof WaGatewayError && 'status' in error ? { status: error.status } : {}),
         };
+        if (observed) this.#observe(options, attempt, started, undefined, error, delay ?? undefined);
         if (delay === null) {
           if (error instanceof PaymentRequiredError && options.rateLimited) {
             config.rateLimiter?.paymentRequired?.(error);
@@ -221,9 +242,74 @@ export class Transport {
         log(config.logger, 'warn', 'wa-gateway-sdk: retrying request', { ...meta, delayMs: delay });
         // Every sender of this client backs off together, not each on its own next 429.
         if (error instanceof RateLimitError && options.rateLimited) config.rateLimiter?.pause(delay);
+        if (options.onRetryWait) callHook(options.onRetryWait, delay);
         await sleep(delay, options.signal);
       }
     }
+  }
+
+  #event(options: RequestOptions, attempt: number) {
+    return { method: options.method, path: options.path, host: this.host, attempt: attempt + 1 };
+  }
+
+  /** One attempt's debug line and `onResponse` event: metadata only, never a header value or a body. */
+  #observe(
+    options: RequestOptions,
+    attempt: number,
+    started: number,
+    response: Response | undefined,
+    error: unknown,
+    retryInMs: number | undefined,
+  ): void {
+    const { hooks, logger } = this.#config;
+    const durationMs = Math.round(performance.now() - started);
+    const status = response?.status ?? (error instanceof WaGatewayError ? statusOf(error) : undefined);
+    // The server's words, like a body: scrubbed and shortened before a log line or a hook sees them.
+    const sent = response ? requestIdHeader(response.headers) : undefined;
+    const requestId = response
+      ? sent === undefined
+        ? undefined
+        : excerpt(this.redact(sent), 100)
+      : error instanceof WaGatewayError && 'requestId' in error && typeof error.requestId === 'string'
+        ? error.requestId
+        : undefined;
+    if (response && logger?.debug) {
+      log(logger, 'debug', 'wa-gateway-sdk: request succeeded', {
+        method: options.method,
+        path: options.path,
+        status,
+        attempt: attempt + 1,
+        durationMs,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+    if (hooks?.onResponse) {
+      callHook(hooks.onResponse, {
+        ...this.#event(options, attempt),
+        status,
+        requestId,
+        durationMs,
+        error,
+        retryInMs,
+      });
+    }
+  }
+
+  /** The fetch headers: the client's defaults, then the caller's, then those only the SDK sets. */
+  #headers(
+    options: RequestOptions,
+    authorization: string | undefined,
+    body: string | undefined,
+  ): Record<string, string> {
+    const call = options.headers ? checkHeaders(options.headers, 'headers') : undefined;
+    return {
+      'user-agent': this.#userAgent,
+      accept: options.accept ?? 'application/json',
+      ...this.#defaultHeaders,
+      ...call,
+      ...(authorization === undefined ? {} : { authorization }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    };
   }
 
   async #attempt(
@@ -242,7 +328,7 @@ export class Transport {
             { bulk: options.bulk === true },
           )
         : undefined;
-    const timeoutMs = options.timeoutMs ?? config.timeoutMs;
+    const timeoutMs = callTimeout(options.timeoutMs) ?? config.timeoutMs;
     const request = { method: options.method, path: options.path };
 
     const controller = new AbortController();
@@ -256,6 +342,7 @@ export class Transport {
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     let authorization: string | undefined;
     let body: string | undefined;
+    let headers: Record<string, string>;
     try {
       if (stopSignal?.aborted) throw stopSignal.reason;
       try {
@@ -278,6 +365,7 @@ export class Transport {
       }
       auth.sent = authorization;
       body = options.body === undefined ? undefined : serialise(options.body);
+      headers = this.#headers(options, authorization, body);
     } catch (error) {
       release?.();
       clearTimeout(timer);
@@ -324,12 +412,7 @@ export class Transport {
       try {
         response = await (config.fetch ?? globalThis.fetch)(this.#url(options), {
           method: options.method,
-          headers: {
-            ...(authorization === undefined ? {} : { authorization }),
-            'user-agent': this.#userAgent,
-            accept: options.accept ?? 'application/json',
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
+          headers,
           signal: controller.signal,
           // Never followed: a 307/308 would re-send the body (a password, a message) to the Location's host.
           redirect: 'manual',
@@ -397,6 +480,30 @@ export class Transport {
     const query = options.query ? queryString(options.query) : '';
     return `${base}${path}${query ? `?${query}` : ''}`;
   }
+}
+
+function statusOf(error: WaGatewayError): number | undefined {
+  const status = (error as { status?: unknown }).status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** A call's own `timeoutMs`, checked: a typo must not become a zero or endless timeout. */
+function callTimeout(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
+    throw new ConfigurationError(
+      `timeoutMs must be a positive number of milliseconds; got ${String(value)}.`,
+    );
+  }
+  return value;
+}
+
+function callMaxRetries(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ConfigurationError(`maxRetries must be a whole number ≥ 0; got ${String(value)}.`);
+  }
+  return value;
 }
 
 /** Which credential went out, so a 401 can say which one the server refused. */

@@ -1,5 +1,5 @@
+import { type CommonClientOptions, commonTransportConfig } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
 import {
   nonNegativeInt,
   positive,
@@ -9,11 +9,12 @@ import {
 } from '../core/options.js';
 import { RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
 import type { RetryRules } from '../core/retry-policy.js';
+import { loadTracing } from '../core/tracing.js';
 import { Transport } from '../core/transport.js';
 import { Media } from './media.js';
 import { Messages } from './messages.js';
 
-export interface GatewayClientOptions {
+export interface GatewayClientOptions extends CommonClientOptions {
   /** The gateway API key (`pk_...` production, `sk_...` staging). Server-side only. */
   apiKey: string;
   /** The gateway's base address, e.g. `https://gw.example.com` (paths below it start with `/v1`). */
@@ -32,8 +33,6 @@ export interface GatewayClientOptions {
   rateLimit?: { perSecond: number } | SendLimiter | false;
   /** A custom fetch (a proxy agent, instrumentation). By default `globalThis.fetch`, looked up per request. */
   fetch?: typeof fetch;
-  /** Receives request metadata only: never keys, headers or bodies. */
-  logger?: Logger;
   /**
    * Retry sends that failed in flight (connection reset, timeout). Default `false`: the message may already
    * be out, and a retry would send it twice. Turn on only if duplicates are acceptable to your recipients.
@@ -85,6 +84,7 @@ export class GatewayClient {
       'https://gw.example.com',
     );
     this.rateLimiter = toRateLimiter(options.rateLimit);
+    loadTracing();
     const transport = new Transport({
       baseUrl: this.baseUrl,
       authorization: () => `Bearer ${this.#apiKey}`,
@@ -95,7 +95,7 @@ export class GatewayClient {
       retryRules: GATEWAY_RETRY_RULES,
       rateLimiter: this.rateLimiter,
       fetch: options.fetch,
-      logger: options.logger,
+      ...commonTransportConfig(options),
     });
     this.messages = new Messages(transport, {
       messagingProduct: options.messagingProduct ?? 'whatsapp',

@@ -3,7 +3,9 @@ export { type DownloadOptions, Media, type MediaDownload } from './media.js';
 export * from './message-schema.js';
 export {
   Messages,
+  type SendFlags,
   type SendManyOptions,
+  type SendManyProgress,
   type SendManyResult,
   type SendOptions,
   type SendResult,

@@ -1,10 +1,11 @@
+import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
+import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ApiError, ConfigurationError, ConnectionError, EndpointNotLiveError } from '../core/errors.js';
 import type { Transport } from '../core/transport.js';
 
-export interface DownloadOptions {
+export interface DownloadOptions extends RequestOptions {
   /** `value.metadata.phone_number_id` of the webhook event that carried the media id. Required. */
   phoneNumberId: string;
-  signal?: AbortSignal;
   /** Time allowed until the answer's headers arrive. The body then streams at its own pace. */
   timeoutMs?: number;
 }
@@ -53,7 +54,11 @@ export class Media {
    * const file = await gw.media.download(msg.image.id, { phoneNumberId: event.metadata.phone_number_id });
    * await file.saveTo(`/tmp/${msg.image.id}.jpg`);
    */
-  async download(mediaId: string, options: DownloadOptions): Promise<MediaDownload> {
+  download(mediaId: string, options: DownloadOptions): ApiPromise<MediaDownload> {
+    return apiPromise(() => this.#download(mediaId, options));
+  }
+
+  async #download(mediaId: string, options: DownloadOptions): Promise<WithResponse<MediaDownload>> {
     if (typeof mediaId !== 'string' || mediaId.trim() === '') {
       throw new ConfigurationError(
         'media.download needs a media id (image.id, audio.id, ... of an incoming message).',
@@ -64,20 +69,22 @@ export class Media {
         'media.download needs options.phoneNumberId: the value.metadata.phone_number_id of the event that carried the media.',
       );
     }
-    let response: Response;
+    let opened: { response: Response; attempts: number };
     try {
-      response = await this.#transport.stream({
+      opened = await this.#transport.open({
         method: 'GET',
         path: `/v1/wa/media/${encodeURIComponent(mediaId)}`,
         query: { phone_number_id: options.phoneNumberId },
-        signal: options.signal,
-        timeoutMs: options.timeoutMs,
+        ...requestOf(options),
         accept: '*/*',
       });
     } catch (error) {
       throw explainNotLive(error);
     }
-    return toDownload(response, options.signal);
+    return {
+      data: toDownload(opened.response, options.signal),
+      response: responseInfo(opened.response, opened.attempts),
+    };
   }
 }
 

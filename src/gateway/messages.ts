@@ -1,4 +1,6 @@
 import { setMaxListeners } from 'node:events';
+import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
+import { type RequestOptions, requestOf } from '../core/call-options.js';
 import {
   ApiError,
   InvalidResponseError,
@@ -7,12 +9,17 @@ import {
   WaGatewayError,
 } from '../core/errors.js';
 import { excerpt } from '../core/secrets.js';
+import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
 import { type OutboundMessage, type SendContact, sendResponseSchema } from './message-schema.js';
 import { assertValidMessage, validateMessage } from './validate-message.js';
 
-export interface SendOptions {
+/**
+ * What the gateway is asked to do with a message: the query flags of `POST /v1/wa/message`. They change what
+ * is sent, so they are the send's own; `RequestOptions` only change how the request travels.
+ */
+export interface SendFlags {
   /**
    * Run auth, rate limiting and billing checks but skip the upstream call; a fake wamid comes back and no
    * `delivered` webhook follows. For integration tests against a real gateway.
@@ -20,8 +27,13 @@ export interface SendOptions {
   isFake?: boolean;
   /** Route through the upstream marketing-lite route (high-volume promotional template sends). */
   mmlite?: boolean;
-  signal?: AbortSignal;
-  timeoutMs?: number;
+}
+
+/**
+ * `messages.send` options: the send's {@link SendFlags} and the call's {@link RequestOptions} in one object
+ * (`send(message, { isFake, signal })`), kept as two named types that the SDK consumes apart.
+ */
+export interface SendOptions extends SendFlags, RequestOptions {
   /**
    * Retry even when the request failed in flight (connection reset, timeout). Off by default because the
    * message may already be out and would then be sent twice.
@@ -38,17 +50,32 @@ export interface SendResult {
   raw: unknown;
 }
 
-export interface SendManyOptions {
+export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal'> {
   /** How many sends are in flight at once. Default 16. The client's rate limiter still applies. */
   concurrency?: number;
-  isFake?: boolean;
-  mmlite?: boolean;
   /**
    * Stops starting new sends; those not started are reported with `notSent: true`. Sends already in flight are
    * not cut (the message may be out either way); their results are reported as they come.
    */
   signal?: AbortSignal;
-  timeoutMs?: number;
+  /**
+   * Called after each result is yielded (in input order), and when a rate-limit pause starts. `done` counts
+   * the results yielded so far: to resume after a crash, persist it and pass the source again without its
+   * first `done` messages (see docs/observability.md).
+   */
+  onProgress?: (progress: SendManyProgress) => void;
+}
+
+/** Where a `sendMany` stands. */
+export interface SendManyProgress {
+  /** Results yielded so far: messages `0 .. done - 1` are settled, in input order. */
+  done: number;
+  /** How many messages the source holds, when it is an array; else `undefined`. */
+  total: number | undefined;
+  /** Results with `ok: false` so far. */
+  failed: number;
+  /** The rate-limit wait now under way in ms (a `RATE_001`'s `retry_after`), else 0. */
+  waitMs: number;
 }
 
 export type SendManyResult =
@@ -66,6 +93,13 @@ export type SendManyResult =
        */
       notSent: boolean;
     };
+
+/** OpenTelemetry messaging and HTTP attributes common to every send span. */
+const SEND_SPAN = {
+  'messaging.system': 'whatsapp',
+  'messaging.operation.type': 'send',
+  'http.request.method': 'POST',
+} as const;
 
 /** The gateway's messages resource: `POST /v1/wa/message`. */
 export class Messages {
@@ -91,21 +125,41 @@ export class Messages {
    * @example
    * const { messageId } = await gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'Hi' } });
    */
-  async send(message: DeepReadonly<OutboundMessage>, options: SendOptions = {}): Promise<SendResult> {
-    const valid = assertValidMessage(message);
-    return this.#post(valid, options);
+  send(message: DeepReadonly<OutboundMessage>, options: SendOptions = {}): ApiPromise<SendResult> {
+    return apiPromise(() => {
+      const valid = assertValidMessage(message);
+      const type = (valid as { type?: unknown }).type;
+      return traced(
+        'wa-gateway send',
+        {
+          ...SEND_SPAN,
+          'server.address': this.#transport.host,
+          'wa_gateway.message.type': typeof type === 'string' ? type : 'unknown',
+        },
+        () => this.#post(valid, options, options),
+        (data, span) => span.set('messaging.message.id', data.messageId),
+      );
+    });
   }
 
-  async #post(valid: object, options: SendOptions, stopSignal?: AbortSignal): Promise<SendResult> {
-    const { data } = await this.#transport.json({
+  async #post(
+    valid: object,
+    flags: SendFlags,
+    request: RequestOptions & {
+      retryInFlight?: boolean | undefined;
+      onRetryWait?: ((ms: number) => void) | undefined;
+    },
+    stopSignal?: AbortSignal,
+  ): Promise<WithResponse<SendResult>> {
+    const { data, response, attempts } = await this.#transport.json({
       method: 'POST',
       path: '/v1/wa/message',
-      query: { is_fake: options.isFake ? true : undefined, mmlite: options.mmlite ? true : undefined },
+      query: { is_fake: flags.isFake ? true : undefined, mmlite: flags.mmlite ? true : undefined },
       body: { messaging_product: this.#messagingProduct, ...valid },
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
+      ...requestOf(request),
       idempotent: false,
-      retryInFlight: options.retryInFlight ?? this.#retryInFlight,
+      retryInFlight: request.retryInFlight ?? this.#retryInFlight,
+      onRetryWait: request.onRetryWait,
       rateLimited: true,
       stopSignal,
       bulk: stopSignal !== undefined,
@@ -122,7 +176,10 @@ export class Messages {
         },
       );
     }
-    return { messageId: parsed.data.data.messages[0]!.id, contacts: parsed.data.data.contacts, raw: data };
+    return {
+      data: { messageId: parsed.data.data.messages[0]!.id, contacts: parsed.data.data.contacts, raw: data },
+      response: responseInfo(response, attempts),
+    };
   }
 
   /**
@@ -168,10 +225,29 @@ export class Messages {
     const onCallerAbort = () => halt(abortError(options.signal!));
     if (options.signal?.aborted) onCallerAbort();
     options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const sendOptions: SendOptions = {
-      ...(options.isFake ? { isFake: true } : {}),
-      ...(options.mmlite ? { mmlite: true } : {}),
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    const flags: SendFlags = { isFake: options.isFake, mmlite: options.mmlite };
+    const progress: SendManyProgress = {
+      done: 0,
+      total: Array.isArray(messages) ? messages.length : undefined,
+      failed: 0,
+      waitMs: 0,
+    };
+    const report = () => {
+      try {
+        options.onProgress?.({ ...progress });
+      } catch {
+        // A progress callback is an observer: its failure must not lose a result.
+      }
+    };
+    const request = {
+      ...requestOf(options),
+      signal: undefined,
+      onRetryWait: options.onProgress
+        ? (ms: number) => {
+            progress.waitMs = ms;
+            report();
+          }
+        : undefined,
     };
     const notStarted = (index: number): SendManyResult => ({
       index,
@@ -185,7 +261,17 @@ export class Messages {
       if (!checked.valid)
         return { index, ok: false, error: new MessageValidationError(checked.issues), notSent: true };
       try {
-        const r = await this.#post(checked.message, sendOptions, stop.signal);
+        const type = (checked.message as { type?: unknown }).type;
+        const { data: r } = await traced(
+          'wa-gateway send',
+          {
+            ...SEND_SPAN,
+            'server.address': this.#transport.host,
+            'wa_gateway.message.type': typeof type === 'string' ? type : 'unknown',
+          },
+          () => this.#post(checked.message, flags, request, stop.signal),
+          (data, span) => span.set('messaging.message.id', data.messageId),
+        );
         return { index, ok: true, messageId: r.messageId, contacts: r.contacts };
       } catch (error) {
         if (error === NOT_STARTED) return notStarted(index);
@@ -223,7 +309,11 @@ export class Messages {
         while (done.has(next)) {
           const result = done.get(next)!;
           done.delete(next++);
+          progress.done = next;
+          progress.waitMs = 0;
+          if (!result.ok) progress.failed++;
           yield result;
+          if (options.onProgress) report();
         }
         if (exhausted && next === started) return;
         if (inFlight.size > 0) await Promise.race(inFlight);

@@ -1,5 +1,5 @@
+import { type CommonClientOptions, commonTransportConfig } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
 import {
   nonNegativeInt,
   positive,
@@ -9,6 +9,7 @@ import {
 } from '../core/options.js';
 import type { RetryRules } from '../core/retry-policy.js';
 import { REDACTED } from '../core/secrets.js';
+import { loadTracing } from '../core/tracing.js';
 import { Transport } from '../core/transport.js';
 import { Auth } from './auth.js';
 import { Conversations } from './conversations.js';
@@ -19,7 +20,7 @@ import { Reports } from './reports.js';
 import { Stats } from './stats.js';
 import { TokenManager, type TokenStore } from './token-manager.js';
 
-export interface PlatformClientOptions {
+export interface PlatformClientOptions extends CommonClientOptions {
   /** `{platform_url}`: login, reports, batch send and the `/v2` operations. */
   platformUrl: string;
   /** `{stream_url}`: stats and the message stream. */
@@ -40,8 +41,6 @@ export interface PlatformClientOptions {
   maxRetries?: number;
   /** A custom fetch. By default `globalThis.fetch`, looked up per request. */
   fetch?: typeof fetch;
-  /** Receives request metadata only: never credentials, tokens, headers or bodies. */
-  logger?: Logger;
 }
 
 /**
@@ -102,12 +101,14 @@ export class PlatformClient {
     }
     this.#username = username;
     const store = requireTokenStore(options.tokenStore);
+    const common = commonTransportConfig(options);
+    loadTracing();
     const config: SharedTransportConfig = {
       timeoutMs: positive(options.timeoutMs, 'timeoutMs') ?? 30_000,
       maxRetries: nonNegativeInt(options.maxRetries, 'maxRetries') ?? 2,
       maxRetryWaitMs: 60_000,
       retryRules: PLATFORM_RETRY_RULES,
-      logger: options.logger,
+      ...common,
       fetch: options.fetch,
       // Read on every error and log line, so tokens obtained later are scrubbed too.
       secrets: () => tokens.secrets(),
@@ -119,7 +120,7 @@ export class PlatformClient {
       password,
       token,
       store,
-      logger: options.logger,
+      logger: common.logger,
     });
     const http = new PlatformHttp({
       tokens,

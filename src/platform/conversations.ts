@@ -1,7 +1,8 @@
+import type { ApiPromise } from '../core/api-promise.js';
 import { ConfigurationError } from '../core/errors.js';
 import { detailOf } from './answers.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
-import { type CallOptions, callOf, type PlatformHttp } from './http.js';
+import { type CallOptions, callOf, type JsonCall, type PlatformHttp } from './http.js';
 import {
   type AssignAgent,
   assignAgentSchema,
@@ -21,10 +22,15 @@ export class Conversations {
     this.#http = http;
   }
 
-  #post(path: string, body: Record<string, unknown>, options: CallOptions): Promise<DetailResponse> {
-    return this.#http
-      .json('platform', { method: 'POST', path, body, idempotent: false, ...callOf(options) })
-      .then(detailOf);
+  #post(
+    json: JsonCall,
+    path: string,
+    body: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<DetailResponse> {
+    return json('platform', { method: 'POST', path, body, idempotent: false, ...callOf(options) }).then(
+      detailOf,
+    );
   }
 
   /**
@@ -33,12 +39,15 @@ export class Conversations {
    * @example
    * await platform.conversations.archive(conversationUuid);
    */
-  async archive(uuid: string, options: CallOptions = {}): Promise<DetailResponse> {
-    return this.#post(
-      '/v2/conversations/archive/',
-      { uuid: requireUuid(uuid, 'conversations.archive uuid') },
-      options,
-    );
+  archive(uuid: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
+    return this.#http.run(async (json) => {
+      return this.#post(
+        json,
+        '/v2/conversations/archive/',
+        { uuid: requireUuid(uuid, 'conversations.archive uuid') },
+        options,
+      );
+    });
   }
 
   /**
@@ -47,12 +56,15 @@ export class Conversations {
    * @example
    * await platform.conversations.unarchive(conversationUuid);
    */
-  async unarchive(uuid: string, options: CallOptions = {}): Promise<DetailResponse> {
-    return this.#post(
-      '/v2/conversations/unarchive/',
-      { uuid: requireUuid(uuid, 'conversations.unarchive uuid') },
-      options,
-    );
+  unarchive(uuid: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
+    return this.#http.run(async (json) => {
+      return this.#post(
+        json,
+        '/v2/conversations/unarchive/',
+        { uuid: requireUuid(uuid, 'conversations.unarchive uuid') },
+        options,
+      );
+    });
   }
 
   /**
@@ -62,10 +74,12 @@ export class Conversations {
    * @example
    * await platform.conversations.assign(conversationUuid, { email: 'agent@example.com' });
    */
-  async assign(uuid: string, agent: AssignAgent, options: CallOptions = {}): Promise<DetailResponse> {
-    const id = requireUuid(uuid, 'conversations.assign uuid');
-    const a = argumentsCheck(assignAgentSchema, agent, 'conversations.assign agent');
-    return this.#post('/v2/conversations/assign/', { uuid: id, agent: a }, options);
+  assign(uuid: string, agent: AssignAgent, options: CallOptions = {}): ApiPromise<DetailResponse> {
+    return this.#http.run(async (json) => {
+      const id = requireUuid(uuid, 'conversations.assign uuid');
+      const a = argumentsCheck(assignAgentSchema, agent, 'conversations.assign agent');
+      return this.#post(json, '/v2/conversations/assign/', { uuid: id, agent: a }, options);
+    });
   }
 
   /**
@@ -74,16 +88,19 @@ export class Conversations {
    * @example
    * await platform.conversations.assignToGroup(conversationUuid, 'Billing');
    */
-  async assignToGroup(uuid: string, groupName: string, options: CallOptions = {}): Promise<DetailResponse> {
-    const id = requireUuid(uuid, 'conversations.assignToGroup uuid');
-    if (typeof groupName !== 'string' || groupName.trim() === '') {
-      throw new ConfigurationError('conversations.assignToGroup needs a group name.');
-    }
-    return this.#post(
-      '/v2/conversations/assign_to_group/',
-      { uuid: id, group: { name: groupName } },
-      options,
-    );
+  assignToGroup(uuid: string, groupName: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
+    return this.#http.run(async (json) => {
+      const id = requireUuid(uuid, 'conversations.assignToGroup uuid');
+      if (typeof groupName !== 'string' || groupName.trim() === '') {
+        throw new ConfigurationError('conversations.assignToGroup needs a group name.');
+      }
+      return this.#post(
+        json,
+        '/v2/conversations/assign_to_group/',
+        { uuid: id, group: { name: groupName } },
+        options,
+      );
+    });
   }
 
   /**
@@ -92,12 +109,15 @@ export class Conversations {
    * @example
    * await platform.conversations.unassign(conversationUuid);
    */
-  async unassign(uuid: string, options: CallOptions = {}): Promise<DetailResponse> {
-    return this.#post(
-      '/v2/conversations/unassign/',
-      { uuid: requireUuid(uuid, 'conversations.unassign uuid') },
-      options,
-    );
+  unassign(uuid: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
+    return this.#http.run(async (json) => {
+      return this.#post(
+        json,
+        '/v2/conversations/unassign/',
+        { uuid: requireUuid(uuid, 'conversations.unassign uuid') },
+        options,
+      );
+    });
   }
 
   /**
@@ -107,18 +127,17 @@ export class Conversations {
    * @example
    * await platform.conversations.setType(conversationUuid, { name: 'Complaint', sub: 'Delivery' });
    */
-  async setType(
-    uuid: string,
-    type: ConversationTypeInput,
-    options: CallOptions = {},
-  ): Promise<DetailResponse> {
-    const id = requireUuid(uuid, 'conversations.setType uuid');
-    const t = argumentsCheck(conversationTypeInputSchema, type, 'conversations.setType type');
-    return this.#post(
-      '/v2/conversations/type/',
-      { uuid: id, type: { name: t.name, sub: t.sub ?? null } },
-      options,
-    );
+  setType(uuid: string, type: ConversationTypeInput, options: CallOptions = {}): ApiPromise<DetailResponse> {
+    return this.#http.run(async (json) => {
+      const id = requireUuid(uuid, 'conversations.setType uuid');
+      const t = argumentsCheck(conversationTypeInputSchema, type, 'conversations.setType type');
+      return this.#post(
+        json,
+        '/v2/conversations/type/',
+        { uuid: id, type: { name: t.name, sub: t.sub ?? null } },
+        options,
+      );
+    });
   }
 
   /**
@@ -128,17 +147,16 @@ export class Conversations {
    * @example
    * await platform.conversations.setCustomFields(conversationUuid, { order_id: 'A-1042', priority: 2 });
    */
-  async setCustomFields(
-    uuid: string,
-    fields: CustomFields,
-    options: CallOptions = {},
-  ): Promise<DetailResponse> {
-    const id = requireUuid(uuid, 'conversations.setCustomFields uuid');
-    const f = argumentsCheck(customFieldsSchema, fields, 'conversations.setCustomFields fields');
-    return this.#post(
-      '/v2/conversations/custom_fields/',
-      { uuid: id, custom_fields: wrapValues(f) },
-      options,
-    );
+  setCustomFields(uuid: string, fields: CustomFields, options: CallOptions = {}): ApiPromise<DetailResponse> {
+    return this.#http.run(async (json) => {
+      const id = requireUuid(uuid, 'conversations.setCustomFields uuid');
+      const f = argumentsCheck(customFieldsSchema, fields, 'conversations.setCustomFields fields');
+      return this.#post(
+        json,
+        '/v2/conversations/custom_fields/',
+        { uuid: id, custom_fields: wrapValues(f) },
+        options,
+      );
+    });
   }
 }

@@ -1,3 +1,4 @@
+import type { ApiPromise } from '../core/api-promise.js';
 import { detailOf } from './answers.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
@@ -25,17 +26,19 @@ export class Customers {
    * @example
    * await platform.customers.update(customerUuid, { name: 'Aziza Karimova', email: 'aziza@example.com' });
    */
-  async update(uuid: string, customer: CustomerUpdate, options: CallOptions = {}): Promise<DetailResponse> {
-    const id = requireUuid(uuid, 'customers.update uuid');
-    const c = argumentsCheck(customerUpdateSchema, customer, 'customers.update customer');
-    const data = await this.#http.json('platform', {
-      method: 'POST',
-      path: '/v2/customers/',
-      body: { uuid: id, customer: c },
-      idempotent: false,
-      ...callOf(options),
+  update(uuid: string, customer: CustomerUpdate, options: CallOptions = {}): ApiPromise<DetailResponse> {
+    return this.#http.run(async (json) => {
+      const id = requireUuid(uuid, 'customers.update uuid');
+      const c = argumentsCheck(customerUpdateSchema, customer, 'customers.update customer');
+      const data = await json('platform', {
+        method: 'POST',
+        path: '/v2/customers/',
+        body: { uuid: id, customer: c },
+        idempotent: false,
+        ...callOf(options),
+      });
+      return detailOf(data);
     });
-    return detailOf(data);
   }
 
   /**
@@ -44,20 +47,18 @@ export class Customers {
    * @example
    * await platform.customers.setCustomFields(customerUuid, { loyalty_tier: 'gold' });
    */
-  async setCustomFields(
-    uuid: string,
-    fields: CustomFields,
-    options: CallOptions = {},
-  ): Promise<DetailResponse> {
-    const id = requireUuid(uuid, 'customers.setCustomFields uuid');
-    const f = argumentsCheck(customFieldsSchema, fields, 'customers.setCustomFields fields');
-    const data = await this.#http.json('platform', {
-      method: 'POST',
-      path: '/v2/customers/',
-      body: { uuid: id, customer: { custom_fields: wrapValues(f) } },
-      idempotent: false,
-      ...callOf(options),
+  setCustomFields(uuid: string, fields: CustomFields, options: CallOptions = {}): ApiPromise<DetailResponse> {
+    return this.#http.run(async (json) => {
+      const id = requireUuid(uuid, 'customers.setCustomFields uuid');
+      const f = argumentsCheck(customFieldsSchema, fields, 'customers.setCustomFields fields');
+      const data = await json('platform', {
+        method: 'POST',
+        path: '/v2/customers/',
+        body: { uuid: id, customer: { custom_fields: wrapValues(f) } },
+        idempotent: false,
+        ...callOf(options),
+      });
+      return detailOf(data);
     });
-    return detailOf(data);
   }
 }

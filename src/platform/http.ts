@@ -1,19 +1,26 @@
+import {
+  type ApiPromise,
+  apiPromise,
+  type ResponseInfo,
+  responseInfo,
+  type WithResponse,
+} from '../core/api-promise.js';
+import type { RequestOptions as CallRequestOptions } from '../core/call-options.js';
 import { AuthenticationError } from '../core/errors.js';
+import { traced } from '../core/tracing.js';
 import { type RequestOptions, Transport, type TransportConfig } from '../core/transport.js';
 import type { TokenManager } from './token-manager.js';
 
 /** `platform`: login, reports, sends and the `/v2` operations. `stream`: stats and the message stream. */
 export type Host = 'platform' | 'stream';
 
-/** Per-request options of every operation. */
-export interface CallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
+/** Per-request options of every operation: the SDK's `RequestOptions`, under the name the platform used. */
+export type CallOptions = CallRequestOptions;
 
-export function callOf(options: CallOptions): Pick<RequestOptions, 'signal' | 'timeoutMs'> {
-  return { signal: options.signal, timeoutMs: options.timeoutMs };
-}
+export { requestOf as callOf } from '../core/call-options.js';
+
+/** `PlatformHttp.json` as handed to the body of a call that reports its answer (`run`). */
+export type JsonCall = (host: Host, options: RequestOptions) => Promise<unknown>;
 
 /** Everything a platform transport needs but its host and its credential, which `PlatformHttp` supplies. */
 export type SharedTransportConfig = Omit<
@@ -52,11 +59,40 @@ export class PlatformHttp {
   }
 
   async json(host: Host, options: RequestOptions): Promise<unknown> {
-    try {
-      return (await this.#transports[host].json(options)).data;
-    } catch (error) {
-      throw this.#explain(error);
-    }
+    return (await this.call(host, options)).data;
+  }
+
+  /** One platform call, in its own span, with the answer's `ResponseInfo`. */
+  call(host: Host, options: RequestOptions): Promise<WithResponse<unknown>> {
+    const transport = this.#transports[host];
+    return traced(
+      `wa-gateway platform ${options.method}`,
+      { 'http.request.method': options.method, 'server.address': transport.host, 'url.path': options.path },
+      async () => {
+        try {
+          const { data, response, attempts } = await transport.json(options);
+          return { data, response: responseInfo(response, attempts) };
+        } catch (error) {
+          throw this.#explain(error);
+        }
+      },
+    );
+  }
+
+  /**
+   * A public method's promise: `body` makes its requests through the `json` it is given, and `withResponse()`
+   * reports the answer of the last of them (a range fetched in windows reports its final window's).
+   */
+  run<T>(body: (json: JsonCall) => Promise<T>): ApiPromise<T> {
+    return apiPromise(async () => {
+      let last: ResponseInfo | undefined;
+      const data = await body(async (host, options) => {
+        const r = await this.call(host, options);
+        last = r.response;
+        return r.data;
+      });
+      return { data, response: last ?? NO_REQUEST };
+    });
   }
 
   /**
@@ -95,6 +131,9 @@ export class PlatformHttp {
     return error;
   }
 }
+
+/** The `ResponseInfo` of a call that needed no request (an empty range). */
+const NO_REQUEST: ResponseInfo = { status: 0, headers: new Headers(), requestId: undefined, attempts: 0 };
 
 function header(token: string): string {
   return `${SCHEME}${token}`;

@@ -5,11 +5,19 @@ export { Customers } from './customers.js';
 export type { CallOptions } from './http.js';
 export {
   type BatchChunkResult,
+  type BatchSendAllOptions,
   type BatchSendAllResult,
   type BatchSendInput,
+  type BatchSendProgress,
   PlatformMessages,
 } from './messages.js';
-export { FEEDBACK_RANGE_WINDOW_DAYS, type FeedbacksRangeQuery, Reports } from './reports.js';
+export {
+  FEEDBACK_RANGE_WINDOW_DAYS,
+  type FeedbacksRangeOptions,
+  type FeedbacksRangeProgress,
+  type FeedbacksRangeQuery,
+  Reports,
+} from './reports.js';
 export {
   type AssignAgent,
   BATCH_SEND_MAX,
@@ -89,6 +97,7 @@ export {
   STREAM_MAX_MESSAGES,
   STREAM_RANGE_WINDOW_MS,
   type StreamRangeOptions,
+  type StreamRangeProgress,
   type StreamRangeQuery,
 } from './stream-range.js';
 export {

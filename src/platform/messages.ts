@@ -1,4 +1,7 @@
+import type { ApiPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/call-options.js';
 import { ApiError, ConfigurationError, ConnectionError, MessageValidationError } from '../core/errors.js';
+import { callHook } from '../core/hooks.js';
 import { detailOf } from './answers.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
 import {
@@ -45,6 +48,33 @@ export interface BatchSendAllResult {
   uncertain: string[];
   /** Conversations of chunks not attempted (after a failure, or after the signal aborted). */
   skipped: string[];
+}
+
+export interface BatchSendAllOptions extends RequestOptions {
+  /** Conversations per request, 1 to 500. Default 500. */
+  chunkSize?: number;
+  /** Go on with the next chunks after one fails. Default `false`: the rest are `skipped`. */
+  continueOnError?: boolean;
+  /**
+   * Called after each chunk settles and at each retry wait. To resume after a crash, persist `done` and call
+   * again with the conversations from `done * chunkSize` on; a chunk that was in flight at the crash may have
+   * been delivered (check it, as for `uncertain`).
+   */
+  onProgress?: (progress: BatchSendProgress) => void;
+}
+
+/** Where a `batchSendAll` stands. */
+export interface BatchSendProgress {
+  /** Chunks settled (sent, failed or skipped), in order: chunks `0 .. done - 1`. */
+  done: number;
+  /** Chunks in all. */
+  total: number;
+  /** Conversations sent so far. */
+  sent: number;
+  /** Chunks failed so far. */
+  errors: number;
+  /** The retry wait under way in ms, else 0. */
+  waitMs: number;
 }
 
 /** The message stream and sending into conversations. */
@@ -119,21 +149,23 @@ export class PlatformMessages {
    *   { type: 'document', content: 'Invoice', url: 'https://files.example.com/invoice-1042.pdf' },
    * ]);
    */
-  async send(
+  send(
     conversationUuid: string,
     items: readonly MessageItem[],
     options: CallOptions = {},
-  ): Promise<DetailResponse> {
-    const result = check(sendMessagesBodySchema, { uuid: conversationUuid, messages: items });
-    if (!result.ok) throw new MessageValidationError(result.issues, 'messages');
-    const data = await this.#http.json('platform', {
-      method: 'POST',
-      path: '/v2/messages/',
-      body: result.data,
-      idempotent: false,
-      ...callOf(options),
+  ): ApiPromise<DetailResponse> {
+    return this.#http.run(async (json) => {
+      const result = check(sendMessagesBodySchema, { uuid: conversationUuid, messages: items });
+      if (!result.ok) throw new MessageValidationError(result.issues, 'messages');
+      const data = await json('platform', {
+        method: 'POST',
+        path: '/v2/messages/',
+        body: result.data,
+        idempotent: false,
+        ...callOf(options),
+      });
+      return detailOf(data);
     });
-    return detailOf(data);
   }
 
   /**
@@ -144,15 +176,17 @@ export class PlatformMessages {
    * @example
    * await platform.messages.batchSend({ message: 'We are closed today.', conversations: uuids });
    */
-  async batchSend(input: BatchSendInput, options: CallOptions = {}): Promise<void> {
-    const result = check(batchSendBodySchema, input);
-    if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
-    await this.#http.json('platform', {
-      method: 'POST',
-      path: '/batch_send_message/',
-      body: { message: result.data.message, conversations: result.data.conversations },
-      idempotent: false,
-      ...callOf(options),
+  batchSend(input: BatchSendInput, options: CallOptions = {}): ApiPromise<void> {
+    return this.#http.run(async (json) => {
+      const result = check(batchSendBodySchema, input);
+      if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
+      await json('platform', {
+        method: 'POST',
+        path: '/batch_send_message/',
+        body: { message: result.data.message, conversations: result.data.conversations },
+        idempotent: false,
+        ...callOf(options),
+      });
     });
   }
 
@@ -167,53 +201,71 @@ export class PlatformMessages {
    * if (r.uncertain.length > 0) alert('check these before resending', r.uncertain);
    * await retryLater(r.failed.concat(r.skipped));
    */
-  async batchSendAll(
-    input: BatchSendInput,
-    options: { signal?: AbortSignal; timeoutMs?: number; chunkSize?: number; continueOnError?: boolean } = {},
-  ): Promise<BatchSendAllResult> {
-    const result = check(batchSendAllInputSchema, input);
-    if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
-    const size = options.chunkSize ?? BATCH_SEND_MAX;
-    if (!Number.isInteger(size) || size < 1 || size > BATCH_SEND_MAX) {
-      throw new ConfigurationError(
-        `batchSendAll chunkSize must be a whole number from 1 to ${BATCH_SEND_MAX}.`,
-      );
-    }
-    const { message, conversations } = result.data;
-    const out: BatchSendAllResult = { chunks: [], sent: [], failed: [], uncertain: [], skipped: [] };
-    let stopped = false;
-    for (let index = 0, start = 0; start < conversations.length; index++, start += size) {
-      const chunk = conversations.slice(start, start + size);
-      if (stopped || options.signal?.aborted) {
-        out.chunks.push({ index, conversations: chunk, status: 'skipped' });
-        out.skipped.push(...chunk);
-        continue;
+  batchSendAll(input: BatchSendInput, options: BatchSendAllOptions = {}): ApiPromise<BatchSendAllResult> {
+    return this.#http.run(async (json) => {
+      const result = check(batchSendAllInputSchema, input);
+      if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
+      const size = options.chunkSize ?? BATCH_SEND_MAX;
+      if (!Number.isInteger(size) || size < 1 || size > BATCH_SEND_MAX) {
+        throw new ConfigurationError(
+          `batchSendAll chunkSize must be a whole number from 1 to ${BATCH_SEND_MAX}.`,
+        );
       }
-      try {
-        await this.#http.json('platform', {
-          method: 'POST',
-          path: '/batch_send_message/',
-          body: { message, conversations: chunk },
-          idempotent: false,
-          signal: options.signal,
-          timeoutMs: options.timeoutMs,
+      const { message, conversations } = result.data;
+      const out: BatchSendAllResult = { chunks: [], sent: [], failed: [], uncertain: [], skipped: [] };
+      let stopped = false;
+      const total = Math.ceil(conversations.length / size);
+      let waitMs = 0;
+      const request = {
+        ...callOf(options),
+        onRetryWait: (ms: number) => {
+          waitMs = ms;
+          report();
+        },
+      };
+      const report = () =>
+        callHook(options.onProgress, {
+          done: out.chunks.length,
+          total,
+          sent: out.sent.length,
+          errors: out.chunks.filter((c) => c.status === 'failed').length,
+          waitMs,
         });
-        out.chunks.push({ index, conversations: chunk, status: 'sent' });
-        out.sent.push(...chunk);
-      } catch (error) {
-        const mayHaveBeenSent = mayHaveArrived(error);
-        out.chunks.push({
-          index,
-          conversations: chunk,
-          status: 'failed',
-          error: error instanceof Error ? error : new Error(String(error)),
-          mayHaveBeenSent,
-        });
-        (mayHaveBeenSent ? out.uncertain : out.failed).push(...chunk);
-        if (!options.continueOnError) stopped = true;
+      for (let index = 0, start = 0; start < conversations.length; index++, start += size) {
+        if (index > 0) report();
+        waitMs = 0;
+        const chunk = conversations.slice(start, start + size);
+        if (stopped || options.signal?.aborted) {
+          out.chunks.push({ index, conversations: chunk, status: 'skipped' });
+          out.skipped.push(...chunk);
+          continue;
+        }
+        try {
+          await json('platform', {
+            method: 'POST',
+            path: '/batch_send_message/',
+            body: { message, conversations: chunk },
+            idempotent: false,
+            ...request,
+          });
+          out.chunks.push({ index, conversations: chunk, status: 'sent' });
+          out.sent.push(...chunk);
+        } catch (error) {
+          const mayHaveBeenSent = mayHaveArrived(error);
+          out.chunks.push({
+            index,
+            conversations: chunk,
+            status: 'failed',
+            error: error instanceof Error ? error : new Error(String(error)),
+            mayHaveBeenSent,
+          });
+          (mayHaveBeenSent ? out.uncertain : out.failed).push(...chunk);
+          if (!options.continueOnError) stopped = true;
+        }
       }
-    }
-    return out;
+      report();
+      return out;
+    });
   }
 }
 

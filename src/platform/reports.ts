@@ -1,7 +1,10 @@
+import type { ApiPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/call-options.js';
 import { ConfigurationError } from '../core/errors.js';
+import { callHook } from '../core/hooks.js';
 import { parseAnswer } from './answers.js';
 import { argumentsCheck, requireInstant, toWire } from './arguments.js';
-import { type CallOptions, callOf, type PlatformHttp } from './http.js';
+import { type CallOptions, callOf, type JsonCall, type PlatformHttp } from './http.js';
 import {
   type ConversationRecord,
   type ConversationsQuery,
@@ -33,6 +36,30 @@ export interface FeedbacksRangeQuery {
   channel?: string;
 }
 
+export interface FeedbacksRangeOptions extends RequestOptions {
+  /** Length of each window in days. Default 28, at most that. */
+  windowDays?: number;
+  /** Called after each window; see `feedbacksRange`. */
+  onProgress?: (progress: FeedbacksRangeProgress) => void;
+}
+
+/** Where a `feedbacksRange` stands. */
+export interface FeedbacksRangeProgress {
+  /** Windows fetched so far, of `total`. */
+  done: number;
+  total: number;
+  /** Everything from `from` to here is fetched: resume from this instant. */
+  coveredTo: Date;
+  /** Records collected so far. */
+  records: number;
+  /** The records this window added. */
+  page: readonly Feedback[];
+  /** Failed requests so far (a failure ends the range, so 0 while it runs). */
+  errors: number;
+  /** The longest retry wait this window went through, in ms. */
+  waitMs: number;
+}
+
 /** Reports: `GET /reports/`, `/reports/conversations/`, `/reports/feedbacks/`. */
 export class Reports {
   readonly #http: PlatformHttp;
@@ -49,20 +76,22 @@ export class Reports {
    * const report = await platform.reports.get({ date_range: 'last_30', trunc: 'day', data: 'messages' });
    * const byGroup = await platform.reports.get({ date_range: 'mtd', data: 'response_times', group_based: true });
    */
-  get(query: ReportQuery & { group_based: true }, options?: CallOptions): Promise<GroupBasedReport>;
-  get(query?: ReportQuery & { group_based?: false | undefined }, options?: CallOptions): Promise<Report>;
-  get(query?: ReportQuery, options?: CallOptions): Promise<Report | GroupBasedReport>;
-  async get(query: ReportQuery = {}, options: CallOptions = {}): Promise<Report | GroupBasedReport> {
-    const q = argumentsCheck(reportQuerySchema, query, 'reports.get query');
-    const data = await this.#http.json('platform', {
-      method: 'GET',
-      path: '/reports/',
-      query: { ...q },
-      ...callOf(options),
+  get(query: ReportQuery & { group_based: true }, options?: CallOptions): ApiPromise<GroupBasedReport>;
+  get(query?: ReportQuery & { group_based?: false | undefined }, options?: CallOptions): ApiPromise<Report>;
+  get(query?: ReportQuery, options?: CallOptions): ApiPromise<Report | GroupBasedReport>;
+  get(query: ReportQuery = {}, options: CallOptions = {}): ApiPromise<Report | GroupBasedReport> {
+    return this.#http.run(async (json) => {
+      const q = argumentsCheck(reportQuerySchema, query, 'reports.get query');
+      const data = await json('platform', {
+        method: 'GET',
+        path: '/reports/',
+        query: { ...q },
+        ...callOf(options),
+      });
+      return q.group_based === true
+        ? parseAnswer(groupBasedReportSchema, data, 'GET', '/reports/')
+        : parseAnswer(reportSchema, data, 'GET', '/reports/');
     });
-    return q.group_based === true
-      ? parseAnswer(groupBasedReportSchema, data, 'GET', '/reports/')
-      : parseAnswer(reportSchema, data, 'GET', '/reports/');
   }
 
   /**
@@ -71,18 +100,17 @@ export class Reports {
    * @example
    * const archived = await platform.reports.conversations({ archived_at_range: 'yesterday' });
    */
-  async conversations(
-    query: ConversationsQuery = {},
-    options: CallOptions = {},
-  ): Promise<ConversationRecord[]> {
-    const q = argumentsCheck(conversationsQuerySchema, query, 'reports.conversations query');
-    const data = await this.#http.json('platform', {
-      method: 'GET',
-      path: '/reports/conversations/',
-      query: { ...q },
-      ...callOf(options),
+  conversations(query: ConversationsQuery = {}, options: CallOptions = {}): ApiPromise<ConversationRecord[]> {
+    return this.#http.run(async (json) => {
+      const q = argumentsCheck(conversationsQuerySchema, query, 'reports.conversations query');
+      const data = await json('platform', {
+        method: 'GET',
+        path: '/reports/conversations/',
+        query: { ...q },
+        ...callOf(options),
+      });
+      return parseAnswer(conversationsResponseSchema, data, 'GET', '/reports/conversations/');
     });
-    return parseAnswer(conversationsResponseSchema, data, 'GET', '/reports/conversations/');
   }
 
   /**
@@ -91,29 +119,35 @@ export class Reports {
    * @example
    * const nps = await platform.reports.feedbacks({ type: 'nps', start_date: '2024-05-01T00:00:00Z', end_date: '2024-05-31T23:59:59Z' });
    */
-  async feedbacks(query: FeedbacksQuery = {}, options: CallOptions = {}): Promise<Feedback[]> {
-    const q = argumentsCheck(feedbacksQuerySchema, query, 'reports.feedbacks query');
-    if (q.start_date !== undefined && q.end_date !== undefined) {
-      const span = instantMs(q.end_date) - instantMs(q.start_date);
-      if (span > 31 * DAY_MS) {
-        throw new ConfigurationError(
-          'reports.feedbacks spans more than one month, which the platform refuses (400); ' +
-            'use reports.feedbacksRange({ from, to }) to fetch it in monthly windows.',
-        );
+  feedbacks(query: FeedbacksQuery = {}, options: CallOptions = {}): ApiPromise<Feedback[]> {
+    return this.#http.run((json) => this.#feedbacks(json, query, options));
+  }
+
+  async #feedbacks(json: JsonCall, query: FeedbacksQuery, options: CallOptions): Promise<Feedback[]> {
+    {
+      const q = argumentsCheck(feedbacksQuerySchema, query, 'reports.feedbacks query');
+      if (q.start_date !== undefined && q.end_date !== undefined) {
+        const span = instantMs(q.end_date) - instantMs(q.start_date);
+        if (span > 31 * DAY_MS) {
+          throw new ConfigurationError(
+            'reports.feedbacks spans more than one month, which the platform refuses (400); ' +
+              'use reports.feedbacksRange({ from, to }) to fetch it in monthly windows.',
+          );
+        }
       }
+      const data = await json('platform', {
+        method: 'GET',
+        path: '/reports/feedbacks/',
+        query: {
+          type: q.type,
+          channel: q.channel,
+          start_date: q.start_date === undefined ? undefined : toWire(q.start_date),
+          end_date: q.end_date === undefined ? undefined : toWire(q.end_date),
+        },
+        ...callOf(options),
+      });
+      return parseAnswer(feedbacksResponseSchema, data, 'GET', '/reports/feedbacks/').feedbacks;
     }
-    const data = await this.#http.json('platform', {
-      method: 'GET',
-      path: '/reports/feedbacks/',
-      query: {
-        type: q.type,
-        channel: q.channel,
-        start_date: q.start_date === undefined ? undefined : toWire(q.start_date),
-        end_date: q.end_date === undefined ? undefined : toWire(q.end_date),
-      },
-      ...callOf(options),
-    });
-    return parseAnswer(feedbacksResponseSchema, data, 'GET', '/reports/feedbacks/').feedbacks;
   }
 
   /**
@@ -122,51 +156,80 @@ export class Reports {
    * Windows touch, so a record exactly on a boundary may come twice; it is returned once. The result is in
    * `created_at` order.
    *
+   * `onProgress` is called after each window with the records it added: to survive a crash, save them and
+   * `coveredTo`, and call again with `from: coveredTo`, dropping the records at exactly `coveredTo` you
+   * already hold (windows touch, as above).
+   *
    * @example
    * const all = await platform.reports.feedbacksRange({ from: '2024-01-01T00:00:00Z', to: '2024-06-30T23:59:59Z' });
    */
-  async feedbacksRange(
-    query: FeedbacksRangeQuery,
-    options: { signal?: AbortSignal; timeoutMs?: number; windowDays?: number } = {},
-  ): Promise<Feedback[]> {
-    const from = requireInstant(query?.from, 'feedbacksRange from');
-    const to = requireInstant(query?.to, 'feedbacksRange to');
-    if (to < from) throw new ConfigurationError('feedbacksRange: `to` is before `from`.');
-    const windowDays = options.windowDays ?? FEEDBACK_RANGE_WINDOW_DAYS;
-    if (!(windowDays > 0 && windowDays <= FEEDBACK_RANGE_WINDOW_DAYS)) {
-      throw new ConfigurationError(
-        `feedbacksRange windowDays must be > 0 and ≤ ${FEEDBACK_RANGE_WINDOW_DAYS}.`,
-      );
-    }
-    const step = windowDays * DAY_MS;
-    const out: Feedback[] = [];
-    let previous = new Set<string>();
-    for (let a = from; ; a += step) {
-      const b = Math.min(a + step, to);
-      const page = await this.feedbacks(
-        {
-          ...(query.type ? { type: query.type } : {}),
-          ...(query.channel ? { channel: query.channel } : {}),
-          start_date: new Date(a),
-          end_date: new Date(b),
-        },
-        options,
-      );
-      const current = new Set<string>();
-      const kept = page
-        .map((record) => ({ record, t: instantMs(record.created_at) }))
-        // A server that reads the bounds as dates answers a little outside them.
-        .filter(({ t }) => Number.isNaN(t) || (t >= from && t <= to))
-        .sort((x, y) => orderKey(x.t) - orderKey(y.t));
-      for (const { record } of kept) {
-        const key = JSON.stringify(record);
-        current.add(key);
-        if (!previous.has(key)) out.push(record);
+  feedbacksRange(query: FeedbacksRangeQuery, options: FeedbacksRangeOptions = {}): ApiPromise<Feedback[]> {
+    return this.#http.run(async (json) => {
+      const from = requireInstant(query?.from, 'feedbacksRange from');
+      const to = requireInstant(query?.to, 'feedbacksRange to');
+      if (to < from) throw new ConfigurationError('feedbacksRange: `to` is before `from`.');
+      const windowDays = options.windowDays ?? FEEDBACK_RANGE_WINDOW_DAYS;
+      if (!(windowDays > 0 && windowDays <= FEEDBACK_RANGE_WINDOW_DAYS)) {
+        throw new ConfigurationError(
+          `feedbacksRange windowDays must be > 0 and ≤ ${FEEDBACK_RANGE_WINDOW_DAYS}.`,
+        );
       }
-      previous = current;
-      if (b >= to) break;
-    }
-    return out;
+      const step = windowDays * DAY_MS;
+      const out: Feedback[] = [];
+      let previous = new Set<string>();
+      const windows = Math.max(1, Math.ceil((to - from) / step));
+      let waitMs = 0;
+      const request = {
+        ...callOf(options),
+        onRetryWait: options.onProgress
+          ? (ms: number) => {
+              waitMs = Math.max(waitMs, ms);
+            }
+          : undefined,
+      };
+      for (let a = from, done = 0; ; a += step) {
+        const b = Math.min(a + step, to);
+        const page = await this.#feedbacks(
+          json,
+          {
+            ...(query.type ? { type: query.type } : {}),
+            ...(query.channel ? { channel: query.channel } : {}),
+            start_date: new Date(a),
+            end_date: new Date(b),
+          },
+          request,
+        );
+        const before = out.length;
+        const current = new Set<string>();
+        const kept = page
+          .map((record) => ({ record, t: instantMs(record.created_at) }))
+          // A server that reads the bounds as dates answers a little outside them.
+          .filter(({ t }) => Number.isNaN(t) || (t >= from && t <= to))
+          .sort((x, y) => orderKey(x.t) - orderKey(y.t));
+        for (const { record } of kept) {
+          const key = JSON.stringify(record);
+          current.add(key);
+          if (!previous.has(key)) out.push(record);
+        }
+        previous = current;
+        done++;
+        if (options.onProgress) {
+          const added = out.slice(before);
+          callHook(options.onProgress, {
+            done,
+            total: windows,
+            coveredTo: new Date(b),
+            records: out.length,
+            page: added,
+            errors: 0,
+            waitMs,
+          });
+          waitMs = 0;
+        }
+        if (b >= to) break;
+      }
+      return out;
+    });
   }
 }
 

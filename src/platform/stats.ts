@@ -1,3 +1,4 @@
+import type { ApiPromise } from '../core/api-promise.js';
 import { ConfigurationError } from '../core/errors.js';
 import { parseAnswer } from './answers.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
@@ -25,9 +26,11 @@ export class Stats {
    * const summary = summarizeStats(await platform.stats.get());
    * console.log(summary.frt.today); // seconds, or null when nobody was answered today
    */
-  async get(options: CallOptions = {}): Promise<StatsChannel[]> {
-    const data = await this.#http.json('stream', { method: 'GET', path: '/stats', ...callOf(options) });
-    return parseAnswer(statsResponseSchema, data, 'GET', '/stats');
+  get(options: CallOptions = {}): ApiPromise<StatsChannel[]> {
+    return this.#http.run(async (json) => {
+      const data = await json('stream', { method: 'GET', path: '/stats', ...callOf(options) });
+      return parseAnswer(statsResponseSchema, data, 'GET', '/stats');
+    });
   }
 }
 

@@ -1,4 +1,4 @@
-import { StreamError } from '../core/errors.js';
+import { brandError, StreamError } from '../core/errors.js';
 
 /**
  * The message stream stopped part-way for a reason that may pass: the connection was cut, the server fell
@@ -49,3 +49,4 @@ export class StreamInterruptedError extends StreamError {
     this.lastCreatedAt = options.lastCreatedAt;
   }
 }
+brandError(StreamInterruptedError, 'StreamInterruptedError');

@@ -1,4 +1,6 @@
 import { ApiError, ConfigurationError, ConnectionError, StreamError } from '../core/errors.js';
+import { callHook } from '../core/hooks.js';
+import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport.js';
 import { argumentsCheck, requireInstant } from './arguments.js';
 import type { PlatformHttp } from './http.js';
@@ -30,6 +32,35 @@ export interface StreamRangeOptions extends StreamOptions {
   windowMs?: number;
   /** The server's per-request cap. Default 100,000, as documented; change only if the server's differs. */
   maxPerRequest?: number;
+  /**
+   * Records not to yield, by id: to resume exactly, pass the `idsAtLast` of the last progress report with
+   * `from: lastCreatedAt` (the records of that instant are fetched again, and those you hold are skipped).
+   */
+  skipIds?: readonly number[];
+  /**
+   * Called after each record delivered (after your loop body took it) and at each retry wait. Persist
+   * `lastCreatedAt` and `idsAtLast` with the records you saved; after a crash, call again with
+   * `from: lastCreatedAt` and `skipIds: idsAtLast`: nothing is lost and nothing repeats.
+   */
+  onProgress?: (progress: StreamRangeProgress) => void;
+}
+
+/** Where a `streamRange` stands. */
+export interface StreamRangeProgress {
+  /** Records delivered so far. */
+  records: number;
+  /** `created_at` of the last record delivered. */
+  lastCreatedAt: string | undefined;
+  /** Ids of the delivered records whose `created_at` is the same millisecond as `lastCreatedAt`. */
+  idsAtLast: readonly number[];
+  /** Every record up to this instant has been delivered (the end of the last window completed). */
+  coveredTo: string | undefined;
+  /** Stream requests made so far (windows and their continuations). */
+  requests: number;
+  /** Failed requests so far (a failure ends the range, so 0 while it runs). */
+  errors: number;
+  /** The retry wait under way in ms, else 0. */
+  waitMs: number;
 }
 
 /** Checks the arguments of `messages.streamRange` now, so that a mistake throws at the call. */
@@ -60,7 +91,19 @@ export function streamRange(
   if (!Number.isInteger(cap) || cap < 1)
     throw new ConfigurationError('streamRange maxPerRequest must be a positive integer.');
   checkStreamOptions(options);
-  return rangeRecords(http, { ...q }, { from: fromMs, to: toMs, windowMs, cap }, options);
+  if (options.skipIds !== undefined && !Array.isArray(options.skipIds)) {
+    throw new ConfigurationError('streamRange skipIds must be an array of record ids.');
+  }
+  const requests = { count: 0 };
+  const records = rangeRecords(http, { ...q }, { from: fromMs, to: toMs, windowMs, cap }, options, requests);
+  if (!tracingLoaded()) return records;
+  return tracedRecords(
+    'wa-gateway stream.range',
+    { 'wa_gateway.stream.resumed': (options.skipIds?.length ?? 0) > 0 },
+    records,
+    // Requests beyond one per window: continuations past the per-request cap.
+    () => ({ 'wa_gateway.stream.requests': requests.count }),
+  );
 }
 
 /**
@@ -72,9 +115,33 @@ async function* rangeRecords(
   http: PlatformHttp,
   base: QueryParams,
   plan: { from: number; to: number; windowMs: number; cap: number },
-  options: StreamOptions,
+  options: StreamRangeOptions,
+  requests: { count: number },
 ): AsyncGenerator<StreamMessage, void, undefined> {
   const { to, windowMs, cap } = plan;
+  const skipped = options.skipIds && options.skipIds.length > 0 ? new Set(options.skipIds) : undefined;
+  const { onProgress } = options;
+  const state: StreamRangeProgress = {
+    records: 0,
+    lastCreatedAt: undefined,
+    idsAtLast: [],
+    coveredTo: undefined,
+    requests: 0,
+    errors: 0,
+    waitMs: 0,
+  };
+  let idsAtLast: number[] = [];
+  let lastMs = Number.NaN;
+  const report = () => callHook(onProgress, { ...state, idsAtLast: [...idsAtLast] });
+  const request: StreamOptions & { onRetryWait?: (ms: number) => void } = onProgress
+    ? {
+        ...options,
+        onRetryWait: (ms) => {
+          state.waitMs = ms;
+          report();
+        },
+      }
+    : options;
   const total = { delivered: 0, last: undefined as StreamMessage | undefined };
   const progress = (): Progress => ({
     recordsDelivered: total.delivered,
@@ -99,9 +166,11 @@ async function* rangeRecords(
           created_at__gt: new Date(gt).toISOString(),
           created_at__lt: new Date(b + 1).toISOString(),
         },
-        options,
+        request,
         progress,
       );
+      state.requests++;
+      requests.count++;
       try {
         for await (const record of records) {
           count++;
@@ -119,12 +188,25 @@ async function* rangeRecords(
             tail = tail.filter((x) => x.t >= t - 1);
           }
           tail.push({ id: record.id, t });
-          if (t < a || t > b || skip.has(record.id)) continue;
+          if (t < a || t > b || skip.has(record.id) || skipped?.has(record.id)) continue;
           total.delivered++;
           total.last = record;
           yield record;
+          if (onProgress) {
+            if (t !== lastMs) {
+              lastMs = t;
+              idsAtLast = [];
+            }
+            idsAtLast.push(record.id);
+            state.records = total.delivered;
+            state.lastCreatedAt = record.created_at;
+            state.waitMs = 0;
+            report();
+          }
         }
       } catch (error) {
+        state.errors++;
+        if (onProgress) report();
         // The first request's failure is the caller's to handle as it is; a later one interrupts a range
         // already under way, which the caller can resume.
         if (answered > 0 && mayPass(error)) {
@@ -156,6 +238,8 @@ async function* rangeRecords(
       skip = new Set(tail.filter((x) => x.t >= gt).map((x) => x.id));
     }
     a = b + 1;
+    state.coveredTo = new Date(b).toISOString();
+    if (onProgress) report();
   }
 }
 

@@ -1,5 +1,7 @@
+import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { positive } from '../core/options.js';
+import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport.js';
 import { argumentsCheck, toWire } from './arguments.js';
 import type { PlatformHttp } from './http.js';
@@ -18,7 +20,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Longest span of one stream request (`created_at__lt - created_at__gt`). */
 export const STREAM_MAX_SPAN_MS = 7 * DAY_MS;
 
-export interface StreamOptions {
+export interface StreamOptions extends RequestOptions {
   /** Cancels the request and the stream; the connection is closed. */
   signal?: AbortSignal;
   /** Time allowed until the answer's headers arrive. The body then streams at its own pace. */
@@ -60,7 +62,8 @@ export function streamMessages(
     created_at__gt: q.created_at__gt === undefined ? undefined : toWire(q.created_at__gt),
     created_at__lt: q.created_at__lt === undefined ? undefined : toWire(q.created_at__lt),
   };
-  return requestRecords(http, wire, options);
+  const records = requestRecords(http, wire, options);
+  return tracingLoaded() ? tracedRecords('wa-gateway stream', {}, records, () => ({})) : records;
 }
 
 export function checkStreamOptions(options: StreamOptions): void {
@@ -82,8 +85,8 @@ export async function* requestRecords(
     method: 'GET',
     path: STREAM_PATH,
     query,
-    signal: options.signal,
-    timeoutMs: options.timeoutMs,
+    ...requestOf(options),
+    onRetryWait: (options as { onRetryWait?: (ms: number) => void }).onRetryWait,
     idleTimeoutMs: options.idleTimeoutMs,
     accept: 'application/x-ndjson, text/event-stream;q=0.9, */*;q=0.8',
   });

@@ -2,6 +2,7 @@ import { isRecord } from '../core/error-body.js';
 import {
   AuthenticationError,
   BadRequestError,
+  brandError,
   ConfigurationError,
   InvalidResponseError,
 } from '../core/errors.js';
@@ -126,6 +127,7 @@ export class LoginFailedError extends AuthenticationError {
     this.reasons = reasons;
   }
 }
+brandError(LoginFailedError, 'LoginFailedError');
 
 function reasonsOf(body: unknown): string[] {
   if (!isRecord(body)) return [];

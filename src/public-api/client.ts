@@ -1,11 +1,14 @@
+import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
+import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { type CommonClientOptions, commonTransportConfig } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
 import { nonNegativeInt, positive, requireBaseUrl, requireSecret } from '../core/options.js';
 import type { RetryRules } from '../core/retry-policy.js';
+import { loadTracing } from '../core/tracing.js';
 import { type HttpMethod, type QueryParams, Transport } from '../core/transport.js';
 import { Templates } from './templates.js';
 
-export interface PublicApiClientOptions {
+export interface PublicApiClientOptions extends CommonClientOptions {
   /** The organisation's secret key (`sk_...`). Server-side only; the organisation is derived from it. */
   secretKey: string;
   /** The public API base address, ending in `/api/v1`. Give this or `onPremBase`. */
@@ -16,14 +19,11 @@ export interface PublicApiClientOptions {
   maxRetries?: number;
   maxRetryWaitMs?: number;
   fetch?: typeof fetch;
-  logger?: Logger;
 }
 
-export interface PublicApiRequestOptions {
+export interface PublicApiRequestOptions extends RequestOptions {
   query?: QueryParams;
   body?: unknown;
-  signal?: AbortSignal;
-  timeoutMs?: number;
   /**
    * Whether repeating the request has no further effect (so it may be retried on connection errors and
    * 5xx). Defaults to `true` for GET and DELETE, `false` otherwise.
@@ -58,6 +58,7 @@ export class PublicApiClient {
     }
     this.#secretKey = requireSecret(options.secretKey, 'secretKey', 'the organisation secret key (sk_...)');
     this.baseUrl = resolveBaseUrl(options);
+    loadTracing();
     this.#transport = new Transport({
       baseUrl: this.baseUrl,
       authorization: () => `Bearer ${this.#secretKey}`,
@@ -67,7 +68,7 @@ export class PublicApiClient {
       maxRetryWaitMs: positive(options.maxRetryWaitMs, 'maxRetryWaitMs') ?? 60_000,
       retryRules: PUBLIC_API_RETRY_RULES,
       fetch: options.fetch,
-      logger: options.logger,
+      ...commonTransportConfig(options),
     });
     this.templates = new Templates(this.#transport);
   }
@@ -81,22 +82,29 @@ export class PublicApiClient {
    * @example
    * const list = await api.request('GET', '/wa/app_123/templates', { query: { language: 'en_US' } });
    */
-  async request(method: HttpMethod, path: string, options: PublicApiRequestOptions = {}): Promise<unknown> {
+  request(method: HttpMethod, path: string, options: PublicApiRequestOptions = {}): ApiPromise<unknown> {
+    return apiPromise(() => this.#request(method, path, options));
+  }
+
+  async #request(
+    method: HttpMethod,
+    path: string,
+    options: PublicApiRequestOptions,
+  ): Promise<WithResponse<unknown>> {
     if (typeof path !== 'string' || !path.startsWith('/') || /^\/\//.test(path) || /[?#]/.test(path)) {
       throw new ConfigurationError(
         `request() path must start with '/' and be below the base URL, without a query (use options.query); got '${String(path)}'.`,
       );
     }
-    const { data } = await this.#transport.json({
+    const { data, response, attempts } = await this.#transport.json({
       method,
       path,
       query: options.query,
       body: options.body,
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
+      ...requestOf(options),
       idempotent: options.idempotent ?? (method === 'GET' || method === 'DELETE'),
     });
-    return data;
+    return { data, response: responseInfo(response, attempts) };
   }
 
   /** @internal Keeps the secret key out of `console.log(client)`. */

@@ -1,6 +1,9 @@
+import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
+import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { isRecord } from '../core/error-body.js';
 import { ConfigurationError, InvalidResponseError, TemplateValidationError } from '../core/errors.js';
 import { excerpt } from '../core/secrets.js';
+import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
 import {
@@ -10,14 +13,12 @@ import {
 } from '../templates/schema.js';
 import { validateTemplate } from '../templates/validate.js';
 
-export interface CreateTemplateOptions {
+export interface CreateTemplateOptions extends RequestOptions {
   /**
    * Validate locally first (default `true`): an invalid template throws `TemplateValidationError` listing
    * every issue, and no request is made. Turn off only to let the server judge a rule you believe is stale.
    */
   validate?: boolean;
-  signal?: AbortSignal;
-  timeoutMs?: number;
 }
 
 /** The public API's template operations. Only create has a documented path; the rest go through `request()`. */
@@ -44,11 +45,30 @@ export class Templates {
    * });
    * console.log(created.sourceId, created.status); // '1234567890', 'PENDING'
    */
-  async create(
+  create(
     appId: string,
     template: DeepReadonly<TemplateCreateRequest>,
     options: CreateTemplateOptions = {},
-  ): Promise<TemplateCreated> {
+  ): ApiPromise<TemplateCreated> {
+    return apiPromise(() =>
+      traced(
+        'wa-gateway template.create',
+        {
+          'http.request.method': 'POST',
+          'server.address': this.#transport.host,
+          'wa_gateway.template.category': String((template as { category?: unknown })?.category ?? 'unknown'),
+        },
+        () => this.#create(appId, template, options),
+        (data, span) => span.set('wa_gateway.template.status', String(data.status)),
+      ),
+    );
+  }
+
+  async #create(
+    appId: string,
+    template: DeepReadonly<TemplateCreateRequest>,
+    options: CreateTemplateOptions,
+  ): Promise<WithResponse<TemplateCreated>> {
     if (typeof appId !== 'string' || appId.trim() === '') {
       throw new ConfigurationError(
         'templates.create needs the application id (app_id) the template belongs to.',
@@ -59,12 +79,11 @@ export class Templates {
       if (!result.valid) throw new TemplateValidationError(result.issues);
     }
     const path = `/wa/${encodeURIComponent(appId)}/templates`;
-    const { data } = await this.#transport.json({
+    const { data, response, attempts } = await this.#transport.json({
       method: 'POST',
       path,
       body: template,
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
+      ...requestOf(options),
       idempotent: false,
     });
     const parsed = TemplateCreatedSchema.safeParse(isRecord(data) ? data['data'] : undefined);
@@ -79,6 +98,6 @@ export class Templates {
         },
       );
     }
-    return parsed.data;
+    return { data: parsed.data, response: responseInfo(response, attempts) };
   }
 }

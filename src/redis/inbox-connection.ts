@@ -53,7 +53,7 @@ export function logConnectionError(logger: WebhookLogger | undefined, role: stri
   if (now - (lastLogged.get(tag) ?? 0) < 5000) return;
   lastLogged.set(tag, now);
   try {
-    logger.error(`${role}: Redis connection error`, meta);
+    logger.error?.(`${role}: Redis connection error`, meta);
   } catch {
     // A broken logger must not turn a Redis fault into a crash.
   }

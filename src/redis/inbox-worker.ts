@@ -179,7 +179,7 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
 
   const log = (message: string, meta: Record<string, unknown>, level: 'warn' | 'error' = 'error'): void => {
     try {
-      logger?.[level](message, meta);
+      logger?.[level]?.(message, meta);
     } catch {
       // A broken logger must not change the outcome.
     }

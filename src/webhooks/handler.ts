@@ -16,6 +16,8 @@
  * codes and event kinds: never payload content, idempotency keys (a `wamid` encodes a phone number) or secrets.
  */
 import { ConfigurationError, WaGatewayError, WebhookParseError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { loadTracing, type Span, startSpan, tracingReady } from '../core/tracing.js';
 import {
   DEFAULT_DEDUPE_TTL_MS,
   type IdempotencyStore,
@@ -26,11 +28,11 @@ import type { WebhookEvent } from './events.js';
 import { parseWebhook } from './parse.js';
 import { importHmacKey, verifyAuthorization, verifySignatureWithKeys } from './verify.js';
 
-/** Receives operational messages. Never given payload content, keys that encode phone numbers, or secrets. */
-export interface WebhookLogger {
-  warn(message: string, meta?: Record<string, unknown>): void;
-  error(message: string, meta?: Record<string, unknown>): void;
-}
+/**
+ * The SDK's one `Logger` contract, under the name the webhook options used. Receives operational messages:
+ * never payload content, keys that encode phone numbers, or secrets.
+ */
+export type WebhookLogger = Logger;
 
 /** The default logger: the messages and their metadata, which by construction carry no payload content. */
 const consoleLogger: WebhookLogger = {
@@ -209,7 +211,7 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
   const logger = resolveWebhookLogger(options.logger);
   const log = (level: 'warn' | 'error', message: string, meta?: Record<string, unknown>): void => {
     try {
-      logger?.[level](message, meta);
+      logger?.[level]?.(message, meta);
     } catch {
       // A broken logger must not change the answer.
     }
@@ -372,61 +374,85 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
     });
   }
 
-  async function processEvents(events: WebhookEvent[], signal: AbortSignal): Promise<CoreResponse> {
+  async function processEvents(
+    events: WebhookEvent[],
+    signal: AbortSignal,
+    delivery: Span | undefined,
+  ): Promise<CoreResponse> {
     let failed = 0;
     let busy = 0;
     let duplicates = 0;
+    delivery?.set('wa_gateway.webhook.events', events.length);
     for (let index = 0; index < events.length; index++) {
       // Past the deadline the answer was already sent: leave the remaining events to the gateway's retry.
       if (signal.aborted) return answer(503, 'deadline_exceeded');
       const event = events[index]!;
-      const context: WebhookEventContext = { signal, index, count: events.length };
-      let key: string | null | undefined = null;
-      if (store) {
-        try {
-          key = dedupeKey(event);
-        } catch (error) {
-          eventFailed('dedupeKey threw; answering 500', error, 'dedupe', event, index);
-          failed++;
+      const span =
+        delivery && startSpan('wa-gateway webhook.event', 'internal', eventAttributes(event), delivery);
+      const counted = { failed, busy, duplicates };
+      try {
+        const context: WebhookEventContext = { signal, index, count: events.length };
+        let key: string | null | undefined = null;
+        if (store) {
+          try {
+            key = dedupeKey(event);
+          } catch (error) {
+            eventFailed('dedupeKey threw; answering 500', error, 'dedupe', event, index);
+            failed++;
+            continue;
+          }
+        }
+        if (!store || typeof key !== 'string' || key === '') {
+          try {
+            await onEvent(event, context);
+          } catch (error) {
+            eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, index);
+            failed++;
+          }
           continue;
         }
-      }
-      if (!store || typeof key !== 'string' || key === '') {
-        try {
-          await onEvent(event, context);
-        } catch (error) {
-          eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, index);
-          failed++;
-        }
-        continue;
-      }
-      // Two rounds at most: an event found running here that then fails is released, and becomes ours to run.
-      for (let round = 0; round < 2; round++) {
-        const running = inflight.get(key);
-        if (running) {
-          const outcome = await untilAborted(running, signal);
-          if (outcome === 'aborted') return answer(503, 'deadline_exceeded');
-          // Processed by the delivery this one waited for: for this delivery, a duplicate.
-          if (outcome === 'ok' || outcome === 'duplicate') {
-            duplicates++;
+        // Two rounds at most: an event found running here that then fails is released, and becomes ours to run.
+        for (let round = 0; round < 2; round++) {
+          const running = inflight.get(key);
+          if (running) {
+            const outcome = await untilAborted(running, signal);
+            if (outcome === 'aborted') return answer(503, 'deadline_exceeded');
+            // Processed by the delivery this one waited for: for this delivery, a duplicate.
+            if (outcome === 'ok' || outcome === 'duplicate') {
+              duplicates++;
+              break;
+            }
+            if (outcome === 'failed' && round === 0) continue;
+            busy++;
             break;
           }
-          if (outcome === 'failed' && round === 0) continue;
-          busy++;
+          const claimedKey = key;
+          // Registered before the store is even asked, so a concurrent delivery of the same event in this process
+          // waits for this outcome instead of racing for the claim.
+          const tracked: Promise<Outcome> = claimAndRun(store, claimedKey, event, context).finally(() => {
+            if (inflight.get(claimedKey) === tracked) inflight.delete(claimedKey);
+          });
+          inflight.set(claimedKey, tracked);
+          const outcome = await tracked;
+          if (outcome === 'failed') failed++;
+          else if (outcome === 'busy') busy++;
+          else if (outcome === 'duplicate') duplicates++;
           break;
         }
-        const claimedKey = key;
-        // Registered before the store is even asked, so a concurrent delivery of the same event in this process
-        // waits for this outcome instead of racing for the claim.
-        const tracked: Promise<Outcome> = claimAndRun(store, claimedKey, event, context).finally(() => {
-          if (inflight.get(claimedKey) === tracked) inflight.delete(claimedKey);
-        });
-        inflight.set(claimedKey, tracked);
-        const outcome = await tracked;
-        if (outcome === 'failed') failed++;
-        else if (outcome === 'busy') busy++;
-        else if (outcome === 'duplicate') duplicates++;
-        break;
+      } finally {
+        span?.set(
+          'wa_gateway.dedup.outcome',
+          failed > counted.failed
+            ? 'failed'
+            : busy > counted.busy
+              ? 'in_progress'
+              : duplicates > counted.duplicates
+                ? 'duplicate'
+                : store
+                  ? 'processed'
+                  : 'not_deduplicated',
+        );
+        span?.end();
       }
     }
     if (failed > 0) return answer(500, 'processing_failed');
@@ -434,7 +460,11 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
     return answer(200, undefined, duplicates > 0 ? { [DUPLICATES_HEADER]: String(duplicates) } : {});
   }
 
-  async function processRequest(request: CoreRequest, signal: AbortSignal): Promise<CoreResponse> {
+  async function processRequest(
+    request: CoreRequest,
+    signal: AbortSignal,
+    delivery: Span | undefined,
+  ): Promise<CoreResponse> {
     const body = await request.readBody(maxBodyBytes);
     if (body.kind === 'too_large') {
       // A 4xx is final for the gateway: this delivery is lost for good, so say it loudly.
@@ -490,10 +520,27 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
       report(error, { stage: 'parse' });
       return answer(400, 'invalid_body');
     }
-    return processEvents(events, signal);
+    return processEvents(events, signal, delivery);
   }
 
+  loadTracing();
   return async (request, platform) => {
+    const ready = tracingReady();
+    if (ready) await ready;
+    const delivery = startSpan('wa-gateway webhook.delivery', 'server', {
+      'http.request.method': request.method,
+    });
+    const result = await handle(request, platform, delivery);
+    delivery?.set('http.response.status_code', result.status);
+    delivery?.end();
+    return result;
+  };
+
+  async function handle(
+    request: CoreRequest,
+    platform: Parameters<WebhookCore>[1],
+    delivery: Span | undefined,
+  ): Promise<CoreResponse> {
     try {
       if (request.method.toUpperCase() !== 'POST')
         return answer(405, 'method_not_allowed', { allow: 'POST' });
@@ -503,11 +550,13 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
         return answer(401, 'unauthorized', { 'www-authenticate': 'Bearer' });
       }
       const controller = new AbortController();
-      const work = processRequest(request, controller.signal).catch((error: unknown): CoreResponse => {
-        log('error', 'Webhook handler failed unexpectedly; answering 500', { errorName: errorName(error) });
-        report(error, { stage: 'internal' });
-        return answer(500, 'internal_error');
-      });
+      const work = processRequest(request, controller.signal, delivery).catch(
+        (error: unknown): CoreResponse => {
+          log('error', 'Webhook handler failed unexpectedly; answering 500', { errorName: errorName(error) });
+          report(error, { stage: 'internal' });
+          return answer(500, 'internal_error');
+        },
+      );
       let timer: ReturnType<typeof setTimeout> | undefined;
       const deadline = new Promise<null>((resolve) => {
         timer = setTimeout(() => resolve(null), deadlineMs);
@@ -536,7 +585,20 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
       report(error, { stage: 'internal' });
       return answer(500, 'internal_error');
     }
-  };
+  }
+}
+
+/** A webhook event's span attributes: its kind and type, never its content. */
+function eventAttributes(event: WebhookEvent): Record<string, string> {
+  const type =
+    event.kind === 'message'
+      ? event.message.type
+      : event.kind === 'status'
+        ? event.status.status
+        : event.kind === 'unknown'
+          ? event.reason
+          : event.field;
+  return { 'wa_gateway.event.kind': event.kind, 'wa_gateway.event.type': String(type) };
 }
 
 async function readFetchBody(request: Request, maxBytes: number): Promise<BodyResult> {

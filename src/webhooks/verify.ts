@@ -7,7 +7,7 @@
  * - `verifyUpstreamSignature`: the upstream platform's `X-Hub-Signature-256: sha256=<hex>` HMAC over the raw body
  *   bytes. Needs the exact bytes, which a JSON body parser destroys.
  */
-import { WaGatewayError } from '../core/errors.js';
+import { brandError, WaGatewayError } from '../core/errors.js';
 
 const encoder = new TextEncoder();
 
@@ -29,6 +29,7 @@ export class RawBodyRequiredError extends WaGatewayError {
     );
   }
 }
+brandError(RawBodyRequiredError, 'RawBodyRequiredError');
 
 function toSecretList(secret: string | readonly string[]): readonly string[] {
   return typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];

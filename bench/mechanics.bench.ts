@@ -1,0 +1,106 @@
+/**
+ * Bars (issue 14), each a ratio of two loopback sends in the same run (the server in a child process, the built
+ * package as users run it):
+ * - `withResponse` overhead: `await send()` (the result derived through the ApiPromise) against
+ *   `send().withResponse()` (the call's own result, nothing derived): at most 1.05×.
+ * - tracing on against off: every send recorded as a span by a registered OpenTelemetry provider, against the
+ *   same provider sampling it out (what a process without a provider pays: the API's no-op path): at most 1.05×.
+ * - logging at `info` against `off`: at most 1.05×.
+ */
+import { existsSync } from 'node:fs';
+import { trace } from '@opentelemetry/api';
+import {
+  BasicTracerProvider,
+  type ReadableSpan,
+  type Sampler,
+  SamplingDecision,
+  SimpleSpanProcessor,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
+import type { GatewayClient as GatewayClientType, OutboundMessage } from '../src/index.js';
+import { spawnFixture } from './fixtures/spawn.js';
+import { compare, report, round } from './lib.js';
+
+const KEY = 'pk_live_bench_0123456789abcdef';
+const message: OutboundMessage = {
+  to: '998901234567',
+  type: 'text',
+  text: { body: 'Your order has shipped.' },
+};
+
+const dist = new URL('../dist/index.js', import.meta.url);
+if (!existsSync(dist)) throw new Error('dist/ is missing: run `npm run build` first.');
+const { GatewayClient } = (await import(dist.href)) as { GatewayClient: typeof GatewayClientType };
+
+// A sampler switched per call, so both sides of the tracing row share one provider and interleave freely.
+let tracing = false;
+const sampler: Sampler = {
+  shouldSample: () => ({
+    decision: tracing ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD,
+  }),
+  toString: () => 'switched',
+};
+let exported = 0;
+const exporter: SpanExporter = {
+  export: (spans: ReadableSpan[], done) => {
+    exported += spans.length;
+    done({ code: 0 });
+  },
+  shutdown: async () => {},
+};
+trace.setGlobalTracerProvider(
+  new BasicTracerProvider({ sampler, spanProcessors: [new SimpleSpanProcessor(exporter)] }),
+);
+
+const fixture = await spawnFixture('echo-gateway');
+try {
+  const client = (extra: Record<string, unknown> = {}) =>
+    new GatewayClient({ apiKey: KEY, baseUrl: fixture.url, rateLimit: false, logLevel: 'off', ...extra });
+  const gw = client();
+  const lines = { count: 0 };
+  const count = () => {
+    lines.count++;
+  };
+  const info = client({ logLevel: 'info', logger: { debug: count, info: count, warn: count, error: count } });
+  const rows = [
+    {
+      metric: 'await send() vs send().withResponse(), loopback (time ratio)',
+      subject: async () => (await gw.messages.send(message)).messageId,
+      baseline: async () => (await gw.messages.send(message).withResponse()).data.messageId,
+    },
+    {
+      metric: 'send with a span recorded vs sampled out, loopback (time ratio)',
+      subject: async () => {
+        tracing = true;
+        return (await gw.messages.send(message)).messageId;
+      },
+      baseline: async () => {
+        tracing = false;
+        return (await gw.messages.send(message)).messageId;
+      },
+    },
+    {
+      metric: 'send logging at info vs off, loopback (time ratio)',
+      subject: async () => (await info.messages.send(message)).messageId,
+      baseline: async () => (await gw.messages.send(message)).messageId,
+    },
+  ];
+  for (const row of rows) {
+    const { ratio, subjectMs, baselineMs } = await compare(row.subject, row.baseline, {
+      iterations: 50,
+      rounds: 61,
+    });
+    report({
+      bench: 'mechanics',
+      metric: row.metric,
+      value: ratio,
+      unit: 'x',
+      bar: '<= 1.05x',
+      pass: ratio <= 1.05,
+      detail: { subjectMsPerSend: round(subjectMs), baselineMsPerSend: round(baselineMs) },
+    });
+  }
+  if (exported === 0) throw new Error('tracing row recorded no span: the bench measured nothing');
+} finally {
+  fixture.stop();
+}

@@ -1,0 +1,43 @@
+/**
+ * Per-attempt observation points of every client, for metrics and tracing systems other than OpenTelemetry.
+ * Each hook is called synchronously; an error it throws is swallowed (a broken hook never breaks a call).
+ * Neither ever receives a header, a body, a query string, a key or a token.
+ */
+export interface RequestHooks {
+  /** Before each attempt of a request (after a retry's wait). */
+  onRequest?(event: RequestEvent): void;
+  /** After each attempt: with `status` when the server answered, with `error` when it failed. */
+  onResponse?(event: ResponseEvent): void;
+}
+
+export interface RequestEvent {
+  method: string;
+  /** The path below the base URL, without the query string. */
+  path: string;
+  /** The server's host name (`server.address` in OpenTelemetry terms). */
+  host: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+}
+
+export interface ResponseEvent extends RequestEvent {
+  /** The HTTP status, when an answer arrived. */
+  status: number | undefined;
+  /** The server's request id, when it sent one. */
+  requestId: string | undefined;
+  durationMs: number;
+  /** The SDK error of a failed attempt (its name and code are safe to record; its message too). */
+  error: unknown;
+  /** The wait before the next attempt in ms, when the failure will be retried; else `undefined`. */
+  retryInMs: number | undefined;
+}
+
+/** Calls a hook, swallowing its errors. */
+export function callHook<E>(hook: ((event: E) => void) | undefined, event: E): void {
+  if (!hook) return;
+  try {
+    hook(event);
+  } catch {
+    // A hook is an observer: it must not change the outcome of the request.
+  }
+}
