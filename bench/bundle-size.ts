@@ -8,10 +8,13 @@ import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-/** Gzipped bytes allowed per portable entry (ESM), with room for growth but not for a stray dependency. */
+/**
+ * Gzipped bytes allowed per portable entry (ESM), with room for growth but not for a stray dependency. Since the
+ * entries bundle zod/mini (tsup.config.ts), the figure includes it: about 31 KB for each entry.
+ */
 export const BUDGETS_GZIP_BYTES: Readonly<Record<string, number>> = {
-  templates: 24 * 1024,
-  webhooks: 24 * 1024,
+  templates: 40 * 1024,
+  webhooks: 40 * 1024,
 };
 
 const NODE_BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));

@@ -26,7 +26,8 @@ const RUNS = QUICK ? 7 : 15;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = new URL('../dist/', import.meta.url);
-if (!existsSync(new URL('webhooks.js', dist))) throw new Error('dist/ is missing: run `npm run build` first.');
+if (!existsSync(new URL('webhooks.js', dist)))
+  throw new Error('dist/ is missing: run `npm run build` first.');
 
 const peerUrl = pathToFileURL(fileURLToPath(import.meta.resolve('whatsapp-api-js'))).href;
 const subjects = {

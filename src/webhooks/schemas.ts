@@ -7,14 +7,9 @@
  * that field `undefined` instead of being dropped. Enumerations that may grow (status values, template events,
  * origin types) accept any string while their TypeScript types still offer the known values for autocomplete.
  *
- * Nothing here imports anything but zod: the webhooks entry runs on Node, Bun, Deno and Workers.
+ * Nothing here imports anything but zod/mini: the webhooks entry runs on Node, Bun, Deno and Workers.
  */
-import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
-
-// zod/mini ships no messages: without a locale every issue would read "Invalid input". Classic zod installs this
-// same English locale on import; the built package carries its own copy of zod, so this touches nobody else's.
-z.config(en());
+import * as z from '../core/zod.js';
 
 /**
  * A string that is one of the known values or any other string. The `string & {}` arm keeps editors offering the
