@@ -35,9 +35,11 @@ export const QUICK = process.env['BENCH_QUICK'] === '1';
 /** How far past its bar a figure may land in the quick pass before it fails: noise on a busy 2-core machine. */
 export const QUICK_MARGIN = 1.5;
 
-/** Whether a result holds in the quick pass: within its bar widened by `QUICK_MARGIN`. */
+/** Whether a result holds in the quick pass: a timing or memory figure within its bar widened by `QUICK_MARGIN`. */
 export function holdsQuick(result: BenchResult): boolean {
-  if (result.limit === undefined) return result.pass;
+  // Sizes are exact: only timing ratios and memory figures get the margin.
+  const noisy = result.unit === 'x' || result.unit === 'MB';
+  if (result.limit === undefined || !noisy) return result.pass;
   return result.higherIsBetter
     ? result.value >= result.limit / QUICK_MARGIN
     : result.value <= result.limit * QUICK_MARGIN;
