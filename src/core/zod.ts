@@ -9,6 +9,9 @@
 import {
   config,
   type looseObject as miniLooseObject,
+  type object as miniObject,
+  type strictObject as miniStrictObject,
+  never,
   unknown,
   type ZodMiniObject,
   ZodMiniType,
@@ -32,11 +35,18 @@ const ZodMiniObjectJIT = $constructor<ZodMiniObject>('ZodMiniObject', (inst, def
   ZodMiniType.init(inst, def);
 });
 
-/** `z.looseObject` with the compiled parse path (see `ZodMiniObjectJIT`); same types as zod/mini's. */
-export const looseObject: typeof miniLooseObject = (shape, params) =>
-  new ZodMiniObjectJIT({
+/** An object constructor like zod/mini's, on `ZodMiniObjectJIT`; `catchall` decides loose, strict or strip. */
+const objectWith = (catchall: () => ZodMiniType | undefined) => (shape: unknown, params?: unknown) => {
+  const rest = catchall();
+  return new ZodMiniObjectJIT({
     type: 'object',
     shape,
-    catchall: unknown(),
-    ...util.normalizeParams(params),
+    ...(rest ? { catchall: rest } : {}),
+    ...(util.normalizeParams(params as never) as object),
   } as never) as never;
+};
+
+/** zod/mini's object constructors with the compiled parse path (see `ZodMiniObjectJIT`); same types. */
+export const looseObject: typeof miniLooseObject = objectWith(unknown);
+export const strictObject: typeof miniStrictObject = objectWith(never);
+export const object: typeof miniObject = objectWith(() => undefined);
