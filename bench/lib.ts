@@ -18,8 +18,31 @@ export interface BenchResult {
   /** The bar from DESIGN.md, as text: `<= 1.15x`. */
   bar: string;
   pass: boolean;
+  /**
+   * The bar as a number, for the quick CI pass (`npm run bench:quick`), which fails only on a gross miss: a figure
+   * beyond the bar by more than `QUICK_MARGIN`. Absent for informational figures.
+   */
+  limit?: number;
+  /** `true` when a higher figure is better (throughput); the bar is then a floor. */
+  higherIsBetter?: boolean;
   /** Raw figures behind the ratio, for docs/benchmarks.md. */
   detail?: Record<string, number | string>;
+}
+
+/** `BENCH_QUICK=1`: short runs for CI (fewer rounds); figures are noisier, so only gross misses fail. */
+export const QUICK = process.env['BENCH_QUICK'] === '1';
+
+/** How far past its bar a figure may land in the quick pass before it fails: noise on a busy 2-core machine. */
+export const QUICK_MARGIN = 1.5;
+
+/** Whether a result holds in the quick pass: a timing or memory figure within its bar widened by `QUICK_MARGIN`. */
+export function holdsQuick(result: BenchResult): boolean {
+  // Sizes are exact: only timing ratios and memory figures get the margin.
+  const noisy = result.unit === 'x' || result.unit === 'MB';
+  if (result.limit === undefined || !noisy) return result.pass;
+  return result.higherIsBetter
+    ? result.value >= result.limit / QUICK_MARGIN
+    : result.value <= result.limit * QUICK_MARGIN;
 }
 
 /** Prints one result as a tagged JSON line that bench/run.ts collects, plus a readable line. */

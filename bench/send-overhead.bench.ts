@@ -1,5 +1,5 @@
 /**
- * Bar: `messages.send` against a loopback server costs at most 1.15× a bare `fetch` of the same request.
+ * Bar: `messages.send` against a loopback server costs at most 1.10× a bare `fetch` of the same request (goal 1.05×).
  * Both sides send the same JSON with the same headers and read the JSON answer; the server runs in a child
  * process. The SDK side includes validation, the transport, error mapping and result parsing (rate limiting
  * off: its waits are not overhead and are measured by rate-limiter.bench.ts).
@@ -7,9 +7,10 @@
 import { existsSync } from 'node:fs';
 import type { GatewayClient as GatewayClientType, OutboundMessage } from '../src/index.js';
 import { spawnFixture } from './fixtures/spawn.js';
-import { compare, report, round } from './lib.js';
+import { compare, QUICK, report, round } from './lib.js';
 
 const KEY = 'pk_live_bench_0123456789abcdef';
+const BAR = 1.1;
 const message: OutboundMessage = {
   to: '998901234567',
   type: 'template',
@@ -55,14 +56,18 @@ try {
   const sdk = async () => (await gw.messages.send(message)).messageId;
   // Many short interleaved rounds (50 sends a side, ~25 ms): drift in machine load hits both sides alike, and
   // the median of 121 ratios is stable to about ±2% on this 2-core machine (blocks of 400 varied ±10%).
-  const { ratio, subjectMs, baselineMs } = await compare(sdk, bare, { iterations: 50, rounds: 121 });
+  const { ratio, subjectMs, baselineMs } = await compare(sdk, bare, {
+    iterations: 50,
+    rounds: QUICK ? 41 : 121,
+  });
   report({
     bench: 'send-overhead',
     metric: 'messages.send vs bare fetch, loopback (time ratio)',
     value: ratio,
     unit: 'x',
-    bar: '<= 1.15x',
-    pass: ratio <= 1.15,
+    bar: `<= ${BAR}x`,
+    limit: BAR,
+    pass: ratio <= BAR,
     detail: { sdkMsPerSend: round(subjectMs), fetchMsPerSend: round(baselineMs) },
   });
 } finally {

@@ -17,6 +17,7 @@ for (const [entry, budget] of Object.entries(BUDGETS_GZIP_BYTES)) {
     value: round(r.gzipBytes / 1024, 1),
     unit: ' KB',
     bar: `<= ${budget / 1024} KB, no node:`,
+    limit: budget / 1024,
     pass: r.gzipBytes <= budget && r.nodeImports.length === 0,
     detail: { rawKB: round(r.rawBytes / 1024, 1), nodeImports: r.nodeImports.join(',') || 'none' },
   });

@@ -24,7 +24,7 @@
  *   type run only when that field has the right type (its type rule already reported it otherwise). So one
  *   mistake gives one issue, not a cascade.
  */
-import { z } from 'zod';
+import type * as z from '../core/zod.js';
 import {
   BUTTON_TYPES,
   HEADER_FORMATS,
@@ -52,25 +52,45 @@ export type Shape =
       readonly order: ReadonlyMap<string, number>;
     };
 
-function shapeOf(schema: z.ZodType): Shape {
-  if (schema instanceof z.ZodString) return { kind: 'string' };
-  if (schema instanceof z.ZodEnum) return { kind: 'string', options: schema.options.map(String) };
-  if (schema instanceof z.ZodBoolean) return { kind: 'boolean' };
-  if (schema instanceof z.ZodNumber) return schema.isInt ? { kind: 'integer' } : { kind: 'number' };
-  if (schema instanceof z.ZodArray) return { kind: 'array', item: shapeOf(schema.element as z.ZodType) };
-  if (schema instanceof z.ZodObject) {
+/**
+ * The parts of a zod schema's definition the shape is read from. zod/mini has no per-kind classes to test with
+ * `instanceof`; its definitions carry the kind in `type`.
+ */
+interface SchemaDef {
+  type: string;
+  /** `enum`: the allowed values. */
+  entries?: Record<string, string | number>;
+  /** `number`: `safeint` for `z.int()`. */
+  format?: string;
+  /** `array`. */
+  element?: z.ZodMiniType;
+  /** `object`. */
+  shape?: Record<string, z.ZodMiniType>;
+  /** `optional`. */
+  innerType?: z.ZodMiniType;
+}
+
+const defOf = (schema: z.ZodMiniType) => schema._zod.def as SchemaDef;
+
+function shapeOf(schema: z.ZodMiniType): Shape {
+  const def = defOf(schema);
+  if (def.type === 'string') return { kind: 'string' };
+  if (def.type === 'enum') return { kind: 'string', options: Object.values(def.entries ?? {}).map(String) };
+  if (def.type === 'boolean') return { kind: 'boolean' };
+  if (def.type === 'number') return def.format?.includes('int') ? { kind: 'integer' } : { kind: 'number' };
+  if (def.type === 'array' && def.element) return { kind: 'array', item: shapeOf(def.element) };
+  if (def.type === 'object' && def.shape) {
     const fields = new Map<string, { shape: Shape; required: boolean }>();
     const order = new Map<string, number>();
-    for (const [key, value] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
-      const optional = value instanceof z.ZodOptional;
-      const inner = optional ? (value.unwrap() as z.ZodType) : value;
+    for (const [key, value] of Object.entries(def.shape)) {
+      const inner = defOf(value).type === 'optional' ? defOf(value).innerType : undefined;
       order.set(key, order.size);
-      fields.set(key, { shape: shapeOf(inner), required: !optional });
+      fields.set(key, { shape: shapeOf(inner ?? value), required: inner === undefined });
     }
     return { kind: 'object', fields, order };
   }
   // A schema construct the table does not understand is a programming error, caught by the tests at import.
-  throw new Error(`rules.ts: unsupported schema construct ${schema.constructor.name}`);
+  throw new Error(`rules.ts: unsupported schema construct ${def.type}`);
 }
 
 /** The structure of the template create request, derived from `TemplateCreateRequestSchema`. */

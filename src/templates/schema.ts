@@ -9,7 +9,7 @@
  * Request objects are strict (an unknown key is an error, as the server answers it with a 400); the created
  * record is loose, because the server may add fields to its answer.
  */
-import { z } from 'zod';
+import * as z from '../core/zod.js';
 import { TEMPLATE_LANGUAGES } from './languages.js';
 
 /** Template categories. */
@@ -44,21 +44,21 @@ export const TemplateStatusSchema = z.enum(TEMPLATE_STATUSES);
 /** Header component. `examples` holds the variable example of a TEXT header, or the media handle. */
 export const TemplateHeaderSchema = z.strictObject({
   format: HeaderFormatSchema,
-  text: z.string().optional(),
-  examples: z.array(z.string()).optional(),
+  text: z.optional(z.string()),
+  examples: z.optional(z.array(z.string())),
 });
 
 /** Body component. `text` is required for UTILITY and MARKETING and not allowed for AUTHENTICATION. */
 export const TemplateBodySchema = z.strictObject({
-  text: z.string().optional(),
-  examples: z.array(z.string()).optional(),
-  addSecurityRecommendation: z.boolean().optional(),
+  text: z.optional(z.string()),
+  examples: z.optional(z.array(z.string())),
+  addSecurityRecommendation: z.optional(z.boolean()),
 });
 
 /** Footer component. */
 export const TemplateFooterSchema = z.strictObject({
-  text: z.string().optional(),
-  codeExpirationMinutes: z.int().optional(),
+  text: z.optional(z.string()),
+  codeExpirationMinutes: z.optional(z.int()),
 });
 
 /**
@@ -67,15 +67,15 @@ export const TemplateFooterSchema = z.strictObject({
  */
 export const TemplateButtonSchema = z.strictObject({
   type: ButtonTypeSchema,
-  text: z.string().optional(),
-  url: z.string().optional(),
-  phoneNumber: z.string().optional(),
-  example: z.array(z.string()).optional(),
-  otpType: OtpTypeSchema.optional(),
-  autofillText: z.string().optional(),
-  packageName: z.string().optional(),
-  signatureHash: z.string().optional(),
-  zeroTapTermsAccepted: z.boolean().optional(),
+  text: z.optional(z.string()),
+  url: z.optional(z.string()),
+  phoneNumber: z.optional(z.string()),
+  example: z.optional(z.array(z.string())),
+  otpType: z.optional(OtpTypeSchema),
+  autofillText: z.optional(z.string()),
+  packageName: z.optional(z.string()),
+  signatureHash: z.optional(z.string()),
+  zeroTapTermsAccepted: z.optional(z.boolean()),
 });
 
 /** Carousel card: all three fields required, every card structurally identical. */
@@ -88,7 +88,7 @@ export const CarouselCardSchema = z.strictObject({
 /** Limited-time offer component. */
 export const LimitedTimeOfferSchema = z.strictObject({
   text: z.string(),
-  hasExpiration: z.boolean().optional(),
+  hasExpiration: z.optional(z.boolean()),
 });
 
 /**
@@ -99,14 +99,14 @@ export const TemplateCreateRequestSchema = z.strictObject({
   name: z.string(),
   language: TemplateLanguageSchema,
   category: TemplateCategorySchema,
-  header: TemplateHeaderSchema.optional(),
+  header: z.optional(TemplateHeaderSchema),
   body: TemplateBodySchema,
-  footer: TemplateFooterSchema.optional(),
-  buttons: z.array(TemplateButtonSchema).optional(),
-  carousel: z.array(CarouselCardSchema).optional(),
-  allowCategoryChange: z.boolean().optional(),
-  messageSendTtlSeconds: z.int().optional(),
-  limitedTimeOffer: LimitedTimeOfferSchema.optional(),
+  footer: z.optional(TemplateFooterSchema),
+  buttons: z.optional(z.array(TemplateButtonSchema)),
+  carousel: z.optional(z.array(CarouselCardSchema)),
+  allowCategoryChange: z.optional(z.boolean()),
+  messageSendTtlSeconds: z.optional(z.int()),
+  limitedTimeOffer: z.optional(LimitedTimeOfferSchema),
 });
 
 /** The `data` of a successful create answer. Loose: fields the server adds later are kept. */
@@ -116,11 +116,11 @@ export const TemplateCreateRequestSchema = z.strictObject({
  * the SDK does not know reads as `UNKNOWN`, as the API itself reports statuses it does not recognise.
  */
 export const TemplateCreatedSchema = z.looseObject({
-  sourceId: z.union([z.string(), z.number()]).transform(String),
+  sourceId: z.pipe(z.union([z.string(), z.number()]), z.transform(String)),
   name: z.string(),
   language: z.string(),
   category: z.union([TemplateCategorySchema, z.string()]),
-  status: TemplateStatusSchema.catch('UNKNOWN'),
+  status: z.catch(TemplateStatusSchema, 'UNKNOWN'),
 });
 
 export type TemplateCategory = z.infer<typeof TemplateCategorySchema>;

@@ -7,9 +7,9 @@
  * that field `undefined` instead of being dropped. Enumerations that may grow (status values, template events,
  * origin types) accept any string while their TypeScript types still offer the known values for autocomplete.
  *
- * Nothing here imports anything but zod: the webhooks entry runs on Node, Bun, Deno and Workers.
+ * Nothing here imports anything but zod/mini: the webhooks entry runs on Node, Bun, Deno and Workers.
  */
-import { z } from 'zod';
+import * as z from '../core/zod.js';
 
 /**
  * A string that is one of the known values or any other string. The `string & {}` arm keeps editors offering the
@@ -68,38 +68,38 @@ const timestampSchema = z.union([z.string(), z.number()]);
 /** `value.metadata`: which business number received the event. */
 export const metadataSchema = z.looseObject({
   /** Identifier of the receiving number; needed for routing and for media download. */
-  phone_number_id: z.string().optional(),
-  display_phone_number: z.string().optional(),
+  phone_number_id: z.optional(z.string()),
+  display_phone_number: z.optional(z.string()),
 });
 export type WebhookMetadata = z.infer<typeof metadataSchema>;
 
 /** `value.contacts[]`: the sender of an incoming message. */
 export const contactSchema = z.looseObject({
-  wa_id: z.string().optional(),
-  profile: z.looseObject({ name: z.string().optional() }).optional(),
+  wa_id: z.optional(z.string()),
+  profile: z.optional(z.looseObject({ name: z.optional(z.string()) })),
 });
 export type WebhookContact = z.infer<typeof contactSchema>;
 
 /** Optional reply context some incoming messages carry (not in the spec; kept typed because it is common). */
-const contextSchema = z.looseObject({ from: z.string().optional(), id: z.string().optional() });
+const contextSchema = z.looseObject({ from: z.optional(z.string()), id: z.optional(z.string()) });
 
 // The fields every incoming message shares. `id` and `type` are the strict minimum; without them a message is
 // delivered as an `unknown` event instead.
 const messageBase = {
   /** The message's `wamid`: the idempotency key. */
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   /** Sender number (equals `contacts[0].wa_id`). */
-  from: z.string().optional(),
+  from: z.optional(z.string()),
   /** Unix time in seconds, as sent. The event carries it parsed as `timestamp` and verbatim as `timestampRaw`. */
-  timestamp: timestampSchema.optional(),
-  context: contextSchema.optional(),
+  timestamp: z.optional(timestampSchema),
+  context: z.optional(contextSchema),
 };
 
 const mediaFields = {
   /** Media identifier for the media download endpoint (valid 30 days). */
-  id: z.string().min(1),
-  mime_type: z.string().optional(),
-  sha256: z.string().optional(),
+  id: z.string().check(z.minLength(1)),
+  mime_type: z.optional(z.string()),
+  sha256: z.optional(z.string()),
 };
 
 export const textMessageSchema = z.looseObject({
@@ -113,8 +113,8 @@ export const imageMessageSchema = z.looseObject({
   type: z.literal('image'),
   image: z.looseObject({
     ...mediaFields,
-    mime_type: openEnum(['image/jpeg', 'image/png']).optional(),
-    caption: z.string().optional(),
+    mime_type: z.optional(openEnum(['image/jpeg', 'image/png'])),
+    caption: z.optional(z.string()),
   }),
 });
 
@@ -124,7 +124,7 @@ export const audioMessageSchema = z.looseObject({
   audio: z.looseObject({
     ...mediaFields,
     /** `true` for a voice note recorded in the app, `false` for an uploaded audio file. */
-    voice: z.boolean().optional(),
+    voice: z.optional(z.boolean()),
   }),
 });
 
@@ -133,8 +133,8 @@ export const documentMessageSchema = z.looseObject({
   type: z.literal('document'),
   document: z.looseObject({
     ...mediaFields,
-    filename: z.string().optional(),
-    caption: z.string().optional(),
+    filename: z.optional(z.string()),
+    caption: z.optional(z.string()),
   }),
 });
 
@@ -143,8 +143,8 @@ export const videoMessageSchema = z.looseObject({
   type: z.literal('video'),
   video: z.looseObject({
     ...mediaFields,
-    mime_type: openEnum(['video/mp4', 'video/3gp']).optional(),
-    caption: z.string().optional(),
+    mime_type: z.optional(openEnum(['video/mp4', 'video/3gp'])),
+    caption: z.optional(z.string()),
   }),
 });
 
@@ -153,8 +153,8 @@ export const stickerMessageSchema = z.looseObject({
   type: z.literal('sticker'),
   sticker: z.looseObject({
     ...mediaFields,
-    mime_type: openEnum(['image/webp']).optional(),
-    animated: z.boolean().optional(),
+    mime_type: z.optional(openEnum(['image/webp'])),
+    animated: z.optional(z.boolean()),
   }),
 });
 
@@ -164,22 +164,22 @@ export const locationMessageSchema = z.looseObject({
   location: z.looseObject({
     latitude: z.number(),
     longitude: z.number(),
-    name: z.string().optional(),
-    address: z.string().optional(),
+    name: z.optional(z.string()),
+    address: z.optional(z.string()),
   }),
 });
 
 /** One shared contact card inside a `contacts` message. */
 export const sharedContactSchema = z.looseObject({
-  name: z
-    .looseObject({
-      formatted_name: z.string().optional(),
-      first_name: z.string().optional(),
-      last_name: z.string().optional(),
-    })
-    .optional(),
-  phones: z.array(z.looseObject({ phone: z.string().optional(), type: z.string().optional() })).optional(),
-  emails: z.array(z.looseObject({ email: z.string().optional(), type: z.string().optional() })).optional(),
+  name: z.optional(
+    z.looseObject({
+      formatted_name: z.optional(z.string()),
+      first_name: z.optional(z.string()),
+      last_name: z.optional(z.string()),
+    }),
+  ),
+  phones: z.optional(z.array(z.looseObject({ phone: z.optional(z.string()), type: z.optional(z.string()) }))),
+  emails: z.optional(z.array(z.looseObject({ email: z.optional(z.string()), type: z.optional(z.string()) }))),
 });
 export type SharedContact = z.infer<typeof sharedContactSchema>;
 
@@ -195,7 +195,7 @@ export const buttonReplySchema = z.looseObject({
   button_reply: z.looseObject({
     /** The `reply.id` the business sent with the button. */
     id: z.string(),
-    title: z.string().optional(),
+    title: z.optional(z.string()),
   }),
 });
 
@@ -204,8 +204,8 @@ export const listReplySchema = z.looseObject({
   type: z.literal('list_reply'),
   list_reply: z.looseObject({
     id: z.string(),
-    title: z.string().optional(),
-    description: z.string().optional(),
+    title: z.optional(z.string()),
+    description: z.optional(z.string()),
   }),
 });
 
@@ -223,17 +223,17 @@ export const reactionMessageSchema = z.looseObject({
     /** The `wamid` reacted to. */
     message_id: z.string(),
     /** An empty string (or no emoji at all) means the reaction was removed: see `isReactionRemoved`. */
-    emoji: z.string().optional(),
+    emoji: z.optional(z.string()),
   }),
 });
 
 /** One line of an order. */
 export const orderItemSchema = z.looseObject({
   product_retailer_id: z.string(),
-  quantity: z.number().optional(),
-  item_price: z.number().optional(),
+  quantity: z.optional(z.number()),
+  item_price: z.optional(z.number()),
   /** ISO 4217 code. */
-  currency: z.string().optional(),
+  currency: z.optional(z.string()),
 });
 export type OrderItem = z.infer<typeof orderItemSchema>;
 
@@ -241,8 +241,8 @@ export const orderMessageSchema = z.looseObject({
   ...messageBase,
   type: z.literal('order'),
   order: z.looseObject({
-    catalog_id: z.string().optional(),
-    text: z.string().optional(),
+    catalog_id: z.optional(z.string()),
+    text: z.optional(z.string()),
     product_items: z.array(orderItemSchema),
   }),
 });
@@ -297,43 +297,43 @@ export type KnownMessage = z.infer<typeof knownMessageSchema>;
  */
 export const incomingMessageWireSchema = z.looseObject({
   ...messageBase,
-  type: z.string().min(1),
+  type: z.string().check(z.minLength(1)),
 });
 export type IncomingMessageWire = z.infer<typeof incomingMessageWireSchema>;
 
 /** One entry of a failed status's `errors[]`. */
 export const statusErrorSchema = z.looseObject({
-  code: z.number().int(),
-  title: z.string().optional(),
-  message: z.string().optional(),
-  error_data: z.looseObject({ details: z.string().optional() }).optional(),
+  code: z.int(),
+  title: z.optional(z.string()),
+  message: z.optional(z.string()),
+  error_data: z.optional(z.looseObject({ details: z.optional(z.string()) })),
 });
 export type StatusError = z.infer<typeof statusErrorSchema>;
 
 /** `value.statuses[]`: a change of an outbound message's state. `id` and `status` are the strict minimum. */
 export const statusSchema = z.looseObject({
   /** The outbound message's `wamid` (the `data.messages[0].id` of the send response). */
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   status: openEnum(STATUS_VALUES, { nonEmpty: true }),
   /** Unix seconds of the change, as sent. Order statuses by this, not by arrival. */
-  timestamp: timestampSchema.optional(),
-  recipient_id: z.string().optional(),
-  conversation: z
-    .looseObject({
-      id: z.string().optional(),
-      origin: z.looseObject({ type: openEnum(CONVERSATION_ORIGIN_TYPES).optional() }).optional(),
-    })
-    .optional(),
-  pricing: z
-    .looseObject({
+  timestamp: z.optional(timestampSchema),
+  recipient_id: z.optional(z.string()),
+  conversation: z.optional(
+    z.looseObject({
+      id: z.optional(z.string()),
+      origin: z.optional(z.looseObject({ type: z.optional(openEnum(CONVERSATION_ORIGIN_TYPES)) })),
+    }),
+  ),
+  pricing: z.optional(
+    z.looseObject({
       /** `true`: the gateway deducts the upstream fee (on `delivered`); `false`: free tier. */
-      billable: z.boolean().optional(),
-      pricing_model: z.string().optional(),
-      category: z.string().optional(),
-    })
-    .optional(),
+      billable: z.optional(z.boolean()),
+      pricing_model: z.optional(z.string()),
+      category: z.optional(z.string()),
+    }),
+  ),
   /** Filled on `failed`. */
-  errors: z.array(statusErrorSchema).optional(),
+  errors: z.optional(z.array(statusErrorSchema)),
 });
 export type WebhookStatus = z.infer<typeof statusSchema>;
 
@@ -343,34 +343,34 @@ export const templateStatusValueSchema = z.looseObject({
   // An integer per the spec. Not `.int()`: zod's int is the safe-integer range and an id beyond 2^53 has
   // already lost precision in JSON.parse; refusing it would only lose the event as well.
   message_template_id: z.number(),
-  message_template_name: z.string().optional(),
-  message_template_language: z.string().optional(),
+  message_template_name: z.optional(z.string()),
+  message_template_language: z.optional(z.string()),
   /** Filled for a rejection; `null` otherwise. */
-  reason: z.string().nullable().optional(),
+  reason: z.optional(z.nullable(z.string())),
 });
 export type TemplateStatusValue = z.infer<typeof templateStatusValueSchema>;
 
 /** `value` of an `account_update` change. */
 export const accountUpdateValueSchema = z.looseObject({
-  phone_number: z.string().optional(),
-  event: z.string().min(1),
-  ban_info: z
-    .looseObject({
-      waba_ban_state: z.string().optional(),
+  phone_number: z.optional(z.string()),
+  event: z.string().check(z.minLength(1)),
+  ban_info: z.optional(
+    z.looseObject({
+      waba_ban_state: z.optional(z.string()),
       /** A date, as sent. */
-      waba_ban_date: z.string().optional(),
-    })
-    .optional(),
+      waba_ban_date: z.optional(z.string()),
+    }),
+  ),
 });
 export type AccountUpdateValue = z.infer<typeof accountUpdateValueSchema>;
 
 /** `value` of a `messages` change: incoming messages and/or statuses, with the receiving number and senders. */
 export const messagesValueSchema = z.looseObject({
-  messaging_product: z.string().optional(),
-  metadata: metadataSchema.optional(),
-  contacts: z.array(contactSchema).optional(),
-  messages: z.array(incomingMessageWireSchema).optional(),
-  statuses: z.array(statusSchema).optional(),
+  messaging_product: z.optional(z.string()),
+  metadata: z.optional(metadataSchema),
+  contacts: z.optional(z.array(contactSchema)),
+  messages: z.optional(z.array(incomingMessageWireSchema)),
+  statuses: z.optional(z.array(statusSchema)),
 });
 export type MessagesValue = z.infer<typeof messagesValueSchema>;
 
@@ -395,7 +395,7 @@ export const entrySchema = z.looseObject({
  * const ok = webhookEnvelopeSchema.safeParse(JSON.parse(body)).success;
  */
 export const webhookEnvelopeSchema = z.looseObject({
-  object: z.string().optional(),
+  object: z.optional(z.string()),
   entry: z.array(entrySchema),
 });
 /** The envelope as validated by `webhookEnvelopeSchema`. */

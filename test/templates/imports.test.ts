@@ -37,12 +37,19 @@ describe('the templates entry runs in a browser', () => {
     expect(source).not.toMatch(/\bprocess\.|\bBuffer\.|\brequire\(/);
   });
 
-  it('reaches outside src/templates only for the dependency-free core errors module', () => {
+  it('reaches outside src/templates only for the dependency-free core errors module and zod/mini setup', () => {
     for (const file of files) {
       const outside = specifiers(readFileSync(`${dir}${file}`, 'utf8')).filter((s) => s.startsWith('../'));
-      for (const spec of outside) expect(spec).toBe('../core/errors.js');
+      for (const spec of outside) expect(['../core/errors.js', '../core/zod.js']).toContain(spec);
     }
-    const errors = readFileSync(fileURLToPath(new URL('../../src/core/errors.ts', import.meta.url)), 'utf8');
-    expect(specifiers(errors)).toEqual([]);
+    const core = (name: string) =>
+      readFileSync(fileURLToPath(new URL(`../../src/core/${name}`, import.meta.url)), 'utf8');
+    expect(specifiers(core('errors.ts'))).toEqual([]);
+    expect(specifiers(core('zod.ts')).sort()).toEqual([
+      'zod/mini',
+      'zod/mini',
+      'zod/v4/core',
+      'zod/v4/locales/en.js',
+    ]);
   });
 });

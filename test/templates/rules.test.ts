@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import type * as z from '../../src/core/zod.js';
 import {
   TemplateCreateRequestSchema,
   type TemplateIssue,
@@ -675,32 +675,33 @@ interface FieldInfo {
   item?: FieldInfo['kind'];
 }
 
-function fieldsOf(schema: z.ZodObject, prefix = ''): FieldInfo[] {
+/** The kind of a zod/mini schema, read from its definition (zod/mini has no per-kind classes). */
+type Def = {
+  type: string;
+  innerType?: z.ZodMiniType;
+  element?: z.ZodMiniType;
+  shape?: Record<string, z.ZodMiniType>;
+};
+const defOf = (schema: z.ZodMiniType) => schema._zod.def as Def;
+
+function fieldsOf(schema: z.ZodMiniType, prefix = ''): FieldInfo[] {
   const out: FieldInfo[] = [];
-  for (const [name, raw] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
-    const required = !(raw instanceof z.ZodOptional);
-    const s = raw instanceof z.ZodOptional ? (raw.unwrap() as z.ZodType) : raw;
+  for (const [name, raw] of Object.entries(defOf(schema).shape ?? {})) {
+    const optional = defOf(raw).type === 'optional';
+    const s = optional ? defOf(raw).innerType! : raw;
     const key = prefix ? `${prefix}.${name}` : name;
-    const kindOf = (x: z.ZodType): FieldInfo['kind'] =>
-      x instanceof z.ZodEnum
-        ? 'enum'
-        : x instanceof z.ZodString
-          ? 'string'
-          : x instanceof z.ZodBoolean
-            ? 'boolean'
-            : x instanceof z.ZodNumber
-              ? 'integer'
-              : x instanceof z.ZodArray
-                ? 'array'
-                : 'object';
+    const kindOf = (x: z.ZodMiniType): FieldInfo['kind'] => {
+      const type = defOf(x).type;
+      return type === 'number' ? 'integer' : type === 'object' ? 'object' : (type as FieldInfo['kind']);
+    };
     const kind = kindOf(s);
-    if (s instanceof z.ZodArray) {
-      const el = s.element as z.ZodType;
-      out.push({ key, kind, required, item: kindOf(el) });
-      if (el instanceof z.ZodObject) out.push(...fieldsOf(el, key));
+    const el = defOf(s).element;
+    if (el) {
+      out.push({ key, kind, required: !optional, item: kindOf(el) });
+      if (defOf(el).type === 'object') out.push(...fieldsOf(el, key));
     } else {
-      out.push({ key, kind, required });
-      if (s instanceof z.ZodObject) out.push(...fieldsOf(s, key));
+      out.push({ key, kind, required: !optional });
+      if (kind === 'object') out.push(...fieldsOf(s, key));
     }
   }
   return out;

@@ -1,0 +1,148 @@
+/**
+ * Cold start and size of the portable entries, what a serverless function pays on every cold start.
+ *
+ * Bars (issue 13):
+ * 1. Cold `import()` of the built webhooks entry vs whatsapp-api-js (the peer) ≤ 3× (goal 1.5×).
+ * 2. Cold `import()` of the built templates entry vs the same peer ≤ 3× (goal 1.5×).
+ * 3. The webhooks entry with its dependencies bundled and minified as a Worker build does it ≤ 150 KB (goal 60 KB).
+ * 4. The first `parseWebhook` after the import vs a warm call: reported (goal ≤ 2×).
+ *
+ * Import times are measured inside fresh `node` processes: `await import(entry)` timed in-process. The ratio keeps
+ * the fixed cost of a first dynamic import (an empty module's, ~3 ms idle, printed as `emptyImportMs`) on both
+ * sides, as every cold start pays it: subtracting it made the peer's few ms a difference of two noisy figures,
+ * and the ratio swung from 2× to 14× between runs on a busy machine. The processes of every subject run
+ * interleaved, rotating the order each round, and each figure is the median over the rounds, so load hits all
+ * subjects alike.
+ *
+ * Run: `npx tsx bench/cold-start.bench.ts` (reads dist/: run `npm run build` first).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundleFor } from './bundle-size.js';
+import { QUICK, report, round } from './lib.js';
+
+const IMPORT_BAR = 3;
+const SIZE_BAR_KB = 150;
+const RUNS = QUICK ? 7 : 15;
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = new URL('../dist/', import.meta.url);
+if (!existsSync(new URL('webhooks.js', dist)))
+  throw new Error('dist/ is missing: run `npm run build` first.');
+
+const peerUrl = pathToFileURL(fileURLToPath(import.meta.resolve('whatsapp-api-js'))).href;
+const subjects = {
+  empty: 'data:text/javascript,',
+  webhooks: new URL('webhooks.js', dist).href,
+  templates: new URL('templates.js', dist).href,
+  peer: peerUrl,
+} as const;
+type Subject = keyof typeof subjects;
+
+const env = { ...process.env };
+delete env['NODE_OPTIONS'];
+
+function importOnce(url: string): number {
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const t0 = performance.now(); await import(${JSON.stringify(url)}); process.stdout.write(String(performance.now() - t0));`,
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  if (r.status !== 0) throw new Error(`import of ${url} exited ${r.status}: ${r.stderr.toString()}`);
+  return Number(r.stdout.toString());
+}
+
+const names = Object.keys(subjects) as Subject[];
+const samples = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Subject, number[]>;
+for (const n of names) importOnce(subjects[n]); // warm the file cache
+for (let r = 0; r < RUNS; r++) {
+  for (let k = 0; k < names.length; k++) {
+    const n = names[(r + k) % names.length]!;
+    samples[n].push(importOnce(subjects[n]));
+  }
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const empty = median(samples.empty);
+const peerMs = median(samples.peer);
+for (const entry of ['webhooks', 'templates'] as const) {
+  const ms = median(samples[entry]);
+  report({
+    bench: 'cold-start',
+    metric: `cold import() of dist/${entry}.js vs whatsapp-api-js (time ratio, median of ${RUNS} fresh processes)`,
+    value: ms / peerMs,
+    unit: 'x',
+    bar: `<= ${IMPORT_BAR}x`,
+    limit: IMPORT_BAR,
+    pass: ms / peerMs <= IMPORT_BAR,
+    detail: {
+      oursMs: round(ms, 1),
+      peerMs: round(peerMs, 1),
+      emptyImportMs: round(empty, 1),
+      // The same without the fixed cost: what the issue's 12-15x was measured as (noisier, see above).
+      netRatio: round(Math.max(ms - empty, 0) / Math.max(peerMs - empty, 0.1), 2),
+    },
+  });
+}
+
+// The bundle a Worker deploy ships: esbuild with the workerd conditions, minified, zod included.
+const worker = await bundleFor(`${root}src/webhooks/index.ts`, 'workerd', { minify: true });
+const kb = worker.bytes / 1024;
+report({
+  bench: 'cold-start',
+  metric: 'webhooks entry + dependencies, bundled and minified for workerd (KB)',
+  value: round(kb, 1),
+  unit: ' KB',
+  bar: `<= ${SIZE_BAR_KB} KB, no node:`,
+  limit: SIZE_BAR_KB,
+  pass: kb <= SIZE_BAR_KB && worker.nodeImports.length === 0,
+  detail: { gzipKB: round(worker.gzipBytes / 1024, 1), nodeImports: worker.nodeImports.join(',') || 'none' },
+});
+
+// First parse after a cold import, in a fresh process per sample: what the first delivery to a cold function pays
+// on top of the warm per-call cost (schema compilation, V8's lazy compilation of the parse path).
+const firstParseScript = `
+const { parseWebhook } = await import(${JSON.stringify(subjects.webhooks)});
+const { messageEnvelope, textMessage } = await import(${JSON.stringify(new URL('../src/webhooks/fixtures.ts', import.meta.url).href)});
+const body = JSON.stringify(messageEnvelope(textMessage({ text: { body: 'hello' } })));
+let t0 = performance.now();
+parseWebhook(body);
+const first = performance.now() - t0;
+for (let i = 0; i < 2000; i++) parseWebhook(body);
+const warm = [];
+for (let r = 0; r < 9; r++) {
+  t0 = performance.now();
+  for (let i = 0; i < 200; i++) parseWebhook(body);
+  warm.push((performance.now() - t0) / 200);
+}
+warm.sort((a, b) => a - b);
+process.stdout.write(JSON.stringify({ first, warm: warm[4] }));
+`;
+const firsts: number[] = [];
+const warms: number[] = [];
+for (let r = 0; r < (QUICK ? 3 : 7); r++) {
+  const p = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', firstParseScript], {
+    env,
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (p.status !== 0) throw new Error(`first-parse probe exited ${p.status}: ${p.stderr.toString()}`);
+  const { first, warm } = JSON.parse(p.stdout.toString()) as { first: number; warm: number };
+  firsts.push(first);
+  warms.push(warm);
+}
+const firstMs = median(firsts);
+const warmMs = median(warms);
+report({
+  bench: 'cold-start',
+  metric: 'first parseWebhook after import vs a warm call (text message; time ratio)',
+  value: firstMs / warmMs,
+  unit: 'x',
+  bar: 'reported (goal <= 2x)',
+  pass: true,
+  detail: { firstMs: round(firstMs, 3), warmUs: round(warmMs * 1000, 2) },
+});
