@@ -1,6 +1,7 @@
 /**
  * The webhooks entry runs on Node, Bun, Deno and Workers: it may import only zod, its own files and the
- * dependency-free core errors module, and may not touch Node globals.
+ * dependency-free core modules (errors, zod/mini set-up, the logger, tracing, which loads @opentelemetry/api
+ * lazily), and neither it nor those core modules may touch Node globals.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -33,11 +34,20 @@ function specifiers(text: string): string[] {
   return out;
 }
 
+/** Core modules the webhooks entry may use: none imports a Node built-in or an HTTP client. */
+const PORTABLE_CORE = ['errors.js', 'zod.js', 'logger.js', 'tracing.js'];
+
 function allowed(specifier: string): boolean {
   if (specifier === 'zod') return true;
-  // The dependency-free core errors, and zod/mini set up with English messages.
-  if (specifier === '../core/errors.js' || specifier === '../core/zod.js') return true;
+  if (PORTABLE_CORE.some((f) => specifier === `../core/${f}`)) return true;
   return specifier.startsWith('./') && !specifier.includes('..');
+}
+
+/** Node globals the code uses. A property key (`process?:` in a type literal) is not a use of the global. */
+function nodeGlobals(text: string): string[] {
+  return ['Buffer', 'process', 'require', '__dirname', 'setImmediate'].filter((name) =>
+    new RegExp(`(?<![\\w.'"])${name}\\b(?![?:'"])`).test(text),
+  );
 }
 
 describe('src/webhooks imports', () => {
@@ -49,7 +59,7 @@ describe('src/webhooks imports', () => {
     );
   });
 
-  it('imports only zod, relative files, ../core/errors.js and ../core/zod.js', () => {
+  it('imports only zod, relative files and the portable core modules', () => {
     const offending: string[] = [];
     const seen = new Set<string>();
     for (const file of files) {
@@ -73,16 +83,16 @@ describe('src/webhooks imports', () => {
     expect(specifiers("const m = await import('node:crypto');").filter((s) => !allowed(s))).toHaveLength(1);
     expect(specifiers("export * from 'ky';").filter((s) => !allowed(s))).toHaveLength(1);
     expect(specifiers("import './side-effect.js';")).toEqual(['./side-effect.js']);
+    expect(nodeGlobals('const e = process.env.X;')).toEqual(['process']);
+    expect(nodeGlobals('const p = (globalThis as { process?: unknown }).process;')).toEqual([]);
   });
 
-  it('uses no Node globals (Buffer, process, require, __dirname)', () => {
+  it('uses no Node globals (Buffer, process, require, __dirname), nor do the core modules it imports', () => {
     const offending: string[] = [];
-    for (const file of files) {
+    const core = PORTABLE_CORE.map((f) => join(root, 'src/core', f.replace(/\.js$/, '.ts')));
+    for (const file of [...files, ...core]) {
       const text = code(readFileSync(file, 'utf8'));
-      for (const name of ['Buffer', 'process', 'require', '__dirname', 'setImmediate']) {
-        if (new RegExp(`(?<![\\w.'"])${name}\\b(?!['"])`).test(text))
-          offending.push(`${relative(root, file)}: ${name}`);
-      }
+      for (const name of nodeGlobals(text)) offending.push(`${relative(root, file)}: ${name}`);
     }
     expect(offending).toEqual([]);
   });
