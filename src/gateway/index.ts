@@ -7,6 +7,8 @@ export {
   type SendManyResult,
   type SendOptions,
   type SendResult,
+  type UncheckedMessage,
+  type UnshownFields,
 } from './messages.js';
 export { normalizeRecipient } from './recipient.js';
 export { assertValidMessage, validateMessage } from './validate-message.js';

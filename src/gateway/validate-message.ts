@@ -1,14 +1,21 @@
 import type { z } from 'zod';
 import { type MessageIssue, MessageValidationError } from '../core/errors.js';
 import { outboundMessageSchema, type ValidatedMessage } from './message-schema.js';
+import { splitUnknownKeys } from './unknown-keys.js';
 
-/** zod's issues as the SDK's `MessageIssue`s, every one of them, in order. */
+/** zod's issues as the SDK's `MessageIssue`s, every one of them, in order; one per unknown key. */
 export function toMessageIssues(issues: readonly z.core.$ZodIssue[]): MessageIssue[] {
-  return issues.map((i) => ({
-    path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
-    message: i.message,
-    code: i.code,
-  }));
+  return issues.flatMap((i): MessageIssue[] => {
+    const path = i.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+    if (i.code === 'unrecognized_keys') {
+      return splitUnknownKeys(i).map(({ key, message }) => ({
+        path: [...path, key],
+        message,
+        code: 'unknown_field',
+      }));
+    }
+    return [{ path, message: i.message, code: i.code }];
+  });
 }
 
 /**
