@@ -1,19 +1,20 @@
-import { HttpResponse, http, type RequestHandler } from 'msw';
+import type { RequestHandler } from 'msw';
 import { validateTemplate } from '../templates/validate.js';
 import {
   GatewaySimulator,
   type GatewaySimulatorOptions,
   type SimulatedResponse,
 } from './gateway-simulator.js';
+import { loadMsw } from './msw-runtime.js';
 
 function toResponse(answer: SimulatedResponse): Response {
   if (answer.body instanceof Uint8Array) {
-    return new HttpResponse(answer.body as Uint8Array<ArrayBuffer>, {
+    return new Response(answer.body as Uint8Array<ArrayBuffer>, {
       status: answer.status,
       headers: answer.headers,
     });
   }
-  return HttpResponse.json(answer.body as Record<string, unknown>, {
+  return Response.json(answer.body as Record<string, unknown>, {
     status: answer.status,
     headers: answer.headers,
   });
@@ -35,6 +36,7 @@ export function createGatewayHandlers(options: GatewaySimulatorOptions & { baseU
   handlers: RequestHandler[];
   simulator: GatewaySimulator;
 } {
+  const { http } = loadMsw('createGatewayHandlers');
   const simulator = new GatewaySimulator(options);
   const base = options.baseUrl.replace(/\/+$/, '');
   const handlers = [
@@ -73,11 +75,12 @@ export function createPublicApiHandlers(options: {
   secretKeys?: readonly string[];
   appIds?: readonly string[];
 }): { handlers: RequestHandler[]; created: Record<string, unknown>[] } {
+  const { http } = loadMsw('createPublicApiHandlers');
   const base = options.baseUrl.replace(/\/+$/, '');
   const keys = options.secretKeys ?? ['sk_org_test'];
   const created: Record<string, unknown>[] = [];
   const fail = (status: number, code: string, group: string, description: string, fields?: object) =>
-    HttpResponse.json(
+    Response.json(
       { isSuccess: false, errors: { code, group, description, ...(fields ? { fields } : {}) } },
       { status },
     );
@@ -125,7 +128,7 @@ export function createPublicApiHandlers(options: {
         status: 'PENDING',
       };
       created.push(record);
-      return HttpResponse.json({ data: record, isSuccess: true });
+      return Response.json({ data: record, isSuccess: true });
     }),
   ];
   return { handlers, created };
