@@ -2,10 +2,12 @@
  * Zod schemas of what the gateway forwards to the customer's webhook, and the types inferred from them.
  *
  * Every object is loose: fields the spec does not list are kept, so a gateway that adds a field never breaks a
- * consumer. Only the strict minimum is required (what an event cannot be identified or acted on without);
- * every other documented field is optional, so a message that lacks, say, `image.sha256` is still delivered with
- * that field `undefined` instead of being dropped. Enumerations that may grow (status values, template events,
- * origin types) accept any string while their TypeScript types still offer the known values for autocomplete.
+ * consumer. Fields are typed AS THE SPEC GIVES THEM: a field the spec lists without "(optional)", "(if set)" or
+ * a condition ("on failed", "on sent/delivered") is required, so `list_reply.title` is a `string`, not
+ * `string | undefined`, and no handler needs `!`. A delivery that lacks one is never dropped: `parseWebhook`
+ * delivers it with the raw object and the issues that say which field was missing (see `parse.ts`).
+ * Enumerations that may grow (status values, template events, origin types) accept any string while their
+ * TypeScript types still offer the known values for autocomplete.
  *
  * Nothing here imports anything but zod: the webhooks entry runs on Node, Bun, Deno and Workers.
  */
@@ -68,38 +70,37 @@ const timestampSchema = z.union([z.string(), z.number()]);
 /** `value.metadata`: which business number received the event. */
 export const metadataSchema = z.looseObject({
   /** Identifier of the receiving number; needed for routing and for media download. */
-  phone_number_id: z.string().optional(),
-  display_phone_number: z.string().optional(),
+  phone_number_id: z.string(),
+  display_phone_number: z.string(),
 });
 export type WebhookMetadata = z.infer<typeof metadataSchema>;
 
 /** `value.contacts[]`: the sender of an incoming message. */
 export const contactSchema = z.looseObject({
-  wa_id: z.string().optional(),
-  profile: z.looseObject({ name: z.string().optional() }).optional(),
+  wa_id: z.string(),
+  profile: z.looseObject({ name: z.string() }),
 });
 export type WebhookContact = z.infer<typeof contactSchema>;
 
 /** Optional reply context some incoming messages carry (not in the spec; kept typed because it is common). */
 const contextSchema = z.looseObject({ from: z.string().optional(), id: z.string().optional() });
 
-// The fields every incoming message shares. `id` and `type` are the strict minimum; without them a message is
-// delivered as an `unknown` event instead.
+// The fields every incoming message shares ("Every incoming message has these fields").
 const messageBase = {
   /** The message's `wamid`: the idempotency key. */
   id: z.string().min(1),
   /** Sender number (equals `contacts[0].wa_id`). */
-  from: z.string().optional(),
+  from: z.string(),
   /** Unix time in seconds, as sent. The event carries it parsed as `timestamp` and verbatim as `timestampRaw`. */
-  timestamp: timestampSchema.optional(),
+  timestamp: timestampSchema,
   context: contextSchema.optional(),
 };
 
 const mediaFields = {
   /** Media identifier for the media download endpoint (valid 30 days). */
   id: z.string().min(1),
-  mime_type: z.string().optional(),
-  sha256: z.string().optional(),
+  mime_type: z.string(),
+  sha256: z.string(),
 };
 
 export const textMessageSchema = z.looseObject({
@@ -113,7 +114,7 @@ export const imageMessageSchema = z.looseObject({
   type: z.literal('image'),
   image: z.looseObject({
     ...mediaFields,
-    mime_type: openEnum(['image/jpeg', 'image/png']).optional(),
+    mime_type: openEnum(['image/jpeg', 'image/png']),
     caption: z.string().optional(),
   }),
 });
@@ -124,7 +125,7 @@ export const audioMessageSchema = z.looseObject({
   audio: z.looseObject({
     ...mediaFields,
     /** `true` for a voice note recorded in the app, `false` for an uploaded audio file. */
-    voice: z.boolean().optional(),
+    voice: z.boolean(),
   }),
 });
 
@@ -133,7 +134,7 @@ export const documentMessageSchema = z.looseObject({
   type: z.literal('document'),
   document: z.looseObject({
     ...mediaFields,
-    filename: z.string().optional(),
+    filename: z.string(),
     caption: z.string().optional(),
   }),
 });
@@ -143,7 +144,7 @@ export const videoMessageSchema = z.looseObject({
   type: z.literal('video'),
   video: z.looseObject({
     ...mediaFields,
-    mime_type: openEnum(['video/mp4', 'video/3gp']).optional(),
+    mime_type: openEnum(['video/mp4', 'video/3gp']),
     caption: z.string().optional(),
   }),
 });
@@ -153,8 +154,8 @@ export const stickerMessageSchema = z.looseObject({
   type: z.literal('sticker'),
   sticker: z.looseObject({
     ...mediaFields,
-    mime_type: openEnum(['image/webp']).optional(),
-    animated: z.boolean().optional(),
+    mime_type: openEnum(['image/webp']),
+    animated: z.boolean(),
   }),
 });
 
@@ -169,17 +170,18 @@ export const locationMessageSchema = z.looseObject({
   }),
 });
 
-/** One shared contact card inside a `contacts` message. */
+/**
+ * One shared contact card inside a `contacts` message. The spec gives the fields of the name and of each phone
+ * and email; it does not say every card has a phone and an email, so the lists themselves may be absent.
+ */
 export const sharedContactSchema = z.looseObject({
-  name: z
-    .looseObject({
-      formatted_name: z.string().optional(),
-      first_name: z.string().optional(),
-      last_name: z.string().optional(),
-    })
-    .optional(),
-  phones: z.array(z.looseObject({ phone: z.string().optional(), type: z.string().optional() })).optional(),
-  emails: z.array(z.looseObject({ email: z.string().optional(), type: z.string().optional() })).optional(),
+  name: z.looseObject({
+    formatted_name: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+  }),
+  phones: z.array(z.looseObject({ phone: z.string(), type: z.string() })).optional(),
+  emails: z.array(z.looseObject({ email: z.string(), type: z.string() })).optional(),
 });
 export type SharedContact = z.infer<typeof sharedContactSchema>;
 
@@ -195,7 +197,7 @@ export const buttonReplySchema = z.looseObject({
   button_reply: z.looseObject({
     /** The `reply.id` the business sent with the button. */
     id: z.string(),
-    title: z.string().optional(),
+    title: z.string(),
   }),
 });
 
@@ -204,7 +206,8 @@ export const listReplySchema = z.looseObject({
   type: z.literal('list_reply'),
   list_reply: z.looseObject({
     id: z.string(),
-    title: z.string().optional(),
+    title: z.string(),
+    /** Present when the row had one. */
     description: z.string().optional(),
   }),
 });
@@ -222,18 +225,18 @@ export const reactionMessageSchema = z.looseObject({
   reaction: z.looseObject({
     /** The `wamid` reacted to. */
     message_id: z.string(),
-    /** An empty string (or no emoji at all) means the reaction was removed: see `isReactionRemoved`. */
-    emoji: z.string().optional(),
+    /** An empty string means the reaction was removed: see `isReactionRemoved`. */
+    emoji: z.string(),
   }),
 });
 
 /** One line of an order. */
 export const orderItemSchema = z.looseObject({
   product_retailer_id: z.string(),
-  quantity: z.number().optional(),
-  item_price: z.number().optional(),
+  quantity: z.number(),
+  item_price: z.number(),
   /** ISO 4217 code. */
-  currency: z.string().optional(),
+  currency: z.string(),
 });
 export type OrderItem = z.infer<typeof orderItemSchema>;
 
@@ -241,7 +244,7 @@ export const orderMessageSchema = z.looseObject({
   ...messageBase,
   type: z.literal('order'),
   order: z.looseObject({
-    catalog_id: z.string().optional(),
+    catalog_id: z.string(),
     text: z.string().optional(),
     product_items: z.array(orderItemSchema),
   }),
@@ -304,32 +307,36 @@ export type IncomingMessageWire = z.infer<typeof incomingMessageWireSchema>;
 /** One entry of a failed status's `errors[]`. */
 export const statusErrorSchema = z.looseObject({
   code: z.number().int(),
-  title: z.string().optional(),
-  message: z.string().optional(),
-  error_data: z.looseObject({ details: z.string().optional() }).optional(),
+  title: z.string(),
+  message: z.string(),
+  error_data: z.looseObject({ details: z.string() }),
 });
 export type StatusError = z.infer<typeof statusErrorSchema>;
 
-/** `value.statuses[]`: a change of an outbound message's state. `id` and `status` are the strict minimum. */
+/**
+ * `value.statuses[]`: a change of an outbound message's state. `conversation` comes on sent/delivered and
+ * `errors` on failed, so both are optional as objects; `pricing` is only meaningful where a fee may apply (a
+ * `read` carries none), so it is optional too. Inside each, the fields are as the spec gives them.
+ */
 export const statusSchema = z.looseObject({
   /** The outbound message's `wamid` (the `data.messages[0].id` of the send response). */
   id: z.string().min(1),
   status: openEnum(STATUS_VALUES, { nonEmpty: true }),
   /** Unix seconds of the change, as sent. Order statuses by this, not by arrival. */
-  timestamp: timestampSchema.optional(),
-  recipient_id: z.string().optional(),
+  timestamp: timestampSchema,
+  recipient_id: z.string(),
   conversation: z
     .looseObject({
-      id: z.string().optional(),
-      origin: z.looseObject({ type: openEnum(CONVERSATION_ORIGIN_TYPES).optional() }).optional(),
+      id: z.string(),
+      origin: z.looseObject({ type: openEnum(CONVERSATION_ORIGIN_TYPES) }).optional(),
     })
     .optional(),
   pricing: z
     .looseObject({
       /** `true`: the gateway deducts the upstream fee (on `delivered`); `false`: free tier. */
-      billable: z.boolean().optional(),
-      pricing_model: z.string().optional(),
-      category: z.string().optional(),
+      billable: z.boolean(),
+      pricing_model: z.string(),
+      category: z.string(),
     })
     .optional(),
   /** Filled on `failed`. */
@@ -343,22 +350,23 @@ export const templateStatusValueSchema = z.looseObject({
   // An integer per the spec. Not `.int()`: zod's int is the safe-integer range and an id beyond 2^53 has
   // already lost precision in JSON.parse; refusing it would only lose the event as well.
   message_template_id: z.number(),
-  message_template_name: z.string().optional(),
-  message_template_language: z.string().optional(),
-  /** Filled for a rejection; `null` otherwise. */
-  reason: z.string().nullable().optional(),
+  message_template_name: z.string(),
+  message_template_language: z.string(),
+  /** Filled for a rejection; `null` otherwise (an absent reason reads as `null`). */
+  reason: z.string().nullable().default(null),
 });
 export type TemplateStatusValue = z.infer<typeof templateStatusValueSchema>;
 
 /** `value` of an `account_update` change. */
 export const accountUpdateValueSchema = z.looseObject({
-  phone_number: z.string().optional(),
+  phone_number: z.string(),
   event: z.string().min(1),
+  /** On ban-related updates; an update that is not about a ban has no reason to carry it. */
   ban_info: z
     .looseObject({
-      waba_ban_state: z.string().optional(),
+      waba_ban_state: z.string(),
       /** A date, as sent. */
-      waba_ban_date: z.string().optional(),
+      waba_ban_date: z.string(),
     })
     .optional(),
 });
