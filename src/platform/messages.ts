@@ -1,4 +1,10 @@
-import { ApiError, ConfigurationError, ConnectionError, MessageValidationError } from '../core/errors.js';
+import {
+  ApiError,
+  ConfigurationError,
+  ConnectionError,
+  MessageValidationError,
+  WaGatewayError,
+} from '../core/errors.js';
 import { detailOf } from './answers.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
 import {
@@ -28,7 +34,7 @@ export type BatchChunkResult =
       index: number;
       conversations: string[];
       status: 'failed';
-      error: Error;
+      error: WaGatewayError;
       /** `true` when the request may have reached the server (cut connection, timeout, 5xx): check first. */
       mayHaveBeenSent: boolean;
     }
@@ -206,7 +212,13 @@ export class PlatformMessages {
           index,
           conversations: chunk,
           status: 'failed',
-          error: error instanceof Error ? error : new Error(String(error)),
+          // The caller's abort reason (or a hostile fetch double's throw) is kept as the cause of an SDK error.
+          error:
+            error instanceof WaGatewayError
+              ? error
+              : new WaGatewayError('This chunk failed with an error that is not an SDK error.', {
+                  cause: error,
+                }),
           mayHaveBeenSent,
         });
         (mayHaveBeenSent ? out.uncertain : out.failed).push(...chunk);

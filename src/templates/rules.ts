@@ -25,6 +25,7 @@
  *   mistake gives one issue, not a cascade.
  */
 import { z } from 'zod';
+import { WaGatewayError } from '../core/errors.js';
 import {
   BUTTON_TYPES,
   HEADER_FORMATS,
@@ -70,7 +71,7 @@ function shapeOf(schema: z.ZodType): Shape {
     return { kind: 'object', fields, order };
   }
   // A schema construct the table does not understand is a programming error, caught by the tests at import.
-  throw new Error(`rules.ts: unsupported schema construct ${schema.constructor.name}`);
+  throw new WaGatewayError(`rules.ts: unsupported schema construct ${schema.constructor.name}`);
 }
 
 /** The structure of the template create request, derived from `TemplateCreateRequestSchema`. */
