@@ -65,7 +65,8 @@ export function createGatewayHandlers(options: GatewaySimulatorOptions & { baseU
 /**
  * msw handlers for the public API's template create: the secret key check (`ORGANIZATION_SECRET_010/011`),
  * the app check (`APPLICATION_004`), the same local rules as `validateTemplate` answered as a 422 with
- * `errors.fields`, and `UPSTREAM_017` for a name and language that already exist.
+ * `errors.fields`, and `UPSTREAM_017` for a name and language that already exist. A rule whose code the spec
+ * does not name is answered without a code (never an invented one).
  *
  * @example
  * const { handlers, created } = createPublicApiHandlers({ baseUrl: 'https://api.test/api/v1', secretKeys: ['sk_org_1'], appIds: ['app_1'] });
@@ -79,9 +80,13 @@ export function createPublicApiHandlers(options: {
   const base = options.baseUrl.replace(/\/+$/, '');
   const keys = options.secretKeys ?? ['sk_org_test'];
   const created: Record<string, unknown>[] = [];
-  const fail = (status: number, code: string, group: string, description: string, fields?: object) =>
+  // `code` is left out when the spec names none for the rule: the answer never carries an invented code.
+  const fail = (status: number, code: string | null, group: string, description: string, fields?: object) =>
     Response.json(
-      { isSuccess: false, errors: { code, group, description, ...(fields ? { fields } : {}) } },
+      {
+        isSuccess: false,
+        errors: { ...(code ? { code } : {}), group, description, ...(fields ? { fields } : {}) },
+      },
       { status },
     );
   const handlers = [
@@ -102,14 +107,20 @@ export function createPublicApiHandlers(options: {
       }
       const { valid, issues } = validateTemplate(body);
       if (!valid) {
+        // The spec's WA_TPL code where it names one; otherwise no code at all (the spec does not say which code
+        // the server answers for those rules, and a made-up one would be matched on by the code under test).
         const first = issues.find((i) => i.code) ?? issues[0]!;
-        const fields = Object.fromEntries(
-          issues.map((i) => [
-            i.field,
-            { code: i.code ?? 'VAL_001', description: i.message, ...(i.params ? { params: i.params } : {}) },
-          ]),
-        );
-        return fail(422, first.code ?? 'VAL_001', 'VALIDATION', first.message, fields);
+        const fields = new Map<string, object>();
+        for (const i of issues) {
+          // One entry per field key, as the server's `errors.fields`; the first issue (document order) wins.
+          if (fields.has(i.field)) continue;
+          fields.set(i.field, {
+            ...(i.code ? { code: i.code } : {}),
+            description: i.message,
+            ...(i.params ? { params: i.params } : {}),
+          });
+        }
+        return fail(422, first.code, 'VALIDATION', first.message, Object.fromEntries(fields));
       }
       const t = body as { name: string; language: string; category: string };
       if (created.some((c) => c['name'] === t.name && c['language'] === t.language)) {
