@@ -11,4 +11,8 @@ export {
   type UnshownFields,
 } from './messages.js';
 export { normalizeRecipient } from './recipient.js';
-export { assertValidMessage, validateMessage } from './validate-message.js';
+export {
+  assertValidMessage,
+  type MessageValidationResult,
+  validateMessage,
+} from './validate-message.js';

@@ -220,16 +220,22 @@ export const outboundMessageSchema = z.discriminatedUnion(
   { error: "type must be one of 'text', 'image', 'audio', 'document', 'template', 'interactive'" },
 );
 
-/** What `messages.send` accepts. */
-export type OutboundMessage = z.input<typeof outboundMessageSchema>;
+/** What `messages.send` accepts: one closed type per message type (the union of the schemas' inputs). */
+export type OutboundMessage =
+  | OutboundTextMessage
+  | OutboundImageMessage
+  | OutboundAudioMessage
+  | OutboundDocumentMessage
+  | OutboundTemplateMessage
+  | OutboundInteractiveMessage;
 /** The message after validation, as it goes on the wire (without `messaging_product`). */
 export type ValidatedMessage = z.output<typeof outboundMessageSchema>;
-export type OutboundTextMessage = z.input<typeof outboundTextMessageSchema>;
-export type OutboundImageMessage = z.input<typeof outboundImageMessageSchema>;
-export type OutboundAudioMessage = z.input<typeof outboundAudioMessageSchema>;
-export type OutboundDocumentMessage = z.input<typeof outboundDocumentMessageSchema>;
-export type OutboundTemplateMessage = z.input<typeof outboundTemplateMessageSchema>;
-export type OutboundInteractiveMessage = z.input<typeof outboundInteractiveMessageSchema>;
+export interface OutboundTextMessage extends z.input<typeof outboundTextMessageSchema> {}
+export interface OutboundImageMessage extends z.input<typeof outboundImageMessageSchema> {}
+export interface OutboundAudioMessage extends z.input<typeof outboundAudioMessageSchema> {}
+export interface OutboundDocumentMessage extends z.input<typeof outboundDocumentMessageSchema> {}
+export interface OutboundTemplateMessage extends z.input<typeof outboundTemplateMessageSchema> {}
+export interface OutboundInteractiveMessage extends z.input<typeof outboundInteractiveMessageSchema> {}
 export type TemplateComponent = z.input<typeof templateComponentSchema>;
 export type TemplateParameter = z.input<typeof templateParameterSchema>;
 

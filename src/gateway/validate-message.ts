@@ -18,6 +18,11 @@ export function toMessageIssues(issues: readonly z.core.$ZodIssue[]): MessageIss
   });
 }
 
+/** What `validateMessage` returns: the message as it goes on the wire, or every issue. */
+export type MessageValidationResult =
+  | { valid: true; message: ValidatedMessage; issues: [] }
+  | { valid: false; issues: MessageIssue[] };
+
 /**
  * Checks an outbound message against every rule of the spec; returns all issues at once. Never throws.
  *
@@ -25,9 +30,7 @@ export function toMessageIssues(issues: readonly z.core.$ZodIssue[]): MessageIss
  * const { valid, issues } = validateMessage({ to: '+998 90', type: 'text', text: { body: '' } });
  * // valid === false; issues[0].path === ['to']
  */
-export function validateMessage(
-  message: unknown,
-): { valid: true; message: ValidatedMessage; issues: [] } | { valid: false; issues: MessageIssue[] } {
+export function validateMessage(message: unknown): MessageValidationResult {
   try {
     const result = outboundMessageSchema.safeParse(message);
     if (result.success) return { valid: true, message: result.data, issues: [] };

@@ -73,14 +73,14 @@ export const metadataSchema = z.looseObject({
   phone_number_id: z.string(),
   display_phone_number: z.string(),
 });
-export type WebhookMetadata = z.infer<typeof metadataSchema>;
+export interface WebhookMetadata extends z.infer<typeof metadataSchema> {}
 
 /** `value.contacts[]`: the sender of an incoming message. */
 export const contactSchema = z.looseObject({
   wa_id: z.string(),
   profile: z.looseObject({ name: z.string() }),
 });
-export type WebhookContact = z.infer<typeof contactSchema>;
+export interface WebhookContact extends z.infer<typeof contactSchema> {}
 
 /** Optional reply context some incoming messages carry (not in the spec; kept typed because it is common). */
 const contextSchema = z.looseObject({ from: z.string().optional(), id: z.string().optional() });
@@ -183,7 +183,7 @@ export const sharedContactSchema = z.looseObject({
   phones: z.array(z.looseObject({ phone: z.string(), type: z.string() })).optional(),
   emails: z.array(z.looseObject({ email: z.string(), type: z.string() })).optional(),
 });
-export type SharedContact = z.infer<typeof sharedContactSchema>;
+export interface SharedContact extends z.infer<typeof sharedContactSchema> {}
 
 export const contactsMessageSchema = z.looseObject({
   ...messageBase,
@@ -238,7 +238,7 @@ export const orderItemSchema = z.looseObject({
   /** ISO 4217 code. */
   currency: z.string(),
 });
-export type OrderItem = z.infer<typeof orderItemSchema>;
+export interface OrderItem extends z.infer<typeof orderItemSchema> {}
 
 export const orderMessageSchema = z.looseObject({
   ...messageBase,
@@ -280,19 +280,30 @@ export const knownMessageSchema = z.discriminatedUnion('type', [
   orderMessageSchema,
 ]);
 
-export type TextMessage = z.infer<typeof textMessageSchema>;
-export type ImageMessage = z.infer<typeof imageMessageSchema>;
-export type AudioMessage = z.infer<typeof audioMessageSchema>;
-export type DocumentMessage = z.infer<typeof documentMessageSchema>;
-export type VideoMessage = z.infer<typeof videoMessageSchema>;
-export type StickerMessage = z.infer<typeof stickerMessageSchema>;
-export type LocationMessage = z.infer<typeof locationMessageSchema>;
-export type ContactsMessage = z.infer<typeof contactsMessageSchema>;
-export type InteractiveMessage = z.infer<typeof interactiveMessageSchema>;
-export type ReactionMessage = z.infer<typeof reactionMessageSchema>;
-export type OrderMessage = z.infer<typeof orderMessageSchema>;
+export interface TextMessage extends z.infer<typeof textMessageSchema> {}
+export interface ImageMessage extends z.infer<typeof imageMessageSchema> {}
+export interface AudioMessage extends z.infer<typeof audioMessageSchema> {}
+export interface DocumentMessage extends z.infer<typeof documentMessageSchema> {}
+export interface VideoMessage extends z.infer<typeof videoMessageSchema> {}
+export interface StickerMessage extends z.infer<typeof stickerMessageSchema> {}
+export interface LocationMessage extends z.infer<typeof locationMessageSchema> {}
+export interface ContactsMessage extends z.infer<typeof contactsMessageSchema> {}
+export interface InteractiveMessage extends z.infer<typeof interactiveMessageSchema> {}
+export interface ReactionMessage extends z.infer<typeof reactionMessageSchema> {}
+export interface OrderMessage extends z.infer<typeof orderMessageSchema> {}
 /** Any documented incoming message, as validated. */
-export type KnownMessage = z.infer<typeof knownMessageSchema>;
+export type KnownMessage =
+  | TextMessage
+  | ImageMessage
+  | AudioMessage
+  | DocumentMessage
+  | VideoMessage
+  | StickerMessage
+  | LocationMessage
+  | ContactsMessage
+  | InteractiveMessage
+  | ReactionMessage
+  | OrderMessage;
 
 /**
  * The wire shape every incoming message shares, whatever its type: what an envelope may carry in
@@ -302,7 +313,7 @@ export const incomingMessageWireSchema = z.looseObject({
   ...messageBase,
   type: z.string().min(1),
 });
-export type IncomingMessageWire = z.infer<typeof incomingMessageWireSchema>;
+export interface IncomingMessageWire extends z.infer<typeof incomingMessageWireSchema> {}
 
 /** One entry of a failed status's `errors[]`. */
 export const statusErrorSchema = z.looseObject({
@@ -311,7 +322,7 @@ export const statusErrorSchema = z.looseObject({
   message: z.string(),
   error_data: z.looseObject({ details: z.string() }),
 });
-export type StatusError = z.infer<typeof statusErrorSchema>;
+export interface StatusError extends z.infer<typeof statusErrorSchema> {}
 
 /**
  * `value.statuses[]`: a change of an outbound message's state. `conversation` comes on sent/delivered and
@@ -342,7 +353,7 @@ export const statusSchema = z.looseObject({
   /** Filled on `failed`. */
   errors: z.array(statusErrorSchema).optional(),
 });
-export type WebhookStatus = z.infer<typeof statusSchema>;
+export interface WebhookStatus extends z.infer<typeof statusSchema> {}
 
 /** `value` of a `message_template_status_update` change. */
 export const templateStatusValueSchema = z.looseObject({
@@ -355,7 +366,7 @@ export const templateStatusValueSchema = z.looseObject({
   /** Filled for a rejection; `null` otherwise (an absent reason reads as `null`). */
   reason: z.string().nullable().default(null),
 });
-export type TemplateStatusValue = z.infer<typeof templateStatusValueSchema>;
+export interface TemplateStatusValue extends z.infer<typeof templateStatusValueSchema> {}
 
 /** `value` of an `account_update` change. */
 export const accountUpdateValueSchema = z.looseObject({
@@ -370,7 +381,7 @@ export const accountUpdateValueSchema = z.looseObject({
     })
     .optional(),
 });
-export type AccountUpdateValue = z.infer<typeof accountUpdateValueSchema>;
+export interface AccountUpdateValue extends z.infer<typeof accountUpdateValueSchema> {}
 
 /** `value` of a `messages` change: incoming messages and/or statuses, with the receiving number and senders. */
 export const messagesValueSchema = z.looseObject({
@@ -380,7 +391,7 @@ export const messagesValueSchema = z.looseObject({
   messages: z.array(incomingMessageWireSchema).optional(),
   statuses: z.array(statusSchema).optional(),
 });
-export type MessagesValue = z.infer<typeof messagesValueSchema>;
+export interface MessagesValue extends z.infer<typeof messagesValueSchema> {}
 
 /** One `entry[].changes[]` item. */
 export const changeSchema = z.looseObject({
@@ -407,4 +418,4 @@ export const webhookEnvelopeSchema = z.looseObject({
   entry: z.array(entrySchema),
 });
 /** The envelope as validated by `webhookEnvelopeSchema`. */
-export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
+export interface WebhookEnvelope extends z.infer<typeof webhookEnvelopeSchema> {}
