@@ -3,17 +3,28 @@
  *
  * 1. publint (strict) and attw (every resolution mode: node10, node16 CJS and ESM, bundler).
  * 2. The `templates` and `webhooks` bundles import no Node built-in and fit their gzip budgets.
- * 3. `npm pack`, install the tarball into a scratch project, then require() and import() every entry point
- *    and run the `wa-gateway` bin: what a customer's `npm install` would get.
+ * 3. `npm pack`, install the tarball into a scratch project that has none of the optional peers (msw, ioredis,
+ *    bullmq, @opentelemetry/api), then require() and import() EVERY entry point of `exports` and run the
+ *    `wa-gateway` bin: what a customer's `npm install` would get. Importing an entry must never need an optional
+ *    peer; using the feature may (the msw handlers throw MissingDependencyError naming msw).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUDGETS_GZIP_BYTES, measureEntry } from '../bench/bundle-size.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  exports: Record<string, unknown>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+};
+/** Every entry point the package exports (not `./package.json`). */
+const ENTRIES = Object.keys(manifest.exports).filter((e) => e !== './package.json');
+const OPTIONAL_PEERS = Object.entries(manifest.peerDependenciesMeta)
+  .filter(([, meta]) => meta.optional)
+  .map(([name]) => name);
 const failures: string[] = [];
 const step = (name: string, run: () => void) => {
   process.stdout.write(`\n== ${name}\n`);
@@ -67,14 +78,22 @@ step('npm pack, install, require and import every entry, run the bin', () => {
     if (stray.length > 0) throw new Error(`unexpected files in the package: ${stray.join(', ')}`);
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true }));
     sh('npm', ['install', '--no-audit', '--no-fund', '--omit=peer', tarball], scratch);
-    const entries = ['wa-gateway-sdk', 'wa-gateway-sdk/templates', 'wa-gateway-sdk/webhooks'];
+    // A customer who uses none of the optional features has none of the optional peers: every entry must still
+    // import. Using a feature may then fail, with a MissingDependencyError naming the package.
+    const installed = OPTIONAL_PEERS.filter((p) =>
+      existsSync(join(scratch, 'node_modules', p, 'package.json')),
+    );
+    if (installed.length > 0) throw new Error(`optional peers were installed: ${installed.join(', ')}`);
+    const entries = ENTRIES.map((e) => (e === '.' ? 'wa-gateway-sdk' : `wa-gateway-sdk/${e.slice(2)}`));
     const expectations =
       "['GatewayClient','PublicApiClient','PlatformClient','validateTemplate','parseWebhook'].filter((k) => !(k in m))";
+    // The msw handler factories are the features that need msw; they must say so with a typed error.
+    const mswCheck = `try { t.createGatewayHandlers({ baseUrl: 'https://gw.test' }); throw new Error('createGatewayHandlers worked without msw'); } catch (e) { if (e.name !== 'MissingDependencyError' || e.packageName !== 'msw') throw e; }`;
     sh(
       process.execPath,
       [
         '-e',
-        `for (const e of ${JSON.stringify(entries)}) require(e); const m = require('wa-gateway-sdk'); const missing = ${expectations}; if (missing.length) throw new Error('CJS main lacks ' + missing);`,
+        `for (const e of ${JSON.stringify(entries)}) require(e); const m = require('wa-gateway-sdk'); const missing = ${expectations}; if (missing.length) throw new Error('CJS main lacks ' + missing); const t = require('wa-gateway-sdk/testing'); ${mswCheck}`,
       ],
       scratch,
     );
@@ -83,7 +102,7 @@ step('npm pack, install, require and import every entry, run the bin', () => {
       [
         '--input-type=module',
         '-e',
-        `const m = await import('wa-gateway-sdk'); await import('wa-gateway-sdk/templates'); await import('wa-gateway-sdk/webhooks'); const missing = ${expectations}; if (missing.length) throw new Error('ESM main lacks ' + missing);`,
+        `for (const e of ${JSON.stringify(entries)}) await import(e); const m = await import('wa-gateway-sdk'); const missing = ${expectations}; if (missing.length) throw new Error('ESM main lacks ' + missing); const t = await import('wa-gateway-sdk/testing'); ${mswCheck}`,
       ],
       scratch,
     );
@@ -91,7 +110,7 @@ step('npm pack, install, require and import every entry, run the bin', () => {
       .toString()
       .trim();
     process.stdout.write(
-      `require(), import() of ${entries.join(', ')}: ok; wa-gateway --version: ${version}\n`,
+      `require(), import() of ${entries.join(', ')} without ${OPTIONAL_PEERS.join(', ')}: ok; wa-gateway --version: ${version}\n`,
     );
     // The sandbox's web inbox reads its page files from dist/inbox/ beside the bundle: they must be packed.
     const inboxCheck = `

@@ -409,6 +409,37 @@ export class ConfigurationError extends WaGatewayError {
   override name = 'ConfigurationError';
 }
 
+/**
+ * A message was not sent because the operation stopped before it started (`sendMany` aborted by the caller's
+ * signal, or its loop left). Certainly not out: resending cannot duplicate it. `cause` holds the caller's abort
+ * reason when there was one.
+ */
+export class NotSentError extends WaGatewayError {
+  override name = 'NotSentError';
+}
+
+/**
+ * A feature needs an optional peer dependency that is not installed. Importing the entry never throws this;
+ * using the feature does, naming the package to install.
+ *
+ * @example
+ * try { createGatewayHandlers({ baseUrl }) } catch (e) { if (e instanceof MissingDependencyError) console.log(e.packageName) }
+ */
+export class MissingDependencyError extends ConfigurationError {
+  override name = 'MissingDependencyError';
+  /** The npm package to install, e.g. `msw`. */
+  readonly packageName: string;
+
+  constructor(packageName: string, feature: string, cause?: unknown) {
+    super(
+      `${feature} needs the optional peer dependency '${packageName}', which is not installed: ` +
+        `run \`npm install --save-dev ${packageName}\`.`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.packageName = packageName;
+  }
+}
+
 // The brand of each class of this file (names written out: a minifier may rename the classes).
 for (const [name, cls] of Object.entries({
   WaGatewayError,
@@ -425,6 +456,7 @@ for (const [name, cls] of Object.entries({
   InternalServerError,
   UpstreamError,
   EndpointNotLiveError,
+  RedirectError,
   ConnectionError,
   TimeoutError,
   InvalidResponseError,
@@ -433,5 +465,7 @@ for (const [name, cls] of Object.entries({
   WebhookParseError,
   StreamError,
   ConfigurationError,
+  NotSentError,
+  MissingDependencyError,
 }))
   brandError(cls, name);

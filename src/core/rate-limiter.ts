@@ -1,3 +1,5 @@
+import { ConfigurationError } from './errors.js';
+
 /**
  * The client-side send limiter: never more than `perSecond` requests *arriving at the server* in any
  * 1,000 ms span, at a sustained rate close to `perSecond`.
@@ -57,7 +59,12 @@ export class RateLimiter implements SendLimiter {
 
   constructor({ perSecond, windowMs = 1000 }: { perSecond: number; windowMs?: number }) {
     if (!Number.isInteger(perSecond) || perSecond < 1) {
-      throw new RangeError(`rateLimit.perSecond must be a positive integer; got ${String(perSecond)}.`);
+      throw new ConfigurationError(
+        `rateLimit.perSecond must be a positive integer; got ${String(perSecond)}.`,
+      );
+    }
+    if (typeof windowMs !== 'number' || !(windowMs > 0) || !Number.isFinite(windowMs)) {
+      throw new ConfigurationError(`rateLimit.windowMs must be a positive number; got ${String(windowMs)}.`);
     }
     this.perSecond = perSecond;
     this.windowMs = windowMs;

@@ -9,6 +9,12 @@ export {
   type SendManyResult,
   type SendOptions,
   type SendResult,
+  type UncheckedMessage,
+  type UnshownFields,
 } from './messages.js';
 export { normalizeRecipient } from './recipient.js';
-export { assertValidMessage, validateMessage } from './validate-message.js';
+export {
+  assertValidMessage,
+  type MessageValidationResult,
+  validateMessage,
+} from './validate-message.js';

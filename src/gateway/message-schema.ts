@@ -2,24 +2,41 @@ import { z } from 'zod';
 
 /**
  * Outbound message schemas: every rule and limit of the gateway spec's "Outbound message request" tables.
- * Objects are loose on purpose: a field the spec does not list (a reply `context`, an interactive `header`)
- * is sent as given rather than silently stripped.
+ * Objects are CLOSED: a key the spec does not list is a compile error on a literal and a `MessageValidationError`
+ * at run time that names it (with a "did you mean"), because a misspelt or misplaced key (`previewUrl`, an
+ * `isFake` meant as a send option) would otherwise go out silently ignored, or worse, as a real send. A field the
+ * spec does not show is sent on purpose through the send option `extraFields` (or `validate: false`).
  *
  * Lengths are counted in UTF-16 code units (`string.length`), the unit the gateway's JSON stack counts in.
  */
+import { unknownKeysError } from './unknown-keys.js';
 
-/** Digits only, country code first, no leading zero, 8 to 15 digits in all (E.164 without the `+`). */
-const RECIPIENT = /^[1-9]\d{7,14}$/;
-
-export const recipientSchema = z.string({ error: 'must be a string of digits' }).regex(RECIPIENT, {
-  error:
-    "must be the recipient's number with country code, digits only: no '+', spaces or dashes " +
-    "(e.g. 998901234567). normalizeRecipient('+998 90 123-45-67') converts a formatted number.",
+/**
+ * The recipient: digits only, country code first, no leading zero, 8 to 15 digits in all (E.164 without the
+ * `+`). Each rule has its own message, so `'1'` is told it is too short, not that it has a '+'. The number itself
+ * is never quoted (it is personal data and errors end up in logs).
+ */
+export const recipientSchema = z.string({ error: 'must be a string of digits' }).superRefine((to, ctx) => {
+  const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
+  const normalise = "normalizeRecipient('+998 90 123-45-67') gives '998901234567'";
+  if (/[+\s\-().]/.test(to)) {
+    fail(`must be digits only, country code first: no '+', spaces, dashes or brackets (${normalise})`);
+  } else if (/\D/.test(to)) {
+    fail('must be digits only, country code first (e.g. 998901234567)');
+  } else if (to.startsWith('0')) {
+    fail(`must start with the country code, not 0 (${normalise}; '00998...' gives '998...')`);
+  } else if (to.length < 8 || to.length > 15) {
+    fail(`has ${to.length} digit${to.length === 1 ? '' : 's'}; a number with its country code has 8 to 15`);
+  }
 });
 
 const httpUrl = z
   .string({ error: 'must be a string' })
   .refine((v) => /^https?:\/\/[^\s/$.?#][^\s]*$/i.test(v), { error: 'must be a public http(s) URL' });
+
+/** A closed object: unknown keys are issues that name the key and suggest the field meant. */
+const closed = <T extends z.core.$ZodLooseShape>(shape: T) =>
+  z.strictObject(shape, { error: unknownKeysError(Object.keys(shape)) });
 
 const nonEmpty = (what: string) => z.string({ error: `${what} must be a string` }).min(1, `${what} is empty`);
 
@@ -28,31 +45,31 @@ const maxLen = (what: string, max: number) =>
     error: (i) => `${what} is ${String((i.input as string).length)} characters; the maximum is ${max}`,
   });
 
-export const outboundTextMessageSchema = z.looseObject({
+export const outboundTextMessageSchema = closed({
   to: recipientSchema,
   type: z.literal('text'),
-  text: z.looseObject({
+  text: closed({
     body: maxLen('text.body', 4096),
     preview_url: z.boolean().optional(),
   }),
 });
 
-export const outboundImageMessageSchema = z.looseObject({
+export const outboundImageMessageSchema = closed({
   to: recipientSchema,
   type: z.literal('image'),
-  image: z.looseObject({ link: httpUrl, caption: z.string().optional() }),
+  image: closed({ link: httpUrl, caption: z.string().optional() }),
 });
 
-export const outboundAudioMessageSchema = z.looseObject({
+export const outboundAudioMessageSchema = closed({
   to: recipientSchema,
   type: z.literal('audio'),
-  audio: z.looseObject({ link: httpUrl }),
+  audio: closed({ link: httpUrl }),
 });
 
-export const outboundDocumentMessageSchema = z.looseObject({
+export const outboundDocumentMessageSchema = closed({
   to: recipientSchema,
   type: z.literal('document'),
-  document: z.looseObject({
+  document: closed({
     link: httpUrl,
     caption: z.string().optional(),
     filename: z.string().optional(),
@@ -63,68 +80,64 @@ const PARAMETER_TYPES = ['text', 'image', 'document', 'video', 'currency', 'date
 
 /**
  * A template variable value. The object named after `type` must be present; `text` and `image.link` are
- * typed as the spec states, the other parameter objects pass through as given (the spec does not list
- * their fields).
+ * typed as the spec states. The `document`, `video`, `currency` and `date_time` objects stay open: the spec
+ * names them but not their fields, so whatever they hold is sent as given.
  */
-export const templateParameterSchema = z
-  .looseObject({
-    type: z.enum(PARAMETER_TYPES),
-    text: z.string().optional(),
-    image: z.looseObject({ link: httpUrl }).optional(),
-    document: z.looseObject({}).optional(),
-    video: z.looseObject({}).optional(),
-    currency: z.looseObject({}).optional(),
-    date_time: z.looseObject({}).optional(),
-  })
-  .superRefine((p, ctx) => {
-    if (p[p.type] === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [p.type],
-        message: `a '${p.type}' parameter needs its '${p.type}' ${p.type === 'text' ? 'value' : 'object'}`,
-      });
-    }
-  });
+export const templateParameterSchema = closed({
+  type: z.enum(PARAMETER_TYPES),
+  text: z.string().optional(),
+  image: closed({ link: httpUrl }).optional(),
+  document: z.looseObject({}).optional(),
+  video: z.looseObject({}).optional(),
+  currency: z.looseObject({}).optional(),
+  date_time: z.looseObject({}).optional(),
+}).superRefine((p, ctx) => {
+  if (p[p.type] === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [p.type],
+      message: `a '${p.type}' parameter needs its '${p.type}' ${p.type === 'text' ? 'value' : 'object'}`,
+    });
+  }
+});
 
 const BUTTON_INDEX = ['0', '1', '2'] as const;
 
-export const templateComponentSchema = z
-  .looseObject({
-    type: z.enum(['header', 'body', 'button']),
-    sub_type: z.enum(['url', 'quick_reply']).optional(),
-    // Accept 0, 1, 2 as numbers too: the wire wants a string, and nobody should lose a send over quotes.
-    index: z
-      .union([
-        z.enum(BUTTON_INDEX),
-        z.literal([0, 1, 2]).transform((n) => String(n) as (typeof BUTTON_INDEX)[number]),
-      ])
-      .optional(),
-    parameters: z.array(templateParameterSchema),
-  })
-  .superRefine((c, ctx) => {
-    for (const key of ['sub_type', 'index'] as const) {
-      if (c.type === 'button' && c[key] === undefined) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `a button component needs '${key}'` });
-      }
-      if (c.type !== 'button' && c[key] !== undefined) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `'${key}' is only for button components` });
-      }
+export const templateComponentSchema = closed({
+  type: z.enum(['header', 'body', 'button']),
+  sub_type: z.enum(['url', 'quick_reply']).optional(),
+  // Accept 0, 1, 2 as numbers too: the wire wants a string, and nobody should lose a send over quotes.
+  index: z
+    .union([
+      z.enum(BUTTON_INDEX),
+      z.literal([0, 1, 2]).transform((n) => String(n) as (typeof BUTTON_INDEX)[number]),
+    ])
+    .optional(),
+  parameters: z.array(templateParameterSchema),
+}).superRefine((c, ctx) => {
+  for (const key of ['sub_type', 'index'] as const) {
+    if (c.type === 'button' && c[key] === undefined) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `a button component needs '${key}'` });
     }
-  });
+    if (c.type !== 'button' && c[key] !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `'${key}' is only for button components` });
+    }
+  }
+});
 
-export const outboundTemplateMessageSchema = z.looseObject({
+export const outboundTemplateMessageSchema = closed({
   to: recipientSchema,
   type: z.literal('template'),
-  template: z.looseObject({
+  template: closed({
     name: nonEmpty('template.name'),
-    language: z.looseObject({ code: nonEmpty('template.language.code') }),
+    language: closed({ code: nonEmpty('template.language.code') }),
     components: z.array(templateComponentSchema).optional(),
   }),
 });
 
-const replyButtonSchema = z.looseObject({
+const replyButtonSchema = closed({
   type: z.literal('reply'),
-  reply: z.looseObject({ id: maxLen('reply.id', 256), title: maxLen('reply.title', 20) }),
+  reply: closed({ id: maxLen('reply.id', 256), title: maxLen('reply.title', 20) }),
 });
 
 /** Run a refinement even when the items have issues (zod skips it by default). */
@@ -144,10 +157,10 @@ function arrayOf<T extends z.ZodType>(item: T, what: string, min: number, max?: 
   }, ALWAYS);
 }
 
-const interactiveButtonSchema = z.looseObject({
+const interactiveButtonSchema = closed({
   type: z.literal('button'),
-  body: z.looseObject({ text: nonEmpty('interactive.body.text') }),
-  action: z.looseObject({
+  body: closed({ text: nonEmpty('interactive.body.text') }),
+  action: closed({
     buttons: arrayOf(replyButtonSchema, 'interactive.action.buttons', 1, 3).superRefine((value, ctx) => {
       const seen = new Set<unknown>();
       value.forEach((b, i) => {
@@ -166,26 +179,26 @@ const interactiveButtonSchema = z.looseObject({
   }),
 });
 
-const listRowSchema = z.looseObject({
+const listRowSchema = closed({
   id: maxLen('row id', 200),
   title: maxLen('row title', 24),
   description: z.string().optional(),
 });
 
-const interactiveListSchema = z.looseObject({
+const interactiveListSchema = closed({
   type: z.literal('list'),
-  body: z.looseObject({ text: nonEmpty('interactive.body.text') }),
-  action: z.looseObject({
+  body: closed({ text: nonEmpty('interactive.body.text') }),
+  action: closed({
     button: maxLen('interactive.action.button', 20),
     sections: arrayOf(
-      z.looseObject({ title: z.string(), rows: arrayOf(listRowSchema, "a section's rows", 1) }),
+      closed({ title: z.string(), rows: arrayOf(listRowSchema, "a section's rows", 1) }),
       'interactive.action.sections',
       1,
     ),
   }),
 });
 
-export const outboundInteractiveMessageSchema = z.looseObject({
+export const outboundInteractiveMessageSchema = closed({
   to: recipientSchema,
   type: z.literal('interactive'),
   interactive: z.discriminatedUnion('type', [interactiveButtonSchema, interactiveListSchema], {
@@ -207,16 +220,22 @@ export const outboundMessageSchema = z.discriminatedUnion(
   { error: "type must be one of 'text', 'image', 'audio', 'document', 'template', 'interactive'" },
 );
 
-/** What `messages.send` accepts. */
-export type OutboundMessage = z.input<typeof outboundMessageSchema>;
+/** What `messages.send` accepts: one closed type per message type (the union of the schemas' inputs). */
+export type OutboundMessage =
+  | OutboundTextMessage
+  | OutboundImageMessage
+  | OutboundAudioMessage
+  | OutboundDocumentMessage
+  | OutboundTemplateMessage
+  | OutboundInteractiveMessage;
 /** The message after validation, as it goes on the wire (without `messaging_product`). */
 export type ValidatedMessage = z.output<typeof outboundMessageSchema>;
-export type OutboundTextMessage = z.input<typeof outboundTextMessageSchema>;
-export type OutboundImageMessage = z.input<typeof outboundImageMessageSchema>;
-export type OutboundAudioMessage = z.input<typeof outboundAudioMessageSchema>;
-export type OutboundDocumentMessage = z.input<typeof outboundDocumentMessageSchema>;
-export type OutboundTemplateMessage = z.input<typeof outboundTemplateMessageSchema>;
-export type OutboundInteractiveMessage = z.input<typeof outboundInteractiveMessageSchema>;
+export interface OutboundTextMessage extends z.input<typeof outboundTextMessageSchema> {}
+export interface OutboundImageMessage extends z.input<typeof outboundImageMessageSchema> {}
+export interface OutboundAudioMessage extends z.input<typeof outboundAudioMessageSchema> {}
+export interface OutboundDocumentMessage extends z.input<typeof outboundDocumentMessageSchema> {}
+export interface OutboundTemplateMessage extends z.input<typeof outboundTemplateMessageSchema> {}
+export interface OutboundInteractiveMessage extends z.input<typeof outboundInteractiveMessageSchema> {}
 export type TemplateComponent = z.input<typeof templateComponentSchema>;
 export type TemplateParameter = z.input<typeof templateParameterSchema>;
 

@@ -3,8 +3,10 @@ import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '..
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import {
   ApiError,
+  ConfigurationError,
   InvalidResponseError,
   MessageValidationError,
+  NotSentError,
   PaymentRequiredError,
   WaGatewayError,
 } from '../core/errors.js';
@@ -13,7 +15,7 @@ import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
 import { type OutboundMessage, type SendContact, sendResponseSchema } from './message-schema.js';
-import { assertValidMessage, validateMessage } from './validate-message.js';
+import { prepare } from './prepare-message.js';
 
 /**
  * What the gateway is asked to do with a message: the query flags of `POST /v1/wa/message`. They change what
@@ -39,8 +41,33 @@ export interface SendOptions extends SendFlags, RequestOptions {
    * message may already be out and would then be sent twice.
    */
   retryInFlight?: boolean;
+  /**
+   * `false` skips local validation entirely: the message goes out as given (plus `messaging_product`), for
+   * message types and fields the spec does not show. The gateway stays the judge. Default `true`.
+   */
+  validate?: boolean;
+  /**
+   * Fields the spec does not show, merged into the validated message (objects merge key by key), e.g. a reply
+   * `context` or an interactive `header`. A key the message already has is a `MessageValidationError`: this
+   * adds fields, it never overrides checked ones.
+   */
+  extraFields?: UnshownFields;
 }
 
+/** Fields the spec does not show, sent on purpose through `extraFields`. */
+export type UnshownFields = { readonly [field: string]: unknown };
+
+/**
+ * A message the SDK does not check, for `send(message, { validate: false })`: any JSON object with `to` and
+ * `type`.
+ */
+export interface UncheckedMessage {
+  readonly to: string;
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+
+/** What `messages.send` resolves to. */
 export interface SendResult {
   /** The wamid. Status events carry it in `statuses[].id`; use it to match delivery receipts. */
   messageId: string;
@@ -64,6 +91,8 @@ export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal
    * first `done` messages (see docs/observability.md).
    */
   onProgress?: (progress: SendManyProgress) => void;
+  /** `false` skips local validation of every message (see `SendOptions.validate`). Default `true`. */
+  validate?: boolean;
 }
 
 /** Where a `sendMany` stands. */
@@ -78,12 +107,13 @@ export interface SendManyProgress {
   waitMs: number;
 }
 
+/** One result of `sendMany`: the message was accepted, or why not (always an SDK error). */
 export type SendManyResult =
   | { index: number; ok: true; messageId: string; contacts: SendContact[] }
   | {
       index: number;
       ok: false;
-      error: WaGatewayError | Error;
+      error: WaGatewayError;
       /**
        * `true` when the message certainly did not go out, so resending it cannot duplicate it: it failed
        * validation; it was never started (`BILL_001` paused the batch, the signal aborted, the loop was left);
@@ -122,13 +152,20 @@ export class Messages {
    * Retries: a `RATE_001` waits the server's `retry_after`, an `AUTH_004` backs off; a `GW_001` (the
    * upstream refused) and a send that failed in flight are not retried, since the message may be out.
    *
+   * Unknown keys are refused (`MessageValidationError` naming each, with a "did you mean"); send options such
+   * as `isFake` go in the second argument. A field the spec does not show goes in `extraFields`; a message the
+   * SDK should not check at all is sent with `validate: false`.
+   *
    * @example
    * const { messageId } = await gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'Hi' } });
    */
-  send(message: DeepReadonly<OutboundMessage>, options: SendOptions = {}): ApiPromise<SendResult> {
+  send(message: DeepReadonly<OutboundMessage>, options?: SendOptions): ApiPromise<SendResult>;
+  send(message: UncheckedMessage, options: SendOptions & { validate: false }): ApiPromise<SendResult>;
+  send(message: unknown, options: SendOptions = {}): ApiPromise<SendResult> {
     return apiPromise(() => {
-      const valid = assertValidMessage(message);
-      const type = (valid as { type?: unknown }).type;
+      const checked = prepare(message, options.validate, options.extraFields);
+      if (!checked.valid) throw new MessageValidationError(checked.issues);
+      const type = (checked.message as { type?: unknown }).type;
       return traced(
         'wa-gateway send',
         {
@@ -136,7 +173,7 @@ export class Messages {
           'server.address': this.#transport.host,
           'wa_gateway.message.type': typeof type === 'string' ? type : 'unknown',
         },
-        () => this.#post(valid, options, options),
+        () => this.#post(checked.message, options, options),
         (data, span) => span.set('messaging.message.id', data.messageId),
       );
     });
@@ -209,15 +246,17 @@ export class Messages {
   ): AsyncGenerator<SendManyResult, void, undefined> {
     const concurrency = options.concurrency ?? 16;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new RangeError(`sendMany concurrency must be a positive integer; got ${String(concurrency)}.`);
+      throw new ConfigurationError(
+        `sendMany concurrency must be a positive integer; got ${String(concurrency)}.`,
+      );
     }
     // Stops every send that has not started (queued at the rate limiter, or not yet taken from the source):
     // on BILL_001, on the caller's signal, and when the caller breaks out of the loop. Never cuts one in flight.
     const stop = new AbortController();
     // One listener per queued send is expected here, not a leak.
     setMaxListeners(0, stop.signal);
-    let stopReason: Error | undefined;
-    const halt = (reason: Error) => {
+    let stopReason: WaGatewayError | undefined;
+    const halt = (reason: WaGatewayError) => {
       if (stop.signal.aborted) return;
       stopReason = reason;
       stop.abort(NOT_STARTED);
@@ -252,12 +291,12 @@ export class Messages {
     const notStarted = (index: number): SendManyResult => ({
       index,
       ok: false,
-      error: stopReason ?? new Error('sendMany stopped before this message was sent.'),
+      error: stopReason ?? new NotSentError('sendMany stopped before this message was sent.'),
       notSent: true,
     });
     const send = async (message: DeepReadonly<OutboundMessage>, index: number): Promise<SendManyResult> => {
       if (stop.signal.aborted) return notStarted(index);
-      const checked = validateMessage(message);
+      const checked = prepare(message, options.validate, undefined);
       if (!checked.valid)
         return { index, ok: false, error: new MessageValidationError(checked.issues), notSent: true };
       try {
@@ -276,7 +315,11 @@ export class Messages {
       } catch (error) {
         if (error === NOT_STARTED) return notStarted(index);
         if (error instanceof PaymentRequiredError) halt(error);
-        const e = error instanceof Error ? error : new Error(String(error));
+        // The transport throws SDK errors only; anything else (a hostile fetch double) is wrapped, not passed on.
+        const e =
+          error instanceof WaGatewayError
+            ? error
+            : new WaGatewayError('The send failed with an error that is not an SDK error.', { cause: error });
         return { index, ok: false, error: e, notSent: refusedBeforeForwarding(e) };
       }
     };
@@ -320,7 +363,7 @@ export class Messages {
       }
     } finally {
       // Broke out, threw, or finished: nothing queued may go out unreported. Sends in flight complete.
-      halt(new Error('sendMany ended before this message was sent.'));
+      halt(new NotSentError('sendMany ended before this message was sent.'));
       options.signal?.removeEventListener('abort', onCallerAbort);
       await source.return?.();
     }
@@ -344,7 +387,7 @@ export const GATEWAY_PRE_FORWARD_CODES: readonly string[] = [
   'SEC_001',
 ];
 
-function refusedBeforeForwarding(error: Error): boolean {
+function refusedBeforeForwarding(error: WaGatewayError): boolean {
   if (error instanceof ApiError) return error.code !== null && GATEWAY_PRE_FORWARD_CODES.includes(error.code);
   // ConnectionError, and any SDK error that knows it stopped before the request (a shared limiter's store down).
   const mayHaveBeenSent = (error as { mayHaveBeenSent?: unknown }).mayHaveBeenSent;
@@ -364,8 +407,8 @@ function toAsyncIterator<T>(source: Iterable<T> | AsyncIterable<T>): AsyncIterat
 /** The stop signal's reason: the send was stopped before any request was made. */
 const NOT_STARTED: unique symbol = Symbol('not started');
 
-function abortError(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new Error('The operation was aborted.');
+function abortError(signal: AbortSignal): NotSentError {
+  return new NotSentError('sendMany was aborted before this message was sent.', { cause: signal.reason });
 }
 
 function safeJson(value: unknown): string {

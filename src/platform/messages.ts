@@ -1,6 +1,12 @@
 import type { ApiPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
-import { ApiError, ConfigurationError, ConnectionError, MessageValidationError } from '../core/errors.js';
+import {
+  ApiError,
+  ConfigurationError,
+  ConnectionError,
+  MessageValidationError,
+  WaGatewayError,
+} from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
 import { detailOf } from './answers.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
@@ -31,7 +37,7 @@ export type BatchChunkResult =
       index: number;
       conversations: string[];
       status: 'failed';
-      error: Error;
+      error: WaGatewayError;
       /** `true` when the request may have reached the server (cut connection, timeout, 5xx): check first. */
       mayHaveBeenSent: boolean;
     }
@@ -256,7 +262,13 @@ export class PlatformMessages {
             index,
             conversations: chunk,
             status: 'failed',
-            error: error instanceof Error ? error : new Error(String(error)),
+            // The caller's abort reason (or a hostile fetch double's throw) is kept as the cause of an SDK error.
+            error:
+              error instanceof WaGatewayError
+                ? error
+                : new WaGatewayError('This chunk failed with an error that is not an SDK error.', {
+                    cause: error,
+                  }),
             mayHaveBeenSent,
           });
           (mayHaveBeenSent ? out.uncertain : out.failed).push(...chunk);

@@ -165,7 +165,7 @@ export const loginResponseSchema = z.looseObject({
     .nullable()
     .optional(),
 });
-export type LoginResponse = z.infer<typeof loginResponseSchema>;
+export interface LoginResponse extends z.infer<typeof loginResponseSchema> {}
 
 /** A counter per period. */
 export const periodCountsSchema = z.looseObject({
@@ -174,11 +174,11 @@ export const periodCountsSchema = z.looseObject({
   wtd: z.number(),
   mtd: z.number(),
 });
-export type PeriodCounts = z.infer<typeof periodCountsSchema>;
+export interface PeriodCounts extends z.infer<typeof periodCountsSchema> {}
 
 /** A response-time accumulator: `sum` over `count` responses. `sum` may be null when `count` is 0. */
 export const sumCountSchema = z.looseObject({ count: z.number(), sum: nullableFigure });
-export type SumCount = z.infer<typeof sumCountSchema>;
+export interface SumCount extends z.infer<typeof sumCountSchema> {}
 
 export const periodSumCountsSchema = z.looseObject({
   today: sumCountSchema,
@@ -186,7 +186,7 @@ export const periodSumCountsSchema = z.looseObject({
   wtd: sumCountSchema,
   mtd: sumCountSchema,
 });
-export type PeriodSumCounts = z.infer<typeof periodSumCountsSchema>;
+export interface PeriodSumCounts extends z.infer<typeof periodSumCountsSchema> {}
 
 export const statsAgentSchema = z.looseObject({
   uuid: z.string(),
@@ -197,7 +197,7 @@ export const statsAgentSchema = z.looseObject({
   frt: periodSumCountsSchema,
   art: periodSumCountsSchema,
 });
-export type StatsAgent = z.infer<typeof statsAgentSchema>;
+export interface StatsAgent extends z.infer<typeof statsAgentSchema> {}
 
 /** One element of `GET {stream_url}/stats`: a channel with its counters. */
 export const statsChannelSchema = z.looseObject({
@@ -210,7 +210,7 @@ export const statsChannelSchema = z.looseObject({
     agents: z.array(statsAgentSchema),
   }),
 });
-export type StatsChannel = z.infer<typeof statsChannelSchema>;
+export interface StatsChannel extends z.infer<typeof statsChannelSchema> {}
 export const statsResponseSchema = z.array(statsChannelSchema);
 
 const reportMessagesEntry = z.looseObject({
@@ -277,7 +277,7 @@ export const reportSchema = z.looseObject({
   agents: z.array(reportAgentsEntry).optional(),
   feedback: z.array(reportFeedbackEntry).optional(),
 });
-export type Report = z.infer<typeof reportSchema>;
+export interface Report extends z.infer<typeof reportSchema> {}
 
 /**
  * `GET /reports/?group_based=true` answer: entries of conversations, messages, response_times and
@@ -299,7 +299,7 @@ export const groupBasedReportSchema = z.looseObject({
   agents: z.array(reportAgentsEntry).optional(),
   feedback: z.array(reportFeedbackEntry).optional(),
 });
-export type GroupBasedReport = z.infer<typeof groupBasedReportSchema>;
+export interface GroupBasedReport extends z.infer<typeof groupBasedReportSchema> {}
 
 /** A conversation's type: an object with the type levels, a plain name, or null. */
 export const conversationTypeSchema = z.union([
@@ -340,7 +340,7 @@ export const conversationRecordSchema = z.looseObject({
     .nullable(),
   messages: z.looseObject({ total: z.number(), incoming: z.number(), outgoing: z.number() }).nullable(),
 });
-export type ConversationRecord = z.infer<typeof conversationRecordSchema>;
+export interface ConversationRecord extends z.infer<typeof conversationRecordSchema> {}
 export const conversationsResponseSchema = z.array(conversationRecordSchema);
 
 const channelRefSchema = z.looseObject({ uuid: z.string(), name: optionalText, backend: optionalText });
@@ -361,7 +361,7 @@ export const feedbackSchema = z.looseObject({
   satisfaction: z.number(),
   message: optionalText,
 });
-export type Feedback = z.infer<typeof feedbackSchema>;
+export interface Feedback extends z.infer<typeof feedbackSchema> {}
 export const feedbacksResponseSchema = z.looseObject({ feedbacks: z.array(feedbackSchema) });
 
 /** One record of `GET {stream_url}/stream/messages/`. */
@@ -399,7 +399,7 @@ export const streamMessageSchema = z.looseObject({
     .optional(),
   group: z.looseObject({ name: optionalText }).nullable().optional(),
 });
-export type StreamMessage = z.infer<typeof streamMessageSchema>;
+export interface StreamMessage extends z.infer<typeof streamMessageSchema> {}
 
 /** The answer of every `/v2/...` operation. */
 export const detailResponseSchema = z.looseObject({ detail: z.string() });

@@ -1,4 +1,4 @@
-import { WaGatewayError } from '../core/errors.js';
+import { brandError, WaGatewayError } from '../core/errors.js';
 
 /**
  * Why a Redis-backed store failed:
@@ -47,3 +47,4 @@ export class RedisStoreError extends WaGatewayError {
     this.errno = options.errno;
   }
 }
+brandError(RedisStoreError, 'RedisStoreError');

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { ConfigurationError, WaGatewayError } from '../core/errors.js';
+import { brandError, ConfigurationError, WaGatewayError } from '../core/errors.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import {
@@ -48,17 +48,27 @@ export type InboxErrorReason =
 
 /**
  * An inbox operation failed. The message names the operation and the reason, never an event's content, its
- * idempotency key or a connection secret; `cause` is the underlying Redis or BullMQ error.
+ * idempotency key or a connection secret.
  */
 export class InboxError extends WaGatewayError {
   override name = 'InboxError';
   readonly reason: InboxErrorReason;
+  /** The underlying error's class name, when there was one. */
+  readonly causeName: string | undefined;
+  /** The system error code, when there was one (`ECONNREFUSED`, ...). */
+  readonly errno: string | undefined;
 
+  // The Redis or BullMQ error itself is not kept: ioredis attaches the command's arguments to its errors, and an
+  // enqueue's arguments are the event, customer data included.
   constructor(message: string, reason: InboxErrorReason, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
+    super(message);
     this.reason = reason;
+    const meta = cause === undefined ? undefined : errorMeta(cause);
+    this.causeName = meta?.errorName;
+    this.errno = meta?.code;
   }
 }
+brandError(InboxError, 'InboxError');
 
 /**
  * The BullMQ job id of an event: `e` + base64url SHA-256 of its idempotency key. Deterministic, so every

@@ -24,6 +24,7 @@
  *   type run only when that field has the right type (its type rule already reported it otherwise). So one
  *   mistake gives one issue, not a cascade.
  */
+import { WaGatewayError } from '../core/errors.js';
 import type * as z from '../core/zod.js';
 import {
   BUTTON_TYPES,
@@ -90,7 +91,7 @@ function shapeOf(schema: z.ZodMiniType): Shape {
     return { kind: 'object', fields, order };
   }
   // A schema construct the table does not understand is a programming error, caught by the tests at import.
-  throw new Error(`rules.ts: unsupported schema construct ${def.type}`);
+  throw new WaGatewayError(`rules.ts: unsupported schema construct ${def.type}`);
 }
 
 /** The structure of the template create request, derived from `TemplateCreateRequestSchema`. */
@@ -418,23 +419,50 @@ function requiredRule(key: string, parentKey: string, leaf: string): TemplateRul
   };
 }
 
+/**
+ * Enum fields where a coded rule of the spec also restricts the value: there the coded rule reports every value
+ * outside its own allowed set, valid-enum or not, so an invalid value keeps the spec's code instead of a
+ * null-code enum issue (one mistake, one issue). `when` says whether the coded rule applies to this template.
+ */
+const CODED_ENUMS: Readonly<
+  Record<string, { codes: string; when: 'always' | ((ctx: RuleContext) => boolean) }>
+> = {
+  category: {
+    codes: 'WA_TPL_035 (carousel) or WA_TPL_048 (limited-time offer)',
+    when: (ctx) => present(ctx, 'carousel') || present(ctx, 'limitedTimeOffer'),
+  },
+  'header.format': { codes: 'WA_TPL_050', when: (ctx) => present(ctx, 'limitedTimeOffer') },
+  'buttons.type': { codes: 'WA_TPL_053', when: (ctx) => present(ctx, 'limitedTimeOffer') },
+  // The coded rule's allowed set is a subset of the enum: it owns every invalid value and no enum rule exists.
+  'carousel.header.format': { codes: 'WA_TPL_042', when: 'always' },
+  'carousel.buttons.type': { codes: 'WA_TPL_046', when: 'always' },
+};
+
+/** A known value that differs only in case or `-`/`_`, for "did you mean". */
+function enumHint(value: string, options: readonly string[]): string | undefined {
+  if (value.length > 40) return undefined;
+  const norm = (s: string) => s.toLowerCase().replace(/-/g, '_');
+  return options.find((o) => norm(o) === norm(value));
+}
+
 function enumRule(key: string, options: readonly string[]): TemplateRule {
+  const coded = CODED_ENUMS[key];
   const many = options.length > 12;
   const list = many
     ? `one of the ${options.length} codes of TEMPLATE_LANGUAGES`
     : `one of ${options.join(', ')}`;
-  const lower = new Map(options.map((o) => [o.toLowerCase().replace(/-/g, '_'), o]));
   const set = new Set(options);
   return {
     id: `${key}.enum`,
     code: null,
     field: key,
-    description: `\`${key}\` is ${list} (exact, case-sensitive).`,
+    description: `\`${key}\` is ${list} (exact, case-sensitive).${coded ? ` Where ${coded.codes} applies, that rule reports an invalid value instead.` : ''}`,
     check(ctx, emit) {
+      if (typeof coded?.when === 'function' && coded.when(ctx)) return;
       for (const occ of ctx.at(key)) {
         const v = occ.value;
         if (typeof v !== 'string' || v === '' || set.has(v)) continue;
-        const hint = v.length <= 40 ? lower.get(v.toLowerCase().replace(/-/g, '_')) : undefined;
+        const hint = enumHint(v, options);
         emit(
           occ.path,
           `${formatPath(occ.path)} is ${quote(v)}; it must be ${list}${hint ? ` (did you mean ${hint}?)` : ''}.`,
@@ -459,7 +487,9 @@ function genericRules(prefix: string): TemplateRule[] {
     const { shape } = field;
     out.push(typeRule(key, key, shape, false));
     if (field.required) out.push(requiredRule(key, parentKey, leaf));
-    if (shape.kind === 'string' && shape.options) out.push(enumRule(key, shape.options));
+    if (shape.kind === 'string' && shape.options && CODED_ENUMS[key]?.when !== 'always') {
+      out.push(enumRule(key, shape.options));
+    }
     let inner: Shape = shape;
     let objectKey = key;
     if (shape.kind === 'array') {
@@ -515,6 +545,12 @@ const LIMITS = {
   ltoButtons: 2,
   codeExpirationMinutes: { min: 1, max: 90 },
 } as const;
+
+/** ` (did you mean X?)` when the value is an allowed one written in another case, else ''. */
+function didYouMean(value: string, allowed: ReadonlySet<string>): string {
+  const hint = enumHint(value, [...allowed]);
+  return hint ? ` (did you mean ${hint}?)` : '';
+}
 
 function rule(
   id: string,
@@ -733,13 +769,11 @@ function headerRules(): TemplateRule[] {
       (ctx, emit) => {
         for (const h of ctx.objects('carousel.header')) {
           const format = h.get('format');
-          if (typeof format === 'string' && VALID_FORMATS.has(format) && !CARD_FORMATS.has(format)) {
+          if (typeof format === 'string' && format !== '' && !CARD_FORMATS.has(format)) {
             emit(
               [...h.path, 'format'],
-              `${where(h.path)} has format ${format}; a card header must be IMAGE or VIDEO.`,
-              {
-                format,
-              },
+              `${where(h.path)} has format ${quote(format)}; a card header must be IMAGE or VIDEO${didYouMean(format, CARD_FORMATS)}.`,
+              { format: quote(format) },
             );
           }
         }
@@ -1355,13 +1389,11 @@ function buttonRules(): TemplateRule[] {
       (ctx, emit) => {
         for (const b of ctx.objects('carousel.buttons[]')) {
           const t = b.str('type');
-          if (t !== undefined && VALID_BUTTON_TYPES.has(t) && !CARD_BUTTON_TYPES.has(t)) {
+          if (t !== undefined && t !== '' && !CARD_BUTTON_TYPES.has(t)) {
             emit(
               [...b.path, 'type'],
-              `${where(b.path)} is a ${t} button; cards allow only QUICK_REPLY, URL and PHONE_NUMBER.`,
-              {
-                type: t,
-              },
+              `${where(b.path)} is a ${quote(t)} button; cards allow only QUICK_REPLY, URL and PHONE_NUMBER${didYouMean(t, CARD_BUTTON_TYPES)}.`,
+              { type: quote(t) },
             );
           }
         }
@@ -1416,9 +1448,10 @@ function carouselRules(): TemplateRule[] {
       'category',
       'A template with `carousel` has category MARKETING.',
       (ctx, emit) => {
-        if (present(ctx, 'carousel') && ctx.category !== undefined && ctx.category !== 'MARKETING') {
-          emit(['category'], `Carousel templates must be MARKETING, not ${ctx.category}.`, {
-            category: ctx.category,
+        const category = ctx.root?.str('category');
+        if (present(ctx, 'carousel') && category && category !== 'MARKETING') {
+          emit(['category'], `Carousel templates must be MARKETING, not ${quote(category)}.`, {
+            category: quote(category),
           });
         }
       },
@@ -1486,9 +1519,10 @@ function ltoRules(): TemplateRule[] {
       'category',
       'A template with `limitedTimeOffer` has category MARKETING.',
       (ctx, emit) => {
-        if (lto(ctx) && ctx.category !== undefined && ctx.category !== 'MARKETING') {
-          emit(['category'], `Limited-time offer templates must be MARKETING, not ${ctx.category}.`, {
-            category: ctx.category,
+        const category = ctx.root?.str('category');
+        if (lto(ctx) && category && category !== 'MARKETING') {
+          emit(['category'], `Limited-time offer templates must be MARKETING, not ${quote(category)}.`, {
+            category: quote(category),
           });
         }
       },
@@ -1511,10 +1545,10 @@ function ltoRules(): TemplateRule[] {
       'With `limitedTimeOffer`, `header.format` is only NONE, IMAGE or VIDEO.',
       (ctx, emit) => {
         const format = ctx.root?.obj('header')?.get('format');
-        if (lto(ctx) && typeof format === 'string' && !LTO_HEADER_FORMATS.has(format)) {
+        if (lto(ctx) && typeof format === 'string' && format !== '' && !LTO_HEADER_FORMATS.has(format)) {
           emit(
             ['header', 'format'],
-            `Header format ${quote(format)} is not allowed with a limited-time offer (only NONE, IMAGE, VIDEO).`,
+            `Header format ${quote(format)} is not allowed with a limited-time offer (only NONE, IMAGE, VIDEO)${didYouMean(format, LTO_HEADER_FORMATS)}.`,
             {
               format: quote(format),
             },
@@ -1553,13 +1587,11 @@ function ltoRules(): TemplateRule[] {
         if (!lto(ctx)) return;
         for (const b of ctx.objects('buttons[]')) {
           const t = b.str('type');
-          if (t !== undefined && VALID_BUTTON_TYPES.has(t) && !LTO_BUTTON_TYPES.has(t)) {
+          if (t !== undefined && t !== '' && !LTO_BUTTON_TYPES.has(t)) {
             emit(
               [...b.path, 'type'],
-              `${where(b.path)} is a ${t} button; limited-time offers allow only COPY_CODE and URL.`,
-              {
-                type: t,
-              },
+              `${where(b.path)} is a ${quote(t)} button; limited-time offers allow only COPY_CODE and URL${didYouMean(t, LTO_BUTTON_TYPES)}.`,
+              { type: quote(t) },
             );
           }
         }

@@ -128,11 +128,11 @@ export type HeaderFormat = z.infer<typeof HeaderFormatSchema>;
 export type ButtonType = z.infer<typeof ButtonTypeSchema>;
 export type OtpType = z.infer<typeof OtpTypeSchema>;
 export type TemplateStatus = z.infer<typeof TemplateStatusSchema>;
-export type TemplateHeader = z.infer<typeof TemplateHeaderSchema>;
-export type TemplateBody = z.infer<typeof TemplateBodySchema>;
-export type TemplateFooter = z.infer<typeof TemplateFooterSchema>;
-export type TemplateButton = z.infer<typeof TemplateButtonSchema>;
-export type CarouselCard = z.infer<typeof CarouselCardSchema>;
-export type LimitedTimeOffer = z.infer<typeof LimitedTimeOfferSchema>;
-export type TemplateCreateRequest = z.infer<typeof TemplateCreateRequestSchema>;
-export type TemplateCreated = z.infer<typeof TemplateCreatedSchema>;
+export interface TemplateHeader extends z.infer<typeof TemplateHeaderSchema> {}
+export interface TemplateBody extends z.infer<typeof TemplateBodySchema> {}
+export interface TemplateFooter extends z.infer<typeof TemplateFooterSchema> {}
+export interface TemplateButton extends z.infer<typeof TemplateButtonSchema> {}
+export interface CarouselCard extends z.infer<typeof CarouselCardSchema> {}
+export interface LimitedTimeOffer extends z.infer<typeof LimitedTimeOfferSchema> {}
+export interface TemplateCreateRequest extends z.infer<typeof TemplateCreateRequestSchema> {}
+export interface TemplateCreated extends z.infer<typeof TemplateCreatedSchema> {}

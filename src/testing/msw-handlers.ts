@@ -1,19 +1,20 @@
-import { HttpResponse, http, type RequestHandler } from 'msw';
+import type { RequestHandler } from 'msw';
 import {
   GatewaySimulator,
   type GatewaySimulatorOptions,
   type SimulatedResponse,
 } from './gateway-simulator.js';
+import { loadMsw } from './msw-runtime.js';
 import { TemplateRegistry } from './template-registry.js';
 
 function toResponse(answer: SimulatedResponse): Response {
   if (answer.body instanceof Uint8Array) {
-    return new HttpResponse(answer.body as Uint8Array<ArrayBuffer>, {
+    return new Response(answer.body as Uint8Array<ArrayBuffer>, {
       status: answer.status,
       headers: answer.headers,
     });
   }
-  return HttpResponse.json(answer.body as Record<string, unknown>, {
+  return Response.json(answer.body as Record<string, unknown>, {
     status: answer.status,
     headers: answer.headers,
   });
@@ -35,6 +36,7 @@ export function createGatewayHandlers(options: GatewaySimulatorOptions & { baseU
   handlers: RequestHandler[];
   simulator: GatewaySimulator;
 } {
+  const { http } = loadMsw('createGatewayHandlers');
   const simulator = new GatewaySimulator(options);
   const base = options.baseUrl.replace(/\/+$/, '');
   const handlers = [
@@ -64,7 +66,8 @@ export function createGatewayHandlers(options: GatewaySimulatorOptions & { baseU
  * msw handlers for the public API's template create: the secret key check (`ORGANIZATION_SECRET_010/011`),
  * the app check (`APPLICATION_004`), the same local rules as `validateTemplate` answered as a 422 with
  * `errors.fields`, and `UPSTREAM_017` for a name and language that already exist. The behaviour is
- * `TemplateRegistry`'s, the one the sandbox serves too; `registry` holds what was created.
+ * `TemplateRegistry`'s, the one the sandbox serves too; `registry` holds what was created. A rule whose code the
+ * spec does not name is answered without a code (never an invented one).
  *
  * @example
  * const { handlers, created } = createPublicApiHandlers({ baseUrl: 'https://api.test/api/v1', secretKeys: ['sk_org_1'], appIds: ['app_1'] });
@@ -74,6 +77,7 @@ export function createPublicApiHandlers(options: {
   secretKeys?: readonly string[];
   appIds?: readonly string[];
 }): { handlers: RequestHandler[]; created: Record<string, unknown>[]; registry: TemplateRegistry } {
+  const { http } = loadMsw('createPublicApiHandlers');
   const base = options.baseUrl.replace(/\/+$/, '');
   const registry = new TemplateRegistry({
     secretKeys: options.secretKeys ?? ['sk_org_test'],

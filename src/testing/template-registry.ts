@@ -38,9 +38,13 @@ const MEDIA_HEADER: Readonly<Record<string, string>> = {
   DOCUMENT: 'document',
 };
 
-const fail = (status: number, code: string, group: string, description: string, fields?: object) => ({
+// `code` is left out when the spec names none for the rule: an answer never carries an invented code.
+const fail = (status: number, code: string | null, group: string, description: string, fields?: object) => ({
   status,
-  body: { isSuccess: false, errors: { code, group, description, ...(fields ? { fields } : {}) } },
+  body: {
+    isSuccess: false,
+    errors: { ...(code ? { code } : {}), group, description, ...(fields ? { fields } : {}) },
+  },
 });
 
 /**
@@ -94,8 +98,7 @@ export class TemplateRegistry {
           },
         ]),
       );
-      // The spec names no code for some local rules; the family is VAL_* then, as the envelope says.
-      return fail(422, first.code ?? 'VAL_001', 'VALIDATION', first.message, fields);
+      return fail(422, first.code, 'VALIDATION', first.message, fields);
     }
     const t = checked.template;
     if (this.find(t.name, t.language))

@@ -6,6 +6,8 @@
  * failed `onEvent`, so the gateway's retry processes the event). A key in progress or done is never processed again.
  */
 
+import { ConfigurationError } from '../core/errors.js';
+
 /**
  * What a claim found:
  * - `claimed`: the key was free and is now held by the caller, who must `complete` or `release` it;
@@ -41,7 +43,7 @@ export function toClaimResult(answer: ClaimResult | boolean): ClaimResult {
   if (answer === 'claimed' || answer === 'in_progress' || answer === 'done') return answer;
   // Reading an unknown answer as 'done' would answer 200 to every event and run none ('OK' and null, what a
   // plain Redis SET NX returns, were both read that way). A store error instead answers 500: the gateway retries.
-  throw new TypeError(
+  throw new ConfigurationError(
     `IdempotencyStore.claim must answer 'claimed', 'in_progress', 'done', true or false; got ${
       answer === null
         ? 'null'

@@ -24,7 +24,8 @@ export interface WebhookIssue {
 
 /**
  * An incoming message of a type the SDK does not know (new types appear over time), or of a documented type whose
- * content did not validate. Nothing is dropped: `raw` is the message exactly as received.
+ * content did not validate, for example a `list_reply` without the `title` the spec gives it. Nothing is dropped:
+ * `raw` is the message exactly as received and `issues` names each missing or mistyped field.
  */
 export interface UnknownMessage {
   type: 'unknown';
@@ -62,8 +63,11 @@ interface EventBase {
 export interface MessageEvent extends EventBase {
   kind: 'message';
   field: 'messages';
-  /** The receiving business number, when the change carried it. */
-  metadata: WebhookMetadata | undefined;
+  /**
+   * The receiving business number (`phone_number_id` for media download and routing). Always there: a change
+   * without a valid `metadata` is delivered as an `unknown` event instead.
+   */
+  metadata: WebhookMetadata;
   /** The sender: the contact whose `wa_id` equals `message.from`, else the change's first contact. */
   contact: WebhookContact | undefined;
   message: IncomingMessage;
@@ -80,7 +84,8 @@ export interface MessageEvent extends EventBase {
 export interface StatusEvent extends EventBase {
   kind: 'status';
   field: 'messages';
-  metadata: WebhookMetadata | undefined;
+  /** The business number that sent the message. Always there, as for message events. */
+  metadata: WebhookMetadata;
   status: WebhookStatus;
   /** Unix seconds of the change, parsed; `undefined` when missing or not a number. Order statuses by this. */
   timestamp: number | undefined;
@@ -104,8 +109,9 @@ export interface AccountUpdateEvent extends EventBase {
 /**
  * Part of an envelope the SDK could not type, delivered rather than dropped:
  * - `unknown_field`: a change whose `field` the SDK does not know (raw = the change's `value`);
- * - `invalid_item`: a message lacking `id`/`type`, a status lacking `id`/`status` or with a mistyped field, a
- *   template or account value missing its required fields (raw = that object, `issues` says why);
+ * - `invalid_item`: a message lacking `id`/`type`, a status lacking a field the spec gives it (or with a mistyped
+ *   one), a message or status in a change without a valid `value.metadata`, a template or account value missing
+ *   its required fields (raw = that object, `issues` says why);
  * - `unrecognized_value`: a `messages` change that carried neither `messages` nor `statuses` (raw = the value).
  */
 export interface UnknownEvent extends EventBase {
@@ -129,8 +135,7 @@ export type WebhookEvent =
 export type WebhookEventKind = WebhookEvent['kind'];
 
 /**
- * Whether a reaction message removes a reaction: the spec sends an empty emoji for that (a missing emoji is read
- * the same way).
+ * Whether a reaction message removes a reaction: the spec sends an empty emoji for that.
  *
  * @example
  * if (event.message.type === 'reaction' && isReactionRemoved(event.message)) unreact(event.message.reaction.message_id);

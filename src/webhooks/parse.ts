@@ -244,20 +244,57 @@ function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: Webhoo
     }
     for (let k = 0; k < items.length; k++) {
       const item: unknown = items[k];
-      if (key === 'messages') {
-        events.push(messageEvent(item, ctx, [...path, k], metadata, contacts, contactCache));
+      if (!metadata.ok) {
+        events.push(withoutMetadata(item, key, ctx, [...path, k], metadata.issues));
+      } else if (key === 'messages') {
+        events.push(messageEvent(item, ctx, [...path, k], metadata.metadata, contacts, contactCache));
       } else {
-        events.push(statusEvent(item, ctx, [...path, k], metadata));
+        events.push(statusEvent(item, ctx, [...path, k], metadata.metadata));
       }
     }
   }
   if (!sawItems) events.push(unknownEvent(ctx, 'unrecognized_value', ctx.path, value, []));
 }
 
-function parseMetadata(raw: unknown): WebhookMetadata | undefined {
-  if (raw === undefined) return undefined;
+type MetadataResult = { ok: true; metadata: WebhookMetadata } | { ok: false; issues: WebhookIssue[] };
+
+/** The change's `value.metadata`, which the spec gives on every `messages` change (both fields required). */
+function parseMetadata(raw: unknown): MetadataResult {
   const result = metadataSchema.safeParse(raw);
-  return result.success ? result.data : undefined;
+  if (result.success) return { ok: true, metadata: result.data };
+  return {
+    ok: false,
+    issues: toIssues(result.error.issues).map((i) => ({
+      ...i,
+      path: ['metadata', ...i.path],
+      message: `the change's value.metadata: ${i.message}`,
+    })),
+  };
+}
+
+/**
+ * A message or status whose change lacks a valid `value.metadata`: it cannot be a typed event (its `metadata` is
+ * required), so it is delivered as an `unknown` event with the item as received, never dropped. The key differs
+ * from a valid event's, so a complete redelivery of the same item is not taken for a duplicate.
+ */
+function withoutMetadata(
+  item: unknown,
+  key: 'messages' | 'statuses',
+  ctx: ChangeContext,
+  path: Path,
+  issues: WebhookIssue[],
+): UnknownEvent {
+  const id = isObject(item) ? item['id'] : undefined;
+  const status = isObject(item) ? item['status'] : undefined;
+  const idKey =
+    typeof id !== 'string' || id === ''
+      ? undefined
+      : key === 'messages'
+        ? `unknown:${id}`
+        : typeof status === 'string'
+          ? `unknown:${id}:${status}`
+          : undefined;
+  return unknownEvent(ctx, 'invalid_item', path, item, issues, idKey);
 }
 
 /** The sender's contact: the one whose `wa_id` is the message's `from`, else the first (per the spec they match). */
@@ -287,7 +324,7 @@ function messageEvent(
   item: unknown,
   ctx: ChangeContext,
   path: Path,
-  metadata: WebhookMetadata | undefined,
+  metadata: WebhookMetadata,
   contacts: unknown,
   contactCache: Map<unknown, WebhookContact | undefined>,
 ): WebhookEvent {
@@ -381,12 +418,7 @@ function unknownMessage(item: JsonObject, id: string, type: string, issues: Webh
   };
 }
 
-function statusEvent(
-  item: unknown,
-  ctx: ChangeContext,
-  path: Path,
-  metadata: WebhookMetadata | undefined,
-): WebhookEvent {
+function statusEvent(item: unknown, ctx: ChangeContext, path: Path, metadata: WebhookMetadata): WebhookEvent {
   const result = statusSchema.safeParse(ctx.mayHoldNulls ? withoutNulls(item) : item);
   if (!result.success) {
     const id = isObject(item) ? item['id'] : undefined;

@@ -2,10 +2,12 @@
  * Zod schemas of what the gateway forwards to the customer's webhook, and the types inferred from them.
  *
  * Every object is loose: fields the spec does not list are kept, so a gateway that adds a field never breaks a
- * consumer. Only the strict minimum is required (what an event cannot be identified or acted on without);
- * every other documented field is optional, so a message that lacks, say, `image.sha256` is still delivered with
- * that field `undefined` instead of being dropped. Enumerations that may grow (status values, template events,
- * origin types) accept any string while their TypeScript types still offer the known values for autocomplete.
+ * consumer. Fields are typed AS THE SPEC GIVES THEM: a field the spec lists without "(optional)", "(if set)" or
+ * a condition ("on failed", "on sent/delivered") is required, so `list_reply.title` is a `string`, not
+ * `string | undefined`, and no handler needs `!`. A delivery that lacks one is never dropped: `parseWebhook`
+ * delivers it with the raw object and the issues that say which field was missing (see `parse.ts`).
+ * Enumerations that may grow (status values, template events, origin types) accept any string while their
+ * TypeScript types still offer the known values for autocomplete.
  *
  * Nothing here imports anything but zod/mini: the webhooks entry runs on Node, Bun, Deno and Workers.
  */
@@ -68,38 +70,37 @@ const timestampSchema = z.union([z.string(), z.number()]);
 /** `value.metadata`: which business number received the event. */
 export const metadataSchema = z.looseObject({
   /** Identifier of the receiving number; needed for routing and for media download. */
-  phone_number_id: z.optional(z.string()),
-  display_phone_number: z.optional(z.string()),
+  phone_number_id: z.string(),
+  display_phone_number: z.string(),
 });
-export type WebhookMetadata = z.infer<typeof metadataSchema>;
+export interface WebhookMetadata extends z.infer<typeof metadataSchema> {}
 
 /** `value.contacts[]`: the sender of an incoming message. */
 export const contactSchema = z.looseObject({
-  wa_id: z.optional(z.string()),
-  profile: z.optional(z.looseObject({ name: z.optional(z.string()) })),
+  wa_id: z.string(),
+  profile: z.looseObject({ name: z.string() }),
 });
-export type WebhookContact = z.infer<typeof contactSchema>;
+export interface WebhookContact extends z.infer<typeof contactSchema> {}
 
 /** Optional reply context some incoming messages carry (not in the spec; kept typed because it is common). */
 const contextSchema = z.looseObject({ from: z.optional(z.string()), id: z.optional(z.string()) });
 
-// The fields every incoming message shares. `id` and `type` are the strict minimum; without them a message is
-// delivered as an `unknown` event instead.
+// The fields every incoming message shares ("Every incoming message has these fields").
 const messageBase = {
   /** The message's `wamid`: the idempotency key. */
   id: z.string().check(z.minLength(1)),
   /** Sender number (equals `contacts[0].wa_id`). */
-  from: z.optional(z.string()),
+  from: z.string(),
   /** Unix time in seconds, as sent. The event carries it parsed as `timestamp` and verbatim as `timestampRaw`. */
-  timestamp: z.optional(timestampSchema),
+  timestamp: timestampSchema,
   context: z.optional(contextSchema),
 };
 
 const mediaFields = {
   /** Media identifier for the media download endpoint (valid 30 days). */
   id: z.string().check(z.minLength(1)),
-  mime_type: z.optional(z.string()),
-  sha256: z.optional(z.string()),
+  mime_type: z.string(),
+  sha256: z.string(),
 };
 
 export const textMessageSchema = z.looseObject({
@@ -113,7 +114,7 @@ export const imageMessageSchema = z.looseObject({
   type: z.literal('image'),
   image: z.looseObject({
     ...mediaFields,
-    mime_type: z.optional(openEnum(['image/jpeg', 'image/png'])),
+    mime_type: openEnum(['image/jpeg', 'image/png']),
     caption: z.optional(z.string()),
   }),
 });
@@ -124,7 +125,7 @@ export const audioMessageSchema = z.looseObject({
   audio: z.looseObject({
     ...mediaFields,
     /** `true` for a voice note recorded in the app, `false` for an uploaded audio file. */
-    voice: z.optional(z.boolean()),
+    voice: z.boolean(),
   }),
 });
 
@@ -133,7 +134,7 @@ export const documentMessageSchema = z.looseObject({
   type: z.literal('document'),
   document: z.looseObject({
     ...mediaFields,
-    filename: z.optional(z.string()),
+    filename: z.string(),
     caption: z.optional(z.string()),
   }),
 });
@@ -143,7 +144,7 @@ export const videoMessageSchema = z.looseObject({
   type: z.literal('video'),
   video: z.looseObject({
     ...mediaFields,
-    mime_type: z.optional(openEnum(['video/mp4', 'video/3gp'])),
+    mime_type: openEnum(['video/mp4', 'video/3gp']),
     caption: z.optional(z.string()),
   }),
 });
@@ -153,8 +154,8 @@ export const stickerMessageSchema = z.looseObject({
   type: z.literal('sticker'),
   sticker: z.looseObject({
     ...mediaFields,
-    mime_type: z.optional(openEnum(['image/webp'])),
-    animated: z.optional(z.boolean()),
+    mime_type: openEnum(['image/webp']),
+    animated: z.boolean(),
   }),
 });
 
@@ -169,19 +170,20 @@ export const locationMessageSchema = z.looseObject({
   }),
 });
 
-/** One shared contact card inside a `contacts` message. */
+/**
+ * One shared contact card inside a `contacts` message. The spec gives the fields of the name and of each phone
+ * and email; it does not say every card has a phone and an email, so the lists themselves may be absent.
+ */
 export const sharedContactSchema = z.looseObject({
-  name: z.optional(
-    z.looseObject({
-      formatted_name: z.optional(z.string()),
-      first_name: z.optional(z.string()),
-      last_name: z.optional(z.string()),
-    }),
-  ),
-  phones: z.optional(z.array(z.looseObject({ phone: z.optional(z.string()), type: z.optional(z.string()) }))),
-  emails: z.optional(z.array(z.looseObject({ email: z.optional(z.string()), type: z.optional(z.string()) }))),
+  name: z.looseObject({
+    formatted_name: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+  }),
+  phones: z.optional(z.array(z.looseObject({ phone: z.string(), type: z.string() }))),
+  emails: z.optional(z.array(z.looseObject({ email: z.string(), type: z.string() }))),
 });
-export type SharedContact = z.infer<typeof sharedContactSchema>;
+export interface SharedContact extends z.infer<typeof sharedContactSchema> {}
 
 export const contactsMessageSchema = z.looseObject({
   ...messageBase,
@@ -195,7 +197,7 @@ export const buttonReplySchema = z.looseObject({
   button_reply: z.looseObject({
     /** The `reply.id` the business sent with the button. */
     id: z.string(),
-    title: z.optional(z.string()),
+    title: z.string(),
   }),
 });
 
@@ -204,7 +206,8 @@ export const listReplySchema = z.looseObject({
   type: z.literal('list_reply'),
   list_reply: z.looseObject({
     id: z.string(),
-    title: z.optional(z.string()),
+    title: z.string(),
+    /** Present when the row had one. */
     description: z.optional(z.string()),
   }),
 });
@@ -222,26 +225,26 @@ export const reactionMessageSchema = z.looseObject({
   reaction: z.looseObject({
     /** The `wamid` reacted to. */
     message_id: z.string(),
-    /** An empty string (or no emoji at all) means the reaction was removed: see `isReactionRemoved`. */
-    emoji: z.optional(z.string()),
+    /** An empty string means the reaction was removed: see `isReactionRemoved`. */
+    emoji: z.string(),
   }),
 });
 
 /** One line of an order. */
 export const orderItemSchema = z.looseObject({
   product_retailer_id: z.string(),
-  quantity: z.optional(z.number()),
-  item_price: z.optional(z.number()),
+  quantity: z.number(),
+  item_price: z.number(),
   /** ISO 4217 code. */
-  currency: z.optional(z.string()),
+  currency: z.string(),
 });
-export type OrderItem = z.infer<typeof orderItemSchema>;
+export interface OrderItem extends z.infer<typeof orderItemSchema> {}
 
 export const orderMessageSchema = z.looseObject({
   ...messageBase,
   type: z.literal('order'),
   order: z.looseObject({
-    catalog_id: z.optional(z.string()),
+    catalog_id: z.string(),
     text: z.optional(z.string()),
     product_items: z.array(orderItemSchema),
   }),
@@ -277,19 +280,30 @@ export const knownMessageSchema = z.discriminatedUnion('type', [
   orderMessageSchema,
 ]);
 
-export type TextMessage = z.infer<typeof textMessageSchema>;
-export type ImageMessage = z.infer<typeof imageMessageSchema>;
-export type AudioMessage = z.infer<typeof audioMessageSchema>;
-export type DocumentMessage = z.infer<typeof documentMessageSchema>;
-export type VideoMessage = z.infer<typeof videoMessageSchema>;
-export type StickerMessage = z.infer<typeof stickerMessageSchema>;
-export type LocationMessage = z.infer<typeof locationMessageSchema>;
-export type ContactsMessage = z.infer<typeof contactsMessageSchema>;
-export type InteractiveMessage = z.infer<typeof interactiveMessageSchema>;
-export type ReactionMessage = z.infer<typeof reactionMessageSchema>;
-export type OrderMessage = z.infer<typeof orderMessageSchema>;
+export interface TextMessage extends z.infer<typeof textMessageSchema> {}
+export interface ImageMessage extends z.infer<typeof imageMessageSchema> {}
+export interface AudioMessage extends z.infer<typeof audioMessageSchema> {}
+export interface DocumentMessage extends z.infer<typeof documentMessageSchema> {}
+export interface VideoMessage extends z.infer<typeof videoMessageSchema> {}
+export interface StickerMessage extends z.infer<typeof stickerMessageSchema> {}
+export interface LocationMessage extends z.infer<typeof locationMessageSchema> {}
+export interface ContactsMessage extends z.infer<typeof contactsMessageSchema> {}
+export interface InteractiveMessage extends z.infer<typeof interactiveMessageSchema> {}
+export interface ReactionMessage extends z.infer<typeof reactionMessageSchema> {}
+export interface OrderMessage extends z.infer<typeof orderMessageSchema> {}
 /** Any documented incoming message, as validated. */
-export type KnownMessage = z.infer<typeof knownMessageSchema>;
+export type KnownMessage =
+  | TextMessage
+  | ImageMessage
+  | AudioMessage
+  | DocumentMessage
+  | VideoMessage
+  | StickerMessage
+  | LocationMessage
+  | ContactsMessage
+  | InteractiveMessage
+  | ReactionMessage
+  | OrderMessage;
 
 /**
  * The wire shape every incoming message shares, whatever its type: what an envelope may carry in
@@ -299,43 +313,47 @@ export const incomingMessageWireSchema = z.looseObject({
   ...messageBase,
   type: z.string().check(z.minLength(1)),
 });
-export type IncomingMessageWire = z.infer<typeof incomingMessageWireSchema>;
+export interface IncomingMessageWire extends z.infer<typeof incomingMessageWireSchema> {}
 
 /** One entry of a failed status's `errors[]`. */
 export const statusErrorSchema = z.looseObject({
   code: z.int(),
-  title: z.optional(z.string()),
-  message: z.optional(z.string()),
-  error_data: z.optional(z.looseObject({ details: z.optional(z.string()) })),
+  title: z.string(),
+  message: z.string(),
+  error_data: z.looseObject({ details: z.string() }),
 });
-export type StatusError = z.infer<typeof statusErrorSchema>;
+export interface StatusError extends z.infer<typeof statusErrorSchema> {}
 
-/** `value.statuses[]`: a change of an outbound message's state. `id` and `status` are the strict minimum. */
+/**
+ * `value.statuses[]`: a change of an outbound message's state. `conversation` comes on sent/delivered and
+ * `errors` on failed, so both are optional as objects; `pricing` is only meaningful where a fee may apply (a
+ * `read` carries none), so it is optional too. Inside each, the fields are as the spec gives them.
+ */
 export const statusSchema = z.looseObject({
   /** The outbound message's `wamid` (the `data.messages[0].id` of the send response). */
   id: z.string().check(z.minLength(1)),
   status: openEnum(STATUS_VALUES, { nonEmpty: true }),
   /** Unix seconds of the change, as sent. Order statuses by this, not by arrival. */
-  timestamp: z.optional(timestampSchema),
-  recipient_id: z.optional(z.string()),
+  timestamp: timestampSchema,
+  recipient_id: z.string(),
   conversation: z.optional(
     z.looseObject({
-      id: z.optional(z.string()),
-      origin: z.optional(z.looseObject({ type: z.optional(openEnum(CONVERSATION_ORIGIN_TYPES)) })),
+      id: z.string(),
+      origin: z.optional(z.looseObject({ type: openEnum(CONVERSATION_ORIGIN_TYPES) })),
     }),
   ),
   pricing: z.optional(
     z.looseObject({
       /** `true`: the gateway deducts the upstream fee (on `delivered`); `false`: free tier. */
-      billable: z.optional(z.boolean()),
-      pricing_model: z.optional(z.string()),
-      category: z.optional(z.string()),
+      billable: z.boolean(),
+      pricing_model: z.string(),
+      category: z.string(),
     }),
   ),
   /** Filled on `failed`. */
   errors: z.optional(z.array(statusErrorSchema)),
 });
-export type WebhookStatus = z.infer<typeof statusSchema>;
+export interface WebhookStatus extends z.infer<typeof statusSchema> {}
 
 /** `value` of a `message_template_status_update` change. */
 export const templateStatusValueSchema = z.looseObject({
@@ -343,26 +361,27 @@ export const templateStatusValueSchema = z.looseObject({
   // An integer per the spec. Not `.int()`: zod's int is the safe-integer range and an id beyond 2^53 has
   // already lost precision in JSON.parse; refusing it would only lose the event as well.
   message_template_id: z.number(),
-  message_template_name: z.optional(z.string()),
-  message_template_language: z.optional(z.string()),
-  /** Filled for a rejection; `null` otherwise. */
-  reason: z.optional(z.nullable(z.string())),
+  message_template_name: z.string(),
+  message_template_language: z.string(),
+  /** Filled for a rejection; `null` otherwise (an absent reason reads as `null`). */
+  reason: z._default(z.nullable(z.string()), null),
 });
-export type TemplateStatusValue = z.infer<typeof templateStatusValueSchema>;
+export interface TemplateStatusValue extends z.infer<typeof templateStatusValueSchema> {}
 
 /** `value` of an `account_update` change. */
 export const accountUpdateValueSchema = z.looseObject({
-  phone_number: z.optional(z.string()),
+  phone_number: z.string(),
   event: z.string().check(z.minLength(1)),
+  /** On ban-related updates; an update that is not about a ban has no reason to carry it. */
   ban_info: z.optional(
     z.looseObject({
-      waba_ban_state: z.optional(z.string()),
+      waba_ban_state: z.string(),
       /** A date, as sent. */
-      waba_ban_date: z.optional(z.string()),
+      waba_ban_date: z.string(),
     }),
   ),
 });
-export type AccountUpdateValue = z.infer<typeof accountUpdateValueSchema>;
+export interface AccountUpdateValue extends z.infer<typeof accountUpdateValueSchema> {}
 
 /** `value` of a `messages` change: incoming messages and/or statuses, with the receiving number and senders. */
 export const messagesValueSchema = z.looseObject({
@@ -372,7 +391,7 @@ export const messagesValueSchema = z.looseObject({
   messages: z.optional(z.array(incomingMessageWireSchema)),
   statuses: z.optional(z.array(statusSchema)),
 });
-export type MessagesValue = z.infer<typeof messagesValueSchema>;
+export interface MessagesValue extends z.infer<typeof messagesValueSchema> {}
 
 /** One `entry[].changes[]` item. */
 export const changeSchema = z.looseObject({
@@ -399,4 +418,4 @@ export const webhookEnvelopeSchema = z.looseObject({
   entry: z.array(entrySchema),
 });
 /** The envelope as validated by `webhookEnvelopeSchema`. */
-export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
+export interface WebhookEnvelope extends z.infer<typeof webhookEnvelopeSchema> {}

@@ -341,7 +341,9 @@ describe('examples/download-media-to-file', () => {
   let sandbox: Sandbox;
   let dir: string;
   const imageEvent = (id: string): MessageEvent => {
-    const [event] = parseWebhook(messageEnvelope(imageMessage({ image: { id, mime_type: 'image/jpeg' } })));
+    const [event] = parseWebhook(
+      messageEnvelope(imageMessage({ image: { id, mime_type: 'image/jpeg', sha256: 'f'.repeat(64) } })),
+    );
     if (event?.kind !== 'message') throw new Error('expected a message event');
     return event;
   };

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   GatewayClient,
   MessageValidationError,
+  NotSentError,
   type OutboundMessage,
   PaymentRequiredError,
   type SendManyResult,
@@ -204,7 +205,9 @@ describe('messages.sendMany', () => {
     expect(stopped.length).toBe(6 - sent.length);
     for (const r of stopped) {
       expect(r.ok === false && r.notSent).toBe(true);
-      expect(r.ok === false && r.error.message).toBe('shutting down');
+      // An SDK error that certainly was not sent, carrying the caller's reason.
+      expect(r.ok === false && r.error).toBeInstanceOf(NotSentError);
+      expect(r.ok === false && (r.error.cause as Error).message).toBe('shutting down');
     }
   });
 

@@ -1,5 +1,5 @@
 import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   ConflictError,
@@ -181,5 +181,40 @@ describe('createPublicApiHandlers behaves like template create', () => {
       code: 'APPLICATION_004',
       status: 404,
     });
+  });
+});
+
+describe('createPublicApiHandlers never invents a code', () => {
+  const base = 'https://api.codes.test/api/v1';
+  const { handlers } = createPublicApiHandlers({ baseUrl: base, secretKeys: ['sk_org_codes'] });
+  beforeEach(() => server.use(...handlers));
+  const client = new PublicApiClient({ secretKey: 'sk_org_codes', baseUrl: base });
+  const valid = {
+    name: 'order_update',
+    language: 'en_US',
+    category: 'UTILITY',
+    body: { text: 'Your order {{1}} has shipped.', examples: ['#1234'] },
+  };
+
+  it('a rule the spec names no code for: no code in the answer or its field, never VAL_001', async () => {
+    const e = await client.templates
+      .create('app_1', { ...valid, language: 'xx_XX' } as never, { validate: false })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(UnprocessableEntityError);
+    const err = e as UnprocessableEntityError;
+    expect(err.code).toBeNull();
+    expect(err.fields?.['language']).toBeDefined();
+    expect(err.fields?.['language']?.code).toBeUndefined();
+    expect(JSON.stringify(err.body)).not.toContain('VAL_');
+  });
+
+  it('a rule with a spec code keeps it, at the top level and on its field', async () => {
+    const e = await client.templates
+      .create('app_1', { ...valid, name: 'Bad Name', language: 'xx_XX' } as never, { validate: false })
+      .catch((x: unknown) => x);
+    const err = e as UnprocessableEntityError;
+    expect(err.code).toBe('WA_TPL_034');
+    expect(err.fields?.['name']?.code).toBe('WA_TPL_034');
+    expect(err.fields?.['language']?.code).toBeUndefined();
   });
 });

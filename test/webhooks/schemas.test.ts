@@ -64,28 +64,41 @@ describe('schemas accept every fixture', () => {
 });
 
 describe('schemas: strict minimum, open enumerations, loose objects', () => {
-  it('requires the identifying fields only', () => {
-    expect(statusSchema.safeParse({ id: 'w', status: 'sent' }).success).toBe(true);
-    expect(statusSchema.safeParse({ status: 'sent' }).success).toBe(false);
-    expect(statusSchema.safeParse({ id: 'w', status: '' }).success).toBe(false);
-    expect(messageSchemas.image.safeParse({ id: 'w', type: 'image', image: { id: 'm' } }).success).toBe(true);
-    expect(messageSchemas.image.safeParse({ id: 'w', type: 'image', image: {} }).success).toBe(false);
-    expect(templateStatusValueSchema.safeParse({ event: 'APPROVED', message_template_id: 1 }).success).toBe(
-      true,
-    );
-    expect(templateStatusValueSchema.safeParse({ event: 'APPROVED' }).success).toBe(false);
+  // Fields as the spec gives them: required unless the spec says optional, "if set" or names a condition.
+  const st = { id: 'w', status: 'sent', timestamp: '1', recipient_id: '1555' };
+  const img = { id: 'w', from: '1555', timestamp: '1', type: 'image' };
+  const tpl = { message_template_name: 'n', message_template_language: 'en' };
+
+  it('requires the fields the spec gives, and only those', () => {
+    expect(statusSchema.safeParse(st).success).toBe(true);
+    expect(statusSchema.safeParse({ ...st, id: undefined }).success).toBe(false);
+    expect(statusSchema.safeParse({ ...st, status: '' }).success).toBe(false);
+    expect(statusSchema.safeParse({ ...st, recipient_id: undefined }).success).toBe(false);
+    const media = { id: 'm', mime_type: 'image/png', sha256: 'f' };
+    expect(messageSchemas.image.safeParse({ ...img, image: media }).success).toBe(true);
+    expect(messageSchemas.image.safeParse({ ...img, image: { id: 'm' } }).success).toBe(false);
+    expect(messageSchemas.image.safeParse({ ...img, from: undefined, image: media }).success).toBe(false);
+    expect(
+      templateStatusValueSchema.safeParse({ ...tpl, event: 'APPROVED', message_template_id: 1 }).success,
+    ).toBe(true);
+    expect(templateStatusValueSchema.safeParse({ ...tpl, event: 'APPROVED' }).success).toBe(false);
+  });
+
+  it('reads an absent template reason as null (the spec gives string or null)', () => {
+    const parsed = templateStatusValueSchema.parse({ ...tpl, event: 'APPROVED', message_template_id: 1 });
+    expect(parsed.reason).toBeNull();
   });
 
   it('accepts values of growing enumerations beyond the documented ones', () => {
-    expect(statusSchema.safeParse({ id: 'w', status: 'warning' }).success).toBe(true);
-    expect(templateStatusValueSchema.safeParse({ event: 'DISABLED', message_template_id: 1 }).success).toBe(
-      true,
-    );
-    expect(statusSchema.safeParse({ id: 'w', status: 7 }).success).toBe(false);
+    expect(statusSchema.safeParse({ ...st, status: 'warning' }).success).toBe(true);
+    expect(
+      templateStatusValueSchema.safeParse({ ...tpl, event: 'DISABLED', message_template_id: 1 }).success,
+    ).toBe(true);
+    expect(statusSchema.safeParse({ ...st, status: 7 }).success).toBe(false);
   });
 
   it('keeps unknown keys', () => {
-    const parsed = statusSchema.parse({ id: 'w', status: 'sent', biz_opaque_callback_data: 'abc' });
+    const parsed = statusSchema.parse({ ...st, biz_opaque_callback_data: 'abc' });
     expect(parsed['biz_opaque_callback_data']).toBe('abc');
   });
 

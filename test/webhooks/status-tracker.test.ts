@@ -9,6 +9,7 @@ import {
 } from '../../src/webhooks/index.js';
 
 const W = 'wamid.tracked';
+const pricing = (billable: boolean) => ({ billable, pricing_model: 'PMP', category: 'utility' });
 
 function status(value: string, ts: number, extra: Partial<WebhookStatus> = {}): WebhookStatus {
   return statusObject(value, { id: W, timestamp: String(ts), ...extra });
@@ -36,7 +37,7 @@ describe('StatusTracker', () => {
 
   it('never moves back: a late sent after delivered changes nothing but records sentAt', () => {
     const tracker = new StatusTracker();
-    tracker.update(status('delivered', 101, { pricing: { billable: false } }));
+    tracker.update(status('delivered', 101, { pricing: pricing(false) }));
     const late = tracker.update(status('sent', 100));
     expect(late.changed).toBe(false);
     expect(late.current).toMatchObject({ status: 'delivered', sentAt: 100, deliveredAt: 101 });
@@ -85,10 +86,10 @@ describe('StatusTracker', () => {
 
   it('counts billable deliveries once per message, however often redelivered', () => {
     const tracker = new StatusTracker();
-    tracker.update(statusObject('delivered', { id: 'a', pricing: { billable: true } }));
-    tracker.update(statusObject('delivered', { id: 'a', pricing: { billable: true } }));
-    tracker.update(statusObject('delivered', { id: 'b', pricing: { billable: false } }));
-    tracker.update(statusObject('sent', { id: 'c', pricing: { billable: true } }));
+    tracker.update(statusObject('delivered', { id: 'a', pricing: pricing(true) }));
+    tracker.update(statusObject('delivered', { id: 'a', pricing: pricing(true) }));
+    tracker.update(statusObject('delivered', { id: 'b', pricing: pricing(false) }));
+    tracker.update(statusObject('sent', { id: 'c', pricing: pricing(true) }));
     expect(tracker.billableCount).toBe(1);
     expect(tracker.get('a')?.billable).toBe(true);
     expect(tracker.get('b')?.billable).toBe(false);
@@ -139,7 +140,8 @@ describe('StatusTracker', () => {
               id: e.id,
               status: e.status,
               timestamp: String(e.ts),
-              pricing: { billable: e.billable },
+              recipient_id: '15550001111',
+              pricing: pricing(e.billable),
             });
           }
           return {

@@ -1,4 +1,5 @@
-import { http, type RequestHandler } from 'msw';
+import type { RequestHandler } from 'msw';
+import { loadMsw } from '../msw-runtime.js';
 import { PlatformSimulator } from './simulator.js';
 import type { PlatformHandlersOptions, PlatformState } from './state.js';
 
@@ -33,6 +34,7 @@ export function createPlatformHandlers(options: PlatformHandlersOptions): {
   state: PlatformState;
   simulator: PlatformSimulator;
 } {
+  const { http } = loadMsw('createPlatformHandlers');
   const simulator = new PlatformSimulator(options);
   const { platform, stream } = simulator.bases;
   const bases = platform === stream ? [platform] : [platform, stream];
