@@ -3,6 +3,7 @@
  * winston. The SDK passes only request metadata (method, path, status, attempt, timing, request id, error
  * code): never headers, bodies, phone numbers, keys or tokens.
  */
+import { ConfigurationError } from './errors.js';
 export interface Logger {
   debug?(message: string, meta?: Record<string, unknown>): void;
   info?(message: string, meta?: Record<string, unknown>): void;
@@ -31,8 +32,7 @@ export function resolveLogger(options: {
 }): Logger | undefined {
   const level = options.logLevel ?? levelFromEnv() ?? 'warn';
   if (!LEVELS.includes(level)) {
-    // Not a ConfigurationError import: this file must stay free of imports for the browser entries.
-    throw new TypeError(`logLevel must be one of ${LEVELS.join(', ')}; got ${String(level)}.`);
+    throw new ConfigurationError(`logLevel must be one of ${LEVELS.join(', ')}; got ${String(level)}.`);
   }
   const target = options.logger ?? (globalThis as { console?: Logger }).console;
   if (level === 'off' || !target) return undefined;

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ConfigurationError } from '../../core/errors.js';
 
 /** A file the inbox serves under `/inbox/`. */
 export interface Asset {
@@ -44,7 +45,9 @@ async function load(): Promise<Map<string, Asset>> {
   }
   const bundler = join(here, 'bundle.ts');
   if (!existsSync(bundler))
-    throw new Error(`The inbox page files are missing from ${built}: the package was built without them.`);
+    throw new ConfigurationError(
+      `The inbox page files are missing from ${built}: the package was built without them.`,
+    );
   const { bundleInboxAssets } = (await import(pathToFileURL(bundler).href)) as typeof import('./bundle.js');
   const files = await bundleInboxAssets();
   return new Map(

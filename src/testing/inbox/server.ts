@@ -299,7 +299,6 @@ export function startInbox(
     base: { from: string; id: string; timestamp: string },
   ): Record<string, unknown> {
     const bytes = Buffer.from(request.data, 'base64');
-    if (bytes.byteLength > MAX_UPLOAD_BYTES) throw new RangeError('the file is larger than 16 MB');
     const mediaId = `sbxmedia${randomBytes(8).toString('hex')}`;
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     sandbox.simulator.addMedia(mediaId, { contentType: request.mimeType, body: new Uint8Array(bytes) });
@@ -340,11 +339,10 @@ export function startInbox(
     if (path === '/inbox/api/reply') {
       const request = ReplyRequestSchema.safeParse(body);
       if (!request.success) return [400, { error: issueText(request.error) }];
-      try {
-        return [202, { id: reply(request.data) }];
-      } catch (error) {
-        return [413, { error: (error as Error).message }];
-      }
+      const r = request.data;
+      if (r.kind === 'media' && Buffer.byteLength(r.data, 'base64') > MAX_UPLOAD_BYTES)
+        return [413, { error: 'the file is larger than 16 MB' }];
+      return [202, { id: reply(r) }];
     }
     if (path === '/inbox/api/controls') {
       const request = ControlsRequestSchema.safeParse(body);
