@@ -2,10 +2,12 @@ import type { WithResponse } from './api-promise.js';
 import { SDK_VERSION } from './version.js';
 
 /**
- * OpenTelemetry spans, with `@opentelemetry/api` as an optional peer: it is imported lazily the first time a
- * client is built, and when it is absent (or no tracer provider is registered) every span below is skipped
- * after one comparison. Only the few members of the API used here are typed, structurally, so the published
- * types do not depend on the package either.
+ * OpenTelemetry spans, with `@opentelemetry/api` as an optional peer that the SDK never imports. The API keeps
+ * what the application registered (its tracer provider and context manager) on a process-wide global, under
+ * `Symbol.for('opentelemetry.js.api.1')`, so that every copy of the API shares it; the SDK reads the same
+ * global. No import means nothing for a bundler to resolve and no dynamic `import()` that an edge runtime
+ * refuses (workerd rejects computed specifiers), and when no provider is registered every span below is
+ * skipped after one property read. Only the few members used here are typed, structurally.
  *
  * Spans sit beside the `onRequest`/`onResponse` hooks, not on them: a hook sees one HTTP attempt, while a span
  * covers an operation (a send and its retries, a stream and its continuation requests, a webhook delivery and
@@ -21,55 +23,50 @@ interface OtelSpan {
   isRecording(): boolean;
 }
 
-interface OtelApi {
-  trace: {
-    getTracer(
-      name: string,
-      version?: string,
-    ): {
-      startSpan(
-        name: string,
-        options?: { kind?: number; attributes?: Attributes },
-        context?: unknown,
-      ): OtelSpan;
-    };
-    setSpan(context: unknown, span: OtelSpan): unknown;
-  };
-  context: { active(): unknown };
+interface OtelTracer {
+  startSpan(name: string, options?: { kind?: number; attributes?: Attributes }, context?: unknown): OtelSpan;
 }
+
+interface OtelContext {
+  setValue(key: symbol, value: unknown): OtelContext;
+}
+
+/** What the OpenTelemetry API 1.x registers on its global. */
+interface OtelGlobal {
+  trace?: { getTracer(name: string, version?: string): OtelTracer };
+  context?: { active(): OtelContext };
+}
+
+/** The API's global registry (major version 1) and its key of the active span in a context. */
+const OTEL_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
 
 /** SpanKind and SpanStatusCode of the OpenTelemetry API (stable numbers). */
 const KIND = { internal: 0, server: 1, client: 2 } as const;
 const STATUS_ERROR = 2;
 
-let state: 'idle' | 'loading' | 'ready' | 'absent' = 'idle';
-let loading: Promise<void> | undefined;
-let tracer: ReturnType<OtelApi['trace']['getTracer']> | undefined;
-let otel: OtelApi | undefined;
+let tracerOf: { provider: object; tracer: OtelTracer } | undefined;
 
-// A variable, not a literal: bundlers (esbuild, wrangler, vite) must not try to resolve an optional peer.
-const OTEL_API = '@opentelemetry/api';
-
-/** Starts loading `@opentelemetry/api` once; later spans wait for it only while it loads. */
-export function loadTracing(): void {
-  if (state !== 'idle') return;
-  state = 'loading';
-  loading = (import(/* @vite-ignore */ OTEL_API) as Promise<OtelApi & { default?: OtelApi }>).then(
-    (m) => {
-      const api = m.trace ? m : m.default;
-      otel = api;
-      tracer = api?.trace.getTracer('wa-gateway-sdk', SDK_VERSION);
-      state = tracer ? 'ready' : 'absent';
-    },
-    () => {
-      state = 'absent';
-    },
-  );
+function registry(): OtelGlobal | undefined {
+  return (globalThis as { [OTEL_GLOBAL]?: OtelGlobal })[OTEL_GLOBAL];
 }
 
-/** Resolves once the optional import settled; already settled in the common case (no await needed then). */
+/** The SDK's tracer from the registered provider, fetched once per provider; `undefined` when none is. */
+function currentTracer(): OtelTracer | undefined {
+  const provider = registry()?.trace;
+  if (!provider) return undefined;
+  if (tracerOf?.provider !== provider) {
+    tracerOf = { provider, tracer: provider.getTracer('wa-gateway-sdk', SDK_VERSION) };
+  }
+  return tracerOf.tracer;
+}
+
+/** Kept for the clients' constructors: the registry is read when a span starts, so there is nothing to load. */
+export function loadTracing(): void {}
+
+/** Always settled: reading the registry is synchronous. */
 export function tracingReady(): Promise<void> | undefined {
-  return state === 'loading' ? loading : undefined;
+  return undefined;
 }
 
 /** A started span, or `undefined` when nothing records (no package, no provider, or sampled out). */
@@ -87,8 +84,10 @@ export function startSpan(
   attributes: Attributes,
   parent?: Span,
 ): Span | undefined {
-  if (state !== 'ready' || !tracer) return undefined;
-  const context = parent && otel ? otel.trace.setSpan(otel.context.active(), parent.raw) : undefined;
+  const tracer = currentTracer();
+  if (!tracer) return undefined;
+  const active = parent ? registry()?.context?.active() : undefined;
+  const context = parent && active ? active.setValue(SPAN_KEY, parent.raw) : undefined;
   const span = tracer.startSpan(name, { kind: KIND[kind], attributes }, context);
   if (!span.isRecording()) {
     span.end();
@@ -147,9 +146,9 @@ export async function traced<T>(
   }
 }
 
-/** Whether spans may record: the API loaded. A provider may still be missing (then spans start and drop). */
+/** Whether spans may record: a tracer provider is registered. */
 export function tracingLoaded(): boolean {
-  return state === 'ready';
+  return registry()?.trace !== undefined;
 }
 
 /**
