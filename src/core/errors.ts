@@ -262,7 +262,7 @@ export class RedirectError extends ApiError {
 }
 
 /** Picks the `ApiError` subclass for a status: the one place that mapping lives. */
-export const errorClassByStatus: Readonly<Record<number, new (d: ApiErrorDetails) => ApiError>> = {
+const errorClassByStatus: Readonly<Record<number, new (d: ApiErrorDetails) => ApiError>> = {
   400: BadRequestError,
   401: AuthenticationError,
   402: PaymentRequiredError,

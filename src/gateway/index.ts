@@ -1,4 +1,4 @@
-export { GATEWAY_RETRY_RULES, GatewayClient, type GatewayClientOptions } from './client.js';
+export { GatewayClient, type GatewayClientOptions } from './client.js';
 export { type DownloadOptions, Media, type MediaDownload } from './media.js';
 export * from './message-schema.js';
 export {

@@ -1,5 +1,5 @@
 export { Auth } from './auth.js';
-export { PLATFORM_RETRY_RULES, PlatformClient, type PlatformClientOptions } from './client.js';
+export { PlatformClient, type PlatformClientOptions } from './client.js';
 export { Conversations } from './conversations.js';
 export { Customers } from './customers.js';
 export type { CallOptions } from './http.js';

@@ -1,5 +1,4 @@
 export {
-  PUBLIC_API_RETRY_RULES,
   PublicApiClient,
   type PublicApiClientOptions,
   type PublicApiRequestOptions,

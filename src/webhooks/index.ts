@@ -43,7 +43,6 @@ export {
   accountUpdateValueSchema,
   audioMessageSchema,
   buttonReplySchema,
-  CHANGE_FIELDS,
   CONVERSATION_ORIGIN_TYPES,
   type ContactsMessage,
   changeSchema,
