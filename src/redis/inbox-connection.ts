@@ -6,8 +6,10 @@
  *   into a 5xx within the gateway's 5 s, never into a request that waits for a reconnect;
  * - the worker's connection waits (BullMQ's blocking reads need `maxRetriesPerRequest: null`).
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import type * as IORedis from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import { ConfigurationError } from '../core/errors.js';
+import { loadOptionalPeer } from '../core/optional-peer.js';
 import type { WebhookLogger } from '../webhooks/handler.js';
 
 /** Where the inbox's Redis is: a `redis://` URL, ioredis options, or an ioredis client whose settings are copied. */
@@ -29,8 +31,10 @@ export function openRedis(
       // The URL itself may hold a password: never quote it.
       throw new ConfigurationError(`${role}: \`connection\` must be a redis:// or rediss:// URL`);
     }
+    const { Redis } = loadOptionalPeer<typeof IORedis>('ioredis', role);
     client = new Redis(connection, overrides);
   } else if (typeof connection === 'object' && connection !== null) {
+    const { Redis } = loadOptionalPeer<typeof IORedis>('ioredis', role);
     client = new Redis({ ...(connection as RedisOptions), ...overrides });
   } else {
     throw new ConfigurationError(

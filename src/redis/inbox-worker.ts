@@ -11,9 +11,11 @@
  * the completion was recorded runs the event again once its lock expires. `context.jobId` and the event's
  * `idempotencyKey` are stable, for an `onEvent` that must be exactly-once in its own store.
  */
-import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import type * as BullMQ from 'bullmq';
+import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ConfigurationError } from '../core/errors.js';
+import { loadOptionalPeer } from '../core/optional-peer.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { WebhookLogger } from '../webhooks/handler.js';
 import {
@@ -192,6 +194,8 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
     }
   };
 
+  // Loaded before any connection is opened: a missing bullmq must not leave a Redis connection behind.
+  const { Queue, UnrecoverableError, Worker } = loadOptionalPeer<typeof BullMQ>('bullmq', ROLE);
   const client: Redis = openRedis(options.connection, { maxRetriesPerRequest: null }, logger, ROLE);
 
   const processor = async (job: Job, _token?: string, signal?: AbortSignal): Promise<void> => {

@@ -13,10 +13,12 @@
  * Key names hold a hash of the idempotency key, never the key itself (a `wamid` encodes a phone number).
  */
 import { createHash } from 'node:crypto';
-import { Queue } from 'bullmq';
+import type * as BullMQ from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { brandError, ConfigurationError, WaGatewayError } from '../core/errors.js';
+import { loadOptionalPeer } from '../core/optional-peer.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import {
@@ -247,6 +249,8 @@ function createInbox<H>(
   };
 
   const handler = build({ ...webhook, onEvent: enqueue, dedupe: false });
+  // Loaded before any connection is opened: a missing bullmq must not leave a Redis connection behind.
+  const { Queue } = loadOptionalPeer<typeof BullMQ>('bullmq', role);
   client = openRedis(
     connection,
     // Fail fast: no offline queue (a command while disconnected is refused at once), no replay of a command cut

@@ -2,6 +2,7 @@
  * ioredis is an optional peer of the redis entry only: no other entry may load it, or every user of the
  * main, webhooks or templates entry would need it installed.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,3 +34,43 @@ it('only src/redis imports ioredis, and src/redis is imported by no other entry'
   // The check above sees the imports it looks for: the redis entry's own helper is one.
   expect(readFileSync(join(root, 'src/redis/redis-answer.ts'), 'utf8')).toMatch(/from 'ioredis'/);
 });
+
+it('the redis entry imports without bullmq; createInboxWorker then throws MissingDependencyError naming bullmq', () => {
+  // A child process whose resolve hook makes 'bullmq' unresolvable, as in an app that only uses the stores.
+  const hook = `data:text/javascript,${encodeURIComponent(
+    `export async function resolve(s, c, next) {
+       if (s === 'bullmq' || s.startsWith('bullmq/')) {
+         throw Object.assign(new Error("Cannot find module 'bullmq'"), { code: 'ERR_MODULE_NOT_FOUND' });
+       }
+       return next(s, c);
+     }`,
+  )}`;
+  const script = `
+    import { register } from 'node:module';
+    import { createRequire } from 'node:module';
+    register(${JSON.stringify(hook)});
+    const require = createRequire(import.meta.url);
+    const Module = require('node:module');
+    const original = Module._resolveFilename;
+    Module._resolveFilename = function (request, ...rest) {
+      if (request === 'bullmq' || request.startsWith('bullmq/')) {
+        throw Object.assign(new Error("Cannot find module 'bullmq'"), { code: 'MODULE_NOT_FOUND' });
+      }
+      return original.call(this, request, ...rest);
+    };
+    const m = await import(${JSON.stringify(join(root, 'src/redis/index.ts'))});
+    const out = { store: typeof m.RedisIdempotencyStore };
+    try { m.createInboxWorker({ connection: 'redis://127.0.0.1:1', onEvent: async () => {} }); out.error = 'none'; }
+    catch (e) { out.error = e.name; out.packageName = e.packageName; }
+    console.log(JSON.stringify(out));
+  `;
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  expect(JSON.parse(out.trim().split('\n').at(-1) ?? '')).toEqual({
+    store: 'function',
+    error: 'MissingDependencyError',
+    packageName: 'bullmq',
+  });
+}, 30_000);
