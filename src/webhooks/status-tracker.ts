@@ -16,6 +16,7 @@
  *   it is redelivered and whenever it arrives.
  * - A status value the SDK does not know is not tracked (`ignored: 'unknown_status'`).
  */
+import { WebhookParseError } from '../core/errors.js';
 import type { StatusEvent } from './events.js';
 import { parseTimestamp } from './parse.js';
 import type { KnownStatusValue, StatusError, WebhookStatus } from './schemas.js';
@@ -91,9 +92,18 @@ const IGNORED: StatusUpdateResult = {
 
 /**
  * The `wamid` a status event (or raw `statuses[]` object) is about, or `undefined` when the input is not a
- * status. Fed straight from a queue or a log, the input may be anything: never throws.
+ * status. Fed straight from a queue or a log, the input may be anything: never throws (an input whose getter or
+ * Proxy trap throws has no readable `wamid`).
  */
 export function wamidOf(input: StatusEvent | WebhookStatus): string | undefined {
+  try {
+    return readWamid(input);
+  } catch {
+    return undefined;
+  }
+}
+
+function readWamid(input: StatusEvent | WebhookStatus): string | undefined {
   if (typeof input !== 'object' || input === null) return undefined;
   const raw = (input as { status?: unknown }).status;
   const id =
@@ -104,13 +114,25 @@ export function wamidOf(input: StatusEvent | WebhookStatus): string | undefined 
 /**
  * The tracker's rules as one pure step: what `previous` (the message's snapshot, `undefined` when unseen)
  * becomes after `input`. `StatusTracker` and `RedisStatusStore` (wa-gateway-sdk/redis) both apply it, so the
- * in-process and the shared tracker cannot disagree. Never throws.
+ * in-process and the shared tracker cannot disagree. An input that is not a status is ignored; one whose getter
+ * or Proxy trap throws is a `WebhookParseError` (its own error is not read: it could be anything).
  */
 export function applyStatus(
   previous: TrackedStatus | undefined,
   input: StatusEvent | WebhookStatus,
 ): StatusUpdateResult {
-  const wamid = wamidOf(input);
+  try {
+    return applyReadable(previous, input);
+  } catch {
+    throw new WebhookParseError('Status event could not be read (a getter or proxy threw)');
+  }
+}
+
+function applyReadable(
+  previous: TrackedStatus | undefined,
+  input: StatusEvent | WebhookStatus,
+): StatusUpdateResult {
+  const wamid = readWamid(input);
   if (wamid === undefined) return IGNORED;
   const event = isStatusEvent(input);
   const status = event ? input.status : input;
@@ -189,7 +211,8 @@ export class StatusTracker {
   }
 
   /**
-   * Applies a status event (from `parseWebhook`) or a raw `statuses[]` object.
+   * Applies a status event (from `parseWebhook`) or a raw `statuses[]` object. Throws `WebhookParseError` for
+   * an input that cannot be read (a throwing getter or Proxy); the tracker is left unchanged.
    *
    * @example
    * const { changed, current } = tracker.update(event);

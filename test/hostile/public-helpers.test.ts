@@ -7,11 +7,13 @@ import {
   GatewayClient,
   InvalidResponseError,
   isReactionRemoved,
+  MessageValidationError,
   normalizeRecipient,
   PublicApiClient,
   StatusTracker,
   summarizeStats,
 } from '../../src/index.js';
+import { WebhookParseError } from '../../src/webhooks/index.js';
 import { useMswServer } from '../helpers/msw.js';
 
 const server = useMswServer();
@@ -27,6 +29,83 @@ describe('bad input to public helpers', () => {
       expect(tracker.update(bad as never)).toMatchObject({ changed: false, ignored: 'unknown_status' });
     }
     expect(tracker.size).toBe(0);
+  });
+
+  it('normalizeRecipient refuses what is not a string or a number with a MessageValidationError, reading nothing', () => {
+    let reads = 0;
+    const trap = new Proxy(
+      {},
+      {
+        get: () => {
+          reads++;
+          throw new Error('trap');
+        },
+        getPrototypeOf: () => {
+          reads++;
+          throw new Error('trap');
+        },
+      },
+    );
+    const getter = {
+      get toString() {
+        reads++;
+        throw new Error('getter');
+      },
+    };
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    for (const bad of [
+      trap,
+      getter,
+      revoked,
+      { toString: () => '+998 90 123 45 67' },
+      null,
+      undefined,
+      998n,
+    ]) {
+      let error: unknown;
+      try {
+        normalizeRecipient(bad as never);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(MessageValidationError);
+      expect((error as MessageValidationError).message).toMatch(
+        /^Invalid recipient: \(root\): a recipient must be a string or a number/,
+      );
+    }
+    expect(reads).toBe(0);
+  });
+
+  it('StatusTracker.update meets a throwing Proxy or getter with a WebhookParseError and stays unchanged', () => {
+    const throwing = () => {
+      throw new Error('boom');
+    };
+    const tracker = new StatusTracker();
+    tracker.update({ id: 'wamid.ok', status: 'sent', timestamp: '1700000000', recipient_id: '998901234567' });
+    const trap = new Proxy({}, { get: throwing, has: throwing, getPrototypeOf: throwing, ownKeys: throwing });
+    const statusGetter = {
+      id: 'wamid.ok',
+      get status() {
+        return throwing();
+      },
+    };
+    const pricingGetter = {
+      id: 'wamid.ok',
+      status: 'delivered',
+      get pricing() {
+        return throwing();
+      },
+    };
+    const eventWithTrap = { kind: 'status', status: trap };
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    for (const bad of [trap, statusGetter, pricingGetter, eventWithTrap, revoked]) {
+      expect(() => tracker.update(bad as never)).toThrow(WebhookParseError);
+      expect(() => tracker.update(bad as never)).toThrow(/could not be read/);
+    }
+    expect(tracker.size).toBe(1);
+    expect(tracker.get('wamid.ok')).toMatchObject({ status: 'sent', events: 1 });
   });
 
   it('summarizeStats refuses a non-channel with a ConfigurationError naming it', () => {
