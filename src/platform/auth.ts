@@ -1,3 +1,4 @@
+import { type ApiPromise, apiPromise } from '../core/api-promise.js';
 import type { LoginResult, TokenManager } from './token-manager.js';
 
 /** Login. The client logs in by itself when needed; call `login()` to do it now or to read the account. */
@@ -12,12 +13,14 @@ export class Auth {
   /**
    * Logs in (`POST /jwt/`) now, joining a login already in flight, and caches the token for every later call.
    * A refused login throws `LoginFailedError` (an `AuthenticationError`) with the server's `reasons`.
-   * `otp: true` in the answer is returned and logged as a warning.
+   * `otp: true` in the answer is returned and logged as a warning. Like every call, `.withResponse()` adds the
+   * answer's status, headers and request id (a caller that joined a login in flight gets that login's).
    *
    * @example
    * const { accountUuid, otp, expiresAt } = await platform.auth.login();
+   * const { response } = await platform.auth.login().withResponse();
    */
-  login(options: { signal?: AbortSignal } = {}): Promise<LoginResult> {
-    return this.#tokens.login(options.signal);
+  login(options: { signal?: AbortSignal } = {}): ApiPromise<LoginResult> {
+    return apiPromise(() => this.#tokens.login(options.signal));
   }
 }

@@ -1,3 +1,4 @@
+import { responseInfo, type WithResponse } from '../core/api-promise.js';
 import { isRecord } from '../core/error-body.js';
 import {
   AuthenticationError,
@@ -176,7 +177,7 @@ export class TokenManager {
   readonly #marginMs: number;
   #entry: TokenEntry | undefined;
   #acquiring: Promise<string> | undefined;
-  #loggingIn: Promise<LoginResult> | undefined;
+  #loggingIn: Promise<WithResponse<LoginResult>> | undefined;
   /** Logins performed, so `refresh` can tell a token a login just issued from a stale stored one. */
   #logins = 0;
   readonly #seen: string[] = [];
@@ -229,11 +230,14 @@ export class TokenManager {
       if (token !== rejected || this.#logins > loginsBefore) return token;
     }
     // The store keeps handing back the rejected token: only a login can replace it.
-    return (await raceSignal(this.#loginShared(), signal)).token;
+    return (await raceSignal(this.#loginShared(), signal)).data.token;
   }
 
-  /** Logs in now (joining a login already in flight) and caches the token. */
-  login(signal?: AbortSignal): Promise<LoginResult> {
+  /**
+   * Logs in now (joining a login already in flight) and caches the token. The answer's `ResponseInfo` is that of
+   * the login joined.
+   */
+  login(signal?: AbortSignal): Promise<WithResponse<LoginResult>> {
     if (!this.canLogIn) {
       return Promise.reject(
         new ConfigurationError(
@@ -270,7 +274,7 @@ export class TokenManager {
           return stored.token;
         }
         if (!this.canLogIn) throw noCredentials();
-        return (await this.#loginShared()).token;
+        return (await this.#loginShared()).data.token;
       };
       const store = this.#store;
       // Tells the task's own failure (a refused login: the caller's error) from the lock's (a store that is
@@ -307,7 +311,7 @@ export class TokenManager {
     return this.#acquiring;
   }
 
-  #loginShared(): Promise<LoginResult> {
+  #loginShared(): Promise<WithResponse<LoginResult>> {
     if (!this.#loggingIn) {
       const promise = this.#login().finally(() => {
         this.#loggingIn = undefined;
@@ -318,12 +322,13 @@ export class TokenManager {
     return this.#loggingIn;
   }
 
-  async #login(): Promise<LoginResult> {
+  async #login(): Promise<WithResponse<LoginResult>> {
     this.#logins++;
     const started = Date.now();
     const request = { method: 'POST', path: LOGIN_PATH };
     let data: unknown;
     let status: number;
+    let response: WithResponse<LoginResult>['response'];
     try {
       const answer = await this.#transport.json({
         method: 'POST',
@@ -334,6 +339,7 @@ export class TokenManager {
       });
       data = answer.data;
       status = answer.response.status;
+      response = responseInfo(answer.response, answer.attempts);
     } catch (error) {
       if (error instanceof BadRequestError) throw new LoginFailedError(error);
       if (error instanceof InvalidResponseError) {
@@ -372,13 +378,14 @@ export class TokenManager {
       expiresAt: new Date(entry.expiresAt).toISOString(),
     });
     const deviceId = answer.client?.device_id;
-    return loginResult({
+    const result = loginResult({
       token: answer.token,
       accountUuid: answer.account?.uuid ?? null,
       otp,
       deviceId: deviceId === undefined || deviceId === null ? null : String(deviceId),
       expiresAt: entry.expiresAt,
     });
+    return { data: result, response };
   }
 
   async #readStore(): Promise<TokenEntry | undefined> {

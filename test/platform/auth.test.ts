@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { delay, HttpResponse, http } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ApiPromise } from '../../src/core/api-promise.js';
 import {
   AuthenticationError,
   BadRequestError,
@@ -91,6 +92,46 @@ describe('login', () => {
     expect(result.deviceId).toBe('device-1');
     expect(result.expiresAt).toBeGreaterThanOrEqual(before + TOKEN_LIFETIME_MS);
     expect(result.expiresAt).toBeLessThanOrEqual(Date.now() + TOKEN_LIFETIME_MS);
+  });
+
+  it('returns an ApiPromise like every call: withResponse adds the answer, shared by a login joined in flight', async () => {
+    let logins = 0;
+    server.use(
+      http.post(`${PLATFORM}/jwt/`, async () => {
+        logins++;
+        return HttpResponse.json(
+          { token: `tok-${logins}-abcdefghijklmnop`, account: { uuid: ACCOUNT } },
+          { status: 201, headers: { 'x-request-id': `req-login-${logins}` } },
+        );
+      }),
+    );
+    const c = client();
+    const first = c.auth.login();
+    const joined = c.auth.login();
+    expect(first).toBeInstanceOf(ApiPromise);
+    const [a, b] = await Promise.all([first.withResponse(), joined.withResponse()]);
+    expect(logins).toBe(1);
+    for (const { data, response } of [a, b]) {
+      expect(data.token).toBe('tok-1-abcdefghijklmnop');
+      expect(data.accountUuid).toBe(ACCOUNT);
+      expect(response).toMatchObject({ status: 201, requestId: 'req-login-1', attempts: 1 });
+      expect(response.headers.get('x-request-id')).toBe('req-login-1');
+    }
+    // Awaited, it is the result alone, and withResponse on a fresh login reports that login's answer.
+    expect((await c.auth.login()).token).toBe('tok-2-abcdefghijklmnop');
+    expect((await c.auth.login().withResponse()).response.requestId).toBe('req-login-3');
+  });
+
+  it('a client holding only a token: login() and its withResponse() reject with a ConfigurationError', async () => {
+    const c = new PlatformClient({
+      platformUrl: PLATFORM,
+      streamUrl: STREAM,
+      token: 'preset-token-0123456789',
+    });
+    const call = c.auth.login();
+    expect(call).toBeInstanceOf(ApiPromise);
+    await expect(call).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(c.auth.login().withResponse()).rejects.toBeInstanceOf(ConfigurationError);
   });
 
   it('logs in lazily on the first call and sends Authorization: JWT <token>', async () => {
