@@ -16,7 +16,7 @@
  * codes and event kinds: never payload content, idempotency keys (a `wamid` encodes a phone number) or secrets.
  */
 import { ConfigurationError, WaGatewayError, WebhookParseError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';
 import { loadTracing, type Span, startSpan, tracingReady } from '../core/tracing.js';
 import {
   DEFAULT_DEDUPE_TTL_MS,
@@ -40,9 +40,16 @@ const consoleLogger: WebhookLogger = {
   error: (message, meta) => console.error(`[wa-gateway webhooks] ${message}`, ...(meta ? [meta] : [])),
 };
 
-/** @internal The logger a `logger` option means: the console when not given, none for `false`. */
-export function resolveWebhookLogger(option: WebhookLogger | false | undefined): WebhookLogger | undefined {
-  return option === false ? undefined : (option ?? consoleLogger);
+/**
+ * @internal The logger the `logger` and `logLevel` options mean, by the clients' rules (`resolveLogger`): the given
+ * logger or else the console, filtered to `logLevel`, else to `WA_GATEWAY_LOG`, else to `warn`; none for `false`.
+ * A bad `logLevel` is a `ConfigurationError`.
+ */
+export function resolveWebhookLogger(
+  option: WebhookLogger | false | undefined,
+  logLevel?: LogLevel,
+): WebhookLogger | undefined {
+  return option === false ? undefined : resolveLogger({ logger: option ?? consoleLogger, logLevel });
 }
 
 /** Passed to `onEvent` with each event. */
@@ -118,9 +125,15 @@ export interface WebhookHandlerOptions {
   /**
    * Operational messages (an `onEvent` failure, a refused delivery, a short secret); never payloads, keys or
    * secrets. Default: `console.warn`/`console.error` with a `[wa-gateway webhooks]` prefix, so a failing
-   * `onEvent` does not go unnoticed. Pass your own (pino, winston) or `false` for silence.
+   * `onEvent` does not go unnoticed. Pass your own (pino, winston) or `false` for silence. Either is filtered to
+   * `logLevel`, as the clients' logger is.
    */
   logger?: WebhookLogger | false;
+  /**
+   * The least severe level logged (`'off'` logs nothing). Default: the `WA_GATEWAY_LOG` environment variable
+   * when it names a level (read where a `process.env` exists), else `'warn'`.
+   */
+  logLevel?: LogLevel;
   /** Every failure, with the error object itself (which may hold your own data: log it with care). */
   onError?: (error: unknown, info: WebhookErrorInfo) => void;
 }
@@ -208,7 +221,7 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
   if (typeof options !== 'object' || options === null) {
     throw new ConfigurationError('createWebhookHandler: options are required ({ secret, onEvent })');
   }
-  const logger = resolveWebhookLogger(options.logger);
+  const logger = resolveWebhookLogger(options.logger, options.logLevel);
   const log = (level: 'warn' | 'error', message: string, meta?: Record<string, unknown>): void => {
     try {
       logger?.[level]?.(message, meta);

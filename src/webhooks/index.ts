@@ -3,6 +3,7 @@
  * Node, Bun, Deno and Workers.
  */
 export { ConfigurationError, WaGatewayError, WebhookParseError } from '../core/errors.js';
+export type { LogLevel } from '../core/logger.js';
 export {
   type ClaimResult,
   DEFAULT_DEDUPE_TTL_MS,

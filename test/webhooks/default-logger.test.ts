@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConfigurationError } from '../../src/core/errors.js';
 import { messageEnvelope, textMessage } from '../../src/webhooks/fixtures.js';
-import { createWebhookHandler } from '../../src/webhooks/index.js';
+import { createWebhookHandler, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
 
 const SECRET = 'wh_test_secret_0123456789abcdefghijkl';
 const BODY_TEXT = 'private words 4242';
@@ -27,7 +28,10 @@ async function consoleOutput(run: () => Promise<unknown> | unknown): Promise<str
   return lines.map((l) => l.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ')).join('\n');
 }
 
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+});
 
 describe('the webhook handler logs to the console by default', () => {
   it('an onEvent failure is printed, without the payload or the error message', async () => {
@@ -74,5 +78,73 @@ describe('the webhook handler logs to the console by default', () => {
     );
     expect(replaced).toBe('');
     expect(mine).toEqual([expect.stringContaining('shorter than the 32')]);
+  });
+});
+
+describe("logLevel and WA_GATEWAY_LOG, by the clients' rules", () => {
+  const failing = (extra: Partial<WebhookHandlerOptions>) =>
+    createWebhookHandler({
+      secret: 'short', // a warning at creation
+      onEvent: () => {
+        throw new Error('db down');
+      },
+      ...extra,
+    });
+  /** The short-secret warning and the onEvent error, through the handler built by `make`. */
+  const both = (make: () => ReturnType<typeof createWebhookHandler>) =>
+    consoleOutput(async () => {
+      const handler = make();
+      const res = await handler(
+        new Request('https://app.example.test/hook', {
+          method: 'POST',
+          headers: { authorization: 'Bearer short' },
+          body: JSON.stringify(messageEnvelope(textMessage())),
+        }),
+      );
+      expect(res.status).toBe(500);
+    });
+
+  it('the default is warn: warnings and errors are printed', async () => {
+    vi.stubEnv('WA_GATEWAY_LOG', '');
+    const printed = await both(() => failing({}));
+    expect(printed).toContain('shorter than the 32');
+    expect(printed).toContain('onEvent failed');
+  });
+
+  it('logLevel error drops the warning and keeps the error; off prints nothing', async () => {
+    vi.stubEnv('WA_GATEWAY_LOG', 'debug');
+    const errorsOnly = await both(() => failing({ logLevel: 'error' }));
+    expect(errorsOnly).not.toContain('shorter than the 32');
+    expect(errorsOnly).toContain('onEvent failed');
+    expect(await both(() => failing({ logLevel: 'off' }))).toBe('');
+  });
+
+  it('WA_GATEWAY_LOG applies when logLevel is not given; an unknown value is ignored', async () => {
+    vi.stubEnv('WA_GATEWAY_LOG', 'ERROR');
+    const errorsOnly = await both(() => failing({}));
+    expect(errorsOnly).not.toContain('shorter than the 32');
+    expect(errorsOnly).toContain('onEvent failed');
+    vi.stubEnv('WA_GATEWAY_LOG', 'off');
+    expect(await both(() => failing({}))).toBe('');
+    vi.stubEnv('WA_GATEWAY_LOG', 'loud');
+    expect(await both(() => failing({}))).toContain('shorter than the 32');
+  });
+
+  it('a logger of your own is filtered the same way; logger: false stays silent whatever the level', async () => {
+    vi.stubEnv('WA_GATEWAY_LOG', 'off');
+    const mine: string[] = [];
+    const logger = {
+      warn: (m: string) => void mine.push(`warn ${m}`),
+      error: (m: string) => void mine.push(`error ${m}`),
+    };
+    expect(await both(() => failing({ logger }))).toBe('');
+    expect(mine).toEqual([]);
+    expect(await both(() => failing({ logger, logLevel: 'error' }))).toBe('');
+    expect(mine).toEqual([expect.stringMatching(/^error .*onEvent failed/)]);
+    expect(await both(() => failing({ logger: false, logLevel: 'debug' }))).toBe('');
+  });
+
+  it('a bad logLevel is a ConfigurationError at creation', () => {
+    expect(() => failing({ logLevel: 'loud' as never })).toThrow(ConfigurationError);
   });
 });
