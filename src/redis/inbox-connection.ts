@@ -11,6 +11,10 @@ import type { Redis, RedisOptions } from 'ioredis';
 import { ConfigurationError } from '../core/errors.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import type { WebhookLogger } from '../webhooks/handler.js';
+import { errorMeta } from './redis-answer.js';
+
+// Re-exported for the inbox modules that import it from here; it is defined once, beside the stores' error mapping.
+export { errorMeta };
 
 /** Where the inbox's Redis is: a `redis://` URL, ioredis options, or an ioredis client whose settings are copied. */
 export type InboxConnection = string | RedisOptions | Redis;
@@ -61,19 +65,6 @@ export function logConnectionError(logger: WebhookLogger | undefined, role: stri
   } catch {
     // A broken logger must not turn a Redis fault into a crash.
   }
-}
-
-/** @internal The name and system code of an error: never its message, which may quote a command's arguments. */
-export function errorMeta(error: unknown): { errorName: string; code?: string } {
-  try {
-    if (error instanceof Error) {
-      const code = (error as { code?: unknown }).code;
-      return typeof code === 'string' ? { errorName: error.name, code } : { errorName: error.name };
-    }
-  } catch {
-    // A hostile error object: fall through.
-  }
-  return { errorName: typeof error };
 }
 
 /** @internal Closes a connection the inbox owns: politely when it can, at once when Redis is gone. */

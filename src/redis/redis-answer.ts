@@ -48,17 +48,33 @@ export function guardClient(redis: RedisClient, logger: Logger | undefined, oper
 }
 
 function nameOf(error: unknown): string {
-  return error instanceof Error ? error.name : typeof error;
+  return errorMeta(error).errorName;
 }
 
 function errnoOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : undefined;
+  const { code } = errorMeta(error);
+  return code !== undefined && /^E[A-Z]+$/.test(code) ? code : undefined;
+}
+
+/**
+ * @internal The name and string `code` of an error, for logs and typed errors: never its message, which may quote
+ * a command's arguments. A hostile error object (a throwing getter or Proxy) gives its `typeof`.
+ */
+export function errorMeta(error: unknown): { errorName: string; code?: string } {
+  try {
+    if (error instanceof Error) {
+      const code = (error as { code?: unknown }).code;
+      return typeof code === 'string' ? { errorName: error.name, code } : { errorName: error.name };
+    }
+  } catch {
+    // A hostile error object: fall through.
+  }
+  return { errorName: typeof error };
 }
 
 /** Maps any failure of a Redis call to a `RedisStoreError` that holds none of the client error's text. */
 export function toStoreError(error: unknown, operation: string): RedisStoreError {
-  if (error instanceof RedisStoreError) return error;
+  if (isStoreError(error)) return error;
   const name = nameOf(error);
   const errno = errnoOf(error);
   const failure: RedisStoreFailure = name === 'ReplyError' ? 'command_failed' : 'unavailable';
@@ -72,6 +88,15 @@ export function toStoreError(error: unknown, operation: string): RedisStoreError
     causeName: name,
     ...(errno ? { errno } : {}),
   });
+}
+
+function isStoreError(error: unknown): error is RedisStoreError {
+  try {
+    return error instanceof RedisStoreError;
+  } catch {
+    // A Proxy whose getPrototypeOf trap throws: not one of ours.
+    return false;
+  }
 }
 
 /** Runs one Redis call; any rejection (or synchronous throw) becomes a `RedisStoreError`. */

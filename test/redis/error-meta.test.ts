@@ -1,0 +1,54 @@
+/** One helper names a Redis error for logs and typed errors (the stores' and the inbox's), never by its message. */
+import { describe, expect, it } from 'vitest';
+import { RedisStoreError } from '../../src/redis/errors.js';
+import { errorMeta as inboxErrorMeta } from '../../src/redis/inbox-connection.js';
+import { errorMeta, toStoreError } from '../../src/redis/redis-answer.js';
+
+const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379 password=SECRET'), {
+  code: 'ECONNREFUSED',
+});
+const reply = Object.assign(new Error('ERR wrong number of arguments for SET wa:SECRET'), {
+  name: 'ReplyError',
+});
+const throwing = () => {
+  throw new Error('trap');
+};
+const hostile = new Proxy(new Error('x'), { get: throwing, getPrototypeOf: throwing, has: throwing });
+
+describe('errorMeta', () => {
+  it('is one helper: the inbox imports the stores’ own', () => {
+    expect(inboxErrorMeta).toBe(errorMeta);
+  });
+
+  it('gives the name and the string code, never the message', () => {
+    expect(errorMeta(refused)).toEqual({ errorName: 'Error', code: 'ECONNREFUSED' });
+    expect(errorMeta(reply)).toEqual({ errorName: 'ReplyError' });
+    expect(errorMeta(Object.assign(new Error('m'), { code: 42 }))).toEqual({ errorName: 'Error' });
+    expect(errorMeta('a string')).toEqual({ errorName: 'string' });
+    expect(JSON.stringify([errorMeta(refused), errorMeta(reply)])).not.toContain('SECRET');
+  });
+
+  it('a hostile error object (throwing traps) gives its typeof instead of throwing', () => {
+    expect(errorMeta(hostile)).toEqual({ errorName: 'object' });
+  });
+});
+
+describe('toStoreError, built on it', () => {
+  it('an errno is an unreachable Redis, a ReplyError a refused command; neither quotes the message', () => {
+    const down = toStoreError(refused, 'op');
+    expect(down).toBeInstanceOf(RedisStoreError);
+    expect(down).toMatchObject({ failure: 'unavailable', errno: 'ECONNREFUSED', causeName: 'Error' });
+    expect(down.message).toBe('op: Redis is unreachable or the connection dropped (ECONNREFUSED).');
+    const refusedCommand = toStoreError(reply, 'op');
+    expect(refusedCommand).toMatchObject({ failure: 'command_failed', causeName: 'ReplyError' });
+    expect(`${down.message} ${refusedCommand.message}`).not.toContain('SECRET');
+    // Only errno-shaped codes are errnos.
+    expect(toStoreError(Object.assign(new Error('m'), { code: 'NR_CLOSED' }), 'op').errno).toBeUndefined();
+  });
+
+  it('a hostile error object becomes a RedisStoreError instead of a throw', () => {
+    const error = toStoreError(hostile, 'op');
+    expect(error).toBeInstanceOf(RedisStoreError);
+    expect(error).toMatchObject({ failure: 'unavailable', causeName: 'object' });
+  });
+});
