@@ -9,7 +9,7 @@ import {
   RedisTokenStore,
 } from '../../src/redis/index.js';
 import { statusObject } from '../../src/webhooks/fixtures.js';
-import { StatusTracker, type WebhookStatus } from '../../src/webhooks/index.js';
+import { StatusTracker, WebhookParseError, type WebhookStatus } from '../../src/webhooks/index.js';
 import { startServer } from '../helpers/http-server.js';
 import { envelope } from '../helpers/msw.js';
 import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
@@ -190,6 +190,19 @@ describeRedis('Redis stores against a real redis-server', () => {
     expect(await stores[0]!.billableCount()).toBe(1);
     expect(await stores[0]!.delete(W)).toBe(true);
     expect(await stores[0]!.get(W)).toBeUndefined();
+  });
+
+  it('RedisStatusStore: a status whose getter throws is a WebhookParseError, and nothing is written', async () => {
+    const store = new RedisStatusStore({ redis });
+    await store.update(status('sent', 100));
+    const hostile = {
+      id: W,
+      get status(): string {
+        throw new Error('boom');
+      },
+    };
+    await expect(store.update(hostile as never)).rejects.toBeInstanceOf(WebhookParseError);
+    expect(await store.get(W)).toMatchObject({ status: 'sent', events: 1 });
   });
 
   it('RedisStatusStore: a stored value of another shape is a typed error', async () => {
