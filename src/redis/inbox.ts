@@ -256,7 +256,7 @@ function createInbox<H>(
     // Fail fast: no offline queue (a command while disconnected is refused at once), no replay of a command cut
     // by a dropped connection (the gateway's retry is the retry), and a bound on every command.
     { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: timeoutMs },
-    resolveWebhookLogger(webhook.logger),
+    resolveWebhookLogger(webhook.logger, webhook.logLevel),
     role,
   );
   bull = new Queue(queue.name, { connection: client, prefix: queue.prefix });
