@@ -64,6 +64,13 @@ export { INTERNAL_ERROR_RULE } from './rules/top-level.js';
 // ---------------------------------------------------------------------------------------------------------
 // The table.
 
+// Components whose rules apply at the top level and inside carousel cards: built once, split by scope.
+const HEADER_RULES = headerRules();
+const BODY_RULES = bodyRules();
+const BUTTON_RULES = buttonRules();
+const inCards = (r: TemplateRule) => r.id.startsWith('carousel.');
+const atTop = (r: TemplateRule) => !inCards(r);
+
 /** Every rule, grouped by section in the spec's field order. */
 export const TEMPLATE_RULES: readonly TemplateRule[] = Object.freeze([
   typeRule('', '', TEMPLATE_SHAPE, false),
@@ -73,18 +80,18 @@ export const TEMPLATE_RULES: readonly TemplateRule[] = Object.freeze([
   ...genericRules('language'),
   ...genericRules('category'),
   ...genericRules('header'),
-  ...headerRules().filter((r) => !r.id.startsWith('carousel.')),
+  ...HEADER_RULES.filter(atTop),
   ...genericRules('body'),
-  ...bodyRules().filter((r) => !r.id.startsWith('carousel.')),
+  ...BODY_RULES.filter(atTop),
   ...genericRules('footer'),
   ...footerRules(),
   ...genericRules('buttons'),
-  ...buttonRules().filter((r) => !r.id.startsWith('carousel.')),
+  ...BUTTON_RULES.filter(atTop),
   ...genericRules('carousel'),
   ...carouselRules(),
-  ...headerRules().filter((r) => r.id.startsWith('carousel.')),
-  ...bodyRules().filter((r) => r.id.startsWith('carousel.')),
-  ...buttonRules().filter((r) => r.id.startsWith('carousel.')),
+  ...HEADER_RULES.filter(inCards),
+  ...BODY_RULES.filter(inCards),
+  ...BUTTON_RULES.filter(inCards),
   ...genericRules('allowCategoryChange'),
   ...genericRules('messageSendTtlSeconds'),
   ttlRule(),
