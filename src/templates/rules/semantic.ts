@@ -1,4 +1,4 @@
-import { BUTTON_TYPES, HEADER_FORMATS, type TemplateCategory } from '../schema.js';
+import { BUTTON_TYPES, type TemplateCategory } from '../schema.js';
 import type { SObject, TemplateRule } from './snapshot.js';
 import {
   charCount,
@@ -16,7 +16,6 @@ import {
 export const MEDIA_FORMATS: ReadonlySet<string> = new Set(['IMAGE', 'VIDEO', 'DOCUMENT']);
 export const CARD_FORMATS: ReadonlySet<string> = new Set(['IMAGE', 'VIDEO']);
 export const LTO_HEADER_FORMATS: ReadonlySet<string> = new Set(['NONE', 'IMAGE', 'VIDEO']);
-const VALID_FORMATS: ReadonlySet<string> = new Set(HEADER_FORMATS);
 export const VALID_BUTTON_TYPES: ReadonlySet<string> = new Set(BUTTON_TYPES);
 export const TEXT_REQUIRED_TYPES: ReadonlySet<string> = new Set(['QUICK_REPLY', 'URL', 'PHONE_NUMBER']);
 export const CARD_BUTTON_TYPES: ReadonlySet<string> = new Set(['QUICK_REPLY', 'URL', 'PHONE_NUMBER']);
