@@ -1,6 +1,6 @@
 /**
- * `createWebhookHandler`: a Fetch API handler (`Request` in, `Response` out) for the gateway's webhook deliveries,
- * for Next.js route handlers, Hono, Bun, Deno and Workers. The Node adapter (`node-handler.ts`) shares the core.
+ * The webhook core: what the Fetch adapter (`fetch-handler.ts`, `createWebhookHandler`) and the Node adapter
+ * (`node-handler.ts`) share, from a request's method, headers and body to a status code.
  *
  * The gateway's delivery rules decide every status code here: it expects a 200 within 5 seconds; it retries on a
  * connection error or a 5xx (immediately, after 1 s, after 2 s, then drops the event); a 4xx drops the event for
@@ -601,27 +601,6 @@ function eventAttributes(event: WebhookEvent): Record<string, string> {
   return { 'wa_gateway.event.kind': event.kind, 'wa_gateway.event.type': String(type) };
 }
 
-async function readFetchBody(request: Request, maxBytes: number): Promise<BodyResult> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > maxBytes) return { kind: 'too_large' };
-  if (request.bodyUsed) return { kind: 'unavailable', reason: 'the Request body was already read' };
-  if (request.body === null) return { kind: 'bytes', bytes: new Uint8Array(0) };
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return { kind: 'too_large' };
-    }
-    chunks.push(value);
-  }
-  return { kind: 'bytes', bytes: concat(chunks, total) };
-}
-
 /** @internal */
 export function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
@@ -632,44 +611,4 @@ export function concat(chunks: readonly Uint8Array[], total: number): Uint8Array
     offset += chunk.byteLength;
   }
   return out;
-}
-
-/**
- * Creates a Fetch API webhook handler: `(request: Request) => Promise<Response>`. Use it in Next.js route handlers,
- * Hono, Bun, Deno and Workers. It checks `Authorization: Bearer <secret>` before reading the body, caps the body,
- * parses the envelope, dedupes events and runs `onEvent` for each, sequentially, and answers with the status code
- * that keeps the gateway from losing events (see `docs/webhooks.md`).
- *
- * On Workers pass the execution context as the second argument so work past the deadline is kept alive:
- * `handler(request, ctx)`.
- *
- * Throws `ConfigurationError` at creation for a missing or malformed secret, a missing `onEvent`, or a deadline
- * not below 5 seconds.
- *
- * @example
- * // app/api/whatsapp/route.ts (Next.js)
- * export const POST = createWebhookHandler({
- *   secret: process.env.WEBHOOK_SECRET!,
- *   onEvent: async (event) => {
- *     if (event.kind === 'message' && event.message.type === 'text') await inbox.save(event);
- *   },
- * });
- */
-export function createWebhookHandler(
-  options: WebhookHandlerOptions,
-): (request: Request, platform?: WebhookPlatformContext) => Promise<Response> {
-  const core = createWebhookCore(options);
-  return async (request, platform) => {
-    const result = await core(
-      {
-        method: request.method,
-        header: (name) => request.headers.get(name) ?? undefined,
-        readBody: (maxBytes) => readFetchBody(request, maxBytes),
-      },
-      platform && typeof platform.waitUntil === 'function'
-        ? { waitUntil: (p) => platform.waitUntil?.(p) }
-        : undefined,
-    );
-    return new Response(result.body, { status: result.status, headers: result.headers });
-  };
 }
