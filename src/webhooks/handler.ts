@@ -203,8 +203,8 @@ function errorName(error: unknown): string {
   }
 }
 
-/** @internal Validates options and builds the transport-independent core both adapters call. */
-export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
+/** Validates the options (throwing `ConfigurationError`) and resolves their defaults, once per handler. */
+function resolveOptions(options: WebhookHandlerOptions) {
   if (typeof options !== 'object' || options === null) {
     throw new ConfigurationError('createWebhookHandler: options are required ({ secret, onEvent })');
   }
@@ -262,7 +262,6 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
       'createWebhookHandler: `requireUpstreamSignature` needs `upstreamAppSecret`',
     );
   }
-  let upstreamKeys: Promise<CryptoKey[]> | null = null;
   const report = (error: unknown, info: WebhookErrorInfo): void => {
     try {
       options.onError?.(error, info);
@@ -270,6 +269,39 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
       // The application's error hook must not change the answer either.
     }
   };
+  return {
+    log,
+    secrets,
+    onEvent,
+    deadlineMs,
+    maxBodyBytes,
+    dedupeTtlMs,
+    claimLeaseMs,
+    store,
+    dedupeKey,
+    upstreamSecrets,
+    requireSignature,
+    report,
+  };
+}
+
+/** @internal Validates options and builds the transport-independent core both adapters call. */
+export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
+  const {
+    log,
+    secrets,
+    onEvent,
+    deadlineMs,
+    maxBodyBytes,
+    dedupeTtlMs,
+    claimLeaseMs,
+    store,
+    dedupeKey,
+    upstreamSecrets,
+    requireSignature,
+    report,
+  } = resolveOptions(options);
+  let upstreamKeys: Promise<CryptoKey[]> | null = null;
 
   /** One failure about one event: an operational line for the logger (never the payload) and the error to onError. */
   const eventFailed = (
