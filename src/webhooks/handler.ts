@@ -18,12 +18,8 @@
 import { ConfigurationError, WaGatewayError, WebhookParseError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { loadTracing, type Span, startSpan, tracingReady } from '../core/tracing.js';
-import {
-  DEFAULT_DEDUPE_TTL_MS,
-  type IdempotencyStore,
-  MemoryIdempotencyStore,
-  toClaimResult,
-} from './dedup.js';
+import { createClaims, ON_EVENT_FAILED } from './claims.js';
+import { DEFAULT_DEDUPE_TTL_MS, type IdempotencyStore, MemoryIdempotencyStore } from './dedup.js';
 import type { WebhookEvent } from './events.js';
 import { parseWebhook } from './parse.js';
 import { importHmacKey, verifyAuthorization, verifySignatureWithKeys } from './verify.js';
@@ -157,7 +153,6 @@ export interface CoreResponse {
 export type WebhookCore = (request: CoreRequest, platform?: WebhookPlatformContext) => Promise<CoreResponse>;
 
 /** How one event of a delivery ended, as seen by the deliveries that wait for it. `duplicate`: done before. */
-type Outcome = 'ok' | 'duplicate' | 'failed' | 'busy';
 
 /**
  * Answer header counting the events of a delivery found already processed (onEvent not run). A 200 alone cannot
@@ -318,93 +313,7 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
     });
     report(error, { stage, event, index });
   };
-  const ON_EVENT_FAILED = 'onEvent failed; answering 500 so the gateway retries the delivery';
-
-  // Per handler: keys whose onEvent is running here, so a retry that finds its own event in progress can wait for
-  // the outcome instead of guessing.
-  const inflight = new Map<string, Promise<Outcome>>();
-
-  async function runClaimed(
-    activeStore: IdempotencyStore,
-    key: string,
-    event: WebhookEvent,
-    context: WebhookEventContext,
-  ): Promise<'ok' | 'failed'> {
-    try {
-      await onEvent(event, context);
-    } catch (error) {
-      eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, context.index);
-      try {
-        await activeStore.release(key);
-      } catch (releaseError) {
-        eventFailed(
-          'The dedupe store failed to release a claim; the retry may skip this event',
-          releaseError,
-          'dedupe',
-          event,
-          context.index,
-        );
-      }
-      return 'failed';
-    }
-    try {
-      await activeStore.complete?.(key, dedupeTtlMs);
-    } catch (completeError) {
-      // The event was processed: answering 500 would run it twice. The claim stays as it was.
-      eventFailed(
-        'The dedupe store failed to mark an event done',
-        completeError,
-        'dedupe',
-        event,
-        context.index,
-      );
-    }
-    return 'ok';
-  }
-
-  /**
-   * Claims the event's key and runs it when the claim is ours. `ok`: processed now; `duplicate`: before;
-   * `failed`: onEvent or the store failed (the key is free again); `busy`: another process holds the key.
-   */
-  async function claimAndRun(
-    activeStore: IdempotencyStore,
-    key: string,
-    event: WebhookEvent,
-    context: WebhookEventContext,
-  ): Promise<Outcome> {
-    let claim: ReturnType<typeof toClaimResult>;
-    try {
-      claim = toClaimResult(await activeStore.claim(key, claimLeaseMs));
-    } catch (error) {
-      eventFailed(
-        'The dedupe store failed to claim an event; answering 500 so the gateway retries',
-        error,
-        'dedupe',
-        event,
-        context.index,
-      );
-      return 'failed';
-    }
-    if (claim === 'done') return 'duplicate';
-    // Held by another process: its own delivery answers for it; this one asks the gateway to come back.
-    if (claim === 'in_progress') return 'busy';
-    return runClaimed(activeStore, key, event, context);
-  }
-
-  function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'aborted'> {
-    if (signal.aborted) return Promise.resolve('aborted');
-    return new Promise((resolve) => {
-      const onAbort = () => resolve('aborted');
-      signal.addEventListener('abort', onAbort, { once: true });
-      promise.then(
-        (value) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        () => resolve('aborted'),
-      );
-    });
-  }
+  const claims = createClaims({ onEvent, eventFailed, claimLeaseMs, dedupeTtlMs });
 
   async function processEvents(
     events: WebhookEvent[],
@@ -443,34 +352,11 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
           }
           continue;
         }
-        // Two rounds at most: an event found running here that then fails is released, and becomes ours to run.
-        for (let round = 0; round < 2; round++) {
-          const running = inflight.get(key);
-          if (running) {
-            const outcome = await untilAborted(running, signal);
-            if (outcome === 'aborted') return answer(503, 'deadline_exceeded');
-            // Processed by the delivery this one waited for: for this delivery, a duplicate.
-            if (outcome === 'ok' || outcome === 'duplicate') {
-              duplicates++;
-              break;
-            }
-            if (outcome === 'failed' && round === 0) continue;
-            busy++;
-            break;
-          }
-          const claimedKey = key;
-          // Registered before the store is even asked, so a concurrent delivery of the same event in this process
-          // waits for this outcome instead of racing for the claim.
-          const tracked: Promise<Outcome> = claimAndRun(store, claimedKey, event, context).finally(() => {
-            if (inflight.get(claimedKey) === tracked) inflight.delete(claimedKey);
-          });
-          inflight.set(claimedKey, tracked);
-          const outcome = await tracked;
-          if (outcome === 'failed') failed++;
-          else if (outcome === 'busy') busy++;
-          else if (outcome === 'duplicate') duplicates++;
-          break;
-        }
+        const outcome = await claims.settle(store, key, event, context, signal);
+        if (outcome === 'aborted') return answer(503, 'deadline_exceeded');
+        if (outcome === 'failed') failed++;
+        else if (outcome === 'busy') busy++;
+        else if (outcome === 'duplicate') duplicates++;
       } finally {
         span?.set(
           'wa_gateway.dedup.outcome',
