@@ -21,8 +21,8 @@ import { brandError, ConfigurationError, WaGatewayError } from '../core/errors.j
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
 import type { WebhookEvent } from '../webhooks/events.js';
+import { createWebhookHandler } from '../webhooks/fetch-handler.js';
 import {
-  createWebhookHandler,
   resolveWebhookLogger,
   type WebhookHandlerOptions,
   type WebhookPlatformContext,

@@ -1,6 +1,6 @@
 /**
- * `createWebhookHandler`: a Fetch API handler (`Request` in, `Response` out) for the gateway's webhook deliveries,
- * for Next.js route handlers, Hono, Bun, Deno and Workers. The Node adapter (`node-handler.ts`) shares the core.
+ * The webhook core: what the Fetch adapter (`fetch-handler.ts`, `createWebhookHandler`) and the Node adapter
+ * (`node-handler.ts`) share, from a request's method, headers and body to a status code.
  *
  * The gateway's delivery rules decide every status code here: it expects a 200 within 5 seconds; it retries on a
  * connection error or a 5xx (immediately, after 1 s, after 2 s, then drops the event); a 4xx drops the event for
@@ -18,12 +18,8 @@
 import { ConfigurationError, WaGatewayError, WebhookParseError } from '../core/errors.js';
 import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';
 import { loadTracing, type Span, startSpan, tracingReady } from '../core/tracing.js';
-import {
-  DEFAULT_DEDUPE_TTL_MS,
-  type IdempotencyStore,
-  MemoryIdempotencyStore,
-  toClaimResult,
-} from './dedup.js';
+import { createClaims, ON_EVENT_FAILED } from './claims.js';
+import { DEFAULT_DEDUPE_TTL_MS, type IdempotencyStore, MemoryIdempotencyStore } from './dedup.js';
 import type { WebhookEvent } from './events.js';
 import { parseWebhook } from './parse.js';
 import { importHmacKey, verifyAuthorization, verifySignatureWithKeys } from './verify.js';
@@ -170,7 +166,6 @@ export interface CoreResponse {
 export type WebhookCore = (request: CoreRequest, platform?: WebhookPlatformContext) => Promise<CoreResponse>;
 
 /** How one event of a delivery ended, as seen by the deliveries that wait for it. `duplicate`: done before. */
-type Outcome = 'ok' | 'duplicate' | 'failed' | 'busy';
 
 /**
  * Answer header counting the events of a delivery found already processed (onEvent not run). A 200 alone cannot
@@ -216,8 +211,8 @@ function errorName(error: unknown): string {
   }
 }
 
-/** @internal Validates options and builds the transport-independent core both adapters call. */
-export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
+/** Validates the options (throwing `ConfigurationError`) and resolves their defaults, once per handler. */
+function resolveOptions(options: WebhookHandlerOptions) {
   if (typeof options !== 'object' || options === null) {
     throw new ConfigurationError('createWebhookHandler: options are required ({ secret, onEvent })');
   }
@@ -275,7 +270,6 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
       'createWebhookHandler: `requireUpstreamSignature` needs `upstreamAppSecret`',
     );
   }
-  let upstreamKeys: Promise<CryptoKey[]> | null = null;
   const report = (error: unknown, info: WebhookErrorInfo): void => {
     try {
       options.onError?.(error, info);
@@ -283,6 +277,39 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
       // The application's error hook must not change the answer either.
     }
   };
+  return {
+    log,
+    secrets,
+    onEvent,
+    deadlineMs,
+    maxBodyBytes,
+    dedupeTtlMs,
+    claimLeaseMs,
+    store,
+    dedupeKey,
+    upstreamSecrets,
+    requireSignature,
+    report,
+  };
+}
+
+/** @internal Validates options and builds the transport-independent core both adapters call. */
+export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
+  const {
+    log,
+    secrets,
+    onEvent,
+    deadlineMs,
+    maxBodyBytes,
+    dedupeTtlMs,
+    claimLeaseMs,
+    store,
+    dedupeKey,
+    upstreamSecrets,
+    requireSignature,
+    report,
+  } = resolveOptions(options);
+  let upstreamKeys: Promise<CryptoKey[]> | null = null;
 
   /** One failure about one event: an operational line for the logger (never the payload) and the error to onError. */
   const eventFailed = (
@@ -299,93 +326,7 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
     });
     report(error, { stage, event, index });
   };
-  const ON_EVENT_FAILED = 'onEvent failed; answering 500 so the gateway retries the delivery';
-
-  // Per handler: keys whose onEvent is running here, so a retry that finds its own event in progress can wait for
-  // the outcome instead of guessing.
-  const inflight = new Map<string, Promise<Outcome>>();
-
-  async function runClaimed(
-    activeStore: IdempotencyStore,
-    key: string,
-    event: WebhookEvent,
-    context: WebhookEventContext,
-  ): Promise<'ok' | 'failed'> {
-    try {
-      await onEvent(event, context);
-    } catch (error) {
-      eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, context.index);
-      try {
-        await activeStore.release(key);
-      } catch (releaseError) {
-        eventFailed(
-          'The dedupe store failed to release a claim; the retry may skip this event',
-          releaseError,
-          'dedupe',
-          event,
-          context.index,
-        );
-      }
-      return 'failed';
-    }
-    try {
-      await activeStore.complete?.(key, dedupeTtlMs);
-    } catch (completeError) {
-      // The event was processed: answering 500 would run it twice. The claim stays as it was.
-      eventFailed(
-        'The dedupe store failed to mark an event done',
-        completeError,
-        'dedupe',
-        event,
-        context.index,
-      );
-    }
-    return 'ok';
-  }
-
-  /**
-   * Claims the event's key and runs it when the claim is ours. `ok`: processed now; `duplicate`: before;
-   * `failed`: onEvent or the store failed (the key is free again); `busy`: another process holds the key.
-   */
-  async function claimAndRun(
-    activeStore: IdempotencyStore,
-    key: string,
-    event: WebhookEvent,
-    context: WebhookEventContext,
-  ): Promise<Outcome> {
-    let claim: ReturnType<typeof toClaimResult>;
-    try {
-      claim = toClaimResult(await activeStore.claim(key, claimLeaseMs));
-    } catch (error) {
-      eventFailed(
-        'The dedupe store failed to claim an event; answering 500 so the gateway retries',
-        error,
-        'dedupe',
-        event,
-        context.index,
-      );
-      return 'failed';
-    }
-    if (claim === 'done') return 'duplicate';
-    // Held by another process: its own delivery answers for it; this one asks the gateway to come back.
-    if (claim === 'in_progress') return 'busy';
-    return runClaimed(activeStore, key, event, context);
-  }
-
-  function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'aborted'> {
-    if (signal.aborted) return Promise.resolve('aborted');
-    return new Promise((resolve) => {
-      const onAbort = () => resolve('aborted');
-      signal.addEventListener('abort', onAbort, { once: true });
-      promise.then(
-        (value) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        () => resolve('aborted'),
-      );
-    });
-  }
+  const claims = createClaims({ onEvent, eventFailed, claimLeaseMs, dedupeTtlMs });
 
   async function processEvents(
     events: WebhookEvent[],
@@ -424,34 +365,11 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
           }
           continue;
         }
-        // Two rounds at most: an event found running here that then fails is released, and becomes ours to run.
-        for (let round = 0; round < 2; round++) {
-          const running = inflight.get(key);
-          if (running) {
-            const outcome = await untilAborted(running, signal);
-            if (outcome === 'aborted') return answer(503, 'deadline_exceeded');
-            // Processed by the delivery this one waited for: for this delivery, a duplicate.
-            if (outcome === 'ok' || outcome === 'duplicate') {
-              duplicates++;
-              break;
-            }
-            if (outcome === 'failed' && round === 0) continue;
-            busy++;
-            break;
-          }
-          const claimedKey = key;
-          // Registered before the store is even asked, so a concurrent delivery of the same event in this process
-          // waits for this outcome instead of racing for the claim.
-          const tracked: Promise<Outcome> = claimAndRun(store, claimedKey, event, context).finally(() => {
-            if (inflight.get(claimedKey) === tracked) inflight.delete(claimedKey);
-          });
-          inflight.set(claimedKey, tracked);
-          const outcome = await tracked;
-          if (outcome === 'failed') failed++;
-          else if (outcome === 'busy') busy++;
-          else if (outcome === 'duplicate') duplicates++;
-          break;
-        }
+        const outcome = await claims.settle(store, key, event, context, signal);
+        if (outcome === 'aborted') return answer(503, 'deadline_exceeded');
+        if (outcome === 'failed') failed++;
+        else if (outcome === 'busy') busy++;
+        else if (outcome === 'duplicate') duplicates++;
       } finally {
         span?.set(
           'wa_gateway.dedup.outcome',
@@ -614,27 +532,6 @@ function eventAttributes(event: WebhookEvent): Record<string, string> {
   return { 'wa_gateway.event.kind': event.kind, 'wa_gateway.event.type': String(type) };
 }
 
-async function readFetchBody(request: Request, maxBytes: number): Promise<BodyResult> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > maxBytes) return { kind: 'too_large' };
-  if (request.bodyUsed) return { kind: 'unavailable', reason: 'the Request body was already read' };
-  if (request.body === null) return { kind: 'bytes', bytes: new Uint8Array(0) };
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return { kind: 'too_large' };
-    }
-    chunks.push(value);
-  }
-  return { kind: 'bytes', bytes: concat(chunks, total) };
-}
-
 /** @internal */
 export function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
@@ -645,44 +542,4 @@ export function concat(chunks: readonly Uint8Array[], total: number): Uint8Array
     offset += chunk.byteLength;
   }
   return out;
-}
-
-/**
- * Creates a Fetch API webhook handler: `(request: Request) => Promise<Response>`. Use it in Next.js route handlers,
- * Hono, Bun, Deno and Workers. It checks `Authorization: Bearer <secret>` before reading the body, caps the body,
- * parses the envelope, dedupes events and runs `onEvent` for each, sequentially, and answers with the status code
- * that keeps the gateway from losing events (see `docs/webhooks.md`).
- *
- * On Workers pass the execution context as the second argument so work past the deadline is kept alive:
- * `handler(request, ctx)`.
- *
- * Throws `ConfigurationError` at creation for a missing or malformed secret, a missing `onEvent`, or a deadline
- * not below 5 seconds.
- *
- * @example
- * // app/api/whatsapp/route.ts (Next.js)
- * export const POST = createWebhookHandler({
- *   secret: process.env.WEBHOOK_SECRET!,
- *   onEvent: async (event) => {
- *     if (event.kind === 'message' && event.message.type === 'text') await inbox.save(event);
- *   },
- * });
- */
-export function createWebhookHandler(
-  options: WebhookHandlerOptions,
-): (request: Request, platform?: WebhookPlatformContext) => Promise<Response> {
-  const core = createWebhookCore(options);
-  return async (request, platform) => {
-    const result = await core(
-      {
-        method: request.method,
-        header: (name) => request.headers.get(name) ?? undefined,
-        readBody: (maxBytes) => readFetchBody(request, maxBytes),
-      },
-      platform && typeof platform.waitUntil === 'function'
-        ? { waitUntil: (p) => platform.waitUntil?.(p) }
-        : undefined,
-    );
-    return new Response(result.body, { status: result.status, headers: result.headers });
-  };
 }

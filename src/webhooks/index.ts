@@ -24,13 +24,13 @@ export {
   type WebhookEventKind,
   type WebhookIssue,
 } from './events.js';
-export {
-  createWebhookHandler,
-  type WebhookErrorInfo,
-  type WebhookEventContext,
-  type WebhookHandlerOptions,
-  type WebhookLogger,
-  type WebhookPlatformContext,
+export { createWebhookHandler } from './fetch-handler.js';
+export type {
+  WebhookErrorInfo,
+  WebhookEventContext,
+  WebhookHandlerOptions,
+  WebhookLogger,
+  WebhookPlatformContext,
 } from './handler.js';
 export {
   createNodeWebhookHandler,

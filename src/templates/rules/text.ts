@@ -1,0 +1,161 @@
+import type { TemplatePath } from './shape.js';
+import { Opaque, SArray, SObject, type SValue } from './snapshot.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// Text helpers.
+
+/**
+ * Length in Unicode code points (an emoji is one character). Linear, no allocation.
+ *
+ * @example
+ * charCount('héllo 😀'); // 7 ('héllo 😀'.length is 8)
+ */
+export function charCount(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+export const chars = (n: number) => plural(n, 'character');
+
+/**
+ * A string quoted for a message, cut to `max` units so huge input is never echoed.
+ *
+ * @example
+ * quote('x'.repeat(100)); // the first 40 x's in JSON quotes, then '…'
+ */
+export function quote(value: string, max = 40): string {
+  if (value.length <= max) return JSON.stringify(value);
+  let cut = value.slice(0, max);
+  const last = cut.charCodeAt(cut.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
+  return `${JSON.stringify(cut)}…`;
+}
+
+/** Variables found in a text. `distinct` is capped so a hostile 10 MB text cannot blow up memory. */
+export interface VariableScan {
+  /** Distinct variable numbers, ascending. */
+  readonly distinct: readonly number[];
+  /** Total occurrences. */
+  readonly occurrences: number;
+}
+
+const MAX_DISTINCT_VARIABLES = 10_000;
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/**
+ * Finds `{{n}}` variables with a linear scan (no regex backtracking on hostile input).
+ *
+ * @example
+ * scanVariables('Hi {{1}}, {{2}} and {{1}}').distinct; // [1, 2] (occurrences: 3)
+ */
+export function scanVariables(s: string): VariableScan {
+  const seen = new Set<number>();
+  let occurrences = 0;
+  let i = s.indexOf('{{');
+  while (i !== -1) {
+    let j = i + 2;
+    while (j < s.length && isDigit(s.charCodeAt(j))) j++;
+    if (j > i + 2 && s.startsWith('}}', j)) {
+      occurrences++;
+      if (seen.size < MAX_DISTINCT_VARIABLES) seen.add(Number(s.slice(i + 2, j)));
+      i = s.indexOf('{{', j + 2);
+    } else {
+      i = s.indexOf('{{', i + 1);
+    }
+  }
+  return { distinct: [...seen].sort((a, b) => a - b), occurrences };
+}
+
+/**
+ * Whether the text, trimmed, starts with a `{{n}}` variable.
+ *
+ * @example
+ * startsWithVariable('  {{1}} is ready'); // true
+ */
+export function startsWithVariable(s: string): boolean {
+  const i = s.search(/\S/);
+  if (i === -1 || !s.startsWith('{{', i)) return false;
+  let j = i + 2;
+  while (j < s.length && isDigit(s.charCodeAt(j))) j++;
+  return j > i + 2 && s.startsWith('}}', j);
+}
+
+/**
+ * Whether the text, trimmed, ends with a `{{n}}` variable.
+ *
+ * @example
+ * endsWithVariable('Ready: {{12}} \n'); // true
+ */
+export function endsWithVariable(s: string): boolean {
+  const t = s.trimEnd();
+  if (!t.endsWith('}}')) return false;
+  let j = t.length - 2;
+  while (j > 0 && isDigit(t.charCodeAt(j - 1))) j--;
+  return j < t.length - 2 && j >= 2 && t.startsWith('{{', j - 2);
+}
+
+/**
+ * How generic messages name a location.
+ *
+ * @example
+ * formatPath(['buttons', 2, 'url']); // 'buttons[2].url'
+ */
+export function formatPath(path: TemplatePath): string {
+  let out = '';
+  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
+  return out === '' ? 'The template' : out;
+}
+
+const ITEM_NOUN: Readonly<Record<string, string>> = { buttons: 'button', carousel: 'card' };
+const NOUN: Readonly<Record<string, string>> = { limitedTimeOffer: 'limited-time offer' };
+
+/**
+ * How semantic messages name a component for a person (1-based).
+ *
+ * @example
+ * where(['carousel', 1, 'header']); // 'Card 2 header'
+ */
+export function where(path: TemplatePath): string {
+  const parts: string[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i];
+    if (typeof seg !== 'string') continue;
+    const next = path[i + 1];
+    parts.push(typeof next === 'number' ? `${ITEM_NOUN[seg] ?? seg} ${next + 1}` : (NOUN[seg] ?? seg));
+  }
+  const s = parts.join(' ');
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+export function typeName(v: SValue): string {
+  if (v === undefined) return 'undefined';
+  if (v === null) return 'null';
+  if (v instanceof SObject) return 'an object';
+  if (v instanceof SArray) return 'an array';
+  if (v instanceof Opaque) return v.what;
+  if (typeof v === 'string') return `a string (${quote(v)})`;
+  if (typeof v === 'number') return Number.isFinite(v) ? `the number ${v}` : String(v);
+  return `the boolean ${v}`;
+}
+
+/** A known value that differs only in case or `-`/`_`, for "did you mean". */
+export function enumHint(value: string, options: readonly string[]): string | undefined {
+  if (value.length > 40) return undefined;
+  const norm = (s: string) => s.toLowerCase().replace(/-/g, '_');
+  return options.find((o) => norm(o) === norm(value));
+}

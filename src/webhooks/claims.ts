@@ -1,0 +1,153 @@
+/**
+ * The claim and in-flight logic of the webhook core: an event with a dedupe key runs only once its key is claimed in
+ * the store, and a delivery that finds its own event running in this process waits for that outcome.
+ */
+import { type IdempotencyStore, toClaimResult } from './dedup.js';
+import type { WebhookEvent } from './events.js';
+import type { WebhookErrorInfo, WebhookEventContext, WebhookHandlerOptions } from './handler.js';
+
+/** How one keyed event ended for this delivery. */
+export type Outcome = 'ok' | 'duplicate' | 'failed' | 'busy';
+
+/** Reports one failure about one event (logger line and `onError`). */
+export type EventFailed = (
+  message: string,
+  error: unknown,
+  stage: WebhookErrorInfo['stage'],
+  event: WebhookEvent,
+  index: number,
+) => void;
+
+export const ON_EVENT_FAILED = 'onEvent failed; answering 500 so the gateway retries the delivery';
+
+/** What the claim logic needs from the resolved handler options. */
+export interface ClaimDeps {
+  onEvent: WebhookHandlerOptions['onEvent'];
+  eventFailed: EventFailed;
+  claimLeaseMs: number;
+  dedupeTtlMs: number;
+}
+
+/** One per handler: its in-flight map lives as long as the handler. */
+export function createClaims({ onEvent, eventFailed, claimLeaseMs, dedupeTtlMs }: ClaimDeps) {
+  // Per handler: keys whose onEvent is running here, so a retry that finds its own event in progress can wait for
+  // the outcome instead of guessing.
+  const inflight = new Map<string, Promise<Outcome>>();
+
+  async function runClaimed(
+    activeStore: IdempotencyStore,
+    key: string,
+    event: WebhookEvent,
+    context: WebhookEventContext,
+  ): Promise<'ok' | 'failed'> {
+    try {
+      await onEvent(event, context);
+    } catch (error) {
+      eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, context.index);
+      try {
+        await activeStore.release(key);
+      } catch (releaseError) {
+        eventFailed(
+          'The dedupe store failed to release a claim; the retry may skip this event',
+          releaseError,
+          'dedupe',
+          event,
+          context.index,
+        );
+      }
+      return 'failed';
+    }
+    try {
+      await activeStore.complete?.(key, dedupeTtlMs);
+    } catch (completeError) {
+      // The event was processed: answering 500 would run it twice. The claim stays as it was.
+      eventFailed(
+        'The dedupe store failed to mark an event done',
+        completeError,
+        'dedupe',
+        event,
+        context.index,
+      );
+    }
+    return 'ok';
+  }
+
+  /**
+   * Claims the event's key and runs it when the claim is ours. `ok`: processed now; `duplicate`: before;
+   * `failed`: onEvent or the store failed (the key is free again); `busy`: another process holds the key.
+   */
+  async function claimAndRun(
+    activeStore: IdempotencyStore,
+    key: string,
+    event: WebhookEvent,
+    context: WebhookEventContext,
+  ): Promise<Outcome> {
+    let claim: ReturnType<typeof toClaimResult>;
+    try {
+      claim = toClaimResult(await activeStore.claim(key, claimLeaseMs));
+    } catch (error) {
+      eventFailed(
+        'The dedupe store failed to claim an event; answering 500 so the gateway retries',
+        error,
+        'dedupe',
+        event,
+        context.index,
+      );
+      return 'failed';
+    }
+    if (claim === 'done') return 'duplicate';
+    // Held by another process: its own delivery answers for it; this one asks the gateway to come back.
+    if (claim === 'in_progress') return 'busy';
+    return runClaimed(activeStore, key, event, context);
+  }
+
+  /**
+   * The outcome of a keyed event for this delivery, or `aborted` when the deadline passed while it waited.
+   * Two rounds at most: an event found running here that then fails is released, and becomes ours to run.
+   */
+  async function settle(
+    store: IdempotencyStore,
+    key: string,
+    event: WebhookEvent,
+    context: WebhookEventContext,
+    signal: AbortSignal,
+  ): Promise<Outcome | 'aborted'> {
+    for (let round = 0; ; round++) {
+      const running = inflight.get(key);
+      if (running) {
+        const outcome = await untilAborted(running, signal);
+        if (outcome === 'aborted') return 'aborted';
+        // Processed by the delivery this one waited for: for this delivery, a duplicate.
+        if (outcome === 'ok' || outcome === 'duplicate') return 'duplicate';
+        if (outcome === 'failed' && round === 0) continue;
+        return 'busy';
+      }
+      const claimedKey = key;
+      // Registered before the store is even asked, so a concurrent delivery of the same event in this process
+      // waits for this outcome instead of racing for the claim.
+      const tracked: Promise<Outcome> = claimAndRun(store, claimedKey, event, context).finally(() => {
+        if (inflight.get(claimedKey) === tracked) inflight.delete(claimedKey);
+      });
+      inflight.set(claimedKey, tracked);
+      return tracked;
+    }
+  }
+
+  return { settle };
+}
+
+/** The promise's value, or `aborted` once `signal` aborts; the promise itself keeps running (its claim stays). */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'aborted'> {
+  if (signal.aborted) return Promise.resolve('aborted');
+  return new Promise((resolve) => {
+    const onAbort = () => resolve('aborted');
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      () => resolve('aborted'),
+    );
+  });
+}

@@ -1,0 +1,72 @@
+/**
+ * `createWebhookHandler`: the Fetch API adapter (`Request` in, `Response` out) over the webhook core in
+ * `handler.ts`, for Next.js route handlers, Hono, Bun, Deno and Workers. `node-handler.ts` is the Node one.
+ */
+import {
+  type BodyResult,
+  concat,
+  createWebhookCore,
+  type WebhookHandlerOptions,
+  type WebhookPlatformContext,
+} from './handler.js';
+
+async function readFetchBody(request: Request, maxBytes: number): Promise<BodyResult> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > maxBytes) return { kind: 'too_large' };
+  if (request.bodyUsed) return { kind: 'unavailable', reason: 'the Request body was already read' };
+  if (request.body === null) return { kind: 'bytes', bytes: new Uint8Array(0) };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return { kind: 'too_large' };
+    }
+    chunks.push(value);
+  }
+  return { kind: 'bytes', bytes: concat(chunks, total) };
+}
+
+/**
+ * Creates a Fetch API webhook handler: `(request: Request) => Promise<Response>`. Use it in Next.js route handlers,
+ * Hono, Bun, Deno and Workers. It checks `Authorization: Bearer <secret>` before reading the body, caps the body,
+ * parses the envelope, dedupes events and runs `onEvent` for each, sequentially, and answers with the status code
+ * that keeps the gateway from losing events (see `docs/webhooks.md`).
+ *
+ * On Workers pass the execution context as the second argument so work past the deadline is kept alive:
+ * `handler(request, ctx)`.
+ *
+ * Throws `ConfigurationError` at creation for a missing or malformed secret, a missing `onEvent`, or a deadline
+ * not below 5 seconds.
+ *
+ * @example
+ * // app/api/whatsapp/route.ts (Next.js)
+ * export const POST = createWebhookHandler({
+ *   secret: process.env.WEBHOOK_SECRET!,
+ *   onEvent: async (event) => {
+ *     if (event.kind === 'message' && event.message.type === 'text') await inbox.save(event);
+ *   },
+ * });
+ */
+export function createWebhookHandler(
+  options: WebhookHandlerOptions,
+): (request: Request, platform?: WebhookPlatformContext) => Promise<Response> {
+  const core = createWebhookCore(options);
+  return async (request, platform) => {
+    const result = await core(
+      {
+        method: request.method,
+        header: (name) => request.headers.get(name) ?? undefined,
+        readBody: (maxBytes) => readFetchBody(request, maxBytes),
+      },
+      platform && typeof platform.waitUntil === 'function'
+        ? { waitUntil: (p) => platform.waitUntil?.(p) }
+        : undefined,
+    );
+    return new Response(result.body, { status: result.status, headers: result.headers });
+  };
+}
