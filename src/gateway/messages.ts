@@ -168,11 +168,11 @@ export class Messages {
       const type = (checked.message as { type?: unknown }).type;
       return traced(
         'wa-gateway send',
-        {
+        () => ({
           ...SEND_SPAN,
           'server.address': this.#transport.host,
           'wa_gateway.message.type': typeof type === 'string' ? type : 'unknown',
-        },
+        }),
         () => this.#post(checked.message, options, options),
         (data, span) => span.set('messaging.message.id', data.messageId),
       );
