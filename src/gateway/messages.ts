@@ -14,7 +14,7 @@ import { excerpt } from '../core/secrets.js';
 import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
-import { type OutboundMessage, type SendContact, sendResponseSchema } from './message-schema.js';
+import { type OutboundMessage, readSendResponse, type SendContact } from './message-schema.js';
 import { prepare } from './prepare-message.js';
 
 /**
@@ -201,8 +201,8 @@ export class Messages {
       stopSignal,
       bulk: stopSignal !== undefined,
     });
-    const parsed = sendResponseSchema.safeParse(data);
-    if (!parsed.success) {
+    const parsed = readSendResponse(data);
+    if (!parsed) {
       throw new InvalidResponseError(
         'The gateway accepted the message (2xx) but its answer carries no message id; the message may be out, ' +
           'so do not resend it blindly.',
@@ -214,7 +214,7 @@ export class Messages {
       );
     }
     return {
-      data: { messageId: parsed.data.data.messages[0]!.id, contacts: parsed.data.data.contacts, raw: data },
+      data: { messageId: parsed.messageId, contacts: parsed.contacts, raw: data },
       response: responseInfo(response, attempts),
     };
   }
