@@ -191,7 +191,10 @@ export class Messages {
     const { data, response, attempts } = await this.#transport.json({
       method: 'POST',
       path: '/v1/wa/message',
-      query: { is_fake: flags.isFake ? true : undefined, mmlite: flags.mmlite ? true : undefined },
+      query:
+        flags.isFake || flags.mmlite
+          ? { is_fake: flags.isFake ? true : undefined, mmlite: flags.mmlite ? true : undefined }
+          : undefined,
       body: { messaging_product: this.#messagingProduct, ...valid },
       ...requestOf(request),
       idempotent: false,
