@@ -122,17 +122,26 @@ export function errorType(error: unknown): string {
 /**
  * Runs one client call inside a span (when tracing records): the HTTP attributes of the OpenTelemetry
  * conventions from the answer, `error.type` from a failure, and whatever `annotate` adds from the result.
+ * Not `async`: with no recording span it returns `call()`'s own promise, so an untraced call pays neither the
+ * extra promise nor the attributes object (pass a function to build them only when a span starts).
  */
-export async function traced<T>(
+export function traced<T>(
   name: string,
-  attributes: Attributes,
+  attributes: Attributes | (() => Attributes),
   call: () => Promise<WithResponse<T>>,
   annotate?: (data: T, span: Span) => void,
 ): Promise<WithResponse<T>> {
-  const ready = tracingReady();
-  if (ready) await ready;
-  const span = startSpan(name, 'client', attributes);
+  if (!tracingLoaded()) return call();
+  const span = startSpan(name, 'client', typeof attributes === 'function' ? attributes() : attributes);
   if (!span) return call();
+  return inSpan(span, call, annotate);
+}
+
+async function inSpan<T>(
+  span: Span,
+  call: () => Promise<WithResponse<T>>,
+  annotate: ((data: T, span: Span) => void) | undefined,
+): Promise<WithResponse<T>> {
   try {
     const result = await call();
     span.set('http.response.status_code', result.response.status);

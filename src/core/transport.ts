@@ -121,10 +121,13 @@ export class Transport {
   /** The server's host name, for spans (`server.address`). */
   readonly host: string;
   readonly #defaultHeaders: Record<string, string> | undefined;
+  /** The base URL without its trailing slashes, trimmed once rather than per request. */
+  readonly #base: string;
 
   constructor(config: TransportConfig) {
     this.#config = config;
     this.host = new URL(config.baseUrl).hostname;
+    this.#base = config.baseUrl.replace(/\/+$/, '');
     this.#defaultHeaders = checkHeaders(config.defaultHeaders, 'defaultHeaders');
   }
 
@@ -152,11 +155,13 @@ export class Transport {
    */
   async json(options: RequestOptions): Promise<{ data: unknown; response: Response; attempts: number }> {
     const { response, text, attempts } = await this.#withRetries(options, true);
-    if (text === undefined || text.trim() === '') return { data: undefined, response, attempts };
+    if (text === undefined) return { data: undefined, response, attempts };
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch {
+      // An empty body is checked only here, off the happy path (trim copies the whole answer).
+      if (text.trim() === '') return { data: undefined, response, attempts };
       throw new InvalidResponseError(
         `${options.method} ${options.path} answered ${response.status} with a body that is not valid JSON` +
           (options.method === 'GET' ? '.' : '; the request was accepted, so do not resend it blindly.'),
@@ -198,7 +203,7 @@ export class Transport {
       try {
         const result = await this.#attempt(options, readBody, auth, idempotent);
         if (observed) this.#observe(options, attempt, started, result.response, undefined, undefined);
-        return { ...result, attempts: attempt + 1 };
+        return { response: result.response, text: result.text, attempts: attempt + 1 };
       } catch (error) {
         if (options.signal?.aborted) throw options.signal.reason;
         if (error instanceof AuthorizationFailed) throw error.error;
@@ -475,7 +480,7 @@ export class Transport {
   }
 
   #url(options: RequestOptions): string {
-    const base = this.#config.baseUrl.replace(/\/+$/, '');
+    const base = this.#base;
     const path = options.path.startsWith('/') ? options.path : `/${options.path}`;
     const query = options.query ? queryString(options.query) : '';
     return `${base}${path}${query ? `?${query}` : ''}`;

@@ -14,7 +14,7 @@ import { excerpt } from '../core/secrets.js';
 import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
-import { type OutboundMessage, type SendContact, sendResponseSchema } from './message-schema.js';
+import { type OutboundMessage, readSendResponse, type SendContact } from './message-schema.js';
 import { prepare } from './prepare-message.js';
 
 /**
@@ -168,11 +168,11 @@ export class Messages {
       const type = (checked.message as { type?: unknown }).type;
       return traced(
         'wa-gateway send',
-        {
+        () => ({
           ...SEND_SPAN,
           'server.address': this.#transport.host,
           'wa_gateway.message.type': typeof type === 'string' ? type : 'unknown',
-        },
+        }),
         () => this.#post(checked.message, options, options),
         (data, span) => span.set('messaging.message.id', data.messageId),
       );
@@ -191,7 +191,10 @@ export class Messages {
     const { data, response, attempts } = await this.#transport.json({
       method: 'POST',
       path: '/v1/wa/message',
-      query: { is_fake: flags.isFake ? true : undefined, mmlite: flags.mmlite ? true : undefined },
+      query:
+        flags.isFake || flags.mmlite
+          ? { is_fake: flags.isFake ? true : undefined, mmlite: flags.mmlite ? true : undefined }
+          : undefined,
       body: { messaging_product: this.#messagingProduct, ...valid },
       ...requestOf(request),
       idempotent: false,
@@ -201,8 +204,8 @@ export class Messages {
       stopSignal,
       bulk: stopSignal !== undefined,
     });
-    const parsed = sendResponseSchema.safeParse(data);
-    if (!parsed.success) {
+    const parsed = readSendResponse(data);
+    if (!parsed) {
       throw new InvalidResponseError(
         'The gateway accepted the message (2xx) but its answer carries no message id; the message may be out, ' +
           'so do not resend it blindly.',
@@ -214,7 +217,7 @@ export class Messages {
       );
     }
     return {
-      data: { messageId: parsed.data.data.messages[0]!.id, contacts: parsed.data.data.contacts, raw: data },
+      data: { messageId: parsed.messageId, contacts: parsed.contacts, raw: data },
       response: responseInfo(response, attempts),
     };
   }
