@@ -14,8 +14,9 @@ import { excerpt } from '../core/secrets.js';
 import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
-import { type OutboundMessage, readSendResponse, type SendContact } from './message-schema.js';
+import type { OutboundMessage, SendContact } from './message-schema.js';
 import { prepare } from './prepare-message.js';
+import { readSendResponse } from './send-response.js';
 
 /**
  * What the gateway is asked to do with a message: the query flags of `POST /v1/wa/message`. They change what

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readSendResponse, sendResponseSchema } from '../../src/gateway/message-schema.js';
+import { sendResponseSchema } from '../../src/gateway/message-schema.js';
+import { readSendResponse } from '../../src/gateway/send-response.js';
 
 /** What the schema alone makes of an answer: the reference the hand-checked happy path must agree with. */
 function bySchema(data: unknown) {
