@@ -75,7 +75,8 @@ const rows = all.map((r) => [
   r.metric,
   `${round(r.value)}${r.unit}`,
   r.bar,
-  holds(r) ? 'holds' : 'MISSES',
+  // A quick pass reports a strict miss it tolerates as such, so a log reader never sees "holds" for a miss.
+  r.pass ? 'holds' : holds(r) ? 'misses, within the quick margin' : 'MISSES',
 ]);
 const header = ['bench', 'what', 'figure', 'bar', 'result'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
