@@ -13,7 +13,7 @@
  */
 import * as z from '../core/zod.js';
 import { statusSchema } from './status.js';
-import { messageBase, timestampSchema } from './wire.js';
+import { messageBase } from './wire.js';
 
 export * from './account-update.js';
 export * from './messages/audio.js';
