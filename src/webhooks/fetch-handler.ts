@@ -2,13 +2,9 @@
  * `createWebhookHandler`: the Fetch API adapter (`Request` in, `Response` out) over the webhook core in
  * `handler.ts`, for Next.js route handlers, Hono, Bun, Deno and Workers. `node-handler.ts` is the Node one.
  */
-import {
-  type BodyResult,
-  concat,
-  createWebhookCore,
-  type WebhookHandlerOptions,
-  type WebhookPlatformContext,
-} from './handler.js';
+
+import type { WebhookHandlerOptions, WebhookPlatformContext } from './handler.js';
+import { type BodyResult, concat, createWebhookCore } from './webhook-core.js';
 
 async function readFetchBody(request: Request, maxBytes: number): Promise<BodyResult> {
   const declared = request.headers.get('content-length');
