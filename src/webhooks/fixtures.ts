@@ -11,6 +11,7 @@ import { audioMessage } from './messages/audio.js';
 import { contactsMessage } from './messages/contacts.js';
 import { documentMessage } from './messages/document.js';
 import { imageMessage } from './messages/image.js';
+import type { KnownMessage, KnownMessageType } from './messages/index.js';
 import { buttonReplyMessage, listReplyMessage } from './messages/interactive.js';
 import { locationMessage } from './messages/location.js';
 import { orderMessage } from './messages/order.js';
@@ -176,7 +177,10 @@ export function accountUpdateEnvelope(
   ]);
 }
 
-/** Every documented incoming message type, one fixture each, keyed by type (interactive in both forms). */
+/**
+ * Every documented incoming message type, one fixture each, keyed by type (interactive in both forms). Typed against
+ * `messageSchemas`: a type added there without a fixture here does not compile.
+ */
 export function everyMessageType(): Record<string, { type: string; id: string } & Record<string, unknown>> {
   return {
     text: textMessage(),
@@ -191,5 +195,5 @@ export function everyMessageType(): Record<string, { type: string; id: string } 
     list_reply: listReplyMessage(),
     reaction: reactionMessage(),
     order: orderMessage(),
-  };
+  } satisfies Record<Exclude<KnownMessageType, 'interactive'> | 'button_reply' | 'list_reply', KnownMessage>;
 }

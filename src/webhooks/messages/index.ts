@@ -1,35 +1,21 @@
 /** The table of documented incoming message types: what the parser looks a message's schema up in. */
 import * as z from '../../core/zod.js';
-import { type AudioMessage, audioMessageSchema } from './audio.js';
-import { type ContactsMessage, contactsMessageSchema } from './contacts.js';
-import { type DocumentMessage, documentMessageSchema } from './document.js';
-import { type ImageMessage, imageMessageSchema } from './image.js';
-import { type InteractiveMessage, interactiveMessageSchema } from './interactive.js';
-import { type LocationMessage, locationMessageSchema } from './location.js';
-import { type OrderMessage, orderMessageSchema } from './order.js';
-import { type ReactionMessage, reactionMessageSchema } from './reaction.js';
-import { type StickerMessage, stickerMessageSchema } from './sticker.js';
-import { type TextMessage, textMessageSchema } from './text.js';
-import { type VideoMessage, videoMessageSchema } from './video.js';
+import { audioMessageSchema } from './audio.js';
+import { contactsMessageSchema } from './contacts.js';
+import { documentMessageSchema } from './document.js';
+import { imageMessageSchema } from './image.js';
+import { interactiveMessageSchema } from './interactive.js';
+import { locationMessageSchema } from './location.js';
+import { orderMessageSchema } from './order.js';
+import { reactionMessageSchema } from './reaction.js';
+import { stickerMessageSchema } from './sticker.js';
+import { textMessageSchema } from './text.js';
+import { videoMessageSchema } from './video.js';
 
-/** Incoming message types the spec documents. A message of any other type becomes the `unknown` variant. */
-export const MESSAGE_TYPES = [
-  'text',
-  'image',
-  'audio',
-  'document',
-  'video',
-  'sticker',
-  'location',
-  'contacts',
-  'interactive',
-  'reaction',
-  'order',
-] as const;
-/** A documented incoming message type. */
-export type KnownMessageType = (typeof MESSAGE_TYPES)[number];
-
-/** Schema of each documented incoming message type, keyed by `type`. */
+/**
+ * Schema of each documented incoming message type, keyed by `type`: the one list of message types. The parser looks
+ * a message's schema up here, and `MESSAGE_TYPES`, `knownMessageSchema` and `KnownMessage` are derived from it.
+ */
 export const messageSchemas = {
   text: textMessageSchema,
   image: imageMessageSchema,
@@ -44,31 +30,18 @@ export const messageSchemas = {
   order: orderMessageSchema,
 } as const;
 
+type MessageSchemas = typeof messageSchemas;
+/** A documented incoming message type. */
+export type KnownMessageType = keyof MessageSchemas;
+
+/** Incoming message types the spec documents. A message of any other type becomes the `unknown` variant. */
+export const MESSAGE_TYPES = Object.keys(messageSchemas) as KnownMessageType[];
+
 /** Any documented incoming message, discriminated by `type`. */
-export const knownMessageSchema = z.discriminatedUnion('type', [
-  textMessageSchema,
-  imageMessageSchema,
-  audioMessageSchema,
-  documentMessageSchema,
-  videoMessageSchema,
-  stickerMessageSchema,
-  locationMessageSchema,
-  contactsMessageSchema,
-  interactiveMessageSchema,
-  reactionMessageSchema,
-  orderMessageSchema,
-]);
+export const knownMessageSchema = z.discriminatedUnion(
+  'type',
+  Object.values(messageSchemas) as [MessageSchemas[KnownMessageType], ...MessageSchemas[KnownMessageType][]],
+);
 
 /** Any documented incoming message, as validated. */
-export type KnownMessage =
-  | TextMessage
-  | ImageMessage
-  | AudioMessage
-  | DocumentMessage
-  | VideoMessage
-  | StickerMessage
-  | LocationMessage
-  | ContactsMessage
-  | InteractiveMessage
-  | ReactionMessage
-  | OrderMessage;
+export type KnownMessage = { [K in KnownMessageType]: z.infer<MessageSchemas[K]> }[KnownMessageType];
