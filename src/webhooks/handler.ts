@@ -150,28 +150,27 @@ function secretList(value: unknown, option: string): string[] {
   return list as string[];
 }
 
-/** Validates the options (throwing `ConfigurationError`) and resolves their defaults, once per handler. */
-export function resolveOptions(options: WebhookHandlerOptions) {
-  if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError('createWebhookHandler: options are required ({ secret, onEvent })');
-  }
-  const logger = resolveWebhookLogger(options.logger, options.logLevel);
-  const log = (level: 'warn' | 'error', message: string, meta?: Record<string, unknown>): void => {
-    try {
-      logger?.[level]?.(message, meta);
-    } catch {
-      // A broken logger must not change the answer.
-    }
-  };
-  const secrets = secretList(options.secret, 'secret');
-  secrets.forEach((s, index) => {
-    if (s.length < 32) {
-      log('warn', 'A webhook secret is shorter than the 32 random characters the gateway advises', { index });
-    }
-  });
-  const onEvent = options.onEvent;
-  if (typeof onEvent !== 'function')
-    throw new ConfigurationError('createWebhookHandler: `onEvent` must be a function');
+/** @internal The handler options, validated, with their defaults resolved. */
+export interface ResolvedOptions {
+  /** Logs without ever throwing: a broken logger must not change the answer. */
+  log: (level: 'warn' | 'error', message: string, meta?: Record<string, unknown>) => void;
+  /** Calls `onError` without ever throwing. */
+  report: (error: unknown, info: WebhookErrorInfo) => void;
+  secrets: string[];
+  onEvent: WebhookHandlerOptions['onEvent'];
+  deadlineMs: number;
+  maxBodyBytes: number;
+  dedupeTtlMs: number;
+  claimLeaseMs: number;
+  store: IdempotencyStore | null;
+  dedupeKey: (event: WebhookEvent) => string | null | undefined;
+  upstreamSecrets: string[] | null;
+  requireSignature: boolean;
+  waitUntil: WebhookHandlerOptions['waitUntil'];
+}
+
+/** The time and size limits, validated. */
+function resolveLimits(options: WebhookHandlerOptions) {
   const deadlineMs = options.deadlineMs ?? 4000;
   if (typeof deadlineMs !== 'number' || !(deadlineMs > 0) || deadlineMs >= GATEWAY_TIMEOUT_MS) {
     throw new ConfigurationError(
@@ -190,15 +189,17 @@ export function resolveOptions(options: WebhookHandlerOptions) {
   if (!(claimLeaseMs > 0) || !Number.isFinite(claimLeaseMs)) {
     throw new ConfigurationError('createWebhookHandler: `claimLeaseMs` must be a positive number');
   }
-  let store: IdempotencyStore | null;
-  if (options.dedupe === false) store = null;
-  else if (options.dedupe === undefined) store = new MemoryIdempotencyStore({ ttlMs: dedupeTtlMs });
-  else if (typeof options.dedupe?.claim === 'function' && typeof options.dedupe.release === 'function') {
-    store = options.dedupe;
-  } else {
-    throw new ConfigurationError('createWebhookHandler: `dedupe` must be an IdempotencyStore or false');
-  }
-  const dedupeKey = options.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey);
+  return { deadlineMs, maxBodyBytes, dedupeTtlMs, claimLeaseMs };
+}
+
+function resolveStore(dedupe: WebhookHandlerOptions['dedupe'], ttlMs: number): IdempotencyStore | null {
+  if (dedupe === false) return null;
+  if (dedupe === undefined) return new MemoryIdempotencyStore({ ttlMs });
+  if (typeof dedupe?.claim === 'function' && typeof dedupe.release === 'function') return dedupe;
+  throw new ConfigurationError('createWebhookHandler: `dedupe` must be an IdempotencyStore or false');
+}
+
+function resolveUpstream(options: WebhookHandlerOptions) {
   const upstreamSecrets =
     options.upstreamAppSecret === undefined
       ? null
@@ -209,25 +210,47 @@ export function resolveOptions(options: WebhookHandlerOptions) {
       'createWebhookHandler: `requireUpstreamSignature` needs `upstreamAppSecret`',
     );
   }
-  const report = (error: unknown, info: WebhookErrorInfo): void => {
+  return { upstreamSecrets, requireSignature };
+}
+
+/** @internal Validates the options (throwing `ConfigurationError`) and resolves their defaults, once per handler. */
+export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError('createWebhookHandler: options are required ({ secret, onEvent })');
+  }
+  const logger = resolveWebhookLogger(options.logger, options.logLevel);
+  const log: ResolvedOptions['log'] = (level, message, meta) => {
     try {
-      options.onError?.(error, info);
+      logger?.[level]?.(message, meta);
     } catch {
-      // The application's error hook must not change the answer either.
+      // A broken logger must not change the answer.
     }
   };
+  const secrets = secretList(options.secret, 'secret');
+  secrets.forEach((s, index) => {
+    if (s.length < 32) {
+      log('warn', 'A webhook secret is shorter than the 32 random characters the gateway advises', { index });
+    }
+  });
+  const onEvent = options.onEvent;
+  if (typeof onEvent !== 'function')
+    throw new ConfigurationError('createWebhookHandler: `onEvent` must be a function');
+  const limits = resolveLimits(options);
   return {
     log,
+    report: (error, info) => {
+      try {
+        options.onError?.(error, info);
+      } catch {
+        // The application's error hook must not change the answer either.
+      }
+    },
     secrets,
     onEvent,
-    deadlineMs,
-    maxBodyBytes,
-    dedupeTtlMs,
-    claimLeaseMs,
-    store,
-    dedupeKey,
-    upstreamSecrets,
-    requireSignature,
-    report,
+    ...limits,
+    store: resolveStore(options.dedupe, limits.dedupeTtlMs),
+    dedupeKey: options.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey),
+    ...resolveUpstream(options),
+    waitUntil: options.waitUntil,
   };
 }

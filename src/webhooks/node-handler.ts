@@ -9,7 +9,7 @@
  * answers.
  */
 
-import type { WebhookHandlerOptions } from './handler.js';
+import { resolveOptions, type WebhookHandlerOptions } from './handler.js';
 import {
   type BodyResult,
   type CoreRequest,
@@ -208,7 +208,7 @@ const INTERNAL_ERROR: CoreResponse = {
 export function createNodeWebhookHandler(
   options: WebhookHandlerOptions,
 ): (req: NodeWebhookRequest, res: NodeWebhookResponse, next?: (error?: unknown) => void) => Promise<void> {
-  const core = createWebhookCore(options);
+  const core = createWebhookCore(resolveOptions(options));
   return async (req, res) => {
     let result: CoreResponse;
     try {

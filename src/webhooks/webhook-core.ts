@@ -17,14 +17,12 @@
  */
 import { WaGatewayError, WebhookParseError } from '../core/errors.js';
 import { loadTracing, type Span, startSpan, tracingReady } from '../core/tracing.js';
-import { createClaims, ON_EVENT_FAILED } from './claims.js';
+import { createClaims, type EventFailed, ON_EVENT_FAILED, type Outcome } from './claims.js';
 import type { WebhookEvent } from './events.js';
 import {
   DUPLICATES_HEADER,
-  resolveOptions,
-  type WebhookErrorInfo,
+  type ResolvedOptions,
   type WebhookEventContext,
-  type WebhookHandlerOptions,
   type WebhookPlatformContext,
 } from './handler.js';
 import { parseWebhook } from './parse.js';
@@ -56,8 +54,6 @@ export interface CoreResponse {
 /** @internal */
 export type WebhookCore = (request: CoreRequest, platform?: WebhookPlatformContext) => Promise<CoreResponse>;
 
-/** How one event of a delivery ended, as seen by the deliveries that wait for it. `duplicate`: done before. */
-
 function answer(status: number, error?: string, headers: Record<string, string> = {}): CoreResponse {
   return {
     status,
@@ -74,167 +70,31 @@ function errorName(error: unknown): string {
   }
 }
 
-/** @internal Validates options and builds the transport-independent core both adapters call. */
-export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
-  const {
-    log,
-    secrets,
-    onEvent,
-    deadlineMs,
-    maxBodyBytes,
-    dedupeTtlMs,
-    claimLeaseMs,
-    store,
-    dedupeKey,
-    upstreamSecrets,
-    requireSignature,
-    report,
-  } = resolveOptions(options);
-  let upstreamKeys: Promise<CryptoKey[]> | null = null;
+/** One handler's resolved options and what it keeps between deliveries. */
+interface Core extends ResolvedOptions {
+  eventFailed: EventFailed;
+  claims: ReturnType<typeof createClaims>;
+  /** The upstream HMAC keys, imported on the first delivery that needs them. */
+  upstreamKeys: Promise<CryptoKey[]> | null;
+}
 
+/** @internal Builds the transport-independent core both adapters call from the resolved options. */
+export function createWebhookCore(options: ResolvedOptions): WebhookCore {
   /** One failure about one event: an operational line for the logger (never the payload) and the error to onError. */
-  const eventFailed = (
-    message: string,
-    error: unknown,
-    stage: WebhookErrorInfo['stage'],
-    event: WebhookEvent,
-    index: number,
-  ): void => {
-    log('error', message, {
+  const eventFailed: EventFailed = (message, error, stage, event, index) => {
+    options.log('error', message, {
       kind: event.kind,
       index,
       ...(stage === 'onEvent' ? { errorName: errorName(error) } : {}),
     });
-    report(error, { stage, event, index });
+    options.report(error, { stage, event, index });
   };
-  const claims = createClaims({ onEvent, eventFailed, claimLeaseMs, dedupeTtlMs });
-
-  async function processEvents(
-    events: WebhookEvent[],
-    signal: AbortSignal,
-    delivery: Span | undefined,
-  ): Promise<CoreResponse> {
-    let failed = 0;
-    let busy = 0;
-    let duplicates = 0;
-    delivery?.set('wa_gateway.webhook.events', events.length);
-    for (let index = 0; index < events.length; index++) {
-      // Past the deadline the answer was already sent: leave the remaining events to the gateway's retry.
-      if (signal.aborted) return answer(503, 'deadline_exceeded');
-      const event = events[index]!;
-      const span =
-        delivery && startSpan('wa-gateway webhook.event', 'internal', eventAttributes(event), delivery);
-      const counted = { failed, busy, duplicates };
-      try {
-        const context: WebhookEventContext = { signal, index, count: events.length };
-        let key: string | null | undefined = null;
-        if (store) {
-          try {
-            key = dedupeKey(event);
-          } catch (error) {
-            eventFailed('dedupeKey threw; answering 500', error, 'dedupe', event, index);
-            failed++;
-            continue;
-          }
-        }
-        if (!store || typeof key !== 'string' || key === '') {
-          try {
-            await onEvent(event, context);
-          } catch (error) {
-            eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, index);
-            failed++;
-          }
-          continue;
-        }
-        const outcome = await claims.settle(store, key, event, context, signal);
-        if (outcome === 'aborted') return answer(503, 'deadline_exceeded');
-        if (outcome === 'failed') failed++;
-        else if (outcome === 'busy') busy++;
-        else if (outcome === 'duplicate') duplicates++;
-      } finally {
-        span?.set(
-          'wa_gateway.dedup.outcome',
-          failed > counted.failed
-            ? 'failed'
-            : busy > counted.busy
-              ? 'in_progress'
-              : duplicates > counted.duplicates
-                ? 'duplicate'
-                : store
-                  ? 'processed'
-                  : 'not_deduplicated',
-        );
-        span?.end();
-      }
-    }
-    if (failed > 0) return answer(500, 'processing_failed');
-    if (busy > 0) return answer(503, 'in_progress');
-    return answer(200, undefined, duplicates > 0 ? { [DUPLICATES_HEADER]: String(duplicates) } : {});
-  }
-
-  async function processRequest(
-    request: CoreRequest,
-    signal: AbortSignal,
-    delivery: Span | undefined,
-  ): Promise<CoreResponse> {
-    const body = await request.readBody(maxBodyBytes);
-    if (body.kind === 'too_large') {
-      // A 4xx is final for the gateway: this delivery is lost for good, so say it loudly.
-      log('error', 'Webhook body over maxBodyBytes refused with 413; the gateway will not retry it', {
-        status: 413,
-        maxBodyBytes,
-      });
-      report(new WaGatewayError(`A webhook body over maxBodyBytes (${maxBodyBytes}) was refused with 413.`), {
-        stage: 'body',
-      });
-      return answer(413, 'payload_too_large');
-    }
-    if (body.kind === 'unavailable') {
-      log('error', `Webhook body could not be read: ${body.reason}; answering 500`, { status: 500 });
-      report(new WaGatewayError(`Webhook body could not be read: ${body.reason}`), { stage: 'body' });
-      return answer(500, 'body_unavailable');
-    }
-    if (upstreamSecrets !== null) {
-      const header = request.header('x-hub-signature-256');
-      if (header === undefined) {
-        if (requireSignature) {
-          log('warn', 'Webhook request refused: X-Hub-Signature-256 header missing', { status: 401 });
-          return answer(401, 'signature_missing');
-        }
-      } else if (body.kind === 'parsed') {
-        // 500 and not 4xx: this is the application's set-up, and the gateway's retry keeps the event alive while
-        // the log says what to change.
-        log(
-          'error',
-          'Cannot verify X-Hub-Signature-256: a JSON body parser already consumed the raw body. Mount the webhook ' +
-            'handler before any body parser (or give it the raw bytes as req.body). Answering 500.',
-          { status: 500 },
-        );
-        return answer(500, 'raw_body_required');
-      } else {
-        upstreamKeys ??= Promise.all(upstreamSecrets.map(importHmacKey));
-        const raw = body.kind === 'bytes' ? body.bytes : body.text;
-        if (!(await verifySignatureWithKeys(raw, header, await upstreamKeys))) {
-          log('warn', 'Webhook request refused: X-Hub-Signature-256 does not match', { status: 403 });
-          return answer(403, 'invalid_signature');
-        }
-      }
-    }
-    let events: WebhookEvent[];
-    try {
-      events = parseWebhook(
-        body.kind === 'bytes' ? body.bytes : body.kind === 'text' ? body.text : body.value,
-      );
-    } catch (error) {
-      if (!(error instanceof WebhookParseError)) throw error;
-      // WebhookParseError messages name a location and a type, never payload content.
-      log('warn', `Webhook body refused with 400: ${error.message}`, { status: 400, path: error.path });
-      report(error, { stage: 'parse' });
-      return answer(400, 'invalid_body');
-    }
-    return processEvents(events, signal, delivery);
-  }
-
+  const core: Core = {
+    ...options,
+    eventFailed,
+    claims: createClaims({ ...options, eventFailed }),
+    upstreamKeys: null,
+  };
   loadTracing();
   return async (request, platform) => {
     const ready = tracingReady();
@@ -242,61 +102,209 @@ export function createWebhookCore(options: WebhookHandlerOptions): WebhookCore {
     const delivery = startSpan('wa-gateway webhook.delivery', 'server', {
       'http.request.method': request.method,
     });
-    const result = await handle(request, platform, delivery);
+    const result = await handle(core, request, platform, delivery);
     delivery?.set('http.response.status_code', result.status);
     delivery?.end();
     return result;
   };
+}
 
-  async function handle(
-    request: CoreRequest,
-    platform: Parameters<WebhookCore>[1],
-    delivery: Span | undefined,
-  ): Promise<CoreResponse> {
+/** How one event of a delivery ended, for the delivery's answer and the event's span. */
+type EventOutcome = Outcome | 'aborted' | 'unkeyed';
+
+/** Runs one event: deduped through the claims when the handler has a store and the event a key, else directly. */
+async function runEvent(
+  core: Core,
+  event: WebhookEvent,
+  context: WebhookEventContext,
+  signal: AbortSignal,
+): Promise<EventOutcome> {
+  const { store } = core;
+  let key: string | null | undefined = null;
+  if (store) {
     try {
-      if (request.method.toUpperCase() !== 'POST')
-        return answer(405, 'method_not_allowed', { allow: 'POST' });
-      // The header alone decides: checked before a single body byte is read.
-      if (!verifyAuthorization(request.header('authorization'), secrets)) {
-        log('warn', 'Webhook request refused: missing or invalid Authorization header', { status: 401 });
-        return answer(401, 'unauthorized', { 'www-authenticate': 'Bearer' });
-      }
-      const controller = new AbortController();
-      const work = processRequest(request, controller.signal, delivery).catch(
-        (error: unknown): CoreResponse => {
-          log('error', 'Webhook handler failed unexpectedly; answering 500', { errorName: errorName(error) });
-          report(error, { stage: 'internal' });
-          return answer(500, 'internal_error');
-        },
-      );
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const deadline = new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), deadlineMs);
-      });
-      const result = await Promise.race([work, deadline]);
-      clearTimeout(timer);
-      if (result !== null) return result;
-      controller.abort(new WaGatewayError('Webhook deadline passed; the gateway will retry the delivery'));
-      log(
-        'warn',
-        'Webhook deadline passed before processing finished; answering 503 so the gateway retries',
-        {
-          status: 503,
-          deadlineMs,
-        },
-      );
-      const keepAlive = platform?.waitUntil ?? options.waitUntil;
-      try {
-        keepAlive?.(work);
-      } catch {
-        // waitUntil outside a request context throws on some platforms; the answer stands.
-      }
-      return answer(503, 'deadline_exceeded');
+      key = core.dedupeKey(event);
     } catch (error) {
-      log('error', 'Webhook handler failed unexpectedly; answering 500', { errorName: errorName(error) });
-      report(error, { stage: 'internal' });
-      return answer(500, 'internal_error');
+      core.eventFailed('dedupeKey threw; answering 500', error, 'dedupe', event, context.index);
+      return 'failed';
     }
+  }
+  if (!store || typeof key !== 'string' || key === '') {
+    try {
+      await core.onEvent(event, context);
+    } catch (error) {
+      core.eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, context.index);
+      return 'failed';
+    }
+    return 'unkeyed';
+  }
+  return core.claims.settle(store, key, event, context, signal);
+}
+
+/** The `wa_gateway.dedup.outcome` of an event's span. */
+function spanOutcome(outcome: EventOutcome, deduping: boolean): string {
+  if (outcome === 'failed' || outcome === 'duplicate') return outcome;
+  if (outcome === 'busy') return 'in_progress';
+  return deduping ? 'processed' : 'not_deduplicated';
+}
+
+async function processEvents(
+  core: Core,
+  events: WebhookEvent[],
+  signal: AbortSignal,
+  delivery: Span | undefined,
+): Promise<CoreResponse> {
+  let failed = 0;
+  let busy = 0;
+  let duplicates = 0;
+  delivery?.set('wa_gateway.webhook.events', events.length);
+  for (let index = 0; index < events.length; index++) {
+    // Past the deadline the answer was already sent: leave the remaining events to the gateway's retry.
+    if (signal.aborted) return answer(503, 'deadline_exceeded');
+    const event = events[index]!;
+    const span =
+      delivery && startSpan('wa-gateway webhook.event', 'internal', eventAttributes(event), delivery);
+    let outcome: EventOutcome = 'ok';
+    try {
+      outcome = await runEvent(core, event, { signal, index, count: events.length }, signal);
+    } finally {
+      span?.set('wa_gateway.dedup.outcome', spanOutcome(outcome, core.store !== null));
+      span?.end();
+    }
+    if (outcome === 'aborted') return answer(503, 'deadline_exceeded');
+    if (outcome === 'failed') failed++;
+    else if (outcome === 'busy') busy++;
+    else if (outcome === 'duplicate') duplicates++;
+  }
+  if (failed > 0) return answer(500, 'processing_failed');
+  if (busy > 0) return answer(503, 'in_progress');
+  return answer(200, undefined, duplicates > 0 ? { [DUPLICATES_HEADER]: String(duplicates) } : {});
+}
+
+/** The answer to a body the adapter could not hand over whole, or `null` when there is a body to parse. */
+function refuseBody(core: Core, body: BodyResult): CoreResponse | null {
+  const { log, report, maxBodyBytes } = core;
+  if (body.kind === 'too_large') {
+    // A 4xx is final for the gateway: this delivery is lost for good, so say it loudly.
+    log('error', 'Webhook body over maxBodyBytes refused with 413; the gateway will not retry it', {
+      status: 413,
+      maxBodyBytes,
+    });
+    report(new WaGatewayError(`A webhook body over maxBodyBytes (${maxBodyBytes}) was refused with 413.`), {
+      stage: 'body',
+    });
+    return answer(413, 'payload_too_large');
+  }
+  if (body.kind === 'unavailable') {
+    log('error', `Webhook body could not be read: ${body.reason}; answering 500`, { status: 500 });
+    report(new WaGatewayError(`Webhook body could not be read: ${body.reason}`), { stage: 'body' });
+    return answer(500, 'body_unavailable');
+  }
+  return null;
+}
+
+type ReadBody = Extract<BodyResult, { kind: 'bytes' | 'text' | 'parsed' }>;
+
+/** The answer refusing a delivery over the upstream signature, or `null` when it passes (or is not checked). */
+async function refuseSignature(
+  core: Core,
+  request: CoreRequest,
+  body: ReadBody,
+): Promise<CoreResponse | null> {
+  const { log, upstreamSecrets } = core;
+  if (upstreamSecrets === null) return null;
+  const header = request.header('x-hub-signature-256');
+  if (header === undefined) {
+    if (!core.requireSignature) return null;
+    log('warn', 'Webhook request refused: X-Hub-Signature-256 header missing', { status: 401 });
+    return answer(401, 'signature_missing');
+  }
+  if (body.kind === 'parsed') {
+    // 500 and not 4xx: this is the application's set-up, and the gateway's retry keeps the event alive while
+    // the log says what to change.
+    log(
+      'error',
+      'Cannot verify X-Hub-Signature-256: a JSON body parser already consumed the raw body. Mount the webhook ' +
+        'handler before any body parser (or give it the raw bytes as req.body). Answering 500.',
+      { status: 500 },
+    );
+    return answer(500, 'raw_body_required');
+  }
+  core.upstreamKeys ??= Promise.all(upstreamSecrets.map(importHmacKey));
+  const raw = body.kind === 'bytes' ? body.bytes : body.text;
+  if (await verifySignatureWithKeys(raw, header, await core.upstreamKeys)) return null;
+  log('warn', 'Webhook request refused: X-Hub-Signature-256 does not match', { status: 403 });
+  return answer(403, 'invalid_signature');
+}
+
+async function processRequest(
+  core: Core,
+  request: CoreRequest,
+  signal: AbortSignal,
+  delivery: Span | undefined,
+): Promise<CoreResponse> {
+  const body = await request.readBody(core.maxBodyBytes);
+  const refused = refuseBody(core, body) ?? (await refuseSignature(core, request, body as ReadBody));
+  if (refused) return refused;
+  const read = body as ReadBody;
+  let events: WebhookEvent[];
+  try {
+    events = parseWebhook(read.kind === 'bytes' ? read.bytes : read.kind === 'text' ? read.text : read.value);
+  } catch (error) {
+    if (!(error instanceof WebhookParseError)) throw error;
+    // WebhookParseError messages name a location and a type, never payload content.
+    core.log('warn', `Webhook body refused with 400: ${error.message}`, { status: 400, path: error.path });
+    core.report(error, { stage: 'parse' });
+    return answer(400, 'invalid_body');
+  }
+  return processEvents(core, events, signal, delivery);
+}
+
+function internalError(core: Core, error: unknown): CoreResponse {
+  core.log('error', 'Webhook handler failed unexpectedly; answering 500', { errorName: errorName(error) });
+  core.report(error, { stage: 'internal' });
+  return answer(500, 'internal_error');
+}
+
+async function handle(
+  core: Core,
+  request: CoreRequest,
+  platform: WebhookPlatformContext | undefined,
+  delivery: Span | undefined,
+): Promise<CoreResponse> {
+  const { log, deadlineMs } = core;
+  try {
+    if (request.method.toUpperCase() !== 'POST') return answer(405, 'method_not_allowed', { allow: 'POST' });
+    // The header alone decides: checked before a single body byte is read.
+    if (!verifyAuthorization(request.header('authorization'), core.secrets)) {
+      log('warn', 'Webhook request refused: missing or invalid Authorization header', { status: 401 });
+      return answer(401, 'unauthorized', { 'www-authenticate': 'Bearer' });
+    }
+    const controller = new AbortController();
+    const work = processRequest(core, request, controller.signal, delivery).catch(
+      (error: unknown): CoreResponse => internalError(core, error),
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), deadlineMs);
+    });
+    const result = await Promise.race([work, deadline]);
+    clearTimeout(timer);
+    if (result !== null) return result;
+    controller.abort(new WaGatewayError('Webhook deadline passed; the gateway will retry the delivery'));
+    log('warn', 'Webhook deadline passed before processing finished; answering 503 so the gateway retries', {
+      status: 503,
+      deadlineMs,
+    });
+    const keepAlive = platform?.waitUntil ?? core.waitUntil;
+    try {
+      keepAlive?.(work);
+    } catch {
+      // waitUntil outside a request context throws on some platforms; the answer stands.
+    }
+    return answer(503, 'deadline_exceeded');
+  } catch (error) {
+    return internalError(core, error);
   }
 }
 
