@@ -10,6 +10,7 @@
  * Error messages name a location and a type, never a value: payloads hold phone numbers and message text.
  */
 import { WebhookParseError } from '../core/errors.js';
+import type * as z from '../core/zod.js';
 import {
   decodeBody,
   describe,
@@ -173,17 +174,20 @@ function withoutMetadata(
   path: Path,
   issues: WebhookIssue[],
 ): UnknownEvent {
+  return unknownEvent(ctx, 'invalid_item', path, item, issues, unknownItemKey(item, key));
+}
+
+/**
+ * The key of a message or status delivered as `unknown`: not the key a valid one has, so a handler that skips
+ * `unknown` events does not make a later, well-formed redelivery of the same item look like a duplicate (it would
+ * be lost). `undefined` (a content hash) when the item lacks what the key is made of.
+ */
+function unknownItemKey(item: unknown, key: 'messages' | 'statuses'): string | undefined {
   const id = isObject(item) ? item['id'] : undefined;
+  if (typeof id !== 'string' || id === '') return undefined;
+  if (key === 'messages') return `unknown:${id}`;
   const status = isObject(item) ? item['status'] : undefined;
-  const idKey =
-    typeof id !== 'string' || id === ''
-      ? undefined
-      : key === 'messages'
-        ? `unknown:${id}`
-        : typeof status === 'string'
-          ? `unknown:${id}:${status}`
-          : undefined;
-  return unknownEvent(ctx, 'invalid_item', path, item, issues, idKey);
+  return typeof status === 'string' ? `unknown:${id}:${status}` : undefined;
 }
 
 /** The sender's contact: the one whose `wa_id` is the message's `from`, else the first (per the spec they match). */
@@ -273,15 +277,14 @@ function unknownMessage(item: JsonObject, id: string, type: string, issues: Webh
 function statusEvent(item: unknown, ctx: ChangeContext, path: Path, metadata: WebhookMetadata): WebhookEvent {
   const result = statusSchema.safeParse(ctx.mayHoldNulls ? withoutNulls(item) : item);
   if (!result.success) {
-    const id = isObject(item) ? item['id'] : undefined;
-    const status = isObject(item) ? item['status'] : undefined;
-    // Not the key a valid status has: a handler that skips `unknown` events must not make a later, well-formed
-    // redelivery of the same status look like a duplicate (it would be lost).
-    const key =
-      typeof id === 'string' && id !== '' && typeof status === 'string'
-        ? `unknown:${id}:${status}`
-        : undefined;
-    return unknownEvent(ctx, 'invalid_item', path, item, toIssues(result.error.issues), key);
+    return unknownEvent(
+      ctx,
+      'invalid_item',
+      path,
+      item,
+      toIssues(result.error.issues),
+      unknownItemKey(item, 'statuses'),
+    );
   }
   const status = result.data;
   return {
@@ -296,33 +299,41 @@ function statusEvent(item: unknown, ctx: ChangeContext, path: Path, metadata: We
   };
 }
 
-function templateEvent(value: JsonObject, ctx: ChangeContext): WebhookEvent {
-  const result = templateStatusValueSchema.safeParse(value);
+/**
+ * The event of a change whose `value` is one object of one schema (template status, account update), or an
+ * `unknown` event with the issues when it does not fit. `hash` covers the entry's `time` and the value.
+ */
+function valueEvent<T>(
+  schema: z.ZodMiniType<T>,
+  value: JsonObject,
+  ctx: ChangeContext,
+  build: (data: T, hash: string) => WebhookEvent,
+): WebhookEvent {
+  const result = schema.safeParse(value);
   if (!result.success)
     return unknownEvent(ctx, 'invalid_item', ctx.path, value, toIssues(result.error.issues));
-  const template = result.data;
-  return {
+  return build(result.data, contentHash(ctx.time, value));
+}
+
+function templateEvent(value: JsonObject, ctx: ChangeContext): WebhookEvent {
+  return valueEvent(templateStatusValueSchema, value, ctx, (template, hash) => ({
     kind: 'template_status',
     field: 'message_template_status_update',
     businessAccountId: ctx.businessAccountId,
-    idempotencyKey: `template:${template.message_template_id}:${template.event}:${contentHash(ctx.time, value)}`,
+    idempotencyKey: `template:${template.message_template_id}:${template.event}:${hash}`,
     template,
-  };
+  }));
 }
 
 function accountEvent(value: JsonObject, ctx: ChangeContext): WebhookEvent {
-  const result = accountUpdateValueSchema.safeParse(value);
-  if (!result.success)
-    return unknownEvent(ctx, 'invalid_item', ctx.path, value, toIssues(result.error.issues));
-  const account = result.data;
   // The phone number and ban date are part of the hashed content, not spelled out: keys end up in shared stores.
-  return {
+  return valueEvent(accountUpdateValueSchema, value, ctx, (account, hash) => ({
     kind: 'account_update',
     field: 'account_update',
     businessAccountId: ctx.businessAccountId,
-    idempotencyKey: `account:${account.event}:${contentHash(ctx.time, value)}`,
+    idempotencyKey: `account:${account.event}:${hash}`,
     account,
-  };
+  }));
 }
 
 function unknownEvent(
