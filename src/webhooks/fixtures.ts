@@ -5,20 +5,20 @@
  *
  * To be re-exported from `wa-gateway-sdk/testing`.
  */
-import { accountUpdateValue } from './account-update.js';
+import { accountUpdateValue } from './account-update.fixture.js';
 import { base, FIXTURE_SENDER } from './fixture-base.js';
-import { audioMessage } from './messages/audio.js';
-import { contactsMessage } from './messages/contacts.js';
-import { documentMessage } from './messages/document.js';
-import { imageMessage } from './messages/image.js';
+import { audioMessage } from './messages/audio.fixture.js';
+import { contactsMessage } from './messages/contacts.fixture.js';
+import { documentMessage } from './messages/document.fixture.js';
+import { imageMessage } from './messages/image.fixture.js';
 import type { KnownMessage, KnownMessageType } from './messages/index.js';
-import { buttonReplyMessage, listReplyMessage } from './messages/interactive.js';
-import { locationMessage } from './messages/location.js';
-import { orderMessage } from './messages/order.js';
-import { reactionMessage } from './messages/reaction.js';
-import { stickerMessage } from './messages/sticker.js';
-import { textMessage } from './messages/text.js';
-import { videoMessage } from './messages/video.js';
+import { buttonReplyMessage, listReplyMessage } from './messages/interactive.fixture.js';
+import { locationMessage } from './messages/location.fixture.js';
+import { orderMessage } from './messages/order.fixture.js';
+import { reactionMessage } from './messages/reaction.fixture.js';
+import { stickerMessage } from './messages/sticker.fixture.js';
+import { textMessage } from './messages/text.fixture.js';
+import { videoMessage } from './messages/video.fixture.js';
 import type {
   AccountUpdateValue,
   TemplateStatusValue,
@@ -27,24 +27,24 @@ import type {
   WebhookMetadata,
   WebhookStatus,
 } from './schemas.js';
-import { templateStatusValue } from './template-status.js';
+import { templateStatusValue } from './template-status.fixture.js';
 
 // Each kind's builder lives beside its schema; this module is the one import of them all.
-export { accountUpdateValue } from './account-update.js';
+export { accountUpdateValue } from './account-update.fixture.js';
 export { FIXTURE_SENDER, FIXTURE_TIMESTAMP, fixtureId } from './fixture-base.js';
-export { audioMessage } from './messages/audio.js';
-export { contactsMessage } from './messages/contacts.js';
-export { documentMessage } from './messages/document.js';
-export { imageMessage } from './messages/image.js';
-export { buttonReplyMessage, listReplyMessage } from './messages/interactive.js';
-export { locationMessage } from './messages/location.js';
-export { orderMessage } from './messages/order.js';
-export { reactionMessage } from './messages/reaction.js';
-export { stickerMessage } from './messages/sticker.js';
-export { textMessage } from './messages/text.js';
-export { videoMessage } from './messages/video.js';
-export { statusObject } from './status.js';
-export { templateStatusValue } from './template-status.js';
+export { audioMessage } from './messages/audio.fixture.js';
+export { contactsMessage } from './messages/contacts.fixture.js';
+export { documentMessage } from './messages/document.fixture.js';
+export { imageMessage } from './messages/image.fixture.js';
+export { buttonReplyMessage, listReplyMessage } from './messages/interactive.fixture.js';
+export { locationMessage } from './messages/location.fixture.js';
+export { orderMessage } from './messages/order.fixture.js';
+export { reactionMessage } from './messages/reaction.fixture.js';
+export { stickerMessage } from './messages/sticker.fixture.js';
+export { textMessage } from './messages/text.fixture.js';
+export { videoMessage } from './messages/video.fixture.js';
+export { statusObject } from './status.fixture.js';
+export { templateStatusValue } from './template-status.fixture.js';
 
 /** The business number fixtures use. */
 export const FIXTURE_METADATA: WebhookMetadata = {

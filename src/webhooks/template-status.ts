@@ -23,16 +23,3 @@ export const templateStatusValueSchema = z.looseObject({
   reason: z._default(z.nullable(z.string()), null),
 });
 export interface TemplateStatusValue extends z.infer<typeof templateStatusValueSchema> {}
-
-/** A template status value (`APPROVED` by default; `REJECTED` fills `reason`). */
-export function templateStatusValue(overrides: Partial<TemplateStatusValue> = {}): TemplateStatusValue {
-  const event = overrides.event ?? 'APPROVED';
-  return {
-    event,
-    message_template_id: 594425479261596,
-    message_template_name: 'order_update',
-    message_template_language: 'en_US',
-    reason: event === 'REJECTED' ? 'INCORRECT_CATEGORY' : null,
-    ...overrides,
-  };
-}

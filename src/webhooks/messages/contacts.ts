@@ -1,6 +1,5 @@
 /** The `contacts` incoming message. */
 import * as z from '../../core/zod.js';
-import { base, type Overrides } from '../fixture-base.js';
 import { messageBase } from '../wire.js';
 
 /**
@@ -25,19 +24,3 @@ export const contactsMessageSchema = z.looseObject({
 });
 
 export interface ContactsMessage extends z.infer<typeof contactsMessageSchema> {}
-
-/** A `contacts` message sharing one contact card. */
-export function contactsMessage(overrides: Overrides<ContactsMessage> = {}): ContactsMessage {
-  return {
-    ...base(overrides),
-    contacts: [
-      {
-        name: { formatted_name: 'Ada Example', first_name: 'Ada', last_name: 'Example' },
-        phones: [{ phone: '+1 555 000 2222', type: 'CELL' }],
-        emails: [{ email: 'ada@example.com', type: 'WORK' }],
-      },
-    ],
-    ...overrides,
-    type: 'contacts',
-  };
-}

@@ -1,6 +1,5 @@
 /** The `order` incoming message. */
 import * as z from '../../core/zod.js';
-import { base, type Overrides } from '../fixture-base.js';
 import { messageBase } from '../wire.js';
 
 /** One line of an order. */
@@ -24,20 +23,3 @@ export const orderMessageSchema = z.looseObject({
 });
 
 export interface OrderMessage extends z.infer<typeof orderMessageSchema> {}
-
-/** An `order` message with two product lines. */
-export function orderMessage(overrides: Overrides<OrderMessage> = {}): OrderMessage {
-  return {
-    ...base(overrides),
-    order: {
-      catalog_id: 'catalog_1',
-      text: 'Please deliver tomorrow',
-      product_items: [
-        { product_retailer_id: 'sku_1', quantity: 2, item_price: 9.5, currency: 'USD' },
-        { product_retailer_id: 'sku_2', quantity: 1, item_price: 20, currency: 'USD' },
-      ],
-    },
-    ...overrides,
-    type: 'order',
-  };
-}

@@ -1,6 +1,5 @@
 /** The `sticker` incoming message. */
 import * as z from '../../core/zod.js';
-import { base, fixtureId, type Overrides } from '../fixture-base.js';
 import { mediaFields, messageBase, openEnum } from '../wire.js';
 
 export const stickerMessageSchema = z.looseObject({
@@ -14,13 +13,3 @@ export const stickerMessageSchema = z.looseObject({
 });
 
 export interface StickerMessage extends z.infer<typeof stickerMessageSchema> {}
-
-/** A `sticker` message. */
-export function stickerMessage(overrides: Overrides<StickerMessage> = {}): StickerMessage {
-  return {
-    ...base(overrides),
-    sticker: { id: fixtureId('media.'), mime_type: 'image/webp', sha256: 'b'.repeat(64), animated: false },
-    ...overrides,
-    type: 'sticker',
-  };
-}

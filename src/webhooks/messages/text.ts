@@ -1,6 +1,5 @@
 /** The `text` incoming message. */
 import * as z from '../../core/zod.js';
-import { base, type Overrides } from '../fixture-base.js';
 import { messageBase } from '../wire.js';
 
 export const textMessageSchema = z.looseObject({
@@ -10,13 +9,3 @@ export const textMessageSchema = z.looseObject({
 });
 
 export interface TextMessage extends z.infer<typeof textMessageSchema> {}
-
-/**
- * A `text` message.
- *
- * @example
- * const msg = textMessage({ text: { body: 'hello' } });
- */
-export function textMessage(overrides: Overrides<TextMessage> = {}): TextMessage {
-  return { ...base(overrides), text: { body: 'Hello from a fixture' }, ...overrides, type: 'text' };
-}
