@@ -2,7 +2,9 @@
  * Webhook body in, plain JSON tree out: text or bytes through `JSON.parse`, an object handed in through a bounded
  * copy. Error messages name a location and a type, never a value.
  */
+
 import { WebhookParseError } from '../core/errors.js';
+import { isRecord } from '../core/plain-data.js';
 
 export type Path = (string | number)[];
 export type JsonObject = Record<string, unknown>;
@@ -23,7 +25,7 @@ export function decodeBody(body: WebhookBody): { root: JsonObject; mayHoldNulls:
   if (ArrayBuffer.isView(body)) {
     return fromText(decoder.decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength)));
   }
-  if (isObject(body)) return { root: snapshot(body), mayHoldNulls: true };
+  if (isRecord(body)) return { root: snapshot(body), mayHoldNulls: true };
   throw new WebhookParseError(`Webhook body must be a JSON object, got ${describe(body)}`);
 }
 
@@ -45,7 +47,7 @@ function parseJsonText(text: string): JsonObject {
     // V8's SyntaxError quotes the input around the fault: never pass it on.
     throw new WebhookParseError('Webhook body is not valid JSON');
   }
-  if (!isObject(parsed))
+  if (!isRecord(parsed))
     throw new WebhookParseError(`Webhook body must be a JSON object, got ${describe(parsed)}`);
   return parsed;
 }
@@ -107,10 +109,6 @@ export function setOwn(out: JsonObject, key: string, value: unknown): void {
   }
 }
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The JSON type of a value, for error messages; never the value itself. */
 export function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
@@ -118,12 +116,6 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   const t = typeof value;
   return t === 'object' ? 'an object' : `a ${t}`;
-}
-
-export function formatPath(path: Path): string {
-  let out = '';
-  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out === '' ? part : `.${part}`;
-  return out;
 }
 
 /**

@@ -9,18 +9,11 @@
  *
  * Error messages name a location and a type, never a value: payloads hold phone numbers and message text.
  */
+
 import { WebhookParseError } from '../core/errors.js';
+import { formatPath, isRecord } from '../core/plain-data.js';
 import type * as z from '../core/zod.js';
-import {
-  decodeBody,
-  describe,
-  formatPath,
-  isObject,
-  type JsonObject,
-  type Path,
-  type WebhookBody,
-  withoutNulls,
-} from './body.js';
+import { decodeBody, describe, type JsonObject, type Path, type WebhookBody, withoutNulls } from './body.js';
 import { contentHash, issue, parseTimestamp, rawTimestampString, toIssues } from './event-fields.js';
 import type { IncomingMessage, UnknownEvent, UnknownMessage, WebhookEvent, WebhookIssue } from './events.js';
 import {
@@ -75,7 +68,7 @@ function walkEnvelope(root: JsonObject, mayHoldNulls: boolean): WebhookEvent[] {
   const events: WebhookEvent[] = [];
   for (let i = 0; i < entries.length; i++) {
     const entry: unknown = entries[i];
-    if (!isObject(entry)) fail(['entry', i], 'an object', entry);
+    if (!isRecord(entry)) fail(['entry', i], 'an object', entry);
     const changes = entry['changes'];
     if (!Array.isArray(changes)) fail(['entry', i, 'changes'], 'an array', changes);
     const rawId = entry['id'];
@@ -84,9 +77,9 @@ function walkEnvelope(root: JsonObject, mayHoldNulls: boolean): WebhookEvent[] {
     const time = entry['time'];
     for (let j = 0; j < changes.length; j++) {
       const change: unknown = changes[j];
-      if (!isObject(change)) fail(['entry', i, 'changes', j], 'an object', change);
+      if (!isRecord(change)) fail(['entry', i, 'changes', j], 'an object', change);
       const value = change['value'];
-      if (!isObject(value)) fail(['entry', i, 'changes', j, 'value'], 'an object', value);
+      if (!isRecord(value)) fail(['entry', i, 'changes', j, 'value'], 'an object', value);
       const rawField = change['field'];
       const field = typeof rawField === 'string' ? rawField : '';
       const ctx: ChangeContext = {
@@ -183,10 +176,10 @@ function withoutMetadata(
  * be lost). `undefined` (a content hash) when the item lacks what the key is made of.
  */
 function unknownItemKey(item: unknown, key: 'messages' | 'statuses'): string | undefined {
-  const id = isObject(item) ? item['id'] : undefined;
+  const id = isRecord(item) ? item['id'] : undefined;
   if (typeof id !== 'string' || id === '') return undefined;
   if (key === 'messages') return `unknown:${id}`;
-  const status = isObject(item) ? item['status'] : undefined;
+  const status = isRecord(item) ? item['status'] : undefined;
   return typeof status === 'string' ? `unknown:${id}:${status}` : undefined;
 }
 
@@ -201,7 +194,7 @@ function findContact(
   let raw: unknown = contacts[0];
   if (typeof from === 'string') {
     for (const candidate of contacts) {
-      if (isObject(candidate) && candidate['wa_id'] === from) {
+      if (isRecord(candidate) && candidate['wa_id'] === from) {
         raw = candidate;
         break;
       }
@@ -221,7 +214,7 @@ function messageEvent(
   contacts: unknown,
   contactCache: Map<unknown, WebhookContact | undefined>,
 ): WebhookEvent {
-  if (!isObject(item)) {
+  if (!isRecord(item)) {
     return unknownEvent(ctx, 'invalid_item', path, item, [issue([], 'invalid_type', 'Expected an object')]);
   }
   const id = item['id'];
