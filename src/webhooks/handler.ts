@@ -169,6 +169,13 @@ export interface ResolvedOptions {
   waitUntil: WebhookHandlerOptions['waitUntil'];
 }
 
+function positiveNumber(value: number, option: string): number {
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new ConfigurationError(`createWebhookHandler: \`${option}\` must be a positive number`);
+  }
+  return value;
+}
+
 /** The time and size limits, validated. */
 function resolveLimits(options: WebhookHandlerOptions) {
   const deadlineMs = options.deadlineMs ?? 4000;
@@ -181,14 +188,8 @@ function resolveLimits(options: WebhookHandlerOptions) {
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) {
     throw new ConfigurationError('createWebhookHandler: `maxBodyBytes` must be a positive integer');
   }
-  const dedupeTtlMs = options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
-  if (!(dedupeTtlMs > 0) || !Number.isFinite(dedupeTtlMs)) {
-    throw new ConfigurationError('createWebhookHandler: `dedupeTtlMs` must be a positive number');
-  }
-  const claimLeaseMs = options.claimLeaseMs ?? deadlineMs + 1000;
-  if (!(claimLeaseMs > 0) || !Number.isFinite(claimLeaseMs)) {
-    throw new ConfigurationError('createWebhookHandler: `claimLeaseMs` must be a positive number');
-  }
+  const dedupeTtlMs = positiveNumber(options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS, 'dedupeTtlMs');
+  const claimLeaseMs = positiveNumber(options.claimLeaseMs ?? deadlineMs + 1000, 'claimLeaseMs');
   return { deadlineMs, maxBodyBytes, dedupeTtlMs, claimLeaseMs };
 }
 

@@ -220,12 +220,8 @@ function messageEvent(
   const id = item['id'];
   const type = item['type'];
   if (typeof id !== 'string' || id === '' || typeof type !== 'string' || type === '') {
-    const issues: WebhookIssue[] = [];
-    if (typeof id !== 'string' || id === '')
-      issues.push(issue(['id'], 'invalid_type', 'Expected a non-empty string'));
-    if (typeof type !== 'string' || type === '') {
-      issues.push(issue(['type'], 'invalid_type', 'Expected a non-empty string'));
-    }
+    const missing = (['id', 'type'] as const).filter((k) => typeof item[k] !== 'string' || item[k] === '');
+    const issues = missing.map((k) => issue([k], 'invalid_type', 'Expected a non-empty string'));
     return unknownEvent(ctx, 'invalid_item', path, item, issues);
   }
   let message: IncomingMessage;
