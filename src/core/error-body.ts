@@ -6,6 +6,7 @@ import {
   RateLimitError,
   RedirectError,
 } from './errors.js';
+import { isRecord } from './plain-data.js';
 import { excerpt, scrub, scrubValue } from './secrets.js';
 
 /**
@@ -146,6 +147,5 @@ export function requestIdHeader(headers: Headers): string | undefined {
   return headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// Defined in the dependency-free plain-data.ts, which the portable entries import without this module's weight.
+export { isRecord };

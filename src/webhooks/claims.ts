@@ -29,77 +29,10 @@ export interface ClaimDeps {
 }
 
 /** One per handler: its in-flight map lives as long as the handler. */
-export function createClaims({ onEvent, eventFailed, claimLeaseMs, dedupeTtlMs }: ClaimDeps) {
+export function createClaims(deps: ClaimDeps) {
   // Per handler: keys whose onEvent is running here, so a retry that finds its own event in progress can wait for
   // the outcome instead of guessing.
   const inflight = new Map<string, Promise<Outcome>>();
-
-  async function runClaimed(
-    activeStore: IdempotencyStore,
-    key: string,
-    event: WebhookEvent,
-    context: WebhookEventContext,
-  ): Promise<'ok' | 'failed'> {
-    try {
-      await onEvent(event, context);
-    } catch (error) {
-      eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, context.index);
-      try {
-        await activeStore.release(key);
-      } catch (releaseError) {
-        eventFailed(
-          'The dedupe store failed to release a claim; the retry may skip this event',
-          releaseError,
-          'dedupe',
-          event,
-          context.index,
-        );
-      }
-      return 'failed';
-    }
-    try {
-      await activeStore.complete?.(key, dedupeTtlMs);
-    } catch (completeError) {
-      // The event was processed: answering 500 would run it twice. The claim stays as it was.
-      eventFailed(
-        'The dedupe store failed to mark an event done',
-        completeError,
-        'dedupe',
-        event,
-        context.index,
-      );
-    }
-    return 'ok';
-  }
-
-  /**
-   * Claims the event's key and runs it when the claim is ours. `ok`: processed now; `duplicate`: before;
-   * `failed`: onEvent or the store failed (the key is free again); `busy`: another process holds the key.
-   */
-  async function claimAndRun(
-    activeStore: IdempotencyStore,
-    key: string,
-    event: WebhookEvent,
-    context: WebhookEventContext,
-  ): Promise<Outcome> {
-    let claim: ReturnType<typeof toClaimResult>;
-    try {
-      claim = toClaimResult(await activeStore.claim(key, claimLeaseMs));
-    } catch (error) {
-      eventFailed(
-        'The dedupe store failed to claim an event; answering 500 so the gateway retries',
-        error,
-        'dedupe',
-        event,
-        context.index,
-      );
-      return 'failed';
-    }
-    if (claim === 'done') return 'duplicate';
-    // Held by another process: its own delivery answers for it; this one asks the gateway to come back.
-    if (claim === 'in_progress') return 'busy';
-    return runClaimed(activeStore, key, event, context);
-  }
 
   /**
    * The outcome of a keyed event for this delivery, or `aborted` when the deadline passed while it waited.
@@ -125,7 +58,7 @@ export function createClaims({ onEvent, eventFailed, claimLeaseMs, dedupeTtlMs }
       const claimedKey = key;
       // Registered before the store is even asked, so a concurrent delivery of the same event in this process
       // waits for this outcome instead of racing for the claim.
-      const tracked: Promise<Outcome> = claimAndRun(store, claimedKey, event, context).finally(() => {
+      const tracked: Promise<Outcome> = claimAndRun(deps, store, claimedKey, event, context).finally(() => {
         if (inflight.get(claimedKey) === tracked) inflight.delete(claimedKey);
       });
       inflight.set(claimedKey, tracked);
@@ -134,6 +67,75 @@ export function createClaims({ onEvent, eventFailed, claimLeaseMs, dedupeTtlMs }
   }
 
   return { settle };
+}
+
+async function runClaimed(
+  { onEvent, eventFailed, dedupeTtlMs }: ClaimDeps,
+  activeStore: IdempotencyStore,
+  key: string,
+  event: WebhookEvent,
+  context: WebhookEventContext,
+): Promise<'ok' | 'failed'> {
+  try {
+    await onEvent(event, context);
+  } catch (error) {
+    eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, context.index);
+    try {
+      await activeStore.release(key);
+    } catch (releaseError) {
+      eventFailed(
+        'The dedupe store failed to release a claim; the retry may skip this event',
+        releaseError,
+        'dedupe',
+        event,
+        context.index,
+      );
+    }
+    return 'failed';
+  }
+  try {
+    await activeStore.complete?.(key, dedupeTtlMs);
+  } catch (completeError) {
+    // The event was processed: answering 500 would run it twice. The claim stays as it was.
+    eventFailed(
+      'The dedupe store failed to mark an event done',
+      completeError,
+      'dedupe',
+      event,
+      context.index,
+    );
+  }
+  return 'ok';
+}
+
+/**
+ * Claims the event's key and runs it when the claim is ours. `ok`: processed now; `duplicate`: before;
+ * `failed`: onEvent or the store failed (the key is free again); `busy`: another process holds the key.
+ */
+async function claimAndRun(
+  deps: ClaimDeps,
+  activeStore: IdempotencyStore,
+  key: string,
+  event: WebhookEvent,
+  context: WebhookEventContext,
+): Promise<Outcome> {
+  let claim: ReturnType<typeof toClaimResult>;
+  try {
+    claim = toClaimResult(await activeStore.claim(key, deps.claimLeaseMs));
+  } catch (error) {
+    deps.eventFailed(
+      'The dedupe store failed to claim an event; answering 500 so the gateway retries',
+      error,
+      'dedupe',
+      event,
+      context.index,
+    );
+    return 'failed';
+  }
+  if (claim === 'done') return 'duplicate';
+  // Held by another process: its own delivery answers for it; this one asks the gateway to come back.
+  if (claim === 'in_progress') return 'busy';
+  return runClaimed(deps, activeStore, key, event, context);
 }
 
 /** The promise's value, or `aborted` once `signal` aborts; the promise itself keeps running (its claim stays). */

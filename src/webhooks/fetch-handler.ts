@@ -1,14 +1,10 @@
 /**
  * `createWebhookHandler`: the Fetch API adapter (`Request` in, `Response` out) over the webhook core in
- * `handler.ts`, for Next.js route handlers, Hono, Bun, Deno and Workers. `node-handler.ts` is the Node one.
+ * `webhook-core.ts`, for Next.js route handlers, Hono, Bun, Deno and Workers. `node-handler.ts` is the Node one.
  */
-import {
-  type BodyResult,
-  concat,
-  createWebhookCore,
-  type WebhookHandlerOptions,
-  type WebhookPlatformContext,
-} from './handler.js';
+
+import { resolveOptions, type WebhookHandlerOptions, type WebhookPlatformContext } from './handler.js';
+import { type BodyResult, concat, createWebhookCore } from './webhook-core.js';
 
 async function readFetchBody(request: Request, maxBytes: number): Promise<BodyResult> {
   const declared = request.headers.get('content-length');
@@ -55,7 +51,7 @@ async function readFetchBody(request: Request, maxBytes: number): Promise<BodyRe
 export function createWebhookHandler(
   options: WebhookHandlerOptions,
 ): (request: Request, platform?: WebhookPlatformContext) => Promise<Response> {
-  const core = createWebhookCore(options);
+  const core = createWebhookCore(resolveOptions(options));
   return async (request, platform) => {
     const result = await core(
       {

@@ -4,6 +4,7 @@
  */
 export { ConfigurationError, WaGatewayError, WebhookParseError } from '../core/errors.js';
 export type { LogLevel } from '../core/logger.js';
+export type { WebhookBody } from './body.js';
 export {
   type ClaimResult,
   DEFAULT_DEDUPE_TTL_MS,
@@ -11,6 +12,7 @@ export {
   MemoryIdempotencyStore,
   type MemoryIdempotencyStoreOptions,
 } from './dedup.js';
+export { parseTimestamp } from './event-fields.js';
 export {
   type AccountUpdateEvent,
   type IncomingMessage,
@@ -37,7 +39,7 @@ export {
   type NodeWebhookRequest,
   type NodeWebhookResponse,
 } from './node-handler.js';
-export { parseTimestamp, parseWebhook, type WebhookBody } from './parse.js';
+export { parseWebhook } from './parse.js';
 export {
   type AccountUpdateValue,
   type AudioMessage,

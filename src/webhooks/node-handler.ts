@@ -8,14 +8,15 @@
  * header). It never waits on a stream that was already consumed, never throws out of `(req, res)`, and always
  * answers.
  */
+
+import { resolveOptions, type WebhookHandlerOptions } from './handler.js';
 import {
   type BodyResult,
   type CoreRequest,
   type CoreResponse,
   concat,
   createWebhookCore,
-  type WebhookHandlerOptions,
-} from './handler.js';
+} from './webhook-core.js';
 
 /** The parts of `http.IncomingMessage` (or an Express `Request`) the handler uses. */
 export interface NodeWebhookRequest {
@@ -207,7 +208,7 @@ const INTERNAL_ERROR: CoreResponse = {
 export function createNodeWebhookHandler(
   options: WebhookHandlerOptions,
 ): (req: NodeWebhookRequest, res: NodeWebhookResponse, next?: (error?: unknown) => void) => Promise<void> {
-  const core = createWebhookCore(options);
+  const core = createWebhookCore(resolveOptions(options));
   return async (req, res) => {
     let result: CoreResponse;
     try {

@@ -17,8 +17,8 @@
  * - A status value the SDK does not know is not tracked (`ignored: 'unknown_status'`).
  */
 import { WebhookParseError } from '../core/errors.js';
+import { parseTimestamp } from './event-fields.js';
 import type { StatusEvent } from './events.js';
-import { parseTimestamp } from './parse.js';
 import type { KnownStatusValue, StatusError, WebhookStatus } from './schemas.js';
 
 /** What the tracker knows about one outbound message. Snapshots are never mutated. */

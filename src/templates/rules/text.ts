@@ -1,3 +1,4 @@
+import { formatPath as formatDataPath } from '../../core/plain-data.js';
 import type { TemplatePath } from './shape.js';
 import { Opaque, SArray, SObject, type SValue } from './snapshot.js';
 
@@ -116,9 +117,7 @@ export function endsWithVariable(s: string): boolean {
  * formatPath(['buttons', 2, 'url']); // 'buttons[2].url'
  */
 export function formatPath(path: TemplatePath): string {
-  let out = '';
-  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
-  return out === '' ? 'The template' : out;
+  return formatDataPath(path, 'The template');
 }
 
 const ITEM_NOUN: Readonly<Record<string, string>> = { buttons: 'button', carousel: 'card' };

@@ -1,0 +1,27 @@
+/**
+ * Helpers over plain JSON-like data that every part of the SDK uses, the webhooks and templates entries included:
+ * dependency-free (no zod, no Node built-in), so importing them costs a portable entry nothing else.
+ */
+
+/**
+ * Whether a value is a non-array object (a JSON object, or anything a property can be read from like one).
+ *
+ * @example
+ * isRecord({ a: 1 }); // true
+ * isRecord([1]); // false
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A location in a JSON tree as messages write it: keys joined by `.`, indices in brackets; `whenEmpty` for the root.
+ *
+ * @example
+ * formatPath(['entry', 0, 'changes']); // 'entry[0].changes'
+ */
+export function formatPath(path: readonly (string | number)[], whenEmpty = ''): string {
+  let out = '';
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out === '' ? part : `.${part}`;
+  return out === '' ? whenEmpty : out;
+}

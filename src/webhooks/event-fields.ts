@@ -1,0 +1,67 @@
+/** What events carry beside the wire objects: issues, parsed timestamps and content-derived keys. */
+
+import { formatPath } from '../core/plain-data.js';
+import type { Path } from './body.js';
+import type { WebhookIssue } from './events.js';
+
+export function issue(path: Path, code: string, message: string): WebhookIssue {
+  return { path, code, message };
+}
+
+interface ZodIssueLike {
+  readonly path: readonly PropertyKey[];
+  readonly code: string;
+  readonly message: string;
+}
+
+export function toIssues(issues: readonly ZodIssueLike[]): WebhookIssue[] {
+  // Zod's default messages name expected and received types only; its issues carry no input unless asked to.
+  return issues.map((i) => ({
+    path: i.path.filter((p): p is string | number => typeof p === 'string' || typeof p === 'number'),
+    code: i.code,
+    message: i.message,
+  }));
+}
+
+const NUMERIC = /^\s*-?\d+(?:\.\d+)?\s*$/;
+
+/**
+ * Unix seconds from a wire timestamp. `undefined` when absent or not a plain decimal number: `NaN` would make
+ * every comparison false and silently break sorting, `undefined` makes the caller decide.
+ */
+export function parseTimestamp(raw: unknown): number | undefined {
+  if (typeof raw === 'number') return Number.isFinite(raw) ? raw : undefined;
+  if (typeof raw !== 'string' || !NUMERIC.test(raw)) return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+export function rawTimestampString(raw: unknown): string | undefined {
+  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'number') return String(raw);
+  return undefined;
+}
+
+/**
+ * A 53-bit hash (cyrb53) of the JSON of the given parts, in base 36. Not cryptographic: it only has to map the same
+ * redelivered content to the same key, with collisions far rarer than 24 hours of events.
+ */
+export function contentHash(time: unknown, raw: unknown, fallbackPath?: Path): string {
+  let text: string;
+  try {
+    text = JSON.stringify([time ?? null, raw]) ?? '';
+  } catch {
+    // A cycle or BigInt in an object handed in by the caller: fall back to the location, still deterministic.
+    text = `path:${fallbackPath ? formatPath(fallbackPath) : ''}`;
+  }
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}

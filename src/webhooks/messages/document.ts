@@ -1,0 +1,15 @@
+/** The `document` incoming message. */
+import * as z from '../../core/zod.js';
+import { mediaFields, messageBase } from '../wire.js';
+
+export const documentMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('document'),
+  document: z.looseObject({
+    ...mediaFields,
+    filename: z.string(),
+    caption: z.optional(z.string()),
+  }),
+});
+
+export interface DocumentMessage extends z.infer<typeof documentMessageSchema> {}

@@ -1,0 +1,15 @@
+/** The `image` incoming message. */
+import * as z from '../../core/zod.js';
+import { mediaFields, messageBase, openEnum } from '../wire.js';
+
+export const imageMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('image'),
+  image: z.looseObject({
+    ...mediaFields,
+    mime_type: openEnum(['image/jpeg', 'image/png']),
+    caption: z.optional(z.string()),
+  }),
+});
+
+export interface ImageMessage extends z.infer<typeof imageMessageSchema> {}

@@ -1,0 +1,47 @@
+/** The table of documented incoming message types: what the parser looks a message's schema up in. */
+import * as z from '../../core/zod.js';
+import { audioMessageSchema } from './audio.js';
+import { contactsMessageSchema } from './contacts.js';
+import { documentMessageSchema } from './document.js';
+import { imageMessageSchema } from './image.js';
+import { interactiveMessageSchema } from './interactive.js';
+import { locationMessageSchema } from './location.js';
+import { orderMessageSchema } from './order.js';
+import { reactionMessageSchema } from './reaction.js';
+import { stickerMessageSchema } from './sticker.js';
+import { textMessageSchema } from './text.js';
+import { videoMessageSchema } from './video.js';
+
+/**
+ * Schema of each documented incoming message type, keyed by `type`: the one list of message types. The parser looks
+ * a message's schema up here, and `MESSAGE_TYPES`, `knownMessageSchema` and `KnownMessage` are derived from it.
+ */
+export const messageSchemas = {
+  text: textMessageSchema,
+  image: imageMessageSchema,
+  audio: audioMessageSchema,
+  document: documentMessageSchema,
+  video: videoMessageSchema,
+  sticker: stickerMessageSchema,
+  location: locationMessageSchema,
+  contacts: contactsMessageSchema,
+  interactive: interactiveMessageSchema,
+  reaction: reactionMessageSchema,
+  order: orderMessageSchema,
+} as const;
+
+type MessageSchemas = typeof messageSchemas;
+/** A documented incoming message type. */
+export type KnownMessageType = keyof MessageSchemas;
+
+/** Incoming message types the spec documents. A message of any other type becomes the `unknown` variant. */
+export const MESSAGE_TYPES = Object.keys(messageSchemas) as KnownMessageType[];
+
+/** Any documented incoming message, discriminated by `type`. */
+export const knownMessageSchema = z.discriminatedUnion(
+  'type',
+  Object.values(messageSchemas) as [MessageSchemas[KnownMessageType], ...MessageSchemas[KnownMessageType][]],
+);
+
+/** Any documented incoming message, as validated. */
+export type KnownMessage = { [K in KnownMessageType]: z.infer<MessageSchemas[K]> }[KnownMessageType];

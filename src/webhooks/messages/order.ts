@@ -1,0 +1,25 @@
+/** The `order` incoming message. */
+import * as z from '../../core/zod.js';
+import { messageBase } from '../wire.js';
+
+/** One line of an order. */
+export const orderItemSchema = z.looseObject({
+  product_retailer_id: z.string(),
+  quantity: z.number(),
+  item_price: z.number(),
+  /** ISO 4217 code. */
+  currency: z.string(),
+});
+export interface OrderItem extends z.infer<typeof orderItemSchema> {}
+
+export const orderMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('order'),
+  order: z.looseObject({
+    catalog_id: z.string(),
+    text: z.optional(z.string()),
+    product_items: z.array(orderItemSchema),
+  }),
+});
+
+export interface OrderMessage extends z.infer<typeof orderMessageSchema> {}

@@ -1,0 +1,16 @@
+/** The `reaction` incoming message. */
+import * as z from '../../core/zod.js';
+import { messageBase } from '../wire.js';
+
+export const reactionMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('reaction'),
+  reaction: z.looseObject({
+    /** The `wamid` reacted to. */
+    message_id: z.string(),
+    /** An empty string means the reaction was removed: see `isReactionRemoved`. */
+    emoji: z.string(),
+  }),
+});
+
+export interface ReactionMessage extends z.infer<typeof reactionMessageSchema> {}

@@ -1,0 +1,15 @@
+/** The `video` incoming message. */
+import * as z from '../../core/zod.js';
+import { mediaFields, messageBase, openEnum } from '../wire.js';
+
+export const videoMessageSchema = z.looseObject({
+  ...messageBase,
+  type: z.literal('video'),
+  video: z.looseObject({
+    ...mediaFields,
+    mime_type: openEnum(['video/mp4', 'video/3gp']),
+    caption: z.optional(z.string()),
+  }),
+});
+
+export interface VideoMessage extends z.infer<typeof videoMessageSchema> {}

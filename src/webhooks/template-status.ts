@@ -1,0 +1,25 @@
+/** The `message_template_status_update` change. */
+import * as z from '../core/zod.js';
+import { openEnum } from './wire.js';
+
+/** Template status events the spec documents. */
+export const TEMPLATE_STATUS_EVENTS = [
+  'APPROVED',
+  'REJECTED',
+  'PENDING_DELETION',
+  'FLAGGED',
+  'PAUSED',
+] as const;
+
+/** `value` of a `message_template_status_update` change. */
+export const templateStatusValueSchema = z.looseObject({
+  event: openEnum(TEMPLATE_STATUS_EVENTS, { nonEmpty: true }),
+  // An integer per the spec. Not `.int()`: zod's int is the safe-integer range and an id beyond 2^53 has
+  // already lost precision in JSON.parse; refusing it would only lose the event as well.
+  message_template_id: z.number(),
+  message_template_name: z.string(),
+  message_template_language: z.string(),
+  /** Filled for a rejection; `null` otherwise (an absent reason reads as `null`). */
+  reason: z._default(z.nullable(z.string()), null),
+});
+export interface TemplateStatusValue extends z.infer<typeof templateStatusValueSchema> {}

@@ -1,0 +1,43 @@
+/**
+ * Wire primitives the webhook schemas share: open enumerations, timestamps, and the fields every incoming
+ * message carries. Imports nothing but zod/mini.
+ */
+import * as z from '../core/zod.js';
+
+/**
+ * A string that is one of the known values or any other string. The `string & {}` arm keeps editors offering the
+ * known values while accepting new ones the gateway may add.
+ */
+export type OpenEnum<T extends string> = T | (string & {});
+
+/** Accepts any (non-empty) string at runtime; typed as the known values plus `string`. */
+export function openEnum<const T extends string>(_known: readonly T[], { nonEmpty = false } = {}) {
+  return z.custom<OpenEnum<T>>((value) => typeof value === 'string' && (!nonEmpty || value.length > 0), {
+    error: nonEmpty ? 'Expected a non-empty string' : 'Expected a string',
+  });
+}
+
+// The spec says timestamps are strings of Unix seconds; a number is accepted too, since re-serialising relays
+// are known to turn them into numbers and refusing one would lose the event.
+export const timestampSchema = z.union([z.string(), z.number()]);
+
+/** Optional reply context some incoming messages carry (not in the spec; kept typed because it is common). */
+const contextSchema = z.looseObject({ from: z.optional(z.string()), id: z.optional(z.string()) });
+
+// The fields every incoming message shares ("Every incoming message has these fields").
+export const messageBase = {
+  /** The message's `wamid`: the idempotency key. */
+  id: z.string().check(z.minLength(1)),
+  /** Sender number (equals `contacts[0].wa_id`). */
+  from: z.string(),
+  /** Unix time in seconds, as sent. The event carries it parsed as `timestamp` and verbatim as `timestampRaw`. */
+  timestamp: timestampSchema,
+  context: z.optional(contextSchema),
+};
+
+export const mediaFields = {
+  /** Media identifier for the media download endpoint (valid 30 days). */
+  id: z.string().check(z.minLength(1)),
+  mime_type: z.string(),
+  sha256: z.string(),
+};
