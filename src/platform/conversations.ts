@@ -1,17 +1,27 @@
+import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
 import { ConfigurationError } from '../core/errors.js';
-import { detailOf } from './answers.js';
+import { type DetailResponse, detailOf } from './answers.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
+import { type CustomFields, customFieldsSchema } from './fields.js';
 import { type CallOptions, callOf, type JsonCall, type PlatformHttp } from './http.js';
-import {
-  type AssignAgent,
-  assignAgentSchema,
-  type ConversationTypeInput,
-  type CustomFields,
-  conversationTypeInputSchema,
-  customFieldsSchema,
-  type DetailResponse,
-} from './schemas.js';
+
+/** The agent of `POST /v2/conversations/assign/`: automatic assignment, or a specific agent by email. */
+export const assignAgentSchema = z.union(
+  [
+    z.strictObject({ auto: z.literal(true) }),
+    z.strictObject({ email: z.string().regex(/^[^\s@]+@[^\s@]+$/) }),
+  ],
+  { error: "agent must be { auto: true } or { email: 'agent@example.com' }" },
+);
+export type AssignAgent = z.input<typeof assignAgentSchema>;
+
+/** `type` of `POST /v2/conversations/type/`: a type name and its sub-type (or null). */
+export const conversationTypeInputSchema = z.strictObject({
+  name: z.string().min(1, 'type name is empty'),
+  sub: z.string().min(1, 'sub is empty: pass null for no sub-type').nullable().optional(),
+});
+export type ConversationTypeInput = z.input<typeof conversationTypeInputSchema>;
 
 /** Conversation operations: `POST /v2/conversations/...`. Each answers `{ detail }`. */
 export class Conversations {

@@ -1,14 +1,27 @@
+import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import { detailOf } from './answers.js';
+import { type DetailResponse, detailOf } from './answers.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
+import { type CustomFields, customFieldsSchema } from './fields.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
-import {
-  type CustomerUpdate,
-  type CustomFields,
-  customerUpdateSchema,
-  customFieldsSchema,
-  type DetailResponse,
-} from './schemas.js';
+
+/** The `customer` of `POST /v2/customers/` (plain update). Unknown keys are refused, so a typo is caught. */
+export const customerUpdateSchema = z
+  .strictObject({
+    name: z.string().optional(),
+    /**
+     * @deprecated The platform marks the `crm` update path to be deprecated; prefer a custom field
+     * (`customers.setCustomFields`) for CRM identifiers.
+     */
+    crm: z.string().optional(),
+    telegram: z.string().optional(),
+    facebook: z.string().optional(),
+    email: z.string().optional(),
+    instagram: z.string().optional(),
+    twitter: z.string().optional(),
+  })
+  .refine((c) => Object.values(c).some((v) => v !== undefined), { error: 'no customer field given' });
+export type CustomerUpdate = z.input<typeof customerUpdateSchema>;
 
 /** Customer updates: `POST /v2/customers/` (the body's shape selects plain fields or custom fields). */
 export class Customers {

@@ -8,20 +8,18 @@ import {
   WaGatewayError,
 } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
-import { detailOf } from './answers.js';
+import { type DetailResponse, detailOf } from './answers.js';
+import { check } from './check.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
 import {
   BATCH_SEND_MAX,
   batchSendAllInputSchema,
   batchSendBodySchema,
-  check,
-  type DetailResponse,
   type MessageItem,
-  type StreamMessage,
-  type StreamQuery,
   sendMessagesBodySchema,
-} from './schemas.js';
+} from './messages.schema.js';
 import { type StreamOptions, streamMessages } from './stream.js';
+import type { StreamMessage, StreamQuery } from './stream.schema.js';
 import { type StreamRangeOptions, type StreamRangeQuery, streamRange } from './stream-range.js';
 
 export interface BatchSendInput {

@@ -4,6 +4,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
 import { parseAnswer } from './answers.js';
 import { argumentsCheck, requireInstant, toWire } from './arguments.js';
+import { type Instant, instantMs } from './fields.js';
 import { type CallOptions, callOf, type JsonCall, type PlatformHttp } from './http.js';
 import {
   type ConversationRecord,
@@ -17,13 +18,11 @@ import {
   feedbacksResponseSchema,
   type GroupBasedReport,
   groupBasedReportSchema,
-  type Instant,
-  instantMs,
   type Report,
   type ReportQuery,
   reportQuerySchema,
   reportSchema,
-} from './schemas.js';
+} from './reports.schema.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Default window of `feedbacksRange`: the shortest month, so that any reading of "one month" accepts it. */

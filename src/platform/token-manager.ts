@@ -10,7 +10,7 @@ import {
 import { type Logger, log } from '../core/logger.js';
 import { REDACTED } from '../core/secrets.js';
 import type { Transport } from '../core/transport.js';
-import { loginResponseSchema } from './schemas.js';
+import { loginResponseSchema } from './auth.js';
 
 /** The platform's tokens are valid for 24 hours from login. */
 export const TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;

@@ -1,14 +1,13 @@
+import { instantMs, isUuid } from '../../platform/fields.js';
 import {
   type ConversationRecord,
   DATE_RANGES,
   type DateRange,
   FEEDBACK_TYPES,
-  instantMs,
-  isUuid,
   REPORT_DATA,
   REPORT_TRUNCS,
   type ReportData,
-} from '../../platform/schemas.js';
+} from '../../platform/reports.schema.js';
 import {
   type Answer,
   booleanParam,
