@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type ApiPromise, apiPromise } from '../core/api-promise.js';
-import type { LoginResult, TokenManager } from './token-manager.js';
+import type { LoginResult } from './login.js';
+import type { TokenManager } from './token-manager.js';
 
 /** `POST /jwt/` answer. Only `token` is required: the login must not fail over an ancillary field. */
 export const loginResponseSchema = z.looseObject({

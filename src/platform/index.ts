@@ -5,6 +5,8 @@ export { type AssignAgent, Conversations, type ConversationTypeInput } from './c
 export { Customers, type CustomerUpdate } from './customers.js';
 export { type CustomFields, type CustomFieldValue, type Instant, isUuid } from './fields.js';
 export type { CallOptions } from './http.js';
+export { type LoginResult, TOKEN_LIFETIME_MS } from './login.js';
+export { LoginFailedError } from './login-failed-error.js';
 export {
   type BatchChunkResult,
   type BatchSendAllOptions,
@@ -96,12 +98,5 @@ export {
   type StreamRangeProgress,
   type StreamRangeQuery,
 } from './stream-range.js';
-export {
-  LoginFailedError,
-  type LoginResult,
-  MemoryTokenStore,
-  TOKEN_LIFETIME_MS,
-  TOKEN_REFRESH_MARGIN_MS,
-  type TokenEntry,
-  type TokenStore,
-} from './token-manager.js';
+export { TOKEN_REFRESH_MARGIN_MS } from './token-manager.js';
+export { MemoryTokenStore, type TokenEntry, type TokenStore } from './token-store.js';
