@@ -4,11 +4,11 @@ import { InvalidResponseError } from '../core/errors.js';
 import { check } from './check.js';
 
 /** The answer of every `/v2/...` operation. */
-export const detailResponseSchema = z.looseObject({ detail: z.string() });
-export interface DetailResponse {
+export const detailResponseSchema = z.object({
   /** The server's confirmation text. */
-  detail: string;
-}
+  detail: z.string(),
+});
+export interface DetailResponse extends z.infer<typeof detailResponseSchema> {}
 
 /** A 2xx body checked against its documented shape; the error names paths, never values. */
 export function parseAnswer<S extends z.ZodType>(

@@ -332,35 +332,44 @@ function conversationList(max: number | undefined) {
     error: 'conversations is empty',
   });
   return (
-    max === undefined
-      ? list
-      : list.max(max, {
-          error: (i) =>
-            `conversations has ${String((i.input as unknown[]).length)} entries; one request takes at most ${max} ` +
-            '(batchSendAll sends longer lists in chunks)',
-        })
-  ).superRefine((uuids, ctx) => {
-    // A repeated conversation would receive the message twice.
-    for (const i of duplicates(uuids.map((u) => u.toLowerCase()))) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [i],
-        input: uuids[i],
-        params: { rule: 'unique' },
-        message: `conversation ${uuids[i]} is listed more than once`,
-      });
-    }
-  });
+    (
+      max === undefined
+        ? list
+        : list.max(max, {
+            error: (i) =>
+              `conversations has ${String((i.input as unknown[]).length)} entries; one request takes at most ${max} ` +
+              '(batchSendAll sends longer lists in chunks)',
+          })
+    )
+      .superRefine((uuids, ctx) => {
+        // A repeated conversation would receive the message twice.
+        for (const i of duplicates(uuids.map((u) => u.toLowerCase()))) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [i],
+            input: uuids[i],
+            params: { rule: 'unique' },
+            message: `conversation ${uuids[i]} is listed more than once`,
+          });
+        }
+      })
+      // Read-only, so a caller's `readonly string[]` is accepted as it is.
+      .readonly()
+  );
 }
 
 /** The body of `POST /batch_send_message/`. */
 export const batchSendBodySchema = z.object({
+  /** The text to send. */
   message: text('message', { min: 1 }),
+  /** Conversation UUIDs, at most 500 per request. */
   conversations: conversationList(BATCH_SEND_MAX),
 });
 /** `batchSendAll`'s input: any number of conversations, sent in chunks. */
 export const batchSendAllInputSchema = z.object({
+  /** The text to send. */
   message: text('message', { min: 1 }),
+  /** Conversation UUIDs, at most 500 per request; `batchSendAll` takes any number. */
   conversations: conversationList(undefined),
 });
 

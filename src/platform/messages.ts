@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import {
@@ -22,12 +23,8 @@ import { type StreamOptions, streamMessages } from './stream.js';
 import type { StreamMessage, StreamQuery } from './stream.schema.js';
 import { type StreamRangeOptions, type StreamRangeQuery, streamRange } from './stream-range.js';
 
-export interface BatchSendInput {
-  /** The text to send. */
-  message: string;
-  /** Conversation UUIDs, at most 500 per request; `batchSendAll` takes any number. */
-  conversations: readonly string[];
-}
+/** What `batchSend` and `batchSendAll` take: one text and the conversations to send it to. */
+export interface BatchSendInput extends z.input<typeof batchSendAllInputSchema> {}
 
 export type BatchChunkResult =
   | { index: number; conversations: string[]; status: 'sent' }

@@ -28,11 +28,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Default window of `feedbacksRange`: the shortest month, so that any reading of "one month" accepts it. */
 export const FEEDBACK_RANGE_WINDOW_DAYS = 28;
 
-export interface FeedbacksRangeQuery {
+/** `feedbacksRange`'s query: the filters of `feedbacks` and a range of any length. */
+export interface FeedbacksRangeQuery extends Pick<FeedbacksQuery, 'type' | 'channel'> {
   from: Instant;
   to: Instant;
-  type?: FeedbackType;
-  channel?: string;
 }
 
 export interface FeedbacksRangeOptions extends RequestOptions {

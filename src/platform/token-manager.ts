@@ -1,5 +1,4 @@
 import { responseInfo, type WithResponse } from '../core/api-promise.js';
-import { isRecord } from '../core/error-body.js';
 import {
   AuthenticationError,
   BadRequestError,
@@ -13,7 +12,7 @@ import { loginResponseSchema } from './auth.js';
 import { LOGIN_PATH, type LoginResult, loginResult, TOKEN_LIFETIME_MS } from './login.js';
 import { LoginFailedError } from './login-failed-error.js';
 import { raceSignal } from './race-signal.js';
-import { MemoryTokenStore, type TokenEntry, type TokenStore } from './token-store.js';
+import { MemoryTokenStore, type TokenEntry, type TokenStore, tokenEntrySchema } from './token-store.js';
 
 /** A token is replaced this long before it expires, so no request goes out with a token about to lapse. */
 export const TOKEN_REFRESH_MARGIN_MS = 5 * 60 * 1000;
@@ -278,13 +277,8 @@ export class TokenManager {
       return undefined;
     }
     if (entry === undefined || entry === null) return undefined;
-    if (
-      !isRecord(entry) ||
-      typeof entry['token'] !== 'string' ||
-      entry['token'] === '' ||
-      typeof entry['expiresAt'] !== 'number' ||
-      Number.isNaN(entry['expiresAt'])
-    ) {
+    const parsed = tokenEntrySchema.safeParse(entry);
+    if (!parsed.success) {
       log(
         this.#logger,
         'warn',
@@ -293,7 +287,7 @@ export class TokenManager {
       );
       return undefined;
     }
-    return { token: entry['token'], expiresAt: entry['expiresAt'] };
+    return { token: parsed.data.token, expiresAt: parsed.data.expiresAt };
   }
 
   async #writeStore(entry: TokenEntry): Promise<void> {

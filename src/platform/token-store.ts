@@ -1,13 +1,19 @@
+import { z } from 'zod';
 import { REDACTED } from '../core/secrets.js';
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
 
-/** A cached token and when it expires (epoch milliseconds). */
-export interface TokenEntry {
-  token: string;
+/**
+ * What a `TokenStore` holds, checked when read back (a store is user code: it may return anything). `expiresAt`
+ * may be `Infinity` (a token given to the client has no known expiry), which `z.number()` refuses.
+ */
+export const tokenEntrySchema = z.object({
+  token: z.string().min(1),
   /** Epoch milliseconds. */
-  expiresAt: number;
-}
+  expiresAt: z.custom<number>((v) => typeof v === 'number' && !Number.isNaN(v)),
+});
+/** A cached token and when it expires (epoch milliseconds). */
+export interface TokenEntry extends z.infer<typeof tokenEntrySchema> {}
 
 /**
  * Where tokens are shared. The default keeps them in memory; back it with Redis or a database so that several
