@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { MessageIssue } from '../core/errors.js';
+import { isHttpUrl } from '../core/http-url.js';
+import { charCount } from '../core/text.js';
 import { check } from './check.js';
 import { uuidSchema } from './fields.js';
 
@@ -11,19 +13,12 @@ import { uuidSchema } from './fields.js';
 // ---------------------------------------------------------------------------------------------------------
 // Outbound message items of POST /v2/messages/
 
-/**
- * Lengths are counted in code points: the platform is a Python service and `len()` counts code points, so an
- * emoji in a button title counts once, as the spec's "emoji allowed" implies.
- */
-export function codePoints(value: string): number {
-  let n = 0;
-  for (const _ of value) n++;
-  return n;
-}
+// Lengths are counted in code points (`charCount`): the platform is a Python service and `len()` counts code
+// points, so an emoji in a button title counts once, as the spec's "emoji allowed" implies.
 
 function text(what: string, { min = 0, max }: { min?: number; max?: number } = {}) {
   return z.string({ error: `${what} must be a string` }).superRefine((value, ctx) => {
-    const n = codePoints(value);
+    const n = charCount(value);
     if (n < min) {
       ctx.addIssue({
         code: 'too_small',
@@ -51,16 +46,6 @@ function httpUrl(what: string) {
   return z.string({ error: `${what} must be a string` }).refine(isHttpUrl, {
     error: `${what} must be an http(s) URL`,
   });
-}
-
-function isHttpUrl(value: string): boolean {
-  if (/\s/.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
 }
 
 /** The file types a document may have; judged by the extension of the URL's path. */
@@ -151,7 +136,7 @@ function headerSchema(types: readonly [string, ...string[]], form: 'button' | 'l
     })
     .superRefine((header, ctx) => {
       if (header.type === 'text') {
-        const n = codePoints(header.content);
+        const n = charCount(header.content);
         if (n === 0) {
           ctx.addIssue({
             code: 'too_small',

@@ -13,7 +13,6 @@ import {
   conversationsResponseSchema,
   type Feedback,
   type FeedbacksQuery,
-  type FeedbackType,
   feedbacksQuerySchema,
   feedbacksResponseSchema,
   type GroupBasedReport,
