@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import { type DetailResponse, detailOf } from './answers.js';
+import type { DetailResponse } from './answers.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
 import { type CustomFields, customFieldsSchema } from './fields.js';
-import { type CallOptions, callOf, type PlatformHttp } from './http.js';
+import type { CallOptions, PlatformHttp } from './http.js';
 
 /** The `customer` of `POST /v2/customers/` (plain update). Unknown keys are refused, so a typo is caught. */
 export const customerUpdateSchema = z
@@ -40,18 +40,10 @@ export class Customers {
    * await platform.customers.update(customerUuid, { name: 'Aziza Karimova', email: 'aziza@example.com' });
    */
   update(uuid: string, customer: CustomerUpdate, options: CallOptions = {}): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
-      const id = requireUuid(uuid, 'customers.update uuid');
-      const c = argumentsCheck(customerUpdateSchema, customer, 'customers.update customer');
-      const data = await json('platform', {
-        method: 'POST',
-        path: '/v2/customers/',
-        body: { uuid: id, customer: c },
-        idempotent: false,
-        ...callOf(options),
-      });
-      return detailOf(data);
-    });
+    return this.#http.operation('/v2/customers/', options, () => ({
+      uuid: requireUuid(uuid, 'customers.update uuid'),
+      customer: argumentsCheck(customerUpdateSchema, customer, 'customers.update customer'),
+    }));
   }
 
   /**
@@ -61,17 +53,13 @@ export class Customers {
    * await platform.customers.setCustomFields(customerUuid, { loyalty_tier: 'gold' });
    */
   setCustomFields(uuid: string, fields: CustomFields, options: CallOptions = {}): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
-      const id = requireUuid(uuid, 'customers.setCustomFields uuid');
-      const f = argumentsCheck(customFieldsSchema, fields, 'customers.setCustomFields fields');
-      const data = await json('platform', {
-        method: 'POST',
-        path: '/v2/customers/',
-        body: { uuid: id, customer: { custom_fields: wrapValues(f) } },
-        idempotent: false,
-        ...callOf(options),
-      });
-      return detailOf(data);
-    });
+    return this.#http.operation('/v2/customers/', options, () => ({
+      uuid: requireUuid(uuid, 'customers.setCustomFields uuid'),
+      customer: {
+        custom_fields: wrapValues(
+          argumentsCheck(customFieldsSchema, fields, 'customers.setCustomFields fields'),
+        ),
+      },
+    }));
   }
 }

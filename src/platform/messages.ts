@@ -9,7 +9,7 @@ import {
   WaGatewayError,
 } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
-import { type DetailResponse, detailOf } from './answers.js';
+import type { DetailResponse } from './answers.js';
 import { check } from './check.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
 import {
@@ -155,17 +155,10 @@ export class PlatformMessages {
     items: readonly MessageItem[],
     options: CallOptions = {},
   ): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
+    return this.#http.operation('/v2/messages/', options, () => {
       const result = check(sendMessagesBodySchema, { uuid: conversationUuid, messages: items });
       if (!result.ok) throw new MessageValidationError(result.issues, 'messages');
-      const data = await json('platform', {
-        method: 'POST',
-        path: '/v2/messages/',
-        body: result.data,
-        idempotent: false,
-        ...callOf(options),
-      });
-      return detailOf(data);
+      return result.data;
     });
   }
 

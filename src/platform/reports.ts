@@ -1,7 +1,9 @@
+import type { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
+import type { QueryParams } from '../core/transport.js';
 import { parseAnswer } from './answers.js';
 import { argumentsCheck, requireInstant, toWire } from './arguments.js';
 import { type Instant, instantMs } from './fields.js';
@@ -77,17 +79,10 @@ export class Reports {
   get(query?: ReportQuery & { group_based?: false | undefined }, options?: CallOptions): ApiPromise<Report>;
   get(query?: ReportQuery, options?: CallOptions): ApiPromise<Report | GroupBasedReport>;
   get(query: ReportQuery = {}, options: CallOptions = {}): ApiPromise<Report | GroupBasedReport> {
-    return this.#http.run(async (json) => {
+    return this.#http.run((json) => {
       const q = argumentsCheck(reportQuerySchema, query, 'reports.get query');
-      const data = await json('platform', {
-        method: 'GET',
-        path: '/reports/',
-        query: { ...q },
-        ...callOf(options),
-      });
-      return q.group_based === true
-        ? parseAnswer(groupBasedReportSchema, data, 'GET', '/reports/')
-        : parseAnswer(reportSchema, data, 'GET', '/reports/');
+      const schema = q.group_based === true ? groupBasedReportSchema : reportSchema;
+      return this.#get(json, '/reports/', { ...q }, options, schema);
     });
   }
 
@@ -98,15 +93,9 @@ export class Reports {
    * const archived = await platform.reports.conversations({ archived_at_range: 'yesterday' });
    */
   conversations(query: ConversationsQuery = {}, options: CallOptions = {}): ApiPromise<ConversationRecord[]> {
-    return this.#http.run(async (json) => {
+    return this.#http.run((json) => {
       const q = argumentsCheck(conversationsQuerySchema, query, 'reports.conversations query');
-      const data = await json('platform', {
-        method: 'GET',
-        path: '/reports/conversations/',
-        query: { ...q },
-        ...callOf(options),
-      });
-      return parseAnswer(conversationsResponseSchema, data, 'GET', '/reports/conversations/');
+      return this.#get(json, '/reports/conversations/', { ...q }, options, conversationsResponseSchema);
     });
   }
 
@@ -118,6 +107,18 @@ export class Reports {
    */
   feedbacks(query: FeedbacksQuery = {}, options: CallOptions = {}): ApiPromise<Feedback[]> {
     return this.#http.run((json) => this.#feedbacks(json, query, options));
+  }
+
+  /** `GET path` on the platform host, its answer checked against `schema`. */
+  async #get<S extends z.ZodType>(
+    json: JsonCall,
+    path: string,
+    query: QueryParams,
+    options: CallOptions,
+    schema: S,
+  ): Promise<z.output<S>> {
+    const data = await json('platform', { method: 'GET', path, query, ...callOf(options) });
+    return parseAnswer(schema, data, 'GET', path);
   }
 
   async #feedbacks(json: JsonCall, query: FeedbacksQuery, options: CallOptions): Promise<Feedback[]> {
@@ -132,18 +133,13 @@ export class Reports {
           );
         }
       }
-      const data = await json('platform', {
-        method: 'GET',
-        path: '/reports/feedbacks/',
-        query: {
-          type: q.type,
-          channel: q.channel,
-          start_date: q.start_date === undefined ? undefined : toWire(q.start_date),
-          end_date: q.end_date === undefined ? undefined : toWire(q.end_date),
-        },
-        ...callOf(options),
-      });
-      return parseAnswer(feedbacksResponseSchema, data, 'GET', '/reports/feedbacks/').feedbacks;
+      const wire = {
+        type: q.type,
+        channel: q.channel,
+        start_date: q.start_date === undefined ? undefined : toWire(q.start_date),
+        end_date: q.end_date === undefined ? undefined : toWire(q.end_date),
+      };
+      return (await this.#get(json, '/reports/feedbacks/', wire, options, feedbacksResponseSchema)).feedbacks;
     }
   }
 

@@ -9,25 +9,20 @@ import { type CallOptions, callOf, type PlatformHttp } from './http.js';
 export const STATS_PERIODS = ['today', 'yesterday', 'wtd', 'mtd'] as const;
 export type StatsPeriod = (typeof STATS_PERIODS)[number];
 
+/** One `value` per period of `STATS_PERIODS`. */
+function perPeriod<T extends z.ZodType>(value: T) {
+  return z.looseObject({ today: value, yesterday: value, wtd: value, mtd: value });
+}
+
 /** A counter per period. */
-export const periodCountsSchema = z.looseObject({
-  today: z.number(),
-  yesterday: z.number(),
-  wtd: z.number(),
-  mtd: z.number(),
-});
+export const periodCountsSchema = perPeriod(z.number());
 export interface PeriodCounts extends z.infer<typeof periodCountsSchema> {}
 
 /** A response-time accumulator: `sum` over `count` responses. `sum` may be null when `count` is 0. */
 export const sumCountSchema = z.looseObject({ count: z.number(), sum: nullableFigure });
 export interface SumCount extends z.infer<typeof sumCountSchema> {}
 
-export const periodSumCountsSchema = z.looseObject({
-  today: sumCountSchema,
-  yesterday: sumCountSchema,
-  wtd: sumCountSchema,
-  mtd: sumCountSchema,
-});
+export const periodSumCountsSchema = perPeriod(sumCountSchema);
 export interface PeriodSumCounts extends z.infer<typeof periodSumCountsSchema> {}
 
 export const statsAgentSchema = z.looseObject({
