@@ -122,25 +122,23 @@ export class Reports {
   }
 
   async #feedbacks(json: JsonCall, query: FeedbacksQuery, options: CallOptions): Promise<Feedback[]> {
-    {
-      const q = argumentsCheck(feedbacksQuerySchema, query, 'reports.feedbacks query');
-      if (q.start_date !== undefined && q.end_date !== undefined) {
-        const span = instantMs(q.end_date) - instantMs(q.start_date);
-        if (span > 31 * DAY_MS) {
-          throw new ConfigurationError(
-            'reports.feedbacks spans more than one month, which the platform refuses (400); ' +
-              'use reports.feedbacksRange({ from, to }) to fetch it in monthly windows.',
-          );
-        }
+    const q = argumentsCheck(feedbacksQuerySchema, query, 'reports.feedbacks query');
+    if (q.start_date !== undefined && q.end_date !== undefined) {
+      const span = instantMs(q.end_date) - instantMs(q.start_date);
+      if (span > 31 * DAY_MS) {
+        throw new ConfigurationError(
+          'reports.feedbacks spans more than one month, which the platform refuses (400); ' +
+            'use reports.feedbacksRange({ from, to }) to fetch it in monthly windows.',
+        );
       }
-      const wire = {
-        type: q.type,
-        channel: q.channel,
-        start_date: q.start_date === undefined ? undefined : toWire(q.start_date),
-        end_date: q.end_date === undefined ? undefined : toWire(q.end_date),
-      };
-      return (await this.#get(json, '/reports/feedbacks/', wire, options, feedbacksResponseSchema)).feedbacks;
     }
+    const wire = {
+      type: q.type,
+      channel: q.channel,
+      start_date: q.start_date === undefined ? undefined : toWire(q.start_date),
+      end_date: q.end_date === undefined ? undefined : toWire(q.end_date),
+    };
+    return (await this.#get(json, '/reports/feedbacks/', wire, options, feedbacksResponseSchema)).feedbacks;
   }
 
   /**
