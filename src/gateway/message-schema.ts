@@ -9,6 +9,7 @@ import { z } from 'zod';
  *
  * Lengths are counted in UTF-16 code units (`string.length`), the unit the gateway's JSON stack counts in.
  */
+import { isHttpUrl } from '../core/http-url.js';
 import { unknownKeysError } from './unknown-keys.js';
 
 /**
@@ -32,7 +33,7 @@ export const recipientSchema = z.string({ error: 'must be a string of digits' })
 
 const httpUrl = z
   .string({ error: 'must be a string' })
-  .refine((v) => /^https?:\/\/[^\s/$.?#][^\s]*$/i.test(v), { error: 'must be a public http(s) URL' });
+  .refine(isHttpUrl, { error: 'must be a public http(s) URL' });
 
 /** A closed object: unknown keys are issues that name the key and suggest the field meant. */
 const closed = <T extends z.core.$ZodLooseShape>(shape: T) =>

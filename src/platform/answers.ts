@@ -1,7 +1,14 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { isRecord } from '../core/error-body.js';
 import { InvalidResponseError } from '../core/errors.js';
-import { check, type DetailResponse } from './schemas.js';
+import { check } from './check.js';
+
+/** The answer of every `/v2/...` operation. */
+export const detailResponseSchema = z.object({
+  /** The server's confirmation text. */
+  detail: z.string(),
+});
+export interface DetailResponse extends z.infer<typeof detailResponseSchema> {}
 
 /** A 2xx body checked against its documented shape; the error names paths, never values. */
 export function parseAnswer<S extends z.ZodType>(

@@ -5,7 +5,8 @@
 
 import type { z } from 'zod';
 import { ConfigurationError, type MessageIssue } from '../core/errors.js';
-import { check, type Instant, instantMs, isUuid } from './schemas.js';
+import { check } from './check.js';
+import { type Instant, instantMs, isUuid } from './fields.js';
 
 export function argumentsCheck<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   const result = check(schema, input);

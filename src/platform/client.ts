@@ -18,7 +18,8 @@ import { PlatformHttp, type SharedTransportConfig } from './http.js';
 import { PlatformMessages } from './messages.js';
 import { Reports } from './reports.js';
 import { Stats } from './stats.js';
-import { TokenManager, type TokenStore } from './token-manager.js';
+import { TokenManager } from './token-manager.js';
+import type { TokenStore } from './token-store.js';
 
 export interface PlatformClientOptions extends CommonClientOptions {
   /** `{platform_url}`: login, reports, batch send and the `/v2` operations. */

@@ -1,17 +1,38 @@
+import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
 import { ConfigurationError } from '../core/errors.js';
-import { detailOf } from './answers.js';
+import type { DetailResponse } from './answers.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
-import { type CallOptions, callOf, type JsonCall, type PlatformHttp } from './http.js';
-import {
-  type AssignAgent,
-  assignAgentSchema,
-  type ConversationTypeInput,
-  type CustomFields,
-  conversationTypeInputSchema,
-  customFieldsSchema,
-  type DetailResponse,
-} from './schemas.js';
+import { type CustomFields, customFieldsSchema } from './fields.js';
+import type { CallOptions, PlatformHttp } from './http.js';
+
+/** The agent of `POST /v2/conversations/assign/`: automatic assignment, or a specific agent by email. */
+export const assignAgentSchema = z.union(
+  [
+    z.strictObject({ auto: z.literal(true) }),
+    z.strictObject({ email: z.string().regex(/^[^\s@]+@[^\s@]+$/) }),
+  ],
+  { error: "agent must be { auto: true } or { email: 'agent@example.com' }" },
+);
+export type AssignAgent = z.input<typeof assignAgentSchema>;
+
+/** `type` of `POST /v2/conversations/type/`: a type name and its sub-type (or null). */
+export const conversationTypeInputSchema = z.strictObject({
+  name: z.string().min(1, 'type name is empty'),
+  sub: z.string().min(1, 'sub is empty: pass null for no sub-type').nullable().optional(),
+});
+export type ConversationTypeInput = z.input<typeof conversationTypeInputSchema>;
+
+/** The path of each conversation operation. */
+const PATHS = {
+  archive: '/v2/conversations/archive/',
+  unarchive: '/v2/conversations/unarchive/',
+  assign: '/v2/conversations/assign/',
+  assignToGroup: '/v2/conversations/assign_to_group/',
+  unassign: '/v2/conversations/unassign/',
+  setType: '/v2/conversations/type/',
+  setCustomFields: '/v2/conversations/custom_fields/',
+} as const;
 
 /** Conversation operations: `POST /v2/conversations/...`. Each answers `{ detail }`. */
 export class Conversations {
@@ -22,17 +43,6 @@ export class Conversations {
     this.#http = http;
   }
 
-  #post(
-    json: JsonCall,
-    path: string,
-    body: Record<string, unknown>,
-    options: CallOptions,
-  ): Promise<DetailResponse> {
-    return json('platform', { method: 'POST', path, body, idempotent: false, ...callOf(options) }).then(
-      detailOf,
-    );
-  }
-
   /**
    * Archives a conversation.
    *
@@ -40,14 +50,7 @@ export class Conversations {
    * await platform.conversations.archive(conversationUuid);
    */
   archive(uuid: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
-      return this.#post(
-        json,
-        '/v2/conversations/archive/',
-        { uuid: requireUuid(uuid, 'conversations.archive uuid') },
-        options,
-      );
-    });
+    return this.#post('archive', uuid, options);
   }
 
   /**
@@ -57,14 +60,7 @@ export class Conversations {
    * await platform.conversations.unarchive(conversationUuid);
    */
   unarchive(uuid: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
-      return this.#post(
-        json,
-        '/v2/conversations/unarchive/',
-        { uuid: requireUuid(uuid, 'conversations.unarchive uuid') },
-        options,
-      );
-    });
+    return this.#post('unarchive', uuid, options);
   }
 
   /**
@@ -75,11 +71,9 @@ export class Conversations {
    * await platform.conversations.assign(conversationUuid, { email: 'agent@example.com' });
    */
   assign(uuid: string, agent: AssignAgent, options: CallOptions = {}): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
-      const id = requireUuid(uuid, 'conversations.assign uuid');
-      const a = argumentsCheck(assignAgentSchema, agent, 'conversations.assign agent');
-      return this.#post(json, '/v2/conversations/assign/', { uuid: id, agent: a }, options);
-    });
+    return this.#post('assign', uuid, options, () => ({
+      agent: argumentsCheck(assignAgentSchema, agent, 'conversations.assign agent'),
+    }));
   }
 
   /**
@@ -89,17 +83,11 @@ export class Conversations {
    * await platform.conversations.assignToGroup(conversationUuid, 'Billing');
    */
   assignToGroup(uuid: string, groupName: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
-      const id = requireUuid(uuid, 'conversations.assignToGroup uuid');
+    return this.#post('assignToGroup', uuid, options, () => {
       if (typeof groupName !== 'string' || groupName.trim() === '') {
         throw new ConfigurationError('conversations.assignToGroup needs a group name.');
       }
-      return this.#post(
-        json,
-        '/v2/conversations/assign_to_group/',
-        { uuid: id, group: { name: groupName } },
-        options,
-      );
+      return { group: { name: groupName } };
     });
   }
 
@@ -110,14 +98,7 @@ export class Conversations {
    * await platform.conversations.unassign(conversationUuid);
    */
   unassign(uuid: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
-      return this.#post(
-        json,
-        '/v2/conversations/unassign/',
-        { uuid: requireUuid(uuid, 'conversations.unassign uuid') },
-        options,
-      );
-    });
+    return this.#post('unassign', uuid, options);
   }
 
   /**
@@ -128,15 +109,9 @@ export class Conversations {
    * await platform.conversations.setType(conversationUuid, { name: 'Complaint', sub: 'Delivery' });
    */
   setType(uuid: string, type: ConversationTypeInput, options: CallOptions = {}): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
-      const id = requireUuid(uuid, 'conversations.setType uuid');
+    return this.#post('setType', uuid, options, () => {
       const t = argumentsCheck(conversationTypeInputSchema, type, 'conversations.setType type');
-      return this.#post(
-        json,
-        '/v2/conversations/type/',
-        { uuid: id, type: { name: t.name, sub: t.sub ?? null } },
-        options,
-      );
+      return { type: { name: t.name, sub: t.sub ?? null } };
     });
   }
 
@@ -148,15 +123,26 @@ export class Conversations {
    * await platform.conversations.setCustomFields(conversationUuid, { order_id: 'A-1042', priority: 2 });
    */
   setCustomFields(uuid: string, fields: CustomFields, options: CallOptions = {}): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
-      const id = requireUuid(uuid, 'conversations.setCustomFields uuid');
-      const f = argumentsCheck(customFieldsSchema, fields, 'conversations.setCustomFields fields');
-      return this.#post(
-        json,
-        '/v2/conversations/custom_fields/',
-        { uuid: id, custom_fields: wrapValues(f) },
-        options,
-      );
-    });
+    return this.#post('setCustomFields', uuid, options, () => ({
+      custom_fields: wrapValues(
+        argumentsCheck(customFieldsSchema, fields, 'conversations.setCustomFields fields'),
+      ),
+    }));
+  }
+
+  /**
+   * `POST /v2/conversations/<operation>/` with the conversation's UUID, checked first, and the operation's own
+   * fields, which `fields` checks and builds.
+   */
+  #post(
+    method: keyof typeof PATHS,
+    uuid: string,
+    options: CallOptions,
+    fields: () => Record<string, unknown> = () => ({}),
+  ): ApiPromise<DetailResponse> {
+    return this.#http.operation(PATHS[method], options, () => ({
+      uuid: requireUuid(uuid, `conversations.${method} uuid`),
+      ...fields(),
+    }));
   }
 }

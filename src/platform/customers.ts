@@ -1,14 +1,27 @@
+import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import { detailOf } from './answers.js';
+import type { DetailResponse } from './answers.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
-import { type CallOptions, callOf, type PlatformHttp } from './http.js';
-import {
-  type CustomerUpdate,
-  type CustomFields,
-  customerUpdateSchema,
-  customFieldsSchema,
-  type DetailResponse,
-} from './schemas.js';
+import { type CustomFields, customFieldsSchema } from './fields.js';
+import type { CallOptions, PlatformHttp } from './http.js';
+
+/** The `customer` of `POST /v2/customers/` (plain update). Unknown keys are refused, so a typo is caught. */
+export const customerUpdateSchema = z
+  .strictObject({
+    name: z.string().optional(),
+    /**
+     * @deprecated The platform marks the `crm` update path to be deprecated; prefer a custom field
+     * (`customers.setCustomFields`) for CRM identifiers.
+     */
+    crm: z.string().optional(),
+    telegram: z.string().optional(),
+    facebook: z.string().optional(),
+    email: z.string().optional(),
+    instagram: z.string().optional(),
+    twitter: z.string().optional(),
+  })
+  .refine((c) => Object.values(c).some((v) => v !== undefined), { error: 'no customer field given' });
+export type CustomerUpdate = z.input<typeof customerUpdateSchema>;
 
 /** Customer updates: `POST /v2/customers/` (the body's shape selects plain fields or custom fields). */
 export class Customers {
@@ -27,18 +40,10 @@ export class Customers {
    * await platform.customers.update(customerUuid, { name: 'Aziza Karimova', email: 'aziza@example.com' });
    */
   update(uuid: string, customer: CustomerUpdate, options: CallOptions = {}): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
-      const id = requireUuid(uuid, 'customers.update uuid');
-      const c = argumentsCheck(customerUpdateSchema, customer, 'customers.update customer');
-      const data = await json('platform', {
-        method: 'POST',
-        path: '/v2/customers/',
-        body: { uuid: id, customer: c },
-        idempotent: false,
-        ...callOf(options),
-      });
-      return detailOf(data);
-    });
+    return this.#http.operation('/v2/customers/', options, () => ({
+      uuid: requireUuid(uuid, 'customers.update uuid'),
+      customer: argumentsCheck(customerUpdateSchema, customer, 'customers.update customer'),
+    }));
   }
 
   /**
@@ -48,17 +53,13 @@ export class Customers {
    * await platform.customers.setCustomFields(customerUuid, { loyalty_tier: 'gold' });
    */
   setCustomFields(uuid: string, fields: CustomFields, options: CallOptions = {}): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
-      const id = requireUuid(uuid, 'customers.setCustomFields uuid');
-      const f = argumentsCheck(customFieldsSchema, fields, 'customers.setCustomFields fields');
-      const data = await json('platform', {
-        method: 'POST',
-        path: '/v2/customers/',
-        body: { uuid: id, customer: { custom_fields: wrapValues(f) } },
-        idempotent: false,
-        ...callOf(options),
-      });
-      return detailOf(data);
-    });
+    return this.#http.operation('/v2/customers/', options, () => ({
+      uuid: requireUuid(uuid, 'customers.setCustomFields uuid'),
+      customer: {
+        custom_fields: wrapValues(
+          argumentsCheck(customFieldsSchema, fields, 'customers.setCustomFields fields'),
+        ),
+      },
+    }));
   }
 }

@@ -5,10 +5,11 @@ import {
   responseInfo,
   type WithResponse,
 } from '../core/api-promise.js';
-import type { RequestOptions as CallRequestOptions } from '../core/call-options.js';
+import { type RequestOptions as CallRequestOptions, requestOf } from '../core/call-options.js';
 import { AuthenticationError } from '../core/errors.js';
 import { traced } from '../core/tracing.js';
 import { type RequestOptions, Transport, type TransportConfig } from '../core/transport.js';
+import { type DetailResponse, detailOf } from './answers.js';
 import type { TokenManager } from './token-manager.js';
 
 /** `platform`: login, reports, sends and the `/v2` operations. `stream`: stats and the message stream. */
@@ -93,6 +94,25 @@ export class PlatformHttp {
       });
       return { data, response: last ?? NO_REQUEST };
     });
+  }
+
+  /**
+   * A `POST` to the platform host answered with `{ detail }` (the `/v2` operations, `messages.send`). `body`
+   * checks the arguments and builds the request body; it runs inside the call, so a bad argument rejects the
+   * promise before any request.
+   */
+  operation(path: string, options: CallOptions, body: () => unknown): ApiPromise<DetailResponse> {
+    return this.run(async (json) =>
+      detailOf(
+        await json('platform', {
+          method: 'POST',
+          path,
+          body: body(),
+          idempotent: false,
+          ...requestOf(options),
+        }),
+      ),
+    );
   }
 
   /**

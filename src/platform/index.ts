@@ -1,8 +1,12 @@
-export { Auth } from './auth.js';
+export type { DetailResponse } from './answers.js';
+export { Auth, type LoginResponse, loginResponseSchema } from './auth.js';
 export { PlatformClient, type PlatformClientOptions } from './client.js';
-export { Conversations } from './conversations.js';
-export { Customers } from './customers.js';
+export { type AssignAgent, Conversations, type ConversationTypeInput } from './conversations.js';
+export { Customers, type CustomerUpdate } from './customers.js';
+export { type CustomFields, type CustomFieldValue, type Instant, isUuid } from './fields.js';
 export type { CallOptions } from './http.js';
+export { type LoginResult, TOKEN_LIFETIME_MS } from './login.js';
+export { LoginFailedError } from './login-failed-error.js';
 export {
   type BatchChunkResult,
   type BatchSendAllOptions,
@@ -12,6 +16,19 @@ export {
   PlatformMessages,
 } from './messages.js';
 export {
+  BATCH_SEND_MAX,
+  DOCUMENT_EXTENSIONS,
+  type DocumentItem,
+  type ImageItem,
+  type InteractiveItem,
+  type LocationItem,
+  type MessageItem,
+  messageItemSchema,
+  type TextItem,
+  type VideoItem,
+  validateMessageItems,
+} from './messages.schema.js';
+export {
   FEEDBACK_RANGE_WINDOW_DAYS,
   type FeedbacksRangeOptions,
   type FeedbacksRangeProgress,
@@ -19,22 +36,13 @@ export {
   Reports,
 } from './reports.js';
 export {
-  type AssignAgent,
-  BATCH_SEND_MAX,
   type ConversationRecord,
   type ConversationsQuery,
   type ConversationType,
-  type ConversationTypeInput,
-  type CustomerUpdate,
-  type CustomFields,
-  type CustomFieldValue,
   conversationRecordSchema,
   conversationsQuerySchema,
   DATE_RANGES,
   type DateRange,
-  type DetailResponse,
-  DOCUMENT_EXTENSIONS,
-  type DocumentItem,
   dateRangeSchema,
   FEEDBACK_TYPES,
   type Feedback,
@@ -44,17 +52,6 @@ export {
   feedbacksQuerySchema,
   type GroupBasedReport,
   groupBasedReportSchema,
-  type ImageItem,
-  type Instant,
-  type InteractiveItem,
-  isUuid,
-  type LocationItem,
-  type LoginResponse,
-  loginResponseSchema,
-  type MessageItem,
-  messageItemSchema,
-  type PeriodCounts,
-  type PeriodSumCounts,
   REPORT_DATA,
   REPORT_TRUNCS,
   type Report,
@@ -65,32 +62,33 @@ export {
   reportQuerySchema,
   reportSchema,
   reportTruncSchema,
+} from './reports.schema.js';
+export {
+  type AgentStatsSummary,
+  type PeriodAverages,
+  type PeriodCounts,
+  type PeriodSumCounts,
   STATS_PERIODS,
-  STREAM_MESSAGE_TYPES,
-  STREAM_SENDERS,
+  Stats,
   type StatsAgent,
   type StatsChannel,
   type StatsPeriod,
+  type StatsSummary,
+  type SumCount,
+  statsChannelSchema,
+  summarizeStats,
+} from './stats.js';
+export { STREAM_MAX_SPAN_MS, type StreamOptions } from './stream.js';
+export {
+  STREAM_MESSAGE_TYPES,
+  STREAM_SENDERS,
   type StreamMessage,
   type StreamMessageType,
   type StreamQuery,
   type StreamSender,
-  type SumCount,
-  statsChannelSchema,
   streamMessageSchema,
   streamQuerySchema,
-  type TextItem,
-  type VideoItem,
-  validateMessageItems,
-} from './schemas.js';
-export {
-  type AgentStatsSummary,
-  type PeriodAverages,
-  Stats,
-  type StatsSummary,
-  summarizeStats,
-} from './stats.js';
-export { STREAM_MAX_SPAN_MS, type StreamOptions } from './stream.js';
+} from './stream.schema.js';
 export { STREAM_MAX_RECORD_CHARS } from './stream-decoding.js';
 export { StreamInterruptedError } from './stream-interrupted-error.js';
 export {
@@ -100,12 +98,5 @@ export {
   type StreamRangeProgress,
   type StreamRangeQuery,
 } from './stream-range.js';
-export {
-  LoginFailedError,
-  type LoginResult,
-  MemoryTokenStore,
-  TOKEN_LIFETIME_MS,
-  TOKEN_REFRESH_MARGIN_MS,
-  type TokenEntry,
-  type TokenStore,
-} from './token-manager.js';
+export { TOKEN_REFRESH_MARGIN_MS } from './token-manager.js';
+export { MemoryTokenStore, type TokenEntry, type TokenStore } from './token-store.js';

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import {
@@ -8,28 +9,22 @@ import {
   WaGatewayError,
 } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
-import { detailOf } from './answers.js';
+import type { DetailResponse } from './answers.js';
+import { check } from './check.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
 import {
   BATCH_SEND_MAX,
   batchSendAllInputSchema,
   batchSendBodySchema,
-  check,
-  type DetailResponse,
   type MessageItem,
-  type StreamMessage,
-  type StreamQuery,
   sendMessagesBodySchema,
-} from './schemas.js';
+} from './messages.schema.js';
 import { type StreamOptions, streamMessages } from './stream.js';
+import type { StreamMessage, StreamQuery } from './stream.schema.js';
 import { type StreamRangeOptions, type StreamRangeQuery, streamRange } from './stream-range.js';
 
-export interface BatchSendInput {
-  /** The text to send. */
-  message: string;
-  /** Conversation UUIDs, at most 500 per request; `batchSendAll` takes any number. */
-  conversations: readonly string[];
-}
+/** What `batchSend` and `batchSendAll` take: one text and the conversations to send it to. */
+export interface BatchSendInput extends z.input<typeof batchSendAllInputSchema> {}
 
 export type BatchChunkResult =
   | { index: number; conversations: string[]; status: 'sent' }
@@ -160,17 +155,10 @@ export class PlatformMessages {
     items: readonly MessageItem[],
     options: CallOptions = {},
   ): ApiPromise<DetailResponse> {
-    return this.#http.run(async (json) => {
+    return this.#http.operation('/v2/messages/', options, () => {
       const result = check(sendMessagesBodySchema, { uuid: conversationUuid, messages: items });
       if (!result.ok) throw new MessageValidationError(result.issues, 'messages');
-      const data = await json('platform', {
-        method: 'POST',
-        path: '/v2/messages/',
-        body: result.data,
-        idempotent: false,
-        ...callOf(options),
-      });
-      return detailOf(data);
+      return result.data;
     });
   }
 

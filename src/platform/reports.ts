@@ -1,9 +1,12 @@
+import type { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
+import type { QueryParams } from '../core/transport.js';
 import { parseAnswer } from './answers.js';
 import { argumentsCheck, requireInstant, toWire } from './arguments.js';
+import { type Instant, instantMs } from './fields.js';
 import { type CallOptions, callOf, type JsonCall, type PlatformHttp } from './http.js';
 import {
   type ConversationRecord,
@@ -12,28 +15,24 @@ import {
   conversationsResponseSchema,
   type Feedback,
   type FeedbacksQuery,
-  type FeedbackType,
   feedbacksQuerySchema,
   feedbacksResponseSchema,
   type GroupBasedReport,
   groupBasedReportSchema,
-  type Instant,
-  instantMs,
   type Report,
   type ReportQuery,
   reportQuerySchema,
   reportSchema,
-} from './schemas.js';
+} from './reports.schema.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Default window of `feedbacksRange`: the shortest month, so that any reading of "one month" accepts it. */
 export const FEEDBACK_RANGE_WINDOW_DAYS = 28;
 
-export interface FeedbacksRangeQuery {
+/** `feedbacksRange`'s query: the filters of `feedbacks` and a range of any length. */
+export interface FeedbacksRangeQuery extends Pick<FeedbacksQuery, 'type' | 'channel'> {
   from: Instant;
   to: Instant;
-  type?: FeedbackType;
-  channel?: string;
 }
 
 export interface FeedbacksRangeOptions extends RequestOptions {
@@ -80,17 +79,10 @@ export class Reports {
   get(query?: ReportQuery & { group_based?: false | undefined }, options?: CallOptions): ApiPromise<Report>;
   get(query?: ReportQuery, options?: CallOptions): ApiPromise<Report | GroupBasedReport>;
   get(query: ReportQuery = {}, options: CallOptions = {}): ApiPromise<Report | GroupBasedReport> {
-    return this.#http.run(async (json) => {
+    return this.#http.run((json) => {
       const q = argumentsCheck(reportQuerySchema, query, 'reports.get query');
-      const data = await json('platform', {
-        method: 'GET',
-        path: '/reports/',
-        query: { ...q },
-        ...callOf(options),
-      });
-      return q.group_based === true
-        ? parseAnswer(groupBasedReportSchema, data, 'GET', '/reports/')
-        : parseAnswer(reportSchema, data, 'GET', '/reports/');
+      const schema = q.group_based === true ? groupBasedReportSchema : reportSchema;
+      return this.#get(json, '/reports/', { ...q }, options, schema);
     });
   }
 
@@ -101,15 +93,9 @@ export class Reports {
    * const archived = await platform.reports.conversations({ archived_at_range: 'yesterday' });
    */
   conversations(query: ConversationsQuery = {}, options: CallOptions = {}): ApiPromise<ConversationRecord[]> {
-    return this.#http.run(async (json) => {
+    return this.#http.run((json) => {
       const q = argumentsCheck(conversationsQuerySchema, query, 'reports.conversations query');
-      const data = await json('platform', {
-        method: 'GET',
-        path: '/reports/conversations/',
-        query: { ...q },
-        ...callOf(options),
-      });
-      return parseAnswer(conversationsResponseSchema, data, 'GET', '/reports/conversations/');
+      return this.#get(json, '/reports/conversations/', { ...q }, options, conversationsResponseSchema);
     });
   }
 
@@ -123,31 +109,36 @@ export class Reports {
     return this.#http.run((json) => this.#feedbacks(json, query, options));
   }
 
+  /** `GET path` on the platform host, its answer checked against `schema`. */
+  async #get<S extends z.ZodType>(
+    json: JsonCall,
+    path: string,
+    query: QueryParams,
+    options: CallOptions,
+    schema: S,
+  ): Promise<z.output<S>> {
+    const data = await json('platform', { method: 'GET', path, query, ...callOf(options) });
+    return parseAnswer(schema, data, 'GET', path);
+  }
+
   async #feedbacks(json: JsonCall, query: FeedbacksQuery, options: CallOptions): Promise<Feedback[]> {
-    {
-      const q = argumentsCheck(feedbacksQuerySchema, query, 'reports.feedbacks query');
-      if (q.start_date !== undefined && q.end_date !== undefined) {
-        const span = instantMs(q.end_date) - instantMs(q.start_date);
-        if (span > 31 * DAY_MS) {
-          throw new ConfigurationError(
-            'reports.feedbacks spans more than one month, which the platform refuses (400); ' +
-              'use reports.feedbacksRange({ from, to }) to fetch it in monthly windows.',
-          );
-        }
+    const q = argumentsCheck(feedbacksQuerySchema, query, 'reports.feedbacks query');
+    if (q.start_date !== undefined && q.end_date !== undefined) {
+      const span = instantMs(q.end_date) - instantMs(q.start_date);
+      if (span > 31 * DAY_MS) {
+        throw new ConfigurationError(
+          'reports.feedbacks spans more than one month, which the platform refuses (400); ' +
+            'use reports.feedbacksRange({ from, to }) to fetch it in monthly windows.',
+        );
       }
-      const data = await json('platform', {
-        method: 'GET',
-        path: '/reports/feedbacks/',
-        query: {
-          type: q.type,
-          channel: q.channel,
-          start_date: q.start_date === undefined ? undefined : toWire(q.start_date),
-          end_date: q.end_date === undefined ? undefined : toWire(q.end_date),
-        },
-        ...callOf(options),
-      });
-      return parseAnswer(feedbacksResponseSchema, data, 'GET', '/reports/feedbacks/').feedbacks;
     }
+    const wire = {
+      type: q.type,
+      channel: q.channel,
+      start_date: q.start_date === undefined ? undefined : toWire(q.start_date),
+      end_date: q.end_date === undefined ? undefined : toWire(q.end_date),
+    };
+    return (await this.#get(json, '/reports/feedbacks/', wire, options, feedbacksResponseSchema)).feedbacks;
   }
 
   /**

@@ -1,14 +1,54 @@
+import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
 import { ConfigurationError } from '../core/errors.js';
 import { parseAnswer } from './answers.js';
+import { nullableFigure, optionalText } from './fields.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
-import {
-  type PeriodCounts,
-  STATS_PERIODS,
-  type StatsChannel,
-  type StatsPeriod,
-  statsResponseSchema,
-} from './schemas.js';
+
+/** The periods of the stats counters. */
+export const STATS_PERIODS = ['today', 'yesterday', 'wtd', 'mtd'] as const;
+export type StatsPeriod = (typeof STATS_PERIODS)[number];
+
+/** One `value` per period of `STATS_PERIODS`. */
+function perPeriod<T extends z.ZodType>(value: T) {
+  return z.looseObject({ today: value, yesterday: value, wtd: value, mtd: value });
+}
+
+/** A counter per period. */
+export const periodCountsSchema = perPeriod(z.number());
+export interface PeriodCounts extends z.infer<typeof periodCountsSchema> {}
+
+/** A response-time accumulator: `sum` over `count` responses. `sum` may be null when `count` is 0. */
+export const sumCountSchema = z.looseObject({ count: z.number(), sum: nullableFigure });
+export interface SumCount extends z.infer<typeof sumCountSchema> {}
+
+export const periodSumCountsSchema = perPeriod(sumCountSchema);
+export interface PeriodSumCounts extends z.infer<typeof periodSumCountsSchema> {}
+
+export const statsAgentSchema = z.looseObject({
+  uuid: z.string(),
+  name: optionalText,
+  joined: periodCountsSchema,
+  viewed: periodCountsSchema,
+  sent: periodCountsSchema,
+  frt: periodSumCountsSchema,
+  art: periodSumCountsSchema,
+});
+export interface StatsAgent extends z.infer<typeof statsAgentSchema> {}
+
+/** One element of `GET {stream_url}/stats`: a channel with its counters. */
+export const statsChannelSchema = z.looseObject({
+  uuid: z.string(),
+  name: optionalText,
+  stats: z.looseObject({
+    messages: z.looseObject({ received: periodCountsSchema, sent: periodCountsSchema }),
+    customers: z.looseObject({ new: periodCountsSchema, total: periodCountsSchema }),
+    response_times: z.looseObject({ frt: periodSumCountsSchema, art: periodSumCountsSchema }),
+    agents: z.array(statsAgentSchema),
+  }),
+});
+export interface StatsChannel extends z.infer<typeof statsChannelSchema> {}
+export const statsResponseSchema = z.array(statsChannelSchema);
 
 /** Account-wide statistics: `GET {stream_url}/stats`. */
 export class Stats {

@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { ConnectionError, StreamError, TimeoutError } from '../core/errors.js';
-import { type StreamMessage, streamMessageSchema } from './schemas.js';
+import { type StreamMessage, streamMessageSchema } from './stream.schema.js';
 import { StreamInterruptedError } from './stream-interrupted-error.js';
 
 /** A record longer than this without a line break ends the stream with a `StreamError` (bounded memory). */

@@ -4,8 +4,9 @@ import { positive } from '../core/options.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport.js';
 import { argumentsCheck, toWire } from './arguments.js';
+import { instantMs } from './fields.js';
 import type { PlatformHttp } from './http.js';
-import { instantMs, type StreamMessage, type StreamQuery, streamQuerySchema } from './schemas.js';
+import { type StreamMessage, type StreamQuery, streamQuerySchema } from './stream.schema.js';
 import {
   type DecodeState,
   fullCheck,

@@ -1,145 +1,23 @@
 import { responseInfo, type WithResponse } from '../core/api-promise.js';
-import { isRecord } from '../core/error-body.js';
 import {
   AuthenticationError,
   BadRequestError,
-  brandError,
   ConfigurationError,
   InvalidResponseError,
 } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
 import { REDACTED } from '../core/secrets.js';
 import type { Transport } from '../core/transport.js';
-import { loginResponseSchema } from './schemas.js';
+import { loginResponseSchema } from './auth.js';
+import { LOGIN_PATH, type LoginResult, loginResult, TOKEN_LIFETIME_MS } from './login.js';
+import { LoginFailedError } from './login-failed-error.js';
+import { raceSignal } from './race-signal.js';
+import { MemoryTokenStore, type TokenEntry, type TokenStore, tokenEntrySchema } from './token-store.js';
 
-/** The platform's tokens are valid for 24 hours from login. */
-export const TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** A token is replaced this long before it expires, so no request goes out with a token about to lapse. */
 export const TOKEN_REFRESH_MARGIN_MS = 5 * 60 * 1000;
 
-export const LOGIN_PATH = '/jwt/';
-
 const inspect = Symbol.for('nodejs.util.inspect.custom');
-
-/** A cached token and when it expires (epoch milliseconds). */
-export interface TokenEntry {
-  token: string;
-  /** Epoch milliseconds. */
-  expiresAt: number;
-}
-
-/**
- * Where tokens are shared. The default keeps them in memory; back it with Redis or a database so that several
- * processes use one login instead of each logging in:
- *
- * @example
- * const tokenStore: TokenStore = {
- *   get: async () => JSON.parse((await redis.get('platform-token')) ?? 'null') ?? undefined,
- *   set: async (entry) => { await redis.set('platform-token', JSON.stringify(entry), 'PXAT', entry.expiresAt); },
- * };
- */
-export interface TokenStore {
-  /** The shared token, if any. A failure here is logged and treated as "no token" (the client logs in). */
-  get(): Promise<TokenEntry | undefined>;
-  /** Called after each login. A failure here is logged; the token is still used. */
-  set(entry: TokenEntry): Promise<void>;
-  /**
-   * Optional: runs `task` while holding a lock shared by every client of this store. A client that finds no
-   * valid token reads the store and logs in under it, so clients that start at the same moment log in once
-   * (the others then find the stored token). `MemoryTokenStore` implements it for the clients of a process;
-   * implement it with your store's lock (Redis `SET NX PX`, an advisory lock) to extend that to processes.
-   * Without it, clients that find the store empty at the same moment may each log in once.
-   */
-  lock?<T>(task: () => Promise<T>): Promise<T>;
-}
-
-/** The default `TokenStore`: one token in memory, shared by every client given the same instance. */
-export class MemoryTokenStore implements TokenStore {
-  #entry: TokenEntry | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
-
-  async get(): Promise<TokenEntry | undefined> {
-    return this.#entry;
-  }
-
-  async set(entry: TokenEntry): Promise<void> {
-    this.#entry = { token: entry.token, expiresAt: entry.expiresAt };
-  }
-
-  /** Runs tasks one at a time, in call order; a failed task does not block the next. */
-  lock<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
-    this.#queue = run.catch(() => {});
-    return run;
-  }
-
-  /** @internal Keeps the token out of `console.log(store)`. */
-  [inspect](): string {
-    return `MemoryTokenStore { token: ${this.#entry ? `'${REDACTED}'` : 'none'} }`;
-  }
-
-  toJSON(): Record<string, unknown> {
-    return { token: this.#entry ? REDACTED : null };
-  }
-}
-
-/** What `auth.login()` returns. `JSON.stringify` and `util.inspect` of it show the token as `[redacted]`. */
-export interface LoginResult {
-  /** The token, sent as `Authorization: JWT <token>`. Server-side use only. */
-  readonly token: string;
-  /** `account.uuid` of the answer, or `null` when the server sent none. */
-  readonly accountUuid: string | null;
-  /**
-   * `otp` of the answer. `true` means the account has one-time passwords enabled; the spec describes no OTP
-   * step, so the SDK logs a warning and calls made with the token may be refused.
-   */
-  readonly otp: boolean;
-  /** `client.device_id` of the answer, as a string, or `null`. */
-  readonly deviceId: string | null;
-  /** When the token expires (login time + 24 h), epoch milliseconds. */
-  readonly expiresAt: number;
-}
-
-/**
- * The login was refused (`POST /jwt/` answered 400, e.g. `non_field_errors: ["Unable to log in with provided
- * credentials."]`). An `AuthenticationError`, not a `BadRequestError`: the request was fine, the credentials
- * were not. `reasons` holds the server's messages.
- */
-export class LoginFailedError extends AuthenticationError {
-  override name = 'LoginFailedError';
-  /** The server's messages: `non_field_errors`, or `field: message` for field errors. */
-  readonly reasons: string[];
-
-  constructor(from: BadRequestError) {
-    const reasons = reasonsOf(from.body);
-    const description = reasons.length > 0 ? reasons.join(' ') : from.description;
-    super(
-      {
-        status: from.status,
-        code: from.code,
-        group: from.group,
-        description,
-        body: from.body,
-        request: from.request ?? { method: 'POST', path: LOGIN_PATH },
-        ...(from.requestId ? { requestId: from.requestId } : {}),
-      },
-      `Login to the platform failed (${from.status}): ${description} (POST ${LOGIN_PATH})`,
-    );
-    this.reasons = reasons;
-  }
-}
-brandError(LoginFailedError, 'LoginFailedError');
-
-function reasonsOf(body: unknown): string[] {
-  if (!isRecord(body)) return [];
-  const out: string[] = [];
-  for (const [key, value] of Object.entries(body)) {
-    const texts = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-    if (typeof value === 'string') texts.push(value);
-    for (const t of texts) out.push(key === 'non_field_errors' || key === 'detail' ? t : `${key}: ${t}`);
-  }
-  return out;
-}
 
 export interface TokenManagerOptions {
   /** A transport to `{platform_url}` that sends no Authorization header (login is the one open endpoint). */
@@ -399,13 +277,8 @@ export class TokenManager {
       return undefined;
     }
     if (entry === undefined || entry === null) return undefined;
-    if (
-      !isRecord(entry) ||
-      typeof entry['token'] !== 'string' ||
-      entry['token'] === '' ||
-      typeof entry['expiresAt'] !== 'number' ||
-      Number.isNaN(entry['expiresAt'])
-    ) {
+    const parsed = tokenEntrySchema.safeParse(entry);
+    if (!parsed.success) {
       log(
         this.#logger,
         'warn',
@@ -414,7 +287,7 @@ export class TokenManager {
       );
       return undefined;
     }
-    return { token: entry['token'], expiresAt: entry['expiresAt'] };
+    return { token: parsed.data.token, expiresAt: parsed.data.expiresAt };
   }
 
   async #writeStore(entry: TokenEntry): Promise<void> {
@@ -454,35 +327,4 @@ function noCredentials(): AuthenticationError {
     'The platform rejected the token and no username/password are configured to log in again: ' +
       'pass username and password (or a fresh token) to the PlatformClient.',
   );
-}
-
-function loginResult(fields: LoginResult): LoginResult {
-  const visible = () => ({ ...fields, token: REDACTED });
-  const result = { ...fields };
-  Object.defineProperty(result, 'toJSON', { value: visible, enumerable: false });
-  Object.defineProperty(result, inspect, {
-    value: () => `LoginResult ${JSON.stringify(visible())}`,
-    enumerable: false,
-  });
-  return result;
-}
-
-/** The shared promise, or the caller's abort reason as soon as its own signal aborts. */
-export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

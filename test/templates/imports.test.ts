@@ -38,20 +38,23 @@ describe('the templates entry runs in a browser', () => {
     expect(source).not.toMatch(/\bprocess\.|\bBuffer\.|\brequire\(/);
   });
 
-  it('reaches outside src/templates only for the dependency-free core errors and plain-data modules and zod/mini setup', () => {
+  it('reaches outside src/templates only for the dependency-free core errors, plain-data and text modules and zod/mini setup', () => {
     for (const file of files) {
       // Resolved from the file's own folder, so `rules/x.ts` importing `../schema.js` stays inside.
       const outside = specifiers(readFileSync(`${dir}${file}`, 'utf8'))
         .map((s) => posix.join(posix.dirname(file), s))
         .filter((s) => s.startsWith('../'));
       for (const spec of outside) {
-        expect(['../core/errors.js', '../core/plain-data.js', '../core/zod.js']).toContain(spec);
+        expect(['../core/errors.js', '../core/plain-data.js', '../core/text.js', '../core/zod.js']).toContain(
+          spec,
+        );
       }
     }
     const core = (name: string) =>
       readFileSync(fileURLToPath(new URL(`../../src/core/${name}`, import.meta.url)), 'utf8');
     expect(specifiers(core('errors.ts'))).toEqual([]);
     expect(specifiers(core('plain-data.ts'))).toEqual([]);
+    expect(specifiers(core('text.ts'))).toEqual([]);
     expect(specifiers(core('zod.ts')).sort()).toEqual([
       'zod/mini',
       'zod/mini',

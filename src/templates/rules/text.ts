@@ -5,26 +5,7 @@ import { Opaque, SArray, SObject, type SValue } from './snapshot.js';
 // ---------------------------------------------------------------------------------------------------------
 // Text helpers.
 
-/**
- * Length in Unicode code points (an emoji is one character). Linear, no allocation.
- *
- * @example
- * charCount('héllo 😀'); // 7 ('héllo 😀'.length is 8)
- */
-export function charCount(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
+export { charCount } from '../../core/text.js';
 
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;

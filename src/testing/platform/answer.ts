@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { check } from '../../platform/schemas.js';
+import { check } from '../../platform/check.js';
 
 /**
  * How a simulated platform route answers: a plain `Answer`, or a thrown `Refusal` for an error body. Also

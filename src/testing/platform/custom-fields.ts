@@ -1,4 +1,4 @@
-import type { CustomFieldValue } from '../../platform/schemas.js';
+import type { CustomFieldValue } from '../../platform/fields.js';
 import { Refusal } from './answer.js';
 import type { CustomFieldKind } from './state.js';
 

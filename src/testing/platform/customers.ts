@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uuidSchema } from '../../platform/schemas.js';
+import { uuidSchema } from '../../platform/fields.js';
 import { type Answer, detail, ok, parseBody, type Route, type RouteContext } from './answer.js';
 import { customFieldValues } from './custom-fields.js';
 import { CUSTOMER_FIELDS } from './state.js';

@@ -1,4 +1,5 @@
-import { type DateRange, instantMs, type ReportTrunc } from '../../platform/schemas.js';
+import { instantMs } from '../../platform/fields.js';
+import type { DateRange, ReportTrunc } from '../../platform/reports.schema.js';
 
 /** Dates as the platform reads them: microsecond instants, relative ranges, report buckets. */
 

@@ -1,12 +1,8 @@
 import { z } from 'zod';
-import {
-  BATCH_SEND_MAX,
-  check,
-  type MessageItem,
-  type StreamMessage,
-  sendMessagesBodySchema,
-  uuidSchema,
-} from '../../platform/schemas.js';
+import { check } from '../../platform/check.js';
+import { uuidSchema } from '../../platform/fields.js';
+import { BATCH_SEND_MAX, type MessageItem, sendMessagesBodySchema } from '../../platform/messages.schema.js';
+import type { StreamMessage } from '../../platform/stream.schema.js';
 import {
   type Answer,
   describeIssues,

@@ -1,12 +1,8 @@
-import type {
-  ConversationRecord,
-  CustomFieldValue,
-  Feedback,
-  MessageItem,
-  ReportData,
-  StatsChannel,
-  StreamMessage,
-} from '../../platform/schemas.js';
+import type { CustomFieldValue } from '../../platform/fields.js';
+import type { MessageItem } from '../../platform/messages.schema.js';
+import type { ConversationRecord, Feedback, ReportData } from '../../platform/reports.schema.js';
+import type { StatsChannel } from '../../platform/stats.js';
+import type { StreamMessage } from '../../platform/stream.schema.js';
 
 /**
  * What the platform simulator holds and is configured with: its options, the records it was seeded with and

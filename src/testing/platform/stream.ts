@@ -1,4 +1,5 @@
-import { isUuid, STREAM_MESSAGE_TYPES, STREAM_SENDERS } from '../../platform/schemas.js';
+import { isUuid } from '../../platform/fields.js';
+import { STREAM_MESSAGE_TYPES, STREAM_SENDERS } from '../../platform/stream.schema.js';
 import { type Answer, booleanParam, detail, enumParam, type Route, type RouteContext } from './answer.js';
 import { DAY_MS, instantMicros, orderOf } from './dates.js';
 import type { World } from './world.js';

@@ -1,4 +1,4 @@
-import type { StreamMessage } from '../../platform/schemas.js';
+import type { StreamMessage } from '../../platform/stream.schema.js';
 import { detail } from './answer.js';
 import { instantMicros, orderOf } from './dates.js';
 import {
