@@ -1,5 +1,5 @@
 /**
- * The docs check's reading side: every ```ts block of README.md and docs/*.md, where it is (file:line), what its
+ * The docs check's reading side: every ```ts block of README.md, CONTRIBUTING.md and docs/*.md, where it is (file:line), what its
  * marker asks for, and the module file it becomes. `npm test` runs the check (test/docs/docs-check.test.ts).
  * The conventions:
  *
@@ -11,6 +11,9 @@
  *   also delivers a webhook to the block's `export default` (anything with `fetch`) and expects 200. A block named
  *   `*.test.ts` is run with vitest instead.
  * - `<!-- docs-check: skip (reason) -->` skips a block; the reason is required.
+ * - `<!-- docs-check: excerpt src/path.ts -->` marks a block quoted from a source file: it is not compiled on its
+ *   own (the file is), but each of its lines must stand in that file, in the same order, so a quote cannot drift
+ *   from the code it shows. A line starting `// ...` stands for lines left out.
  * - a block whose first line is `// name.ts` is written under that name, so a later block of the same page can
  *   import it (`./name.js`).
  */
@@ -24,9 +27,11 @@ export interface DocBlock {
   /** 1-based line of the opening fence; the code starts on the next line. */
   line: number;
   code: string;
-  mode: 'check' | 'run' | 'skip';
+  mode: 'check' | 'run' | 'skip' | 'excerpt';
   /** For `skip`: why. */
   reason?: string;
+  /** For `excerpt`: the repository-relative source file the block quotes. */
+  source?: string;
   /** For `run POST /path`: the webhook path to deliver to. */
   deliverPath?: string;
   /** The module's path relative to the generated directory: `<page>/<name>.ts`. */
@@ -36,14 +41,19 @@ export interface DocBlock {
 const MARKER = /^<!--\s*docs-check:\s*(.*?)\s*-->$/;
 
 /** A marker that is not understood is an error, not a silent check: a typo must not skip a run. */
-function parseMarker(text: string, where: string): Pick<DocBlock, 'mode' | 'reason' | 'deliverPath'> {
+function parseMarker(
+  text: string,
+  where: string,
+): Pick<DocBlock, 'mode' | 'reason' | 'deliverPath' | 'source'> {
   if (text === 'run') return { mode: 'run' };
+  const excerpt = /^excerpt (\S+\.ts)$/.exec(text);
+  if (excerpt) return { mode: 'excerpt', source: excerpt[1]! };
   const deliver = /^run POST (\/\S*)$/.exec(text);
   if (deliver) return { mode: 'run', deliverPath: deliver[1]! };
   const skip = /^skip \((.+)\)$/.exec(text);
   if (skip?.[1]?.trim()) return { mode: 'skip', reason: skip[1].trim() };
   throw new Error(
-    `${where}: docs-check marker '${text}' is not one of 'run', 'run POST /path', 'skip (reason)'` +
+    `${where}: docs-check marker '${text}' is not one of 'run', 'run POST /path', 'skip (reason)', 'excerpt src/file.ts'` +
       (text.startsWith('skip') ? ': a skip needs its reason in parentheses' : ''),
   );
 }
@@ -74,13 +84,33 @@ export function extractBlocks(doc: string, text: string): DocBlock[] {
   return blocks;
 }
 
-/** README.md and docs/*.md of the repository at `root`. */
+/** README.md, CONTRIBUTING.md and docs/*.md of the repository at `root`. */
 export function docFiles(root: string): string[] {
   const docs = readdirSync(join(root, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .sort()
     .map((f) => `docs/${f}`);
-  return ['README.md', ...docs];
+  return ['README.md', 'CONTRIBUTING.md', ...docs];
+}
+
+/**
+ * The lines of an excerpt that do not stand, in order, in its source: empty when the quote is faithful. Lines are
+ * compared trimmed (a quote may be re-indented); blank lines and lines starting `// ...` (what the quote leaves out) are skipped.
+ */
+export function excerptDrift(code: string, source: string): string[] {
+  const wanted = code
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('// ...'));
+  const have = source.split('\n').map((l) => l.trim());
+  const missing: string[] = [];
+  let at = 0;
+  for (const line of wanted) {
+    const found = have.indexOf(line, at);
+    if (found === -1) missing.push(line);
+    else at = found + 1;
+  }
+  return missing;
 }
 
 export function allBlocks(root: string): DocBlock[] {

@@ -1,5 +1,5 @@
 /**
- * Docs are code: every ```ts block of README.md and docs/*.md typechecks under strict as a standalone module,
+ * Docs are code: every ```ts block of README.md, CONTRIBUTING.md and docs/*.md typechecks under strict as a standalone module,
  * and the blocks marked `<!-- docs-check: run -->` run (see blocks.ts for the conventions). A failure names the
  * block as file:line.
  */
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allBlocks, type DocBlock, extractBlocks } from './blocks.js';
+import { allBlocks, type DocBlock, excerptDrift, extractBlocks } from './blocks.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // One directory per run: two copies of the suite at once must not write over each other's blocks.
@@ -25,7 +25,8 @@ const ENTRIES: Record<string, string> = {
 const SECRET = 'docs-check-webhook-secret-0123456789abcdef';
 
 const blocks = allBlocks(ROOT);
-const checked = blocks.filter((b) => b.mode !== 'skip');
+const checked = blocks.filter((b) => b.mode !== 'skip' && b.mode !== 'excerpt');
+const excerpts = blocks.filter((b) => b.mode === 'excerpt');
 const runs = checked.filter((b) => b.mode === 'run' && !b.file.endsWith('.test.ts'));
 const testRuns = checked.filter((b) => b.mode === 'run' && b.file.endsWith('.test.ts'));
 
@@ -200,7 +201,23 @@ describe.runIf(testRuns.length > 0)('docs test files marked run, pass under vite
   });
 });
 
+describe('excerpts stand in their source files', () => {
+  it.each(excerpts.map((b) => [b.where, b] as const))('%s', (where, b) => {
+    const source = readFileSync(join(ROOT, b.source!), 'utf8');
+    expect(excerptDrift(b.code, source), `${where}: lines not found, in order, in ${b.source}`).toEqual([]);
+  });
+});
+
 describe('the block reader', () => {
+  it('an excerpt is faithful only when its lines stand in the source in order', () => {
+    const source = 'import x from "y";\n\nexport function f() {\n  return 1;\n}\n';
+    expect(excerptDrift('export function f() {\n  // ...\n}', source)).toEqual([]);
+    expect(excerptDrift('  return 1;\nexport function f() {', source)).toEqual(['export function f() {']);
+    expect(excerptDrift('return 2;', source)).toEqual(['return 2;']);
+    const md = '<!-- docs-check: excerpt src/a.ts -->\n```ts\nx\n```';
+    expect(extractBlocks('docs/t.md', md).map((b) => [b.mode, b.source])).toEqual([['excerpt', 'src/a.ts']]);
+  });
+
   it('reads markers, names and lines; a skip without a reason or an unknown marker is an error', () => {
     const md = [
       '# T',
