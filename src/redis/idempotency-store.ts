@@ -4,18 +4,15 @@ import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
 import {
   COMPARE_AND_DELETE,
   call,
-  checkPrefix,
   expectNumber,
   expectOneOf,
-  guardClient,
   hashedKey,
   leaseToken,
-  positiveMs,
   type RedisClient,
-  type RedisStoreOptions,
   Script,
   unexpectedReply,
 } from './redis-answer.js';
+import { checkPrefix, guardClient, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /**
  * The key holds `p:<token>` while a process works on the event (with the lease as its TTL, so a holder that

@@ -2,18 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigurationError, PaymentRequiredError } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
 import type { SendLimiter } from '../core/rate-limiter.js';
-import {
-  call,
-  checkPrefix,
-  expectNumber,
-  guardClient,
-  leaseToken,
-  positiveMs,
-  type RedisClient,
-  type RedisStoreOptions,
-  Script,
-  unexpectedReply,
-} from './redis-answer.js';
+import { call, expectNumber, leaseToken, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
+import { checkPrefix, guardClient, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /**
  * One atomic step of the shared limiter, on Redis's own clock (`TIME`), so the processes' clocks never matter.

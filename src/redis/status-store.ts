@@ -8,18 +8,8 @@ import {
   wamidOf,
 } from '../webhooks/status-tracker.js';
 import { RedisStoreError } from './errors.js';
-import {
-  call,
-  checkPrefix,
-  expectNumber,
-  guardClient,
-  hashedKey,
-  positiveMs,
-  type RedisClient,
-  type RedisStoreOptions,
-  Script,
-  unexpectedReply,
-} from './redis-answer.js';
+import { call, expectNumber, hashedKey, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
+import { checkPrefix, guardClient, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /**
  * Compare-and-set: writes the new snapshot only if the stored one is still the one the update was computed

@@ -7,16 +7,13 @@ import { RedisStoreError } from './errors.js';
 import {
   COMPARE_AND_DELETE,
   call,
-  checkPrefix,
   expectNumber,
-  guardClient,
   leaseToken,
-  positiveMs,
   type RedisClient,
-  type RedisStoreOptions,
   Script,
   unexpectedReply,
 } from './redis-answer.js';
+import { checkPrefix, guardClient, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /** Extends the lease only if this holder still has the lock (a slow login must not lose it half-way). */
 const RENEW = new Script(`
