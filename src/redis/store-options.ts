@@ -22,7 +22,7 @@ const guarded = new WeakSet<object>();
  * does not throw), so a store attaches one listener per client, once, that logs the error's class and errno
  * through the SDK logger. The failures themselves reach callers as `RedisStoreError`s from each operation.
  */
-export function guardClient(redis: RedisClient, logger: Logger | undefined, operation: string): void {
+function guardClient(redis: RedisClient, logger: Logger | undefined, operation: string): void {
   if (typeof redis !== 'object' || redis === null || typeof redis.on !== 'function') {
     throw new ConfigurationError(`${operation}: \`redis\` must be an ioredis client (new Redis(url)).`);
   }
@@ -54,4 +54,22 @@ export function positiveMs(value: unknown, fallback: number, name: string, opera
     throw new ConfigurationError(`${operation}: \`${name}\` must be a positive number of milliseconds.`);
   }
   return Math.ceil(value);
+}
+
+/** What a store is built on, checked once. */
+export interface StoreBase {
+  redis: RedisClient;
+  prefix: string;
+  logger: Logger | undefined;
+}
+
+/**
+ * The opening every store's constructor shares: `redis` must be an ioredis client (it gets the one `'error'`
+ * listener, see `guardClient`) and `prefix` a printable string (default `wa:`). Bad options throw
+ * `ConfigurationError` naming `operation`.
+ */
+export function openStore(options: RedisStoreOptions | undefined, operation: string): StoreBase {
+  guardClient(options?.redis as RedisClient, options?.logger, operation);
+  const { redis, prefix, logger } = options as RedisStoreOptions;
+  return { redis, prefix: checkPrefix(prefix, operation), logger };
 }
