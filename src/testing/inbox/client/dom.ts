@@ -92,3 +92,7 @@ export function banner(current: 'inbox' | 'templates'): HTMLElement {
     ),
   );
 }
+
+/** A labelled form field. */
+export const field = (id: string, label: string, input: HTMLElement) =>
+  h('div', { class: 'field' }, h('label', { attrs: { for: id } }, label), input);
