@@ -9,10 +9,20 @@ import {
   type SentMessage,
   type UpstreamFailure,
 } from './gateway-simulator.js';
+import { MAX_UPLOAD_BYTES } from './inbox/replies.js';
 import { type Inbox, startInbox } from './inbox/server.js';
 import { type RegisteredTemplate, TemplateRegistry } from './template-registry.js';
 
 export type { DeliveryAttempt } from './deliver.js';
+
+/**
+ * The largest request body the sandbox reads, in bytes. A gateway request is small (media travel by link,
+ * `text.body` is at most 4,096 characters); the largest legal request is the inbox page's file upload: a file of
+ * up to 16 MB (the spec's audio and video limit) in base64, inside its JSON. A larger body is refused with 413
+ * (the spec names no answer or error code for it) after it has been read to its end and dropped, so the client
+ * sees the answer and the sandbox keeps serving.
+ */
+export const SANDBOX_MAX_BODY_BYTES = Math.ceil(MAX_UPLOAD_BYTES / 3) * 4 + 64 * 1024;
 
 export interface SandboxOptions extends GatewaySimulatorOptions {
   /** Port to listen on; 0 (default) picks a free one. */
@@ -216,8 +226,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const server = createServer((req, res) => {
     readBody(req)
       .then((body) => route(req, res, body))
-      .catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
+      .catch((error: unknown) => {
+        if (res.headersSent) return;
+        if (error instanceof BodyTooLarge)
+          send(res, 413, { error: `the request body is larger than ${SANDBOX_MAX_BODY_BYTES} bytes` });
+        else res.writeHead(500).end();
       });
   });
 
@@ -372,11 +385,23 @@ function send(
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
+class BodyTooLarge extends Error {}
+
+/** The body as text, or `BodyTooLarge` once it is over the limit: the rest is read and dropped, never kept. */
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= SANDBOX_MAX_BODY_BYTES) chunks.push(c);
+      else chunks.length = 0;
+    });
+    req.on('end', () =>
+      size > SANDBOX_MAX_BODY_BYTES
+        ? reject(new BodyTooLarge())
+        : resolve(Buffer.concat(chunks).toString('utf8')),
+    );
     req.on('error', reject);
   });
 }
