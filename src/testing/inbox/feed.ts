@@ -10,6 +10,19 @@ import type { RegisteredTemplate } from '../template-registry.js';
 import { SECURITY_HEADERS } from './http.js';
 import type { InboxControls, InboxMessage, InboxTemplate, LogEvent, StreamEvent } from './protocol.js';
 
+/** What a sandbox event changes in the inbox. */
+interface FeedCore {
+  sandbox: Sandbox;
+  messages: Map<string, InboxMessage>;
+  log: Map<number, LogEvent>;
+  upsert(message: InboxMessage): void;
+  broadcast(event: StreamEvent): void;
+  /** Tells open pages the controls changed (a send moves the balance and the rate window). */
+  controlsChanged(): void;
+  /** Numbers a refused send. */
+  nextRefused(): number;
+}
+
 /** The inbox's state and its event stream. */
 export interface InboxFeed {
   messages: Map<string, InboxMessage>;
@@ -34,82 +47,20 @@ export function startFeed(sandbox: Sandbox, webhookUrl: string | undefined): Inb
     const frame = `data: ${JSON.stringify(event)}\n\n`;
     for (const client of clients) client.write(frame);
   };
-  const upsert = (message: InboxMessage) => {
-    messages.set(message.id, message);
-    broadcast({ kind: 'message', message });
+  const controls = (): InboxControls => controlsOf(sandbox, webhookUrl);
+  const core: FeedCore = {
+    sandbox,
+    messages,
+    log,
+    upsert: (message) => {
+      messages.set(message.id, message);
+      broadcast({ kind: 'message', message });
+    },
+    broadcast,
+    controlsChanged: () => broadcast({ kind: 'controls', controls: controls() }),
+    nextRefused: () => ++refused,
   };
-
-  const controls = (): InboxControls => ({
-    nextFailure: sandbox.faults.nextFailure
-      ? { code: sandbox.faults.nextFailure.code, title: sandbox.faults.nextFailure.title }
-      : null,
-    statusOrder: sandbox.faults.statusOrder,
-    duplicateStatuses: sandbox.faults.duplicateStatuses,
-    balance: Number.isFinite(sandbox.simulator.balance) ? sandbox.simulator.balance : null,
-    ratePerSecond: sandbox.simulator.options.ratePerSecond,
-    closedWindows: [...sandbox.simulator.closedWindows],
-    retryDelaysMs: sandbox.retryDelaysMs,
-    webhookUrl: webhookUrl ?? null,
-  });
-
-  const onEvent = (event: SandboxEvent) => {
-    switch (event.type) {
-      case 'send': {
-        upsert(sentMessage(event, event.accepted ? refused : ++refused));
-        // A send moves the balance and the rate window: keep the controls honest.
-        broadcast({ kind: 'controls', controls: controls() });
-        break;
-      }
-      case 'status': {
-        const m = messages.get(event.wamid);
-        if (!m) break;
-        m.statusArrivals.push(event.status);
-        if ((RANK[event.status] ?? 0) > (RANK[m.status ?? ''] ?? 0)) m.status = event.status;
-        if (event.status === 'failed') m.error = upstreamError(event.envelope);
-        upsert(m);
-        if (event.status === 'delivered') broadcast({ kind: 'controls', controls: controls() });
-        break;
-      }
-      case 'incoming': {
-        const m = event.message;
-        const id = typeof m['id'] === 'string' ? m['id'] : fixtureId('wamid.IN');
-        upsert({
-          id,
-          direction: 'in',
-          peer: String(m['from']),
-          at: Date.now(),
-          payload: m,
-          statusArrivals: [],
-        });
-        broadcast({ kind: 'controls', controls: controls() });
-        break;
-      }
-      case 'event': {
-        const entry: LogEvent = {
-          eventId: event.eventId,
-          label: event.label,
-          body: event.body,
-          at: Date.now(),
-          delivered: event.delivered,
-          attempts: [],
-        };
-        log.set(entry.eventId, entry);
-        broadcast({ kind: 'log', event: entry });
-        break;
-      }
-      case 'attempt': {
-        const entry = log.get(event.attempt.eventId);
-        if (!entry) break;
-        entry.attempts.push(event.attempt);
-        broadcast({ kind: 'log', event: entry });
-        break;
-      }
-      case 'template':
-        broadcast({ kind: 'template', template: toInboxTemplate(event.template) });
-        break;
-    }
-  };
-  const unsubscribe = sandbox.observe(onEvent);
+  const unsubscribe = sandbox.observe((event) => onEvent(core, event));
 
   function stream(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8' });
@@ -138,6 +89,86 @@ export function startFeed(sandbox: Sandbox, webhookUrl: string | undefined): Inb
       clients.clear();
     },
   };
+}
+
+function controlsOf(sandbox: Sandbox, webhookUrl: string | undefined): InboxControls {
+  return {
+    nextFailure: sandbox.faults.nextFailure
+      ? { code: sandbox.faults.nextFailure.code, title: sandbox.faults.nextFailure.title }
+      : null,
+    statusOrder: sandbox.faults.statusOrder,
+    duplicateStatuses: sandbox.faults.duplicateStatuses,
+    balance: Number.isFinite(sandbox.simulator.balance) ? sandbox.simulator.balance : null,
+    ratePerSecond: sandbox.simulator.options.ratePerSecond,
+    closedWindows: [...sandbox.simulator.closedWindows],
+    retryDelaysMs: sandbox.retryDelaysMs,
+    webhookUrl: webhookUrl ?? null,
+  };
+}
+
+function onEvent(feed: FeedCore, event: SandboxEvent): void {
+  switch (event.type) {
+    case 'send': {
+      feed.upsert(sentMessage(event, event.accepted ? 0 : feed.nextRefused()));
+      // A send moves the balance and the rate window: keep the controls honest.
+      feed.controlsChanged();
+      break;
+    }
+    case 'status': {
+      const m = feed.messages.get(event.wamid);
+      if (!m) break;
+      m.statusArrivals.push(event.status);
+      if ((RANK[event.status] ?? 0) > (RANK[m.status ?? ''] ?? 0)) m.status = event.status;
+      if (event.status === 'failed') m.error = upstreamError(event.envelope);
+      feed.upsert(m);
+      if (event.status === 'delivered') feed.controlsChanged();
+      break;
+    }
+    case 'incoming': {
+      const m = event.message;
+      const id = typeof m['id'] === 'string' ? m['id'] : fixtureId('wamid.IN');
+      feed.upsert({
+        id,
+        direction: 'in',
+        peer: String(m['from']),
+        at: Date.now(),
+        payload: m,
+        statusArrivals: [],
+      });
+      feed.controlsChanged();
+      break;
+    }
+    default:
+      onLogEvent(feed, event);
+  }
+}
+
+function onLogEvent(feed: FeedCore, event: SandboxEvent): void {
+  switch (event.type) {
+    case 'event': {
+      const entry: LogEvent = {
+        eventId: event.eventId,
+        label: event.label,
+        body: event.body,
+        at: Date.now(),
+        delivered: event.delivered,
+        attempts: [],
+      };
+      feed.log.set(entry.eventId, entry);
+      feed.broadcast({ kind: 'log', event: entry });
+      break;
+    }
+    case 'attempt': {
+      const entry = feed.log.get(event.attempt.eventId);
+      if (!entry) break;
+      entry.attempts.push(event.attempt);
+      feed.broadcast({ kind: 'log', event: entry });
+      break;
+    }
+    case 'template':
+      feed.broadcast({ kind: 'template', template: toInboxTemplate(event.template) });
+      break;
+  }
 }
 
 /** The conversation entry for a send: the accepted message, or the request the gateway refused. */

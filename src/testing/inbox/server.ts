@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { WebhookEnvelope } from '../../webhooks/schemas.js';
 import type { Sandbox } from '../sandbox.js';
 import { loadInboxAssets } from './assets.js';
-import { parseJson, startFeed } from './feed.js';
+import { type InboxFeed, parseJson, startFeed } from './feed.js';
 import { allowedHost, answer, PAGES, SECURITY_HEADERS, serveAsset } from './http.js';
 import {
   ControlsRequestSchema,
@@ -32,54 +32,7 @@ export function startInbox(
   const assets = loadInboxAssets();
   assets.catch(() => {});
   const feed = startFeed(sandbox, options.webhookUrl);
-  const { log, broadcast, controls } = feed;
   const uploads: Uploads = new Map();
-
-  function setControls(request: z.infer<typeof ControlsRequestSchema>): void {
-    const { faults, simulator } = sandbox;
-    if (request.nextFailure !== undefined) faults.nextFailure = request.nextFailure;
-    if (request.statusOrder) faults.statusOrder = request.statusOrder;
-    if (request.duplicateStatuses !== undefined) faults.duplicateStatuses = request.duplicateStatuses;
-    if (request.balance !== undefined) simulator.balance = request.balance ?? Number.POSITIVE_INFINITY;
-    if (request.ratePerSecond !== undefined) simulator.options.ratePerSecond = request.ratePerSecond;
-    if (request.window) {
-      if (request.window.open) simulator.closedWindows.delete(request.window.peer);
-      else simulator.closedWindows.add(request.window.peer);
-    }
-    broadcast({ kind: 'controls', controls: controls() });
-  }
-
-  /** The page's actions: status and body of the answer. */
-  function post(path: string, body: unknown): [number, unknown] {
-    if (path === '/inbox/api/reply') {
-      const request = ReplyRequestSchema.safeParse(body);
-      if (!request.success) return [400, { error: issueText(request.error) }];
-      const r = request.data;
-      if (r.kind === 'media' && Buffer.byteLength(r.data, 'base64') > MAX_UPLOAD_BYTES)
-        return [413, { error: 'the file is larger than 16 MB' }];
-      return [202, { id: reply(sandbox, uploads, r) }];
-    }
-    if (path === '/inbox/api/controls') {
-      const request = ControlsRequestSchema.safeParse(body);
-      if (!request.success) return [400, { error: issueText(request.error) }];
-      setControls(request.data);
-      return [200, controls()];
-    }
-    if (path === '/inbox/api/redeliver') {
-      const request = RedeliverRequestSchema.safeParse(body);
-      const entry = request.success ? log.get(request.data.eventId) : undefined;
-      if (!entry) return [404, { error: 'no such event' }];
-      void sandbox.deliver(JSON.parse(entry.body) as WebhookEnvelope, entry.label);
-      return [202, { redelivering: entry.eventId }];
-    }
-    if (path === '/inbox/api/templates') {
-      const request = SubmitTemplateRequestSchema.safeParse(body);
-      if (!request.success) return [400, { error: issueText(request.error) }];
-      const result = sandbox.submitTemplate(request.data.appId, request.data.template);
-      return [result.status, result.body];
-    }
-    return [404, { error: 'no such inbox route' }];
-  }
 
   return {
     handle(req, res, url, body) {
@@ -135,13 +88,67 @@ export function startInbox(
       }
       const parsed = parseJson(body);
       if (parsed === undefined) answer(res, 400, { error: 'body is not JSON' });
-      else answer(res, ...post(path, parsed));
+      else answer(res, ...post({ sandbox, feed, uploads }, path, parsed));
       return true;
     },
     close() {
       feed.close();
     },
   };
+}
+
+/** What the inbox's routes act on. */
+interface InboxContext {
+  sandbox: Sandbox;
+  feed: InboxFeed;
+  uploads: Uploads;
+}
+
+function setControls({ sandbox, feed }: InboxContext, request: z.infer<typeof ControlsRequestSchema>): void {
+  const { faults, simulator } = sandbox;
+  if (request.nextFailure !== undefined) faults.nextFailure = request.nextFailure;
+  if (request.statusOrder) faults.statusOrder = request.statusOrder;
+  if (request.duplicateStatuses !== undefined) faults.duplicateStatuses = request.duplicateStatuses;
+  if (request.balance !== undefined) simulator.balance = request.balance ?? Number.POSITIVE_INFINITY;
+  if (request.ratePerSecond !== undefined) simulator.options.ratePerSecond = request.ratePerSecond;
+  if (request.window) {
+    if (request.window.open) simulator.closedWindows.delete(request.window.peer);
+    else simulator.closedWindows.add(request.window.peer);
+  }
+  feed.broadcast({ kind: 'controls', controls: feed.controls() });
+}
+
+/** The page's actions: status and body of the answer. */
+function post(context: InboxContext, path: string, body: unknown): [number, unknown] {
+  const { sandbox, feed, uploads } = context;
+  if (path === '/inbox/api/reply') {
+    const request = ReplyRequestSchema.safeParse(body);
+    if (!request.success) return [400, { error: issueText(request.error) }];
+    const r = request.data;
+    if (r.kind === 'media' && Buffer.byteLength(r.data, 'base64') > MAX_UPLOAD_BYTES)
+      return [413, { error: 'the file is larger than 16 MB' }];
+    return [202, { id: reply(sandbox, uploads, r) }];
+  }
+  if (path === '/inbox/api/controls') {
+    const request = ControlsRequestSchema.safeParse(body);
+    if (!request.success) return [400, { error: issueText(request.error) }];
+    setControls(context, request.data);
+    return [200, feed.controls()];
+  }
+  if (path === '/inbox/api/redeliver') {
+    const request = RedeliverRequestSchema.safeParse(body);
+    const entry = request.success ? feed.log.get(request.data.eventId) : undefined;
+    if (!entry) return [404, { error: 'no such event' }];
+    void sandbox.deliver(JSON.parse(entry.body) as WebhookEnvelope, entry.label);
+    return [202, { redelivering: entry.eventId }];
+  }
+  if (path === '/inbox/api/templates') {
+    const request = SubmitTemplateRequestSchema.safeParse(body);
+    if (!request.success) return [400, { error: issueText(request.error) }];
+    const result = sandbox.submitTemplate(request.data.appId, request.data.template);
+    return [result.status, result.body];
+  }
+  return [404, { error: 'no such inbox route' }];
 }
 
 function issueText(error: z.ZodError): string {
