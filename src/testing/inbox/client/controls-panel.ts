@@ -1,6 +1,6 @@
 /** The sandbox's fault controls: the next delivery's failure, status order, balance and rate limit. */
 import { renderWindow } from './composers.js';
-import { field, h } from './dom.js';
+import { field, h, submitForm } from './dom.js';
 import { send, state } from './state.js';
 
 const failCode = h('input', { attrs: { id: 'fail-code', type: 'number', value: '131026' } });
@@ -37,26 +37,20 @@ export const controlsPanel = h(
   'section',
   { attrs: { 'aria-labelledby': 'controls-title' } },
   h('h2', { attrs: { id: 'controls-title' } }, 'Controls'),
-  h(
-    'form',
-    {
-      class: 'control',
-      attrs: { 'aria-label': 'Fail the next delivery' },
-      on: {
-        submit: (e) => {
-          e.preventDefault();
-          void send(
-            '/inbox/api/controls',
-            {
-              nextFailure: {
-                code: Number(failCode.value),
-                title: failTitle.value || 'Message undeliverable',
-              },
-            },
-            'The next send will be reported failed.',
-          );
+  submitForm(
+    'control',
+    'Fail the next delivery',
+    () => {
+      void send(
+        '/inbox/api/controls',
+        {
+          nextFailure: {
+            code: Number(failCode.value),
+            title: failTitle.value || 'Message undeliverable',
+          },
         },
-      },
+        'The next send will be reported failed.',
+      );
     },
     field('fail-code', 'Upstream error code', failCode),
     field('fail-title', 'Error title', failTitle),
@@ -108,21 +102,15 @@ export const controlsPanel = h(
       'Unlimited',
     ),
   ),
-  h(
-    'form',
-    {
-      class: 'control',
-      attrs: { 'aria-label': 'Rate limit' },
-      on: {
-        submit: (e) => {
-          e.preventDefault();
-          void send(
-            '/inbox/api/controls',
-            { ratePerSecond: Number(rate.value) },
-            `Rate limit ${rate.value}/s: more gets RATE_001.`,
-          );
-        },
-      },
+  submitForm(
+    'control',
+    'Rate limit',
+    () => {
+      void send(
+        '/inbox/api/controls',
+        { ratePerSecond: Number(rate.value) },
+        `Rate limit ${rate.value}/s: more gets RATE_001.`,
+      );
     },
     field('rate', 'Sends per second', rate),
     h('button', { attrs: { type: 'submit' } }, 'Set rate limit'),

@@ -2,7 +2,7 @@ import type { StreamEvent } from '../protocol.js';
 import { attach, composer, locate, windowButton } from './composers.js';
 import { controlsPanel, renderControls, schedule } from './controls-panel.js';
 import { peers, renderAll, renderPeers, renderThread, thread, title } from './conversations.js';
-import { banner, field, h } from './dom.js';
+import { banner, field, h, submitForm } from './dom.js';
 import { logList, renderLog, renderTemplates, templateList } from './log-view.js';
 import { say, state, status } from './state.js';
 
@@ -20,20 +20,14 @@ document.body.append(
       { class: 'col peers-col', attrs: { 'aria-label': 'Customers' } },
       h('h2', null, 'Customers'),
       peers,
-      h(
-        'form',
-        {
-          class: 'composer',
-          attrs: { 'aria-label': 'Start a conversation' },
-          on: {
-            submit: (e) => {
-              e.preventDefault();
-              if (!/^\d{5,20}$/.test(newPeer.value)) return say('A number with country code, digits only.');
-              state.selected = newPeer.value;
-              newPeer.value = '';
-              renderAll();
-            },
-          },
+      submitForm(
+        'composer',
+        'Start a conversation',
+        () => {
+          if (!/^\d{5,20}$/.test(newPeer.value)) return say('A number with country code, digits only.');
+          state.selected = newPeer.value;
+          newPeer.value = '';
+          renderAll();
         },
         field('new-peer', 'Write as another customer', newPeer),
         h('button', { attrs: { type: 'submit' } }, 'Open'),
