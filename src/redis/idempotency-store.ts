@@ -4,18 +4,15 @@ import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
 import {
   COMPARE_AND_DELETE,
   call,
-  checkPrefix,
   expectNumber,
   expectOneOf,
-  guardClient,
   hashedKey,
   leaseToken,
-  positiveMs,
   type RedisClient,
-  type RedisStoreOptions,
   Script,
   unexpectedReply,
 } from './redis-answer.js';
+import { openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /**
  * The key holds `p:<token>` while a process works on the event (with the lease as its TTL, so a holder that
@@ -65,9 +62,9 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   constructor(options: RedisIdempotencyStoreOptions) {
     const op = 'new RedisIdempotencyStore';
-    guardClient(options?.redis, options?.logger, op);
-    this.#redis = options.redis;
-    this.#prefix = checkPrefix(options.prefix, op);
+    const { redis, prefix } = openStore(options, op);
+    this.#redis = redis;
+    this.#prefix = prefix;
     this.#ttlMs = positiveMs(options.ttlMs, DEFAULT_DEDUPE_TTL_MS, 'ttlMs', op);
   }
 

@@ -179,56 +179,13 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
   const delay = backoffDelay(options.backoff ?? { type: 'exponential', delayMs: 1000 });
   const lockDuration = integerOption(options.lockDurationMs, 30_000, 'lockDurationMs', 86_400_000);
 
-  const log = (message: string, meta: Record<string, unknown>, level: 'warn' | 'error' = 'error'): void => {
-    try {
-      logger?.[level]?.(message, meta);
-    } catch {
-      // A broken logger must not change the outcome.
-    }
-  };
-  const report = (error: unknown, info: InboxWorkerErrorInfo): void => {
-    try {
-      options.onError?.(error, info);
-    } catch {
-      // Neither may the application's error hook.
-    }
-  };
+  const { log, report } = safeHooks(options);
 
   // Loaded before any connection is opened: a missing bullmq must not leave a Redis connection behind.
   const { Queue, UnrecoverableError, Worker } = loadOptionalPeer<typeof BullMQ>('bullmq', ROLE);
   const client: Redis = openRedis(options.connection, { maxRetriesPerRequest: null }, logger, ROLE);
 
-  const processor = async (job: Job, _token?: string, signal?: AbortSignal): Promise<void> => {
-    const jobId = String(job.id);
-    const parsed = inboxJobDataSchema.safeParse(job.data);
-    if (!parsed.success) {
-      const error = new InboxError('An inbox job holds data of an unexpected shape', 'unexpected_reply');
-      log(`${ROLE}: ${error.message}; moved to the failed set`, { jobId });
-      report(error, { stage: 'job_data', jobId, final: true });
-      throw new UnrecoverableError(error.message);
-    }
-    const attempt = job.attemptsMade + 1;
-    const { event, receivedAt } = parsed.data;
-    try {
-      await onEvent(event as unknown as WebhookEvent, { jobId, attempt, attempts, receivedAt, signal });
-    } catch (error) {
-      const final = attempt >= attempts;
-      log(
-        `${ROLE}: onEvent failed${final ? '; no attempt left, moved to the failed set' : '; will retry'}`,
-        { jobId, kind: event.kind, attempt, errorName: errorMeta(error).errorName },
-        final ? 'error' : 'warn',
-      );
-      report(error, { stage: 'onEvent', jobId, attempt, final });
-      if (!final) throw error;
-      let message = 'onEvent failed';
-      try {
-        if (error instanceof Error) message = error.message;
-      } catch {
-        // A hostile error: keep the generic reason.
-      }
-      throw new UnrecoverableError(message);
-    }
-  };
+  const processor = jobProcessor({ onEvent, attempts, log, report, UnrecoverableError });
 
   const worker = new Worker(queue.name, processor, {
     connection: client,
@@ -266,67 +223,9 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
         throw wrap('Connecting the inbox worker', error);
       }
     },
-    async failed(range = {}) {
-      let jobs: Job[];
-      try {
-        jobs = (await admin.getFailed(range.start ?? 0, range.end ?? 99)) as Job[];
-      } catch (error) {
-        throw wrap('Listing failed inbox events', error);
-      }
-      return jobs
-        .filter((job): job is Job => job !== null && job !== undefined && typeof job.id === 'string')
-        .map((job) => {
-          const parsed = inboxJobDataSchema.safeParse(job.data);
-          return {
-            jobId: job.id as string,
-            kind: job.name,
-            attemptsMade: job.attemptsMade,
-            failedReason: job.failedReason ?? undefined,
-            failedAt: job.finishedOn ?? undefined,
-            event: parsed.success ? (parsed.data.event as unknown as WebhookEvent) : undefined,
-          };
-        });
-    },
-    async replay(target) {
-      if (typeof target !== 'string' || target === '') {
-        throw new ConfigurationError(`${ROLE}: replay() takes a job id or 'all'`);
-      }
-      const retry = async (job: Job | undefined): Promise<number> => {
-        if (!job || (await job.getState()) !== 'failed') return 0;
-        await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-        return 1;
-      };
-      try {
-        if (target !== 'all') return await retry((await admin.getJob(target)) as Job | undefined);
-        let replayed = 0;
-        // Page from the start each time: a replayed job leaves the failed set.
-        for (;;) {
-          const page = (await admin.getFailed(0, 99)) as Job[];
-          if (page.length === 0) return replayed;
-          let moved = 0;
-          for (const job of page) moved += await retry(job);
-          replayed += moved;
-          if (moved === 0) return replayed;
-        }
-      } catch (error) {
-        throw wrap('Replaying failed inbox events', error);
-      }
-    },
-    async counts() {
-      try {
-        const c = await admin.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
-        const n = (k: string): number => (typeof c[k] === 'number' ? (c[k] as number) : 0);
-        return {
-          waiting: n('waiting'),
-          active: n('active'),
-          delayed: n('delayed'),
-          completed: n('completed'),
-          failed: n('failed'),
-        };
-      } catch (error) {
-        throw wrap('Counting inbox jobs', error);
-      }
-    },
+    failed: (range = {}) => failedEvents(admin, range),
+    replay: (target) => replayFailed(admin, target),
+    counts: () => jobCounts(admin),
     close() {
       closing ??= (async () => {
         try {
@@ -344,4 +243,136 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
       return closing;
     },
   };
+}
+
+/** What a job run needs from the worker. */
+interface ProcessorContext {
+  onEvent: InboxWorkerOptions['onEvent'];
+  attempts: number;
+  log(message: string, meta: Record<string, unknown>, level?: 'warn' | 'error'): void;
+  report(error: unknown, info: InboxWorkerErrorInfo): void;
+  UnrecoverableError: typeof BullMQ.UnrecoverableError;
+}
+
+/** Runs `onEvent` for one job: a failure is retried until the last attempt, then kept in the failed set. */
+function jobProcessor({ onEvent, attempts, log, report, UnrecoverableError }: ProcessorContext) {
+  return async (job: Job, _token?: string, signal?: AbortSignal): Promise<void> => {
+    const jobId = String(job.id);
+    const parsed = inboxJobDataSchema.safeParse(job.data);
+    if (!parsed.success) {
+      const error = new InboxError('An inbox job holds data of an unexpected shape', 'unexpected_reply');
+      log(`${ROLE}: ${error.message}; moved to the failed set`, { jobId });
+      report(error, { stage: 'job_data', jobId, final: true });
+      throw new UnrecoverableError(error.message);
+    }
+    const attempt = job.attemptsMade + 1;
+    const { event, receivedAt } = parsed.data;
+    try {
+      await onEvent(event as unknown as WebhookEvent, { jobId, attempt, attempts, receivedAt, signal });
+    } catch (error) {
+      const final = attempt >= attempts;
+      log(
+        `${ROLE}: onEvent failed${final ? '; no attempt left, moved to the failed set' : '; will retry'}`,
+        { jobId, kind: event.kind, attempt, errorName: errorMeta(error).errorName },
+        final ? 'error' : 'warn',
+      );
+      report(error, { stage: 'onEvent', jobId, attempt, final });
+      if (!final) throw error;
+      let message = 'onEvent failed';
+      try {
+        if (error instanceof Error) message = error.message;
+      } catch {
+        // A hostile error: keep the generic reason.
+      }
+      throw new UnrecoverableError(message);
+    }
+  };
+}
+
+/** The failed set, a page at a time. */
+async function failedEvents(
+  admin: BullMQ.Queue,
+  range: { start?: number; end?: number },
+): Promise<FailedInboxEvent[]> {
+  let jobs: Job[];
+  try {
+    jobs = (await admin.getFailed(range.start ?? 0, range.end ?? 99)) as Job[];
+  } catch (error) {
+    throw wrap('Listing failed inbox events', error);
+  }
+  return jobs
+    .filter((job): job is Job => job !== null && job !== undefined && typeof job.id === 'string')
+    .map((job) => {
+      const parsed = inboxJobDataSchema.safeParse(job.data);
+      return {
+        jobId: job.id as string,
+        kind: job.name,
+        attemptsMade: job.attemptsMade,
+        failedReason: job.failedReason ?? undefined,
+        failedAt: job.finishedOn ?? undefined,
+        event: parsed.success ? (parsed.data.event as unknown as WebhookEvent) : undefined,
+      };
+    });
+}
+
+/** Puts one failed job (by id) or every failed job back, attempts reset; answers how many moved. */
+async function replayFailed(admin: BullMQ.Queue, target: string): Promise<number> {
+  if (typeof target !== 'string' || target === '') {
+    throw new ConfigurationError(`${ROLE}: replay() takes a job id or 'all'`);
+  }
+  const retry = async (job: Job | undefined): Promise<number> => {
+    if (!job || (await job.getState()) !== 'failed') return 0;
+    await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    return 1;
+  };
+  try {
+    if (target !== 'all') return await retry((await admin.getJob(target)) as Job | undefined);
+    let replayed = 0;
+    // Page from the start each time: a replayed job leaves the failed set.
+    for (;;) {
+      const page = (await admin.getFailed(0, 99)) as Job[];
+      if (page.length === 0) return replayed;
+      let moved = 0;
+      for (const job of page) moved += await retry(job);
+      replayed += moved;
+      if (moved === 0) return replayed;
+    }
+  } catch (error) {
+    throw wrap('Replaying failed inbox events', error);
+  }
+}
+
+async function jobCounts(admin: BullMQ.Queue): Promise<InboxCounts> {
+  try {
+    const c = await admin.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
+    const n = (k: string): number => (typeof c[k] === 'number' ? (c[k] as number) : 0);
+    return {
+      waiting: n('waiting'),
+      active: n('active'),
+      delayed: n('delayed'),
+      completed: n('completed'),
+      failed: n('failed'),
+    };
+  } catch (error) {
+    throw wrap('Counting inbox jobs', error);
+  }
+}
+
+/** The application's logger and error hook, neither of which may change a job's outcome by throwing. */
+function safeHooks(options: InboxWorkerOptions): Pick<ProcessorContext, 'log' | 'report'> {
+  const log = (message: string, meta: Record<string, unknown>, level: 'warn' | 'error' = 'error'): void => {
+    try {
+      options.logger?.[level]?.(message, meta);
+    } catch {
+      // A broken logger must not change the outcome.
+    }
+  };
+  const report = (error: unknown, info: InboxWorkerErrorInfo): void => {
+    try {
+      options.onError?.(error, info);
+    } catch {
+      // Neither may the application's error hook.
+    }
+  };
+  return { log, report };
 }

@@ -181,6 +181,45 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** Stores one event as a job, acknowledged by Redis within `timeoutMs`, or throws `InboxError`. */
+async function addJob(
+  bull: Queue,
+  event: WebhookEvent,
+  key: string | null | undefined,
+  keepMs: number,
+  timeoutMs: number,
+): Promise<void> {
+  const data: InboxJobData = {
+    v: 1,
+    receivedAt: Date.now(),
+    event: event as unknown as InboxJobData['event'],
+  };
+  let job: { id?: unknown };
+  try {
+    job = await withTimeout(
+      bull.add(event.kind, data, {
+        // Without a key (dedupeKey answered null) BullMQ picks an id: the event is stored, not deduplicated.
+        ...(typeof key === 'string' && key !== '' ? { jobId: inboxJobId(key) } : {}),
+        attempts: INBOX_ATTEMPTS_CEILING,
+        backoff: { type: INBOX_BACKOFF_TYPE },
+        removeOnComplete: { age: Math.max(1, Math.ceil(keepMs / 1000)) },
+        removeOnFail: false,
+      }),
+      timeoutMs,
+    );
+  } catch (error) {
+    if (error instanceof InboxError) throw error;
+    throw new InboxError(
+      `Redis did not acknowledge the event (${errorMeta(error).errorName}); the delivery is answered 5xx`,
+      'unavailable',
+      error,
+    );
+  }
+  if (typeof job?.id !== 'string' || job.id === '') {
+    throw new InboxError('Redis answered the enqueue without a job id', 'unexpected_reply');
+  }
+}
+
 /**
  * Builds the webhook handler (which checks the webhook options) first, then opens the queue's connection: a bad
  * option throws before any socket is opened.
@@ -217,35 +256,7 @@ function createInbox<H>(
       );
     }
     const key = dedupeKey(event);
-    const data: InboxJobData = {
-      v: 1,
-      receivedAt: Date.now(),
-      event: event as unknown as InboxJobData['event'],
-    };
-    let job: { id?: unknown };
-    try {
-      job = await withTimeout(
-        bull.add(event.kind, data, {
-          // Without a key (dedupeKey answered null) BullMQ picks an id: the event is stored, not deduplicated.
-          ...(typeof key === 'string' && key !== '' ? { jobId: inboxJobId(key) } : {}),
-          attempts: INBOX_ATTEMPTS_CEILING,
-          backoff: { type: INBOX_BACKOFF_TYPE },
-          removeOnComplete: { age: Math.max(1, Math.ceil(keepMs / 1000)) },
-          removeOnFail: false,
-        }),
-        timeoutMs,
-      );
-    } catch (error) {
-      if (error instanceof InboxError) throw error;
-      throw new InboxError(
-        `Redis did not acknowledge the event (${errorMeta(error).errorName}); the delivery is answered 5xx`,
-        'unavailable',
-        error,
-      );
-    }
-    if (typeof job?.id !== 'string' || job.id === '') {
-      throw new InboxError('Redis answered the enqueue without a job id', 'unexpected_reply');
-    }
+    await addJob(bull, event, key, keepMs, timeoutMs);
   };
 
   const handler = build({ ...webhook, onEvent: enqueue, dedupe: false });

@@ -32,6 +32,7 @@ export {
   type InboxWorkerOptions,
 } from './inbox-worker.js';
 export { RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';
-export type { RedisClient, RedisStoreOptions } from './redis-answer.js';
+export type { RedisClient } from './redis-answer.js';
 export { RedisStatusStore, type RedisStatusStoreOptions } from './status-store.js';
+export type { RedisStoreOptions } from './store-options.js';
 export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';

@@ -2,18 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigurationError, PaymentRequiredError } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
 import type { SendLimiter } from '../core/rate-limiter.js';
-import {
-  call,
-  checkPrefix,
-  expectNumber,
-  guardClient,
-  leaseToken,
-  positiveMs,
-  type RedisClient,
-  type RedisStoreOptions,
-  Script,
-  unexpectedReply,
-} from './redis-answer.js';
+import { call, expectNumber, leaseToken, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
+import { checkPrefix, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /**
  * One atomic step of the shared limiter, on Redis's own clock (`TIME`), so the processes' clocks never matter.
@@ -141,15 +131,15 @@ export class RedisRateLimiter implements SendLimiter {
 
   constructor(options: RedisRateLimiterOptions) {
     const op = 'new RedisRateLimiter';
-    guardClient(options?.redis, options?.logger, op);
-    this.#redis = options.redis;
-    this.#logger = options.logger;
+    const { redis, prefix, logger } = openStore(options, op);
+    this.#redis = redis;
+    this.#logger = logger;
     const perSecond = options.perSecond ?? 80;
     if (!Number.isInteger(perSecond) || perSecond < 1) {
       throw new ConfigurationError(`${op}: \`perSecond\` must be a positive integer.`);
     }
     this.perSecond = perSecond;
-    const base = `${checkPrefix(options.prefix, op)}limit:${checkPrefix(options.name ?? 'gateway', op)}`;
+    const base = `${prefix}limit:${checkPrefix(options.name ?? 'gateway', op)}`;
     this.#keys = { slots: `${base}:slots`, pause: `${base}:pause`, due: `${base}:due`, bill: `${base}:bill` };
     this.#leaseMs = positiveMs(options.leaseMs, 60_000, 'leaseMs', op);
     if (this.#leaseMs < 5 * this.windowMs) {

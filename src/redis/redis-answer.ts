@@ -1,57 +1,25 @@
 /**
  * The helpers every Redis store shares: how a call to Redis is made, how its failure becomes a
- * `RedisStoreError`, how an answer is checked, how keys are named, and how Lua scripts run.
+ * `RedisStoreError`, how an answer is checked, how keys are named, and how Lua scripts run. How a store checks
+ * its options is in store-options.ts.
  *
  * Why ioredis: BullMQ (the durable inbox) works only with ioredis, so this entry takes one client for everything
  * instead of asking users to run two clients against one Redis.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { ConfigurationError } from '../core/errors.js';
-import { type Logger, log } from '../core/logger.js';
 import { RedisStoreError, type RedisStoreFailure } from './errors.js';
 
 /** The client every store takes: an ioredis `Redis` (a `Cluster` works too when all keys share a hash tag). */
 export type RedisClient = Redis;
 
-/** Options every Redis store accepts. */
-export interface RedisStoreOptions {
-  /** An ioredis client. The store never closes it; it adds one `'error'` listener (see `guardClient`). */
-  redis: RedisClient;
-  /** Namespace of every key this store writes. Default `wa:`. Give each environment its own. */
-  prefix?: string;
-  /** Receives operation names and error classes only: never keys, values or tokens. */
-  logger?: Logger;
-}
-
-export const DEFAULT_PREFIX = 'wa:';
-
-const guarded = new WeakSet<object>();
-
-/**
- * ioredis emits `'error'` on every failed reconnect. Without a listener it prints each one to the console (it
- * does not throw), so a store attaches one listener per client, once, that logs the error's class and errno
- * through the SDK logger. The failures themselves reach callers as `RedisStoreError`s from each operation.
- */
-export function guardClient(redis: RedisClient, logger: Logger | undefined, operation: string): void {
-  if (typeof redis !== 'object' || redis === null || typeof redis.on !== 'function') {
-    throw new ConfigurationError(`${operation}: \`redis\` must be an ioredis client (new Redis(url)).`);
-  }
-  if (guarded.has(redis)) return;
-  guarded.add(redis);
-  redis.on('error', (error: unknown) => {
-    log(logger, 'warn', 'wa-gateway-sdk: the Redis connection reported an error', {
-      error: nameOf(error),
-      ...(errnoOf(error) ? { errno: errnoOf(error) } : {}),
-    });
-  });
-}
-
-function nameOf(error: unknown): string {
+/** @internal */
+export function nameOf(error: unknown): string {
   return errorMeta(error).errorName;
 }
 
-function errnoOf(error: unknown): string | undefined {
+/** @internal */
+export function errnoOf(error: unknown): string | undefined {
   const { code } = errorMeta(error);
   return code !== undefined && /^E[A-Z]+$/.test(code) ? code : undefined;
 }
@@ -130,17 +98,6 @@ export function expectOneOf<T extends string>(operation: string, got: unknown, a
   throw unexpectedReply(operation, `one of ${allowed.join(', ')}`, got);
 }
 
-/** A prefix checked once: a string of printable characters, so keys stay greppable. */
-export function checkPrefix(prefix: unknown, operation: string): string {
-  if (prefix === undefined) return DEFAULT_PREFIX;
-  if (typeof prefix !== 'string' || prefix.length > 200 || /[\s\p{Cc}]/u.test(prefix)) {
-    throw new ConfigurationError(
-      `${operation}: \`prefix\` must be a string without spaces or control characters.`,
-    );
-  }
-  return prefix;
-}
-
 /**
  * A key for a caller-given id: its SHA-256, so neither a payload fragment nor an overlong or odd string ever
  * becomes (part of) a key name.
@@ -169,15 +126,6 @@ export class Script {
       return redis.eval(this.source, keys.length, ...keys, ...args);
     }
   }
-}
-
-/** Whether `value` is a positive finite number. */
-export function positiveMs(value: unknown, fallback: number, name: string, operation: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigurationError(`${operation}: \`${name}\` must be a positive number of milliseconds.`);
-  }
-  return Math.ceil(value);
 }
 
 /** Deletes a key only if it still holds `value` (a lease's token): a holder whose lease ran out frees nothing. */

@@ -8,18 +8,8 @@ import {
   wamidOf,
 } from '../webhooks/status-tracker.js';
 import { RedisStoreError } from './errors.js';
-import {
-  call,
-  checkPrefix,
-  expectNumber,
-  guardClient,
-  hashedKey,
-  positiveMs,
-  type RedisClient,
-  type RedisStoreOptions,
-  Script,
-  unexpectedReply,
-} from './redis-answer.js';
+import { call, expectNumber, hashedKey, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
+import { openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /**
  * Compare-and-set: writes the new snapshot only if the stored one is still the one the update was computed
@@ -86,9 +76,9 @@ export class RedisStatusStore {
 
   constructor(options: RedisStatusStoreOptions) {
     const op = 'new RedisStatusStore';
-    guardClient(options?.redis, options?.logger, op);
-    this.#redis = options.redis;
-    this.#prefix = checkPrefix(options.prefix, op);
+    const { redis, prefix } = openStore(options, op);
+    this.#redis = redis;
+    this.#prefix = prefix;
     this.#ttlMs = positiveMs(options.ttlMs, 30 * 24 * 60 * 60 * 1000, 'ttlMs', op);
     this.#maxAttempts = Math.floor(positiveMs(options.maxAttempts, 50, 'maxAttempts', op));
     this.#onChange = options.onChange;

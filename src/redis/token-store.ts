@@ -7,16 +7,13 @@ import { RedisStoreError } from './errors.js';
 import {
   COMPARE_AND_DELETE,
   call,
-  checkPrefix,
   expectNumber,
-  guardClient,
   leaseToken,
-  positiveMs,
   type RedisClient,
-  type RedisStoreOptions,
   Script,
   unexpectedReply,
 } from './redis-answer.js';
+import { checkPrefix, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /** Extends the lease only if this holder still has the lock (a slow login must not lose it half-way). */
 const RENEW = new Script(`
@@ -67,10 +64,9 @@ export class RedisTokenStore implements TokenStore {
 
   constructor(options: RedisTokenStoreOptions) {
     const op = 'new RedisTokenStore';
-    guardClient(options?.redis, options?.logger, op);
-    this.#redis = options.redis;
-    this.#logger = options.logger;
-    const prefix = checkPrefix(options.prefix, op);
+    const { redis, prefix, logger } = openStore(options, op);
+    this.#redis = redis;
+    this.#logger = logger;
     const name = checkPrefix(options.name ?? 'platform', op);
     this.#key = `${prefix}token:${name}`;
     this.#lockKey = `${prefix}token-lock:${name}`;

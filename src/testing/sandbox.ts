@@ -1,16 +1,17 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { messageEnvelope, templateStatusEnvelope } from '../webhooks/fixtures.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
-import { type DeliveryAttempt, deliverWebhook, GATEWAY_RETRY_DELAYS_MS } from './deliver.js';
-import {
+import type { DeliveryAttempt } from './deliver.js';
+import type {
   GatewaySimulator,
-  type GatewaySimulatorOptions,
-  type SentMessage,
-  type UpstreamFailure,
+  GatewaySimulatorOptions,
+  SentMessage,
+  UpstreamFailure,
 } from './gateway-simulator.js';
 import { type Inbox, startInbox } from './inbox/server.js';
-import { type RegisteredTemplate, TemplateRegistry } from './template-registry.js';
+import { BodyTooLarge, readBody, route, SANDBOX_MAX_BODY_BYTES, send } from './sandbox-routes.js';
+import { SandboxRuntime } from './sandbox-runtime.js';
+import type { RegisteredTemplate, TemplateRegistry } from './template-registry.js';
 
 export type { DeliveryAttempt } from './deliver.js';
 
@@ -113,186 +114,19 @@ export interface Sandbox {
  * await sandbox.close();
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const templates = new TemplateRegistry(options.secretKeys ? { secretKeys: options.secretKeys } : {});
-  const simulator = new GatewaySimulator({ templateRegistry: templates, ...options });
-  const faults: SandboxFaults = { nextFailure: null, statusOrder: 'in-order', duplicateStatuses: false };
-  const listeners = new Set<(event: SandboxEvent) => void>();
-  const emit = (event: SandboxEvent) => {
-    for (const listener of listeners) listener(event);
-  };
-  const retryDelaysMs = options.retryDelaysMs ?? GATEWAY_RETRY_DELAYS_MS;
-  const deliveries: DeliveryAttempt[] = [];
-  const pending = new Set<Promise<unknown>>();
-  const timers = new Set<ReturnType<typeof setTimeout>>();
-  const closing = new AbortController();
-  const [sentDelay, deliveredDelay, readDelay] = options.statusDelaysMs ?? [100, 250, 450];
-  const unconfigured: { eventId: number; label: string }[] = [];
-  let eventCounter = 0;
-
-  const track = <T>(p: Promise<T>): Promise<T> => {
-    pending.add(p);
-    void p.finally(() => pending.delete(p)).catch(() => {});
-    return p;
-  };
-  const later = (ms: number, run: () => void) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      run();
-    }, ms);
-    timers.add(timer);
-  };
-
-  async function deliver(envelope: WebhookEnvelope, label = labelOf(envelope)): Promise<DeliveryAttempt[]> {
-    const eventId = ++eventCounter;
-    const body = JSON.stringify(envelope);
-    emit({ type: 'event', eventId, label, body, delivered: Boolean(options.webhookUrl) });
-    if (!options.webhookUrl) {
-      unconfigured.push({ eventId, label });
-      return [];
-    }
-    return deliverWebhook(body, {
-      url: options.webhookUrl,
-      ...(options.webhookSecret ? { secret: options.webhookSecret } : {}),
-      retryDelaysMs,
-      ackTimeoutMs: options.ackTimeoutMs ?? 5000,
-      eventId,
-      label,
-      signal: closing.signal,
-      onAttempt: (attempt) => {
-        deliveries.push(attempt);
-        options.onDelivery?.(attempt);
-        emit({ type: 'attempt', attempt });
-      },
-    });
-  }
-
-  function scheduleStatuses(message: SentMessage): void {
-    const [sent, delivered, read] = simulator.statusEventsFor(message);
-    if (!sent || !delivered || !read) return;
-    const failure = faults.nextFailure;
-    faults.nextFailure = null;
-    const plan: [string, WebhookEnvelope][] = failure
-      ? [
-          ['sent', sent],
-          ['failed', simulator.failedEventFor(message, failure)],
-        ]
-      : [
-          ['sent', sent],
-          ['delivered', delivered],
-          ['read', read],
-        ];
-    if (faults.statusOrder === 'reversed') plan.reverse();
-    const times = [sentDelay, deliveredDelay, readDelay];
-    const copies = faults.duplicateStatuses ? 2 : 1;
-    plan.forEach(([status, envelope], i) => {
-      later(times[i]!, () => {
-        if (status === 'delivered') simulator.chargeDelivery();
-        emit({ type: 'status', wamid: message.wamid, status, envelope });
-        for (let n = 0; n < copies; n++) void track(deliver(envelope, `status:${status}`));
-      });
-    });
-  }
-
-  function createTemplate(answer: ReturnType<TemplateRegistry['create']>): void {
-    const created = answer.created;
-    if (!created) return;
-    emit({ type: 'template', template: created });
-    later(options.templateApprovalMs ?? 500, () => {
-      const approved = templates.approve(created.sourceId);
-      if (!approved) return;
-      emit({ type: 'template', template: approved });
-      const update = templateStatusEnvelope({
-        event: 'APPROVED',
-        message_template_id: Number(approved.sourceId),
-        message_template_name: approved.name,
-        message_template_language: approved.language,
-        reason: null,
-      });
-      void track(deliver(update, 'template:APPROVED'));
-    });
-  }
-
+  const runtime = new SandboxRuntime(options);
+  const { templates, simulator, faults, retryDelaysMs, listeners } = runtime;
   let inbox: Inbox | undefined;
   const server = createServer((req, res) => {
     readBody(req)
-      .then((body) => route(req, res, body))
-      .catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
+      .then((body) => route(runtime, inbox, req, res, body))
+      .catch((error: unknown) => {
+        if (res.headersSent) return;
+        if (error instanceof BodyTooLarge)
+          send(res, 413, { error: `the request body is larger than ${SANDBOX_MAX_BODY_BYTES} bytes` });
+        else res.writeHead(500).end();
       });
   });
-
-  function route(req: IncomingMessage, res: ServerResponse, body: string): void {
-    const url = new URL(req.url ?? '/', 'http://sandbox');
-    const authorization = req.headers.authorization ?? null;
-    if (req.method === 'POST' && url.pathname === '/v1/wa/message') {
-      const answer = simulator.send({ authorization, query: url.searchParams, body });
-      send(res, answer.status, answer.body, answer.headers);
-      emit({
-        type: 'send',
-        status: answer.status,
-        body: answer.body,
-        request: body,
-        ...(answer.accepted ? { accepted: answer.accepted } : {}),
-      });
-      if (answer.accepted) scheduleStatuses(answer.accepted);
-      const error = (answer.body as { errors?: { code?: string; description?: string } }).errors;
-      options.onSend?.({
-        status: answer.status,
-        ...(answer.accepted ? { accepted: answer.accepted } : {}),
-        ...(error ? { error: { code: String(error.code), description: String(error.description) } } : {}),
-      });
-      return;
-    }
-    const template = /^\/api\/v1\/wa\/([^/]+)\/templates$/.exec(url.pathname);
-    if (req.method === 'POST' && template) {
-      const answer = templates.create({ authorization, appId: decodeURIComponent(template[1]!), body });
-      send(res, answer.status, answer.body);
-      createTemplate(answer);
-      return;
-    }
-    if (inbox?.handle(req, res, url, body)) return;
-    const media = /^\/v1\/wa\/media\/([^/]+)$/.exec(url.pathname);
-    if (req.method === 'GET' && media) {
-      const answer = simulator.media({
-        authorization,
-        mediaId: decodeURIComponent(media[1]!),
-        phoneNumberId: url.searchParams.get('phone_number_id'),
-      });
-      send(res, answer.status, answer.body, answer.headers);
-      return;
-    }
-    if (req.method === 'POST' && url.pathname === '/__sandbox/inject') {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        send(res, 400, { error: 'body is not JSON' });
-        return;
-      }
-      void track(injectMessage(parsed as Record<string, unknown>));
-      send(res, 202, { accepted: true });
-      return;
-    }
-    send(res, 404, {
-      isSuccess: false,
-      errors: { code: 'NOT_FOUND', group: 'NOT_FOUND', description: 'No such sandbox route.' },
-    });
-  }
-
-  function injectMessage(message: Record<string, unknown> | WebhookEnvelope): Promise<DeliveryAttempt[]> {
-    const envelope = 'entry' in message ? (message as WebhookEnvelope) : messageEnvelope(message);
-    for (const e of envelope.entry ?? [])
-      for (const c of e.changes ?? []) {
-        const messages = (c.value as { messages?: unknown }).messages;
-        if (!Array.isArray(messages)) continue;
-        for (const m of messages as Record<string, unknown>[]) {
-          // A customer's message opens the 24-hour service window again.
-          if (typeof m['from'] === 'string') simulator.closedWindows.delete(m['from']);
-          emit({ type: 'incoming', message: m });
-        }
-      }
-    return track(deliver(envelope));
-  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -313,26 +147,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     submitTemplate(appId, body) {
       const answer = templates.submit(appId, body);
-      createTemplate(answer);
+      runtime.createTemplate(answer);
       return answer;
     },
     simulator,
-    deliveries,
-    undelivered: unconfigured,
-    injectMessage,
-    deliver: (envelope, label) => track(deliver(envelope, label)),
-    async idle() {
-      // Events schedule further events (a send schedules three), so wait until nothing is left.
-      while (pending.size > 0 || timers.size > 0) {
-        if (pending.size > 0) await Promise.allSettled([...pending]);
-        else await new Promise((r) => setTimeout(r, 10));
-      }
-    },
+    deliveries: runtime.deliveries,
+    undelivered: runtime.unconfigured,
+    injectMessage: (message) => runtime.injectMessage(message),
+    deliver: (envelope, label) => runtime.track(runtime.deliver(envelope, label)),
+    idle: () => runtime.idle(),
     async close() {
-      closing.abort();
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      await Promise.allSettled([...pending]);
+      await runtime.stop();
       inbox?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -347,36 +172,4 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     sandbox.inboxUrl = `${url}/`;
   }
   return sandbox;
-}
-
-function labelOf(envelope: WebhookEnvelope): string {
-  const change = envelope.entry[0]?.changes[0];
-  const value = change?.value as
-    | { messages?: { type?: string }[]; statuses?: { status?: string }[] }
-    | undefined;
-  if (value?.messages?.[0]) return `message:${value.messages[0].type ?? 'unknown'}`;
-  if (value?.statuses?.[0]) return `status:${value.statuses[0].status ?? 'unknown'}`;
-  return change?.field ?? 'event';
-}
-
-function send(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  if (body instanceof Uint8Array) {
-    res.writeHead(status, headers).end(body);
-    return;
-  }
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeChromium } from '../helpers/chromium.js';
-import { inboxHarness, TO } from '../helpers/inbox-browser.js';
+import { DELIVERY_QUESTION, inboxHarness, TO } from '../helpers/inbox-browser.js';
 
 /** The sandbox's web inbox in Debian's chromium: conversations, answering as the customer, controls, log. */
 describeChromium('sandbox web inbox in chromium', () => {
@@ -24,20 +24,7 @@ describeChromium('sandbox web inbox in chromium', () => {
   });
 
   it('a reply button tapped with the keyboard reaches the app as button_reply with that id', async () => {
-    const { messageId } = await t.gw.messages.send({
-      to: TO,
-      type: 'interactive',
-      interactive: {
-        type: 'button',
-        body: { text: 'Was the delivery on time?' },
-        action: {
-          buttons: [
-            { type: 'reply', reply: { id: 'on_time', title: 'Yes' } },
-            { type: 'reply', reply: { id: 'late', title: 'No' } },
-          ],
-        },
-      },
-    });
+    const { messageId } = await t.gw.messages.send({ to: TO, ...DELIVERY_QUESTION });
     await t.openInbox();
     await t.bubble(messageId).getByRole('button', { name: 'No', exact: true }).focus();
     await t.page.keyboard.press('Enter');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { PublicApiClient } from '../../src/index.js';
 import { describeChromium } from '../helpers/chromium.js';
-import { IMAGES, inboxHarness, SCREENSHOTS, TO } from '../helpers/inbox-browser.js';
+import { DELIVERY_QUESTION, IMAGES, inboxHarness, SCREENSHOTS, TO } from '../helpers/inbox-browser.js';
 
 /** The template preview page, every message type drawn, and planted markup staying text (chromium). */
 describeChromium('sandbox template preview and rendering in chromium', () => {
@@ -94,19 +94,7 @@ describeChromium('sandbox template preview and rendering in chromium', () => {
           ],
         },
       },
-      {
-        type: 'interactive',
-        interactive: {
-          type: 'button',
-          body: { text: 'Was the delivery on time?' },
-          action: {
-            buttons: [
-              { type: 'reply', reply: { id: 'yes', title: 'Yes' } },
-              { type: 'reply', reply: { id: 'no', title: 'No' } },
-            ],
-          },
-        },
-      },
+      DELIVERY_QUESTION,
     ] as const;
     const ids: string[] = [];
     for (const s of sends) ids.push((await t.gw.messages.send({ to: TO, ...s } as never)).messageId);

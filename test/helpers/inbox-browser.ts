@@ -14,6 +14,21 @@ export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 export const IMAGES = join(import.meta.dirname, '../../docs/images');
 const SECRET = 'inbox-browser-secret-0123456789abcdefgh';
 
+/** An interactive message with two reply buttons: `on_time` ("Yes") and `late` ("No"). */
+export const DELIVERY_QUESTION = {
+  type: 'interactive',
+  interactive: {
+    type: 'button',
+    body: { text: 'Was the delivery on time?' },
+    action: {
+      buttons: [
+        { type: 'reply', reply: { id: 'on_time', title: 'Yes' } },
+        { type: 'reply', reply: { id: 'late', title: 'No' } },
+      ],
+    },
+  },
+} as const;
+
 /**
  * An app (a real webhook handler on node:http) on one side, a chromium page on the other, a fresh sandbox with
  * its inbox between them for each test. Call inside a describe; read the fields inside tests.

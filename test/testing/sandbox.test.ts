@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/index.js';
 import { deliverWebhook, type Sandbox, startSandbox, textMessage } from '../../src/testing/index.js';
+import { SANDBOX_MAX_BODY_BYTES } from '../../src/testing/sandbox-routes.js';
 import { createNodeWebhookHandler, parseWebhook, type WebhookEvent } from '../../src/webhooks/index.js';
 
 const SECRET = 'sandbox-test-secret-0123456789abcdefgh';
@@ -92,6 +93,35 @@ describe('startSandbox', () => {
 });
 
 describe('the sandbox refuses what the gateway refuses', () => {
+  it('refuses a body over its limit with 413, after reading it, and keeps serving', async () => {
+    sandbox = await startSandbox();
+    // A real send padded with JSON whitespace to the size wanted.
+    const send = JSON.stringify({
+      messaging_product: 'whatsapp',
+      to: '998901234567',
+      type: 'text',
+      text: { body: 'padded' },
+    });
+    const post = (bytes: number) =>
+      fetch(`${sandbox!.url}/v1/wa/message`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk_test_sandbox', 'content-type': 'application/json' },
+        body: send.padEnd(bytes, ' '),
+      });
+    const over = await post(SANDBOX_MAX_BODY_BYTES + 1);
+    expect(over.status).toBe(413);
+    expect(await over.json()).toEqual({
+      error: `the request body is larger than ${SANDBOX_MAX_BODY_BYTES} bytes`,
+    });
+    // At the limit the body is read and sent.
+    const atLimit = await post(SANDBOX_MAX_BODY_BYTES);
+    expect(atLimit.status).toBe(200);
+    expect(sandbox.simulator.sent.map((m) => m.body['text'])).toEqual([{ body: 'padded' }]);
+    const gw = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url });
+    const sent = await gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'still here' } });
+    expect(sent.messageId).toMatch(/^wamid\./);
+  });
+
   const post = (url: string, body: unknown) =>
     fetch(`${url}/v1/wa/message`, {
       method: 'POST',

@@ -92,3 +92,21 @@ export function banner(current: 'inbox' | 'templates'): HTMLElement {
     ),
   );
 }
+
+/** A labelled form field. */
+export const field = (id: string, label: string, input: HTMLElement) =>
+  h('div', { class: 'field' }, h('label', { attrs: { for: id } }, label), input);
+
+/** A labelled form whose submit runs `onSubmit` instead of loading a page. */
+export function submitForm(
+  cls: string,
+  label: string,
+  onSubmit: () => void,
+  ...children: Child[]
+): HTMLFormElement {
+  const submit = (e: SubmitEvent) => {
+    e.preventDefault();
+    onSubmit();
+  };
+  return h('form', { class: cls, attrs: { 'aria-label': label }, on: { submit } }, ...children);
+}

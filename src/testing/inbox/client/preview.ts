@@ -2,7 +2,7 @@ import { config } from 'zod';
 import { type TemplateIssue, validateTemplate } from '../../../templates/index.js';
 import { formatPath } from '../../../templates/rules.js';
 import type { StreamEvent } from '../protocol.js';
-import { banner, fill, h, obj, postJson } from './dom.js';
+import { banner, fill, h, obj, postJson, submitForm } from './dom.js';
 import { exampleValues, templateView } from './render.js';
 
 // zod probes for eval once; the page's CSP forbids it, so say so up front instead of logging a violation.
@@ -81,30 +81,24 @@ function update(): void {
   fill(phone, h('div', { class: 'msg out' }, templateView(t, exampleValues(t))));
 }
 
-const form = h(
-  'form',
-  {
-    class: 'composer',
-    attrs: { 'aria-label': 'Submit to the sandbox registry' },
-    on: {
-      submit: (e) => {
-        e.preventDefault();
-        void postJson('/inbox/api/templates', {
-          appId: appId.value || 'sandbox',
-          template: editor.value,
-        }).then((res) => {
-          const body = obj(res.body);
-          const data = obj(body['data']);
-          const errors = obj(body['errors']);
-          if (res.status === 200) {
-            submitted = String(data['sourceId']);
-            result.textContent = `Created ${String(data['name'])} (${String(data['sourceId'])}): ${String(data['status'])}`;
-          } else {
-            result.textContent = `Refused ${res.status} ${String(errors['code'] ?? '')}: ${String(errors['description'] ?? body['error'])}`;
-          }
-        });
-      },
-    },
+const form = submitForm(
+  'composer',
+  'Submit to the sandbox registry',
+  () => {
+    void postJson('/inbox/api/templates', {
+      appId: appId.value || 'sandbox',
+      template: editor.value,
+    }).then((res) => {
+      const body = obj(res.body);
+      const data = obj(body['data']);
+      const errors = obj(body['errors']);
+      if (res.status === 200) {
+        submitted = String(data['sourceId']);
+        result.textContent = `Created ${String(data['name'])} (${String(data['sourceId'])}): ${String(data['status'])}`;
+      } else {
+        result.textContent = `Refused ${res.status} ${String(errors['code'] ?? '')}: ${String(errors['description'] ?? body['error'])}`;
+      }
+    });
   },
   h('div', { class: 'field' }, h('label', { attrs: { for: 'app-id' } }, 'App id'), appId),
   h('button', { attrs: { type: 'submit', id: 'submit-template' } }, 'Submit to the sandbox registry'),
