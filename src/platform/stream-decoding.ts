@@ -27,69 +27,79 @@ export interface DecodeState {
 }
 
 /**
- * A line-at-a-time NDJSON decoder over the body's reader. Hand-written rather than
- * `Readable.fromWeb(body).pipe(ndjson.parse())` because it must yield every record received before a fault
- * (readable-stream's iterator drops records buffered ahead of an error, and `pipe()` does not forward a cut
- * body's error, so the stream hangs), number the lines of its errors without quoting them (ndjson's error
- * quotes the row and it skips blank lines), and read the socket only as records are pulled. It is faster as
- * well: 0.91–0.99× a bare split-and-parse loop against 0.78–0.84× for the ndjson pipeline
- * (bench/stream.bench.ts).
+ * A line-at-a-time NDJSON splitter over the body's reader, driven by `requestRecords`' own generator.
+ * Hand-written rather than `Readable.fromWeb(body).pipe(ndjson.parse())` because it must yield every record
+ * received before a fault (readable-stream's iterator drops records buffered ahead of an error, and `pipe()`
+ * does not forward a cut body's error, so the stream hangs), number the lines of its errors without quoting
+ * them (ndjson's error quotes the row and it skips blank lines), and read the socket only as records are
+ * pulled. Synchronous per line rather than a generator of its own: a generator delegated to with `yield*`
+ * costs a promise and a turn per record, which was the largest part of the SDK's cost over a bare
+ * split-and-parse loop (bench/stream.bench.ts).
  */
-export async function* ndjsonRecords(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  state: DecodeState,
-): AsyncGenerator<StreamMessage, void, undefined> {
-  const decoder = new TextDecoder();
-  let carry = '';
-  for (;;) {
-    const chunk = await read(reader, state, carry !== '');
-    if (chunk.done) break;
-    const text = decoder.decode(chunk.value, { stream: true });
-    let nl = text.indexOf('\n');
-    if (nl === -1) {
-      carry += text;
-      if (carry.length > STREAM_MAX_RECORD_CHARS) throw tooLong(state, 'line');
-      continue;
-    }
-    let line = carry === '' ? text.slice(0, nl) : carry + text.slice(0, nl);
-    let start = 0;
-    for (;;) {
-      state.unit++;
-      const record = parseLine(line, state);
-      if (record !== undefined) {
-        state.delivered++;
-        state.last = record;
-        yield record;
-        if (state.signal?.aborted) throw state.signal.reason;
-      }
-      start = nl + 1;
-      nl = text.indexOf('\n', start);
-      if (nl === -1) break;
-      line = text.slice(start, nl);
-    }
-    carry = text.slice(start);
-    if (carry.length > STREAM_MAX_RECORD_CHARS) throw tooLong(state, 'line');
+export class NdjsonLines {
+  readonly #decoder = new TextDecoder();
+  /** The chunk being split, and where its next line starts. */
+  #text = '';
+  #start = 0;
+  /** The start of a line that the chunks before `#text` left unfinished. */
+  #carry = '';
+  readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly state: DecodeState;
+
+  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, state: DecodeState) {
+    this.reader = reader;
+    this.state = state;
   }
-  carry += decoder.decode();
-  if (carry.trim() === '') return;
-  // A last line without a line break is a record if it is complete JSON, else the stream was cut.
-  state.unit++;
-  let value: unknown;
-  try {
-    value = JSON.parse(carry);
-  } catch {
-    throw new StreamInterruptedError(
-      `The message stream ended in the middle of line ${state.unit}, after ${state.delivered} complete records.`,
-      state.progress(),
-    );
+
+  /** The next complete line of what has been read (counted in `state.unit`), or `undefined`: `fill()` first. */
+  take(): string | undefined {
+    const nl = this.#text.indexOf('\n', this.#start);
+    if (nl === -1) return undefined;
+    let line = this.#text.slice(this.#start, nl);
+    if (this.#carry !== '') {
+      line = this.#carry + line;
+      this.#carry = '';
+    }
+    this.#start = nl + 1;
+    this.state.unit++;
+    return line;
   }
-  const record = state.accept(value, state, 'line');
-  state.delivered++;
-  state.last = record;
-  yield record;
+
+  /** Reads the next chunk, once `take()` has none left; `false` at the end of the body. */
+  async fill(): Promise<boolean> {
+    if (this.#start < this.#text.length) this.#carry += this.#text.slice(this.#start);
+    this.#text = '';
+    this.#start = 0;
+    if (this.#carry.length > STREAM_MAX_RECORD_CHARS) throw tooLong(this.state, 'line');
+    const chunk = await read(this.reader, this.state, this.#carry !== '');
+    if (chunk.done) return false;
+    this.#text = this.#decoder.decode(chunk.value, { stream: true });
+    return true;
+  }
+
+  /**
+   * After `fill()` returned `false`: a last line without a line break is a record if it is complete JSON
+   * (returned checked), else the stream was cut (`StreamInterruptedError`).
+   */
+  last(): StreamMessage | undefined {
+    const { state } = this;
+    const carry = this.#carry + this.#decoder.decode();
+    if (carry.trim() === '') return undefined;
+    state.unit++;
+    let value: unknown;
+    try {
+      value = JSON.parse(carry);
+    } catch {
+      throw new StreamInterruptedError(
+        `The message stream ended in the middle of line ${state.unit}, after ${state.delivered} complete records.`,
+        state.progress(),
+      );
+    }
+    return state.accept(value, state, 'line');
+  }
 }
 
-function parseLine(line: string, state: DecodeState): StreamMessage | undefined {
+export function parseLine(line: string, state: DecodeState): StreamMessage | undefined {
   if (line.length === 0) return undefined;
   if (line.length > STREAM_MAX_RECORD_CHARS) {
     state.unit--;

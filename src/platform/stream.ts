@@ -11,8 +11,9 @@ import {
   type DecodeState,
   fullCheck,
   lightCheck,
-  ndjsonRecords,
+  NdjsonLines,
   type Progress,
+  parseLine,
   sseRecords,
 } from './stream-decoding.js';
 
@@ -35,8 +36,8 @@ export interface StreamOptions extends RequestOptions {
   idleTimeoutMs?: number;
   /**
    * `'light'` (default) checks that each record is an object with a numeric `id` and a string `created_at`;
-   * `'full'` parses each with the zod schema of `StreamMessage`. Measured on 100,000 records
-   * (bench/stream.bench.ts): light runs at about 0.9× the throughput of a bare `JSON.parse` loop, full at 0.7×.
+   * `'full'` parses each with the zod schema of `StreamMessage`, at a cost per record: docs/benchmarks.md has both
+   * throughputs against a bare `JSON.parse` loop.
    */
   validate?: 'light' | 'full';
 }
@@ -75,12 +76,64 @@ export function checkStreamOptions(options: StreamOptions): void {
 /**
  * One `GET /stream/messages/` request, decoded as the records are pulled. `progress` is what an error
  * reports as delivered; by default, this request's records.
+ *
+ * A real async generator, whose `next` takes a shortcut: while the generator waits at its NDJSON `yield` and
+ * the chunk already read holds the next line, `next` parses it and answers at once, without resuming the
+ * generator. An async generator's `yield` costs a promise and an extra turn per record, half the SDK's cost
+ * over a bare split-and-parse loop (bench/stream.bench.ts). Everything else (the request, the first record,
+ * reading the next chunk, an abort, `return`, `throw`, SSE, the end) goes through the generator as written,
+ * and a line that fails is thrown into it at its `yield`, so its `finally` closes the connection as before.
  */
-export async function* requestRecords(
+export function requestRecords(
   http: PlatformHttp,
   query: QueryParams,
   options: StreamOptions,
   progress?: () => Progress,
+): AsyncGenerator<StreamMessage, void, undefined> {
+  const hot: Hot = { lines: undefined, parked: false };
+  const records = decodeRecords(http, query, options, progress, hot);
+  const resume = records.next.bind(records);
+  let resuming = 0;
+  const slow = (): Promise<IteratorResult<StreamMessage, void>> => {
+    resuming++;
+    return resume().finally(() => {
+      resuming--;
+    });
+  };
+  records.next = () => {
+    const lines = hot.lines;
+    // Only while parked at the NDJSON yield with no earlier pull in flight: calls stay in order.
+    if (!hot.parked || resuming > 0 || lines === undefined || lines.state.signal?.aborted) return slow();
+    for (;;) {
+      const line = lines.take();
+      if (line === undefined) return slow();
+      let record: StreamMessage | undefined;
+      try {
+        record = parseLine(line, lines.state);
+      } catch (error) {
+        return records.throw(error);
+      }
+      if (record === undefined) continue;
+      lines.state.delivered++;
+      lines.state.last = record;
+      return Promise.resolve({ value: record, done: false });
+    }
+  };
+  return records;
+}
+
+/** What `requestRecords`' generator shares with its `next`: its lines, and whether it waits at their `yield`. */
+interface Hot {
+  lines: NdjsonLines | undefined;
+  parked: boolean;
+}
+
+async function* decodeRecords(
+  http: PlatformHttp,
+  query: QueryParams,
+  options: StreamOptions,
+  progress: (() => Progress) | undefined,
+  hot: Hot,
 ): AsyncGenerator<StreamMessage, void, undefined> {
   const response = await http.open('stream', {
     method: 'GET',
@@ -104,10 +157,38 @@ export async function* requestRecords(
   };
   let finished = false;
   try {
-    const sse = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
-    yield* sse ? sseRecords(reader, state) : ndjsonRecords(reader, state);
+    if ((response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream')) {
+      yield* sseRecords(reader, state);
+    } else {
+      // NDJSON, the hot path, is decoded in this generator: delegating with `yield*` to a generator of its own
+      // costs a promise and a turn per record (bench/stream.bench.ts).
+      const lines = new NdjsonLines(reader, state);
+      hot.lines = lines;
+      for (;;) {
+        const line = lines.take();
+        if (line === undefined) {
+          if (await lines.fill()) continue;
+          break;
+        }
+        const record = parseLine(line, state);
+        if (record === undefined) continue;
+        state.delivered++;
+        state.last = record;
+        hot.parked = true;
+        yield record;
+        hot.parked = false;
+        if (state.signal?.aborted) throw state.signal.reason;
+      }
+      const record = lines.last();
+      if (record !== undefined) {
+        state.delivered++;
+        state.last = record;
+        yield record;
+      }
+    }
     finished = true;
   } finally {
+    hot.parked = false;
     // Leaving early (break, return, a throw, a fault) must close the connection: cancelling the body does.
     // Not awaited: a body that was tee'd (a recording fetch, a mock) settles it only once every branch is
     // cancelled, and the caller who left the loop must not wait on that.
