@@ -1,8 +1,8 @@
+import { sleep } from './abort.js';
 import { checkHeaders } from './call-options.js';
 import { isRecord, requestIdHeader, toApiError, toRedirectError } from './error-body.js';
 import {
   AuthenticationError,
-  ConfigurationError,
   ConnectionError,
   InvalidResponseError,
   PaymentRequiredError,
@@ -10,92 +10,23 @@ import {
   TimeoutError,
   WaGatewayError,
 } from './errors.js';
-import { callHook, type RequestHooks } from './hooks.js';
-import { type Logger, log } from './logger.js';
-import type { SendLimiter } from './rate-limiter.js';
-import { failedBeforeSending, type RetryRules, retryDelay } from './retry-policy.js';
+import { callHook } from './hooks.js';
+import { log } from './logger.js';
+import { callMaxRetries, callTimeout, queryString } from './request-parts.js';
+import { errnoOf, guardBody, isRedirect } from './response-guard.js';
+import { failedBeforeSending, retryDelay } from './retry-policy.js';
 import { excerpt, scrub, scrubError } from './secrets.js';
 import { serialise } from './serialise.js';
+import type { RequestOptions, TransportConfig } from './transport-types.js';
 import { userAgent } from './version.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type QueryValue =
-  | string
-  | number
-  | boolean
-  | null
-  | undefined
-  | readonly (string | number | boolean)[];
-export type QueryParams = Readonly<Record<string, QueryValue>>;
-
-/** What a client plugs into the shared transport. The transport itself knows no endpoint and no scheme. */
-export interface TransportConfig {
-  baseUrl: string;
-  /**
-   * The `Authorization` header value for the next attempt. Called per attempt, so a token manager can log in
-   * lazily; `refresh: true` after a 401 when `reauthenticateOn401` is set, with `rejected` the header value
-   * the server refused (so a burst of 401s can share one refresh). `undefined` sends no header (a login).
-   * An error it throws is the caller's answer as it is: never taken for the server's 401, never retried.
-   */
-  authorization: (options: {
-    refresh: boolean;
-    rejected?: string | undefined;
-    signal?: AbortSignal;
-  }) => string | undefined | Promise<string | undefined>;
-  /** On a 401, fetch a fresh credential once and repeat the request (expired platform tokens). */
-  reauthenticateOn401?: boolean;
-  /** Every credential the client holds, scrubbed from anything that reaches an error or a log. */
-  secrets: () => readonly string[];
-  timeoutMs: number;
-  maxRetries: number;
-  /** The longest server-given wait honoured before retrying; longer waits are returned to the caller. */
-  maxRetryWaitMs: number;
-  retryRules: RetryRules;
-  rateLimiter?: SendLimiter | undefined;
-  /** A custom fetch. When absent, `globalThis.fetch` is looked up on every request (msw and mocks see all). */
-  fetch?: typeof fetch | undefined;
-  /** Already filtered to the client's level (`resolveLogger`). */
-  logger?: Logger | undefined;
-  /** Sent with every request; per-call `headers` override them. Checked by `checkHeaders`. */
-  defaultHeaders?: Readonly<Record<string, string>> | undefined;
-  hooks?: RequestHooks | undefined;
-}
-
-export interface RequestOptions {
-  method: HttpMethod;
-  /** Path below the base URL, with any path parameters already encoded. */
-  path: string;
-  query?: QueryParams | undefined;
-  /** Serialised as JSON. */
-  body?: unknown;
-  signal?: AbortSignal | undefined;
-  timeoutMs?: number | undefined;
-  /** Whether repeating the request has no further effect. Defaults to `true` for GET. */
-  idempotent?: boolean | undefined;
-  /** Repeat even a request that failed in flight (it may run twice). Default `false`. */
-  retryInFlight?: boolean | undefined;
-  /**
-   * For `stream()`: the longest silence allowed between two chunks of the body before the request ends in
-   * `TimeoutError`. Default: the request's timeout.
-   */
-  idleTimeoutMs?: number | undefined;
-  /** Wait for the client's rate limiter before each attempt. Default `false`. */
-  rateLimited?: boolean | undefined;
-  maxRetries?: number | undefined;
-  /** The caller's extra headers (see `checkHeaders`), over the client's `defaultHeaders`. */
-  headers?: Readonly<Record<string, string>> | undefined;
-  accept?: string | undefined;
-  /**
-   * Aborting it stops the request from *starting* (while it waits for the rate limiter or between attempts)
-   * but never cancels one in flight; the request rejects with the signal's reason. Lets a batch stop every
-   * queued send the moment one of them learns the balance is gone, without losing track of those already out.
-   */
-  stopSignal?: AbortSignal | undefined;
-  /** A send of a batch (`sendMany`): the rate limiter may refuse it while bulk sending is stopped. */
-  bulk?: boolean | undefined;
-  /** Told each wait before a retry, in ms (for progress reports). */
-  onRetryWait?: ((ms: number) => void) | undefined;
-}
+export type {
+  HttpMethod,
+  QueryParams,
+  QueryValue,
+  RequestOptions,
+  TransportConfig,
+} from './transport-types.js';
 
 /** A fault observed while waiting for or reading an answer. */
 type Phase = 'connect' | 'body';
@@ -492,25 +423,6 @@ function statusOf(error: WaGatewayError): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-/** A call's own `timeoutMs`, checked: a typo must not become a zero or endless timeout. */
-function callTimeout(value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
-    throw new ConfigurationError(
-      `timeoutMs must be a positive number of milliseconds; got ${String(value)}.`,
-    );
-  }
-  return value;
-}
-
-function callMaxRetries(value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 0) {
-    throw new ConfigurationError(`maxRetries must be a whole number ≥ 0; got ${String(value)}.`);
-  }
-  return value;
-}
-
 /** Which credential went out, so a 401 can say which one the server refused. */
 interface AuthState {
   refresh: boolean;
@@ -521,126 +433,4 @@ interface AuthState {
 /** An error thrown by the client's own `authorization()`: returned to the caller as it is. */
 class AuthorizationFailed {
   constructor(readonly error: unknown) {}
-}
-
-/**
- * The body of a streamed answer, watched: a silence of the *server* longer than `idleMs` aborts it
- * (TimeoutError), a cut or abort surfaces as the SDK's typed error rather than a bare AbortError, and when the
- * body ends, fails or is cancelled by its reader the caller's signal is let go (a long-lived signal shared by
- * many streams would otherwise collect one listener per stream). Pull-based: the idle clock runs only while
- * the reader is waiting for data, so a slow reader (back pressure) is never mistaken for a silent server.
- */
-function guardBody(
-  response: Response,
-  idleMs: number,
-  hooks: { onIdle: () => void; fault: (error: unknown) => unknown; cancelled: () => void; done: () => void },
-): Response {
-  const source = response.body;
-  if (!source) {
-    hooks.done();
-    return response;
-  }
-  const reader = source.getReader();
-  let finished = false;
-  const finish = () => {
-    if (!finished) {
-      finished = true;
-      hooks.done();
-    }
-  };
-  const guarded = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        // Raced rather than left to the fetch's abort: not every fetch (a test double, a polyfill) errors
-        // its body when the signal aborts.
-        const idle = new Promise<'idle'>((resolve) => {
-          timer = setTimeout(() => resolve('idle'), idleMs);
-        });
-        try {
-          const result = await Promise.race([reader.read(), idle]);
-          if (result === 'idle') {
-            hooks.onIdle();
-            finish();
-            controller.error(hooks.fault(new Error('idle')));
-            reader.cancel().catch(() => {});
-          } else if (result.done) {
-            finish();
-            controller.close();
-          } else {
-            controller.enqueue(result.value);
-          }
-        } catch (error) {
-          finish();
-          controller.error(hooks.fault(error));
-        } finally {
-          clearTimeout(timer);
-        }
-      },
-      cancel(reason) {
-        finish();
-        hooks.cancelled();
-        // Not awaited: a teed source (msw tees mocked bodies) only settles its cancel once every branch is
-        // cancelled, and the reader who broke out of its loop must not wait on that.
-        reader.cancel(reason).catch(() => {});
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return new Response(guarded, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-}
-
-/** A 3xx, or a browser's `opaqueredirect` (status 0) that hides it. */
-function isRedirect(response: Response): boolean {
-  return (response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect';
-}
-
-/** `a=1&b=2`, or '' without building a URLSearchParams when every value is absent (the common send). */
-function queryString(query: QueryParams): string {
-  for (const key in query) {
-    const value = query[key];
-    if (value !== undefined && value !== null) return toSearchParams(query).toString();
-  }
-  return '';
-}
-
-function toSearchParams(query: QueryParams): URLSearchParams {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || value === null) continue;
-    if (Array.isArray(value)) for (const v of value) params.append(key, String(v));
-    else params.append(key, String(value));
-  }
-  return params;
-}
-
-/** The system error code from undici's `fetch failed` chain (`cause`, or the first of an AggregateError). */
-function errnoOf(error: unknown, depth = 0): string | undefined {
-  if (depth > 5 || typeof error !== 'object' || error === null) return undefined;
-  const e = error as { code?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof e.code === 'string' && e.code !== 'ABORT_ERR') return e.code;
-  // undici refuses the fetch spec's blocked ports (1, 6000, ...) before connecting, with no code at all.
-  if (error instanceof Error && error.message === 'bad port') return 'ERR_BAD_PORT';
-  if (Array.isArray(e.errors) && e.errors.length > 0) return errnoOf(e.errors[0], depth + 1);
-  return errnoOf(e.cause, depth + 1);
-}
-
-/** Resolves after `ms`; rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
