@@ -1,4 +1,4 @@
-import { sleep } from './abort.js';
+import { onAbort, sleep } from './abort.js';
 import { checkHeaders } from './call-options.js';
 import { isRecord, requestIdHeader, toApiError, toRedirectError } from './error-body.js';
 import {
@@ -274,8 +274,7 @@ export class Transport {
       controller.abort();
     }, timeoutMs);
     const idleMs = options.idleTimeoutMs ?? timeoutMs;
-    const onCallerAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const unlinkCaller = onAbort(signal, () => controller.abort(signal?.reason));
     let authorization: string | undefined;
     let body: string | undefined;
     let headers: Record<string, string>;
@@ -305,7 +304,7 @@ export class Transport {
     } catch (error) {
       release?.();
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
+      unlinkCaller();
       throw error;
     }
     let keepSignalLinked = false;
@@ -395,7 +394,7 @@ export class Transport {
           fault: (error) => fault(error, 'body'),
           // The reader left: close the connection whatever wraps the body (a teed body's cancel alone won't).
           cancelled: () => controller.abort(),
-          done: () => signal?.removeEventListener('abort', onCallerAbort),
+          done: () => unlinkCaller(),
         });
         return { response: guarded, text: undefined };
       }
@@ -406,7 +405,7 @@ export class Transport {
       }
     } finally {
       clearTimeout(timer);
-      if (!keepSignalLinked) signal?.removeEventListener('abort', onCallerAbort);
+      if (!keepSignalLinked) unlinkCaller();
     }
   }
 

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { onAbort } from '../core/abort.js';
 import type { WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import {
@@ -126,7 +127,7 @@ export async function* sendMany(
   };
   const onCallerAbort = () => halt(abortError(options.signal!));
   if (options.signal?.aborted) onCallerAbort();
-  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const unlinkCaller = onAbort(options.signal, onCallerAbort);
   const flags: SendFlags = { isFake: options.isFake, mmlite: options.mmlite };
   const progress: SendManyProgress = {
     done: 0,
@@ -227,7 +228,7 @@ export async function* sendMany(
   } finally {
     // Broke out, threw, or finished: nothing queued may go out unreported. Sends in flight complete.
     halt(new NotSentError('sendMany ended before this message was sent.'));
-    options.signal?.removeEventListener('abort', onCallerAbort);
+    unlinkCaller();
     await source.return?.();
   }
 }
