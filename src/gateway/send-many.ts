@@ -114,6 +114,59 @@ export async function* sendMany(
       `sendMany concurrency must be a positive integer; got ${String(concurrency)}.`,
     );
   }
+  const batch = startBatch(post, host, messages, options);
+  // A pool of `concurrency` sends; results leave in input order. A slow send does not hold the others back:
+  // finished results wait for it, up to `concurrency * 4` of them, and only then does the pool stop taking new
+  // messages (memory stays bounded whatever the source's length).
+  const source = toAsyncIterator(messages);
+  const done = new Map<number, SendManyResult>();
+  const inFlight = new Set<Promise<void>>();
+  const maxAhead = concurrency * 4;
+  let started = 0;
+  let next = 0;
+  let exhausted = false;
+  try {
+    for (;;) {
+      while (!exhausted && inFlight.size < concurrency && started - next < maxAhead) {
+        const item = await source.next();
+        if (item.done) {
+          exhausted = true;
+          break;
+        }
+        const index = started++;
+        const task: Promise<void> = batch.send(item.value, index).then((r) => {
+          done.set(index, r);
+          inFlight.delete(task);
+        });
+        inFlight.add(task);
+      }
+      while (done.has(next)) {
+        const result = done.get(next)!;
+        done.delete(next++);
+        batch.progress.done = next;
+        batch.progress.waitMs = 0;
+        if (!result.ok) batch.progress.failed++;
+        yield result;
+        if (options.onProgress) batch.report();
+      }
+      if (exhausted && next === started) return;
+      if (inFlight.size > 0) await Promise.race(inFlight);
+    }
+  } finally {
+    // Broke out, threw, or finished: nothing queued may go out unreported. Sends in flight complete.
+    batch.halt(new NotSentError('sendMany ended before this message was sent.'));
+    batch.unlinkCaller();
+    await source.return?.();
+  }
+}
+
+/** A batch's shared state: its stop switch, its progress, and the send of one of its messages. */
+function startBatch(
+  post: PostSend,
+  host: string,
+  messages: Iterable<DeepReadonly<OutboundMessage>> | AsyncIterable<DeepReadonly<OutboundMessage>>,
+  options: SendManyOptions,
+) {
   // Stops every send that has not started (queued at the rate limiter, or not yet taken from the source):
   // on BILL_001, on the caller's signal, and when the caller breaks out of the loop. Never cuts one in flight.
   const stop = new AbortController();
@@ -187,50 +240,7 @@ export async function* sendMany(
       return { index, ok: false, error: e, notSent: refusedBeforeForwarding(e) };
     }
   };
-
-  // A pool of `concurrency` sends; results leave in input order. A slow send does not hold the others back:
-  // finished results wait for it, up to `concurrency * 4` of them, and only then does the pool stop taking new
-  // messages (memory stays bounded whatever the source's length).
-  const source = toAsyncIterator(messages);
-  const done = new Map<number, SendManyResult>();
-  const inFlight = new Set<Promise<void>>();
-  const maxAhead = concurrency * 4;
-  let started = 0;
-  let next = 0;
-  let exhausted = false;
-  try {
-    for (;;) {
-      while (!exhausted && inFlight.size < concurrency && started - next < maxAhead) {
-        const item = await source.next();
-        if (item.done) {
-          exhausted = true;
-          break;
-        }
-        const index = started++;
-        const task: Promise<void> = send(item.value, index).then((r) => {
-          done.set(index, r);
-          inFlight.delete(task);
-        });
-        inFlight.add(task);
-      }
-      while (done.has(next)) {
-        const result = done.get(next)!;
-        done.delete(next++);
-        progress.done = next;
-        progress.waitMs = 0;
-        if (!result.ok) progress.failed++;
-        yield result;
-        if (options.onProgress) report();
-      }
-      if (exhausted && next === started) return;
-      if (inFlight.size > 0) await Promise.race(inFlight);
-    }
-  } finally {
-    // Broke out, threw, or finished: nothing queued may go out unreported. Sends in flight complete.
-    halt(new NotSentError('sendMany ended before this message was sent.'));
-    unlinkCaller();
-    await source.return?.();
-  }
+  return { send, halt, progress, report, unlinkCaller };
 }
 
 /**
