@@ -7,7 +7,13 @@ import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
 import type { OutboundMessage, SendContact } from './message-schema.js';
 import { prepare } from './prepare-message.js';
-import { SEND_SPAN, type SendManyOptions, type SendManyResult, sendMany } from './send-many.js';
+import {
+  type PostRequest,
+  SEND_SPAN,
+  type SendManyOptions,
+  type SendManyResult,
+  sendMany,
+} from './send-many.js';
 import { readSendResponse } from './send-response.js';
 
 export type { SendManyOptions, SendManyProgress, SendManyResult } from './send-many.js';
@@ -123,10 +129,7 @@ export class Messages {
   async #post(
     valid: object,
     flags: SendFlags,
-    request: RequestOptions & {
-      retryInFlight?: boolean | undefined;
-      onRetryWait?: ((ms: number) => void) | undefined;
-    },
+    request: PostRequest,
     stopSignal?: AbortSignal,
   ): Promise<WithResponse<SendResult>> {
     const { data, response, attempts } = await this.#transport.json({

@@ -16,14 +16,17 @@ import type { OutboundMessage, SendContact } from './message-schema.js';
 import type { SendFlags, SendResult } from './messages.js';
 import { prepare } from './prepare-message.js';
 
+/** How one send of `Messages` travels: the call's options plus what `sendMany` sets. */
+export type PostRequest = RequestOptions & {
+  retryInFlight?: boolean | undefined;
+  onRetryWait?: ((ms: number) => void) | undefined;
+};
+
 /** `Messages`' one send, as `sendMany` drives it. */
 export type PostSend = (
   valid: object,
   flags: SendFlags,
-  request: RequestOptions & {
-    retryInFlight?: boolean | undefined;
-    onRetryWait?: ((ms: number) => void) | undefined;
-  },
+  request: PostRequest,
   stopSignal?: AbortSignal,
 ) => Promise<WithResponse<SendResult>>;
 
