@@ -1,3 +1,4 @@
+import type { Expiring } from './deadlines.js';
 import { ConnectionError, TimeoutError } from './errors.js';
 import { errnoOf } from './response-guard.js';
 import { failedBeforeSending } from './retry-policy.js';
@@ -8,13 +9,14 @@ import type { RequestOptions } from './transport-types.js';
 export type Phase = 'connect' | 'body';
 
 /**
- * One attempt of a request: the signal its fetch follows, its timeout timer, and
+ * One attempt of a request: the signal its fetch follows, its deadline (in the transport's `Deadlines`), and
  * what a fault during it means (timeout, connection cut, the caller's abort; sent or not).
  */
-export class Exchange {
+export class Exchange implements Expiring {
   readonly controller = new AbortController();
   timedOut: 'total' | 'idle' | false = false;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  at = 0;
+  slot = -1;
   /** Stops following the caller's signal. */
   unlinkCaller: () => void = NOTHING;
   readonly idleMs: number;
@@ -26,15 +28,6 @@ export class Exchange {
     readonly secrets: () => readonly string[],
   ) {
     this.idleMs = options.idleTimeoutMs ?? timeoutMs;
-  }
-
-  /** Starts the clock of the whole exchange: past `timeoutMs`, the fetch is aborted. */
-  start(): void {
-    this.#timer = setTimeout(() => this.expire(), this.timeoutMs);
-  }
-
-  stopClock(): void {
-    clearTimeout(this.#timer);
   }
 
   expire(): void {

@@ -1,5 +1,6 @@
 import { onAbort, sleep } from './abort.js';
 import { checkHeaders } from './call-options.js';
+import { Deadlines } from './deadlines.js';
 import { isRecord, toApiError, toRedirectError } from './error-body.js';
 import { AuthenticationError, InvalidResponseError, PaymentRequiredError, RateLimitError } from './errors.js';
 import { Exchange } from './exchange.js';
@@ -37,7 +38,8 @@ interface Answer {
  * Every request carries its own AbortSignal, although undici on Node 20 spends 3–8% of a loopback send
  * following one (measured; sharing one signal between requests was slower still): without it a timed-out
  * request would hold its socket until undici's own 5-minute limit, thousands of sockets against a gateway
- * that hangs at 80 sends per second.
+ * that hangs at 80 sends per second. Its timeout is an entry in the transport's `Deadlines` (one timer for
+ * all requests in flight) rather than a timer of its own.
  *
  * It calls `fetch` directly rather than through ky. Retries and timeouts must follow the gateway's error
  * codes, so ky would only build the Request; measured on loopback that alone cost 1.26–1.34× a bare fetch
@@ -54,6 +56,7 @@ export class Transport {
   readonly #plainHeaders: Readonly<Record<string, string>>;
   /** The base URL without its trailing slashes, trimmed once rather than per request. */
   readonly #base: string;
+  readonly #deadlines = new Deadlines();
   readonly #observers: Observers;
 
   constructor(config: TransportConfig) {
@@ -250,7 +253,7 @@ export class Transport {
       release?.();
       throw error;
     }
-    x.start();
+    this.#deadlines.add(x, x.timeoutMs);
     if (signal) x.unlinkCaller = onAbort(signal, () => x.controller.abort(signal.reason));
     try {
       if (stopSignal?.aborted) throw stopSignal.reason;
@@ -260,7 +263,7 @@ export class Transport {
       init = this.#init(x, authorization);
     } catch (error) {
       release?.();
-      x.stopClock();
+      this.#deadlines.clear(x);
       x.unlinkCaller();
       throw error;
     }
@@ -286,7 +289,7 @@ export class Transport {
         throw x.fault(error, 'body');
       }
     } finally {
-      x.stopClock();
+      this.#deadlines.clear(x);
       if (!keepSignalLinked) x.unlinkCaller();
     }
   }
