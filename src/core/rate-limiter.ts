@@ -1,3 +1,4 @@
+import { onAbort } from './abort.js';
 import { ConfigurationError } from './errors.js';
 
 /**
@@ -81,16 +82,13 @@ export class RateLimiter implements SendLimiter {
     const now = performance.now();
     if (this.#queue.length === 0 && this.#waitMs(now) === 0) return Promise.resolve(this.#start(now));
     return new Promise<() => void>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
-      if (signal) {
-        waiter.onAbort = () => {
-          const at = this.#queue.indexOf(waiter);
-          if (at >= 0) this.#queue.splice(at, 1);
-          reject(signal.reason);
-          this.#reschedule();
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
+      const waiter: Waiter = { resolve, stopListening: undefined };
+      waiter.stopListening = onAbort(signal, () => {
+        const at = this.#queue.indexOf(waiter);
+        if (at >= 0) this.#queue.splice(at, 1);
+        reject(signal?.reason);
+        this.#reschedule();
+      });
       this.#queue.push(waiter);
       this.#schedule();
     });
@@ -157,7 +155,7 @@ export class RateLimiter implements SendLimiter {
       // Timers can fire a fraction of a millisecond early: re-check instead of trusting them.
       if (this.#waitMs(now) > 0) break;
       const waiter = this.#queue.shift()!;
-      if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener('abort', waiter.onAbort);
+      waiter.stopListening?.();
       waiter.resolve(this.#start(now));
     }
     this.#schedule();
@@ -166,7 +164,5 @@ export class RateLimiter implements SendLimiter {
 
 interface Waiter {
   resolve: (release: () => void) => void;
-  reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  stopListening: (() => void) | undefined;
 }

@@ -1,104 +1,34 @@
+import { onAbort, sleep } from './abort.js';
 import { checkHeaders } from './call-options.js';
-import { isRecord, requestIdHeader, toApiError, toRedirectError } from './error-body.js';
-import {
-  AuthenticationError,
-  ConfigurationError,
-  ConnectionError,
-  InvalidResponseError,
-  PaymentRequiredError,
-  RateLimitError,
-  TimeoutError,
-  WaGatewayError,
-} from './errors.js';
-import { callHook, type RequestHooks } from './hooks.js';
-import { type Logger, log } from './logger.js';
-import type { SendLimiter } from './rate-limiter.js';
-import { failedBeforeSending, type RetryRules, retryDelay } from './retry-policy.js';
-import { excerpt, scrub, scrubError } from './secrets.js';
+import { Deadlines } from './deadlines.js';
+import { isRecord, toApiError, toRedirectError } from './error-body.js';
+import { AuthenticationError, InvalidResponseError, PaymentRequiredError, RateLimitError } from './errors.js';
+import { Exchange } from './exchange.js';
+import { callHook } from './hooks.js';
+import { log } from './logger.js';
+import { callMaxRetries, callTimeout, queryString } from './request-parts.js';
+import { guardBody, isRedirect } from './response-guard.js';
+import { retryDelay } from './retry-policy.js';
+import { excerpt, scrub } from './secrets.js';
 import { serialise } from './serialise.js';
+import { failureMeta, type Observers, observeAttempt, requestEvent } from './transport-observe.js';
+import type { RequestOptions, TransportConfig } from './transport-types.js';
 import { userAgent } from './version.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type QueryValue =
-  | string
-  | number
-  | boolean
-  | null
-  | undefined
-  | readonly (string | number | boolean)[];
-export type QueryParams = Readonly<Record<string, QueryValue>>;
+export type {
+  HttpMethod,
+  QueryParams,
+  QueryValue,
+  RequestOptions,
+  TransportConfig,
+} from './transport-types.js';
 
-/** What a client plugs into the shared transport. The transport itself knows no endpoint and no scheme. */
-export interface TransportConfig {
-  baseUrl: string;
-  /**
-   * The `Authorization` header value for the next attempt. Called per attempt, so a token manager can log in
-   * lazily; `refresh: true` after a 401 when `reauthenticateOn401` is set, with `rejected` the header value
-   * the server refused (so a burst of 401s can share one refresh). `undefined` sends no header (a login).
-   * An error it throws is the caller's answer as it is: never taken for the server's 401, never retried.
-   */
-  authorization: (options: {
-    refresh: boolean;
-    rejected?: string | undefined;
-    signal?: AbortSignal;
-  }) => string | undefined | Promise<string | undefined>;
-  /** On a 401, fetch a fresh credential once and repeat the request (expired platform tokens). */
-  reauthenticateOn401?: boolean;
-  /** Every credential the client holds, scrubbed from anything that reaches an error or a log. */
-  secrets: () => readonly string[];
-  timeoutMs: number;
-  maxRetries: number;
-  /** The longest server-given wait honoured before retrying; longer waits are returned to the caller. */
-  maxRetryWaitMs: number;
-  retryRules: RetryRules;
-  rateLimiter?: SendLimiter | undefined;
-  /** A custom fetch. When absent, `globalThis.fetch` is looked up on every request (msw and mocks see all). */
-  fetch?: typeof fetch | undefined;
-  /** Already filtered to the client's level (`resolveLogger`). */
-  logger?: Logger | undefined;
-  /** Sent with every request; per-call `headers` override them. Checked by `checkHeaders`. */
-  defaultHeaders?: Readonly<Record<string, string>> | undefined;
-  hooks?: RequestHooks | undefined;
+/** An attempt's outcome: the response, its body when read, and how many attempts it took. */
+interface Answer {
+  response: Response;
+  text: string | undefined;
+  attempts: number;
 }
-
-export interface RequestOptions {
-  method: HttpMethod;
-  /** Path below the base URL, with any path parameters already encoded. */
-  path: string;
-  query?: QueryParams | undefined;
-  /** Serialised as JSON. */
-  body?: unknown;
-  signal?: AbortSignal | undefined;
-  timeoutMs?: number | undefined;
-  /** Whether repeating the request has no further effect. Defaults to `true` for GET. */
-  idempotent?: boolean | undefined;
-  /** Repeat even a request that failed in flight (it may run twice). Default `false`. */
-  retryInFlight?: boolean | undefined;
-  /**
-   * For `stream()`: the longest silence allowed between two chunks of the body before the request ends in
-   * `TimeoutError`. Default: the request's timeout.
-   */
-  idleTimeoutMs?: number | undefined;
-  /** Wait for the client's rate limiter before each attempt. Default `false`. */
-  rateLimited?: boolean | undefined;
-  maxRetries?: number | undefined;
-  /** The caller's extra headers (see `checkHeaders`), over the client's `defaultHeaders`. */
-  headers?: Readonly<Record<string, string>> | undefined;
-  accept?: string | undefined;
-  /**
-   * Aborting it stops the request from *starting* (while it waits for the rate limiter or between attempts)
-   * but never cancels one in flight; the request rejects with the signal's reason. Lets a batch stop every
-   * queued send the moment one of them learns the balance is gone, without losing track of those already out.
-   */
-  stopSignal?: AbortSignal | undefined;
-  /** A send of a batch (`sendMany`): the rate limiter may refuse it while bulk sending is stopped. */
-  bulk?: boolean | undefined;
-  /** Told each wait before a retry, in ms (for progress reports). */
-  onRetryWait?: ((ms: number) => void) | undefined;
-}
-
-/** A fault observed while waiting for or reading an answer. */
-type Phase = 'connect' | 'body';
 
 /**
  * HTTP for every client: base URL, auth header, JSON bodies, User-Agent, timeout covering the whole exchange,
@@ -108,7 +38,8 @@ type Phase = 'connect' | 'body';
  * Every request carries its own AbortSignal, although undici on Node 20 spends 3–8% of a loopback send
  * following one (measured; sharing one signal between requests was slower still): without it a timed-out
  * request would hold its socket until undici's own 5-minute limit, thousands of sockets against a gateway
- * that hangs at 80 sends per second.
+ * that hangs at 80 sends per second. Its timeout is an entry in the transport's `Deadlines` (one timer for
+ * all requests in flight) rather than a timer of its own.
  *
  * It calls `fetch` directly rather than through ky. Retries and timeouts must follow the gateway's error
  * codes, so ky would only build the Request; measured on loopback that alone cost 1.26–1.34× a bare fetch
@@ -121,14 +52,29 @@ export class Transport {
   /** The server's host name, for spans (`server.address`). */
   readonly host: string;
   readonly #defaultHeaders: Record<string, string> | undefined;
+  /** The headers of a call that adds none of its own, built once: copied per request, then completed. */
+  readonly #plainHeaders: Readonly<Record<string, string>>;
   /** The base URL without its trailing slashes, trimmed once rather than per request. */
   readonly #base: string;
+  readonly #deadlines = new Deadlines();
+  readonly #observers: Observers;
 
   constructor(config: TransportConfig) {
     this.#config = config;
     this.host = new URL(config.baseUrl).hostname;
     this.#base = config.baseUrl.replace(/\/+$/, '');
     this.#defaultHeaders = checkHeaders(config.defaultHeaders, 'defaultHeaders');
+    this.#plainHeaders = {
+      'user-agent': this.#userAgent,
+      accept: 'application/json',
+      ...this.#defaultHeaders,
+    };
+    this.#observers = {
+      logger: config.logger,
+      hooks: config.hooks,
+      host: this.host,
+      redact: (text) => this.redact(text),
+    };
   }
 
   /** `text` with every credential of this client scrubbed: for excerpts of bodies that reach an error. */
@@ -185,10 +131,7 @@ export class Transport {
     return { data, response, attempts };
   }
 
-  async #withRetries(
-    options: RequestOptions,
-    readBody: boolean,
-  ): Promise<{ response: Response; text: string | undefined; attempts: number }> {
+  async #withRetries(options: RequestOptions, readBody: boolean): Promise<Answer> {
     const config = this.#config;
     const idempotent = options.idempotent ?? options.method === 'GET';
     const maxRetries = callMaxRetries(options.maxRetries) ?? config.maxRetries;
@@ -199,10 +142,16 @@ export class Transport {
     let reauthenticated = false;
     for (let attempt = 0; ; attempt++) {
       const started = observed ? performance.now() : 0;
-      if (hooks?.onRequest) callHook(hooks.onRequest, this.#event(options, attempt));
+      if (hooks?.onRequest) callHook(hooks.onRequest, requestEvent(options, this.host, attempt));
       try {
         const result = await this.#attempt(options, readBody, auth, idempotent);
-        if (observed) this.#observe(options, attempt, started, result.response, undefined, undefined);
+        if (observed) {
+          observeAttempt(this.#observers, options, attempt, started, {
+            response: result.response,
+            error: undefined,
+            retryInMs: undefined,
+          });
+        }
         return { response: result.response, text: result.text, attempts: attempt + 1 };
       } catch (error) {
         if (options.signal?.aborted) throw options.signal.reason;
@@ -225,79 +174,34 @@ export class Transport {
           },
           config.retryRules,
         );
-        const meta = {
-          method: options.method,
-          path: options.path,
-          attempt: attempt + 1,
-          ...(error instanceof WaGatewayError && 'requestId' in error && error.requestId
-            ? { requestId: error.requestId }
-            : {}),
-          error: error instanceof Error ? error.name : typeof error,
-          ...(error instanceof WaGatewayError && 'code' in error ? { code: error.code } : {}),
-          ...(error instanceof WaGatewayError && 'status' in error ? { status: error.status } : {}),
-        };
-        if (observed) this.#observe(options, attempt, started, undefined, error, delay ?? undefined);
-        if (delay === null) {
-          if (error instanceof PaymentRequiredError && options.rateLimited) {
-            config.rateLimiter?.paymentRequired?.(error);
-          }
-          log(config.logger, 'debug', 'wa-gateway-sdk: request failed', meta);
-          throw error;
+        if (observed) {
+          observeAttempt(this.#observers, options, attempt, started, {
+            response: undefined,
+            error,
+            retryInMs: delay ?? undefined,
+          });
         }
-        log(config.logger, 'warn', 'wa-gateway-sdk: retrying request', { ...meta, delayMs: delay });
-        // Every sender of this client backs off together, not each on its own next 429.
-        if (error instanceof RateLimitError && options.rateLimited) config.rateLimiter?.pause(delay);
-        if (options.onRetryWait) callHook(options.onRetryWait, delay);
-        await sleep(delay, options.signal);
+        await this.#afterFailure(options, attempt, error, delay);
       }
     }
   }
 
-  #event(options: RequestOptions, attempt: number) {
-    return { method: options.method, path: options.path, host: this.host, attempt: attempt + 1 };
-  }
-
-  /** One attempt's debug line and `onResponse` event: metadata only, never a header value or a body. */
-  #observe(
-    options: RequestOptions,
-    attempt: number,
-    started: number,
-    response: Response | undefined,
-    error: unknown,
-    retryInMs: number | undefined,
-  ): void {
-    const { hooks, logger } = this.#config;
-    const durationMs = Math.round(performance.now() - started);
-    const status = response?.status ?? (error instanceof WaGatewayError ? statusOf(error) : undefined);
-    // The server's words, like a body: scrubbed and shortened before a log line or a hook sees them.
-    const sent = response ? requestIdHeader(response.headers) : undefined;
-    const requestId = response
-      ? sent === undefined
-        ? undefined
-        : excerpt(this.redact(sent), 100)
-      : error instanceof WaGatewayError && 'requestId' in error && typeof error.requestId === 'string'
-        ? error.requestId
-        : undefined;
-    if (response && logger?.debug) {
-      log(logger, 'debug', 'wa-gateway-sdk: request succeeded', {
-        method: options.method,
-        path: options.path,
-        status,
-        attempt: attempt + 1,
-        durationMs,
-        ...(requestId ? { requestId } : {}),
-      });
+  /** Throws `error` when no retry follows (`delay` null); else tells who must know, and waits `delay`. */
+  async #afterFailure(options: RequestOptions, attempt: number, error: unknown, delay: number | null) {
+    const config = this.#config;
+    const meta = failureMeta(options, attempt, error);
+    if (delay === null) {
+      if (error instanceof PaymentRequiredError && options.rateLimited) {
+        config.rateLimiter?.paymentRequired?.(error);
+      }
+      log(config.logger, 'debug', 'wa-gateway-sdk: request failed', meta);
+      throw error;
     }
-    if (hooks?.onResponse) {
-      callHook(hooks.onResponse, {
-        ...this.#event(options, attempt),
-        status,
-        requestId,
-        durationMs,
-        error,
-        retryInMs,
-      });
-    }
+    log(config.logger, 'warn', 'wa-gateway-sdk: retrying request', { ...meta, delayMs: delay });
+    // Every sender of this client backs off together, not each on its own next 429.
+    if (error instanceof RateLimitError && options.rateLimited) config.rateLimiter?.pause(delay);
+    if (options.onRetryWait) callHook(options.onRetryWait, delay);
+    await sleep(delay, options.signal);
   }
 
   /** The fetch headers: the client's defaults, then the caller's, then those only the SDK sets. */
@@ -306,17 +210,21 @@ export class Transport {
     authorization: string | undefined,
     body: string | undefined,
   ): Record<string, string> {
-    const call = options.headers ? checkHeaders(options.headers, 'headers') : undefined;
-    return {
-      'user-agent': this.#userAgent,
-      accept: options.accept ?? 'application/json',
-      ...this.#defaultHeaders,
-      ...call,
-      ...(authorization === undefined ? {} : { authorization }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    };
+    const headers: Record<string, string> =
+      options.headers === undefined && options.accept === undefined
+        ? { ...this.#plainHeaders }
+        : {
+            'user-agent': this.#userAgent,
+            accept: options.accept ?? 'application/json',
+            ...this.#defaultHeaders,
+            ...checkHeaders(options.headers, 'headers'),
+          };
+    if (authorization !== undefined) headers['authorization'] = authorization;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    return headers;
   }
 
+  /** One attempt: wait for the limiter, take the credential, send, and map what comes back. */
   async #attempt(
     options: RequestOptions,
     readBody: boolean,
@@ -324,8 +232,7 @@ export class Transport {
     idempotent: boolean,
   ): Promise<{ response: Response; text: string | undefined }> {
     const config = this.#config;
-    const { signal } = options;
-    const { stopSignal } = options;
+    const { signal, stopSignal } = options;
     const release =
       options.rateLimited && config.rateLimiter
         ? await config.rateLimiter.acquire(
@@ -333,150 +240,130 @@ export class Transport {
             { bulk: options.bulk === true },
           )
         : undefined;
-    const timeoutMs = callTimeout(options.timeoutMs) ?? config.timeoutMs;
-    const request = { method: options.method, path: options.path };
-
-    const controller = new AbortController();
-    let timedOut: 'total' | 'idle' | false = false;
-    const timer = setTimeout(() => {
-      timedOut = 'total';
-      controller.abort();
-    }, timeoutMs);
-    const idleMs = options.idleTimeoutMs ?? timeoutMs;
-    const onCallerAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
-    let authorization: string | undefined;
-    let body: string | undefined;
-    let headers: Record<string, string>;
+    let x: Exchange;
+    let init: RequestInit;
     try {
-      if (stopSignal?.aborted) throw stopSignal.reason;
-      try {
-        const value = config.authorization({
-          refresh: auth.refresh,
-          rejected: auth.rejected,
-          // The attempt's own signal: the call's timeout and the caller's abort also bound a login it waits on.
-          signal: controller.signal,
-        });
-        // Most clients answer synchronously; skipping the await saves a turn of the event loop per request.
-        authorization = value === undefined || typeof value === 'string' ? value : await value;
-      } catch (error) {
-        if (timedOut) {
-          throw new TimeoutError(
-            `${options.method} ${options.path}: no credential within ${timeoutMs} ms (the login did not answer in time). Nothing reached the server.`,
-            { mayHaveBeenSent: false, timeoutMs },
-          );
-        }
-        throw new AuthorizationFailed(error);
-      }
-      auth.sent = authorization;
-      body = options.body === undefined ? undefined : serialise(options.body);
-      headers = this.#headers(options, authorization, body);
+      x = new Exchange(
+        options,
+        callTimeout(options.timeoutMs) ?? config.timeoutMs,
+        idempotent,
+        config.secrets,
+      );
     } catch (error) {
       release?.();
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
+      throw error;
+    }
+    this.#deadlines.add(x, x.timeoutMs);
+    if (signal) x.unlinkCaller = onAbort(signal, () => x.controller.abort(signal.reason));
+    try {
+      if (stopSignal?.aborted) throw stopSignal.reason;
+      const pending = this.#credential(x, auth);
+      const authorization = typeof pending === 'object' ? await pending : pending;
+      auth.sent = authorization;
+      init = this.#init(x, authorization);
+    } catch (error) {
+      release?.();
+      this.#deadlines.clear(x);
+      x.unlinkCaller();
       throw error;
     }
     let keepSignalLinked = false;
-
-    const fault = (error: unknown, phase: Phase): unknown => {
-      if (signal?.aborted) return signal.reason;
-      const errno = errnoOf(error);
-      const sent = phase === 'body' || !failedBeforeSending(errno);
-      const what = `${options.method} ${options.path}`;
-      const consequence = !sent
-        ? ' Nothing reached the server.'
-        : idempotent
-          ? ''
-          : ' The request may have reached the server, so it was not retried automatically: check before sending it again.';
-      if (timedOut === 'total') {
-        return new TimeoutError(`${what} did not complete within ${timeoutMs} ms.${consequence}`, {
-          mayHaveBeenSent: sent,
-          timeoutMs,
-        });
-      }
-      if (timedOut === 'idle') {
-        return new TimeoutError(`${what}: the answer stalled, no data for ${idleMs} ms.`, {
-          mayHaveBeenSent: true,
-          timeoutMs: idleMs,
-        });
-      }
-      const how = phase === 'body' ? 'was cut while reading the answer' : 'failed';
-      return new ConnectionError(
-        `Connection ${how} for ${what}${errno ? ` (${errno})` : ''}.${consequence}`,
-        {
-          mayHaveBeenSent: sent,
-          ...(errno ? { errno } : {}),
-          cause: scrubError(error, config.secrets()),
-        },
-      );
-    };
-
     try {
       let response: Response;
       try {
-        response = await (config.fetch ?? globalThis.fetch)(this.#url(options), {
-          method: options.method,
-          headers,
-          signal: controller.signal,
-          // Never followed: a 307/308 would re-send the body (a password, a message) to the Location's host.
-          redirect: 'manual',
-          ...(body === undefined ? {} : { body }),
-        });
+        response = await (config.fetch ?? globalThis.fetch)(this.#url(options), init);
       } catch (error) {
-        throw fault(error, 'connect');
+        throw x.fault(error, 'connect');
       } finally {
         // Answered (or failed): the limiter may count this request's window from now.
         release?.();
       }
-      if (isRedirect(response)) {
-        response.body?.cancel().catch(() => {});
-        throw toRedirectError({
-          status: response.status,
-          headers: response.headers,
-          url: this.#url(options),
-          secrets: config.secrets(),
-          request,
-        });
-      }
-      if (!response.ok) {
-        let text = '';
-        try {
-          text = await response.text();
-        } catch {
-          // A cut error body still has a status worth reporting.
-        }
-        throw toApiError({
-          status: response.status,
-          text,
-          headers: response.headers,
-          secrets: config.secrets(),
-          request,
-        });
-      }
+      if (!response.ok || isRedirect(response)) throw await this.#refusal(options, response);
       if (!readBody) {
         keepSignalLinked = true;
-        const guarded = guardBody(response, idleMs, {
-          onIdle: () => {
-            timedOut = 'idle';
-            controller.abort();
-          },
-          fault: (error) => fault(error, 'body'),
-          // The reader left: close the connection whatever wraps the body (a teed body's cancel alone won't).
-          cancelled: () => controller.abort(),
-          done: () => signal?.removeEventListener('abort', onCallerAbort),
-        });
-        return { response: guarded, text: undefined };
+        return { response: this.#guard(x, response), text: undefined };
       }
       try {
         return { response, text: await response.text() };
       } catch (error) {
-        throw fault(error, 'body');
+        throw x.fault(error, 'body');
       }
     } finally {
-      clearTimeout(timer);
-      if (!keepSignalLinked) signal?.removeEventListener('abort', onCallerAbort);
+      this.#deadlines.clear(x);
+      if (!keepSignalLinked) x.unlinkCaller();
     }
+  }
+
+  /**
+   * The credential for this attempt. A client that answers synchronously (most) gets no promise and no await:
+   * that saves a turn of the event loop per request. A login it waits on is bounded by the attempt's signal.
+   */
+  #credential(x: Exchange, auth: AuthState): string | undefined | Promise<string | undefined> {
+    const failed = (error: unknown) => (x.timedOut ? x.noCredential() : new AuthorizationFailed(error));
+    let value: string | undefined | Promise<string | undefined>;
+    try {
+      value = this.#config.authorization({
+        refresh: auth.refresh,
+        rejected: auth.rejected,
+        // The attempt's own signal: the call's timeout and the caller's abort also bound a login it waits on.
+        signal: x.controller.signal,
+      });
+    } catch (error) {
+      throw failed(error);
+    }
+    if (value === undefined || typeof value === 'string') return value;
+    return Promise.resolve(value).then(undefined, (error: unknown) => {
+      throw failed(error);
+    });
+  }
+
+  /** The fetch's init: headers with the credential, the JSON body, the attempt's signal. */
+  #init(x: Exchange, authorization: string | undefined): RequestInit {
+    const { options } = x;
+    const body = options.body === undefined ? undefined : serialise(options.body);
+    const init: RequestInit = {
+      method: options.method,
+      headers: this.#headers(options, authorization, body),
+      signal: x.controller.signal,
+      // Never followed: a 307/308 would re-send the body (a password, a message) to the Location's host.
+      redirect: 'manual',
+    };
+    if (body !== undefined) init.body = body;
+    return init;
+  }
+
+  /** The error for a 3xx (never followed) or another non-2xx answer. */
+  async #refusal(options: RequestOptions, response: Response): Promise<unknown> {
+    const request = { method: options.method, path: options.path };
+    const secrets = this.#config.secrets();
+    if (isRedirect(response)) {
+      response.body?.cancel().catch(() => {});
+      return toRedirectError({
+        status: response.status,
+        headers: response.headers,
+        url: this.#url(options),
+        secrets,
+        request,
+      });
+    }
+    let text = '';
+    try {
+      text = await response.text();
+    } catch {
+      // A cut error body still has a status worth reporting.
+    }
+    return toApiError({ status: response.status, text, headers: response.headers, secrets, request });
+  }
+
+  /** A streamed body under the idle timeout, still following the caller's signal until it ends. */
+  #guard(x: Exchange, response: Response): Response {
+    return guardBody(response, x.idleMs, {
+      onIdle: () => x.idle(),
+      fault: (error) => x.fault(error, 'body'),
+      // The reader left: close the connection whatever wraps the body (a teed body's cancel alone won't).
+      cancelled: () => x.controller.abort(),
+      done: () => x.unlinkCaller(),
+    });
   }
 
   #url(options: RequestOptions): string {
@@ -485,30 +372,6 @@ export class Transport {
     const query = options.query ? queryString(options.query) : '';
     return `${base}${path}${query ? `?${query}` : ''}`;
   }
-}
-
-function statusOf(error: WaGatewayError): number | undefined {
-  const status = (error as { status?: unknown }).status;
-  return typeof status === 'number' ? status : undefined;
-}
-
-/** A call's own `timeoutMs`, checked: a typo must not become a zero or endless timeout. */
-function callTimeout(value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
-    throw new ConfigurationError(
-      `timeoutMs must be a positive number of milliseconds; got ${String(value)}.`,
-    );
-  }
-  return value;
-}
-
-function callMaxRetries(value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 0) {
-    throw new ConfigurationError(`maxRetries must be a whole number ≥ 0; got ${String(value)}.`);
-  }
-  return value;
 }
 
 /** Which credential went out, so a 401 can say which one the server refused. */
@@ -521,126 +384,4 @@ interface AuthState {
 /** An error thrown by the client's own `authorization()`: returned to the caller as it is. */
 class AuthorizationFailed {
   constructor(readonly error: unknown) {}
-}
-
-/**
- * The body of a streamed answer, watched: a silence of the *server* longer than `idleMs` aborts it
- * (TimeoutError), a cut or abort surfaces as the SDK's typed error rather than a bare AbortError, and when the
- * body ends, fails or is cancelled by its reader the caller's signal is let go (a long-lived signal shared by
- * many streams would otherwise collect one listener per stream). Pull-based: the idle clock runs only while
- * the reader is waiting for data, so a slow reader (back pressure) is never mistaken for a silent server.
- */
-function guardBody(
-  response: Response,
-  idleMs: number,
-  hooks: { onIdle: () => void; fault: (error: unknown) => unknown; cancelled: () => void; done: () => void },
-): Response {
-  const source = response.body;
-  if (!source) {
-    hooks.done();
-    return response;
-  }
-  const reader = source.getReader();
-  let finished = false;
-  const finish = () => {
-    if (!finished) {
-      finished = true;
-      hooks.done();
-    }
-  };
-  const guarded = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        // Raced rather than left to the fetch's abort: not every fetch (a test double, a polyfill) errors
-        // its body when the signal aborts.
-        const idle = new Promise<'idle'>((resolve) => {
-          timer = setTimeout(() => resolve('idle'), idleMs);
-        });
-        try {
-          const result = await Promise.race([reader.read(), idle]);
-          if (result === 'idle') {
-            hooks.onIdle();
-            finish();
-            controller.error(hooks.fault(new Error('idle')));
-            reader.cancel().catch(() => {});
-          } else if (result.done) {
-            finish();
-            controller.close();
-          } else {
-            controller.enqueue(result.value);
-          }
-        } catch (error) {
-          finish();
-          controller.error(hooks.fault(error));
-        } finally {
-          clearTimeout(timer);
-        }
-      },
-      cancel(reason) {
-        finish();
-        hooks.cancelled();
-        // Not awaited: a teed source (msw tees mocked bodies) only settles its cancel once every branch is
-        // cancelled, and the reader who broke out of its loop must not wait on that.
-        reader.cancel(reason).catch(() => {});
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return new Response(guarded, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-}
-
-/** A 3xx, or a browser's `opaqueredirect` (status 0) that hides it. */
-function isRedirect(response: Response): boolean {
-  return (response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect';
-}
-
-/** `a=1&b=2`, or '' without building a URLSearchParams when every value is absent (the common send). */
-function queryString(query: QueryParams): string {
-  for (const key in query) {
-    const value = query[key];
-    if (value !== undefined && value !== null) return toSearchParams(query).toString();
-  }
-  return '';
-}
-
-function toSearchParams(query: QueryParams): URLSearchParams {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || value === null) continue;
-    if (Array.isArray(value)) for (const v of value) params.append(key, String(v));
-    else params.append(key, String(value));
-  }
-  return params;
-}
-
-/** The system error code from undici's `fetch failed` chain (`cause`, or the first of an AggregateError). */
-function errnoOf(error: unknown, depth = 0): string | undefined {
-  if (depth > 5 || typeof error !== 'object' || error === null) return undefined;
-  const e = error as { code?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof e.code === 'string' && e.code !== 'ABORT_ERR') return e.code;
-  // undici refuses the fetch spec's blocked ports (1, 6000, ...) before connecting, with no code at all.
-  if (error instanceof Error && error.message === 'bad port') return 'ERR_BAD_PORT';
-  if (Array.isArray(e.errors) && e.errors.length > 0) return errnoOf(e.errors[0], depth + 1);
-  return errnoOf(e.cause, depth + 1);
-}
-
-/** Resolves after `ms`; rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

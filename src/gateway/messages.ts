@@ -1,22 +1,22 @@
-import { setMaxListeners } from 'node:events';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import {
-  ApiError,
-  ConfigurationError,
-  InvalidResponseError,
-  MessageValidationError,
-  NotSentError,
-  PaymentRequiredError,
-  WaGatewayError,
-} from '../core/errors.js';
+import { InvalidResponseError, MessageValidationError } from '../core/errors.js';
 import { excerpt } from '../core/secrets.js';
 import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
 import type { OutboundMessage, SendContact } from './message-schema.js';
 import { prepare } from './prepare-message.js';
+import {
+  type PostRequest,
+  SEND_SPAN,
+  type SendManyOptions,
+  type SendManyResult,
+  sendMany,
+} from './send-many.js';
 import { readSendResponse } from './send-response.js';
+
+export type { SendManyOptions, SendManyProgress, SendManyResult } from './send-many.js';
 
 /**
  * What the gateway is asked to do with a message: the query flags of `POST /v1/wa/message`. They change what
@@ -78,60 +78,6 @@ export interface SendResult {
   raw: unknown;
 }
 
-export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal'> {
-  /** How many sends are in flight at once. Default 16. The client's rate limiter still applies. */
-  concurrency?: number;
-  /**
-   * Stops starting new sends; those not started are reported with `notSent: true`. Sends already in flight are
-   * not cut (the message may be out either way); their results are reported as they come.
-   */
-  signal?: AbortSignal;
-  /**
-   * Called after each result is yielded (in input order), and when a rate-limit pause starts. `done` counts
-   * the results yielded so far: to resume after a crash, persist it and pass the source again without its
-   * first `done` messages (see docs/observability.md).
-   */
-  onProgress?: (progress: SendManyProgress) => void;
-  /** `false` skips local validation of every message (see `SendOptions.validate`). Default `true`. */
-  validate?: boolean;
-}
-
-/** Where a `sendMany` stands. */
-export interface SendManyProgress {
-  /** Results yielded so far: messages `0 .. done - 1` are settled, in input order. */
-  done: number;
-  /** How many messages the source holds, when it is an array; else `undefined`. */
-  total: number | undefined;
-  /** Results with `ok: false` so far. */
-  failed: number;
-  /** The rate-limit wait now under way in ms (a `RATE_001`'s `retry_after`), else 0. */
-  waitMs: number;
-}
-
-/** One result of `sendMany`: the message was accepted, or why not (always an SDK error). */
-export type SendManyResult =
-  | { index: number; ok: true; messageId: string; contacts: SendContact[] }
-  | {
-      index: number;
-      ok: false;
-      error: WaGatewayError;
-      /**
-       * `true` when the message certainly did not go out, so resending it cannot duplicate it: it failed
-       * validation; it was never started (`BILL_001` paused the batch, the signal aborted, the loop was left);
-       * the gateway refused it before forwarding (`AUTH_*`, `RATE_001` after its retries, `BILL_*`, `WABA_001`,
-       * `SEC_001`); or the connection was never made. `false` when it may have gone out (`GW_001`, a fault in
-       * flight, an answer without a code): check its status events before resending.
-       */
-      notSent: boolean;
-    };
-
-/** OpenTelemetry messaging and HTTP attributes common to every send span. */
-const SEND_SPAN = {
-  'messaging.system': 'whatsapp',
-  'messaging.operation.type': 'send',
-  'http.request.method': 'POST',
-} as const;
-
 /** The gateway's messages resource: `POST /v1/wa/message`. */
 export class Messages {
   readonly #transport: Transport;
@@ -183,10 +129,7 @@ export class Messages {
   async #post(
     valid: object,
     flags: SendFlags,
-    request: RequestOptions & {
-      retryInFlight?: boolean | undefined;
-      onRetryWait?: ((ms: number) => void) | undefined;
-    },
+    request: PostRequest,
     stopSignal?: AbortSignal,
   ): Promise<WithResponse<SendResult>> {
     const { data, response, attempts } = await this.#transport.json({
@@ -244,175 +187,12 @@ export class Messages {
    *   else alertOps(r.index, r.error);
    * }
    */
-  async *sendMany(
+  sendMany(
     messages: Iterable<DeepReadonly<OutboundMessage>> | AsyncIterable<DeepReadonly<OutboundMessage>>,
     options: SendManyOptions = {},
   ): AsyncGenerator<SendManyResult, void, undefined> {
-    const concurrency = options.concurrency ?? 16;
-    if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new ConfigurationError(
-        `sendMany concurrency must be a positive integer; got ${String(concurrency)}.`,
-      );
-    }
-    // Stops every send that has not started (queued at the rate limiter, or not yet taken from the source):
-    // on BILL_001, on the caller's signal, and when the caller breaks out of the loop. Never cuts one in flight.
-    const stop = new AbortController();
-    // One listener per queued send is expected here, not a leak.
-    setMaxListeners(0, stop.signal);
-    let stopReason: WaGatewayError | undefined;
-    const halt = (reason: WaGatewayError) => {
-      if (stop.signal.aborted) return;
-      stopReason = reason;
-      stop.abort(NOT_STARTED);
-    };
-    const onCallerAbort = () => halt(abortError(options.signal!));
-    if (options.signal?.aborted) onCallerAbort();
-    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const flags: SendFlags = { isFake: options.isFake, mmlite: options.mmlite };
-    const progress: SendManyProgress = {
-      done: 0,
-      total: Array.isArray(messages) ? messages.length : undefined,
-      failed: 0,
-      waitMs: 0,
-    };
-    const report = () => {
-      try {
-        options.onProgress?.({ ...progress });
-      } catch {
-        // A progress callback is an observer: its failure must not lose a result.
-      }
-    };
-    const request = {
-      ...requestOf(options),
-      signal: undefined,
-      onRetryWait: options.onProgress
-        ? (ms: number) => {
-            progress.waitMs = ms;
-            report();
-          }
-        : undefined,
-    };
-    const notStarted = (index: number): SendManyResult => ({
-      index,
-      ok: false,
-      error: stopReason ?? new NotSentError('sendMany stopped before this message was sent.'),
-      notSent: true,
-    });
-    const send = async (message: DeepReadonly<OutboundMessage>, index: number): Promise<SendManyResult> => {
-      if (stop.signal.aborted) return notStarted(index);
-      const checked = prepare(message, options.validate, undefined);
-      if (!checked.valid)
-        return { index, ok: false, error: new MessageValidationError(checked.issues), notSent: true };
-      try {
-        const type = (checked.message as { type?: unknown }).type;
-        const { data: r } = await traced(
-          'wa-gateway send',
-          {
-            ...SEND_SPAN,
-            'server.address': this.#transport.host,
-            'wa_gateway.message.type': typeof type === 'string' ? type : 'unknown',
-          },
-          () => this.#post(checked.message, flags, request, stop.signal),
-          (data, span) => span.set('messaging.message.id', data.messageId),
-        );
-        return { index, ok: true, messageId: r.messageId, contacts: r.contacts };
-      } catch (error) {
-        if (error === NOT_STARTED) return notStarted(index);
-        if (error instanceof PaymentRequiredError) halt(error);
-        // The transport throws SDK errors only; anything else (a hostile fetch double) is wrapped, not passed on.
-        const e =
-          error instanceof WaGatewayError
-            ? error
-            : new WaGatewayError('The send failed with an error that is not an SDK error.', { cause: error });
-        return { index, ok: false, error: e, notSent: refusedBeforeForwarding(e) };
-      }
-    };
-
-    // A pool of `concurrency` sends; results leave in input order. A slow send does not hold the others back:
-    // finished results wait for it, up to `concurrency * 4` of them, and only then does the pool stop taking new
-    // messages (memory stays bounded whatever the source's length).
-    const source = toAsyncIterator(messages);
-    const done = new Map<number, SendManyResult>();
-    const inFlight = new Set<Promise<void>>();
-    const maxAhead = concurrency * 4;
-    let started = 0;
-    let next = 0;
-    let exhausted = false;
-    try {
-      for (;;) {
-        while (!exhausted && inFlight.size < concurrency && started - next < maxAhead) {
-          const item = await source.next();
-          if (item.done) {
-            exhausted = true;
-            break;
-          }
-          const index = started++;
-          const task: Promise<void> = send(item.value, index).then((r) => {
-            done.set(index, r);
-            inFlight.delete(task);
-          });
-          inFlight.add(task);
-        }
-        while (done.has(next)) {
-          const result = done.get(next)!;
-          done.delete(next++);
-          progress.done = next;
-          progress.waitMs = 0;
-          if (!result.ok) progress.failed++;
-          yield result;
-          if (options.onProgress) report();
-        }
-        if (exhausted && next === started) return;
-        if (inFlight.size > 0) await Promise.race(inFlight);
-      }
-    } finally {
-      // Broke out, threw, or finished: nothing queued may go out unreported. Sends in flight complete.
-      halt(new NotSentError('sendMany ended before this message was sent.'));
-      options.signal?.removeEventListener('abort', onCallerAbort);
-      await source.return?.();
-    }
+    return sendMany((m, f, r, s) => this.#post(m, f, r, s), this.#transport.host, messages, options);
   }
-}
-
-/**
- * The gateway answers these before forwarding anything upstream (its order of checks: auth → rate limit →
- * balance → forward), so a message refused with one of them was certainly not sent.
- */
-export const GATEWAY_PRE_FORWARD_CODES: readonly string[] = [
-  'AUTH_001',
-  'AUTH_002',
-  'AUTH_003',
-  'AUTH_004',
-  'AUTH_005',
-  'RATE_001',
-  'BILL_001',
-  'BILL_002',
-  'WABA_001',
-  'SEC_001',
-];
-
-function refusedBeforeForwarding(error: WaGatewayError): boolean {
-  if (error instanceof ApiError) return error.code !== null && GATEWAY_PRE_FORWARD_CODES.includes(error.code);
-  // ConnectionError, and any SDK error that knows it stopped before the request (a shared limiter's store down).
-  const mayHaveBeenSent = (error as { mayHaveBeenSent?: unknown }).mayHaveBeenSent;
-  if (error instanceof WaGatewayError && typeof mayHaveBeenSent === 'boolean') return !mayHaveBeenSent;
-  return false;
-}
-
-function toAsyncIterator<T>(source: Iterable<T> | AsyncIterable<T>): AsyncIterator<T> {
-  if (Symbol.asyncIterator in source) return source[Symbol.asyncIterator]();
-  const it = source[Symbol.iterator]();
-  return {
-    next: async () => it.next(),
-    return: async (value?: unknown) => it.return?.(value) ?? { done: true, value: undefined },
-  };
-}
-
-/** The stop signal's reason: the send was stopped before any request was made. */
-const NOT_STARTED: unique symbol = Symbol('not started');
-
-function abortError(signal: AbortSignal): NotSentError {
-  return new NotSentError('sendMany was aborted before this message was sent.', { cause: signal.reason });
 }
 
 function safeJson(value: unknown): string {
