@@ -1,3 +1,4 @@
+import { raceSignal } from '../core/abort.js';
 import { responseInfo, type WithResponse } from '../core/api-promise.js';
 import {
   AuthenticationError,
@@ -11,7 +12,6 @@ import type { Transport } from '../core/transport.js';
 import { loginResponseSchema } from './auth.js';
 import { LOGIN_PATH, type LoginResult, loginResult, TOKEN_LIFETIME_MS } from './login.js';
 import { LoginFailedError } from './login-failed-error.js';
-import { raceSignal } from './race-signal.js';
 import { MemoryTokenStore, type TokenEntry, type TokenStore, tokenEntrySchema } from './token-store.js';
 
 /** A token is replaced this long before it expires, so no request goes out with a token about to lapse. */
