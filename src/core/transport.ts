@@ -233,6 +233,8 @@ export class Transport {
   ): Promise<{ response: Response; text: string | undefined }> {
     const config = this.#config;
     const { signal, stopSignal } = options;
+    // An already-aborted signal never fires 'abort' again: a listener alone would let the request go out.
+    if (signal?.aborted) throw signal.reason;
     const release =
       options.rateLimited && config.rateLimiter
         ? await config.rateLimiter.acquire(
@@ -257,6 +259,8 @@ export class Transport {
     if (signal) x.unlinkCaller = onAbort(signal, () => x.controller.abort(signal.reason));
     try {
       if (stopSignal?.aborted) throw stopSignal.reason;
+      // The caller may have aborted while this attempt waited for the limiter.
+      if (signal?.aborted) throw signal.reason;
       const pending = this.#credential(x, auth);
       const authorization = typeof pending === 'object' ? await pending : pending;
       auth.sent = authorization;
