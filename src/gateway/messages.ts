@@ -4,7 +4,6 @@ import { type RequestOptions, requestOf } from '../core/call-options.js';
 import {
   ApiError,
   ConfigurationError,
-  InvalidResponseError,
   MessageValidationError,
   NotSentError,
   PaymentRequiredError,
@@ -14,6 +13,7 @@ import { excerpt } from '../core/secrets.js';
 import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
+import { unexpectedAnswer } from '../core/unexpected-answer.js';
 import type { OutboundMessage, SendContact } from './message-schema.js';
 import { prepare } from './prepare-message.js';
 import { readSendResponse } from './send-response.js';
@@ -207,14 +207,14 @@ export class Messages {
     });
     const parsed = readSendResponse(data);
     if (!parsed) {
-      throw new InvalidResponseError(
-        'The gateway accepted the message (2xx) but its answer carries no message id; the message may be out, ' +
-          'so do not resend it blindly.',
+      throw unexpectedAnswer(
         {
           status: 200,
+          method: 'POST',
+          path: '/v1/wa/message',
           bodyExcerpt: excerpt(this.#transport.redact(safeJson(data))),
-          request: { method: 'POST', path: '/v1/wa/message' },
         },
+        'but its body carries no message id; the message may be out, so do not resend it blindly.',
       );
     }
     return {

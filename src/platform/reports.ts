@@ -118,7 +118,7 @@ export class Reports {
     schema: S,
   ): Promise<z.output<S>> {
     const data = await json('platform', { method: 'GET', path, query, ...callOf(options) });
-    return parseAnswer(schema, data, 'GET', path);
+    return parseAnswer(schema, data, { status: 200, method: 'GET', path });
   }
 
   async #feedbacks(json: JsonCall, query: FeedbacksQuery, options: CallOptions): Promise<Feedback[]> {

@@ -69,7 +69,7 @@ export class Stats {
   get(options: CallOptions = {}): ApiPromise<StatsChannel[]> {
     return this.#http.run(async (json) => {
       const data = await json('stream', { method: 'GET', path: '/stats', ...callOf(options) });
-      return parseAnswer(statsResponseSchema, data, 'GET', '/stats');
+      return parseAnswer(statsResponseSchema, data, { status: 200, method: 'GET', path: '/stats' });
     });
   }
 }
