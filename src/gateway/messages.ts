@@ -209,7 +209,7 @@ export class Messages {
     if (!parsed) {
       throw unexpectedAnswer(
         {
-          status: 200,
+          status: response.status,
           method: 'POST',
           path: '/v1/wa/message',
           bodyExcerpt: excerpt(this.#transport.redact(safeJson(data))),

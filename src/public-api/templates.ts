@@ -91,7 +91,7 @@ export class Templates {
     if (!parsed.success) {
       throw unexpectedAnswer(
         {
-          status: 200,
+          status: response.status,
           method: 'POST',
           path,
           bodyExcerpt: excerpt(this.#transport.redact(JSON.stringify(data) ?? '')),
