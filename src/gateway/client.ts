@@ -1,15 +1,8 @@
-import { type CommonClientOptions, commonTransportConfig } from '../core/client-options.js';
+import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
-import {
-  nonNegativeInt,
-  positive,
-  refuseVersionSuffix,
-  requireBaseUrl,
-  requireSecret,
-} from '../core/options.js';
+import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
 import { RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
 import type { RetryRules } from '../core/retry-policy.js';
-import { loadTracing } from '../core/tracing.js';
 import { Transport } from '../core/transport.js';
 import { Media } from './media.js';
 import { Messages } from './messages.js';
@@ -95,18 +88,14 @@ export class GatewayClient {
       'https://gw.example.com',
     );
     this.rateLimiter = toRateLimiter(options.rateLimit);
-    loadTracing();
     const transport = new Transport({
+      ...transportConfigOf(options, {
+        retryRules: GATEWAY_RETRY_RULES,
+        secrets: () => [this.#apiKey],
+        rateLimiter: this.rateLimiter,
+      }),
       baseUrl: this.baseUrl,
       authorization: () => `Bearer ${this.#apiKey}`,
-      secrets: () => [this.#apiKey],
-      timeoutMs: positive(options.timeoutMs, 'timeoutMs') ?? 30_000,
-      maxRetries: nonNegativeInt(options.maxRetries, 'maxRetries') ?? 2,
-      maxRetryWaitMs: positive(options.maxRetryWaitMs, 'maxRetryWaitMs') ?? 60_000,
-      retryRules: GATEWAY_RETRY_RULES,
-      rateLimiter: this.rateLimiter,
-      fetch: options.fetch,
-      ...commonTransportConfig(options),
     });
     this.messages = new Messages(transport, {
       messagingProduct: options.messagingProduct ?? 'whatsapp',

@@ -7,9 +7,10 @@ import {
   type WithResponse,
 } from '../core/api-promise.js';
 import { type RequestOptions as CallRequestOptions, requestOf } from '../core/call-options.js';
+import type { ClientTransportConfig } from '../core/client-options.js';
 import { AuthenticationError } from '../core/errors.js';
 import { traced } from '../core/tracing.js';
-import { type RequestOptions, Transport, type TransportConfig } from '../core/transport.js';
+import { type RequestOptions, Transport } from '../core/transport.js';
 import { type DetailResponse, detailOf, parseAnswer } from './answers.js';
 import type { TokenManager } from './token-manager.js';
 
@@ -31,10 +32,7 @@ export interface JsonCall {
 }
 
 /** Everything a platform transport needs but its host and its credential, which `PlatformHttp` supplies. */
-export type SharedTransportConfig = Omit<
-  TransportConfig,
-  'baseUrl' | 'authorization' | 'reauthenticateOn401'
->;
+export type SharedTransportConfig = ClientTransportConfig;
 
 const SCHEME = 'JWT ';
 
