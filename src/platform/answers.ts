@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isRecord } from '../core/error-body.js';
 import { type AnswerSeen, unexpectedAnswer } from '../core/unexpected-answer.js';
+import { describeIssues } from '../core/zod.js';
 import { check } from './check.js';
 
 /** The answer of every `/v2/...` operation. */
@@ -15,10 +16,7 @@ export function parseAnswer<S extends z.ZodType>(schema: S, data: unknown, answe
   const result = check(schema, data);
   if (result.ok) return result.data;
   // Paths and expectations only: the body itself may hold customer data.
-  const where = result.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`)
-    .join('; ');
+  const where = describeIssues(result.issues, 5);
   throw unexpectedAnswer(answer, `with a body that does not have the documented shape (${where}).`);
 }
 
