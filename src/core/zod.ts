@@ -18,7 +18,6 @@ import {
 } from 'zod/mini';
 import { $constructor, $ZodObjectJIT, type $ZodType, type output, util } from 'zod/v4/core';
 import en from 'zod/v4/locales/en.js';
-import type { MessageIssue } from './errors.js';
 
 config(en());
 
@@ -51,6 +50,12 @@ const objectWith = (catchall: () => ZodMiniType | undefined) => (shape: unknown,
 export const looseObject: typeof miniLooseObject = objectWith(unknown);
 export const strictObject: typeof miniStrictObject = objectWith(never);
 export const object: typeof miniObject = objectWith(() => undefined);
+
+/**
+ * An issue as the SDK reports it (`MessageIssue` in errors.ts, the same shape, written out here so that this
+ * module imports zod only).
+ */
+type MessageIssue = { path: (string | number)[]; message: string; code: string };
 
 /** A zod issue as the SDK reads it: classic zod's and zod/mini's alike. */
 export interface IssueLike {
