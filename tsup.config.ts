@@ -8,6 +8,7 @@ export default defineConfig([
       webhooks: 'src/webhooks/index.ts',
       testing: 'src/testing/index.ts',
       redis: 'src/redis/index.ts',
+      schemas: 'src/schemas.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

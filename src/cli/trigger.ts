@@ -92,12 +92,9 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   if (!build)
     throw new UsageError(`unknown <event> '${name}'. Known events: ${Object.keys(EVENTS).join(', ')}.`);
   if (!values.url) throw new UsageError('--url is required: the webhook endpoint to post to.');
-  try {
-    const url = new URL(values.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
-  } catch {
+  const protocol = URL.canParse(values.url) ? new URL(values.url).protocol : undefined;
+  if (protocol !== 'http:' && protocol !== 'https:')
     throw new UsageError(`--url is not an http(s) URL: '${values.url}'.`);
-  }
   if (values.wamid !== undefined && !carriesId(name)) {
     throw new UsageError(
       `--wamid applies to message.* and status.* events; '${name}' carries no message id.`,

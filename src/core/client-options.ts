@@ -1,6 +1,10 @@
 import { checkHeaders } from './call-options.js';
 import type { RequestHooks } from './hooks.js';
 import { type Logger, type LogLevel, resolveLogger } from './logger.js';
+import { nonNegativeInt, positive } from './options.js';
+import type { SendLimiter } from './rate-limiter.js';
+import type { RetryRules } from './retry-policy.js';
+import { loadTracing } from './tracing.js';
 import type { TransportConfig } from './transport.js';
 
 /** Options every client shares: headers, logging and observation. */
@@ -28,5 +32,45 @@ export function commonTransportConfig(
     logger: resolveLogger(options),
     defaultHeaders: checkHeaders(options.defaultHeaders, 'defaultHeaders'),
     hooks: onRequest || onResponse ? { onRequest, onResponse } : undefined,
+  };
+}
+
+/** The transport options a client accepts (each client documents them on its own options type). */
+export interface TransportOptions extends CommonClientOptions {
+  timeoutMs?: number;
+  maxRetries?: number;
+  maxRetryWaitMs?: number;
+  fetch?: typeof fetch;
+}
+
+/** A transport's settings but its base URL and its credential, which each client supplies per host. */
+export type ClientTransportConfig = Omit<
+  TransportConfig,
+  'baseUrl' | 'authorization' | 'reauthenticateOn401'
+>;
+
+/**
+ * The one way from a client's options to its transport settings: the checks and defaults every client shares
+ * (30 s timeout, 2 retries, waits up to 60 s honoured), plus what the client knows: its retry table, its
+ * secrets and its limiter. Knows no endpoint. Loads the optional tracing peer, as every client needs it.
+ */
+export function transportConfigOf(
+  options: TransportOptions,
+  client: {
+    retryRules: RetryRules;
+    secrets: () => readonly string[];
+    rateLimiter?: SendLimiter | undefined;
+  },
+): ClientTransportConfig {
+  loadTracing();
+  return {
+    timeoutMs: positive(options.timeoutMs, 'timeoutMs') ?? 30_000,
+    maxRetries: nonNegativeInt(options.maxRetries, 'maxRetries') ?? 2,
+    maxRetryWaitMs: positive(options.maxRetryWaitMs, 'maxRetryWaitMs') ?? 60_000,
+    retryRules: client.retryRules,
+    secrets: client.secrets,
+    rateLimiter: client.rateLimiter,
+    fetch: options.fetch,
+    ...commonTransportConfig(options),
   };
 }

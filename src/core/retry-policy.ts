@@ -1,4 +1,4 @@
-import { ApiError, ConnectionError, RateLimitError } from './errors.js';
+import { ApiError, ConnectionError, RateLimitError, WaGatewayError } from './errors.js';
 
 /**
  * When a failed attempt may be repeated. Data, per client: each server states which of its error codes mean
@@ -9,6 +9,13 @@ export interface RetryRules {
   readonly retryableCodes: readonly string[];
   /** Codes never repeated, whatever the method (the upstream already saw the request). */
   readonly neverRetryCodes: readonly string[];
+  /**
+   * Codes also answered before the request had any effect, but that a repeat would meet again (a bad key, no
+   * balance): not repeated, and proof that nothing was sent. Default none.
+   */
+  readonly refusedCodes?: readonly string[];
+  /** The server checks everything before it acts, so any 4xx proves the request had no effect. Default false. */
+  readonly refusalsHadNoEffect?: boolean;
 }
 
 export interface RetryContext {
@@ -77,6 +84,25 @@ export function retryDelay(error: unknown, ctx: RetryContext, rules: RetryRules)
     return null;
   }
   return null;
+}
+
+/**
+ * Whether a failed request may have reached the server and taken effect: the one "was it sent?" rule, read from
+ * the same table as the retry rules. An answer with a code the table lists as answered before anything was done
+ * (`retryableCodes`, `refusedCodes`) was not sent, nor a 4xx from a server that checks before acting; an SDK
+ * error that knows (`ConnectionError`, `InvalidResponseError`, a shared limiter's store down) says so itself;
+ * anything else may have been sent.
+ */
+export function mayHaveBeenSent(error: unknown, rules: RetryRules): boolean {
+  if (error instanceof ApiError) {
+    const code = error.code;
+    if (code !== null && (rules.retryableCodes.includes(code) || rules.refusedCodes?.includes(code) === true))
+      return false;
+    return !(rules.refusalsHadNoEffect === true && error.status < 500);
+  }
+  const known =
+    error instanceof WaGatewayError ? (error as { mayHaveBeenSent?: unknown }).mayHaveBeenSent : undefined;
+  return typeof known === 'boolean' ? known : true;
 }
 
 /** Exponential backoff with ±25% jitter: 0.5 s, 1 s, 2 s, ... capped at 8 s. */

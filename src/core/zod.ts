@@ -16,7 +16,7 @@ import {
   type ZodMiniObject,
   ZodMiniType,
 } from 'zod/mini';
-import { $constructor, $ZodObjectJIT, util } from 'zod/v4/core';
+import { $constructor, $ZodObjectJIT, type $ZodType, type output, util } from 'zod/v4/core';
 import en from 'zod/v4/locales/en.js';
 
 config(en());
@@ -50,3 +50,72 @@ const objectWith = (catchall: () => ZodMiniType | undefined) => (shape: unknown,
 export const looseObject: typeof miniLooseObject = objectWith(unknown);
 export const strictObject: typeof miniStrictObject = objectWith(never);
 export const object: typeof miniObject = objectWith(() => undefined);
+
+/**
+ * An issue as the SDK reports it (`MessageIssue` in errors.ts, the same shape, written out here so that this
+ * module imports zod only).
+ */
+type MessageIssue = { path: (string | number)[]; message: string; code: string };
+
+/** A zod issue as the SDK reads it: classic zod's and zod/mini's alike. */
+export interface IssueLike {
+  readonly path: readonly PropertyKey[];
+  readonly code: string;
+  readonly message: string;
+  readonly params?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** One zod issue as the SDK's: symbol keys as strings, and an SDK rule (`unique`, ...) in place of `custom`. */
+export function toIssue(issue: IssueLike): MessageIssue {
+  const rule = issue.code === 'custom' ? issue.params?.['rule'] : undefined;
+  return {
+    path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+    message: issue.message,
+    code: typeof rule === 'string' ? rule : issue.code,
+  };
+}
+
+/** zod's issues as the SDK's (`toIssue`). */
+export function toIssues(issues: readonly IssueLike[]): MessageIssue[] {
+  return issues.map(toIssue);
+}
+
+/** `'a.b: message; (root): message'`, at most `max` issues: paths and expectations, never the input's values. */
+export function describeIssues(issues: readonly MessageIssue[], max = issues.length): string {
+  return issues
+    .slice(0, max)
+    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}
+
+/**
+ * Runs a schema (classic zod or zod/mini) without ever throwing: a getter that throws or a Proxy becomes an
+ * `unreadable` issue about `what`. `mapIssues` turns zod's issues into the SDK's (default `toIssues`).
+ */
+export function safeCheck<S extends $ZodType>(
+  schema: S,
+  input: unknown,
+  options: { what?: string; mapIssues?: (issues: readonly IssueLike[]) => MessageIssue[] } = {},
+): { ok: true; data: output<S> } | { ok: false; issues: MessageIssue[] } {
+  const checkable = schema as unknown as {
+    safeParse(
+      input: unknown,
+    ): { success: true; data: output<S> } | { success: false; error: { issues: IssueLike[] } };
+  };
+  try {
+    const result = checkable.safeParse(input);
+    return result.success
+      ? { ok: true, data: result.data }
+      : { ok: false, issues: (options.mapIssues ?? toIssues)(result.error.issues) };
+  } catch {
+    // `result.error` is read inside the try (zod 4 builds messages lazily, which may run the input's getters); the
+    // thrown error is not read at all (its message could be anything, even a throwing getter itself).
+    const what = options.what ?? 'input';
+    return {
+      ok: false,
+      issues: [
+        { path: [], message: `the ${what} could not be read (a getter or proxy threw)`, code: 'unreadable' },
+      ],
+    };
+  }
+}

@@ -1,15 +1,8 @@
-import { type CommonClientOptions, commonTransportConfig } from '../core/client-options.js';
+import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
-import {
-  nonNegativeInt,
-  positive,
-  refuseVersionSuffix,
-  requireBaseUrl,
-  requireSecret,
-} from '../core/options.js';
+import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
 import { RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
 import type { RetryRules } from '../core/retry-policy.js';
-import { loadTracing } from '../core/tracing.js';
 import { Transport } from '../core/transport.js';
 import { Media } from './media.js';
 import { Messages } from './messages.js';
@@ -44,11 +37,22 @@ export interface GatewayClientOptions extends CommonClientOptions {
 
 /**
  * The gateway's order of checks is auth → rate limit → balance → forward. `RATE_001` and `AUTH_004` are
- * answered before anything is forwarded, so repeating them cannot send twice; `GW_001` means the upstream
- * already saw the message.
+ * answered before anything is forwarded, so repeating them cannot send twice; the other auth, balance and
+ * account codes are answered before forwarding too, but a repeat would meet them again; `GW_001` means the
+ * upstream already saw the message. `sendMany` reads "was it sent?" from the same table (`mayHaveBeenSent`).
  */
 export const GATEWAY_RETRY_RULES: RetryRules = {
   retryableCodes: ['RATE_001', 'AUTH_004'],
+  refusedCodes: [
+    'AUTH_001',
+    'AUTH_002',
+    'AUTH_003',
+    'AUTH_005',
+    'BILL_001',
+    'BILL_002',
+    'WABA_001',
+    'SEC_001',
+  ],
   neverRetryCodes: ['GW_001'],
 };
 
@@ -84,18 +88,14 @@ export class GatewayClient {
       'https://gw.example.com',
     );
     this.rateLimiter = toRateLimiter(options.rateLimit);
-    loadTracing();
     const transport = new Transport({
+      ...transportConfigOf(options, {
+        retryRules: GATEWAY_RETRY_RULES,
+        secrets: () => [this.#apiKey],
+        rateLimiter: this.rateLimiter,
+      }),
       baseUrl: this.baseUrl,
       authorization: () => `Bearer ${this.#apiKey}`,
-      secrets: () => [this.#apiKey],
-      timeoutMs: positive(options.timeoutMs, 'timeoutMs') ?? 30_000,
-      maxRetries: nonNegativeInt(options.maxRetries, 'maxRetries') ?? 2,
-      maxRetryWaitMs: positive(options.maxRetryWaitMs, 'maxRetryWaitMs') ?? 60_000,
-      retryRules: GATEWAY_RETRY_RULES,
-      rateLimiter: this.rateLimiter,
-      fetch: options.fetch,
-      ...commonTransportConfig(options),
     });
     this.messages = new Messages(transport, {
       messagingProduct: options.messagingProduct ?? 'whatsapp',

@@ -1,6 +1,20 @@
 export { GatewayClient, type GatewayClientOptions } from './client.js';
 export { type DownloadOptions, Media, type MediaDownload } from './media.js';
-export * from './message-schema.js';
+// Types only: the message schemas are on `wa-gateway-sdk/schemas`.
+export type {
+  OutboundAudioMessage,
+  OutboundDocumentMessage,
+  OutboundImageMessage,
+  OutboundInteractiveMessage,
+  OutboundMessage,
+  OutboundTemplateMessage,
+  OutboundTextMessage,
+  SendContact,
+  SendResponse,
+  TemplateComponent,
+  TemplateParameter,
+  ValidatedMessage,
+} from './message-schema.js';
 export {
   Messages,
   type SendFlags,

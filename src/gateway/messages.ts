@@ -1,10 +1,11 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { InvalidResponseError, MessageValidationError } from '../core/errors.js';
+import { MessageValidationError } from '../core/errors.js';
 import { excerpt } from '../core/secrets.js';
 import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
+import { unexpectedAnswer } from '../core/unexpected-answer.js';
 import type { OutboundMessage, SendContact } from './message-schema.js';
 import { prepare } from './prepare-message.js';
 import {
@@ -150,14 +151,14 @@ export class Messages {
     });
     const parsed = readSendResponse(data);
     if (!parsed) {
-      throw new InvalidResponseError(
-        'The gateway accepted the message (2xx) but its answer carries no message id; the message may be out, ' +
-          'so do not resend it blindly.',
+      throw unexpectedAnswer(
         {
-          status: 200,
+          status: response.status,
+          method: 'POST',
+          path: '/v1/wa/message',
           bodyExcerpt: excerpt(this.#transport.redact(safeJson(data))),
-          request: { method: 'POST', path: '/v1/wa/message' },
         },
+        'but its body carries no message id; the message may be out, so do not resend it blindly.',
       );
     }
     return {

@@ -3,15 +3,17 @@ import { onAbort } from '../core/abort.js';
 import type { WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import {
-  ApiError,
   ConfigurationError,
   MessageValidationError,
   NotSentError,
   PaymentRequiredError,
   WaGatewayError,
 } from '../core/errors.js';
+import { mayHaveBeenSent } from '../core/retry-policy.js';
 import { traced } from '../core/tracing.js';
 import type { DeepReadonly } from '../core/types.js';
+// A cycle with client.ts, read only when a send fails: the client's retry table decides "was it sent?" too.
+import { GATEWAY_RETRY_RULES } from './client.js';
 import type { OutboundMessage, SendContact } from './message-schema.js';
 import type { SendFlags, SendResult } from './messages.js';
 import { prepare } from './prepare-message.js';
@@ -240,35 +242,10 @@ function startBatch(
         error instanceof WaGatewayError
           ? error
           : new WaGatewayError('The send failed with an error that is not an SDK error.', { cause: error });
-      return { index, ok: false, error: e, notSent: refusedBeforeForwarding(e) };
+      return { index, ok: false, error: e, notSent: !mayHaveBeenSent(e, GATEWAY_RETRY_RULES) };
     }
   };
   return { send, halt, progress, report, unlinkCaller };
-}
-
-/**
- * The gateway answers these before forwarding anything upstream (its order of checks: auth → rate limit →
- * balance → forward), so a message refused with one of them was certainly not sent.
- */
-export const GATEWAY_PRE_FORWARD_CODES: readonly string[] = [
-  'AUTH_001',
-  'AUTH_002',
-  'AUTH_003',
-  'AUTH_004',
-  'AUTH_005',
-  'RATE_001',
-  'BILL_001',
-  'BILL_002',
-  'WABA_001',
-  'SEC_001',
-];
-
-function refusedBeforeForwarding(error: WaGatewayError): boolean {
-  if (error instanceof ApiError) return error.code !== null && GATEWAY_PRE_FORWARD_CODES.includes(error.code);
-  // ConnectionError, and any SDK error that knows it stopped before the request (a shared limiter's store down).
-  const mayHaveBeenSent = (error as { mayHaveBeenSent?: unknown }).mayHaveBeenSent;
-  if (error instanceof WaGatewayError && typeof mayHaveBeenSent === 'boolean') return !mayHaveBeenSent;
-  return false;
 }
 
 function toAsyncIterator<T>(source: Iterable<T> | AsyncIterable<T>): AsyncIterator<T> {

@@ -1,20 +1,18 @@
-import type { z } from 'zod';
 import { type MessageIssue, MessageValidationError } from '../core/errors.js';
+import { type IssueLike, safeCheck, toIssue } from '../core/zod.js';
 import { outboundMessageSchema, type ValidatedMessage } from './message-schema.js';
 import { splitUnknownKeys } from './unknown-keys.js';
 
 /** zod's issues as the SDK's `MessageIssue`s, every one of them, in order; one per unknown key. */
-export function toMessageIssues(issues: readonly z.core.$ZodIssue[]): MessageIssue[] {
+export function toMessageIssues(issues: readonly IssueLike[]): MessageIssue[] {
   return issues.flatMap((i): MessageIssue[] => {
-    const path = i.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
-    if (i.code === 'unrecognized_keys') {
-      return splitUnknownKeys(i).map(({ key, message }) => ({
-        path: [...path, key],
-        message,
-        code: 'unknown_field',
-      }));
-    }
-    return [{ path, message: i.message, code: i.code }];
+    if (i.code !== 'unrecognized_keys') return [toIssue(i)];
+    const path = toIssue(i).path;
+    return splitUnknownKeys(i as IssueLike & { keys: readonly string[] }).map(({ key, message }) => ({
+      path: [...path, key],
+      message,
+      code: 'unknown_field',
+    }));
   });
 }
 
@@ -31,21 +29,10 @@ export type MessageValidationResult =
  * // valid === false; issues[0].path === ['to']
  */
 export function validateMessage(message: unknown): MessageValidationResult {
-  try {
-    const result = outboundMessageSchema.safeParse(message);
-    if (result.success) return { valid: true, message: result.data, issues: [] };
-    // Inside the try: zod 4 builds issue messages when `error` is read, and that may run the input's getters.
-    return { valid: false, issues: toMessageIssues(result.error.issues) };
-  } catch {
-    // A getter that throws or a Proxy: reported, never thrown. Its error is not read (its message could be
-    // anything, even a throwing getter itself).
-    return {
-      valid: false,
-      issues: [
-        { path: [], message: 'the message could not be read (a getter or proxy threw)', code: 'unreadable' },
-      ],
-    };
-  }
+  const result = safeCheck(outboundMessageSchema, message, { what: 'message', mapIssues: toMessageIssues });
+  return result.ok
+    ? { valid: true, message: result.data, issues: [] }
+    : { valid: false, issues: result.issues };
 }
 
 /** Like `validateMessage`, but throws `MessageValidationError` listing every issue. */

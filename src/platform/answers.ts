@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isRecord } from '../core/error-body.js';
-import { InvalidResponseError } from '../core/errors.js';
+import { type AnswerSeen, unexpectedAnswer } from '../core/unexpected-answer.js';
+import { describeIssues } from '../core/zod.js';
 import { check } from './check.js';
 
 /** The answer of every `/v2/...` operation. */
@@ -11,23 +12,12 @@ export const detailResponseSchema = z.object({
 export interface DetailResponse extends z.infer<typeof detailResponseSchema> {}
 
 /** A 2xx body checked against its documented shape; the error names paths, never values. */
-export function parseAnswer<S extends z.ZodType>(
-  schema: S,
-  data: unknown,
-  method: string,
-  path: string,
-): z.output<S> {
+export function parseAnswer<S extends z.ZodType>(schema: S, data: unknown, answer: AnswerSeen): z.output<S> {
   const result = check(schema, data);
   if (result.ok) return result.data;
   // Paths and expectations only: the body itself may hold customer data.
-  const where = result.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`)
-    .join('; ');
-  throw new InvalidResponseError(
-    `${method} ${path} answered with a body that does not have the documented shape (${where}).`,
-    { status: 200, bodyExcerpt: '', request: { method, path } },
-  );
+  const where = describeIssues(result.issues, 5);
+  throw unexpectedAnswer(answer, `with a body that does not have the documented shape (${where}).`);
 }
 
 /** The operation was accepted whatever its body says, so a missing or odd `detail` is not an error. */

@@ -4,7 +4,8 @@
  */
 
 import type { z } from 'zod';
-import { ConfigurationError, type MessageIssue } from '../core/errors.js';
+import { ConfigurationError } from '../core/errors.js';
+import { describeIssues } from '../core/zod.js';
 import { check } from './check.js';
 import { type Instant, instantMs, isUuid } from './fields.js';
 
@@ -12,10 +13,6 @@ export function argumentsCheck<S extends z.ZodType>(schema: S, input: unknown, w
   const result = check(schema, input);
   if (result.ok) return result.data;
   throw new ConfigurationError(`Invalid ${what}: ${describeIssues(result.issues)}`);
-}
-
-function describeIssues(issues: readonly MessageIssue[]): string {
-  return issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
 }
 
 export function requireUuid(value: unknown, what: string): string {

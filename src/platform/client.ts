@@ -1,15 +1,8 @@
-import { type CommonClientOptions, commonTransportConfig } from '../core/client-options.js';
+import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
-import {
-  nonNegativeInt,
-  positive,
-  refuseVersionSuffix,
-  requireBaseUrl,
-  requireSecret,
-} from '../core/options.js';
+import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
 import type { RetryRules } from '../core/retry-policy.js';
 import { REDACTED } from '../core/secrets.js';
-import { loadTracing } from '../core/tracing.js';
 import { Transport } from '../core/transport.js';
 import { Auth } from './auth.js';
 import { Conversations } from './conversations.js';
@@ -48,7 +41,12 @@ export interface PlatformClientOptions extends CommonClientOptions {
  * The platform answers with plain bodies and no error codes: only statuses decide. GETs are repeated on
  * connection faults and 5xx by the transport's default; POSTs are not repeated once they may have arrived.
  */
-export const PLATFORM_RETRY_RULES: RetryRules = { retryableCodes: [], neverRetryCodes: [] };
+export const PLATFORM_RETRY_RULES: RetryRules = {
+  retryableCodes: [],
+  neverRetryCodes: [],
+  // A 4xx is the platform refusing the request; a 5xx may come after it acted.
+  refusalsHadNoEffect: true,
+};
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
 
@@ -102,18 +100,15 @@ export class PlatformClient {
     }
     this.#username = username;
     const store = requireTokenStore(options.tokenStore);
-    const common = commonTransportConfig(options);
-    loadTracing();
-    const config: SharedTransportConfig = {
-      timeoutMs: positive(options.timeoutMs, 'timeoutMs') ?? 30_000,
-      maxRetries: nonNegativeInt(options.maxRetries, 'maxRetries') ?? 2,
-      maxRetryWaitMs: 60_000,
-      retryRules: PLATFORM_RETRY_RULES,
-      ...common,
-      fetch: options.fetch,
-      // Read on every error and log line, so tokens obtained later are scrubbed too.
-      secrets: () => tokens.secrets(),
-    };
+    // The platform takes no maxRetryWaitMs option: waits up to the default are honoured.
+    const config: SharedTransportConfig = transportConfigOf(
+      { ...options, maxRetryWaitMs: undefined },
+      {
+        retryRules: PLATFORM_RETRY_RULES,
+        // Read on every error and log line, so tokens obtained later are scrubbed too.
+        secrets: () => tokens.secrets(),
+      },
+    );
     const tokens: TokenManager = new TokenManager({
       // Login is the one open endpoint: no Authorization header at all.
       transport: new Transport({ ...config, baseUrl: this.platformUrl, authorization: () => undefined }),
@@ -121,7 +116,7 @@ export class PlatformClient {
       password,
       token,
       store,
-      logger: common.logger,
+      logger: config.logger,
     });
     const http = new PlatformHttp({
       tokens,

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import {
   type ApiPromise,
   apiPromise,
@@ -6,10 +7,11 @@ import {
   type WithResponse,
 } from '../core/api-promise.js';
 import { type RequestOptions as CallRequestOptions, requestOf } from '../core/call-options.js';
+import type { ClientTransportConfig } from '../core/client-options.js';
 import { AuthenticationError } from '../core/errors.js';
 import { traced } from '../core/tracing.js';
-import { type RequestOptions, Transport, type TransportConfig } from '../core/transport.js';
-import { type DetailResponse, detailOf } from './answers.js';
+import { type RequestOptions, Transport } from '../core/transport.js';
+import { type DetailResponse, detailOf, parseAnswer } from './answers.js';
 import type { TokenManager } from './token-manager.js';
 
 /** `platform`: login, reports, sends and the `/v2` operations. `stream`: stats and the message stream. */
@@ -20,14 +22,17 @@ export type CallOptions = CallRequestOptions;
 
 export { requestOf as callOf } from '../core/call-options.js';
 
-/** `PlatformHttp.json` as handed to the body of a call that reports its answer (`run`). */
-export type JsonCall = (host: Host, options: RequestOptions) => Promise<unknown>;
+/**
+ * `PlatformHttp.json` as handed to the body of a call that reports its answer (`run`). Given a schema, it checks
+ * the 2xx body against it, and a body of another shape is an `InvalidResponseError` with the answer's status.
+ */
+export interface JsonCall {
+  (host: Host, options: RequestOptions): Promise<unknown>;
+  <S extends z.ZodType>(host: Host, options: RequestOptions, schema: S): Promise<z.output<S>>;
+}
 
 /** Everything a platform transport needs but its host and its credential, which `PlatformHttp` supplies. */
-export type SharedTransportConfig = Omit<
-  TransportConfig,
-  'baseUrl' | 'authorization' | 'reauthenticateOn401'
->;
+export type SharedTransportConfig = ClientTransportConfig;
 
 const SCHEME = 'JWT ';
 
@@ -87,11 +92,14 @@ export class PlatformHttp {
   run<T>(body: (json: JsonCall) => Promise<T>): ApiPromise<T> {
     return apiPromise(async () => {
       let last: ResponseInfo | undefined;
-      const data = await body(async (host, options) => {
+      const json = async (host: Host, options: RequestOptions, schema?: z.ZodType) => {
         const r = await this.call(host, options);
         last = r.response;
-        return r.data;
-      });
+        if (schema === undefined) return r.data;
+        const { method, path } = options;
+        return parseAnswer(schema, r.data, { status: r.response.status, method, path });
+      };
+      const data = await body(json as JsonCall);
       return { data, response: last ?? NO_REQUEST };
     });
   }

@@ -1,5 +1,5 @@
 export type { DetailResponse } from './answers.js';
-export { Auth, type LoginResponse, loginResponseSchema } from './auth.js';
+export { Auth, type LoginResponse } from './auth.js';
 export { PlatformClient, type PlatformClientOptions } from './client.js';
 export { type AssignAgent, Conversations, type ConversationTypeInput } from './conversations.js';
 export { Customers, type CustomerUpdate } from './customers.js';
@@ -23,7 +23,6 @@ export {
   type InteractiveItem,
   type LocationItem,
   type MessageItem,
-  messageItemSchema,
   type TextItem,
   type VideoItem,
   validateMessageItems,
@@ -39,29 +38,19 @@ export {
   type ConversationRecord,
   type ConversationsQuery,
   type ConversationType,
-  conversationRecordSchema,
-  conversationsQuerySchema,
   DATE_RANGES,
   type DateRange,
-  dateRangeSchema,
   FEEDBACK_TYPES,
   type Feedback,
   type FeedbacksQuery,
   type FeedbackType,
-  feedbackSchema,
-  feedbacksQuerySchema,
   type GroupBasedReport,
-  groupBasedReportSchema,
   REPORT_DATA,
   REPORT_TRUNCS,
   type Report,
   type ReportData,
   type ReportQuery,
   type ReportTrunc,
-  reportDataSchema,
-  reportQuerySchema,
-  reportSchema,
-  reportTruncSchema,
 } from './reports.schema.js';
 export {
   type AgentStatsSummary,
@@ -75,7 +64,6 @@ export {
   type StatsPeriod,
   type StatsSummary,
   type SumCount,
-  statsChannelSchema,
   summarizeStats,
 } from './stats.js';
 export { STREAM_MAX_SPAN_MS, type StreamOptions } from './stream.js';
@@ -86,8 +74,6 @@ export {
   type StreamMessageType,
   type StreamQuery,
   type StreamSender,
-  streamMessageSchema,
-  streamQuerySchema,
 } from './stream.schema.js';
 export { STREAM_MAX_RECORD_CHARS } from './stream-decoding.js';
 export { StreamInterruptedError } from './stream-interrupted-error.js';

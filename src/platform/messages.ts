@@ -1,16 +1,13 @@
 import type { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
-import {
-  ApiError,
-  ConfigurationError,
-  ConnectionError,
-  MessageValidationError,
-  WaGatewayError,
-} from '../core/errors.js';
+import { ConfigurationError, MessageValidationError, WaGatewayError } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
+import { mayHaveBeenSent as sentMaybe } from '../core/retry-policy.js';
 import type { DetailResponse } from './answers.js';
 import { check } from './check.js';
+// A cycle with client.ts, read only when a chunk fails: the retry table decides "was it sent?" too.
+import { PLATFORM_RETRY_RULES } from './client.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
 import {
   BATCH_SEND_MAX,
@@ -245,7 +242,7 @@ export class PlatformMessages {
           out.chunks.push({ index, conversations: chunk, status: 'sent' });
           out.sent.push(...chunk);
         } catch (error) {
-          const mayHaveBeenSent = mayHaveArrived(error);
+          const mayHaveBeenSent = sentMaybe(error, PLATFORM_RETRY_RULES);
           out.chunks.push({
             index,
             conversations: chunk,
@@ -267,11 +264,4 @@ export class PlatformMessages {
       return out;
     });
   }
-}
-
-function mayHaveArrived(error: unknown): boolean {
-  if (error instanceof ApiError) return error.status >= 500;
-  if (error instanceof ConnectionError) return error.mayHaveBeenSent;
-  // An invalid 2xx answer, or an abort while the request was out: it may have been processed.
-  return true;
 }

@@ -4,7 +4,6 @@ import type { RequestOptions } from '../core/call-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
 import type { QueryParams } from '../core/transport.js';
-import { parseAnswer } from './answers.js';
 import { argumentsCheck, requireInstant, toWire } from './arguments.js';
 import { type Instant, instantMs } from './fields.js';
 import { type CallOptions, callOf, type JsonCall, type PlatformHttp } from './http.js';
@@ -117,8 +116,7 @@ export class Reports {
     options: CallOptions,
     schema: S,
   ): Promise<z.output<S>> {
-    const data = await json('platform', { method: 'GET', path, query, ...callOf(options) });
-    return parseAnswer(schema, data, 'GET', path);
+    return json('platform', { method: 'GET', path, query, ...callOf(options) }, schema);
   }
 
   async #feedbacks(json: JsonCall, query: FeedbacksQuery, options: CallOptions): Promise<Feedback[]> {

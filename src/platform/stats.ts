@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
 import { ConfigurationError } from '../core/errors.js';
-import { parseAnswer } from './answers.js';
 import { nullableFigure, optionalText } from './fields.js';
 import { type CallOptions, callOf, type PlatformHttp } from './http.js';
 
@@ -68,8 +67,7 @@ export class Stats {
    */
   get(options: CallOptions = {}): ApiPromise<StatsChannel[]> {
     return this.#http.run(async (json) => {
-      const data = await json('stream', { method: 'GET', path: '/stats', ...callOf(options) });
-      return parseAnswer(statsResponseSchema, data, 'GET', '/stats');
+      return json('stream', { method: 'GET', path: '/stats', ...callOf(options) }, statsResponseSchema);
     });
   }
 }

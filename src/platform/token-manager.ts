@@ -9,6 +9,7 @@ import {
 import { type Logger, log } from '../core/logger.js';
 import { REDACTED } from '../core/secrets.js';
 import type { Transport } from '../core/transport.js';
+import { unexpectedAnswer } from '../core/unexpected-answer.js';
 import { loginResponseSchema } from './auth.js';
 import { LOGIN_PATH, type LoginResult, loginResult, TOKEN_LIFETIME_MS } from './login.js';
 import { LoginFailedError } from './login-failed-error.js';
@@ -231,11 +232,7 @@ export class TokenManager {
     }
     const parsed = loginResponseSchema.safeParse(data);
     if (!parsed.success) {
-      throw new InvalidResponseError(`POST ${LOGIN_PATH} answered ${status} without a token.`, {
-        status,
-        bodyExcerpt: '',
-        request,
-      });
+      throw unexpectedAnswer({ status, ...request }, 'without a token.');
     }
     const answer = parsed.data;
     const entry = { token: answer.token, expiresAt: started + TOKEN_LIFETIME_MS };

@@ -1,10 +1,9 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { type CommonClientOptions, commonTransportConfig } from '../core/client-options.js';
+import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
-import { nonNegativeInt, positive, requireBaseUrl, requireSecret } from '../core/options.js';
+import { requireBaseUrl, requireSecret } from '../core/options.js';
 import type { RetryRules } from '../core/retry-policy.js';
-import { loadTracing } from '../core/tracing.js';
 import { type HttpMethod, type QueryParams, Transport } from '../core/transport.js';
 import { Templates } from './templates.js';
 
@@ -58,17 +57,13 @@ export class PublicApiClient {
     }
     this.#secretKey = requireSecret(options.secretKey, 'secretKey', 'the organisation secret key (sk_...)');
     this.baseUrl = resolveBaseUrl(options);
-    loadTracing();
     this.#transport = new Transport({
+      ...transportConfigOf(options, {
+        retryRules: PUBLIC_API_RETRY_RULES,
+        secrets: () => [this.#secretKey],
+      }),
       baseUrl: this.baseUrl,
       authorization: () => `Bearer ${this.#secretKey}`,
-      secrets: () => [this.#secretKey],
-      timeoutMs: positive(options.timeoutMs, 'timeoutMs') ?? 30_000,
-      maxRetries: nonNegativeInt(options.maxRetries, 'maxRetries') ?? 2,
-      maxRetryWaitMs: positive(options.maxRetryWaitMs, 'maxRetryWaitMs') ?? 60_000,
-      retryRules: PUBLIC_API_RETRY_RULES,
-      fetch: options.fetch,
-      ...commonTransportConfig(options),
     });
     this.templates = new Templates(this.#transport);
   }

@@ -1,11 +1,12 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { isRecord } from '../core/error-body.js';
-import { ConfigurationError, InvalidResponseError, TemplateValidationError } from '../core/errors.js';
+import { ConfigurationError, TemplateValidationError } from '../core/errors.js';
 import { excerpt } from '../core/secrets.js';
 import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
+import { unexpectedAnswer } from '../core/unexpected-answer.js';
 import {
   type TemplateCreated,
   TemplateCreatedSchema,
@@ -88,14 +89,15 @@ export class Templates {
     });
     const parsed = TemplateCreatedSchema.safeParse(isRecord(data) ? data['data'] : undefined);
     if (!parsed.success) {
-      throw new InvalidResponseError(
-        'The public API answered 2xx to a template create but the body carries no template record; the template ' +
-          'may have been created: list the templates before creating it again.',
+      throw unexpectedAnswer(
         {
-          status: 200,
+          status: response.status,
+          method: 'POST',
+          path,
           bodyExcerpt: excerpt(this.#transport.redact(JSON.stringify(data) ?? '')),
-          request: { method: 'POST', path },
         },
+        'but its body carries no template record; the template may have been created: list the templates ' +
+          'before creating it again.',
       );
     }
     return { data: parsed.data, response: responseInfo(response, attempts) };

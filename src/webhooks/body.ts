@@ -3,6 +3,7 @@
  * copy. Error messages name a location and a type, never a value.
  */
 
+import { bytesOf } from '../core/bytes.js';
 import { WebhookParseError } from '../core/errors.js';
 import { isRecord } from '../core/plain-data.js';
 
@@ -20,18 +21,10 @@ const decoder = new TextDecoder();
  */
 export function decodeBody(body: WebhookBody): { root: JsonObject; mayHoldNulls: boolean } {
   if (typeof body === 'string') return fromText(body);
-  if (body instanceof Uint8Array) return fromText(decoder.decode(body));
-  if (isArrayBuffer(body)) return fromText(decoder.decode(new Uint8Array(body)));
-  if (ArrayBuffer.isView(body)) {
-    return fromText(decoder.decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength)));
-  }
+  const bytes = bytesOf(body);
+  if (bytes !== undefined) return fromText(decoder.decode(bytes));
   if (isRecord(body)) return { root: snapshot(body), mayHoldNulls: true };
   throw new WebhookParseError(`Webhook body must be a JSON object, got ${describe(body)}`);
-}
-
-function isArrayBuffer(value: unknown): value is ArrayBuffer {
-  // `instanceof` fails across realms (vm contexts, some Worker runtimes); the tag does not.
-  return value instanceof ArrayBuffer || Object.prototype.toString.call(value) === '[object ArrayBuffer]';
 }
 
 function fromText(text: string): { root: JsonObject; mayHoldNulls: boolean } {

@@ -8,20 +8,8 @@ export function issue(path: Path, code: string, message: string): WebhookIssue {
   return { path, code, message };
 }
 
-interface ZodIssueLike {
-  readonly path: readonly PropertyKey[];
-  readonly code: string;
-  readonly message: string;
-}
-
-export function toIssues(issues: readonly ZodIssueLike[]): WebhookIssue[] {
-  // Zod's default messages name expected and received types only; its issues carry no input unless asked to.
-  return issues.map((i) => ({
-    path: i.path.filter((p): p is string | number => typeof p === 'string' || typeof p === 'number'),
-    code: i.code,
-    message: i.message,
-  }));
-}
+// Zod's default messages name expected and received types only; its issues carry no input unless asked to.
+export { toIssues } from '../core/zod.js';
 
 const NUMERIC = /^\s*-?\d+(?:\.\d+)?\s*$/;
 

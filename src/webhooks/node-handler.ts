@@ -9,6 +9,7 @@
  * answers.
  */
 
+import { bytesOf } from '../core/bytes.js';
 import { resolveOptions, type WebhookHandlerOptions } from './handler.js';
 import {
   type BodyResult,
@@ -44,11 +45,7 @@ export interface NodeWebhookResponse {
 const encoder = new TextEncoder();
 
 function chunkBytes(chunk: unknown): Uint8Array {
-  if (chunk instanceof Uint8Array) return chunk;
-  if (typeof chunk === 'string') return encoder.encode(chunk);
-  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
-  return new Uint8Array(0);
+  return bytesOf(chunk) ?? new Uint8Array(0);
 }
 
 function readWithEvents(

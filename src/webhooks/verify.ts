@@ -7,6 +7,7 @@
  * - `verifyUpstreamSignature`: the upstream platform's `X-Hub-Signature-256: sha256=<hex>` HMAC over the raw body
  *   bytes. Needs the exact bytes, which a JSON body parser destroys.
  */
+import { bytesOf } from '../core/bytes.js';
 import { brandError, WaGatewayError } from '../core/errors.js';
 
 const encoder = new TextEncoder();
@@ -91,14 +92,9 @@ export function verifyAuthorization(
 
 /** Raw body bytes from any of the accepted forms; throws `RawBodyRequiredError` for a parsed object. */
 function rawBytes(rawBody: unknown): Uint8Array {
-  if (typeof rawBody === 'string') return encoder.encode(rawBody);
-  if (rawBody instanceof Uint8Array) return rawBody;
-  if (rawBody instanceof ArrayBuffer || Object.prototype.toString.call(rawBody) === '[object ArrayBuffer]') {
-    return new Uint8Array(rawBody as ArrayBuffer);
-  }
-  if (ArrayBuffer.isView(rawBody))
-    return new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
-  throw new RawBodyRequiredError();
+  const bytes = bytesOf(rawBody);
+  if (bytes === undefined) throw new RawBodyRequiredError();
+  return bytes;
 }
 
 function subtle(): SubtleCrypto {

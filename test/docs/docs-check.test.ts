@@ -21,6 +21,7 @@ const ENTRIES: Record<string, string> = {
   'wa-gateway-sdk/webhooks': 'src/webhooks/index.ts',
   'wa-gateway-sdk/testing': 'src/testing/index.ts',
   'wa-gateway-sdk/redis': 'src/redis/index.ts',
+  'wa-gateway-sdk/schemas': 'src/schemas.ts',
 };
 const SECRET = 'docs-check-webhook-secret-0123456789abcdef';
 
