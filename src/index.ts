@@ -3,38 +3,41 @@
  * validation and all public types. Classes, functions, constants and types only: the zod schemas meant for users
  * are on `wa-gateway-sdk/schemas` (see docs/api-surface.md), so a schema refactor is not a change of this entry.
  */
-export { ApiPromise, type ResponseInfo, type WithResponse } from './core/api-promise.js';
-export { RESERVED_HEADERS, type RequestOptions } from './core/call-options.js';
-export type { CommonClientOptions } from './core/client-options.js';
+
 // Every error class; not brandError or apiErrorClassFor, which are the SDK's own plumbing.
 export {
-  ApiError,
-  type ApiErrorDetails,
   AuthenticationError,
   BadRequestError,
-  ConfigurationError,
   ConflictError,
-  ConnectionError,
   EndpointNotLiveError,
-  type FieldIssue,
   InternalServerError,
-  InvalidResponseError,
-  type MessageIssue,
-  MessageValidationError,
   MethodNotAllowedError,
-  MissingDependencyError,
   NotFoundError,
-  NotSentError,
   PaymentRequiredError,
   PermissionDeniedError,
   RateLimitError,
   RedirectError,
+  UnprocessableEntityError,
+  UpstreamError,
+} from './core/api-errors.js';
+export { ApiPromise, type ResponseInfo, type WithResponse } from './core/api-promise.js';
+export { RESERVED_HEADERS, type RequestOptions } from './core/call-options.js';
+export type { CommonClientOptions } from './core/client-options.js';
+export {
+  ApiError,
+  type ApiErrorDetails,
+  ConfigurationError,
+  ConnectionError,
+  type FieldIssue,
+  InvalidResponseError,
+  type MessageIssue,
+  MessageValidationError,
+  MissingDependencyError,
+  NotSentError,
   StreamError,
   type TemplateIssue,
   TemplateValidationError,
   TimeoutError,
-  UnprocessableEntityError,
-  UpstreamError,
   WaGatewayError,
   WebhookParseError,
 } from './core/errors.js';

@@ -1,4 +1,5 @@
-import { ApiError, ConnectionError, RateLimitError, WaGatewayError } from './errors.js';
+import { RateLimitError } from './api-errors.js';
+import { ApiError, ConnectionError, WaGatewayError } from './errors.js';
 
 /**
  * When a failed attempt may be repeated. Data, per client: each server states which of its error codes mean

@@ -1,8 +1,9 @@
 import { onAbort, sleep } from './abort.js';
+import { AuthenticationError, PaymentRequiredError, RateLimitError } from './api-errors.js';
 import { checkHeaders } from './call-options.js';
 import { Deadlines } from './deadlines.js';
 import { isRecord, toApiError, toRedirectError } from './error-body.js';
-import { AuthenticationError, InvalidResponseError, PaymentRequiredError, RateLimitError } from './errors.js';
+import { InvalidResponseError } from './errors.js';
 import { Exchange } from './exchange.js';
 import { callHook } from './hooks.js';
 import { log } from './logger.js';

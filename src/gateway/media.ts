@@ -1,6 +1,7 @@
+import { EndpointNotLiveError } from '../core/api-errors.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { ApiError, ConfigurationError, ConnectionError, EndpointNotLiveError } from '../core/errors.js';
+import { ApiError, ConfigurationError, ConnectionError } from '../core/errors.js';
 import type { Transport } from '../core/transport.js';
 
 export interface DownloadOptions extends RequestOptions {

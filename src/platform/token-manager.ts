@@ -1,11 +1,7 @@
 import { raceSignal } from '../core/abort.js';
+import { AuthenticationError, BadRequestError } from '../core/api-errors.js';
 import { responseInfo, type WithResponse } from '../core/api-promise.js';
-import {
-  AuthenticationError,
-  BadRequestError,
-  ConfigurationError,
-  InvalidResponseError,
-} from '../core/errors.js';
+import { ConfigurationError, InvalidResponseError } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
 import { REDACTED } from '../core/secrets.js';
 import type { Transport } from '../core/transport.js';

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConfigurationError, PaymentRequiredError } from '../core/errors.js';
+import { PaymentRequiredError } from '../core/api-errors.js';
+import { ConfigurationError } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
 import type { SendLimiter } from '../core/rate-limiter.js';
 import { call, expectNumber, leaseToken, type RedisClient, Script, unexpectedReply } from './redis-answer.js';

@@ -3,13 +3,8 @@
  * a 4xx from a server that checks before acting, and the SDK errors that know.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  ApiError,
-  ConnectionError,
-  InvalidResponseError,
-  NotSentError,
-  RateLimitError,
-} from '../../src/core/errors.js';
+import { RateLimitError } from '../../src/core/api-errors.js';
+import { ApiError, ConnectionError, InvalidResponseError, NotSentError } from '../../src/core/errors.js';
 import { mayHaveBeenSent } from '../../src/core/retry-policy.js';
 import { GATEWAY_RETRY_RULES } from '../../src/gateway/client.js';
 import { PLATFORM_RETRY_RULES } from '../../src/platform/client.js';

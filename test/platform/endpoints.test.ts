@@ -1,17 +1,19 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
-  type ApiError,
   AuthenticationError,
   BadRequestError,
-  ConfigurationError,
-  ConnectionError,
   InternalServerError,
-  InvalidResponseError,
-  MessageValidationError,
   MethodNotAllowedError,
   NotFoundError,
   PermissionDeniedError,
+} from '../../src/core/api-errors.js';
+import {
+  type ApiError,
+  ConfigurationError,
+  ConnectionError,
+  InvalidResponseError,
+  MessageValidationError,
 } from '../../src/core/errors.js';
 import { type GroupBasedReport, PlatformClient, type Report } from '../../src/platform/index.js';
 import { useMswServer } from '../helpers/msw.js';

@@ -4,13 +4,10 @@ import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   BadRequestError,
-  ConfigurationError,
-  ConnectionError,
   InternalServerError,
   PermissionDeniedError,
-  StreamError,
-  TimeoutError,
-} from '../../src/core/errors.js';
+} from '../../src/core/api-errors.js';
+import { ConfigurationError, ConnectionError, StreamError, TimeoutError } from '../../src/core/errors.js';
 import {
   type Feedback,
   PlatformClient,
