@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { open, rename, rm, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { PlatformClient } from '../platform/client.js';
+import { PlatformClient, type PlatformClientOptions } from '../platform/client.js';
 import type { StreamRangeQuery } from '../platform/stream-range.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
@@ -94,7 +94,39 @@ interface PartRecord {
 /** Error messages end with their own period; the CLI's sentences add theirs. */
 const sentence = (text: string) => text.replace(/[.\s]+$/, '');
 
+/** `wa-gateway stream`: exports a date range of platform messages to NDJSON (see `usage`). */
 export async function streamCommand(args: string[], io: CliIo): Promise<number> {
+  const values = parseStreamArgs(args);
+  const config = platformConfig(io);
+  const partial = `${values.out}.part`;
+  const tail = values.resume ? await resumePoint(partial) : undefined;
+  // Fixed once, so that the resume command printed on a failure asks for exactly the same range.
+  const to = values.to ?? new Date().toISOString();
+  const from = tail && tail.lastMs > Date.parse(values.from) ? tail.lastCreatedAt : values.from;
+
+  const platform = new PlatformClient(config);
+  const query = rangeQuery(values, from, to);
+  const stop = new AbortController();
+  void io.interrupted.then(() => stop.abort(new Error('interrupted')));
+  const progress = new ProgressLine(io);
+  if (tail) io.stderr(`resuming ${partial} after ${tail.lastCreatedAt}\n`);
+  const records = startRange(platform, query, stop.signal, progress);
+  const part = new PartFile(partial, tail !== undefined);
+  try {
+    await writeRecords(records, tail, part, progress);
+    await rename(partial, values.out);
+    progress.show(true);
+    io.stdout(`wrote ${progress.count} ${tail ? 'more ' : ''}messages to ${values.out}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    return stopped(error, { values, to, tail, part, progress, io });
+  }
+}
+
+type StreamValues = ReturnType<typeof parseStreamArgs>;
+
+/** The command's flags, with the usage errors a mistake in them makes. */
+function parseStreamArgs(args: string[]) {
   const { values, positionals } = parseArgs({ args, options, allowPositionals: true });
   if (positionals.length > 0)
     throw new UsageError(`stream takes no positional arguments; got '${positionals[0]}'.`);
@@ -107,6 +139,11 @@ export async function streamCommand(args: string[], io: CliIo): Promise<number> 
       throw new UsageError(`--${flag} is not an ISO 8601 date-time: '${value}'.`);
     }
   }
+  return { ...values, from: values.from, out: values.out };
+}
+
+/** The platform's addresses and credentials from the environment; a usage error names all that is missing. */
+function platformConfig(io: CliIo): PlatformClientOptions {
   const env = io.env;
   const missing = ['PLATFORM_URL', 'STREAM_URL'].filter((name) => !env[name]);
   let username = env['PLATFORM_USERNAME'];
@@ -119,34 +156,31 @@ export async function streamCommand(args: string[], io: CliIo): Promise<number> 
   if (!token && !(username && password))
     missing.push('PLATFORM_USERNAME and PLATFORM_PASSWORD (or PLATFORM_TOKEN)');
   if (missing.length > 0) throw new UsageError(`missing from the environment: ${missing.join(', ')}.`);
-
-  const out = values.out;
-  const partial = `${out}.part`;
-  let tail: PartTail | undefined;
-  if (values.resume) {
-    const exists = await stat(partial).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) throw new UsageError(`--resume: there is no ${partial} to continue.`);
-    try {
-      tail = await readPartTail(partial);
-    } catch (error) {
-      throw new UsageError(
-        `--resume: ${partial} cannot be read as NDJSON records (${sentence(String(error))}).`,
-      );
-    }
-  }
-  // Fixed once, so that the resume command printed on a failure asks for exactly the same range.
-  const to = values.to ?? new Date().toISOString();
-  const from = tail && tail.lastMs > Date.parse(values.from) ? tail.lastCreatedAt : values.from;
-
-  const platform = new PlatformClient({
+  return {
     platformUrl: env['PLATFORM_URL']!,
     streamUrl: env['STREAM_URL']!,
     ...(token ? { token } : { username: username!, password: password! }),
-  });
-  const query: StreamRangeQuery = {
+  };
+}
+
+/** Where `--resume` continues the `.part` file (which it cuts after its last complete record). */
+async function resumePoint(partial: string): Promise<PartTail | undefined> {
+  const exists = await stat(partial).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) throw new UsageError(`--resume: there is no ${partial} to continue.`);
+  try {
+    return await readPartTail(partial);
+  } catch (error) {
+    throw new UsageError(
+      `--resume: ${partial} cannot be read as NDJSON records (${sentence(String(error))}).`,
+    );
+  }
+}
+
+function rangeQuery(values: StreamValues, from: string, to: string): StreamRangeQuery {
+  return {
     from,
     to,
     ...(values.channel ? { channel: values.channel } : {}),
@@ -154,88 +188,138 @@ export async function streamCommand(args: string[], io: CliIo): Promise<number> 
     ...(values.type ? { type: values.type as StreamRangeQuery['type'] } : {}),
     ...(values.sender ? { sender: values.sender as StreamRangeQuery['sender'] } : {}),
   };
+}
 
-  const stop = new AbortController();
-  void io.interrupted.then(() => stop.abort(new Error('interrupted')));
-  let count = 0;
-  let last: string | undefined;
-  let shownAt = 0;
-  // A terminal gets one line rewritten in place; a CI log or a pipe gets plain lines, less often.
-  const tty = io.stderrIsTTY === true;
-  const show = (final = false) => {
+/**
+ * The progress line on stderr. A terminal gets one line rewritten in place; a CI log or a pipe gets plain
+ * lines, less often.
+ */
+class ProgressLine {
+  /** Records this run wrote: the records a resume skips are left out. */
+  count = 0;
+  /** `created_at` of the last record delivered. */
+  last: string | undefined = undefined;
+  private shownAt = 0;
+  private readonly io: CliIo;
+  private readonly tty: boolean;
+
+  constructor(io: CliIo) {
+    this.io = io;
+    this.tty = io.stderrIsTTY === true;
+  }
+
+  show(final = false): void {
     const now = performance.now();
-    if (!final && now - shownAt < (tty ? 250 : 5000)) return;
-    shownAt = now;
-    const line = `${count.toLocaleString('en-US')} messages${last ? `, up to ${last}` : ''}`;
-    io.stderr(tty ? `\r${line}${final ? '\n' : ''}` : `${line}\n`);
-  };
-  if (tail) io.stderr(`resuming ${partial} after ${tail.lastCreatedAt}\n`);
-  // The argument checks of streamRange throw at the call: a bad filter is a usage error, not a failure.
-  let records: AsyncGenerator<{ id: unknown; created_at: string }>;
+    if (!final && now - this.shownAt < (this.tty ? 250 : 5000)) return;
+    this.shownAt = now;
+    const line = `${this.count.toLocaleString('en-US')} messages${this.last ? `, up to ${this.last}` : ''}`;
+    this.io.stderr(this.tty ? `\r${line}${final ? '\n' : ''}` : `${line}\n`);
+  }
+}
+
+/** Starts the range. Its argument checks throw at the call: a bad filter is a usage error, not a failure. */
+function startRange(
+  platform: PlatformClient,
+  query: StreamRangeQuery,
+  signal: AbortSignal,
+  progress: ProgressLine,
+): AsyncGenerator<PartRecord> {
   try {
-    // The SDK's own progress callback drives the progress line (called once the loop below wrote the record);
-    // `count` stays the loop's, which leaves out the records a resume skips.
-    records = platform.messages.streamRange(query, {
-      signal: stop.signal,
+    // The SDK's own progress callback drives the progress line (called once writeRecords wrote the record);
+    // `count` stays writeRecords', which leaves out the records a resume skips.
+    return platform.messages.streamRange(query, {
+      signal,
       onProgress: (p) => {
-        last = p.lastCreatedAt ?? last;
-        show();
+        progress.last = p.lastCreatedAt ?? progress.last;
+        progress.show();
       },
     });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+}
 
-  // The file is opened at the first record: a failed login leaves no empty .part behind.
-  let file: WriteStream | undefined;
-  let opened = false;
-  const openFile = async (): Promise<WriteStream> => {
-    const stream = createWriteStream(partial, { flags: tail ? 'a' : 'w' });
-    file = stream;
+/** The `.part` file, opened at the first record: a failed login leaves no empty `.part` behind. */
+class PartFile {
+  readonly path: string;
+  file: WriteStream | undefined = undefined;
+  /** Whether the file was created (or, on a resume, opened). */
+  opened = false;
+  private readonly append: boolean;
+
+  constructor(path: string, append: boolean) {
+    this.path = path;
+    this.append = append;
+  }
+
+  async open(): Promise<WriteStream> {
+    const stream = createWriteStream(this.path, { flags: this.append ? 'a' : 'w' });
+    this.file = stream;
     await once(stream, 'open');
-    opened = true;
+    this.opened = true;
     return stream;
-  };
-  try {
-    for await (const record of records) {
-      // Resuming from the last record's instant sends that millisecond's records again: skip those written.
-      if (tail && Date.parse(record.created_at) === tail.lastMs && tail.ids.has(record.id)) continue;
-      const target = file ?? (await openFile());
-      count++;
-      if (!target.write(`${JSON.stringify(record)}\n`)) await once(target, 'drain');
-    }
-    const target = file ?? (await openFile());
-    await new Promise<void>((resolve, reject) =>
-      target.end((error?: Error | null) => (error ? reject(error) : resolve())),
-    );
-    await rename(partial, out);
-    show(true);
-    io.stdout(`wrote ${count} ${tail ? 'more ' : ''}messages to ${out}\n`);
-    return EXIT.ok;
-  } catch (error) {
-    show(true);
-    if (file) await new Promise<void>((resolve) => file!.end(() => resolve()));
-    const why = sentence(error instanceof Error ? error.message : String(error));
-    if (!opened) {
-      // Either nothing arrived or the file could not be created: no record is anywhere, say so.
-      if (file) await rm(partial, { force: true }).catch(() => undefined);
-      const kept = tail ? ` ${partial} is as it was.` : ' No file was written.';
-      io.stderr(`stream stopped after ${count} messages: ${why}.${kept}\n`);
-      return EXIT.failed;
-    }
-    const again = [
-      'wa-gateway stream --resume',
-      `--from ${values.from}`,
-      `--to ${to}`,
-      `--out ${out}`,
-      ...(['channel', 'conversation', 'type', 'sender'] as const)
-        .filter((f) => values[f])
-        .map((f) => `--${f} ${values[f]}`),
-    ].join(' ');
-    io.stderr(
-      `stream stopped after ${count} messages: ${why}. The records so far are in ${partial}.\n` +
-        `Resume with: ${again}\n`,
-    );
+  }
+}
+
+/** Writes each record as a line with back pressure, then closes the file. */
+async function writeRecords(
+  records: AsyncGenerator<PartRecord>,
+  tail: PartTail | undefined,
+  part: PartFile,
+  progress: ProgressLine,
+): Promise<void> {
+  for await (const record of records) {
+    // Resuming from the last record's instant sends that millisecond's records again: skip those written.
+    if (tail && Date.parse(record.created_at) === tail.lastMs && tail.ids.has(record.id)) continue;
+    const target = part.file ?? (await part.open());
+    progress.count++;
+    if (!target.write(`${JSON.stringify(record)}\n`)) await once(target, 'drain');
+  }
+  const target = part.file ?? (await part.open());
+  await new Promise<void>((resolve, reject) =>
+    target.end((error?: Error | null) => (error ? reject(error) : resolve())),
+  );
+}
+
+/** An export that stopped, as the failure message needs it. */
+interface Stopped {
+  values: StreamValues;
+  to: string;
+  tail: PartTail | undefined;
+  part: PartFile;
+  progress: ProgressLine;
+  io: CliIo;
+}
+
+/** Closes the file, says why the export stopped and, if records were kept, the command that resumes. */
+async function stopped(error: unknown, { values, to, tail, part, progress, io }: Stopped): Promise<number> {
+  progress.show(true);
+  const { file, path } = part;
+  if (file) await new Promise<void>((resolve) => file.end(() => resolve()));
+  const why = sentence(error instanceof Error ? error.message : String(error));
+  if (!part.opened) {
+    // Either nothing arrived or the file could not be created: no record is anywhere, say so.
+    if (file) await rm(path, { force: true }).catch(() => undefined);
+    const kept = tail ? ` ${path} is as it was.` : ' No file was written.';
+    io.stderr(`stream stopped after ${progress.count} messages: ${why}.${kept}\n`);
     return EXIT.failed;
   }
+  io.stderr(
+    `stream stopped after ${progress.count} messages: ${why}. The records so far are in ${path}.\n` +
+      `Resume with: ${resumeCommand(values, to)}\n`,
+  );
+  return EXIT.failed;
+}
+
+/** The command that continues a stopped export: the same range and filters, with `--resume`. */
+function resumeCommand(values: StreamValues, to: string): string {
+  return [
+    'wa-gateway stream --resume',
+    `--from ${values.from}`,
+    `--to ${to}`,
+    `--out ${values.out}`,
+    ...(['channel', 'conversation', 'type', 'sender'] as const)
+      .filter((f) => values[f])
+      .map((f) => `--${f} ${values[f]}`),
+  ].join(' ');
 }

@@ -104,7 +104,8 @@ export function streamRange(
 /**
  * The windows and their continuations, one request after the other. What the caller received is counted
  * here, not by each request: records outside a window or already yielded by the previous request are read
- * but never delivered.
+ * but never delivered. The per-record loop stays in this one generator: a `yield*` to a helper would add an
+ * await to every record.
  */
 async function* rangeRecords(
   http: PlatformHttp,
@@ -116,33 +117,7 @@ async function* rangeRecords(
   const { to, windowMs, cap } = plan;
   const skipped = options.skipIds && options.skipIds.length > 0 ? new Set(options.skipIds) : undefined;
   const { onProgress } = options;
-  const state: StreamRangeProgress = {
-    records: 0,
-    lastCreatedAt: undefined,
-    idsAtLast: [],
-    coveredTo: undefined,
-    requests: 0,
-    errors: 0,
-    waitMs: 0,
-  };
-  let idsAtLast: number[] = [];
-  let lastMs = Number.NaN;
-  const report = () => callHook(onProgress, { ...state, idsAtLast: [...idsAtLast] });
-  const request: StreamOptions & { onRetryWait?: (ms: number) => void } = onProgress
-    ? {
-        ...options,
-        onRetryWait: (ms) => {
-          state.waitMs = ms;
-          report();
-        },
-      }
-    : options;
-  const total = { delivered: 0, last: undefined as StreamMessage | undefined };
-  const progress = (): Progress => ({
-    recordsDelivered: total.delivered,
-    lastCreatedAt: total.last?.created_at,
-  });
-  let answered = 0;
+  const run = new RangeRun(options, requests);
   for (let a = plan.from; a <= to; ) {
     // The window holds the milliseconds a..b; the request's exclusive bounds are one wider on each side.
     const b = Math.min(a + windowMs - 1, to);
@@ -154,29 +129,12 @@ async function* rangeRecords(
       let ordered = true;
       // Records of the latest millisecond and the one before: a continuation request returns them again.
       let tail: { id: number; t: number }[] = [];
-      const records = requestRecords(
-        http,
-        {
-          ...base,
-          created_at__gt: new Date(gt).toISOString(),
-          created_at__lt: new Date(b + 1).toISOString(),
-        },
-        request,
-        progress,
-      );
-      state.requests++;
-      requests.count++;
+      const records = run.request(http, base, gt, b);
       try {
         for await (const record of records) {
           count++;
           const t = instantMs(record.created_at);
-          if (Number.isNaN(t)) {
-            throw new StreamError(
-              `Record ${count} of the window has a created_at that is not an ISO 8601 date-time; ` +
-                'streamRange cannot place it in a window.',
-              { recordsDelivered: total.delivered },
-            );
-          }
+          if (Number.isNaN(t)) throw notAnInstant(count, run.delivered);
           if (t < last) ordered = false;
           else if (t > last) {
             last = t;
@@ -184,58 +142,165 @@ async function* rangeRecords(
           }
           tail.push({ id: record.id, t });
           if (t < a || t > b || skip.has(record.id) || skipped?.has(record.id)) continue;
-          total.delivered++;
-          total.last = record;
+          run.delivered++;
+          run.last = record;
           yield record;
-          if (onProgress) {
-            if (t !== lastMs) {
-              lastMs = t;
-              idsAtLast = [];
-            }
-            idsAtLast.push(record.id);
-            state.records = total.delivered;
-            state.lastCreatedAt = record.created_at;
-            state.waitMs = 0;
-            report();
-          }
+          if (onProgress) run.taken(record, t);
         }
       } catch (error) {
-        state.errors++;
-        if (onProgress) report();
-        // The first request's failure is the caller's to handle as it is; a later one interrupts a range
-        // already under way, which the caller can resume.
-        if (answered > 0 && mayPass(error)) {
-          throw new StreamInterruptedError(
-            `streamRange stopped after ${total.delivered} records: the request from ` +
-              `${new Date(gt + 1).toISOString()} failed (${(error as Error).name}).`,
-            { ...progress(), cause: error },
-          );
-        }
-        throw error;
+        throw run.failed(error, gt);
       }
-      answered++;
+      run.answered++;
       if (count < cap) break;
-      if (!ordered) {
-        throw new StreamError(
-          `A stream request returned ${cap} messages (the per-request cap) not in created_at order, so the ` +
-            'rest of its window cannot be fetched without gaps. Pass a smaller windowMs to streamRange.',
-          { recordsDelivered: total.delivered },
-        );
-      }
-      if (last - 1 <= gt) {
-        throw new StreamError(
-          `The stream cannot be continued past ${new Date(last).toISOString()}: more than ${cap} messages ` +
-            'have a created_at within one millisecond of it.',
-          { recordsDelivered: total.delivered },
-        );
-      }
-      gt = last - 1;
+      gt = continuationStart(gt, last, ordered, cap, run.delivered);
       skip = new Set(tail.filter((x) => x.t >= gt).map((x) => x.id));
     }
     a = b + 1;
-    state.coveredTo = new Date(b).toISOString();
-    if (onProgress) report();
+    run.covered(b);
   }
+}
+
+/** One `streamRange` under way: what the caller received, the progress it is told and the requests made. */
+class RangeRun {
+  /** Records the caller received. */
+  delivered = 0;
+  /** The last record the caller received. */
+  last: StreamMessage | undefined = undefined;
+  /** Requests that answered in full. */
+  answered = 0;
+  private readonly state: StreamRangeProgress = {
+    records: 0,
+    lastCreatedAt: undefined,
+    idsAtLast: [],
+    coveredTo: undefined,
+    requests: 0,
+    errors: 0,
+    waitMs: 0,
+  };
+  private idsAtLast: number[] = [];
+  private lastMs = Number.NaN;
+  private readonly onProgress: StreamRangeOptions['onProgress'];
+  private readonly requests: { count: number };
+  /** The options of each request: the caller's, with the retry waits reported when progress is asked for. */
+  private readonly options: StreamOptions & { onRetryWait?: (ms: number) => void };
+
+  constructor(options: StreamRangeOptions, requests: { count: number }) {
+    this.onProgress = options.onProgress;
+    this.requests = requests;
+    this.options = options.onProgress
+      ? {
+          ...options,
+          onRetryWait: (ms) => {
+            this.state.waitMs = ms;
+            this.report();
+          },
+        }
+      : options;
+  }
+
+  /** What a request's errors say was delivered. */
+  readonly progress = (): Progress => ({
+    recordsDelivered: this.delivered,
+    lastCreatedAt: this.last?.created_at,
+  });
+
+  /** The records after `gt` to the end `b` of the window, both in ms. */
+  request(
+    http: PlatformHttp,
+    base: QueryParams,
+    gt: number,
+    b: number,
+  ): AsyncGenerator<StreamMessage, void, undefined> {
+    const records = requestRecords(
+      http,
+      {
+        ...base,
+        created_at__gt: new Date(gt).toISOString(),
+        created_at__lt: new Date(b + 1).toISOString(),
+      },
+      this.options,
+      this.progress,
+    );
+    this.state.requests++;
+    this.requests.count++;
+    return records;
+  }
+
+  /** After the caller's loop body took a record; called only when progress is asked for. */
+  taken(record: StreamMessage, t: number): void {
+    if (t !== this.lastMs) {
+      this.lastMs = t;
+      this.idsAtLast = [];
+    }
+    this.idsAtLast.push(record.id);
+    this.state.records = this.delivered;
+    this.state.lastCreatedAt = record.created_at;
+    this.state.waitMs = 0;
+    this.report();
+  }
+
+  /** Every record up to the millisecond `b` was delivered. */
+  covered(b: number): void {
+    this.state.coveredTo = new Date(b).toISOString();
+    if (this.onProgress) this.report();
+  }
+
+  /** The error a request failing after `gt` ends the range with. */
+  failed(error: unknown, gt: number): unknown {
+    this.state.errors++;
+    if (this.onProgress) this.report();
+    // The first request's failure is the caller's to handle as it is; a later one interrupts a range
+    // already under way, which the caller can resume.
+    if (this.answered > 0 && mayPass(error)) {
+      return new StreamInterruptedError(
+        `streamRange stopped after ${this.delivered} records: the request from ` +
+          `${new Date(gt + 1).toISOString()} failed (${(error as Error).name}).`,
+        { ...this.progress(), cause: error },
+      );
+    }
+    return error;
+  }
+
+  private report(): void {
+    callHook(this.onProgress, { ...this.state, idsAtLast: [...this.idsAtLast] });
+  }
+}
+
+/** A record whose `created_at` cannot be placed in a window. */
+function notAnInstant(count: number, delivered: number): StreamError {
+  return new StreamError(
+    `Record ${count} of the window has a created_at that is not an ISO 8601 date-time; ` +
+      'streamRange cannot place it in a window.',
+    { recordsDelivered: delivered },
+  );
+}
+
+/**
+ * Where the next request of a window continues after a request that returned `cap` records, the latest at
+ * `last` ms: from the millisecond before `last`, whose records the caller may not all have had.
+ */
+function continuationStart(
+  gt: number,
+  last: number,
+  ordered: boolean,
+  cap: number,
+  delivered: number,
+): number {
+  if (!ordered) {
+    throw new StreamError(
+      `A stream request returned ${cap} messages (the per-request cap) not in created_at order, so the ` +
+        'rest of its window cannot be fetched without gaps. Pass a smaller windowMs to streamRange.',
+      { recordsDelivered: delivered },
+    );
+  }
+  if (last - 1 <= gt) {
+    throw new StreamError(
+      `The stream cannot be continued past ${new Date(last).toISOString()}: more than ${cap} messages ` +
+        'have a created_at within one millisecond of it.',
+      { recordsDelivered: delivered },
+    );
+  }
+  return last - 1;
 }
 
 /** A fault that a later attempt may not meet. */
