@@ -298,8 +298,9 @@ async function stopped(error: unknown, { values, to, tail, part, progress, io }:
   if (file) await new Promise<void>((resolve) => file.end(() => resolve()));
   const why = sentence(error instanceof Error ? error.message : String(error));
   if (!part.opened) {
-    // Either nothing arrived or the file could not be created: no record is anywhere, say so.
-    if (file) await rm(path, { force: true }).catch(() => undefined);
+    // Either nothing arrived or the file could not be opened: no new record is anywhere, say so. On a resume the
+    // file holds the earlier records, so it is never removed here.
+    if (file && !tail) await rm(path, { force: true }).catch(() => undefined);
     const kept = tail ? ` ${path} is as it was.` : ' No file was written.';
     io.stderr(`stream stopped after ${progress.count} messages: ${why}.${kept}\n`);
     return EXIT.failed;
