@@ -2,6 +2,7 @@
  * The claim and in-flight logic of the webhook core: an event with a dedupe key runs only once its key is claimed in
  * the store, and a delivery that finds its own event running in this process waits for that outcome.
  */
+import { WaGatewayError } from '../core/errors.js';
 import { type IdempotencyStore, toClaimResult } from './dedup.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookErrorInfo, WebhookEventContext, WebhookHandlerOptions } from './handler.js';
@@ -19,6 +20,10 @@ export type EventFailed = (
 ) => void;
 
 export const ON_EVENT_FAILED = 'onEvent failed; answering 500 so the gateway retries the delivery';
+const RENEW_FAILED =
+  'The dedupe store failed to renew a claim while onEvent runs; if no renewal succeeds, the claim ends with its lease';
+const CLAIM_LOST =
+  'A claim ran out while onEvent was still running; another instance may run the same event too';
 
 /** What the claim logic needs from the resolved handler options. */
 export interface ClaimDeps {
@@ -70,21 +75,25 @@ export function createClaims(deps: ClaimDeps) {
 }
 
 async function runClaimed(
-  { onEvent, eventFailed, dedupeTtlMs }: ClaimDeps,
+  deps: ClaimDeps,
   activeStore: IdempotencyStore,
   key: string,
   event: WebhookEvent,
   context: WebhookEventContext,
 ): Promise<'ok' | 'failed'> {
+  const { onEvent, eventFailed, dedupeTtlMs, claimLeaseMs } = deps;
+  const stopRenewing = keepClaimed(deps, activeStore, key, event, context);
   try {
     await onEvent(event, context);
   } catch (error) {
+    stopRenewing();
     eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, context.index);
     try {
       await activeStore.release(key);
     } catch (releaseError) {
       eventFailed(
-        'The dedupe store failed to release a claim; the retry may skip this event',
+        `The dedupe store failed to release a claim; it ends by itself within claimLeaseMs (${claimLeaseMs} ms), ` +
+          'and a retry arriving after that processes the event',
         releaseError,
         'dedupe',
         event,
@@ -92,6 +101,8 @@ async function runClaimed(
       );
     }
     return 'failed';
+  } finally {
+    stopRenewing();
   }
   try {
     await activeStore.complete?.(key, dedupeTtlMs);
@@ -106,6 +117,55 @@ async function runClaimed(
     );
   }
   return 'ok';
+}
+
+/**
+ * Renews the claim every third of the lease while `onEvent` runs, so a live holder keeps it however long it works
+ * while a dead one (no more renewals) loses it within one lease: before the gateway's next attempt. Renewing stops
+ * at the delivery's deadline too: the handler has then answered 503, and the gateway's retry, wherever it lands,
+ * must be able to take the event over. A failed renewal is logged, never thrown: `onEvent` goes on.
+ */
+function keepClaimed(
+  { eventFailed, claimLeaseMs }: ClaimDeps,
+  activeStore: IdempotencyStore,
+  key: string,
+  event: WebhookEvent,
+  context: WebhookEventContext,
+): () => void {
+  const renew = activeStore.renew;
+  if (typeof renew !== 'function' || context.signal.aborted) return () => {};
+  const failed = (message: string, error: unknown) =>
+    eventFailed(message, error, 'dedupe', event, context.index);
+  let stopped = false;
+  const beat = () => {
+    let pending: ReturnType<typeof renew>;
+    try {
+      pending = renew.call(activeStore, key, claimLeaseMs);
+    } catch (error) {
+      failed(RENEW_FAILED, error);
+      return;
+    }
+    Promise.resolve(pending).then(
+      (held) => {
+        if (held === false && !stopped) {
+          stop();
+          failed(CLAIM_LOST, new WaGatewayError(CLAIM_LOST));
+        }
+      },
+      (error: unknown) => {
+        if (!stopped) failed(RENEW_FAILED, error);
+      },
+    );
+  };
+  const timer = setInterval(beat, Math.max(10, Math.floor(claimLeaseMs / 3)));
+  (timer as { unref?: () => void }).unref?.();
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+    context.signal.removeEventListener('abort', stop);
+  };
+  context.signal.addEventListener('abort', stop, { once: true });
+  return stop;
 }
 
 /**

@@ -4,7 +4,12 @@
  */
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';
-import { DEFAULT_DEDUPE_TTL_MS, type IdempotencyStore, MemoryIdempotencyStore } from './dedup.js';
+import {
+  DEFAULT_CLAIM_LEASE_MS,
+  DEFAULT_DEDUPE_TTL_MS,
+  type IdempotencyStore,
+  MemoryIdempotencyStore,
+} from './dedup.js';
 import type { WebhookEvent } from './events.js';
 
 /**
@@ -72,11 +77,12 @@ export interface WebhookHandlerOptions {
   /** How long a processed event is remembered. Default 24 h. */
   dedupeTtlMs?: number;
   /**
-   * How long a claim on an event being processed holds before a retry may take it over. Default
-   * `deadlineMs + 1000` (5 s): a process that crashed or froze while holding it then loses the event to nobody,
-   * since the gateway's next attempt (about 6 s after the first) processes it. It must stay below that: a
-   * longer lease answers every retry 503 and the gateway drops the event after three. An `onEvent` that runs
-   * longer than the lease may meet its own retry: a duplicate, which the spec already asks consumers to bear.
+   * The lease of a claim on an event being processed. Default 800 ms. While `onEvent` runs the handler renews it
+   * every third of the lease (with a store that has `renew`, as both stores of the SDK do), until the delivery's
+   * deadline. A process that dies mid-event (crash, OOM kill, deploy) stops renewing, so its claim ends within one
+   * lease: before the gateway's next attempt, 1 s after a failed one, which then processes the event. Keep it well
+   * under 1,000 ms: a longer lease answers the retries 503 and the gateway drops the event after three. The same
+   * holds when `release` fails, or when a claim was made but its answer lost: the lease ends by itself.
    */
   claimLeaseMs?: number;
   /**
@@ -189,7 +195,7 @@ function resolveLimits(options: WebhookHandlerOptions) {
     throw new ConfigurationError('createWebhookHandler: `maxBodyBytes` must be a positive integer');
   }
   const dedupeTtlMs = positiveNumber(options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS, 'dedupeTtlMs');
-  const claimLeaseMs = positiveNumber(options.claimLeaseMs ?? deadlineMs + 1000, 'claimLeaseMs');
+  const claimLeaseMs = positiveNumber(options.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS, 'claimLeaseMs');
   return { deadlineMs, maxBodyBytes, dedupeTtlMs, claimLeaseMs };
 }
 
