@@ -1,5 +1,6 @@
 /** The sandbox's HTTP side: its routes, how it reads a body (bounded) and how it answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { callObserver } from '../core/observer.js';
 import { MAX_UPLOAD_BYTES } from './inbox/replies.js';
 import type { Inbox } from './inbox/server.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
@@ -35,11 +36,13 @@ export function route(
     });
     if (answer.accepted) sandbox.scheduleStatuses(answer.accepted);
     const error = (answer.body as { errors?: { code?: string; description?: string } }).errors;
-    options.onSend?.({
-      status: answer.status,
-      ...(answer.accepted ? { accepted: answer.accepted } : {}),
-      ...(error ? { error: { code: String(error.code), description: String(error.description) } } : {}),
-    });
+    callObserver(options.onSend, [
+      {
+        status: answer.status,
+        ...(answer.accepted ? { accepted: answer.accepted } : {}),
+        ...(error ? { error: { code: String(error.code), description: String(error.description) } } : {}),
+      },
+    ]);
     return;
   }
   const template = /^\/api\/v1\/wa\/([^/]+)\/templates$/.exec(url.pathname);

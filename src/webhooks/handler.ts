@@ -4,6 +4,7 @@
  */
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';
+import { callObserver } from '../core/observer.js';
 import {
   DEFAULT_CLAIM_LEASE_MS,
   DEFAULT_DEDUPE_TTL_MS,
@@ -245,13 +246,11 @@ export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions 
   const limits = resolveLimits(options);
   return {
     log,
-    report: (error, info) => {
-      try {
-        options.onError?.(error, info);
-      } catch {
-        // The application's error hook must not change the answer either.
-      }
-    },
+    // The application's error hook must not change the answer, even when it is async and rejects.
+    report: (error, info) =>
+      callObserver(options.onError, [error, info], (errorName) =>
+        log('warn', 'onError failed', { errorName }),
+      ),
     secrets,
     onEvent,
     ...limits,

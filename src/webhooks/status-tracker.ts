@@ -17,6 +17,7 @@
  * - A status value the SDK does not know is not tracked (`ignored: 'unknown_status'`).
  */
 import { WebhookParseError } from '../core/errors.js';
+import { isThenable } from '../core/observer.js';
 import { parseTimestamp } from './event-fields.js';
 import type { StatusEvent } from './events.js';
 import type { KnownStatusValue, StatusError, WebhookStatus } from './schemas.js';
@@ -305,12 +306,4 @@ export class StatusTracker<Notified = void> {
   clear(): void {
     this.byWamid.clear();
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
