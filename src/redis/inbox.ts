@@ -122,7 +122,7 @@ export interface InboxQueueOptions {
 /** Options of `createInboxHandler` and `createNodeInboxHandler`. */
 export interface InboxHandlerOptions
   extends InboxQueueOptions,
-    Omit<WebhookHandlerOptions, 'onEvent' | 'dedupe' | 'claimLeaseMs'> {
+    Omit<WebhookHandlerOptions, 'onEvent' | 'dedupe' | 'claimLeaseMs' | 'onStoreUnavailable'> {
   /**
    * How long one enqueue may take before the delivery is answered 503, in ms. Default 1,500: with the default
    * `deadlineMs` (4,000) a slow Redis still gets a 5xx to the gateway inside its 5 s.

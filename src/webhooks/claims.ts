@@ -17,6 +17,7 @@ export type EventFailed = (
   stage: WebhookErrorInfo['stage'],
   event: WebhookEvent,
   index: number,
+  level?: 'warn' | 'error',
 ) => void;
 
 export const ON_EVENT_FAILED = 'onEvent failed; answering 500 so the gateway retries the delivery';
@@ -31,6 +32,7 @@ export interface ClaimDeps {
   eventFailed: EventFailed;
   claimLeaseMs: number;
   dedupeTtlMs: number;
+  onStoreUnavailable: NonNullable<WebhookHandlerOptions['onStoreUnavailable']>;
 }
 
 /** One per handler: its in-flight map lives as long as the handler. */
@@ -169,6 +171,34 @@ function keepClaimed(
 }
 
 /**
+ * `onStoreUnavailable: 'process'`: the store cannot be asked, so the event runs without deduplication. An outage
+ * longer than the gateway's three attempts (about 3 s) would otherwise lose every event delivered in it; running
+ * one twice is what the spec already asks consumers to bear (delivery rule 4).
+ */
+async function runUnclaimed(
+  { onEvent, eventFailed }: ClaimDeps,
+  event: WebhookEvent,
+  context: WebhookEventContext,
+  storeError: unknown,
+): Promise<'ok' | 'failed'> {
+  eventFailed(
+    'The dedupe store failed to claim an event (stage dedupe); running onEvent without deduplication',
+    storeError,
+    'dedupe',
+    event,
+    context.index,
+    'warn',
+  );
+  try {
+    await onEvent(event, context);
+    return 'ok';
+  } catch (error) {
+    eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, context.index);
+    return 'failed';
+  }
+}
+
+/**
  * Claims the event's key and runs it when the claim is ours. `ok`: processed now; `duplicate`: before;
  * `failed`: onEvent or the store failed (the key is free again); `busy`: another process holds the key.
  */
@@ -179,10 +209,7 @@ async function claimAndRun(
   event: WebhookEvent,
   context: WebhookEventContext,
 ): Promise<Outcome> {
-  let claim: ReturnType<typeof toClaimResult>;
-  try {
-    claim = toClaimResult(await activeStore.claim(key, deps.claimLeaseMs));
-  } catch (error) {
+  const failed = (error: unknown): 'failed' => {
     deps.eventFailed(
       'The dedupe store failed to claim an event; answering 500 so the gateway retries',
       error,
@@ -191,6 +218,20 @@ async function claimAndRun(
       context.index,
     );
     return 'failed';
+  };
+  let answer: Awaited<ReturnType<IdempotencyStore['claim']>>;
+  try {
+    answer = await activeStore.claim(key, deps.claimLeaseMs);
+  } catch (error) {
+    // The store could not be asked (down, timed out): see `onStoreUnavailable`.
+    return deps.onStoreUnavailable === 'process' ? runUnclaimed(deps, event, context, error) : failed(error);
+  }
+  let claim: ReturnType<typeof toClaimResult>;
+  try {
+    claim = toClaimResult(answer);
+  } catch (error) {
+    // A store answering nonsense is a bug to fix, not an outage to ride out.
+    return failed(error);
   }
   if (claim === 'done') return 'duplicate';
   // Held by another process: its own delivery answers for it; this one asks the gateway to come back.

@@ -91,6 +91,14 @@ export interface WebhookHandlerOptions {
    * without deduplication.
    */
   dedupeKey?: (event: WebhookEvent) => string | null | undefined;
+  /**
+   * What to do with an event when the dedupe store cannot be reached (its `claim` fails, e.g. Redis is down).
+   * `'process'` (default): run `onEvent` without deduplication and log a warning (stage `dedupe`): at-least-once,
+   * as the gateway's delivery rules already require of consumers. `'fail'`: answer 500 so the gateway retries,
+   * for an `onEvent` that must never run twice; an outage longer than the gateway's three attempts (about 3 s)
+   * then loses the events delivered during it.
+   */
+  onStoreUnavailable?: 'process' | 'fail';
   /** Bodies larger than this are refused with 413. Default 1 MiB. */
   maxBodyBytes?: number;
   /**
@@ -169,6 +177,7 @@ export interface ResolvedOptions {
   maxBodyBytes: number;
   dedupeTtlMs: number;
   claimLeaseMs: number;
+  onStoreUnavailable: 'process' | 'fail';
   store: IdempotencyStore | null;
   dedupeKey: (event: WebhookEvent) => string | null | undefined;
   upstreamSecrets: string[] | null;
@@ -181,6 +190,11 @@ function positiveNumber(value: number, option: string): number {
     throw new ConfigurationError(`createWebhookHandler: \`${option}\` must be a positive number`);
   }
   return value;
+}
+
+function resolveOnStoreUnavailable(value: WebhookHandlerOptions['onStoreUnavailable']): 'process' | 'fail' {
+  if (value === undefined || value === 'process' || value === 'fail') return value ?? 'process';
+  throw new ConfigurationError("createWebhookHandler: `onStoreUnavailable` must be 'process' or 'fail'");
 }
 
 /** The time and size limits, validated. */
@@ -254,6 +268,7 @@ export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions 
     secrets,
     onEvent,
     ...limits,
+    onStoreUnavailable: resolveOnStoreUnavailable(options.onStoreUnavailable),
     store: resolveStore(options.dedupe, limits.dedupeTtlMs),
     dedupeKey: options.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey),
     ...resolveUpstream(options),
