@@ -1,6 +1,7 @@
 /** The sandbox's HTTP side: its routes, how it reads a body (bounded) and how it answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callObserver } from '../core/observer.js';
+import { refuseCrossSite } from './inbox/http.js';
 import { MAX_UPLOAD_BYTES } from './inbox/replies.js';
 import type { Inbox } from './inbox/server.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
@@ -62,6 +63,14 @@ export function route(
     });
     send(res, answer.status, answer.body, answer.headers);
     return;
+  }
+  if (url.pathname.startsWith('/__sandbox/')) {
+    // Browser-reachable like the inbox, and it delivers authenticated webhooks: the inbox's checks apply.
+    const refused = refuseCrossSite(req, sandbox.options.host ?? '127.0.0.1');
+    if (refused) {
+      send(res, refused[0], { error: refused[1] });
+      return;
+    }
   }
   if (req.method === 'POST' && url.pathname === '/__sandbox/inject') {
     let parsed: unknown;
