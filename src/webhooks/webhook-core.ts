@@ -17,6 +17,7 @@
  * codes and event kinds: never payload content, idempotency keys (a `wamid` encodes a phone number) or secrets.
  */
 import { WaGatewayError, WebhookParseError } from '../core/errors.js';
+import { errorNameOf } from '../core/observer.js';
 import { loadTracing, type Span, startSpan, tracingReady } from '../core/tracing.js';
 import { createClaims, type EventFailed, ON_EVENT_FAILED, type Outcome } from './claims.js';
 import type { WebhookEvent } from './events.js';
@@ -63,14 +64,6 @@ function answer(status: number, error?: string, headers: Record<string, string> 
   };
 }
 
-function errorName(error: unknown): string {
-  try {
-    return error instanceof Error ? error.name : typeof error;
-  } catch {
-    return 'unknown';
-  }
-}
-
 /** One handler's resolved options and what it keeps between deliveries. */
 interface Core extends ResolvedOptions {
   eventFailed: EventFailed;
@@ -86,7 +79,7 @@ export function createWebhookCore(options: ResolvedOptions): WebhookCore {
     options.log(level, message, {
       kind: event.kind,
       index,
-      ...(stage === 'onEvent' ? { errorName: errorName(error) } : {}),
+      ...(stage === 'onEvent' ? { errorName: errorNameOf(error) } : {}),
     });
     options.report(error, { stage, event, index });
   };
@@ -262,7 +255,7 @@ async function processRequest(
 }
 
 function internalError(core: Core, error: unknown): CoreResponse {
-  core.log('error', 'Webhook handler failed unexpectedly; answering 500', { errorName: errorName(error) });
+  core.log('error', 'Webhook handler failed unexpectedly; answering 500', { errorName: errorNameOf(error) });
   core.report(error, { stage: 'internal' });
   return answer(500, 'internal_error');
 }
