@@ -6,23 +6,17 @@ import { getEventListeners } from 'node:events';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisRateLimiter, RedisStoreError } from '../../src/redis/index.js';
-import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { describeRedis, type RedisServer, startRedis, whenClient } from '../helpers/redis-server.js';
 
 const N = 20;
 let server: RedisServer;
 let redis: Redis;
 
-function whenStatus(client: Redis, wanted: 'ready' | 'gone'): Promise<void> {
-  if (wanted === 'ready' && client.status === 'ready') return Promise.resolve();
-  if (wanted === 'gone' && client.status !== 'ready') return Promise.resolve();
-  return new Promise((resolve) => client.once(wanted === 'ready' ? 'ready' : 'close', () => resolve()));
-}
-
 describeRedis('RedisRateLimiter abort listeners', () => {
   beforeAll(async () => {
     server = await startRedis();
     redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
-    await whenStatus(redis, 'ready');
+    await whenClient(redis, 'ready');
   });
   afterAll(async () => {
     redis?.disconnect();
@@ -45,7 +39,7 @@ describeRedis('RedisRateLimiter abort listeners', () => {
     expect(refused.every((r) => r.status === 'rejected')).toBe(true);
     expect(getEventListeners(app.signal, 'abort')).toHaveLength(0);
 
-    const gone = whenStatus(redis, 'gone');
+    const gone = whenClient(redis, 'gone');
     await server.stop();
     await gone;
     const failed = await Promise.allSettled(Array.from({ length: N }, () => limiter.acquire(app.signal)));

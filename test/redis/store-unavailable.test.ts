@@ -7,17 +7,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
 import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
 import { createWebhookHandler, type WebhookErrorInfo } from '../../src/webhooks/index.js';
-import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { describeRedis, type RedisServer, startRedis, whenClient } from '../helpers/redis-server.js';
 
 const secret = 'store-unavailable-secret-0123456789ab';
 let server: RedisServer;
 let redis: Redis;
-
-function whenStatus(client: Redis, wanted: 'ready' | 'gone'): Promise<void> {
-  if (wanted === 'ready' && client.status === 'ready') return Promise.resolve();
-  if (wanted === 'gone' && client.status !== 'ready') return Promise.resolve();
-  return new Promise((resolve) => client.once(wanted === 'ready' ? 'ready' : 'close', () => resolve()));
-}
 
 function post(id: string): Request {
   return new Request('https://hook.test/', {
@@ -31,7 +25,7 @@ describeRedis('onStoreUnavailable with a stopped redis-server', () => {
   beforeAll(async () => {
     server = await startRedis();
     redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
-    await whenStatus(redis, 'ready');
+    await whenClient(redis, 'ready');
   });
   afterAll(async () => {
     redis?.disconnect();
@@ -61,7 +55,7 @@ describeRedis('onStoreUnavailable with a stopped redis-server', () => {
       onStoreUnavailable: 'fail',
     });
 
-    const gone = whenStatus(redis, 'gone');
+    const gone = whenClient(redis, 'gone');
     await server.stop();
     await gone;
     expect((await processing(post('wamid.outage-1'))).status).toBe(200);
@@ -71,7 +65,7 @@ describeRedis('onStoreUnavailable with a stopped redis-server', () => {
     expect(warnings.filter((m) => m.includes('stage dedupe'))).toHaveLength(2);
     expect(stages).toEqual(['dedupe', 'dedupe']);
 
-    const back = whenStatus(redis, 'ready');
+    const back = whenClient(redis, 'ready');
     await server.start();
     await back;
     expect((await processing(post('wamid.after'))).status).toBe(200);
