@@ -67,6 +67,20 @@ describe('async observers that reject', () => {
     expect(unhandled).toEqual([]);
   });
 
+  it('sendMany: an async onProgress that rejects loses no result and leaves nothing unhandled', async () => {
+    server.use(http.post(`${GW}/v1/wa/message`, () => HttpResponse.json(sendOk('wamid.MANY'))));
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW });
+    const results: unknown[] = [];
+    const messages = [{ to: '998901234567', type: 'text' as const, text: { body: 'Hi' } }];
+    const onProgress = async () => {
+      throw new Error('progress bar down');
+    };
+    for await (const result of gw.messages.sendMany(messages, { onProgress })) results.push(result);
+    expect(results).toMatchObject([{ ok: true }]);
+    await settled();
+    expect(unhandled).toEqual([]);
+  });
+
   it('webhook handler: an async onError that rejects changes no answer and leaves nothing unhandled', async () => {
     const warnings: string[] = [];
     const handler = createWebhookHandler({
