@@ -695,8 +695,11 @@ describe.each(adapters)('%s: no webhook or app secret in a log line, error or re
 
   it('a dedupe store failing with a password in its error: 500, the error only reaches onError', async () => {
     const before = ownReported.length;
-    expect(await deliver({ dedupe: failingStore }, {})).toBe(500);
+    expect(await deliver({ dedupe: failingStore, onStoreUnavailable: 'fail' }, {})).toBe(500);
     expect(ownReported.length - before).toBe(1);
+    // By default the event runs without deduplication: 200, and the error still reaches onError only.
+    expect(await deliver({ dedupe: failingStore }, {})).toBe(200);
+    expect(ownReported.length - before).toBe(2);
   });
 
   it('upstream signature: wrong, the app secret itself as the header, missing when required', async () => {

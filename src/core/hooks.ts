@@ -1,6 +1,9 @@
+import { callObserver } from './observer.js';
+
 /**
  * Per-attempt observation points of every client, for metrics and tracing systems other than OpenTelemetry.
- * Each hook is called synchronously; an error it throws is swallowed (a broken hook never breaks a call).
+ * Each hook is called synchronously and not awaited; an error it throws, or the rejection of a promise it returns,
+ * is swallowed (a broken hook never breaks a call, nor the process).
  * Neither ever receives a header, a body, a query string, a key or a token.
  */
 export interface RequestHooks {
@@ -32,12 +35,7 @@ export interface ResponseEvent extends RequestEvent {
   retryInMs: number | undefined;
 }
 
-/** Calls a hook, swallowing its errors. */
-export function callHook<E>(hook: ((event: E) => void) | undefined, event: E): void {
-  if (!hook) return;
-  try {
-    hook(event);
-  } catch {
-    // A hook is an observer: it must not change the outcome of the request.
-  }
+/** Calls a hook, swallowing its errors, synchronous or not: a hook is an observer of the request. */
+export function callHook<E>(hook: ((event: E) => unknown) | undefined, event: E): void {
+  callObserver(hook, [event]);
 }

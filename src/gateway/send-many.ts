@@ -4,6 +4,7 @@ import { PaymentRequiredError } from '../core/api-errors.js';
 import type { WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError, MessageValidationError, NotSentError, WaGatewayError } from '../core/errors.js';
+import { callHook } from '../core/hooks.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import { traced } from '../core/tracing.js';
 import type { DeepReadonly } from '../core/types.js';
@@ -188,13 +189,8 @@ function startBatch(
     failed: 0,
     waitMs: 0,
   };
-  const report = () => {
-    try {
-      options.onProgress?.({ ...progress });
-    } catch {
-      // A progress callback is an observer: its failure must not lose a result.
-    }
-  };
+  // A progress callback is an observer: its failure (a throw or a rejected promise) must not lose a result.
+  const report = () => callHook(options.onProgress, { ...progress });
   const request = {
     ...requestOf(options),
     signal: undefined,

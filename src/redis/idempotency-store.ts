@@ -3,6 +3,7 @@ import type { ClaimResult, IdempotencyStore } from '../webhooks/dedup.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
 import {
   COMPARE_AND_DELETE,
+  COMPARE_AND_PEXPIRE,
   call,
   expectNumber,
   expectOneOf,
@@ -38,7 +39,8 @@ export interface RedisIdempotencyStoreOptions extends RedisStoreOptions {
  * lands on another instance is recognised there.
  *
  * - `claim` is one atomic script: exactly one of many concurrent claims of a key answers `'claimed'`. The
- *   claim is a lease (the handler's `claimLeaseMs`) that Redis expires by itself if the process dies.
+ *   claim is a short lease (the handler's `claimLeaseMs`) that Redis expires by itself if the process dies.
+ * - `renew` extends it while the holder's `onEvent` runs, only if this instance still holds it (a token check).
  * - `complete` marks the key `done` for the TTL (24 h by default).
  * - `release` frees the key only if this store still holds it (a token compare-and-delete), so a process
  *   whose lease ran out cannot free the claim of the process that took over.
@@ -98,6 +100,18 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       op,
       await call(op, () => COMPARE_AND_DELETE.run(this.#redis, [this.#key(key)], [`p:${token}`])),
     );
+  }
+
+  /** Extends this instance's claim on `key` to `leaseMs` from now; `false` when it no longer holds it. */
+  async renew(key: string, leaseMs: number): Promise<boolean> {
+    const op = 'RedisIdempotencyStore.renew';
+    const token = this.#held.get(key);
+    if (token === undefined) return false;
+    const lease = positiveMs(leaseMs, this.#ttlMs, 'leaseMs', op);
+    const answer = await call(op, () =>
+      COMPARE_AND_PEXPIRE.run(this.#redis, [this.#key(key)], [`p:${token}`, lease]),
+    );
+    return expectNumber(op, answer) === 1;
   }
 
   /** The state of `key` in Redis, or `undefined` when it is free. */

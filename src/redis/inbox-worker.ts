@@ -15,6 +15,7 @@ import type * as BullMQ from 'bullmq';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ConfigurationError } from '../core/errors.js';
+import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { WebhookLogger } from '../webhooks/handler.js';
@@ -367,12 +368,8 @@ function safeHooks(options: InboxWorkerOptions): Pick<ProcessorContext, 'log' | 
       // A broken logger must not change the outcome.
     }
   };
-  const report = (error: unknown, info: InboxWorkerErrorInfo): void => {
-    try {
-      options.onError?.(error, info);
-    } catch {
-      // Neither may the application's error hook.
-    }
-  };
+  // Neither may the application's error hook, even when it is async and rejects.
+  const report = (error: unknown, info: InboxWorkerErrorInfo): void =>
+    callObserver(options.onError, [error, info], (errorName) => log('onError failed', { errorName }, 'warn'));
   return { log, report };
 }

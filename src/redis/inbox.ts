@@ -39,7 +39,7 @@ export const DEFAULT_INBOX_QUEUE = 'wa-gateway-inbox';
 
 /** Why an inbox operation failed. */
 export type InboxErrorReason =
-  /** Redis is not connected, or refused the write: the handler answers 503 and the gateway retries. */
+  /** Redis is not connected, or refused the write: the handler answers 500 and the gateway retries. */
   | 'unavailable'
   /** Redis did not answer within `enqueueTimeoutMs`. */
   | 'timeout'
@@ -122,9 +122,9 @@ export interface InboxQueueOptions {
 /** Options of `createInboxHandler` and `createNodeInboxHandler`. */
 export interface InboxHandlerOptions
   extends InboxQueueOptions,
-    Omit<WebhookHandlerOptions, 'onEvent' | 'dedupe' | 'claimLeaseMs'> {
+    Omit<WebhookHandlerOptions, 'onEvent' | 'dedupe' | 'claimLeaseMs' | 'onStoreUnavailable'> {
   /**
-   * How long one enqueue may take before the delivery is answered 503, in ms. Default 1,500: with the default
+   * How long one enqueue may take before the delivery is answered 500, in ms. Default 1,500: with the default
    * `deadlineMs` (4,000) a slow Redis still gets a 5xx to the gateway inside its 5 s.
    */
   enqueueTimeoutMs?: number;
@@ -139,11 +139,11 @@ export interface InboxHandlerOptions
 /** A handler that also closes its Redis connection. */
 export interface InboxHandlerControls {
   /**
-   * Resolves once the connection to Redis is up (deliveries before that are answered 503, which the gateway
+   * Resolves once the connection to Redis is up (deliveries before that are answered 500, which the gateway
    * retries). For start-up ordering and readiness probes; it waits as long as Redis is unreachable.
    */
   ready(): Promise<void>;
-  /** Closes the queue and its connection. Deliveries arriving afterwards are answered 503. */
+  /** Closes the queue and its connection. Deliveries arriving afterwards are answered 500. */
   close(): Promise<void>;
 }
 

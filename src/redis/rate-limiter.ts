@@ -163,9 +163,7 @@ export class RedisRateLimiter implements SendLimiter {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, bulk: context?.bulk === true };
       if (signal) {
-        waiter.onAbort = () => {
-          if (this.#take(waiter)) reject(signal.reason);
-        };
+        waiter.onAbort = () => this.#settle(this.#take(waiter), { error: signal.reason });
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
       this.#queue.push(waiter);
@@ -225,7 +223,7 @@ export class RedisRateLimiter implements SendLimiter {
           }
         } catch (error) {
           // Redis is down or answered nonsense: every waiter fails now rather than each after its own timeout.
-          for (const waiter of [...this.#queue]) this.#take(waiter)?.reject(error);
+          for (const waiter of [...this.#queue]) this.#settle(this.#take(waiter), { error });
           return;
         }
         const [verdict, waitMs] = answer as [number, number];
@@ -236,7 +234,7 @@ export class RedisRateLimiter implements SendLimiter {
           // +1: Redis's clock is read in whole ms and a timer may fire a fraction of a ms early.
           else setTimeout(() => this.#grant(waiter, id), waitMs + 1);
         } else if (verdict === 2) {
-          this.#take(head)?.reject(billingStopped());
+          this.#settle(this.#take(head), { error: billingStopped() });
         } else if (verdict === 3) {
           // Paused: ask about once a second rather than every poll (a pause only ever grows, or is deleted).
           await sleep(Math.min(Math.max(1, waitMs), this.windowMs));
@@ -253,11 +251,21 @@ export class RedisRateLimiter implements SendLimiter {
     // Aborted meanwhile: the slot goes back (it frees a window later, as if used).
     if (!waiter || waiter.signal?.aborted) {
       this.#releaser(id)();
-      if (waiter) waiter.reject(waiter.signal?.reason);
+      this.#settle(waiter, { error: waiter?.signal?.reason });
       return;
     }
+    this.#settle(waiter, { release: this.#releaser(id) });
+  }
+
+  /**
+   * Ends a waiter, on every path (granted, aborted, refused, Redis failed): its abort listener comes off the
+   * caller's signal first, so a long-lived signal passed to many sends does not collect one per refused send.
+   */
+  #settle(waiter: Waiter | undefined, outcome: { release: () => void } | { error: unknown }): void {
+    if (!waiter) return;
     if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-    waiter.resolve(this.#releaser(id));
+    if ('release' in outcome) waiter.resolve(outcome.release);
+    else waiter.reject(outcome.error);
   }
 
   #take(waiter: Waiter): Waiter | undefined {

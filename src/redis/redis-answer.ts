@@ -133,3 +133,9 @@ export const COMPARE_AND_DELETE = new Script(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `);
+
+/** Extends a lease (`PEXPIRE` to ARGV[2]) only while the key still holds the holder's value ARGV[1]; 1 or 0. */
+export const COMPARE_AND_PEXPIRE = new Script(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`);

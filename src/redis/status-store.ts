@@ -1,14 +1,24 @@
 import { z } from 'zod';
+import { log } from '../core/logger.js';
 import type { StatusEvent } from '../webhooks/events.js';
 import { STATUS_VALUES, statusErrorSchema, type WebhookStatus } from '../webhooks/schemas.js';
 import {
   applyStatus,
+  type StatusChange,
   type StatusUpdateResult,
   type TrackedStatus,
   wamidOf,
 } from '../webhooks/status-tracker.js';
 import { RedisStoreError } from './errors.js';
-import { call, expectNumber, hashedKey, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
+import {
+  call,
+  errorMeta,
+  expectNumber,
+  hashedKey,
+  type RedisClient,
+  Script,
+  unexpectedReply,
+} from './redis-answer.js';
 import { openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /**
@@ -20,6 +30,17 @@ local cur = redis.call('GET', KEYS[1])
 if (cur or '') ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 if ARGV[4] == '1' then redis.call('INCR', KEYS[2]) end
+return 1
+`);
+
+/**
+ * Undoes a commit whose `onChange` failed: puts the snapshot ARGV[2] ('' = absent) back only if the key still
+ * holds the one this update wrote (ARGV[1]), and takes back its billable count, in one step.
+ */
+const UNDO = new Script(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+if ARGV[4] == '1' then redis.call('DECR', KEYS[2]) end
 return 1
 `);
 
@@ -42,8 +63,12 @@ const storedSchema = z.object({
 export interface RedisStatusStoreOptions extends RedisStoreOptions {
   /** How long a message's state is kept after its last update. Default 30 days. */
   ttlMs?: number;
-  /** Called after every update that moved a message's `status` (in the process whose update won). */
-  onChange?: (result: StatusUpdateResult & { current: TrackedStatus }) => void;
+  /**
+   * Called after every update that moved a message's `status` (in the process whose update won), and awaited.
+   * The change stands only if it succeeds: when it throws or rejects, the update is undone (unless another update
+   * of the message already built on it) and `update` rejects with its error, so the gateway's retry calls it again.
+   */
+  onChange?: (change: StatusChange) => void | Promise<void>;
   /** Most compare-and-set rounds lost to concurrent updates of one message before giving up. Default 50. */
   maxAttempts?: number;
 }
@@ -57,6 +82,12 @@ export interface RedisStatusStoreOptions extends RedisStoreOptions {
  * apply again. So states never regress whatever the interleaving, `failed` stays final, and a billable
  * delivery is counted once (`billableCount()`), by the one update whose write won. One set of rules, two
  * stores: the shared state cannot drift from the in-process tracker's.
+ *
+ * `onChange` runs after the write won and before `update` resolves. The write comes first so that only a state
+ * that is really stored is ever announced (announcing before the write could tell the application `delivered`
+ * while another instance had already stored `read`). If `onChange` fails, a compare-and-set puts the previous
+ * snapshot back (and the billable count) unless another instance already updated the message, whose own
+ * `onChange` then carries the newer state.
  *
  * Keys: `<prefix>status:<sha256 of the wamid>` (expiring `ttlMs` after the last update) and
  * `<prefix>status-billable`. Failures reject with `RedisStoreError`.
@@ -73,6 +104,7 @@ export class RedisStatusStore {
   readonly #ttlMs: number;
   readonly #maxAttempts: number;
   readonly #onChange: RedisStatusStoreOptions['onChange'];
+  readonly #logger: RedisStoreOptions['logger'];
 
   constructor(options: RedisStatusStoreOptions) {
     const op = 'new RedisStatusStore';
@@ -82,6 +114,7 @@ export class RedisStatusStore {
     this.#ttlMs = positiveMs(options.ttlMs, 30 * 24 * 60 * 60 * 1000, 'ttlMs', op);
     this.#maxAttempts = Math.floor(positiveMs(options.maxAttempts, 50, 'maxAttempts', op));
     this.#onChange = options.onChange;
+    this.#logger = options.logger;
   }
 
   /**
@@ -111,7 +144,7 @@ export class RedisStatusStore {
         ),
       );
       if (written === 1) {
-        if (result.changed) this.#onChange?.({ ...result, current: result.current });
+        if (result.changed) await this.#announce(key, raw, result, result.current);
         return result;
       }
     }
@@ -119,6 +152,39 @@ export class RedisStatusStore {
       `${op}: ${this.#maxAttempts} concurrent updates of one message in a row won the race; try again.`,
       { failure: 'contention', operation: op },
     );
+  }
+
+  /** Runs `onChange` for a written change; on its failure undoes the write (see the class doc) and rethrows. */
+  async #announce(
+    key: string,
+    raw: string | null,
+    result: StatusUpdateResult,
+    current: TrackedStatus,
+  ): Promise<void> {
+    try {
+      await this.#onChange?.({ ...result, current });
+    } catch (error) {
+      const op = 'RedisStatusStore.update undo';
+      try {
+        await call(op, () =>
+          UNDO.run(
+            this.#redis,
+            [key, `${this.#prefix}status-billable`],
+            [JSON.stringify(current), raw ?? '', this.#ttlMs, result.newlyBillable ? '1' : '0'],
+          ),
+        );
+      } catch (undoError) {
+        log(
+          this.#logger,
+          'error',
+          'wa-gateway-sdk: onChange failed and its status change could not be undone',
+          {
+            error: errorMeta(undoError).errorName,
+          },
+        );
+      }
+      throw error;
+    }
   }
 
   /** The shared state of a message, or `undefined`. */

@@ -6,20 +6,14 @@ import type { TokenEntry, TokenStore } from '../platform/token-store.js';
 import { RedisStoreError } from './errors.js';
 import {
   COMPARE_AND_DELETE,
+  COMPARE_AND_PEXPIRE,
   call,
   expectNumber,
   leaseToken,
   type RedisClient,
-  Script,
   unexpectedReply,
 } from './redis-answer.js';
 import { checkPrefix, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
-
-/** Extends the lease only if this holder still has the lock (a slow login must not lose it half-way). */
-const RENEW = new Script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`);
 
 export interface RedisTokenStoreOptions extends RedisStoreOptions {
   /** Names the token among several accounts sharing a prefix (not the username: keys hold no credential). Default `platform`. */
@@ -128,11 +122,13 @@ export class RedisTokenStore implements TokenStore {
     }
     const renew = setInterval(
       () => {
-        RENEW.run(this.#redis, [this.#lockKey], [token, this.#leaseMs]).catch((error: unknown) => {
-          log(this.#logger, 'warn', 'wa-gateway-sdk: could not renew the platform login lock', {
-            error: error instanceof Error ? error.name : typeof error,
-          });
-        });
+        COMPARE_AND_PEXPIRE.run(this.#redis, [this.#lockKey], [token, this.#leaseMs]).catch(
+          (error: unknown) => {
+            log(this.#logger, 'warn', 'wa-gateway-sdk: could not renew the platform login lock', {
+              error: error instanceof Error ? error.name : typeof error,
+            });
+          },
+        );
       },
       Math.max(10, Math.floor(this.#leaseMs / 3)),
     );

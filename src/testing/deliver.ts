@@ -1,3 +1,4 @@
+import { callObserver } from '../core/observer.js';
 import { DUPLICATES_HEADER } from '../webhooks/handler.js';
 
 /** One attempt to deliver one event to a webhook endpoint. */
@@ -98,7 +99,7 @@ export async function deliverWebhook(body: string, options: DeliverOptions): Pro
       at: Date.now(),
     };
     attempts.push(attempt);
-    options.onAttempt?.(attempt);
+    callObserver(options.onAttempt, [attempt]);
     if (attempt.outcome !== 'retrying') break;
   }
   return attempts;

@@ -1,5 +1,7 @@
 /** The sandbox's HTTP side: its routes, how it reads a body (bounded) and how it answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { callObserver } from '../core/observer.js';
+import { refuseCrossSite } from './inbox/http.js';
 import { MAX_UPLOAD_BYTES } from './inbox/replies.js';
 import type { Inbox } from './inbox/server.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
@@ -35,11 +37,13 @@ export function route(
     });
     if (answer.accepted) sandbox.scheduleStatuses(answer.accepted);
     const error = (answer.body as { errors?: { code?: string; description?: string } }).errors;
-    options.onSend?.({
-      status: answer.status,
-      ...(answer.accepted ? { accepted: answer.accepted } : {}),
-      ...(error ? { error: { code: String(error.code), description: String(error.description) } } : {}),
-    });
+    callObserver(options.onSend, [
+      {
+        status: answer.status,
+        ...(answer.accepted ? { accepted: answer.accepted } : {}),
+        ...(error ? { error: { code: String(error.code), description: String(error.description) } } : {}),
+      },
+    ]);
     return;
   }
   const template = /^\/api\/v1\/wa\/([^/]+)\/templates$/.exec(url.pathname);
@@ -59,6 +63,14 @@ export function route(
     });
     send(res, answer.status, answer.body, answer.headers);
     return;
+  }
+  if (url.pathname.startsWith('/__sandbox/')) {
+    // Browser-reachable like the inbox, and it delivers authenticated webhooks: the inbox's checks apply.
+    const refused = refuseCrossSite(req, sandbox.options.host ?? '127.0.0.1');
+    if (refused) {
+      send(res, refused[0], { error: refused[1] });
+      return;
+    }
   }
   if (req.method === 'POST' && url.pathname === '/__sandbox/inject') {
     let parsed: unknown;

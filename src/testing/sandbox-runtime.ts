@@ -1,4 +1,5 @@
 /** The sandbox's moving parts: the simulator, the schedule of status events, and webhook delivery. */
+import { callObserver } from '../core/observer.js';
 import { messageEnvelope, templateStatusEnvelope } from '../webhooks/fixtures.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
 import { type DeliveryAttempt, deliverWebhook, GATEWAY_RETRY_DELAYS_MS } from './deliver.js';
@@ -64,7 +65,7 @@ export class SandboxRuntime {
       signal: this.closing.signal,
       onAttempt: (attempt) => {
         this.deliveries.push(attempt);
-        this.options.onDelivery?.(attempt);
+        callObserver(this.options.onDelivery, [attempt]);
         this.emit({ type: 'attempt', attempt });
       },
     });

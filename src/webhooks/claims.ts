@@ -2,6 +2,7 @@
  * The claim and in-flight logic of the webhook core: an event with a dedupe key runs only once its key is claimed in
  * the store, and a delivery that finds its own event running in this process waits for that outcome.
  */
+import { WaGatewayError } from '../core/errors.js';
 import { type IdempotencyStore, toClaimResult } from './dedup.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookErrorInfo, WebhookEventContext, WebhookHandlerOptions } from './handler.js';
@@ -16,9 +17,14 @@ export type EventFailed = (
   stage: WebhookErrorInfo['stage'],
   event: WebhookEvent,
   index: number,
+  level?: 'warn' | 'error',
 ) => void;
 
 export const ON_EVENT_FAILED = 'onEvent failed; answering 500 so the gateway retries the delivery';
+const RENEW_FAILED =
+  'The dedupe store failed to renew a claim while onEvent runs; if no renewal succeeds, the claim ends with its lease';
+const CLAIM_LOST =
+  'A claim ran out while onEvent was still running; another instance may run the same event too';
 
 /** What the claim logic needs from the resolved handler options. */
 export interface ClaimDeps {
@@ -26,6 +32,7 @@ export interface ClaimDeps {
   eventFailed: EventFailed;
   claimLeaseMs: number;
   dedupeTtlMs: number;
+  onStoreUnavailable: NonNullable<WebhookHandlerOptions['onStoreUnavailable']>;
 }
 
 /** One per handler: its in-flight map lives as long as the handler. */
@@ -70,21 +77,25 @@ export function createClaims(deps: ClaimDeps) {
 }
 
 async function runClaimed(
-  { onEvent, eventFailed, dedupeTtlMs }: ClaimDeps,
+  deps: ClaimDeps,
   activeStore: IdempotencyStore,
   key: string,
   event: WebhookEvent,
   context: WebhookEventContext,
 ): Promise<'ok' | 'failed'> {
+  const { onEvent, eventFailed, dedupeTtlMs, claimLeaseMs } = deps;
+  const stopRenewing = keepClaimed(deps, activeStore, key, event, context);
   try {
     await onEvent(event, context);
   } catch (error) {
+    stopRenewing();
     eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, context.index);
     try {
       await activeStore.release(key);
     } catch (releaseError) {
       eventFailed(
-        'The dedupe store failed to release a claim; the retry may skip this event',
+        `The dedupe store failed to release a claim; it ends by itself within claimLeaseMs (${claimLeaseMs} ms), ` +
+          'and a retry arriving after that processes the event',
         releaseError,
         'dedupe',
         event,
@@ -92,6 +103,8 @@ async function runClaimed(
       );
     }
     return 'failed';
+  } finally {
+    stopRenewing();
   }
   try {
     await activeStore.complete?.(key, dedupeTtlMs);
@@ -109,6 +122,83 @@ async function runClaimed(
 }
 
 /**
+ * Renews the claim every third of the lease while `onEvent` runs, so a live holder keeps it however long it works
+ * while a dead one (no more renewals) loses it within one lease: before the gateway's next attempt. Renewing stops
+ * at the delivery's deadline too: the handler has then answered 503, and the gateway's retry, wherever it lands,
+ * must be able to take the event over. A failed renewal is logged, never thrown: `onEvent` goes on.
+ */
+function keepClaimed(
+  { eventFailed, claimLeaseMs }: ClaimDeps,
+  activeStore: IdempotencyStore,
+  key: string,
+  event: WebhookEvent,
+  context: WebhookEventContext,
+): () => void {
+  const renew = activeStore.renew;
+  if (typeof renew !== 'function' || context.signal.aborted) return () => {};
+  const failed = (message: string, error: unknown) =>
+    eventFailed(message, error, 'dedupe', event, context.index);
+  let stopped = false;
+  const beat = () => {
+    let pending: ReturnType<typeof renew>;
+    try {
+      pending = renew.call(activeStore, key, claimLeaseMs);
+    } catch (error) {
+      failed(RENEW_FAILED, error);
+      return;
+    }
+    Promise.resolve(pending).then(
+      (held) => {
+        if (held === false && !stopped) {
+          stop();
+          failed(CLAIM_LOST, new WaGatewayError(CLAIM_LOST));
+        }
+      },
+      (error: unknown) => {
+        if (!stopped) failed(RENEW_FAILED, error);
+      },
+    );
+  };
+  const timer = setInterval(beat, Math.max(10, Math.floor(claimLeaseMs / 3)));
+  (timer as { unref?: () => void }).unref?.();
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+    context.signal.removeEventListener('abort', stop);
+  };
+  context.signal.addEventListener('abort', stop, { once: true });
+  return stop;
+}
+
+/**
+ * `onStoreUnavailable: 'process'`: the store cannot be asked, so the event runs without deduplication. An outage
+ * longer than the gateway's three attempts (about 3 s) would otherwise lose every event delivered in it; running
+ * one twice is what the spec already asks consumers to bear (delivery rule 4).
+ */
+async function runUnclaimed(
+  { onEvent, eventFailed }: ClaimDeps,
+  event: WebhookEvent,
+  context: WebhookEventContext,
+  storeError: unknown,
+): Promise<'ok' | 'failed'> {
+  eventFailed(
+    'The dedupe store failed to claim an event (stage dedupe); running onEvent without deduplication',
+    storeError,
+    'dedupe',
+    event,
+    context.index,
+    'warn',
+  );
+  try {
+    await onEvent(event, context);
+    return 'ok';
+  } catch (error) {
+    eventFailed(ON_EVENT_FAILED, error, 'onEvent', event, context.index);
+    return 'failed';
+  }
+}
+
+/**
  * Claims the event's key and runs it when the claim is ours. `ok`: processed now; `duplicate`: before;
  * `failed`: onEvent or the store failed (the key is free again); `busy`: another process holds the key.
  */
@@ -119,10 +209,7 @@ async function claimAndRun(
   event: WebhookEvent,
   context: WebhookEventContext,
 ): Promise<Outcome> {
-  let claim: ReturnType<typeof toClaimResult>;
-  try {
-    claim = toClaimResult(await activeStore.claim(key, deps.claimLeaseMs));
-  } catch (error) {
+  const failed = (error: unknown): 'failed' => {
     deps.eventFailed(
       'The dedupe store failed to claim an event; answering 500 so the gateway retries',
       error,
@@ -131,6 +218,20 @@ async function claimAndRun(
       context.index,
     );
     return 'failed';
+  };
+  let answer: Awaited<ReturnType<IdempotencyStore['claim']>>;
+  try {
+    answer = await activeStore.claim(key, deps.claimLeaseMs);
+  } catch (error) {
+    // The store could not be asked (down, timed out): see `onStoreUnavailable`.
+    return deps.onStoreUnavailable === 'process' ? runUnclaimed(deps, event, context, error) : failed(error);
+  }
+  let claim: ReturnType<typeof toClaimResult>;
+  try {
+    claim = toClaimResult(answer);
+  } catch (error) {
+    // A store answering nonsense is a bug to fix, not an outage to ride out.
+    return failed(error);
   }
   if (claim === 'done') return 'duplicate';
   // Held by another process: its own delivery answers for it; this one asks the gateway to come back.

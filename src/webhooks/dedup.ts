@@ -4,6 +4,8 @@
  *
  * The life of a key: `claim` (in progress) → `complete` (done, kept for the TTL) or `release` (forgotten, after a
  * failed `onEvent`, so the gateway's retry processes the event). A key in progress or done is never processed again.
+ * While `onEvent` runs, the handler `renew`s the claim's short lease, so a live holder keeps it and a dead one
+ * loses it before the gateway's next attempt.
  */
 
 import { ConfigurationError } from '../core/errors.js';
@@ -34,6 +36,13 @@ export interface IdempotencyStore {
   complete?(key: string, ttlMs: number): void | Promise<void>;
   /** Forgets a claimed key after a failure, so the next delivery of the event is processed. */
   release(key: string): void | Promise<void>;
+  /**
+   * Extends the lease of a key this holder claimed to `leaseMs` from now; `false` when the claim is no longer held
+   * (it expired, or another holder took it). The handler calls it every third of the lease while `onEvent` runs.
+   * Optional: without it a claim lasts one lease, and an `onEvent` running longer than that may meet a concurrent
+   * duplicate of its event on another instance.
+   */
+  renew?(key: string, leaseMs: number): boolean | Promise<boolean>;
 }
 
 /** Maps a store's answer to a `ClaimResult`. @internal */
@@ -56,6 +65,12 @@ export function toClaimResult(answer: ClaimResult | boolean): ClaimResult {
 
 /** Twenty-four hours: far beyond the gateway's retry window (three attempts within seconds). */
 export const DEFAULT_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The default claim lease: under the gateway's first retry gap (1 s). A holder that dies stops renewing, so its
+ * claim is gone before the gateway's next attempt, which a live instance then processes.
+ */
+export const DEFAULT_CLAIM_LEASE_MS = 800;
 
 export interface MemoryIdempotencyStoreOptions {
   /** TTL used when `claim`/`complete` are called without one. Default 24 h. */
@@ -122,6 +137,16 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   release(key: string): void {
     this.slots.delete(key);
+  }
+
+  renew(key: string, leaseMs: number = this.ttlMs): boolean {
+    const now = this.now();
+    const slot = this.slots.get(key);
+    if (slot?.state !== 'in_progress' || slot.expiresAt <= now) return false;
+    // Re-inserted, as in `complete`, to keep the Map close to the order of expiry.
+    this.slots.delete(key);
+    this.slots.set(key, { state: 'in_progress', expiresAt: now + positive(leaseMs, this.ttlMs) });
+    return true;
   }
 
   /** The state of a key, or `undefined` when it is free. */

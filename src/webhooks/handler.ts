@@ -4,7 +4,13 @@
  */
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';
-import { DEFAULT_DEDUPE_TTL_MS, type IdempotencyStore, MemoryIdempotencyStore } from './dedup.js';
+import { callObserver } from '../core/observer.js';
+import {
+  DEFAULT_CLAIM_LEASE_MS,
+  DEFAULT_DEDUPE_TTL_MS,
+  type IdempotencyStore,
+  MemoryIdempotencyStore,
+} from './dedup.js';
 import type { WebhookEvent } from './events.js';
 
 /**
@@ -72,11 +78,12 @@ export interface WebhookHandlerOptions {
   /** How long a processed event is remembered. Default 24 h. */
   dedupeTtlMs?: number;
   /**
-   * How long a claim on an event being processed holds before a retry may take it over. Default
-   * `deadlineMs + 1000` (5 s): a process that crashed or froze while holding it then loses the event to nobody,
-   * since the gateway's next attempt (about 6 s after the first) processes it. It must stay below that: a
-   * longer lease answers every retry 503 and the gateway drops the event after three. An `onEvent` that runs
-   * longer than the lease may meet its own retry: a duplicate, which the spec already asks consumers to bear.
+   * The lease of a claim on an event being processed. Default 800 ms. While `onEvent` runs the handler renews it
+   * every third of the lease (with a store that has `renew`, as both stores of the SDK do), until the delivery's
+   * deadline. A process that dies mid-event (crash, OOM kill, deploy) stops renewing, so its claim ends within one
+   * lease: before the gateway's next attempt, 1 s after a failed one, which then processes the event. Keep it well
+   * under 1,000 ms: a longer lease answers the retries 503 and the gateway drops the event after three. The same
+   * holds when `release` fails, or when a claim was made but its answer lost: the lease ends by itself.
    */
   claimLeaseMs?: number;
   /**
@@ -84,6 +91,14 @@ export interface WebhookHandlerOptions {
    * without deduplication.
    */
   dedupeKey?: (event: WebhookEvent) => string | null | undefined;
+  /**
+   * What to do with an event when the dedupe store cannot be reached (its `claim` fails, e.g. Redis is down).
+   * `'process'` (default): run `onEvent` without deduplication and log a warning (stage `dedupe`): at-least-once,
+   * as the gateway's delivery rules already require of consumers. `'fail'`: answer 500 so the gateway retries,
+   * for an `onEvent` that must never run twice; an outage longer than the gateway's three attempts (about 3 s)
+   * then loses the events delivered during it.
+   */
+  onStoreUnavailable?: 'process' | 'fail';
   /** Bodies larger than this are refused with 413. Default 1 MiB. */
   maxBodyBytes?: number;
   /**
@@ -162,6 +177,7 @@ export interface ResolvedOptions {
   maxBodyBytes: number;
   dedupeTtlMs: number;
   claimLeaseMs: number;
+  onStoreUnavailable: 'process' | 'fail';
   store: IdempotencyStore | null;
   dedupeKey: (event: WebhookEvent) => string | null | undefined;
   upstreamSecrets: string[] | null;
@@ -174,6 +190,11 @@ function positiveNumber(value: number, option: string): number {
     throw new ConfigurationError(`createWebhookHandler: \`${option}\` must be a positive number`);
   }
   return value;
+}
+
+function resolveOnStoreUnavailable(value: WebhookHandlerOptions['onStoreUnavailable']): 'process' | 'fail' {
+  if (value === undefined || value === 'process' || value === 'fail') return value ?? 'process';
+  throw new ConfigurationError("createWebhookHandler: `onStoreUnavailable` must be 'process' or 'fail'");
 }
 
 /** The time and size limits, validated. */
@@ -189,7 +210,7 @@ function resolveLimits(options: WebhookHandlerOptions) {
     throw new ConfigurationError('createWebhookHandler: `maxBodyBytes` must be a positive integer');
   }
   const dedupeTtlMs = positiveNumber(options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS, 'dedupeTtlMs');
-  const claimLeaseMs = positiveNumber(options.claimLeaseMs ?? deadlineMs + 1000, 'claimLeaseMs');
+  const claimLeaseMs = positiveNumber(options.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS, 'claimLeaseMs');
   return { deadlineMs, maxBodyBytes, dedupeTtlMs, claimLeaseMs };
 }
 
@@ -239,16 +260,15 @@ export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions 
   const limits = resolveLimits(options);
   return {
     log,
-    report: (error, info) => {
-      try {
-        options.onError?.(error, info);
-      } catch {
-        // The application's error hook must not change the answer either.
-      }
-    },
+    // The application's error hook must not change the answer, even when it is async and rejects.
+    report: (error, info) =>
+      callObserver(options.onError, [error, info], (errorName) =>
+        log('warn', 'onError failed', { errorName }),
+      ),
     secrets,
     onEvent,
     ...limits,
+    onStoreUnavailable: resolveOnStoreUnavailable(options.onStoreUnavailable),
     store: resolveStore(options.dedupe, limits.dedupeTtlMs),
     dedupeKey: options.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey),
     ...resolveUpstream(options),

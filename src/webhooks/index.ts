@@ -101,9 +101,11 @@ export {
   webhookEnvelopeSchema,
 } from './schemas.js';
 export {
+  type StatusChange,
   StatusTracker,
   type StatusTrackerOptions,
   type StatusUpdateResult,
+  type StatusUpdateReturn,
   type TrackedStatus,
 } from './status-tracker.js';
 export {

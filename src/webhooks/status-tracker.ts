@@ -17,6 +17,7 @@
  * - A status value the SDK does not know is not tracked (`ignored: 'unknown_status'`).
  */
 import { WebhookParseError } from '../core/errors.js';
+import { isThenable } from '../core/observer.js';
 import { parseTimestamp } from './event-fields.js';
 import type { StatusEvent } from './events.js';
 import type { KnownStatusValue, StatusError, WebhookStatus } from './schemas.js';
@@ -58,11 +59,28 @@ export interface StatusUpdateResult {
   readonly newlyBillable: boolean;
 }
 
-export interface StatusTrackerOptions {
+/** What `onChange` receives: an update that moved a message's `status`. */
+export type StatusChange = StatusUpdateResult & { current: TrackedStatus };
+
+/**
+ * What `update` returns: the result, or a promise of it when `onChange` returns a promise (the update then
+ * stands only once that promise resolves). An `onChange` typed `any` (a bare `vi.fn()`) counts as synchronous.
+ */
+export type StatusUpdateReturn<Notified> = 0 extends 1 & Notified
+  ? StatusUpdateResult
+  : Notified extends PromiseLike<unknown>
+    ? Promise<StatusUpdateResult>
+    : StatusUpdateResult;
+
+export interface StatusTrackerOptions<Notified = void> {
   /** Most messages kept; the least recently updated is evicted beyond it. Default 100,000. */
   maxEntries?: number;
-  /** Called after every update that changed a message's `status`. An exception thrown here reaches the caller. */
-  onChange?: (result: StatusUpdateResult & { current: TrackedStatus }) => void;
+  /**
+   * Called after every update that changed a message's `status`; persist the change here. The change stands
+   * only if `onChange` succeeds: when it throws (or its promise rejects), the message's state is put back and
+   * `update` throws (rejects) the same error, so the gateway's retry of the event calls `onChange` again.
+   */
+  onChange?: (change: StatusChange) => Notified;
 }
 
 const RANK: Readonly<Record<KnownStatusValue, number>> = { sent: 1, delivered: 2, read: 3, failed: 4 };
@@ -181,17 +199,21 @@ function applyReadable(
 /**
  * Tracks the latest state of outbound messages from status events, in any order, duplicates included.
  *
+ * A change is committed, then `onChange` is called; if it fails, the change is undone (unless a later update of
+ * the same message already built on it) and `update` fails, so the handler answers 500 and the gateway's retry
+ * finds the change again. With an async `onChange`, `update` returns a promise: return or await it in `onEvent`.
+ *
  * @example
  * const tracker = new StatusTracker({ onChange: ({ current }) => db.setStatus(current.wamid, current.status) });
- * createWebhookHandler({ secret, onEvent: (e) => { if (e.kind === 'status') tracker.update(e); } });
+ * createWebhookHandler({ secret, onEvent: async (e) => { if (e.kind === 'status') await tracker.update(e); } });
  */
-export class StatusTracker {
+export class StatusTracker<Notified = void> {
   private readonly byWamid = new Map<string, TrackedStatus>();
   private readonly maxEntries: number;
-  private readonly onChange: StatusTrackerOptions['onChange'];
+  private readonly onChange: StatusTrackerOptions<Notified>['onChange'];
   private billable = 0;
 
-  constructor(options: StatusTrackerOptions = {}) {
+  constructor(options: StatusTrackerOptions<Notified> = {}) {
     const max = options.maxEntries;
     this.maxEntries = typeof max === 'number' && Number.isFinite(max) && max >= 1 ? Math.floor(max) : 100_000;
     this.onChange = options.onChange;
@@ -215,17 +237,38 @@ export class StatusTracker {
    * an input that cannot be read (a throwing getter or Proxy); the tracker is left unchanged.
    *
    * @example
-   * const { changed, current } = tracker.update(event);
+   * const { changed, current } = await tracker.update(event);
    * if (changed) console.log(current?.wamid, current?.status);
    */
-  update(input: StatusEvent | WebhookStatus): StatusUpdateResult {
+  update(input: StatusEvent | WebhookStatus): StatusUpdateReturn<Notified> {
     const wamid = wamidOf(input);
     const previous = wamid === undefined ? undefined : this.byWamid.get(wamid);
     const result = applyStatus(previous, input);
     const { current } = result;
-    if (result.ignored || !current) return result;
-    if (result.newlyBillable) this.billable++;
+    if (result.ignored || !current || !this.commit(current, result.newlyBillable) || !result.changed) {
+      return result as StatusUpdateReturn<Notified>;
+    }
+    const undo = () => this.undo(previous, current, result.newlyBillable);
+    let notified: Notified | undefined;
+    try {
+      notified = this.onChange?.({ ...result, current });
+    } catch (error) {
+      undo();
+      throw error;
+    }
+    if (!isThenable(notified)) return result as StatusUpdateReturn<Notified>;
+    return Promise.resolve(notified).then(
+      () => result,
+      (error: unknown) => {
+        undo();
+        throw error;
+      },
+    ) as StatusUpdateReturn<Notified>;
+  }
 
+  /** Stores `current`; always `true` (a step of `update`'s one condition). */
+  private commit(current: TrackedStatus, newlyBillable: boolean): true {
+    if (newlyBillable) this.billable++;
     // Delete and re-insert: the Map's order becomes least recently updated first, which is what gets evicted.
     this.byWamid.delete(current.wamid);
     this.byWamid.set(current.wamid, current);
@@ -234,8 +277,15 @@ export class StatusTracker {
       if (oldest.done) break;
       this.byWamid.delete(oldest.value);
     }
-    if (result.changed) this.onChange?.({ ...result, current });
-    return result;
+    return true;
+  }
+
+  /** Puts `previous` back after a failed `onChange`, unless a later update already replaced `current`. */
+  private undo(previous: TrackedStatus | undefined, current: TrackedStatus, newlyBillable: boolean): void {
+    if (this.byWamid.get(current.wamid) !== current) return;
+    if (newlyBillable) this.billable--;
+    if (previous === undefined) this.byWamid.delete(current.wamid);
+    else this.byWamid.set(current.wamid, previous);
   }
 
   /** The tracked state of a message, or `undefined`. */

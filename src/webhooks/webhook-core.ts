@@ -8,14 +8,16 @@
  * - 4xx only where a retry cannot help: 405 (not POST), 401 (bad Authorization), 413 (body over the cap), 400
  *   (body that is not an envelope), 401/403 (upstream signature missing/wrong, only when that check is enabled).
  * - 5xx whenever the retry can help: `onEvent` failed (500), the deadline passed (503), another delivery of the same
- *   event is still being processed elsewhere (503), the dedupe store failed (500). A thrown error's own `status`
- *   is never passed through: a library error carrying 422 would otherwise drop the event for good.
+ *   event is still being processed elsewhere (503), the dedupe store failed (500 with `onStoreUnavailable: 'fail'`;
+ *   by default the event runs without deduplication). A thrown error's own `status` is never passed through: a
+ *   library error carrying 422 would otherwise drop the event for good.
  * - 200 for success, duplicates and event kinds the application does not handle.
  *
  * Response bodies are tiny fixed JSON documents; the payload is never echoed. The logger receives reasons, status
  * codes and event kinds: never payload content, idempotency keys (a `wamid` encodes a phone number) or secrets.
  */
 import { WaGatewayError, WebhookParseError } from '../core/errors.js';
+import { errorNameOf } from '../core/observer.js';
 import { loadTracing, type Span, startSpan, tracingReady } from '../core/tracing.js';
 import { createClaims, type EventFailed, ON_EVENT_FAILED, type Outcome } from './claims.js';
 import type { WebhookEvent } from './events.js';
@@ -62,14 +64,6 @@ function answer(status: number, error?: string, headers: Record<string, string> 
   };
 }
 
-function errorName(error: unknown): string {
-  try {
-    return error instanceof Error ? error.name : typeof error;
-  } catch {
-    return 'unknown';
-  }
-}
-
 /** One handler's resolved options and what it keeps between deliveries. */
 interface Core extends ResolvedOptions {
   eventFailed: EventFailed;
@@ -81,11 +75,11 @@ interface Core extends ResolvedOptions {
 /** @internal Builds the transport-independent core both adapters call from the resolved options. */
 export function createWebhookCore(options: ResolvedOptions): WebhookCore {
   /** One failure about one event: an operational line for the logger (never the payload) and the error to onError. */
-  const eventFailed: EventFailed = (message, error, stage, event, index) => {
-    options.log('error', message, {
+  const eventFailed: EventFailed = (message, error, stage, event, index, level = 'error') => {
+    options.log(level, message, {
       kind: event.kind,
       index,
-      ...(stage === 'onEvent' ? { errorName: errorName(error) } : {}),
+      ...(stage === 'onEvent' ? { errorName: errorNameOf(error) } : {}),
     });
     options.report(error, { stage, event, index });
   };
@@ -261,7 +255,7 @@ async function processRequest(
 }
 
 function internalError(core: Core, error: unknown): CoreResponse {
-  core.log('error', 'Webhook handler failed unexpectedly; answering 500', { errorName: errorName(error) });
+  core.log('error', 'Webhook handler failed unexpectedly; answering 500', { errorName: errorNameOf(error) });
   core.report(error, { stage: 'internal' });
   return answer(500, 'internal_error');
 }

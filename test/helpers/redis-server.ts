@@ -110,3 +110,13 @@ export async function startRedis(options: { appendOnly?: boolean } = {}): Promis
     },
   };
 }
+
+/** Resolves once an ioredis client is connected (`'ready'`), or has lost its connection (`'gone'`). */
+export function whenClient(
+  client: { status: string; once(event: string, listener: () => void): unknown },
+  wanted: 'ready' | 'gone',
+): Promise<void> {
+  if (wanted === 'ready' && client.status === 'ready') return Promise.resolve();
+  if (wanted === 'gone' && client.status !== 'ready') return Promise.resolve();
+  return new Promise((resolve) => client.once(wanted === 'ready' ? 'ready' : 'close', () => resolve()));
+}

@@ -96,10 +96,17 @@ describeRedis('Redis stores when Redis goes away', () => {
       expect(batch).toMatchObject([{ ok: false, notSent: true, error: { name: 'RedisStoreError' } }]);
       expect(gatewayHits).toEqual([]);
 
-      // The webhook handler answers 500 (the gateway retries) rather than running or dropping the event.
+      // With onStoreUnavailable 'fail', the webhook handler answers 500 (the gateway retries) rather than running
+      // the event without deduplication.
       const onEvent = vi.fn();
       const secret = 'whsec-faults-0123456789abcdefghijklmnop';
-      const handler = createWebhookHandler({ secret, onEvent, dedupe, logger: false });
+      const handler = createWebhookHandler({
+        secret,
+        onEvent,
+        dedupe,
+        logger: false,
+        onStoreUnavailable: 'fail',
+      });
       const response = await handler(
         new Request('http://localhost/webhook', {
           method: 'POST',

@@ -288,12 +288,12 @@ describe('createWebhookHandler: failures and retries', () => {
     expect(seen.map((e) => e.kind)).toEqual(['message', 'status', 'status']);
   });
 
-  it('store failures: a failed claim answers 500; a failed complete still answers 200', async () => {
+  it("store failures: a failed claim answers 500 (onStoreUnavailable: 'fail'); a failed complete still answers 200", async () => {
     const failingClaim: IdempotencyStore = {
       claim: () => Promise.reject(new Error('redis down')),
       release: () => undefined,
     };
-    const a = recorder({ dedupe: failingClaim });
+    const a = recorder({ dedupe: failingClaim, onStoreUnavailable: 'fail' });
     expect((await a.handler(post(json(messageEnvelope(textMessage()))))).status).toBe(500);
     expect(a.seen).toHaveLength(0);
     const failingComplete: IdempotencyStore = {

@@ -35,7 +35,15 @@ function specifiers(text: string): string[] {
 }
 
 /** Core modules the webhooks entry may use: none imports a Node built-in or an HTTP client. */
-const PORTABLE_CORE = ['errors.js', 'zod.js', 'logger.js', 'tracing.js', 'plain-data.js', 'bytes.js'];
+const PORTABLE_CORE = [
+  'errors.js',
+  'zod.js',
+  'logger.js',
+  'tracing.js',
+  'plain-data.js',
+  'bytes.js',
+  'observer.js',
+];
 
 /** Whether a file in `from` (a folder inside src/webhooks) may import `specifier`. */
 function allowed(specifier: string, from: string = dir): boolean {

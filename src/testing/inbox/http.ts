@@ -1,5 +1,5 @@
 /** The inbox's HTTP side: its security headers, its two pages, and how it answers. */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Asset } from './assets.js';
 
 /**
@@ -60,8 +60,8 @@ export function serveAsset(res: ServerResponse, asset: Asset): void {
   res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': asset.contentType }).end(asset.body);
 }
 
-/** Whether a request is addressed to this machine's own name (see `handle`). */
-export function allowedHost(header: string | undefined, host: string): boolean {
+/** Whether a request is addressed to this machine's own name (see `refuseCrossSite`). */
+function allowedHost(header: string | undefined, host: string): boolean {
   if (!header) return false;
   const hostname = header.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
   return (
@@ -70,4 +70,25 @@ export function allowedHost(header: string | undefined, host: string): boolean {
     /^127\.\d+\.\d+\.\d+$/.test(hostname) ||
     hostname === host
   );
+}
+
+/** A refusal: the status and a short reason for the JSON answer. */
+export type Refusal = readonly [status: number, error: string];
+
+/**
+ * The checks every browser-reachable route of the sandbox (the inbox, `/__sandbox/*`) makes before acting. A page
+ * on another site can make the developer's browser send requests here, and a rebinding DNS name can make them
+ * same-origin: a `Host` that is not this machine's own name is refused with 421; for a POST, a foreign `Origin`
+ * with 403, and a body that is not `application/json` (which a cross-site form or a no-cors fetch can send without
+ * the preflight this server never grants) with 415. `undefined`: go ahead.
+ */
+export function refuseCrossSite(req: IncomingMessage, host: string): Refusal | undefined {
+  if (!allowedHost(req.headers.host, host)) return [421, 'the sandbox answers only at its loopback address'];
+  if (req.method !== 'POST') return undefined;
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== `http://${req.headers.host}`) {
+    return [403, 'cross-origin requests are refused'];
+  }
+  if (!req.headers['content-type']?.startsWith('application/json')) return [415, 'send application/json'];
+  return undefined;
 }

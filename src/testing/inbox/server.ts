@@ -4,7 +4,7 @@ import type { WebhookEnvelope } from '../../webhooks/schemas.js';
 import type { Sandbox } from '../sandbox.js';
 import { loadInboxAssets } from './assets.js';
 import { type InboxFeed, parseJson, startFeed } from './feed.js';
-import { allowedHost, answer, PAGES, SECURITY_HEADERS, serveAsset } from './http.js';
+import { answer, PAGES, refuseCrossSite, SECURITY_HEADERS, serveAsset } from './http.js';
 import {
   ControlsRequestSchema,
   RedeliverRequestSchema,
@@ -43,10 +43,9 @@ export function startInbox(
         res.writeHead(204, SECURITY_HEADERS).end();
         return true;
       }
-      // A page on another site can make this browser send requests here, and a rebinding DNS name can make
-      // them same-origin: answer only requests addressed to this machine's own name, from our own pages.
-      if (!allowedHost(req.headers.host, options.host)) {
-        answer(res, 421, { error: 'the inbox answers only at its loopback address' });
+      const refused = refuseCrossSite(req, options.host);
+      if (refused) {
+        answer(res, refused[0], { error: refused[1] });
         return true;
       }
       if (req.method === 'GET') {
@@ -74,16 +73,6 @@ export function startInbox(
       }
       if (req.method !== 'POST') {
         answer(res, 405, { error: 'method not allowed' });
-        return true;
-      }
-      const origin = req.headers.origin;
-      if (origin !== undefined && origin !== `http://${req.headers.host}`) {
-        answer(res, 403, { error: 'cross-origin requests are refused' });
-        return true;
-      }
-      // A form on another site cannot send application/json without a preflight this server never grants.
-      if (!req.headers['content-type']?.startsWith('application/json')) {
-        answer(res, 415, { error: 'send application/json' });
         return true;
       }
       const parsed = parseJson(body);

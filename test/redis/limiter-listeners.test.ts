@@ -1,0 +1,51 @@
+/**
+ * RedisRateLimiter.acquire takes its abort listener off the caller's signal on every path: an application that
+ * passes one long-lived signal (a shutdown signal) to every send must not collect one listener per refused send.
+ */
+import { getEventListeners } from 'node:events';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RedisRateLimiter, RedisStoreError } from '../../src/redis/index.js';
+import { describeRedis, type RedisServer, startRedis, whenClient } from '../helpers/redis-server.js';
+
+const N = 20;
+let server: RedisServer;
+let redis: Redis;
+
+describeRedis('RedisRateLimiter abort listeners', () => {
+  beforeAll(async () => {
+    server = await startRedis();
+    redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    await whenClient(redis, 'ready');
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.dispose();
+  });
+
+  it('granted, refused for BILL_001 and failed for Redis: none leaves a listener on the signal', async () => {
+    const limiter = new RedisRateLimiter({ redis, perSecond: 1000, name: 'listeners' });
+    const app = new AbortController();
+
+    const release = await limiter.acquire(app.signal);
+    release();
+    expect(getEventListeners(app.signal, 'abort')).toHaveLength(0);
+
+    limiter.paymentRequired(new Error('BILL_001'));
+    while (!(await limiter.bulkStopped())) await new Promise((r) => setImmediate(r));
+    const refused = await Promise.allSettled(
+      Array.from({ length: N }, () => limiter.acquire(app.signal, { bulk: true })),
+    );
+    expect(refused.every((r) => r.status === 'rejected')).toBe(true);
+    expect(getEventListeners(app.signal, 'abort')).toHaveLength(0);
+
+    const gone = whenClient(redis, 'gone');
+    await server.stop();
+    await gone;
+    const failed = await Promise.allSettled(Array.from({ length: N }, () => limiter.acquire(app.signal)));
+    expect(failed.map((r) => (r.status === 'rejected' ? r.reason : r))).toEqual(
+      Array.from({ length: N }, () => expect.any(RedisStoreError)),
+    );
+    expect(getEventListeners(app.signal, 'abort')).toHaveLength(0);
+  });
+});

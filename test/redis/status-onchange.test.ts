@@ -1,0 +1,90 @@
+/**
+ * RedisStatusStore: a change stands only if `onChange` succeeds. A failing `onChange` undoes the write (and the
+ * billable count) so the gateway's retry, on any instance, finds the change and calls `onChange` again.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { RedisStatusStore } from '../../src/redis/index.js';
+import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
+import { createWebhookHandler } from '../../src/webhooks/index.js';
+import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
+
+const secret = 'status-onchange-secret-0123456789abc';
+let server: RedisServer;
+let redis: Redis;
+
+describeRedis('RedisStatusStore onChange', () => {
+  beforeAll(async () => {
+    server = await startRedis();
+    redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.dispose();
+  });
+  beforeEach(async () => {
+    await redis.flushall();
+  });
+
+  it('an onChange that rejects once: 500, the write is undone, and the retry on another instance writes', async () => {
+    const db = new Map<string, string>();
+    let fail = true;
+    const onChange = async ({ current }: { current: { wamid: string; status: string } }) => {
+      await Promise.resolve();
+      if (fail) {
+        fail = false;
+        throw new Error('db down');
+      }
+      db.set(current.wamid, current.status);
+    };
+    const instance = () => {
+      const statuses = new RedisStatusStore({ redis, onChange });
+      return {
+        statuses,
+        handler: createWebhookHandler({
+          secret,
+          logger: false,
+          dedupe: false,
+          onEvent: async (e) => {
+            if (e.kind === 'status') await statuses.update(e);
+          },
+        }),
+      };
+    };
+    const a = instance();
+    const b = instance();
+    const body = JSON.stringify(statusEnvelope(statusObject('delivered', { id: 'wamid.redis' })));
+    const post = () =>
+      new Request('https://hook.test/', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}` },
+        body,
+      });
+    expect((await a.handler(post())).status).toBe(500);
+    expect(await a.statuses.get('wamid.redis')).toBeUndefined();
+    expect(await a.statuses.billableCount()).toBe(0);
+    expect((await b.handler(post())).status).toBe(200);
+    expect(db.get('wamid.redis')).toBe('delivered');
+    expect((await b.statuses.get('wamid.redis'))?.status).toBe('delivered');
+    expect(await b.statuses.billableCount()).toBe(1);
+  });
+
+  it('the undo leaves alone a state another update already built on', async () => {
+    let release!: () => void;
+    const slow = new RedisStatusStore({
+      redis,
+      onChange: () =>
+        new Promise<void>((_, reject) => {
+          release = () => reject(new Error('db down'));
+        }),
+    });
+    const fast = new RedisStatusStore({ redis });
+    const delivered = slow.update(statusObject('delivered', { id: 'wamid.race' }));
+    while ((await fast.get('wamid.race')) === undefined) await new Promise((r) => setImmediate(r));
+    await fast.update(statusObject('read', { id: 'wamid.race' }));
+    release();
+    await expect(delivered).rejects.toThrow('db down');
+    expect((await fast.get('wamid.race'))?.status).toBe('read');
+    expect(await fast.billableCount()).toBe(1); // the delivered counted by the first write stays with the read
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * A dedupe store that cannot be reached (redis-server stopped): by default the handler runs each event without
+ * deduplication (at-least-once) instead of answering 500 until the gateway drops it; `'fail'` keeps the 500.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RedisIdempotencyStore } from '../../src/redis/index.js';
+import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
+import { createWebhookHandler, type WebhookErrorInfo } from '../../src/webhooks/index.js';
+import { describeRedis, type RedisServer, startRedis, whenClient } from '../helpers/redis-server.js';
+
+const secret = 'store-unavailable-secret-0123456789ab';
+let server: RedisServer;
+let redis: Redis;
+
+function post(id: string): Request {
+  return new Request('https://hook.test/', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}` },
+    body: JSON.stringify(statusEnvelope(statusObject('delivered', { id }))),
+  });
+}
+
+describeRedis('onStoreUnavailable with a stopped redis-server', () => {
+  beforeAll(async () => {
+    server = await startRedis();
+    redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    await whenClient(redis, 'ready');
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.dispose();
+  });
+
+  it("'process' (default) runs deliveries during the outage; 'fail' answers 500; dedup resumes when Redis is back", async () => {
+    const dedupe = new RedisIdempotencyStore({ redis });
+    const processed: string[] = [];
+    const warnings: string[] = [];
+    const stages: WebhookErrorInfo['stage'][] = [];
+    const onEvent = (e: { kind: string; status?: { id: string } }) => {
+      if (e.kind === 'status' && e.status) processed.push(e.status.id);
+    };
+    const processing = createWebhookHandler({
+      secret,
+      dedupe,
+      onEvent,
+      logger: { warn: (m) => void warnings.push(m), error: () => {} },
+      onError: (_, info) => void stages.push(info.stage),
+    });
+    const failing = createWebhookHandler({
+      secret,
+      dedupe,
+      onEvent,
+      logger: false,
+      onStoreUnavailable: 'fail',
+    });
+
+    const gone = whenClient(redis, 'gone');
+    await server.stop();
+    await gone;
+    expect((await processing(post('wamid.outage-1'))).status).toBe(200);
+    expect((await processing(post('wamid.outage-2'))).status).toBe(200);
+    expect((await failing(post('wamid.outage-3'))).status).toBe(500);
+    expect(processed).toEqual(['wamid.outage-1', 'wamid.outage-2']);
+    expect(warnings.filter((m) => m.includes('stage dedupe'))).toHaveLength(2);
+    expect(stages).toEqual(['dedupe', 'dedupe']);
+
+    const back = whenClient(redis, 'ready');
+    await server.start();
+    await back;
+    expect((await processing(post('wamid.after'))).status).toBe(200);
+    const again = await processing(post('wamid.after'));
+    expect(again.headers.get('x-wa-gateway-duplicates')).toBe('1');
+    expect(processed).toEqual(['wamid.outage-1', 'wamid.outage-2', 'wamid.after']);
+  });
+});
