@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { onAbort } from '../core/abort.js';
 import { PaymentRequiredError } from '../core/api-errors.js';
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
@@ -93,7 +94,7 @@ interface Waiter {
   resolve: (release: () => void) => void;
   reject: (reason: unknown) => void;
   signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  stopListening: () => void;
   bulk: boolean;
 }
 
@@ -161,11 +162,16 @@ export class RedisRateLimiter implements SendLimiter {
   acquire(signal?: AbortSignal, context?: { bulk?: boolean }): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, bulk: context?.bulk === true };
-      if (signal) {
-        waiter.onAbort = () => this.#settle(this.#take(waiter), { error: signal.reason });
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        signal,
+        stopListening: () => {},
+        bulk: context?.bulk === true,
+      };
+      waiter.stopListening = onAbort(signal, () =>
+        this.#settle(this.#take(waiter), { error: signal?.reason }),
+      );
       this.#queue.push(waiter);
       void this.#pump();
     });
@@ -263,7 +269,7 @@ export class RedisRateLimiter implements SendLimiter {
    */
   #settle(waiter: Waiter | undefined, outcome: { release: () => void } | { error: unknown }): void {
     if (!waiter) return;
-    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    waiter.stopListening();
     if ('release' in outcome) waiter.resolve(outcome.release);
     else waiter.reject(outcome.error);
   }

@@ -2,6 +2,7 @@
  * The claim and in-flight logic of the webhook core: an event with a dedupe key runs only once its key is claimed in
  * the store, and a delivery that finds its own event running in this process waits for that outcome.
  */
+import { onAbort, raceSignal } from '../core/abort.js';
 import { WaGatewayError } from '../core/errors.js';
 import { type IdempotencyStore, toClaimResult } from './dedup.js';
 import type { WebhookEvent } from './events.js';
@@ -161,12 +162,12 @@ function keepClaimed(
   };
   const timer = setInterval(beat, Math.max(10, Math.floor(claimLeaseMs / 3)));
   (timer as { unref?: () => void }).unref?.();
+  const stopListening = onAbort(context.signal, () => stop());
   const stop = () => {
     stopped = true;
     clearInterval(timer);
-    context.signal.removeEventListener('abort', stop);
+    stopListening();
   };
-  context.signal.addEventListener('abort', stop, { once: true });
   return stop;
 }
 
@@ -241,16 +242,8 @@ async function claimAndRun(
 
 /** The promise's value, or `aborted` once `signal` aborts; the promise itself keeps running (its claim stays). */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'aborted'> {
-  if (signal.aborted) return Promise.resolve('aborted');
-  return new Promise((resolve) => {
-    const onAbort = () => resolve('aborted');
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      () => resolve('aborted'),
-    );
-  });
+  return raceSignal(promise, signal).then(
+    (value) => value,
+    () => 'aborted' as const,
+  );
 }

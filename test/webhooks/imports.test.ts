@@ -43,6 +43,7 @@ const PORTABLE_CORE = [
   'plain-data.js',
   'bytes.js',
   'observer.js',
+  'abort.js',
 ];
 
 /** Whether a file in `from` (a folder inside src/webhooks) may import `specifier`. */
