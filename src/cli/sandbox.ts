@@ -8,7 +8,8 @@ Runs a local gateway on 127.0.0.1: POST /v1/wa/message and GET /v1/wa/media/{id}
 and error codes. After each send it delivers sent, delivered and read status events to --webhook-url with the
 gateway's retry rules. Point GatewayClient at the printed URL. Ctrl-C stops it.
 It also serves a web inbox at that address: the conversations, answering as the customer, faults to inject,
-the webhook log, and a template preview at /templates.
+the webhook log, and a template preview at /templates; and the conversation platform at /platform (log in as
+agent@example.com / secret-password).
 
   --port             port to listen on (default 4010; 0 picks a free one)
   --webhook-url      your webhook endpoint
@@ -68,6 +69,13 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   io.stdout(`  new GatewayClient({ apiKey: '${apiKey}', baseUrl: '${sandbox.url}' })\n`);
   if (sandbox.inboxUrl)
     io.stdout(`  web inbox: ${sandbox.inboxUrl} (template preview: ${sandbox.url}/templates)\n`);
+  if (sandbox.platform) {
+    const { platformUrl, streamUrl } = sandbox.platform;
+    io.stdout(
+      `  platform: new PlatformClient({ platformUrl: '${platformUrl}', streamUrl: '${streamUrl}', ` +
+        `username: 'agent@example.com', password: 'secret-password' })\n`,
+    );
+  }
   io.stdout(
     webhookUrl
       ? `  delivering webhooks to ${webhookUrl}\n`

@@ -4,6 +4,7 @@ import { callObserver } from '../core/observer.js';
 import { refuseCrossSite } from './inbox/http.js';
 import { MAX_UPLOAD_BYTES } from './inbox/replies.js';
 import type { Inbox } from './inbox/server.js';
+import { answerPlatform, isPlatformPath, type PlatformMount } from './sandbox-platform.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
 
 /**
@@ -21,9 +22,21 @@ export function route(
   req: IncomingMessage,
   res: ServerResponse,
   body: string,
+  platform?: PlatformMount,
 ): void {
   const { simulator, templates, options } = sandbox;
   const url = new URL(req.url ?? '/', 'http://sandbox');
+  if (platform && isPlatformPath(url.pathname)) {
+    // Reachable from a browser like the inbox (a login is a POST with the default password): same checks.
+    const refused = refuseCrossSite(req, options.host ?? '127.0.0.1');
+    if (refused) send(res, refused[0], { error: refused[1] });
+    else
+      void answerPlatform(platform, req, res, body).catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      });
+    return;
+  }
   const authorization = req.headers.authorization ?? null;
   if (req.method === 'POST' && url.pathname === '/v1/wa/message') {
     const answer = simulator.send({ authorization, query: url.searchParams, body });

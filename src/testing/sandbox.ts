@@ -9,6 +9,9 @@ import type {
   UpstreamFailure,
 } from './gateway-simulator.js';
 import { type Inbox, startInbox } from './inbox/server.js';
+import { PlatformSimulator } from './platform/simulator.js';
+import type { PlatformHandlersOptions } from './platform/state.js';
+import { PLATFORM_PATH, type PlatformMount, STREAM_PATH } from './sandbox-platform.js';
 import { BodyTooLarge, readBody, route, SANDBOX_MAX_BODY_BYTES, send } from './sandbox-routes.js';
 import { SandboxRuntime } from './sandbox-runtime.js';
 import type { RegisteredTemplate, TemplateRegistry } from './template-registry.js';
@@ -43,6 +46,23 @@ export interface SandboxOptions extends GatewaySimulatorOptions {
   secretKeys?: readonly string[];
   /** How long a created template stays `PENDING` before it is `APPROVED`, in ms. Default 500. */
   templateApprovalMs?: number;
+  /**
+   * The conversation platform, served at `${url}/platform` (`platformUrl`) and `${url}/platform-stream`
+   * (`streamUrl`) by the same `PlatformSimulator` as `createPlatformHandlers`; these are its options (users,
+   * seeded conversations and messages...). Default: served, one user `agent@example.com` / `secret-password`.
+   * `false` serves no platform.
+   */
+  platform?: false | Omit<PlatformHandlersOptions, 'platformUrl' | 'streamUrl' | 'catchAll'>;
+}
+
+/** The platform a sandbox serves: what to give `PlatformClient`, and the simulator behind it. */
+export interface SandboxPlatform {
+  /** `platformUrl` for `PlatformClient`. */
+  platformUrl: string;
+  /** `streamUrl` for `PlatformClient`. */
+  streamUrl: string;
+  /** Its state (what was sent, archived, assigned...) and `failNext` faults. */
+  simulator: PlatformSimulator;
 }
 
 /** One answered send: `accepted` when it went through, `error` (the gateway's code and description) when not. */
@@ -79,6 +99,8 @@ export interface Sandbox {
   deliveries: DeliveryAttempt[];
   /** The address of the web inbox, when `inbox` is on. */
   inboxUrl?: string;
+  /** The conversation platform served beside the gateway; absent with `platform: false`. */
+  platform?: SandboxPlatform;
   /** Templates created through `PublicApiClient.templates.create` against `${url}/api/v1`. */
   templates: TemplateRegistry;
   /** Faults applied to what is delivered next; change them at any time. */
@@ -117,9 +139,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const runtime = new SandboxRuntime(options);
   const { templates, simulator, faults, retryDelaysMs, listeners } = runtime;
   let inbox: Inbox | undefined;
+  let platform: PlatformMount | undefined;
   const server = createServer((req, res) => {
     readBody(req)
-      .then((body) => route(runtime, inbox, req, res, body))
+      .then((body) => route(runtime, inbox, req, res, body, platform))
       .catch((error: unknown) => {
         if (res.headersSent) return;
         if (error instanceof BodyTooLarge)
@@ -135,6 +158,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const { port } = server.address() as AddressInfo;
   const host = options.host ?? '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const served =
+    options.platform === false
+      ? undefined
+      : {
+          platformUrl: `${url}${PLATFORM_PATH}`,
+          streamUrl: `${url}${STREAM_PATH}`,
+          simulator: new PlatformSimulator({
+            ...options.platform,
+            platformUrl: `${url}${PLATFORM_PATH}`,
+            streamUrl: `${url}${STREAM_PATH}`,
+          }),
+        };
+  if (served) platform = { simulator: served.simulator, base: url };
 
   const sandbox: Sandbox = {
     url,
@@ -151,6 +187,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return answer;
     },
     simulator,
+    ...(served ? { platform: served } : {}),
     deliveries: runtime.deliveries,
     undelivered: runtime.unconfigured,
     injectMessage: (message) => runtime.injectMessage(message),

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
-import { GatewayClient } from '../../src/index.js';
+import { GatewayClient, PlatformClient } from '../../src/index.js';
 import { createNodeWebhookHandler } from '../../src/webhooks/index.js';
 
 const SECRET = 'cli-test-secret-0123456789abcdefghijkl';
@@ -244,6 +244,17 @@ describe('wa-gateway sandbox', () => {
     const inbox = /web inbox: (\S+)/.exec(t.out.stdout)![1]!;
     expect(inbox).toBe(`${url}/`);
     expect((await fetch(inbox)).headers.get('content-security-policy')).toContain("default-src 'none'");
+    // The platform line is a PlatformClient the reader can paste: its URLs and the default login work.
+    const platform = /platformUrl: '(\S+)', streamUrl: '(\S+)', username: '(\S+)', password: '(\S+)'/.exec(
+      t.out.stdout,
+    )!;
+    const login = await new PlatformClient({
+      platformUrl: platform[1]!,
+      streamUrl: platform[2]!,
+      username: platform[3]!,
+      password: platform[4]!,
+    }).auth.login();
+    expect(login.accountUuid).toEqual(expect.any(String));
     t.stop();
     expect(await done).toBe(0);
     expect(t.out.stdout).toContain('stopped after 1 sends');
