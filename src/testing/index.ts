@@ -44,6 +44,7 @@ export {
   type SandboxEvent,
   type SandboxFaults,
   type SandboxOptions,
+  type SandboxPlatform,
   type SandboxSend,
   startSandbox,
 } from './sandbox.js';
