@@ -1,3 +1,8 @@
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A timer handle as Node gives it; elsewhere (a number) it has no ref/unref and is never waited on anyway. */
+type Timer = ReturnType<typeof setTimeout> & { ref?: () => unknown; unref?: () => unknown };
+
 /** Something with a deadline in a `Deadlines` set: `expire()` is called once it passes. */
 export interface Expiring {
   /** `performance.now()` time at which it expires. */
@@ -13,12 +18,14 @@ export interface Expiring {
  * same timeout for every request, a later request never re-arms it, so the timer fires about once per timeout
  * period however many requests go by. It fires at the earliest deadline, as a per-request timer would (timers
  * have 1 ms resolution and may fire up to 1 ms early, so an entry not yet due is re-checked at most 1 ms
- * later). The timer is unref'd: a request in flight holds its socket, which keeps the process alive; an idle
- * transport must not.
+ * later). The timer keeps the process alive only while a request is in flight (a call waiting on a custom
+ * `authorization()` or `fetch` that holds no handle must still end in its timeout, as with a timer of its own);
+ * once the last entry is cleared it stays armed but unref'd, so an idle transport never holds the process and a
+ * sequence of requests does not re-arm it each time.
  */
 export class Deadlines {
   readonly #live: Expiring[] = [];
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: Timer | undefined;
   #armedAt = Number.POSITIVE_INFINITY;
 
   /** Expires `entry` `ms` from now unless `clear(entry)` comes first. */
@@ -27,6 +34,7 @@ export class Deadlines {
     entry.slot = this.#live.length;
     this.#live.push(entry);
     if (entry.at < this.#armedAt) this.#arm(entry.at);
+    else if (this.#live.length === 1) this.#timer?.ref?.();
   }
 
   clear(entry: Expiring): void {
@@ -38,13 +46,17 @@ export class Deadlines {
       this.#live[slot] = last;
       last.slot = slot;
     }
+    if (this.#live.length === 0) this.#timer?.unref?.();
   }
 
   #arm(at: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#armedAt = at;
-    const timer = setTimeout(this.#check, Math.max(0, Math.ceil(at - performance.now())));
-    (timer as { unref?: () => unknown }).unref?.();
+    // A delay above 2^31 - 1 ms is taken as 1 ms by setTimeout (and warned about): wait the most it allows, and
+    // check again then.
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(at - performance.now())));
+    const timer = setTimeout(this.#check, delay) as Timer;
+    if (this.#live.length === 0) timer.unref?.();
     this.#timer = timer;
   }
 

@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Deadlines, type Expiring } from '../../src/core/deadlines.js';
 
@@ -58,4 +61,55 @@ describe('Deadlines: one timer for every request in flight', () => {
     await vi.advanceTimersByTimeAsync(50);
     expect(log.sort()).toEqual(['c', 'd']);
   });
+
+  it('waits out a timeout longer than setTimeout can hold without spinning (no 1 ms re-fires)', async () => {
+    const deadlines = new Deadlines();
+    const log: string[] = [];
+    const armed = vi.spyOn(globalThis, 'setTimeout');
+    deadlines.add(entry(log, 'far'), Number.MAX_SAFE_INTEGER);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(log).toEqual([]);
+    expect(armed).toHaveBeenCalledTimes(1);
+    expect(armed.mock.calls[0]![1]).toBe(2 ** 31 - 1);
+    armed.mockRestore();
+  });
+});
+
+describe('Deadlines keep the process alive only while a request is in flight', () => {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const run = (script: string) =>
+    execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+    }).trim();
+  const client = `
+    const { GatewayClient } = await import(${JSON.stringify(join(root, 'src/index.ts'))});
+    const message = { to: '998901234567', type: 'text', text: { body: 'hi' } };
+  `;
+
+  it('a call waiting on a fetch that holds no handle still ends in its TimeoutError', () => {
+    // A stub fetch (as msw or a test double is) that answers only to its signal and holds no socket: only the
+    // deadline timer can end the call, so it must keep the process alive until then.
+    const out = run(`${client}
+      const fetch = (_url, init) =>
+        new Promise((_, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason)));
+      const gw = new GatewayClient({ apiKey: 'gw_key_0123456789abcdef', baseUrl: 'http://127.0.0.1:9',
+        fetch, timeoutMs: 200, maxRetries: 0, rateLimit: false });
+      await gw.messages.send(message).then(() => console.log('sent'), (e) => console.log(e.name));
+    `);
+    expect(out.split('\n').at(-1)).toBe('TimeoutError');
+  }, 30_000);
+
+  it("an idle client does not hold the process after its call (the 60 s timer stays armed, unref'd)", () => {
+    const out = run(`${client}
+      const gw = new GatewayClient({ apiKey: 'gw_key_0123456789abcdef', baseUrl: 'http://127.0.0.1:9',
+        fetch: async () => Response.json({ isSuccess: true, data: { contacts: [], messages: [{ id: 'wamid.1' }] } }),
+        timeoutMs: 60_000,
+        maxRetries: 0, rateLimit: false });
+      const started = performance.now();
+      await gw.messages.send(message);
+      process.on('exit', () => console.log(performance.now() - started < 30_000 ? 'exited' : 'held'));
+    `);
+    expect(out.split('\n').at(-1)).toBe('exited');
+  }, 30_000);
 });
