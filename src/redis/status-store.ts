@@ -35,10 +35,15 @@ return 1
 
 /**
  * Undoes a commit whose `onChange` failed: puts the snapshot ARGV[2] ('' = absent) back only if the key still
- * holds the one this update wrote (ARGV[1]), and takes back its billable count, in one step.
+ * holds the status this update set (ARGV[1]), and takes back its billable count, in one step. By status, not by
+ * the exact snapshot: a late `sent` or a duplicate of the same event, written by any instance while `onChange`
+ * ran, leaves the status as it is but rewrites the snapshot, and must not make the failed change stand.
  */
 const UNDO = new Script(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local cur = redis.call('GET', KEYS[1])
+if not cur then return 0 end
+local ok, doc = pcall(cjson.decode, cur)
+if not ok or type(doc) ~= 'table' or doc['status'] ~= ARGV[1] then return 0 end
 if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
 if ARGV[4] == '1' then redis.call('DECR', KEYS[2]) end
 return 1
@@ -66,7 +71,7 @@ export interface RedisStatusStoreOptions extends RedisStoreOptions {
   /**
    * Called after every update that moved a message's `status` (in the process whose update won), and awaited.
    * The change stands only if it succeeds: when it throws or rejects, the update is undone (unless another update
-   * of the message already built on it) and `update` rejects with its error, so the gateway's retry calls it again.
+   * of the message moved its status on) and `update` rejects with its error, so the gateway's retry calls it again.
    */
   onChange?: (change: StatusChange) => void | Promise<void>;
   /** Most compare-and-set rounds lost to concurrent updates of one message before giving up. Default 50. */
@@ -85,8 +90,8 @@ export interface RedisStatusStoreOptions extends RedisStoreOptions {
  *
  * `onChange` runs after the write won and before `update` resolves. The write comes first so that only a state
  * that is really stored is ever announced (announcing before the write could tell the application `delivered`
- * while another instance had already stored `read`). If `onChange` fails, a compare-and-set puts the previous
- * snapshot back (and the billable count) unless another instance already updated the message, whose own
+ * while another instance had already stored `read`). If `onChange` fails, a script puts the previous snapshot
+ * back (and the billable count) unless another instance already moved the message's status on, whose own
  * `onChange` then carries the newer state.
  *
  * Keys: `<prefix>status:<sha256 of the wamid>` (expiring `ttlMs` after the last update) and
@@ -170,7 +175,7 @@ export class RedisStatusStore {
           UNDO.run(
             this.#redis,
             [key, `${this.#prefix}status-billable`],
-            [JSON.stringify(current), raw ?? '', this.#ttlMs, result.newlyBillable ? '1' : '0'],
+            [current.status, raw ?? '', this.#ttlMs, result.newlyBillable ? '1' : '0'],
           ),
         );
       } catch (undoError) {

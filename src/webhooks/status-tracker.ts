@@ -200,7 +200,7 @@ function applyReadable(
  * Tracks the latest state of outbound messages from status events, in any order, duplicates included.
  *
  * A change is committed, then `onChange` is called; if it fails, the change is undone (unless a later update of
- * the same message already built on it) and `update` fails, so the handler answers 500 and the gateway's retry
+ * the same message moved its status on) and `update` fails, so the handler answers 500 and the gateway's retry
  * finds the change again. With an async `onChange`, `update` returns a promise: return or await it in `onEvent`.
  *
  * @example
@@ -280,9 +280,13 @@ export class StatusTracker<Notified = void> {
     return true;
   }
 
-  /** Puts `previous` back after a failed `onChange`, unless a later update already replaced `current`. */
+  /**
+   * Puts `previous` back after a failed `onChange`, unless a later update moved the status on. Decided by status,
+   * not by identity: a late `sent` or a duplicate of this very event, applied while `onChange` ran, stores a new
+   * snapshot with the same status, and must not make the failed change stand unannounced.
+   */
   private undo(previous: TrackedStatus | undefined, current: TrackedStatus, newlyBillable: boolean): void {
-    if (this.byWamid.get(current.wamid) !== current) return;
+    if (this.byWamid.get(current.wamid)?.status !== current.status) return;
     if (newlyBillable) this.billable--;
     if (previous === undefined) this.byWamid.delete(current.wamid);
     else this.byWamid.set(current.wamid, previous);

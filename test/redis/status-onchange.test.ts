@@ -87,4 +87,35 @@ describeRedis('RedisStatusStore onChange', () => {
     expect((await fast.get('wamid.race'))?.status).toBe('read');
     expect(await fast.billableCount()).toBe(1); // the delivered counted by the first write stays with the read
   });
+  it.each(['sent', 'delivered'])(
+    'a %s written by another instance while onChange ran does not make the failed change stand',
+    async (between) => {
+      const id = `wamid.redis-between-${between}`;
+      let release!: () => void;
+      const db: string[] = [];
+      const slow = new RedisStatusStore({
+        redis,
+        onChange: () =>
+          new Promise<void>((_, reject) => {
+            release = () => reject(new Error('db down'));
+          }),
+      });
+      const other = new RedisStatusStore({
+        redis,
+        onChange: ({ current }) => {
+          db.push(current.status);
+        },
+      });
+      const first = slow.update(statusObject('delivered', { id }));
+      while ((await other.get(id)) === undefined) await new Promise((r) => setImmediate(r));
+      expect((await other.update(statusObject(between, { id }))).changed).toBe(false);
+      release();
+      await expect(first).rejects.toThrow('db down');
+      expect(await other.get(id)).toBeUndefined();
+      // The gateway's retry, on the other instance: the change is found again and announced.
+      expect((await other.update(statusObject('delivered', { id }))).changed).toBe(true);
+      expect(db).toEqual(['delivered']);
+      expect(await other.billableCount()).toBe(1);
+    },
+  );
 });

@@ -93,4 +93,34 @@ describe('StatusTracker: onChange decides whether a change stands', () => {
     expect(tracker.get('wamid.race')?.status).toBe('read'); // the later state stays
     expect(seen.map((s) => s.status)).toEqual(['delivered', 'read']);
   });
+
+  it.each(['sent', 'delivered'])(
+    'a %s applied while onChange ran (a late event, a duplicate) does not make the failed change stand',
+    async (between) => {
+      const id = `wamid.between-${between}`;
+      let release!: () => void;
+      let fail = true;
+      const db: string[] = [];
+      const tracker = new StatusTracker({
+        onChange: ({ current }) => {
+          if (!fail) {
+            db.push(current.status);
+            return Promise.resolve();
+          }
+          fail = false;
+          return new Promise<void>((_, reject) => {
+            release = () => reject(new Error('db down'));
+          });
+        },
+      });
+      const first = tracker.update(statusObject('delivered', { id }));
+      expect((await tracker.update(statusObject(between, { id }))).changed).toBe(false);
+      release();
+      await expect(first).rejects.toThrow('db down');
+      // The gateway's retry of the failed delivery: the change is found again and announced.
+      expect((await tracker.update(statusObject('delivered', { id }))).changed).toBe(true);
+      expect(db).toEqual(['delivered']);
+      expect(tracker.billableCount).toBe(1);
+    },
+  );
 });
