@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { available, redisServer } from './system-servers.js';
 
 /** `describe` when redis-server is installed (always in CI), `describe.skip` otherwise. */
@@ -119,4 +120,23 @@ export function whenClient(
   if (wanted === 'ready' && client.status === 'ready') return Promise.resolve();
   if (wanted === 'gone' && client.status !== 'ready') return Promise.resolve();
   return new Promise((resolve) => client.once(wanted === 'ready' ? 'ready' : 'close', () => resolve()));
+}
+
+/**
+ * Inside a `describeRedis`: a redis-server of its own and one connected ioredis client for the block, started
+ * before its tests and stopped after them. `use` receives both (a file keeps them in its own variables).
+ */
+export function useRedis(use: (server: RedisServer, redis: Redis) => void): void {
+  let server: RedisServer | undefined;
+  let redis: Redis | undefined;
+  beforeAll(async () => {
+    server = await startRedis();
+    redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    await whenClient(redis, 'ready');
+    use(server, redis);
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.dispose();
+  });
 }

@@ -3,24 +3,19 @@
  * passes one long-lived signal (a shutdown signal) to every send must not collect one listener per refused send.
  */
 import { getEventListeners } from 'node:events';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { expect, it } from 'vitest';
 import { RedisRateLimiter, RedisStoreError } from '../../src/redis/index.js';
-import { describeRedis, type RedisServer, startRedis, whenClient } from '../helpers/redis-server.js';
+import { describeRedis, type RedisServer, useRedis, whenClient } from '../helpers/redis-server.js';
 
 const N = 20;
 let server: RedisServer;
 let redis: Redis;
 
 describeRedis('RedisRateLimiter abort listeners', () => {
-  beforeAll(async () => {
-    server = await startRedis();
-    redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
-    await whenClient(redis, 'ready');
-  });
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.dispose();
+  useRedis((s, r) => {
+    server = s;
+    redis = r;
   });
 
   it('granted, refused for BILL_001 and failed for Redis: none leaves a listener on the signal', async () => {

@@ -2,25 +2,19 @@
  * RedisStatusStore: a change stands only if `onChange` succeeds. A failing `onChange` undoes the write (and the
  * billable count) so the gateway's retry, on any instance, finds the change and calls `onChange` again.
  */
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { beforeEach, expect, it } from 'vitest';
 import { RedisStatusStore } from '../../src/redis/index.js';
 import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
-import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { describeRedis, useRedis } from '../helpers/redis-server.js';
 
 const secret = 'status-onchange-secret-0123456789abc';
-let server: RedisServer;
 let redis: Redis;
 
 describeRedis('RedisStatusStore onChange', () => {
-  beforeAll(async () => {
-    server = await startRedis();
-    redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
-  });
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.dispose();
+  useRedis((_, r) => {
+    redis = r;
   });
   beforeEach(async () => {
     await redis.flushall();

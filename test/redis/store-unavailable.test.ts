@@ -2,12 +2,12 @@
  * A dedupe store that cannot be reached (redis-server stopped): by default the handler runs each event without
  * deduplication (at-least-once) instead of answering 500 until the gateway drops it; `'fail'` keeps the 500.
  */
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { expect, it } from 'vitest';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
 import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
 import { createWebhookHandler, type WebhookErrorInfo } from '../../src/webhooks/index.js';
-import { describeRedis, type RedisServer, startRedis, whenClient } from '../helpers/redis-server.js';
+import { describeRedis, type RedisServer, useRedis, whenClient } from '../helpers/redis-server.js';
 
 const secret = 'store-unavailable-secret-0123456789ab';
 let server: RedisServer;
@@ -22,14 +22,9 @@ function post(id: string): Request {
 }
 
 describeRedis('onStoreUnavailable with a stopped redis-server', () => {
-  beforeAll(async () => {
-    server = await startRedis();
-    redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
-    await whenClient(redis, 'ready');
-  });
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.dispose();
+  useRedis((s, r) => {
+    server = s;
+    redis = r;
   });
 
   it("'process' (default) runs deliveries during the outage; 'fail' answers 500; dedup resumes when Redis is back", async () => {

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { ConfigurationError, GatewayClient, PaymentRequiredError } from '../../src/index.js';
 import {
   RedisIdempotencyStore,
@@ -12,19 +12,15 @@ import { statusObject } from '../../src/webhooks/fixtures.js';
 import { StatusTracker, WebhookParseError, type WebhookStatus } from '../../src/webhooks/index.js';
 import { startServer } from '../helpers/http-server.js';
 import { envelope } from '../helpers/msw.js';
-import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { describeRedis, type RedisServer, useRedis } from '../helpers/redis-server.js';
 
 let server: RedisServer;
 let redis: Redis;
 
 describeRedis('Redis stores against a real redis-server', () => {
-  beforeAll(async () => {
-    server = await startRedis();
-    redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
-  });
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.dispose();
+  useRedis((s, r) => {
+    server = s;
+    redis = r;
   });
   beforeEach(async () => {
     await redis.flushall();
