@@ -112,6 +112,7 @@ step('npm pack, install, require and import every entry, run the bin', () => {
     process.stdout.write(
       `require(), import() of ${entries.join(', ')} without ${OPTIONAL_PEERS.join(', ')}: ok; wa-gateway --version: ${version}\n`,
     );
+    typecheckConsumer(scratch, entries);
     // The sandbox's web inbox reads its page files from dist/inbox/ beside the bundle: they must be packed.
     const inboxCheck = `
       import { spawn } from 'node:child_process';
@@ -139,6 +140,31 @@ step('npm pack, install, require and import every entry, run the bin', () => {
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+/**
+ * A TypeScript customer's compile of every entry's declarations, as installed: ESM and CommonJS under `nodenext`,
+ * and `bundler`. attw checks that the declarations resolve, not that they parse: a declaration bundle that wrote
+ * `infer<typeof X>` (a keyword where a name should be) passed it and broke every consumer's `tsc`, even with
+ * `skipLibCheck`, which skips checking declaration files but not parsing them.
+ */
+function typecheckConsumer(scratch: string, entries: string[]): void {
+  const imports = entries.map((e, i) => `import * as entry${i} from '${e}';`).join('\n');
+  const body = `${imports}\nexport const entries = [${entries.map((_, i) => `entry${i}`).join(', ')}];\n`;
+  writeFileSync(join(scratch, 'consumer.mts'), body);
+  writeFileSync(join(scratch, 'consumer.cts'), body);
+  writeFileSync(join(scratch, 'consumer.ts'), body);
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const common = ['--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022'];
+  sh(process.execPath, [tsc, ...common, '--module', 'nodenext', 'consumer.mts', 'consumer.cts'], scratch);
+  sh(
+    process.execPath,
+    [tsc, ...common, '--module', 'esnext', '--moduleResolution', 'bundler', 'consumer.ts'],
+    scratch,
+  );
+  process.stdout.write(
+    `tsc of a consumer importing ${entries.join(', ')} (nodenext ESM and CJS, bundler): ok\n`,
+  );
+}
 
 if (failures.length > 0) {
   process.stdout.write(`\npackage check FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}\n`);

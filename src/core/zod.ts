@@ -22,7 +22,9 @@ import en from 'zod/v4/locales/en.js';
 config(en());
 
 // Re-exported name by name (`export *`), not as a namespace object: a bundler can then drop what is unused.
-// Import it as `import * as z from '../core/zod.js'`.
+// Import it as `import * as z from '../core/zod.js'`, and write types as `z.output<typeof X>`, never `z.infer`: the
+// declaration bundler flattens `z.infer` to a bare `infer`, a keyword, which no consumer's tsc can parse.
+// `npm run check:package` compiles a consumer of every entry to hold this.
 export * from 'zod/mini';
 
 /**

@@ -123,16 +123,16 @@ export const TemplateCreatedSchema = z.looseObject({
   status: z.catch(TemplateStatusSchema, 'UNKNOWN'),
 });
 
-export type TemplateCategory = z.infer<typeof TemplateCategorySchema>;
-export type HeaderFormat = z.infer<typeof HeaderFormatSchema>;
-export type ButtonType = z.infer<typeof ButtonTypeSchema>;
-export type OtpType = z.infer<typeof OtpTypeSchema>;
-export type TemplateStatus = z.infer<typeof TemplateStatusSchema>;
-export interface TemplateHeader extends z.infer<typeof TemplateHeaderSchema> {}
-export interface TemplateBody extends z.infer<typeof TemplateBodySchema> {}
-export interface TemplateFooter extends z.infer<typeof TemplateFooterSchema> {}
-export interface TemplateButton extends z.infer<typeof TemplateButtonSchema> {}
-export interface CarouselCard extends z.infer<typeof CarouselCardSchema> {}
-export interface LimitedTimeOffer extends z.infer<typeof LimitedTimeOfferSchema> {}
-export interface TemplateCreateRequest extends z.infer<typeof TemplateCreateRequestSchema> {}
-export interface TemplateCreated extends z.infer<typeof TemplateCreatedSchema> {}
+export type TemplateCategory = z.output<typeof TemplateCategorySchema>;
+export type HeaderFormat = z.output<typeof HeaderFormatSchema>;
+export type ButtonType = z.output<typeof ButtonTypeSchema>;
+export type OtpType = z.output<typeof OtpTypeSchema>;
+export type TemplateStatus = z.output<typeof TemplateStatusSchema>;
+export interface TemplateHeader extends z.output<typeof TemplateHeaderSchema> {}
+export interface TemplateBody extends z.output<typeof TemplateBodySchema> {}
+export interface TemplateFooter extends z.output<typeof TemplateFooterSchema> {}
+export interface TemplateButton extends z.output<typeof TemplateButtonSchema> {}
+export interface CarouselCard extends z.output<typeof CarouselCardSchema> {}
+export interface LimitedTimeOffer extends z.output<typeof LimitedTimeOfferSchema> {}
+export interface TemplateCreateRequest extends z.output<typeof TemplateCreateRequestSchema> {}
+export interface TemplateCreated extends z.output<typeof TemplateCreatedSchema> {}

@@ -14,4 +14,4 @@ export const accountUpdateValueSchema = z.looseObject({
     }),
   ),
 });
-export interface AccountUpdateValue extends z.infer<typeof accountUpdateValueSchema> {}
+export interface AccountUpdateValue extends z.output<typeof accountUpdateValueSchema> {}

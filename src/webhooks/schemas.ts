@@ -41,14 +41,14 @@ export const metadataSchema = z.looseObject({
   phone_number_id: z.string(),
   display_phone_number: z.string(),
 });
-export interface WebhookMetadata extends z.infer<typeof metadataSchema> {}
+export interface WebhookMetadata extends z.output<typeof metadataSchema> {}
 
 /** `value.contacts[]`: the sender of an incoming message. */
 export const contactSchema = z.looseObject({
   wa_id: z.string(),
   profile: z.looseObject({ name: z.string() }),
 });
-export interface WebhookContact extends z.infer<typeof contactSchema> {}
+export interface WebhookContact extends z.output<typeof contactSchema> {}
 
 /**
  * The wire shape every incoming message shares, whatever its type: what an envelope may carry in
@@ -58,7 +58,7 @@ export const incomingMessageWireSchema = z.looseObject({
   ...messageBase,
   type: z.string().check(z.minLength(1)),
 });
-export interface IncomingMessageWire extends z.infer<typeof incomingMessageWireSchema> {}
+export interface IncomingMessageWire extends z.output<typeof incomingMessageWireSchema> {}
 
 /** `value` of a `messages` change: incoming messages and/or statuses, with the receiving number and senders. */
 export const messagesValueSchema = z.looseObject({
@@ -68,7 +68,7 @@ export const messagesValueSchema = z.looseObject({
   messages: z.optional(z.array(incomingMessageWireSchema)),
   statuses: z.optional(z.array(statusSchema)),
 });
-export interface MessagesValue extends z.infer<typeof messagesValueSchema> {}
+export interface MessagesValue extends z.output<typeof messagesValueSchema> {}
 
 /** One `entry[].changes[]` item. */
 export const changeSchema = z.looseObject({
@@ -95,4 +95,4 @@ export const webhookEnvelopeSchema = z.looseObject({
   entry: z.array(entrySchema),
 });
 /** The envelope as validated by `webhookEnvelopeSchema`. */
-export interface WebhookEnvelope extends z.infer<typeof webhookEnvelopeSchema> {}
+export interface WebhookEnvelope extends z.output<typeof webhookEnvelopeSchema> {}

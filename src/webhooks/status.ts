@@ -17,7 +17,7 @@ export const statusErrorSchema = z.looseObject({
   message: z.string(),
   error_data: z.looseObject({ details: z.string() }),
 });
-export interface StatusError extends z.infer<typeof statusErrorSchema> {}
+export interface StatusError extends z.output<typeof statusErrorSchema> {}
 
 /**
  * `value.statuses[]`: a change of an outbound message's state. `conversation` comes on sent/delivered and
@@ -48,4 +48,4 @@ export const statusSchema = z.looseObject({
   /** Filled on `failed`. */
   errors: z.optional(z.array(statusErrorSchema)),
 });
-export interface WebhookStatus extends z.infer<typeof statusSchema> {}
+export interface WebhookStatus extends z.output<typeof statusSchema> {}

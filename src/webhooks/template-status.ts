@@ -22,4 +22,4 @@ export const templateStatusValueSchema = z.looseObject({
   /** Filled for a rejection; `null` otherwise (an absent reason reads as `null`). */
   reason: z._default(z.nullable(z.string()), null),
 });
-export interface TemplateStatusValue extends z.infer<typeof templateStatusValueSchema> {}
+export interface TemplateStatusValue extends z.output<typeof templateStatusValueSchema> {}

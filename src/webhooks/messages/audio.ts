@@ -12,4 +12,4 @@ export const audioMessageSchema = z.looseObject({
   }),
 });
 
-export interface AudioMessage extends z.infer<typeof audioMessageSchema> {}
+export interface AudioMessage extends z.output<typeof audioMessageSchema> {}

@@ -15,7 +15,7 @@ export const sharedContactSchema = z.looseObject({
   phones: z.optional(z.array(z.looseObject({ phone: z.string(), type: z.string() }))),
   emails: z.optional(z.array(z.looseObject({ email: z.string(), type: z.string() }))),
 });
-export interface SharedContact extends z.infer<typeof sharedContactSchema> {}
+export interface SharedContact extends z.output<typeof sharedContactSchema> {}
 
 export const contactsMessageSchema = z.looseObject({
   ...messageBase,
@@ -23,4 +23,4 @@ export const contactsMessageSchema = z.looseObject({
   contacts: z.array(sharedContactSchema),
 });
 
-export interface ContactsMessage extends z.infer<typeof contactsMessageSchema> {}
+export interface ContactsMessage extends z.output<typeof contactsMessageSchema> {}

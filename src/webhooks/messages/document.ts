@@ -12,4 +12,4 @@ export const documentMessageSchema = z.looseObject({
   }),
 });
 
-export interface DocumentMessage extends z.infer<typeof documentMessageSchema> {}
+export interface DocumentMessage extends z.output<typeof documentMessageSchema> {}

@@ -12,4 +12,4 @@ export const imageMessageSchema = z.looseObject({
   }),
 });
 
-export interface ImageMessage extends z.infer<typeof imageMessageSchema> {}
+export interface ImageMessage extends z.output<typeof imageMessageSchema> {}

@@ -44,4 +44,4 @@ export const knownMessageSchema = z.discriminatedUnion(
 );
 
 /** Any documented incoming message, as validated. */
-export type KnownMessage = { [K in KnownMessageType]: z.infer<MessageSchemas[K]> }[KnownMessageType];
+export type KnownMessage = { [K in KnownMessageType]: z.output<MessageSchemas[K]> }[KnownMessageType];

@@ -30,4 +30,4 @@ export const interactiveMessageSchema = z.looseObject({
   interactive: z.discriminatedUnion('type', [buttonReplySchema, listReplySchema]),
 });
 
-export interface InteractiveMessage extends z.infer<typeof interactiveMessageSchema> {}
+export interface InteractiveMessage extends z.output<typeof interactiveMessageSchema> {}

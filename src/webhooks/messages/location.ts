@@ -13,4 +13,4 @@ export const locationMessageSchema = z.looseObject({
   }),
 });
 
-export interface LocationMessage extends z.infer<typeof locationMessageSchema> {}
+export interface LocationMessage extends z.output<typeof locationMessageSchema> {}

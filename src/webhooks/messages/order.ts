@@ -10,7 +10,7 @@ export const orderItemSchema = z.looseObject({
   /** ISO 4217 code. */
   currency: z.string(),
 });
-export interface OrderItem extends z.infer<typeof orderItemSchema> {}
+export interface OrderItem extends z.output<typeof orderItemSchema> {}
 
 export const orderMessageSchema = z.looseObject({
   ...messageBase,
@@ -22,4 +22,4 @@ export const orderMessageSchema = z.looseObject({
   }),
 });
 
-export interface OrderMessage extends z.infer<typeof orderMessageSchema> {}
+export interface OrderMessage extends z.output<typeof orderMessageSchema> {}

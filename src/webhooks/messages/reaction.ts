@@ -13,4 +13,4 @@ export const reactionMessageSchema = z.looseObject({
   }),
 });
 
-export interface ReactionMessage extends z.infer<typeof reactionMessageSchema> {}
+export interface ReactionMessage extends z.output<typeof reactionMessageSchema> {}

@@ -12,4 +12,4 @@ export const stickerMessageSchema = z.looseObject({
   }),
 });
 
-export interface StickerMessage extends z.infer<typeof stickerMessageSchema> {}
+export interface StickerMessage extends z.output<typeof stickerMessageSchema> {}

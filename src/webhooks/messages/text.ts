@@ -8,4 +8,4 @@ export const textMessageSchema = z.looseObject({
   text: z.looseObject({ body: z.string() }),
 });
 
-export interface TextMessage extends z.infer<typeof textMessageSchema> {}
+export interface TextMessage extends z.output<typeof textMessageSchema> {}

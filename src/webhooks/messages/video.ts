@@ -12,4 +12,4 @@ export const videoMessageSchema = z.looseObject({
   }),
 });
 
-export interface VideoMessage extends z.infer<typeof videoMessageSchema> {}
+export interface VideoMessage extends z.output<typeof videoMessageSchema> {}
