@@ -2,7 +2,7 @@ import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '..
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { MessageValidationError } from '../core/errors.js';
 import { excerpt } from '../core/secrets.js';
-import { traced } from '../core/tracing.js';
+import { type Span, traced, tracingLoaded } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
 import { unexpectedAnswer } from '../core/unexpected-answer.js';
@@ -109,10 +109,12 @@ export class Messages {
    */
   send(message: DeepReadonly<OutboundMessage>, options?: SendOptions): ApiPromise<SendResult>;
   send(message: UncheckedMessage, options: SendOptions & { validate: false }): ApiPromise<SendResult>;
-  send(message: unknown, options: SendOptions = {}): ApiPromise<SendResult> {
+  send(message: unknown, options: SendOptions = NO_OPTIONS): ApiPromise<SendResult> {
     return apiPromise(() => {
       const checked = prepare(message, options.validate, options.extraFields);
       if (!checked.valid) throw new MessageValidationError(checked.issues);
+      // Untraced (the common case), the send builds none of the span's closures.
+      if (!tracingLoaded()) return this.#post(checked.message, options, options);
       const type = (checked.message as { type?: unknown }).type;
       return traced(
         'wa-gateway send',
@@ -122,7 +124,7 @@ export class Messages {
           'wa_gateway.message.type': typeof type === 'string' ? type : 'unknown',
         }),
         () => this.#post(checked.message, options, options),
-        (data, span) => span.set('messaging.message.id', data.messageId),
+        annotateSend,
       );
     });
   }
@@ -194,6 +196,12 @@ export class Messages {
   ): AsyncGenerator<SendManyResult, void, undefined> {
     return sendMany((m, f, r, s) => this.#post(m, f, r, s), this.#transport.host, messages, options);
   }
+}
+
+const NO_OPTIONS: SendOptions = Object.freeze({});
+
+function annotateSend(data: SendResult, span: Span): void {
+  span.set('messaging.message.id', data.messageId);
 }
 
 function safeJson(value: unknown): string {
