@@ -1,15 +1,19 @@
+import { isRecord as isObject } from '../core/plain-data.js';
 import type { ValidatedMessage } from './message-schema.js';
 
 /**
  * The two messages sent most (a text, and a template whose parameters are texts) checked and copied in one pass,
- * for `validateMessage`. For those it accepts, the answer is the one `outboundMessageSchema` gives: the same
- * acceptance and the same output, key order included (`test/fuzz/message-fast-path.test.ts` holds it to that on
- * generated and mutated messages). Anything else, valid or not, is `undefined` and goes to the schema, which
- * stays the only source of the rules' wording and of every other shape.
+ * for `validateMessage`. On plain data, what it accepts is what `outboundMessageSchema` accepts, with the same
+ * output, key order included (`test/fuzz/message-fast-path.test.ts` holds it to that on generated, mutated and
+ * hostile inputs). Anything else, valid or not, is `undefined` and goes to the schema, which stays the only source
+ * of the rules' wording and of every other shape.
+ *
+ * It reads each field once and checks its own copy, so what it returns passes every rule it applies even when the
+ * input answers differently on each read (a getter with state, a Proxy); the schema, which reads some fields twice,
+ * may judge such an input otherwise. When it declines, the schema reads the input again.
  *
  * Why it exists: on a loopback send, zod's walk of a template was the largest cost the SDK adds to a bare fetch
- * (docs/benchmarks.md). It only ever says "valid" when every rule it checks is one the schema applies, reading
- * each field once as zod does (`key in`, `for...in` over inherited keys too, `input[key]`).
+ * (docs/benchmarks.md).
  */
 export function fastValidMessage(message: unknown): ValidatedMessage | undefined {
   if (!isObject(message)) return undefined;
@@ -46,9 +50,6 @@ const BUTTON_INDEX: Readonly<Record<string, '0' | '1' | '2'>> = { 0: '0', 1: '1'
 type Fields = Record<string, unknown>;
 type Message<T extends ValidatedMessage['type']> = Extract<ValidatedMessage, { type: T }>;
 
-/** zod's object test: arrays and null are not objects. */
-const isObject = (v: unknown): v is Fields => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Whether every key `for...in` yields is one of `keys`: a closed object's unknown-key rule. */
 function onlyKeys(value: Fields, keys: readonly string[]): boolean {
   for (const key in value) if (!keys.includes(key)) return false;
@@ -65,6 +66,12 @@ function noneOf(value: Fields, keys: readonly string[]): boolean {
 }
 
 const filled = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/**
+ * An array of `length` slots, as the schema allocates it before reading any item: a length no array can have (a
+ * Proxy's) throws here at once, instead of reading items until memory runs out.
+ */
+const sized = <T>(length: number): T[] => new Array<T>(length);
 
 function textPart(value: unknown): Message<'text'>['text'] | undefined {
   if (!isObject(value) || !onlyKeys(value, TEXT_KEYS)) return undefined;
@@ -84,11 +91,11 @@ function templatePart(value: unknown): Message<'template'>['template'] | undefin
   if (!('components' in value)) return { name, language: { code } };
   const source = value['components'];
   if (!Array.isArray(source)) return undefined;
-  const components: NonNullable<Message<'template'>['template']['components']> = [];
+  const components: NonNullable<Message<'template'>['template']['components']> = sized(source.length);
   for (let i = 0; i < source.length; i++) {
     const component = componentPart(source[i]);
     if (!component) return undefined;
-    components.push(component);
+    components[i] = component;
   }
   return { name, language: { code }, components };
 }
@@ -120,7 +127,7 @@ function componentPart(value: unknown): Component | undefined {
 
 function textParameters(value: unknown): Component['parameters'] | undefined {
   if (!Array.isArray(value)) return undefined;
-  const out: Component['parameters'] = [];
+  const out: Component['parameters'] = sized(value.length);
   for (let i = 0; i < value.length; i++) {
     const parameter: unknown = value[i];
     if (
@@ -132,7 +139,7 @@ function textParameters(value: unknown): Component['parameters'] | undefined {
     }
     const { type, text } = parameter;
     if (type !== 'text' || typeof text !== 'string') return undefined;
-    out.push({ type, text });
+    out[i] = { type, text };
   }
   return out;
 }

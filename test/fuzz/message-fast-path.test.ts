@@ -8,7 +8,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fastValidMessage } from '../../src/gateway/message-fast-path.js';
-import { outboundMessageSchema } from '../../src/gateway/message-schema.js';
+import {
+  outboundMessageSchema,
+  outboundTemplateMessageSchema,
+  outboundTextMessageSchema,
+  templateComponentSchema,
+  templateParameterSchema,
+} from '../../src/gateway/message-schema.js';
 import { validateMessage } from '../../src/index.js';
 import { hostileFrom } from './hostile-values.js';
 import { mutate, to, validMessage } from './message-arbitraries.js';
@@ -300,6 +306,84 @@ describe('the send fast path, one field off', () => {
         }
       }
     }
+  });
+});
+
+describe('the send fast path, rules no generator reaches', () => {
+  const TO = '998901234567';
+  const template = (components: unknown[]) => ({
+    to: TO,
+    type: 'template',
+    template: { name: 'n', language: { code: 'en' }, components },
+  });
+
+  it('takes the recipient rule over the whole string, across line breaks', () => {
+    for (const to of [`${TO}\nx`, `x\n${TO}`, `${TO}\n`, `\n${TO}`]) {
+      expect(fastValidMessage({ to, type: 'text', text: { body: 'hi' } })).toBeUndefined();
+    }
+  });
+
+  it('takes no array for an object', () => {
+    expect(
+      fastValidMessage({ to: TO, type: 'text', text: Object.assign([], { body: 'hi' }) }),
+    ).toBeUndefined();
+    expect(
+      fastValidMessage(Object.assign([], { to: TO, type: 'text', text: { body: 'hi' } })),
+    ).toBeUndefined();
+  });
+
+  it('sees a field of the shape inherited as non-enumerable, as the schema reads it', () => {
+    const image = Object.defineProperty({}, 'image', { value: { link: 'https://example.com/a.png' } });
+    const parameter = Object.assign(Object.create(image) as object, { type: 'text', text: 'x' });
+    expect(fastValidMessage(template([{ type: 'body', parameters: [parameter] }]))).toBeUndefined();
+    const index = Object.defineProperty({}, 'index', { value: '0' });
+    const header = Object.assign(Object.create(index) as object, { type: 'header', parameters: [] });
+    expect(fastValidMessage(template([{ ...header }]))).toBeDefined();
+    expect(fastValidMessage(template([header]))).toBeUndefined();
+    agrees(template([header]));
+  });
+
+  it('meets an array whose length no array can have as the schema does, at once and without reading items', () => {
+    for (const length of [2 ** 32, -1, 1.5]) {
+      let reads = 0;
+      const parameters = new Proxy([], {
+        get: (target, key) => {
+          if (key === 'length') return length;
+          if (typeof key === 'string' && /^\d+$/.test(key)) {
+            reads++;
+            return { type: 'text', text: 'x' };
+          }
+          return Reflect.get(target, key);
+        },
+      });
+      const message = template([{ type: 'body', parameters }]);
+      expect(() => fastValidMessage(message)).toThrow(RangeError);
+      expect(reads).toBe(0);
+      const result = validateMessage(message);
+      expect(result.valid).toBe(false);
+      expect(result.issues[0]?.code).toBe('unreadable');
+    }
+  });
+
+  it('knows every field of the shapes it walks (a field added to the schema must be added to it, or it declines)', () => {
+    // A new required field would otherwise pass the fast path unchecked; a new optional one it already declines.
+    const text = outboundTextMessageSchema.shape;
+    const template = outboundTemplateMessageSchema.shape;
+    expect(Object.keys(text)).toEqual(['to', 'type', 'text']);
+    expect(Object.keys(text.text.shape)).toEqual(['body', 'preview_url']);
+    expect(Object.keys(template)).toEqual(['to', 'type', 'template']);
+    expect(Object.keys(template.template.shape)).toEqual(['name', 'language', 'components']);
+    expect(Object.keys(template.template.shape.language.shape)).toEqual(['code']);
+    expect(Object.keys(templateComponentSchema.shape)).toEqual(['type', 'sub_type', 'index', 'parameters']);
+    expect(Object.keys(templateParameterSchema.shape)).toEqual([
+      'type',
+      'text',
+      'image',
+      'document',
+      'video',
+      'currency',
+      'date_time',
+    ]);
   });
 });
 
