@@ -333,15 +333,15 @@ export class Transport {
   /** The fetch's init: headers with the credential, the JSON body, the attempt's signal. */
   #init(x: Exchange, authorization: string | undefined): RequestInit {
     const { options } = x;
-    const body = options.body === undefined ? undefined : serialise(options.body);
-    return {
-      method: options.method,
-      headers: this.#headers(options, authorization, body),
-      body,
-      signal: x.controller.signal,
-      // Never followed: a 307/308 would re-send the body (a password, a message) to the Location's host.
-      redirect: 'manual',
-    };
+    const { method } = options;
+    const signal = x.controller.signal;
+    // Never followed: a 307/308 would re-send the body (a password, a message) to the Location's host.
+    const redirect = 'manual';
+    if (options.body === undefined) {
+      return { method, headers: this.#headers(options, authorization, undefined), signal, redirect };
+    }
+    const body = serialise(options.body);
+    return { method, headers: this.#headers(options, authorization, body), body, signal, redirect };
   }
 
   /** The error for a 3xx (never followed) or another non-2xx answer. */
