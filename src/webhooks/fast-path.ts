@@ -1,0 +1,188 @@
+/**
+ * Hand-written twins of the schemas on the hottest webhook path: `value.metadata`, a contact, a `text` message and
+ * a status without `errors`. zod builds and compiles each object parser on its first use, which a serverless
+ * function pays on the first delivery after every cold start; these twins need no build, and are cheaper warm too.
+ *
+ * Each twin answers only when it is sure, with exactly what the schema's `safeParse(input).data` would be (same
+ * objects, same key order: the shape's keys in shape order, then the other keys in `for...in` order, `__proto__`
+ * left out, as zod's loose objects build them). Anything else, including an input zod would accept but a twin does
+ * not know (an `errors` array, an optional key present as `undefined`), gets `undefined`, and the caller runs the
+ * schema, which stays the one source of the types, of the rules and of every issue's wording. A twin reads each
+ * property once, and never throws: an accessor that throws means `undefined` too.
+ *
+ * test/fuzz/webhook-fast-path.test.ts holds every twin to its schema's output, and test/webhooks/fast-path.test.ts
+ * holds the key lists below to the schemas' shapes.
+ */
+import type { TextMessage } from './messages/text.js';
+import type { WebhookContact, WebhookMetadata } from './schemas.js';
+import type { WebhookStatus } from './status.js';
+
+type Obj = Record<string, unknown>;
+
+/** zod's object test (`util.isObject`): what a loose object accepts as its input. */
+function isObj(value: unknown): value is Obj {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `z.union([z.string(), z.number()])`: zod's numbers are finite. */
+function isTimestamp(value: unknown): boolean {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/**
+ * `out` with `input`'s keys outside `shape` added, as a loose object's catchall adds them (`for...in`, the value as
+ * it is, `__proto__` skipped: assigning it would set the result's prototype).
+ */
+function withRest<T>(input: Obj, out: Obj, shape: ReadonlySet<string>): T {
+  for (const key in input) {
+    if (!shape.has(key) && key !== '__proto__') out[key] = input[key];
+  }
+  return out as T;
+}
+
+/**
+ * Whether an optional key whose value is `undefined` is absent: zod keeps a present `undefined` as an own key,
+ * which the twins leave to it.
+ */
+function absent(input: Obj, key: string): boolean {
+  return !(key in input);
+}
+
+// The shape keys of each schema, in shape order (test/webhooks/fast-path.test.ts compares them to the schemas).
+export const FAST_PATH_SHAPES = {
+  metadata: new Set(['phone_number_id', 'display_phone_number']),
+  contact: new Set(['wa_id', 'profile']),
+  profile: new Set(['name']),
+  text: new Set(['id', 'from', 'timestamp', 'context', 'type', 'text']),
+  context: new Set(['from', 'id']),
+  textBody: new Set(['body']),
+  status: new Set(['id', 'status', 'timestamp', 'recipient_id', 'conversation', 'pricing', 'errors']),
+  conversation: new Set(['id', 'origin']),
+  origin: new Set(['type']),
+  pricing: new Set(['billable', 'pricing_model', 'category']),
+} as const;
+const S = FAST_PATH_SHAPES;
+
+function metadata(m: Obj): WebhookMetadata | undefined {
+  const phoneNumberId = m['phone_number_id'];
+  const display = m['display_phone_number'];
+  if (typeof phoneNumberId !== 'string' || typeof display !== 'string') return undefined;
+  return withRest(m, { phone_number_id: phoneNumberId, display_phone_number: display }, S.metadata);
+}
+
+function contact(c: Obj): WebhookContact | undefined {
+  const waId = c['wa_id'];
+  const profile = c['profile'];
+  if (typeof waId !== 'string' || !isObj(profile)) return undefined;
+  const name = profile['name'];
+  if (typeof name !== 'string') return undefined;
+  return withRest(c, { wa_id: waId, profile: withRest(profile, { name }, S.profile) }, S.contact);
+}
+
+/** `context`, or `null` when it is not one the twin is sure of. */
+function context(c: unknown): Obj | null {
+  if (!isObj(c)) return null;
+  const from = c['from'];
+  const id = c['id'];
+  const out: Obj = {};
+  if (from !== undefined) {
+    if (typeof from !== 'string') return null;
+    out['from'] = from;
+  } else if (!absent(c, 'from')) return null;
+  if (id !== undefined) {
+    if (typeof id !== 'string') return null;
+    out['id'] = id;
+  } else if (!absent(c, 'id')) return null;
+  return withRest(c, out, S.context);
+}
+
+function textMessage(m: Obj): TextMessage | undefined {
+  const id = m['id'];
+  const from = m['from'];
+  const timestamp = m['timestamp'];
+  const rawContext = m['context'];
+  const type = m['type'];
+  const text = m['text'];
+  if (typeof id !== 'string' || id === '' || typeof from !== 'string') return undefined;
+  if (!isTimestamp(timestamp) || type !== 'text' || !isObj(text)) return undefined;
+  const body = text['body'];
+  if (typeof body !== 'string') return undefined;
+  const out: Obj = { id, from, timestamp };
+  if (rawContext !== undefined) {
+    const copy = context(rawContext);
+    if (copy === null) return undefined;
+    out['context'] = copy;
+  } else if (!absent(m, 'context')) return undefined;
+  out['type'] = type;
+  out['text'] = withRest(text, { body }, S.textBody);
+  return withRest(m, out, S.text);
+}
+
+function conversation(c: unknown): Obj | null {
+  if (!isObj(c)) return null;
+  const id = c['id'];
+  const origin = c['origin'];
+  if (typeof id !== 'string') return null;
+  const out: Obj = { id };
+  if (origin !== undefined) {
+    if (!isObj(origin)) return null;
+    const type = origin['type'];
+    if (typeof type !== 'string') return null;
+    out['origin'] = withRest(origin, { type }, S.origin);
+  } else if (!absent(c, 'origin')) return null;
+  return withRest(c, out, S.conversation);
+}
+
+function pricing(p: unknown): Obj | null {
+  if (!isObj(p)) return null;
+  const billable = p['billable'];
+  const model = p['pricing_model'];
+  const category = p['category'];
+  if (typeof billable !== 'boolean' || typeof model !== 'string' || typeof category !== 'string') return null;
+  return withRest(p, { billable, pricing_model: model, category }, S.pricing);
+}
+
+function status(s: Obj): WebhookStatus | undefined {
+  const id = s['id'];
+  const value = s['status'];
+  const timestamp = s['timestamp'];
+  const recipient = s['recipient_id'];
+  const rawConversation = s['conversation'];
+  const rawPricing = s['pricing'];
+  // `errors` (on failed) is left to the schema: the twin does not know its items.
+  if (!absent(s, 'errors')) return undefined;
+  if (typeof id !== 'string' || id === '' || typeof value !== 'string' || value === '') return undefined;
+  if (!isTimestamp(timestamp) || typeof recipient !== 'string') return undefined;
+  const out: Obj = { id, status: value, timestamp, recipient_id: recipient };
+  if (rawConversation !== undefined) {
+    const copy = conversation(rawConversation);
+    if (copy === null) return undefined;
+    out['conversation'] = copy;
+  } else if (!absent(s, 'conversation')) return undefined;
+  if (rawPricing !== undefined) {
+    const copy = pricing(rawPricing);
+    if (copy === null) return undefined;
+    out['pricing'] = copy;
+  } else if (!absent(s, 'pricing')) return undefined;
+  return withRest(s, out, S.status);
+}
+
+/** A twin that takes anything and never throws: a non-object or an accessor that throws gives `undefined`. */
+function guarded<T>(twin: (input: Obj) => T | undefined): (input: unknown) => T | undefined {
+  return (input) => {
+    try {
+      return isObj(input) ? twin(input) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** `metadataSchema`'s output for `input`, or `undefined`: run the schema. */
+export const fastMetadata = guarded(metadata);
+/** `contactSchema`'s output for `input`, or `undefined`: run the schema. */
+export const fastContact = guarded(contact);
+/** `textMessageSchema`'s output for `input`, or `undefined`: run the schema. */
+export const fastTextMessage = guarded(textMessage);
+/** `statusSchema`'s output for `input`, or `undefined`: run the schema. */
+export const fastStatus = guarded(status);
