@@ -1,12 +1,12 @@
 /**
  * Hand-written twins of the schemas on the hottest webhook path: `value.metadata`, a contact, a `text` message and
- * a status without `errors`. zod builds and compiles each object parser on its first use, which a serverless
+ * a status. zod builds and compiles each object parser on its first use, which a serverless
  * function pays on the first delivery after every cold start; these twins need no build, and are cheaper warm too.
  *
  * Each twin answers only when it is sure, with exactly what the schema's `safeParse(input).data` would be (same
  * objects, same key order: the shape's keys in shape order, then the other keys in `for...in` order, `__proto__`
  * left out, as zod's loose objects build them). Anything else, including an input zod would accept but a twin does
- * not know (an `errors` array, an optional key present as `undefined`), gets `undefined`, and the caller runs the
+ * not know (another message type, an optional key present as `undefined`), gets `undefined`, and the caller runs the
  * schema, which stays the one source of the types, of the rules and of every issue's wording. A twin reads each
  * property once, and never throws: an accessor that throws means `undefined` too.
  *
@@ -60,6 +60,8 @@ export const FAST_PATH_SHAPES = {
   conversation: new Set(['id', 'origin']),
   origin: new Set(['type']),
   pricing: new Set(['billable', 'pricing_model', 'category']),
+  statusError: new Set(['code', 'title', 'message', 'error_data']),
+  errorData: new Set(['details']),
 } as const;
 const S = FAST_PATH_SHAPES;
 
@@ -142,6 +144,34 @@ function pricing(p: unknown): Obj | null {
   return withRest(p, { billable, pricing_model: model, category }, S.pricing);
 }
 
+function statusError(e: unknown): Obj | null {
+  if (!isObj(e)) return null;
+  const code = e['code'];
+  const title = e['title'];
+  const message = e['message'];
+  const data = e['error_data'];
+  // `z.int()`: a number, an integer, and a safe one.
+  if (!Number.isSafeInteger(code) || typeof title !== 'string' || typeof message !== 'string') return null;
+  if (!isObj(data)) return null;
+  const details = data['details'];
+  if (typeof details !== 'string') return null;
+  const errorData = withRest(data, { details }, S.errorData);
+  return withRest(e, { code, title, message, error_data: errorData }, S.statusError);
+}
+
+/** `errors[]`, or `null`. */
+function statusErrors(list: unknown): Obj[] | null {
+  if (!Array.isArray(list)) return null;
+  const length = list.length;
+  const out: Obj[] = [];
+  for (let i = 0; i < length; i++) {
+    const copy = statusError(list[i]);
+    if (copy === null) return null;
+    out.push(copy);
+  }
+  return out;
+}
+
 function status(s: Obj): WebhookStatus | undefined {
   const id = s['id'];
   const value = s['status'];
@@ -149,8 +179,7 @@ function status(s: Obj): WebhookStatus | undefined {
   const recipient = s['recipient_id'];
   const rawConversation = s['conversation'];
   const rawPricing = s['pricing'];
-  // `errors` (on failed) is left to the schema: the twin does not know its items.
-  if (!absent(s, 'errors')) return undefined;
+  const rawErrors = s['errors'];
   if (typeof id !== 'string' || id === '' || typeof value !== 'string' || value === '') return undefined;
   if (!isTimestamp(timestamp) || typeof recipient !== 'string') return undefined;
   const out: Obj = { id, status: value, timestamp, recipient_id: recipient };
@@ -164,6 +193,11 @@ function status(s: Obj): WebhookStatus | undefined {
     if (copy === null) return undefined;
     out['pricing'] = copy;
   } else if (!absent(s, 'pricing')) return undefined;
+  if (rawErrors !== undefined) {
+    const copy = statusErrors(rawErrors);
+    if (copy === null) return undefined;
+    out['errors'] = copy;
+  } else if (!absent(s, 'errors')) return undefined;
   return withRest(s, out, S.status);
 }
 

@@ -201,6 +201,23 @@ const textArb = fc
     const ordered = keyOrder ? Object.fromEntries(Object.entries(message).reverse()) : message;
     return withExtras(ordered, extra);
   });
+/** One `errors[]` item: `code` is a `z.int()`, so its edges (fractions, unsafe integers, -0, NaN) come up often. */
+function statusErrorArb() {
+  const code = fc.oneof(
+    fc.integer(),
+    fc.constantFrom(131026, -0, 1.5, 2 ** 53, -(2 ** 53), Number.MAX_SAFE_INTEGER, Number.NaN, '131026'),
+    fc.double(),
+  );
+  return fc
+    .record({
+      code,
+      title: str,
+      message: str,
+      error_data: fc.record({ details: str }).chain((d) => extras.map((x) => withExtras(d, x))),
+    })
+    .chain((e) => extras.map((x) => withExtras(e, x)));
+}
+
 const statusArb = fc
   .record({
     id: fc.oneof(str, fc.constant('wamid.S')),
@@ -226,15 +243,18 @@ const statusArb = fc
         .record({ billable: fc.boolean(), pricing_model: str, category: str })
         .chain((p) => extras.map((x) => withExtras(p, x))),
     ),
+    errors: optional(fc.array(statusErrorArb(), { maxLength: 2 })),
     extra: extras,
   })
-  .map(({ id, status, timestamp: ts, recipient, conversation, pricing, extra }) => {
+  .map(({ id, status, timestamp: ts, recipient, conversation, pricing, errors, extra }) => {
     const base: Record<string, unknown> = statusObject(status, { id, recipient_id: recipient });
     base['timestamp'] = ts;
     delete base['conversation'];
     delete base['pricing'];
+    delete base['errors'];
     setOptional(base, 'conversation', conversation);
     setOptional(base, 'pricing', pricing);
+    setOptional(base, 'errors', errors);
     return withExtras(base, extra);
   });
 const metadataArb = fc

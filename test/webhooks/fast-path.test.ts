@@ -26,6 +26,7 @@ import { parseWebhook } from '../../src/webhooks/index.js';
 import {
   contactSchema,
   metadataSchema,
+  statusErrorSchema,
   statusSchema,
   textMessageSchema,
 } from '../../src/webhooks/schemas.js';
@@ -73,6 +74,8 @@ describe('the fast path twins the schemas it stands in for', () => {
     ['conversation', shapeOf(statusSchema)['conversation'], FAST_PATH_SHAPES.conversation, ['origin']],
     ['origin', shapeOf(shapeOf(statusSchema)['conversation'])['origin'], FAST_PATH_SHAPES.origin, []],
     ['pricing', shapeOf(statusSchema)['pricing'], FAST_PATH_SHAPES.pricing, []],
+    ['statusError', statusErrorSchema, FAST_PATH_SHAPES.statusError, []],
+    ['errorData', shapeOf(statusErrorSchema)['error_data'], FAST_PATH_SHAPES.errorData, []],
   ] as const)(
     '%s: the same keys in the same order, the same optional ones, loose',
     (_, schema, keys, optional) => {
@@ -119,6 +122,7 @@ describe('the fast path answers for the common deliveries', () => {
         pricing: { billable: false, pricing_model: 'PMP', category: 'service' },
       }),
     ],
+    ['failed, with its errors', fastStatus, statusSchema, statusObject('failed')],
     ['a status value the spec does not list', fastStatus, statusSchema, statusObject('deleted')],
   ];
 
@@ -129,8 +133,9 @@ describe('the fast path answers for the common deliveries', () => {
     expect(JSON.stringify(answer)).toBe(JSON.stringify(schema.safeParse(input).data));
   });
 
-  it('leaves a failed status with errors, and every shape it does not know, to the schema', () => {
-    expect(fastStatus(statusObject('failed'))).toBeUndefined();
+  it('leaves every shape it does not know to the schema', () => {
+    const [error] = statusObject('failed').errors!;
+    expect(fastStatus(statusObject('failed', { errors: [{ ...error!, code: 1.5 }] }))).toBeUndefined();
     expect(fastTextMessage({ ...textMessage(), type: 'image' })).toBeUndefined();
     expect(fastTextMessage({ ...textMessage(), context: undefined })).toBeUndefined();
     expect(fastMetadata([])).toBeUndefined();
@@ -157,12 +162,19 @@ describe('parseWebhook runs no zod schema on the common deliveries', () => {
     for (const spy of calls) expect(spy).not.toHaveBeenCalled();
   });
 
-  it('a batch of sent, delivered and read statuses; a failed one goes through its schema', () => {
+  it('a batch of sent, delivered, read and failed statuses; an odd one goes through its schema', () => {
     const [, , , statusSpy] = spies();
-    const body = statusEnvelope(['sent', 'delivered', 'read'].map((s) => statusObject(s)));
-    expect(parseWebhook(JSON.stringify(body)).map((e) => e.kind)).toEqual(['status', 'status', 'status']);
+    const body = statusEnvelope(['sent', 'delivered', 'read', 'failed'].map((s) => statusObject(s)));
+    expect(parseWebhook(JSON.stringify(body)).map((e) => e.kind)).toEqual([
+      'status',
+      'status',
+      'status',
+      'status',
+    ]);
     expect(statusSpy).not.toHaveBeenCalled();
-    parseWebhook(envelope([entry([messagesChange({ statuses: [statusObject('failed')] })])]));
+    const odd = { ...statusObject('read'), conversation: 'c1' };
+    const events = parseWebhook(envelope([entry([messagesChange({ statuses: [odd as never] })])]));
     expect(statusSpy).toHaveBeenCalledTimes(1);
+    expect(events[0]?.kind).toBe('unknown');
   });
 });
