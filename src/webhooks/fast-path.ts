@@ -1,14 +1,14 @@
 /**
  * Hand-written twins of the schemas on the hottest webhook path: `value.metadata`, a contact, a `text` message and
- * a status. zod builds and compiles each object parser on its first use, which a serverless
- * function pays on the first delivery after every cold start; these twins need no build, and are cheaper warm too.
+ * a status. zod builds and compiles each object parser on its first use, which a serverless function pays on the
+ * first delivery after every cold start; the twins need no build, and are cheaper warm too.
  *
- * Each twin answers only when it is sure, with exactly what the schema's `safeParse(input).data` would be (same
+ * A twin answers only when it is sure, with exactly what the schema's `safeParse(input).data` would be (same
  * objects, same key order: the shape's keys in shape order, then the other keys in `for...in` order, `__proto__`
- * left out, as zod's loose objects build them). Anything else, including an input zod would accept but a twin does
- * not know (another message type, an optional key present as `undefined`), gets `undefined`, and the caller runs the
- * schema, which stays the one source of the types, of the rules and of every issue's wording. A twin reads each
- * property once, and never throws: an accessor that throws means `undefined` too.
+ * left out, as zod's loose objects build them). Anything else, an input zod would accept but the twin does not know
+ * (an optional key present as `undefined`) included, gets `undefined`, and the caller runs the schema, which stays
+ * the one source of the types, of the rules and of every issue's wording. A twin reads each property once, and
+ * never throws: an accessor that throws means `undefined` too.
  *
  * test/fuzz/webhook-fast-path.test.ts holds every twin to its schema's output, and test/webhooks/fast-path.test.ts
  * holds the key lists below to the schemas' shapes.
@@ -33,20 +33,27 @@ function isTimestamp(value: unknown): boolean {
  * `out` with `input`'s keys outside `shape` added, as a loose object's catchall adds them (`for...in`, the value as
  * it is, `__proto__` skipped: assigning it would set the result's prototype).
  */
-function withRest<T>(input: Obj, out: Obj, shape: ReadonlySet<string>): T {
+function withRest(input: Obj, out: Obj, shape: ReadonlySet<string>): Obj {
   for (const key in input) {
     if (!shape.has(key) && key !== '__proto__') out[key] = input[key];
   }
-  return out as T;
+  return out;
 }
 
 /**
- * Whether an optional key whose value is `undefined` is absent: zod keeps a present `undefined` as an own key,
- * which the twins leave to it.
+ * Sets the optional `key` of `out` from `value` (`input[key]`, already read) as zod does: absent stays absent, a
+ * value is what `copy` makes of it. `false` when the twin is not sure: `copy` refused, or the key is present as
+ * `undefined` (zod keeps such a key).
  */
-function absent(input: Obj, key: string): boolean {
-  return !(key in input);
+function optional(out: Obj, input: Obj, key: string, value: unknown, copy: (v: unknown) => unknown): boolean {
+  if (value === undefined) return !(key in input);
+  const copied = copy(value);
+  if (copied === undefined) return false;
+  out[key] = copied;
+  return true;
 }
+
+const string = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 // The shape keys of each schema, in shape order (test/webhooks/fast-path.test.ts compares them to the schemas).
 export const FAST_PATH_SHAPES = {
@@ -65,14 +72,16 @@ export const FAST_PATH_SHAPES = {
 } as const;
 const S = FAST_PATH_SHAPES;
 
-function metadata(m: Obj): WebhookMetadata | undefined {
+// Each copier below returns its schema's output, or `undefined` when the twin is not sure of it.
+
+function metadata(m: Obj): Obj | undefined {
   const phoneNumberId = m['phone_number_id'];
   const display = m['display_phone_number'];
   if (typeof phoneNumberId !== 'string' || typeof display !== 'string') return undefined;
   return withRest(m, { phone_number_id: phoneNumberId, display_phone_number: display }, S.metadata);
 }
 
-function contact(c: Obj): WebhookContact | undefined {
+function contact(c: Obj): Obj | undefined {
   const waId = c['wa_id'];
   const profile = c['profile'];
   if (typeof waId !== 'string' || !isObj(profile)) return undefined;
@@ -81,24 +90,16 @@ function contact(c: Obj): WebhookContact | undefined {
   return withRest(c, { wa_id: waId, profile: withRest(profile, { name }, S.profile) }, S.contact);
 }
 
-/** `context`, or `null` when it is not one the twin is sure of. */
-function context(c: unknown): Obj | null {
-  if (!isObj(c)) return null;
+function context(c: unknown): Obj | undefined {
+  if (!isObj(c)) return undefined;
   const from = c['from'];
   const id = c['id'];
   const out: Obj = {};
-  if (from !== undefined) {
-    if (typeof from !== 'string') return null;
-    out['from'] = from;
-  } else if (!absent(c, 'from')) return null;
-  if (id !== undefined) {
-    if (typeof id !== 'string') return null;
-    out['id'] = id;
-  } else if (!absent(c, 'id')) return null;
+  if (!optional(out, c, 'from', from, string) || !optional(out, c, 'id', id, string)) return undefined;
   return withRest(c, out, S.context);
 }
 
-function textMessage(m: Obj): TextMessage | undefined {
+function textMessage(m: Obj): Obj | undefined {
   const id = m['id'];
   const from = m['from'];
   const timestamp = m['timestamp'];
@@ -110,69 +111,66 @@ function textMessage(m: Obj): TextMessage | undefined {
   const body = text['body'];
   if (typeof body !== 'string') return undefined;
   const out: Obj = { id, from, timestamp };
-  if (rawContext !== undefined) {
-    const copy = context(rawContext);
-    if (copy === null) return undefined;
-    out['context'] = copy;
-  } else if (!absent(m, 'context')) return undefined;
+  if (!optional(out, m, 'context', rawContext, context)) return undefined;
   out['type'] = type;
   out['text'] = withRest(text, { body }, S.textBody);
   return withRest(m, out, S.text);
 }
 
-function conversation(c: unknown): Obj | null {
-  if (!isObj(c)) return null;
-  const id = c['id'];
-  const origin = c['origin'];
-  if (typeof id !== 'string') return null;
-  const out: Obj = { id };
-  if (origin !== undefined) {
-    if (!isObj(origin)) return null;
-    const type = origin['type'];
-    if (typeof type !== 'string') return null;
-    out['origin'] = withRest(origin, { type }, S.origin);
-  } else if (!absent(c, 'origin')) return null;
-  return withRest(c, out, S.conversation);
+function origin(o: unknown): Obj | undefined {
+  if (!isObj(o)) return undefined;
+  const type = o['type'];
+  return typeof type === 'string' ? withRest(o, { type }, S.origin) : undefined;
 }
 
-function pricing(p: unknown): Obj | null {
-  if (!isObj(p)) return null;
+function conversation(c: unknown): Obj | undefined {
+  if (!isObj(c)) return undefined;
+  const id = c['id'];
+  const rawOrigin = c['origin'];
+  if (typeof id !== 'string') return undefined;
+  const out: Obj = { id };
+  return optional(out, c, 'origin', rawOrigin, origin) ? withRest(c, out, S.conversation) : undefined;
+}
+
+function pricing(p: unknown): Obj | undefined {
+  if (!isObj(p)) return undefined;
   const billable = p['billable'];
   const model = p['pricing_model'];
   const category = p['category'];
-  if (typeof billable !== 'boolean' || typeof model !== 'string' || typeof category !== 'string') return null;
+  if (typeof billable !== 'boolean' || typeof model !== 'string' || typeof category !== 'string')
+    return undefined;
   return withRest(p, { billable, pricing_model: model, category }, S.pricing);
 }
 
-function statusError(e: unknown): Obj | null {
-  if (!isObj(e)) return null;
+function statusError(e: unknown): Obj | undefined {
+  if (!isObj(e)) return undefined;
   const code = e['code'];
   const title = e['title'];
   const message = e['message'];
   const data = e['error_data'];
   // `z.int()`: a number, an integer, and a safe one.
-  if (!Number.isSafeInteger(code) || typeof title !== 'string' || typeof message !== 'string') return null;
-  if (!isObj(data)) return null;
+  if (!Number.isSafeInteger(code) || typeof title !== 'string' || typeof message !== 'string')
+    return undefined;
+  if (!isObj(data)) return undefined;
   const details = data['details'];
-  if (typeof details !== 'string') return null;
+  if (typeof details !== 'string') return undefined;
   const errorData = withRest(data, { details }, S.errorData);
   return withRest(e, { code, title, message, error_data: errorData }, S.statusError);
 }
 
-/** `errors[]`, or `null`. */
-function statusErrors(list: unknown): Obj[] | null {
-  if (!Array.isArray(list)) return null;
+function statusErrors(list: unknown): Obj[] | undefined {
+  if (!Array.isArray(list)) return undefined;
   const length = list.length;
   const out: Obj[] = [];
   for (let i = 0; i < length; i++) {
     const copy = statusError(list[i]);
-    if (copy === null) return null;
+    if (copy === undefined) return undefined;
     out.push(copy);
   }
   return out;
 }
 
-function status(s: Obj): WebhookStatus | undefined {
+function status(s: Obj): Obj | undefined {
   const id = s['id'];
   const value = s['status'];
   const timestamp = s['timestamp'];
@@ -183,29 +181,24 @@ function status(s: Obj): WebhookStatus | undefined {
   if (typeof id !== 'string' || id === '' || typeof value !== 'string' || value === '') return undefined;
   if (!isTimestamp(timestamp) || typeof recipient !== 'string') return undefined;
   const out: Obj = { id, status: value, timestamp, recipient_id: recipient };
-  if (rawConversation !== undefined) {
-    const copy = conversation(rawConversation);
-    if (copy === null) return undefined;
-    out['conversation'] = copy;
-  } else if (!absent(s, 'conversation')) return undefined;
-  if (rawPricing !== undefined) {
-    const copy = pricing(rawPricing);
-    if (copy === null) return undefined;
-    out['pricing'] = copy;
-  } else if (!absent(s, 'pricing')) return undefined;
-  if (rawErrors !== undefined) {
-    const copy = statusErrors(rawErrors);
-    if (copy === null) return undefined;
-    out['errors'] = copy;
-  } else if (!absent(s, 'errors')) return undefined;
+  if (
+    !optional(out, s, 'conversation', rawConversation, conversation) ||
+    !optional(out, s, 'pricing', rawPricing, pricing) ||
+    !optional(out, s, 'errors', rawErrors, statusErrors)
+  ) {
+    return undefined;
+  }
   return withRest(s, out, S.status);
 }
 
-/** A twin that takes anything and never throws: a non-object or an accessor that throws gives `undefined`. */
-function guarded<T>(twin: (input: Obj) => T | undefined): (input: unknown) => T | undefined {
+/**
+ * A twin that takes anything and never throws: a non-object or an accessor that throws gives `undefined`. Typed as
+ * the schema's output, which the property tests hold it to.
+ */
+function guarded<T>(copy: (input: Obj) => Obj | undefined): (input: unknown) => T | undefined {
   return (input) => {
     try {
-      return isObj(input) ? twin(input) : undefined;
+      return (isObj(input) ? copy(input) : undefined) as T | undefined;
     } catch {
       return undefined;
     }
@@ -213,10 +206,10 @@ function guarded<T>(twin: (input: Obj) => T | undefined): (input: unknown) => T 
 }
 
 /** `metadataSchema`'s output for `input`, or `undefined`: run the schema. */
-export const fastMetadata = guarded(metadata);
+export const fastMetadata = guarded<WebhookMetadata>(metadata);
 /** `contactSchema`'s output for `input`, or `undefined`: run the schema. */
-export const fastContact = guarded(contact);
+export const fastContact = guarded<WebhookContact>(contact);
 /** `textMessageSchema`'s output for `input`, or `undefined`: run the schema. */
-export const fastTextMessage = guarded(textMessage);
+export const fastTextMessage = guarded<TextMessage>(textMessage);
 /** `statusSchema`'s output for `input`, or `undefined`: run the schema. */
-export const fastStatus = guarded(status);
+export const fastStatus = guarded<WebhookStatus>(status);
