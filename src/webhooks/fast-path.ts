@@ -1,3 +1,4 @@
+// biome-ignore-all format: its parenthesized function expressions are V8's eager-compile hint (see parse.ts)
 /**
  * Hand-written twins of the schemas on the hottest webhook path: `value.metadata`, a contact, a `text` message and
  * a status. zod builds and compiles each object parser on its first use, which a serverless function pays on the
@@ -20,40 +21,48 @@ import type { WebhookStatus } from './status.js';
 type Obj = Record<string, unknown>;
 
 /** zod's object test (`util.isObject`): what a loose object accepts as its input. */
-function isObj(value: unknown): value is Obj {
+const isObj = (function isObj(value: unknown): value is Obj {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+});
 
 /** `z.union([z.string(), z.number()])`: zod's numbers are finite. */
-function isTimestamp(value: unknown): boolean {
+const isTimestamp = (function isTimestamp(value: unknown): boolean {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
-}
+});
 
 /**
  * `out` with `input`'s keys outside `shape` added, as a loose object's catchall adds them (`for...in`, the value as
  * it is, `__proto__` skipped: assigning it would set the result's prototype).
  */
-function withRest(input: Obj, out: Obj, shape: ReadonlySet<string>): Obj {
+const withRest = (function withRest(input: Obj, out: Obj, shape: ReadonlySet<string>): Obj {
   for (const key in input) {
     if (!shape.has(key) && key !== '__proto__') out[key] = input[key];
   }
   return out;
-}
+});
 
 /**
  * Sets the optional `key` of `out` from `value` (`input[key]`, already read) as zod does: absent stays absent, a
  * value is what `copy` makes of it. `false` when the twin is not sure: `copy` refused, or the key is present as
  * `undefined` (zod keeps such a key).
  */
-function optional(out: Obj, input: Obj, key: string, value: unknown, copy: (v: unknown) => unknown): boolean {
+const optional = (function optional(
+  out: Obj,
+  input: Obj,
+  key: string,
+  value: unknown,
+  copy: (v: unknown) => unknown,
+): boolean {
   if (value === undefined) return !(key in input);
   const copied = copy(value);
   if (copied === undefined) return false;
   out[key] = copied;
   return true;
-}
+});
 
-const string = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const string = (function string(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+});
 
 // The shape keys of each schema, in shape order (test/webhooks/fast-path.test.ts compares them to the schemas).
 export const FAST_PATH_SHAPES = {
@@ -74,32 +83,32 @@ const S = FAST_PATH_SHAPES;
 
 // Each copier below returns its schema's output, or `undefined` when the twin is not sure of it.
 
-function metadata(m: Obj): Obj | undefined {
+const metadata = (function metadata(m: Obj): Obj | undefined {
   const phoneNumberId = m['phone_number_id'];
   const display = m['display_phone_number'];
   if (typeof phoneNumberId !== 'string' || typeof display !== 'string') return undefined;
   return withRest(m, { phone_number_id: phoneNumberId, display_phone_number: display }, S.metadata);
-}
+});
 
-function contact(c: Obj): Obj | undefined {
+const contact = (function contact(c: Obj): Obj | undefined {
   const waId = c['wa_id'];
   const profile = c['profile'];
   if (typeof waId !== 'string' || !isObj(profile)) return undefined;
   const name = profile['name'];
   if (typeof name !== 'string') return undefined;
   return withRest(c, { wa_id: waId, profile: withRest(profile, { name }, S.profile) }, S.contact);
-}
+});
 
-function context(c: unknown): Obj | undefined {
+const context = (function context(c: unknown): Obj | undefined {
   if (!isObj(c)) return undefined;
   const from = c['from'];
   const id = c['id'];
   const out: Obj = {};
   if (!optional(out, c, 'from', from, string) || !optional(out, c, 'id', id, string)) return undefined;
   return withRest(c, out, S.context);
-}
+});
 
-function textMessage(m: Obj): Obj | undefined {
+const textMessage = (function textMessage(m: Obj): Obj | undefined {
   const id = m['id'];
   const from = m['from'];
   const timestamp = m['timestamp'];
@@ -115,24 +124,24 @@ function textMessage(m: Obj): Obj | undefined {
   out['type'] = type;
   out['text'] = withRest(text, { body }, S.textBody);
   return withRest(m, out, S.text);
-}
+});
 
-function origin(o: unknown): Obj | undefined {
+const origin = (function origin(o: unknown): Obj | undefined {
   if (!isObj(o)) return undefined;
   const type = o['type'];
   return typeof type === 'string' ? withRest(o, { type }, S.origin) : undefined;
-}
+});
 
-function conversation(c: unknown): Obj | undefined {
+const conversation = (function conversation(c: unknown): Obj | undefined {
   if (!isObj(c)) return undefined;
   const id = c['id'];
   const rawOrigin = c['origin'];
   if (typeof id !== 'string') return undefined;
   const out: Obj = { id };
   return optional(out, c, 'origin', rawOrigin, origin) ? withRest(c, out, S.conversation) : undefined;
-}
+});
 
-function pricing(p: unknown): Obj | undefined {
+const pricing = (function pricing(p: unknown): Obj | undefined {
   if (!isObj(p)) return undefined;
   const billable = p['billable'];
   const model = p['pricing_model'];
@@ -140,9 +149,9 @@ function pricing(p: unknown): Obj | undefined {
   if (typeof billable !== 'boolean' || typeof model !== 'string' || typeof category !== 'string')
     return undefined;
   return withRest(p, { billable, pricing_model: model, category }, S.pricing);
-}
+});
 
-function statusError(e: unknown): Obj | undefined {
+const statusError = (function statusError(e: unknown): Obj | undefined {
   if (!isObj(e)) return undefined;
   const code = e['code'];
   const title = e['title'];
@@ -156,9 +165,9 @@ function statusError(e: unknown): Obj | undefined {
   if (typeof details !== 'string') return undefined;
   const errorData = withRest(data, { details }, S.errorData);
   return withRest(e, { code, title, message, error_data: errorData }, S.statusError);
-}
+});
 
-function statusErrors(list: unknown): Obj[] | undefined {
+const statusErrors = (function statusErrors(list: unknown): Obj[] | undefined {
   if (!Array.isArray(list)) return undefined;
   const length = list.length;
   const out: Obj[] = [];
@@ -168,9 +177,9 @@ function statusErrors(list: unknown): Obj[] | undefined {
     out.push(copy);
   }
   return out;
-}
+});
 
-function status(s: Obj): Obj | undefined {
+const status = (function status(s: Obj): Obj | undefined {
   const id = s['id'];
   const value = s['status'];
   const timestamp = s['timestamp'];
@@ -189,21 +198,21 @@ function status(s: Obj): Obj | undefined {
     return undefined;
   }
   return withRest(s, out, S.status);
-}
+});
 
 /**
  * A twin that takes anything and never throws: a non-object or an accessor that throws gives `undefined`. Typed as
  * the schema's output, which the property tests hold it to.
  */
-function guarded<T>(copy: (input: Obj) => Obj | undefined): (input: unknown) => T | undefined {
-  return (input) => {
+const guarded = (function guarded<T>(copy: (input: Obj) => Obj | undefined): (input: unknown) => T | undefined {
+  return (function twin(input: unknown): T | undefined {
     try {
       return (isObj(input) ? copy(input) : undefined) as T | undefined;
     } catch {
       return undefined;
     }
-  };
-}
+  });
+});
 
 /** `metadataSchema`'s output for `input`, or `undefined`: run the schema. */
 export const fastMetadata = guarded<WebhookMetadata>(metadata);

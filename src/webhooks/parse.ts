@@ -29,6 +29,12 @@ import {
   type WebhookStatus,
 } from './schemas.js';
 
+// Cold starts: the functions every common delivery runs are parenthesized function expressions, which V8 compiles
+// with the module rather than on their first call (its hint for a function about to be called; esbuild keeps the
+// parentheses). The first delivery after a cold start then runs compiled code, and the load pays that compilation
+// once, without the pre-parse a lazily compiled function also costs. Biome's formatter would drop the parentheses,
+// hence its ignore comments. body.ts, event-fields.ts and fast-path.ts do the same.
+
 /**
  * Turns a webhook body into one event per incoming message, status, template update and account update, across
  * all entries and changes, in document order.
@@ -51,7 +57,8 @@ export function parseWebhook(body: WebhookBody): WebhookEvent[] {
  * `parseWebhook`, with the hand-written fast path (fast-path.ts) on or off: off, every item goes through its zod
  * schema. Internal (not exported by the entry): the tests hold both ways to the same events.
  */
-export function parseWebhookWith(body: WebhookBody, fastPath: boolean): WebhookEvent[] {
+// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
+export const parseWebhookWith = (function parseWebhookWith(body: WebhookBody, fastPath: boolean): WebhookEvent[] {
   try {
     const { root, mayHoldNulls } = decodeBody(body);
     return walkEnvelope(root, mayHoldNulls, fastPath);
@@ -63,7 +70,7 @@ export function parseWebhookWith(body: WebhookBody, fastPath: boolean): WebhookE
       'Webhook body could not be read (an accessor threw, or the structure is too deeply nested)',
     );
   }
-}
+});
 
 function fail(path: Path, expected: string, got: unknown): never {
   throw new WebhookParseError(
@@ -72,7 +79,8 @@ function fail(path: Path, expected: string, got: unknown): never {
   );
 }
 
-function walkEnvelope(root: JsonObject, mayHoldNulls: boolean, fast: boolean): WebhookEvent[] {
+// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
+const walkEnvelope = (function walkEnvelope(root: JsonObject, mayHoldNulls: boolean, fast: boolean): WebhookEvent[] {
   const entries = root['entry'];
   if (!Array.isArray(entries)) fail(['entry'], 'an array', entries);
   const events: WebhookEvent[] = [];
@@ -107,7 +115,7 @@ function walkEnvelope(root: JsonObject, mayHoldNulls: boolean, fast: boolean): W
     }
   }
   return events;
-}
+});
 
 interface ChangeContext {
   businessAccountId: string | undefined;
@@ -121,7 +129,12 @@ interface ChangeContext {
   fast: boolean;
 }
 
-function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]): void {
+// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
+const walkMessagesValue = (function walkMessagesValue(
+  value: JsonObject,
+  ctx: ChangeContext,
+  events: WebhookEvent[],
+): void {
   const metadata = parseMetadata(value['metadata'], ctx.fast);
   const contacts = value['contacts'];
   const contactCache = new Map<unknown, WebhookContact | undefined>();
@@ -150,12 +163,13 @@ function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: Webhoo
     }
   }
   if (!sawItems) events.push(unknownEvent(ctx, 'unrecognized_value', ctx.path, value, []));
-}
+});
 
 type MetadataResult = { ok: true; metadata: WebhookMetadata } | { ok: false; issues: WebhookIssue[] };
 
 /** The change's `value.metadata`, which the spec gives on every `messages` change (both fields required). */
-function parseMetadata(raw: unknown, fast: boolean): MetadataResult {
+// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
+const parseMetadata = (function parseMetadata(raw: unknown, fast: boolean): MetadataResult {
   const known = fast ? fastMetadata(raw) : undefined;
   if (known) return { ok: true, metadata: known };
   const result = metadataSchema.safeParse(raw);
@@ -168,7 +182,7 @@ function parseMetadata(raw: unknown, fast: boolean): MetadataResult {
       message: `the change's value.metadata: ${i.message}`,
     })),
   };
-}
+});
 
 /**
  * A message or status whose change lacks a valid `value.metadata`: it cannot be a typed event (its `metadata` is
@@ -199,7 +213,8 @@ function unknownItemKey(item: unknown, key: 'messages' | 'statuses'): string | u
 }
 
 /** The sender's contact: the one whose `wa_id` is the message's `from`, else the first (per the spec they match). */
-function findContact(
+// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
+const findContact = (function findContact(
   contacts: unknown,
   from: unknown,
   cache: Map<unknown, WebhookContact | undefined>,
@@ -223,9 +238,10 @@ function findContact(
   }
   cache.set(from, contact);
   return contact;
-}
+});
 
-function messageEvent(
+// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
+const messageEvent = (function messageEvent(
   item: unknown,
   ctx: ChangeContext,
   path: Path,
@@ -272,7 +288,7 @@ function messageEvent(
     timestamp: parseTimestamp(rawTimestamp),
     timestampRaw: rawTimestampString(rawTimestamp),
   };
-}
+});
 
 function unknownMessage(item: JsonObject, id: string, type: string, issues: WebhookIssue[]): UnknownMessage {
   const from = item['from'];
@@ -288,7 +304,13 @@ function unknownMessage(item: JsonObject, id: string, type: string, issues: Webh
   };
 }
 
-function statusEvent(item: unknown, ctx: ChangeContext, path: Path, metadata: WebhookMetadata): WebhookEvent {
+// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
+const statusEvent = (function statusEvent(
+  item: unknown,
+  ctx: ChangeContext,
+  path: Path,
+  metadata: WebhookMetadata,
+): WebhookEvent {
   const input = ctx.mayHoldNulls ? withoutNulls(item) : item;
   const known = ctx.fast ? fastStatus(input) : undefined;
   if (known) return statusEventOf(known, ctx, metadata);
@@ -304,9 +326,14 @@ function statusEvent(item: unknown, ctx: ChangeContext, path: Path, metadata: We
     );
   }
   return statusEventOf(result.data, ctx, metadata);
-}
+});
 
-function statusEventOf(status: WebhookStatus, ctx: ChangeContext, metadata: WebhookMetadata): WebhookEvent {
+// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
+const statusEventOf = (function statusEventOf(
+  status: WebhookStatus,
+  ctx: ChangeContext,
+  metadata: WebhookMetadata,
+): WebhookEvent {
   return {
     kind: 'status',
     field: 'messages',
@@ -317,7 +344,7 @@ function statusEventOf(status: WebhookStatus, ctx: ChangeContext, metadata: Webh
     timestamp: parseTimestamp(status.timestamp),
     timestampRaw: rawTimestampString(status.timestamp),
   };
-}
+});
 
 /**
  * The event of a change whose `value` is one object of one schema (template status, account update), or an
