@@ -34,7 +34,10 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 const TIMEOUT = Math.max(60_000, RUNS * 30);
 
 interface Schema {
-  safeParse(input: unknown): { success: true; data: unknown } | { success: false };
+  safeParse(
+    input: unknown,
+    params?: { jitless?: boolean },
+  ): { success: true; data: unknown } | { success: false };
 }
 type Twin = (input: unknown) => unknown;
 
@@ -71,13 +74,17 @@ function jsonOf(value: unknown): string | undefined {
   }
 }
 
-/** `schema.safeParse(input)`, or `'threw'` (a hostile getter or trap reached zod). */
+/**
+ * `schema.safeParse(input)`, or `'threw'` (a hostile getter or trap reached zod). `jitless`: zod's interpreted
+ * object parser, the one it falls back to where code generation is not allowed (Workers).
+ */
 function zodRun(
   schema: Schema,
   input: unknown,
+  jitless = false,
 ): { success: true; data: unknown } | { success: false } | 'threw' {
   try {
-    return schema.safeParse(input);
+    return schema.safeParse(input, { jitless });
   } catch {
     return 'threw';
   }
@@ -109,6 +116,13 @@ function holds(name: string, twin: Twin, schema: Schema, input: unknown, plain: 
   // Not on a hostile input: JSON.stringify would walk a fan-out for ever.
   if (stable && plain && jsonOf(fast) !== jsonOf(first.data)) {
     throw new Error(`the ${name} twin's JSON differs from zod's: ${jsonOf(fast)} vs ${jsonOf(first.data)}`);
+  }
+  const interpreted = zodRun(schema, input, true);
+  if (interpreted === 'threw' || !interpreted.success) {
+    throw new Error(`the ${name} twin accepted what zod's interpreted parser refuses`);
+  }
+  if (stable && !sameTree(fast, interpreted.data)) {
+    throw new Error(`the ${name} twin's output differs from zod's interpreted parser's`);
   }
   return true;
 }
