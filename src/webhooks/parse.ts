@@ -156,9 +156,9 @@ const walkMessagesValue = (function walkMessagesValue(
       if (!metadata.ok) {
         events.push(withoutMetadata(item, key, ctx, [...path, k], metadata.issues));
       } else if (key === 'messages') {
-        events.push(messageEvent(item, ctx, [...path, k], metadata.metadata, contacts, contactCache));
+        events.push(messageEvent(item, ctx, path, k, metadata.metadata, contacts, contactCache));
       } else {
-        events.push(statusEvent(item, ctx, [...path, k], metadata.metadata));
+        events.push(statusEvent(item, ctx, path, k, metadata.metadata));
       }
     }
   }
@@ -244,20 +244,23 @@ const findContact = (function findContact(
 const messageEvent = (function messageEvent(
   item: unknown,
   ctx: ChangeContext,
-  path: Path,
+  items: Path,
+  k: number,
   metadata: WebhookMetadata,
   contacts: unknown,
   contactCache: Map<unknown, WebhookContact | undefined>,
 ): WebhookEvent {
   if (!isRecord(item)) {
-    return unknownEvent(ctx, 'invalid_item', path, item, [issue([], 'invalid_type', 'Expected an object')]);
+    return unknownEvent(ctx, 'invalid_item', [...items, k], item, [
+      issue([], 'invalid_type', 'Expected an object'),
+    ]);
   }
   const id = item['id'];
   const type = item['type'];
   if (typeof id !== 'string' || id === '' || typeof type !== 'string' || type === '') {
-    const missing = (['id', 'type'] as const).filter((k) => typeof item[k] !== 'string' || item[k] === '');
-    const issues = missing.map((k) => issue([k], 'invalid_type', 'Expected a non-empty string'));
-    return unknownEvent(ctx, 'invalid_item', path, item, issues);
+    const missing = (['id', 'type'] as const).filter((f) => typeof item[f] !== 'string' || item[f] === '');
+    const issues = missing.map((f) => issue([f], 'invalid_type', 'Expected a non-empty string'));
+    return unknownEvent(ctx, 'invalid_item', [...items, k], item, issues);
   }
   let message: IncomingMessage;
   const schema = Object.hasOwn(messageSchemas, type)
@@ -308,7 +311,8 @@ function unknownMessage(item: JsonObject, id: string, type: string, issues: Webh
 const statusEvent = (function statusEvent(
   item: unknown,
   ctx: ChangeContext,
-  path: Path,
+  items: Path,
+  k: number,
   metadata: WebhookMetadata,
 ): WebhookEvent {
   const input = ctx.mayHoldNulls ? withoutNulls(item) : item;
@@ -319,7 +323,7 @@ const statusEvent = (function statusEvent(
     return unknownEvent(
       ctx,
       'invalid_item',
-      path,
+      [...items, k],
       item,
       toIssues(result.error.issues),
       unknownItemKey(item, 'statuses'),
