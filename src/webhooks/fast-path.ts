@@ -11,6 +11,11 @@
  * the one source of the types, of the rules and of every issue's wording. A twin reads each property once, and
  * never throws: an accessor that throws means `undefined` too.
  *
+ * The message and status twins stand in for the schema run on `withoutNulls(item)` (body.ts), but take the item as
+ * received: they answer only for an item without a `null` anywhere (for which `withoutNulls` changes nothing), so a
+ * delivery need not be searched for one first. The metadata and contact schemas see their input as it is, and so do
+ * their twins.
+ *
  * test/fuzz/webhook-fast-path.test.ts holds every twin to its schema's output, and test/webhooks/fast-path.test.ts
  * holds the key lists below to the schemas' shapes.
  */
@@ -37,6 +42,35 @@ const isTimestamp = (function isTimestamp(value: unknown): boolean {
 const withRest = (function withRest(input: Obj, out: Obj, shape: ReadonlySet<string>): Obj {
   for (const key in input) {
     if (!shape.has(key) && key !== '__proto__') out[key] = input[key];
+  }
+  return out;
+});
+
+/** Whether `value` holds no `null`, at any depth; `false` too past a bound on the values looked at (a cycle). */
+const nullFree = (function nullFree(value: unknown): boolean {
+  if (value === null) return false;
+  if (typeof value !== 'object') return true;
+  const stack: unknown[] = [value];
+  for (let budget = 1000; stack.length > 0; ) {
+    const next = stack.pop();
+    if (next === null || --budget < 0) return false;
+    if (typeof next !== 'object') continue;
+    if (Array.isArray(next)) {
+      for (let i = 0; i < next.length; i++) stack.push(next[i]);
+    } else {
+      for (const key of Object.keys(next)) stack.push((next as Obj)[key]);
+    }
+  }
+  return true;
+});
+
+/** `withRest` for the message and status twins: `undefined` when a value it would copy holds a `null`. */
+const restOf = (function restOf(input: Obj, out: Obj, shape: ReadonlySet<string>): Obj | undefined {
+  for (const key in input) {
+    if (shape.has(key) || key === '__proto__') continue;
+    const value = input[key];
+    if (!nullFree(value)) return undefined;
+    out[key] = value;
   }
   return out;
 });
@@ -105,7 +139,7 @@ const context = (function context(c: unknown): Obj | undefined {
   const id = c['id'];
   const out: Obj = {};
   if (!optional(out, c, 'from', from, string) || !optional(out, c, 'id', id, string)) return undefined;
-  return withRest(c, out, S.context);
+  return restOf(c, out, S.context);
 });
 
 const textMessage = (function textMessage(m: Obj): Obj | undefined {
@@ -121,15 +155,17 @@ const textMessage = (function textMessage(m: Obj): Obj | undefined {
   if (typeof body !== 'string') return undefined;
   const out: Obj = { id, from, timestamp };
   if (!optional(out, m, 'context', rawContext, context)) return undefined;
+  const textOut = restOf(text, { body }, S.textBody);
+  if (textOut === undefined) return undefined;
   out['type'] = type;
-  out['text'] = withRest(text, { body }, S.textBody);
-  return withRest(m, out, S.text);
+  out['text'] = textOut;
+  return restOf(m, out, S.text);
 });
 
 const origin = (function origin(o: unknown): Obj | undefined {
   if (!isObj(o)) return undefined;
   const type = o['type'];
-  return typeof type === 'string' ? withRest(o, { type }, S.origin) : undefined;
+  return typeof type === 'string' ? restOf(o, { type }, S.origin) : undefined;
 });
 
 const conversation = (function conversation(c: unknown): Obj | undefined {
@@ -138,7 +174,7 @@ const conversation = (function conversation(c: unknown): Obj | undefined {
   const rawOrigin = c['origin'];
   if (typeof id !== 'string') return undefined;
   const out: Obj = { id };
-  return optional(out, c, 'origin', rawOrigin, origin) ? withRest(c, out, S.conversation) : undefined;
+  return optional(out, c, 'origin', rawOrigin, origin) ? restOf(c, out, S.conversation) : undefined;
 });
 
 const pricing = (function pricing(p: unknown): Obj | undefined {
@@ -148,7 +184,7 @@ const pricing = (function pricing(p: unknown): Obj | undefined {
   const category = p['category'];
   if (typeof billable !== 'boolean' || typeof model !== 'string' || typeof category !== 'string')
     return undefined;
-  return withRest(p, { billable, pricing_model: model, category }, S.pricing);
+  return restOf(p, { billable, pricing_model: model, category }, S.pricing);
 });
 
 const statusError = (function statusError(e: unknown): Obj | undefined {
@@ -163,8 +199,9 @@ const statusError = (function statusError(e: unknown): Obj | undefined {
   if (!isObj(data)) return undefined;
   const details = data['details'];
   if (typeof details !== 'string') return undefined;
-  const errorData = withRest(data, { details }, S.errorData);
-  return withRest(e, { code, title, message, error_data: errorData }, S.statusError);
+  const errorData = restOf(data, { details }, S.errorData);
+  if (errorData === undefined) return undefined;
+  return restOf(e, { code, title, message, error_data: errorData }, S.statusError);
 });
 
 const statusErrors = (function statusErrors(list: unknown): Obj[] | undefined {
@@ -197,7 +234,7 @@ const status = (function status(s: Obj): Obj | undefined {
   ) {
     return undefined;
   }
-  return withRest(s, out, S.status);
+  return restOf(s, out, S.status);
 });
 
 /**

@@ -13,7 +13,16 @@
 import { WebhookParseError } from '../core/errors.js';
 import { formatPath, isRecord } from '../core/plain-data.js';
 import type * as z from '../core/zod.js';
-import { decodeBody, describe, type JsonObject, type Path, type WebhookBody, withoutNulls } from './body.js';
+import {
+  type DecodedBody,
+  decodeBody,
+  describe,
+  type JsonObject,
+  mayHoldNulls,
+  type Path,
+  type WebhookBody,
+  withoutNulls,
+} from './body.js';
 import { contentHash, issue, parseTimestamp, rawTimestampString, toIssues } from './event-fields.js';
 import type { IncomingMessage, UnknownEvent, UnknownMessage, WebhookEvent, WebhookIssue } from './events.js';
 import { fastContact, fastMetadata, fastStatus, fastTextMessage } from './fast-path.js';
@@ -60,8 +69,7 @@ export function parseWebhook(body: WebhookBody): WebhookEvent[] {
 // biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
 export const parseWebhookWith = (function parseWebhookWith(body: WebhookBody, fastPath: boolean): WebhookEvent[] {
   try {
-    const { root, mayHoldNulls } = decodeBody(body);
-    return walkEnvelope(root, mayHoldNulls, fastPath);
+    return walkEnvelope(decodeBody(body), fastPath);
   } catch (error) {
     if (error instanceof WebhookParseError) throw error;
     // Do not read the error: on an object input it may come from a hostile getter or proxy. Stack overflows on
@@ -80,7 +88,8 @@ function fail(path: Path, expected: string, got: unknown): never {
 }
 
 // biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
-const walkEnvelope = (function walkEnvelope(root: JsonObject, mayHoldNulls: boolean, fast: boolean): WebhookEvent[] {
+const walkEnvelope = (function walkEnvelope(body: DecodedBody, fast: boolean): WebhookEvent[] {
+  const root = body.root;
   const entries = root['entry'];
   if (!Array.isArray(entries)) fail(['entry'], 'an array', entries);
   const events: WebhookEvent[] = [];
@@ -105,7 +114,7 @@ const walkEnvelope = (function walkEnvelope(root: JsonObject, mayHoldNulls: bool
         field,
         time,
         path: ['entry', i, 'changes', j, 'value'],
-        mayHoldNulls,
+        body,
         fast,
       };
       if (field === 'messages') walkMessagesValue(value, ctx, events);
@@ -123,8 +132,8 @@ interface ChangeContext {
   /** `entry[].time` when the envelope carries one: it tells two identical template/account updates apart. */
   time: unknown;
   path: Path;
-  /** `false` when the body holds no `null` at all, so items need no `withoutNulls` copy. */
-  mayHoldNulls: boolean;
+  /** The decoded body: `mayHoldNulls(body)` false means items need no `withoutNulls` copy. */
+  body: DecodedBody;
   /** Whether the fast path (fast-path.ts) may answer before the schemas. */
   fast: boolean;
 }
@@ -267,12 +276,12 @@ const messageEvent = (function messageEvent(
     ? messageSchemas[type as keyof typeof messageSchemas]
     : null;
   if (schema) {
-    const input = ctx.mayHoldNulls ? withoutNulls(item) : item;
-    const known = ctx.fast && type === 'text' ? fastTextMessage(input) : undefined;
+    // The twin takes the item as received: it answers only for one without a `null`, which `withoutNulls` leaves.
+    const known = ctx.fast && type === 'text' ? fastTextMessage(item) : undefined;
     if (known) {
       message = known;
     } else {
-      const result = schema.safeParse(input);
+      const result = schema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
       message = result.success ? result.data : unknownMessage(item, id, type, toIssues(result.error.issues));
     }
   } else {
@@ -315,10 +324,9 @@ const statusEvent = (function statusEvent(
   k: number,
   metadata: WebhookMetadata,
 ): WebhookEvent {
-  const input = ctx.mayHoldNulls ? withoutNulls(item) : item;
-  const known = ctx.fast ? fastStatus(input) : undefined;
+  const known = ctx.fast ? fastStatus(item) : undefined;
   if (known) return statusEventOf(known, ctx, metadata);
-  const result = statusSchema.safeParse(input);
+  const result = statusSchema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
   if (!result.success) {
     return unknownEvent(
       ctx,

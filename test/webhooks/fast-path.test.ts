@@ -139,6 +139,10 @@ describe('the fast path answers for the common deliveries', () => {
     expect(fastTextMessage({ ...textMessage(), type: 'image' })).toBeUndefined();
     expect(fastTextMessage({ ...textMessage(), context: undefined })).toBeUndefined();
     expect(fastMetadata([])).toBeUndefined();
+    // The item twins take items as received: a null anywhere is the schema's (after withoutNulls) to handle.
+    expect(fastStatus({ ...statusObject('read'), biz_opaque_callback_data: null })).toBeUndefined();
+    expect(fastTextMessage({ ...textMessage(), referral: { source: [null] } })).toBeUndefined();
+    expect(fastTextMessage({ ...textMessage(), context: null })).toBeUndefined();
     expect(fastContact(null)).toBeUndefined();
   });
 });
@@ -160,6 +164,19 @@ describe('parseWebhook runs no zod schema on the common deliveries', () => {
     expect(parseWebhook(JSON.stringify(body)).map((e) => e.kind)).toEqual(['message', 'message']);
     expect(parseWebhook(body).map((e) => e.kind)).toEqual(['message', 'message']);
     for (const spy of calls) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('an item holding a null goes through its schema, after withoutNulls', () => {
+    const [, , , statusSpy] = spies();
+    const status = { ...statusObject('read'), biz_opaque_callback_data: null };
+    const [event] = parseWebhook(JSON.stringify(statusEnvelope(status as never)));
+    expect(statusSpy).toHaveBeenCalledTimes(1);
+    expect(event?.kind === 'status' && Object.keys(event.status)).toEqual([
+      'id',
+      'status',
+      'timestamp',
+      'recipient_id',
+    ]);
   });
 
   it('a batch of sent, delivered, read and failed statuses; an odd one goes through its schema', () => {
