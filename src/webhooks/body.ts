@@ -24,33 +24,29 @@ export interface DecodedBody {
 }
 
 /** The envelope as a plain tree (see `DecodedBody`). */
-// biome-ignore format: parenthesized: V8 compiles it with the module (see parse.ts)
-export const decodeBody = (function decodeBody(body: WebhookBody): DecodedBody {
+export function decodeBody(body: WebhookBody): DecodedBody {
   if (typeof body === 'string') return fromText(body);
   const bytes = bytesOf(body);
   if (bytes !== undefined) return fromText(decoder.decode(bytes));
   if (isRecord(body)) return { root: snapshot(body), text: undefined };
   throw new WebhookParseError(`Webhook body must be a JSON object, got ${describe(body)}`);
-});
+}
 
-// biome-ignore format: parenthesized: V8 compiles it with the module (see parse.ts)
-const fromText = (function fromText(text: string): DecodedBody {
+function fromText(text: string): DecodedBody {
   return { root: parseJsonText(text), text };
-});
+}
 
 /**
  * Whether the body may hold a `null` anywhere. Most deliveries hold none, and one search of the text for `null` is
  * far cheaper than looking for one in every item; it is made on the first ask only, as items the fast path takes
  * need none (an object input may always hold one).
  */
-// biome-ignore format: parenthesized: V8 compiles it with the module (see parse.ts)
-export const mayHoldNulls = (function mayHoldNulls(body: DecodedBody): boolean {
+export function mayHoldNulls(body: DecodedBody): boolean {
   body.nulls ??= body.text === undefined || body.text.includes('null');
   return body.nulls;
-});
+}
 
-// biome-ignore format: parenthesized: V8 compiles it with the module (see parse.ts)
-const parseJsonText = (function parseJsonText(text: string): JsonObject {
+function parseJsonText(text: string): JsonObject {
   if (text.trim() === '') throw new WebhookParseError('Webhook body is empty');
   let parsed: unknown;
   try {
@@ -62,7 +58,7 @@ const parseJsonText = (function parseJsonText(text: string): JsonObject {
   if (!isRecord(parsed))
     throw new WebhookParseError(`Webhook body must be a JSON object, got ${describe(parsed)}`);
   return parsed;
-});
+}
 
 /** The most values an object input may hold, counted as a JSON text would hold them (a shared object once per use). */
 const MAX_VALUES = 100_000;

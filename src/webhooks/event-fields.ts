@@ -28,22 +28,20 @@ export function parseTimestamp(raw: unknown): number | undefined {
  * Whether `text` is ASCII digits only, as wire timestamps are: `NUMERIC` says yes to all of them, and a first
  * delivery then pays for no regular expression compilation.
  */
-// biome-ignore format: parenthesized: V8 compiles it with the module (see parse.ts)
-const isDigits = (function isDigits(text: string): boolean {
+function isDigits(text: string): boolean {
   if (text.length === 0) return false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 48 || c > 57) return false;
   }
   return true;
-});
+}
 
-// biome-ignore format: parenthesized: V8 compiles it with the module (see parse.ts)
-export const rawTimestampString = (function rawTimestampString(raw: unknown): string | undefined {
+export function rawTimestampString(raw: unknown): string | undefined {
   if (typeof raw === 'string') return raw;
   if (typeof raw === 'number') return String(raw);
   return undefined;
-});
+}
 
 /**
  * A 53-bit hash (cyrb53) of the JSON of the given parts, in base 36. Not cryptographic: it only has to map the same

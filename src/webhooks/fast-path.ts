@@ -1,4 +1,3 @@
-// biome-ignore-all format: its parenthesized function expressions are V8's eager-compile hint (see parse.ts)
 /**
  * Hand-written twins of the schemas on the hottest webhook path: `value.metadata`, a contact, a `text` message and
  * a status. zod builds and compiles each object parser on its first use, which a serverless function pays on the
@@ -26,28 +25,28 @@ import type { WebhookStatus } from './status.js';
 type Obj = Record<string, unknown>;
 
 /** zod's object test (`util.isObject`): what a loose object accepts as its input. */
-const isObj = (function isObj(value: unknown): value is Obj {
+function isObj(value: unknown): value is Obj {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-});
+}
 
 /** `z.union([z.string(), z.number()])`: zod's numbers are finite. */
-const isTimestamp = (function isTimestamp(value: unknown): boolean {
+function isTimestamp(value: unknown): boolean {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
-});
+}
 
 /**
  * `out` with `input`'s keys outside `shape` added, as a loose object's catchall adds them (`for...in`, the value as
  * it is, `__proto__` skipped: assigning it would set the result's prototype).
  */
-const withRest = (function withRest(input: Obj, out: Obj, shape: ReadonlySet<string>): Obj {
+function withRest(input: Obj, out: Obj, shape: ReadonlySet<string>): Obj {
   for (const key in input) {
     if (!shape.has(key) && key !== '__proto__') out[key] = input[key];
   }
   return out;
-});
+}
 
 /** Whether `value` holds no `null`, at any depth; `false` too past a bound on the values looked at (a cycle). */
-const nullFree = (function nullFree(value: unknown): boolean {
+function nullFree(value: unknown): boolean {
   if (value === null) return false;
   if (typeof value !== 'object') return true;
   const stack: unknown[] = [value];
@@ -62,10 +61,10 @@ const nullFree = (function nullFree(value: unknown): boolean {
     }
   }
   return true;
-});
+}
 
 /** `withRest` for the message and status twins: `undefined` when a value it would copy holds a `null`. */
-const restOf = (function restOf(input: Obj, out: Obj, shape: ReadonlySet<string>): Obj | undefined {
+function restOf(input: Obj, out: Obj, shape: ReadonlySet<string>): Obj | undefined {
   for (const key in input) {
     if (shape.has(key) || key === '__proto__') continue;
     const value = input[key];
@@ -73,30 +72,24 @@ const restOf = (function restOf(input: Obj, out: Obj, shape: ReadonlySet<string>
     out[key] = value;
   }
   return out;
-});
+}
 
 /**
  * Sets the optional `key` of `out` from `value` (`input[key]`, already read) as zod does: absent stays absent, a
  * value is what `copy` makes of it. `false` when the twin is not sure: `copy` refused, or the key is present as
  * `undefined` (zod keeps such a key).
  */
-const optional = (function optional(
-  out: Obj,
-  input: Obj,
-  key: string,
-  value: unknown,
-  copy: (v: unknown) => unknown,
-): boolean {
+function optional(out: Obj, input: Obj, key: string, value: unknown, copy: (v: unknown) => unknown): boolean {
   if (value === undefined) return !(key in input);
   const copied = copy(value);
   if (copied === undefined) return false;
   out[key] = copied;
   return true;
-});
+}
 
-const string = (function string(value: unknown): string | undefined {
+function string(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
-});
+}
 
 // The shape keys of each schema, in shape order (test/webhooks/fast-path.test.ts compares them to the schemas).
 export const FAST_PATH_SHAPES = {
@@ -117,32 +110,32 @@ const S = FAST_PATH_SHAPES;
 
 // Each copier below returns its schema's output, or `undefined` when the twin is not sure of it.
 
-const metadata = (function metadata(m: Obj): Obj | undefined {
+function metadata(m: Obj): Obj | undefined {
   const phoneNumberId = m['phone_number_id'];
   const display = m['display_phone_number'];
   if (typeof phoneNumberId !== 'string' || typeof display !== 'string') return undefined;
   return withRest(m, { phone_number_id: phoneNumberId, display_phone_number: display }, S.metadata);
-});
+}
 
-const contact = (function contact(c: Obj): Obj | undefined {
+function contact(c: Obj): Obj | undefined {
   const waId = c['wa_id'];
   const profile = c['profile'];
   if (typeof waId !== 'string' || !isObj(profile)) return undefined;
   const name = profile['name'];
   if (typeof name !== 'string') return undefined;
   return withRest(c, { wa_id: waId, profile: withRest(profile, { name }, S.profile) }, S.contact);
-});
+}
 
-const context = (function context(c: unknown): Obj | undefined {
+function context(c: unknown): Obj | undefined {
   if (!isObj(c)) return undefined;
   const from = c['from'];
   const id = c['id'];
   const out: Obj = {};
   if (!optional(out, c, 'from', from, string) || !optional(out, c, 'id', id, string)) return undefined;
   return restOf(c, out, S.context);
-});
+}
 
-const textMessage = (function textMessage(m: Obj): Obj | undefined {
+function textMessage(m: Obj): Obj | undefined {
   const id = m['id'];
   const from = m['from'];
   const timestamp = m['timestamp'];
@@ -160,24 +153,24 @@ const textMessage = (function textMessage(m: Obj): Obj | undefined {
   out['type'] = type;
   out['text'] = textOut;
   return restOf(m, out, S.text);
-});
+}
 
-const origin = (function origin(o: unknown): Obj | undefined {
+function origin(o: unknown): Obj | undefined {
   if (!isObj(o)) return undefined;
   const type = o['type'];
   return typeof type === 'string' ? restOf(o, { type }, S.origin) : undefined;
-});
+}
 
-const conversation = (function conversation(c: unknown): Obj | undefined {
+function conversation(c: unknown): Obj | undefined {
   if (!isObj(c)) return undefined;
   const id = c['id'];
   const rawOrigin = c['origin'];
   if (typeof id !== 'string') return undefined;
   const out: Obj = { id };
   return optional(out, c, 'origin', rawOrigin, origin) ? restOf(c, out, S.conversation) : undefined;
-});
+}
 
-const pricing = (function pricing(p: unknown): Obj | undefined {
+function pricing(p: unknown): Obj | undefined {
   if (!isObj(p)) return undefined;
   const billable = p['billable'];
   const model = p['pricing_model'];
@@ -185,9 +178,9 @@ const pricing = (function pricing(p: unknown): Obj | undefined {
   if (typeof billable !== 'boolean' || typeof model !== 'string' || typeof category !== 'string')
     return undefined;
   return restOf(p, { billable, pricing_model: model, category }, S.pricing);
-});
+}
 
-const statusError = (function statusError(e: unknown): Obj | undefined {
+function statusError(e: unknown): Obj | undefined {
   if (!isObj(e)) return undefined;
   const code = e['code'];
   const title = e['title'];
@@ -202,9 +195,9 @@ const statusError = (function statusError(e: unknown): Obj | undefined {
   const errorData = restOf(data, { details }, S.errorData);
   if (errorData === undefined) return undefined;
   return restOf(e, { code, title, message, error_data: errorData }, S.statusError);
-});
+}
 
-const statusErrors = (function statusErrors(list: unknown): Obj[] | undefined {
+function statusErrors(list: unknown): Obj[] | undefined {
   if (!Array.isArray(list)) return undefined;
   const length = list.length;
   const out: Obj[] = [];
@@ -214,9 +207,9 @@ const statusErrors = (function statusErrors(list: unknown): Obj[] | undefined {
     out.push(copy);
   }
   return out;
-});
+}
 
-const status = (function status(s: Obj): Obj | undefined {
+function status(s: Obj): Obj | undefined {
   const id = s['id'];
   const value = s['status'];
   const timestamp = s['timestamp'];
@@ -235,21 +228,21 @@ const status = (function status(s: Obj): Obj | undefined {
     return undefined;
   }
   return restOf(s, out, S.status);
-});
+}
 
 /**
  * A twin that takes anything and never throws: a non-object or an accessor that throws gives `undefined`. Typed as
  * the schema's output, which the property tests hold it to.
  */
-const guarded = (function guarded<T>(copy: (input: Obj) => Obj | undefined): (input: unknown) => T | undefined {
-  return (function twin(input: unknown): T | undefined {
+function guarded<T>(copy: (input: Obj) => Obj | undefined): (input: unknown) => T | undefined {
+  return (input: unknown): T | undefined => {
     try {
       return (isObj(input) ? copy(input) : undefined) as T | undefined;
     } catch {
       return undefined;
     }
-  });
-});
+  };
+}
 
 /** `metadataSchema`'s output for `input`, or `undefined`: run the schema. */
 export const fastMetadata = guarded<WebhookMetadata>(metadata);

@@ -38,12 +38,6 @@ import {
   type WebhookStatus,
 } from './schemas.js';
 
-// Cold starts: the functions every common delivery runs are parenthesized function expressions, which V8 compiles
-// with the module rather than on their first call (its hint for a function about to be called; esbuild keeps the
-// parentheses). The first delivery after a cold start then runs compiled code, and the load pays that compilation
-// once, without the pre-parse a lazily compiled function also costs. Biome's formatter would drop the parentheses,
-// hence its ignore comments. body.ts, event-fields.ts and fast-path.ts do the same.
-
 /**
  * Turns a webhook body into one event per incoming message, status, template update and account update, across
  * all entries and changes, in document order.
@@ -66,8 +60,7 @@ export function parseWebhook(body: WebhookBody): WebhookEvent[] {
  * `parseWebhook`, with the hand-written fast path (fast-path.ts) on or off: off, every item goes through its zod
  * schema. Internal (not exported by the entry): the tests hold both ways to the same events.
  */
-// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
-export const parseWebhookWith = (function parseWebhookWith(body: WebhookBody, fastPath: boolean): WebhookEvent[] {
+export function parseWebhookWith(body: WebhookBody, fastPath: boolean): WebhookEvent[] {
   try {
     return walkEnvelope(decodeBody(body), fastPath);
   } catch (error) {
@@ -78,7 +71,7 @@ export const parseWebhookWith = (function parseWebhookWith(body: WebhookBody, fa
       'Webhook body could not be read (an accessor threw, or the structure is too deeply nested)',
     );
   }
-});
+}
 
 function fail(path: Path, expected: string, got: unknown): never {
   throw new WebhookParseError(
@@ -87,8 +80,7 @@ function fail(path: Path, expected: string, got: unknown): never {
   );
 }
 
-// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
-const walkEnvelope = (function walkEnvelope(body: DecodedBody, fast: boolean): WebhookEvent[] {
+function walkEnvelope(body: DecodedBody, fast: boolean): WebhookEvent[] {
   const root = body.root;
   const entries = root['entry'];
   if (!Array.isArray(entries)) fail(['entry'], 'an array', entries);
@@ -124,7 +116,7 @@ const walkEnvelope = (function walkEnvelope(body: DecodedBody, fast: boolean): W
     }
   }
   return events;
-});
+}
 
 interface ChangeContext {
   businessAccountId: string | undefined;
@@ -138,12 +130,7 @@ interface ChangeContext {
   fast: boolean;
 }
 
-// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
-const walkMessagesValue = (function walkMessagesValue(
-  value: JsonObject,
-  ctx: ChangeContext,
-  events: WebhookEvent[],
-): void {
+function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]): void {
   const metadata = parseMetadata(value['metadata'], ctx.fast);
   const contacts = value['contacts'];
   const contactCache = new Map<unknown, WebhookContact | undefined>();
@@ -172,13 +159,12 @@ const walkMessagesValue = (function walkMessagesValue(
     }
   }
   if (!sawItems) events.push(unknownEvent(ctx, 'unrecognized_value', ctx.path, value, []));
-});
+}
 
 type MetadataResult = { ok: true; metadata: WebhookMetadata } | { ok: false; issues: WebhookIssue[] };
 
 /** The change's `value.metadata`, which the spec gives on every `messages` change (both fields required). */
-// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
-const parseMetadata = (function parseMetadata(raw: unknown, fast: boolean): MetadataResult {
+function parseMetadata(raw: unknown, fast: boolean): MetadataResult {
   const known = fast ? fastMetadata(raw) : undefined;
   if (known) return { ok: true, metadata: known };
   const result = metadataSchema.safeParse(raw);
@@ -191,7 +177,7 @@ const parseMetadata = (function parseMetadata(raw: unknown, fast: boolean): Meta
       message: `the change's value.metadata: ${i.message}`,
     })),
   };
-});
+}
 
 /**
  * A message or status whose change lacks a valid `value.metadata`: it cannot be a typed event (its `metadata` is
@@ -222,8 +208,7 @@ function unknownItemKey(item: unknown, key: 'messages' | 'statuses'): string | u
 }
 
 /** The sender's contact: the one whose `wa_id` is the message's `from`, else the first (per the spec they match). */
-// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
-const findContact = (function findContact(
+function findContact(
   contacts: unknown,
   from: unknown,
   cache: Map<unknown, WebhookContact | undefined>,
@@ -247,10 +232,9 @@ const findContact = (function findContact(
   }
   cache.set(from, contact);
   return contact;
-});
+}
 
-// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
-const messageEvent = (function messageEvent(
+function messageEvent(
   item: unknown,
   ctx: ChangeContext,
   items: Path,
@@ -300,7 +284,7 @@ const messageEvent = (function messageEvent(
     timestamp: parseTimestamp(rawTimestamp),
     timestampRaw: rawTimestampString(rawTimestamp),
   };
-});
+}
 
 function unknownMessage(item: JsonObject, id: string, type: string, issues: WebhookIssue[]): UnknownMessage {
   const from = item['from'];
@@ -316,8 +300,7 @@ function unknownMessage(item: JsonObject, id: string, type: string, issues: Webh
   };
 }
 
-// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
-const statusEvent = (function statusEvent(
+function statusEvent(
   item: unknown,
   ctx: ChangeContext,
   items: Path,
@@ -338,14 +321,9 @@ const statusEvent = (function statusEvent(
     );
   }
   return statusEventOf(result.data, ctx, metadata);
-});
+}
 
-// biome-ignore format: parenthesized: V8 compiles it with the module (see the top of the file)
-const statusEventOf = (function statusEventOf(
-  status: WebhookStatus,
-  ctx: ChangeContext,
-  metadata: WebhookMetadata,
-): WebhookEvent {
+function statusEventOf(status: WebhookStatus, ctx: ChangeContext, metadata: WebhookMetadata): WebhookEvent {
   return {
     kind: 'status',
     field: 'messages',
@@ -356,7 +334,7 @@ const statusEventOf = (function statusEventOf(
     timestamp: parseTimestamp(status.timestamp),
     timestampRaw: rawTimestampString(status.timestamp),
   };
-});
+}
 
 /**
  * The event of a change whose `value` is one object of one schema (template status, account update), or an
