@@ -18,16 +18,13 @@
  * test/fuzz/webhook-fast-path.test.ts holds every twin to its schema's output, and test/webhooks/fast-path.test.ts
  * holds the key lists below to the schemas' shapes.
  */
+// zod's object test (`util.isObject`): what a loose object accepts as its input.
+import { isRecord as isObj } from '../core/plain-data.js';
 import type { TextMessage } from './messages/text.js';
 import type { WebhookContact, WebhookMetadata } from './schemas.js';
 import type { WebhookStatus } from './status.js';
 
 type Obj = Record<string, unknown>;
-
-/** zod's object test (`util.isObject`): what a loose object accepts as its input. */
-function isObj(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `z.union([z.string(), z.number()])`: zod's numbers are finite. */
 function isTimestamp(value: unknown): boolean {
