@@ -15,20 +15,35 @@ export type WebhookBody = string | Uint8Array | ArrayBuffer | ArrayBufferView | 
 
 const decoder = new TextDecoder();
 
-/**
- * The envelope as a plain tree, and whether it may hold a `null` anywhere: most deliveries hold none, and a search
- * of the text for `null` is far cheaper than looking for one in every item.
- */
-export function decodeBody(body: WebhookBody): { root: JsonObject; mayHoldNulls: boolean } {
+/** A decoded body: the envelope as a plain tree, and the JSON text it came from (none for an object input). */
+export interface DecodedBody {
+  root: JsonObject;
+  text: string | undefined;
+  /** `mayHoldNulls`'s answer, once asked. */
+  nulls?: boolean;
+}
+
+/** The envelope as a plain tree (see `DecodedBody`). */
+export function decodeBody(body: WebhookBody): DecodedBody {
   if (typeof body === 'string') return fromText(body);
   const bytes = bytesOf(body);
   if (bytes !== undefined) return fromText(decoder.decode(bytes));
-  if (isRecord(body)) return { root: snapshot(body), mayHoldNulls: true };
+  if (isRecord(body)) return { root: snapshot(body), text: undefined };
   throw new WebhookParseError(`Webhook body must be a JSON object, got ${describe(body)}`);
 }
 
-function fromText(text: string): { root: JsonObject; mayHoldNulls: boolean } {
-  return { root: parseJsonText(text), mayHoldNulls: text.includes('null') };
+function fromText(text: string): DecodedBody {
+  return { root: parseJsonText(text), text };
+}
+
+/**
+ * Whether the body may hold a `null` anywhere. Most deliveries hold none, and one search of the text for `null` is
+ * far cheaper than looking for one in every item; it is made on the first ask only, as items the fast path takes
+ * need none (an object input may always hold one).
+ */
+export function mayHoldNulls(body: DecodedBody): boolean {
+  body.nulls ??= body.text === undefined || body.text.includes('null');
+  return body.nulls;
 }
 
 function parseJsonText(text: string): JsonObject {

@@ -13,9 +13,19 @@
 import { WebhookParseError } from '../core/errors.js';
 import { formatPath, isRecord } from '../core/plain-data.js';
 import type * as z from '../core/zod.js';
-import { decodeBody, describe, type JsonObject, type Path, type WebhookBody, withoutNulls } from './body.js';
+import {
+  type DecodedBody,
+  decodeBody,
+  describe,
+  type JsonObject,
+  mayHoldNulls,
+  type Path,
+  type WebhookBody,
+  withoutNulls,
+} from './body.js';
 import { contentHash, issue, parseTimestamp, rawTimestampString, toIssues } from './event-fields.js';
 import type { IncomingMessage, UnknownEvent, UnknownMessage, WebhookEvent, WebhookIssue } from './events.js';
+import { fastContact, fastMetadata, fastStatus, fastTextMessage } from './fast-path.js';
 import {
   accountUpdateValueSchema,
   contactSchema,
@@ -25,6 +35,7 @@ import {
   templateStatusValueSchema,
   type WebhookContact,
   type WebhookMetadata,
+  type WebhookStatus,
 } from './schemas.js';
 
 /**
@@ -42,9 +53,16 @@ import {
  * }
  */
 export function parseWebhook(body: WebhookBody): WebhookEvent[] {
+  return parseWebhookWith(body, true);
+}
+
+/**
+ * `parseWebhook`, with the hand-written fast path (fast-path.ts) on or off: off, every item goes through its zod
+ * schema. Internal (not exported by the entry): the tests hold both ways to the same events.
+ */
+export function parseWebhookWith(body: WebhookBody, fastPath: boolean): WebhookEvent[] {
   try {
-    const { root, mayHoldNulls } = decodeBody(body);
-    return walkEnvelope(root, mayHoldNulls);
+    return walkEnvelope(decodeBody(body), fastPath);
   } catch (error) {
     if (error instanceof WebhookParseError) throw error;
     // Do not read the error: on an object input it may come from a hostile getter or proxy. Stack overflows on
@@ -62,7 +80,8 @@ function fail(path: Path, expected: string, got: unknown): never {
   );
 }
 
-function walkEnvelope(root: JsonObject, mayHoldNulls: boolean): WebhookEvent[] {
+function walkEnvelope(body: DecodedBody, fast: boolean): WebhookEvent[] {
+  const root = body.root;
   const entries = root['entry'];
   if (!Array.isArray(entries)) fail(['entry'], 'an array', entries);
   const events: WebhookEvent[] = [];
@@ -87,7 +106,8 @@ function walkEnvelope(root: JsonObject, mayHoldNulls: boolean): WebhookEvent[] {
         field,
         time,
         path: ['entry', i, 'changes', j, 'value'],
-        mayHoldNulls,
+        body,
+        fast,
       };
       if (field === 'messages') walkMessagesValue(value, ctx, events);
       else if (field === 'message_template_status_update') events.push(templateEvent(value, ctx));
@@ -104,12 +124,14 @@ interface ChangeContext {
   /** `entry[].time` when the envelope carries one: it tells two identical template/account updates apart. */
   time: unknown;
   path: Path;
-  /** `false` when the body holds no `null` at all, so items need no `withoutNulls` copy. */
-  mayHoldNulls: boolean;
+  /** The decoded body: `mayHoldNulls(body)` false means items need no `withoutNulls` copy. */
+  body: DecodedBody;
+  /** Whether the fast path (fast-path.ts) may answer before the schemas. */
+  fast: boolean;
 }
 
 function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]): void {
-  const metadata = parseMetadata(value['metadata']);
+  const metadata = parseMetadata(value['metadata'], ctx.fast);
   const contacts = value['contacts'];
   const contactCache = new Map<unknown, WebhookContact | undefined>();
   let sawItems = false;
@@ -130,9 +152,9 @@ function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: Webhoo
       if (!metadata.ok) {
         events.push(withoutMetadata(item, key, ctx, [...path, k], metadata.issues));
       } else if (key === 'messages') {
-        events.push(messageEvent(item, ctx, [...path, k], metadata.metadata, contacts, contactCache));
+        events.push(messageEvent(item, ctx, path, k, metadata.metadata, contacts, contactCache));
       } else {
-        events.push(statusEvent(item, ctx, [...path, k], metadata.metadata));
+        events.push(statusEvent(item, ctx, path, k, metadata.metadata));
       }
     }
   }
@@ -142,7 +164,9 @@ function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: Webhoo
 type MetadataResult = { ok: true; metadata: WebhookMetadata } | { ok: false; issues: WebhookIssue[] };
 
 /** The change's `value.metadata`, which the spec gives on every `messages` change (both fields required). */
-function parseMetadata(raw: unknown): MetadataResult {
+function parseMetadata(raw: unknown, fast: boolean): MetadataResult {
+  const known = fast ? fastMetadata(raw) : undefined;
+  if (known) return { ok: true, metadata: known };
   const result = metadataSchema.safeParse(raw);
   if (result.success) return { ok: true, metadata: result.data };
   return {
@@ -188,6 +212,7 @@ function findContact(
   contacts: unknown,
   from: unknown,
   cache: Map<unknown, WebhookContact | undefined>,
+  fast: boolean,
 ): WebhookContact | undefined {
   if (!Array.isArray(contacts) || contacts.length === 0) return undefined;
   if (cache.has(from)) return cache.get(from);
@@ -200,8 +225,11 @@ function findContact(
       }
     }
   }
-  const result = contactSchema.safeParse(raw);
-  const contact = result.success ? result.data : undefined;
+  let contact = fast ? fastContact(raw) : undefined;
+  if (!contact) {
+    const result = contactSchema.safeParse(raw);
+    contact = result.success ? result.data : undefined;
+  }
   cache.set(from, contact);
   return contact;
 }
@@ -209,28 +237,37 @@ function findContact(
 function messageEvent(
   item: unknown,
   ctx: ChangeContext,
-  path: Path,
+  items: Path,
+  k: number,
   metadata: WebhookMetadata,
   contacts: unknown,
   contactCache: Map<unknown, WebhookContact | undefined>,
 ): WebhookEvent {
   if (!isRecord(item)) {
-    return unknownEvent(ctx, 'invalid_item', path, item, [issue([], 'invalid_type', 'Expected an object')]);
+    return unknownEvent(ctx, 'invalid_item', [...items, k], item, [
+      issue([], 'invalid_type', 'Expected an object'),
+    ]);
   }
   const id = item['id'];
   const type = item['type'];
   if (typeof id !== 'string' || id === '' || typeof type !== 'string' || type === '') {
-    const missing = (['id', 'type'] as const).filter((k) => typeof item[k] !== 'string' || item[k] === '');
-    const issues = missing.map((k) => issue([k], 'invalid_type', 'Expected a non-empty string'));
-    return unknownEvent(ctx, 'invalid_item', path, item, issues);
+    const missing = (['id', 'type'] as const).filter((f) => typeof item[f] !== 'string' || item[f] === '');
+    const issues = missing.map((f) => issue([f], 'invalid_type', 'Expected a non-empty string'));
+    return unknownEvent(ctx, 'invalid_item', [...items, k], item, issues);
   }
   let message: IncomingMessage;
   const schema = Object.hasOwn(messageSchemas, type)
     ? messageSchemas[type as keyof typeof messageSchemas]
     : null;
   if (schema) {
-    const result = schema.safeParse(ctx.mayHoldNulls ? withoutNulls(item) : item);
-    message = result.success ? result.data : unknownMessage(item, id, type, toIssues(result.error.issues));
+    // The twin takes the item as received: it answers only for one without a `null`, which `withoutNulls` leaves.
+    const known = ctx.fast && type === 'text' ? fastTextMessage(item) : undefined;
+    if (known) {
+      message = known;
+    } else {
+      const result = schema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
+      message = result.success ? result.data : unknownMessage(item, id, type, toIssues(result.error.issues));
+    }
   } else {
     message = unknownMessage(item, id, type, []);
   }
@@ -242,7 +279,7 @@ function messageEvent(
     businessAccountId: ctx.businessAccountId,
     idempotencyKey: id,
     metadata,
-    contact: findContact(contacts, from, contactCache),
+    contact: findContact(contacts, from, contactCache, ctx.fast),
     message,
     timestamp: parseTimestamp(rawTimestamp),
     timestampRaw: rawTimestampString(rawTimestamp),
@@ -263,19 +300,30 @@ function unknownMessage(item: JsonObject, id: string, type: string, issues: Webh
   };
 }
 
-function statusEvent(item: unknown, ctx: ChangeContext, path: Path, metadata: WebhookMetadata): WebhookEvent {
-  const result = statusSchema.safeParse(ctx.mayHoldNulls ? withoutNulls(item) : item);
+function statusEvent(
+  item: unknown,
+  ctx: ChangeContext,
+  items: Path,
+  k: number,
+  metadata: WebhookMetadata,
+): WebhookEvent {
+  const known = ctx.fast ? fastStatus(item) : undefined;
+  if (known) return statusEventOf(known, ctx, metadata);
+  const result = statusSchema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
   if (!result.success) {
     return unknownEvent(
       ctx,
       'invalid_item',
-      path,
+      [...items, k],
       item,
       toIssues(result.error.issues),
       unknownItemKey(item, 'statuses'),
     );
   }
-  const status = result.data;
+  return statusEventOf(result.data, ctx, metadata);
+}
+
+function statusEventOf(status: WebhookStatus, ctx: ChangeContext, metadata: WebhookMetadata): WebhookEvent {
   return {
     kind: 'status',
     field: 'messages',
