@@ -19,6 +19,7 @@ import {
   unknownTypeMessage,
 } from '../../src/webhooks/fixtures.js';
 import { parseWebhook, type WebhookEvent } from '../../src/webhooks/index.js';
+import { mutate, mutationArb } from './tree-mutations.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 // The suite's default 20 s is for 1,000 runs; 100,000 need proportionally more.
@@ -85,83 +86,10 @@ function seeds(): unknown[] {
   ];
 }
 
-type Op = 'delete' | 'null' | 'replace' | 'wrap' | 'insert' | 'stringify' | 'empty';
-
-/** Every (container, key) position in a JSON tree, depth-first. */
-function positions(value: unknown, out: [Record<string, unknown> | unknown[], string | number][] = []) {
-  if (Array.isArray(value)) {
-    value.forEach((v, i) => {
-      out.push([value, i]);
-      positions(v, out);
-    });
-  } else if (typeof value === 'object' && value !== null) {
-    for (const [k, v] of Object.entries(value)) {
-      out.push([value as Record<string, unknown>, k]);
-      positions(v, out);
-    }
-  }
-  return out;
-}
-
-/** Sets an own property, as JSON.parse would: a `__proto__` key must not become the prototype. */
-function put(target: Record<string | number, unknown>, key: string | number, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-}
-
-function mutate(root: unknown, mutations: { at: number; op: Op; value: unknown; key: string }[]): unknown {
-  for (const m of mutations) {
-    const all = positions(root);
-    if (all.length === 0) return root;
-    const [container, key] = all[m.at % all.length]!;
-    const target = container as Record<string | number, unknown>;
-    switch (m.op) {
-      case 'delete':
-        if (Array.isArray(container)) container.splice(key as number, 1);
-        else delete target[key];
-        break;
-      case 'null':
-        put(target, key, null);
-        break;
-      case 'replace':
-        put(target, key, m.value);
-        break;
-      case 'wrap':
-        put(target, key, [target[key]]);
-        break;
-      case 'insert': {
-        const inner = target[key];
-        if (typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
-          put(inner as Record<string, unknown>, m.key, m.value);
-        } else put(target, m.key, m.value);
-        break;
-      }
-      case 'stringify':
-        put(target, key, JSON.stringify(target[key]) ?? 'undefined');
-        break;
-      case 'empty':
-        put(target, key, Array.isArray(target[key]) ? [] : {});
-        break;
-    }
-  }
-  return root;
-}
-
-const mutationArb = fc.record({
-  at: fc.nat(),
-  op: fc.constantFrom<Op>('delete', 'null', 'replace', 'wrap', 'insert', 'stringify', 'empty'),
-  value: fc.jsonValue({ maxDepth: 3 }),
-  key: fc.constantFrom(
-    'id',
-    'type',
-    'entry',
-    'changes',
-    'value',
-    'field',
-    'messages',
-    'statuses',
-    '__proto__',
-    'x',
-  ),
+const mutation = mutationArb({
+  ops: ['delete', 'null', 'replace', 'wrap', 'insert', 'stringify', 'empty'],
+  values: fc.jsonValue({ maxDepth: 3 }),
+  keys: ['id', 'type', 'entry', 'changes', 'value', 'field', 'messages', 'statuses', '__proto__', 'x'],
 });
 
 describe('parseWebhook never throws anything but WebhookParseError', () => {
@@ -236,7 +164,7 @@ describe('parseWebhook never throws anything but WebhookParseError', () => {
       fc.assert(
         fc.property(
           fc.nat({ max: base.length - 1 }),
-          fc.array(mutationArb, { minLength: 1, maxLength: 6 }),
+          fc.array(mutation, { minLength: 1, maxLength: 6 }),
           (i, ms) => {
             const mutated = mutate(structuredClone(base[i]), ms);
             const asObject = check(mutated);
