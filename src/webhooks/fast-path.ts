@@ -42,19 +42,27 @@ function withRest(input: Obj, out: Obj, shape: ReadonlySet<string>): Obj {
   return out;
 }
 
+/** How many values `nullFree` looks at before it gives up (a cycle, or a huge unknown field) and lets zod decide. */
+export const NULL_SEARCH_BOUND = 1000;
+
 /** Whether `value` holds no `null`, at any depth; `false` too past a bound on the values looked at (a cycle). */
 function nullFree(value: unknown): boolean {
   if (value === null) return false;
   if (typeof value !== 'object') return true;
   const stack: unknown[] = [value];
-  for (let budget = 1000; stack.length > 0; ) {
+  // Charged before a container's values are pushed, so a wide array costs the bound, not its length.
+  let budget = NULL_SEARCH_BOUND;
+  while (stack.length > 0) {
     const next = stack.pop();
-    if (next === null || --budget < 0) return false;
+    if (next === null) return false;
     if (typeof next !== 'object') continue;
     if (Array.isArray(next)) {
+      if ((budget -= next.length) < 0) return false;
       for (let i = 0; i < next.length; i++) stack.push(next[i]);
     } else {
-      for (const key of Object.keys(next)) stack.push((next as Obj)[key]);
+      const keys = Object.keys(next);
+      if ((budget -= keys.length) < 0) return false;
+      for (const key of keys) stack.push((next as Obj)[key]);
     }
   }
   return true;

@@ -10,6 +10,7 @@ import {
   fastMetadata,
   fastStatus,
   fastTextMessage,
+  NULL_SEARCH_BOUND,
 } from '../../src/webhooks/fast-path.js';
 import {
   contact,
@@ -23,6 +24,7 @@ import {
   textMessage,
 } from '../../src/webhooks/fixtures.js';
 import { parseWebhook } from '../../src/webhooks/index.js';
+import { parseWebhookWith } from '../../src/webhooks/parse.js';
 import {
   contactSchema,
   metadataSchema,
@@ -144,6 +146,35 @@ describe('the fast path answers for the common deliveries', () => {
     expect(fastTextMessage({ ...textMessage(), referral: { source: [null] } })).toBeUndefined();
     expect(fastTextMessage({ ...textMessage(), context: null })).toBeUndefined();
     expect(fastContact(null)).toBeUndefined();
+  });
+});
+
+describe('the null search of the item twins', () => {
+  it('finds a null past its bound of values by declining, and the schema then strips it as before', () => {
+    // Wide enough that the values before the null use up the bound, so only giving up keeps the twin honest.
+    const wide = Array.from({ length: NULL_SEARCH_BOUND + 5 }, (_, i) => i);
+    const message = { ...textMessage(), extra: { big: [...wide, { k: null }] } };
+    expect(fastTextMessage(message)).toBeUndefined();
+    const body = JSON.stringify(messageEnvelope([message]));
+    expect(parseWebhookWith(body, true)).toStrictEqual(parseWebhookWith(body, false));
+    const [event] = parseWebhook(body);
+    const extra = event?.kind === 'message' && (event.message as { extra?: { big: unknown[] } }).extra;
+    expect(extra && extra.big[extra.big.length - 1]).toEqual({});
+  });
+
+  it('declines a wide unknown field after looking at its bound of values, not at every value', () => {
+    let reads = 0;
+    const values = new Proxy(
+      Array.from({ length: 100_000 }, () => 1),
+      {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+          return Reflect.get(target, key, receiver);
+        },
+      },
+    );
+    expect(fastTextMessage({ ...textMessage(), extra: values })).toBeUndefined();
+    expect(reads).toBe(0);
   });
 });
 

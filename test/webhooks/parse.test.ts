@@ -238,6 +238,22 @@ describe('parseWebhook: tolerance', () => {
     expect(unknown.idempotencyKey).toMatch(/^unknown:messages:/);
   });
 
+  it('an item that is not an object becomes an unknown event at its own index, for messages and statuses alike', () => {
+    const body = envelope([
+      entry([
+        messagesChange({ messages: [textMessage(), 7 as never] }),
+        messagesChange({ statuses: [statusObject('read'), 'x' as never, statusObject('sent'), {} as never] }),
+      ]),
+    ]);
+    const unknowns = parseWebhook(JSON.stringify(body)).filter((e): e is UnknownEvent => e.kind === 'unknown');
+    expect(unknowns.map((e) => e.path)).toEqual([
+      ['entry', 0, 'changes', 0, 'value', 'messages', 1],
+      ['entry', 0, 'changes', 1, 'value', 'statuses', 1],
+      ['entry', 0, 'changes', 1, 'value', 'statuses', 3],
+    ]);
+    expect(unknowns.map((e) => e.reason)).toEqual(['invalid_item', 'invalid_item', 'invalid_item']);
+  });
+
   it('timestamps: numeric strings and numbers parse; anything else is undefined with the raw kept', () => {
     const cases: [unknown, number | undefined, string | undefined][] = [
       ['1700000123', 1700000123, '1700000123'],
