@@ -57,11 +57,13 @@ function nullFree(value: unknown): boolean {
     if (next === null) return false;
     if (typeof next !== 'object') continue;
     if (Array.isArray(next)) {
-      if ((budget -= next.length) < 0) return false;
+      budget -= next.length;
+      if (budget < 0) return false;
       for (let i = 0; i < next.length; i++) stack.push(next[i]);
     } else {
       const keys = Object.keys(next);
-      if ((budget -= keys.length) < 0) return false;
+      budget -= keys.length;
+      if (budget < 0) return false;
       for (const key of keys) stack.push((next as Obj)[key]);
     }
   }

@@ -245,7 +245,9 @@ describe('parseWebhook: tolerance', () => {
         messagesChange({ statuses: [statusObject('read'), 'x' as never, statusObject('sent'), {} as never] }),
       ]),
     ]);
-    const unknowns = parseWebhook(JSON.stringify(body)).filter((e): e is UnknownEvent => e.kind === 'unknown');
+    const unknowns = parseWebhook(JSON.stringify(body)).filter(
+      (e): e is UnknownEvent => e.kind === 'unknown',
+    );
     expect(unknowns.map((e) => e.path)).toEqual([
       ['entry', 0, 'changes', 0, 'value', 'messages', 1],
       ['entry', 0, 'changes', 1, 'value', 'statuses', 1],
