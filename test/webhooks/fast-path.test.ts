@@ -159,7 +159,7 @@ describe('the null search of the item twins', () => {
     expect(parseWebhookWith(body, true)).toStrictEqual(parseWebhookWith(body, false));
     const [event] = parseWebhook(body);
     const extra = event?.kind === 'message' && (event.message as { extra?: { big: unknown[] } }).extra;
-    expect(extra && extra.big[extra.big.length - 1]).toEqual({});
+    expect(extra ? extra.big.at(-1) : undefined).toEqual({});
   });
 
   it('declines a wide unknown field after looking at its bound of values, not at every value', () => {
