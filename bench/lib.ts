@@ -4,7 +4,9 @@
  * prints one table. Figures are ratios against a baseline measured in the same process, so they mean the same on
  * any machine.
  */
+import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 
 export interface BenchResult {
   /** The bench file's name, e.g. `webhook`. */
@@ -105,4 +107,42 @@ export async function compare(
   }
   const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   return { ratio: med(ratios), subjectMs: med(s), baselineMs: med(b) };
+}
+
+/**
+ * `measure`'s result from each of `processes` fresh processes of the bench file `file` (`import.meta.url`), or
+ * from this process alone when `processes` is 1. For timing ratios of loopback sends: within one process the
+ * rounds agree closely, but processes of the same build differ by several percent (what the JIT made of each side,
+ * where the heap landed), so one process is a draw and the median over a few is the figure.
+ */
+export async function inFreshProcesses<T>(
+  file: string,
+  processes: number,
+  measure: () => Promise<T>,
+): Promise<T[]> {
+  const path = fileURLToPath(file);
+  if (process.env['WA_BENCH_CHILD'] === path) {
+    console.log(`${CHILD_RESULT}${JSON.stringify(await measure())}`);
+    process.exit(0);
+  }
+  if (processes === 1) return [await measure()];
+  return Array.from({ length: processes }, () => {
+    const child = spawnSync(process.execPath, [...process.execArgv, path], {
+      env: { ...process.env, WA_BENCH_CHILD: path },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const line = child.stdout
+      .toString()
+      .split('\n')
+      .find((l) => l.startsWith(CHILD_RESULT));
+    if (child.status !== 0 || !line) throw new Error(`${path}: a measuring process exited ${child.status}`);
+    return JSON.parse(line.slice(CHILD_RESULT.length)) as T;
+  });
+}
+
+const CHILD_RESULT = 'BENCH_CHILD_RESULT ';
+
+/** The median of `values` (the upper one of an even count). */
+export function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }

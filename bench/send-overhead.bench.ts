@@ -9,12 +9,10 @@
  * processes of the same build have measured anywhere in a band several percent wide, and one of them is as much a
  * draw as one round would be. The quick CI pass runs one process.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { GatewayClient as GatewayClientType, OutboundMessage } from '../src/index.js';
 import { spawnFixture } from './fixtures/spawn.js';
-import { compare, QUICK, report, round } from './lib.js';
+import { compare, inFreshProcesses, median, QUICK, report, round } from './lib.js';
 
 const KEY = 'pk_live_bench_0123456789abcdef';
 const BAR = 1.1;
@@ -41,9 +39,6 @@ const message: OutboundMessage = {
 const dist = new URL('../dist/index.js', import.meta.url);
 if (!existsSync(dist)) throw new Error('dist/ is missing: run `npm run build` first.');
 const { GatewayClient } = (await import(dist.href)) as { GatewayClient: typeof GatewayClientType };
-
-const PROCESSES = QUICK ? 1 : 5;
-const CHILD = process.env['WA_BENCH_SEND_CHILD'] === '1';
 
 /** One process's figure: the median of interleaved rounds against the echo gateway. */
 async function measureHere(): Promise<{ ratio: number; subjectMs: number; baselineMs: number }> {
@@ -74,45 +69,19 @@ async function measureHere(): Promise<{ ratio: number; subjectMs: number; baseli
   }
 }
 
-/** `runs` fresh processes of this file, each measuring once. */
-function measureInProcesses(runs: number): { ratio: number; subjectMs: number; baselineMs: number }[] {
-  const file = fileURLToPath(import.meta.url);
-  return Array.from({ length: runs }, () => {
-    const child = spawnSync(process.execPath, [...process.execArgv, file], {
-      env: { ...process.env, WA_BENCH_SEND_CHILD: '1' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const line = child.stdout
-      .toString()
-      .split('\n')
-      .find((l) => l.startsWith('SEND_RATIO '));
-    if (child.status !== 0 || !line) throw new Error(`send-overhead child exited ${child.status}`);
-    return JSON.parse(line.slice('SEND_RATIO '.length)) as {
-      ratio: number;
-      subjectMs: number;
-      baselineMs: number;
-    };
-  });
-}
-
-if (CHILD) {
-  console.log(`SEND_RATIO ${JSON.stringify(await measureHere())}`);
-} else {
-  const runs = PROCESSES === 1 ? [await measureHere()] : measureInProcesses(PROCESSES);
-  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const ratio = mid(runs.map((r) => r.ratio));
-  report({
-    bench: 'send-overhead',
-    metric: `messages.send vs bare fetch, loopback (time ratio, median of ${runs.length} process${runs.length === 1 ? '' : 'es'})`,
-    value: ratio,
-    unit: 'x',
-    bar: `<= ${BAR}x`,
-    limit: BAR,
-    pass: ratio <= BAR,
-    detail: {
-      sdkMsPerSend: round(mid(runs.map((r) => r.subjectMs))),
-      fetchMsPerSend: round(mid(runs.map((r) => r.baselineMs))),
-      perProcess: runs.map((r) => round(r.ratio)).join(' '),
-    },
-  });
-}
+const runs = await inFreshProcesses(import.meta.url, QUICK ? 1 : 5, measureHere);
+const ratio = median(runs.map((r) => r.ratio));
+report({
+  bench: 'send-overhead',
+  metric: `messages.send vs bare fetch, loopback (time ratio, median of ${runs.length} process${runs.length === 1 ? '' : 'es'})`,
+  value: ratio,
+  unit: 'x',
+  bar: `<= ${BAR}x`,
+  limit: BAR,
+  pass: ratio <= BAR,
+  detail: {
+    sdkMsPerSend: round(median(runs.map((r) => r.subjectMs))),
+    fetchMsPerSend: round(median(runs.map((r) => r.baselineMs))),
+    perProcess: runs.map((r) => round(r.ratio)).join(' '),
+  },
+});
