@@ -105,8 +105,7 @@ export async function compare(
     s.push(st);
     b.push(bt);
   }
-  const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-  return { ratio: med(ratios), subjectMs: med(s), baselineMs: med(b) };
+  return { ratio: median(ratios), subjectMs: median(s), baselineMs: median(b) };
 }
 
 /**

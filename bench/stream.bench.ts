@@ -23,7 +23,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { fileURLToPath } from 'node:url';
 import { PlatformClient } from '../src/platform/index.js';
-import { QUICK, report, round } from './lib.js';
+import { median as med, QUICK, report, round } from './lib.js';
 
 const N = 100_000;
 const T0 = Date.parse('2024-05-01T00:00:00Z');
@@ -219,7 +219,6 @@ async function run(url: string): Promise<void> {
       full.push(await time(() => sdk('full')));
     }
   }
-  const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   const ratio = med(ratios);
   const baselineMs = med(b);
   report({
