@@ -8,15 +8,14 @@ import { GatewayClient, PublicApiClient } from '../../src/index.js';
 import { bundleInboxAssets } from '../../src/testing/inbox/bundle.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/testing/index.js';
 import { createNodeWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const SECRET = 'inbox-test-secret-0123456789abcdefghij';
 let sandbox: Sandbox | undefined;
 let receiver: Server | undefined;
 afterEach(async () => {
-  await sandbox?.close();
-  await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
-  sandbox = undefined;
-  receiver = undefined;
+  await closeAll(sandbox, receiver);
+  sandbox = receiver = undefined;
 });
 
 async function start(options: SandboxOptions = {}) {

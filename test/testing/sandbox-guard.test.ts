@@ -6,14 +6,13 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
+import { closeAll } from '../helpers/close-all.js';
 
 let sandbox: Sandbox | undefined;
 let receiver: Server | undefined;
 afterEach(async () => {
-  await sandbox?.close();
-  await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
-  sandbox = undefined;
-  receiver = undefined;
+  await closeAll(sandbox, receiver);
+  sandbox = receiver = undefined;
 });
 
 function post(url: string, headers: Record<string, string>, body: string): Promise<number> {

@@ -5,15 +5,14 @@ import { GatewayClient } from '../../src/index.js';
 import { deliverWebhook, type Sandbox, startSandbox, textMessage } from '../../src/testing/index.js';
 import { SANDBOX_MAX_BODY_BYTES } from '../../src/testing/sandbox-routes.js';
 import { createNodeWebhookHandler, parseWebhook, type WebhookEvent } from '../../src/webhooks/index.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const SECRET = 'sandbox-test-secret-0123456789abcdefgh';
 let sandbox: Sandbox | undefined;
 let receiver: Server | undefined;
 afterEach(async () => {
-  await sandbox?.close();
-  await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
-  sandbox = undefined;
-  receiver = undefined;
+  await closeAll(sandbox, receiver);
+  sandbox = receiver = undefined;
 });
 
 /** A webhook endpoint answering with the statuses listed, in turn (the last repeats), recording requests. */
