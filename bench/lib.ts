@@ -109,6 +109,13 @@ export async function compare(
 }
 
 /**
+ * How many fresh processes a loopback timing ratio takes its median over (one in the quick pass). Single processes
+ * of one build spread several times wider than the rounds within one process do, so extra samples buy the most
+ * accuracy as extra processes; nine keeps one slow or fast draw from moving the figure (see docs/benchmarks.md).
+ */
+export const LOOPBACK_PROCESSES = QUICK ? 1 : 9;
+
+/**
  * `measure`'s result from each of `processes` fresh processes of the bench file `file` (`import.meta.url`), or
  * from this process alone when `processes` is 1. For timing ratios of loopback sends: within one process the
  * rounds agree closely, but processes of the same build differ by several percent (what the JIT made of each side,

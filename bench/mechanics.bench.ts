@@ -19,7 +19,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import type { GatewayClient as GatewayClientType, OutboundMessage } from '../src/index.js';
 import { spawnFixture } from './fixtures/spawn.js';
-import { compare, inFreshProcesses, median, QUICK, report, round } from './lib.js';
+import { compare, inFreshProcesses, LOOPBACK_PROCESSES, median, report, round } from './lib.js';
 
 const KEY = 'pk_live_bench_0123456789abcdef';
 const message: OutboundMessage = {
@@ -108,7 +108,7 @@ async function measureHere(): Promise<Row[]> {
 }
 
 // The median over fresh processes (see `inFreshProcesses`): single processes of one build differ by several percent.
-const runs = await inFreshProcesses(import.meta.url, QUICK ? 1 : 5, measureHere);
+const runs = await inFreshProcesses(import.meta.url, LOOPBACK_PROCESSES, measureHere);
 runs[0]!.forEach(({ metric }, i) => {
   const ratio = median(runs.map((r) => r[i]!.ratio));
   report({

@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import type { GatewayClient as GatewayClientType, OutboundMessage } from '../src/index.js';
 import { spawnFixture } from './fixtures/spawn.js';
-import { compare, inFreshProcesses, median, QUICK, report, round } from './lib.js';
+import { compare, inFreshProcesses, LOOPBACK_PROCESSES, median, QUICK, report, round } from './lib.js';
 
 const KEY = 'pk_live_bench_0123456789abcdef';
 const BAR = 1.1;
@@ -69,7 +69,7 @@ async function measureHere(): Promise<{ ratio: number; subjectMs: number; baseli
   }
 }
 
-const runs = await inFreshProcesses(import.meta.url, QUICK ? 1 : 5, measureHere);
+const runs = await inFreshProcesses(import.meta.url, LOOPBACK_PROCESSES, measureHere);
 const ratio = median(runs.map((r) => r.ratio));
 report({
   bench: 'send-overhead',
