@@ -115,6 +115,11 @@ export async function compare(
  */
 export const LOOPBACK_PROCESSES = QUICK ? 1 : 9;
 
+/** How a figure taken over `n` processes names itself in a metric: `median of 9 processes`. */
+export function medianOfProcesses(n: number): string {
+  return `median of ${n} process${n === 1 ? '' : 'es'}`;
+}
+
 /**
  * `measure`'s result from each of `processes` fresh processes of the bench file `file` (`import.meta.url`), or
  * from this process alone when `processes` is 1. For timing ratios of loopback sends: within one process the

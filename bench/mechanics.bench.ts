@@ -20,7 +20,15 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import type { GatewayClient as GatewayClientType, OutboundMessage } from '../src/index.js';
 import { spawnFixture } from './fixtures/spawn.js';
-import { compare, inFreshProcesses, LOOPBACK_PROCESSES, median, report, round } from './lib.js';
+import {
+  compare,
+  inFreshProcesses,
+  LOOPBACK_PROCESSES,
+  median,
+  medianOfProcesses,
+  report,
+  round,
+} from './lib.js';
 
 const KEY = 'pk_live_bench_0123456789abcdef';
 const message: OutboundMessage = {
@@ -120,7 +128,7 @@ runs[0]!.forEach(({ metric }, i) => {
   const ratio = median(runs.map((r) => r[i]!.ratio));
   report({
     bench: 'mechanics',
-    metric: `${metric.replace(' (time ratio)', '')} (time ratio, median of ${runs.length} process${runs.length === 1 ? '' : 'es'})`,
+    metric: `${metric.replace(' (time ratio)', '')} (time ratio, ${medianOfProcesses(runs.length)})`,
     value: ratio,
     unit: 'x',
     bar: '<= 1.05x',

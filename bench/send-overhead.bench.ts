@@ -12,7 +12,16 @@
 import { existsSync } from 'node:fs';
 import type { GatewayClient as GatewayClientType, OutboundMessage } from '../src/index.js';
 import { spawnFixture } from './fixtures/spawn.js';
-import { compare, inFreshProcesses, LOOPBACK_PROCESSES, median, QUICK, report, round } from './lib.js';
+import {
+  compare,
+  inFreshProcesses,
+  LOOPBACK_PROCESSES,
+  median,
+  medianOfProcesses,
+  QUICK,
+  report,
+  round,
+} from './lib.js';
 
 const KEY = 'pk_live_bench_0123456789abcdef';
 const BAR = 1.1;
@@ -73,7 +82,7 @@ const runs = await inFreshProcesses(import.meta.url, LOOPBACK_PROCESSES, measure
 const ratio = median(runs.map((r) => r.ratio));
 report({
   bench: 'send-overhead',
-  metric: `messages.send vs bare fetch, loopback (time ratio, median of ${runs.length} process${runs.length === 1 ? '' : 'es'})`,
+  metric: `messages.send vs bare fetch, loopback (time ratio, ${medianOfProcesses(runs.length)})`,
   value: ratio,
   unit: 'x',
   bar: `<= ${BAR}x`,
