@@ -13,6 +13,7 @@ import {
   unknownTypeMessage,
 } from '../../src/webhooks/fixtures.js';
 import {
+  createNodeWebhookHandler,
   createWebhookHandler,
   type IdempotencyStore,
   MemoryIdempotencyStore,
@@ -112,7 +113,14 @@ describe('createWebhookHandler: status codes', () => {
 
   it('401 for a missing, wrong or malformed Authorization, before reading the body', async () => {
     const { handler, seen } = recorder();
-    for (const auth of [null, `Bearer ${SECRET}x`, `Basic ${SECRET}`, SECRET, 'Bearer']) {
+    const cases: [string | null, string][] = [
+      [null, 'authorization_missing'],
+      [`Bearer ${SECRET}x`, 'authorization_mismatch'],
+      [`Basic ${SECRET}`, 'authorization_malformed'],
+      [SECRET, 'authorization_malformed'],
+      ['Bearer', 'authorization_malformed'],
+    ];
+    for (const [auth, reason] of cases) {
       let pulled = 0;
       const stream = new ReadableStream<Uint8Array>({
         pull(controller) {
@@ -125,11 +133,32 @@ describe('createWebhookHandler: status codes', () => {
       const res = await handler(request);
       expect(res.status, String(auth)).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
-      expect(await res.text()).toBe('{"ok":false,"error":"unauthorized"}');
+      expect(await res.text()).toBe(`{"ok":false,"error":"${reason}"}`);
       expect(request.bodyUsed).toBe(false);
       expect(pulled).toBeLessThanOrEqual(1); // a stream may prefetch one chunk on creation, never read to the end
     }
     expect(seen).toHaveLength(0);
+  });
+
+  it('says in its log line whether the header was missing, malformed or another secret, and what to do', async () => {
+    const { handler, logs } = recorder();
+    const body = json(messageEnvelope(textMessage()));
+    await handler(post(body, { auth: null }));
+    await handler(post(body, { auth: SECRET }));
+    await handler(post(body, { auth: 'Bearer wh_other_secret_0123456789abcdefghijkl' }));
+    expect(logs.map((l) => (l.meta as { reason: string }).reason)).toEqual([
+      'authorization_missing',
+      'authorization_malformed',
+      'authorization_mismatch',
+    ]);
+    const [missing, malformed, mismatch] = logs.map((l) => l.message);
+    expect(missing).toMatch(/no Authorization header.*Bearer <WEBHOOK_SECRET>.*set the webhook secret/);
+    expect(malformed).toMatch(/not `Bearer <secret>`.*must send `Authorization: Bearer <WEBHOOK_SECRET>`/);
+    expect(mismatch).toMatch(
+      /not this handler's secret.*same WEBHOOK_SECRET.*secret: \[newSecret, oldSecret\]/,
+    );
+    expect(JSON.stringify(logs)).not.toContain(SECRET);
+    expect(JSON.stringify(logs)).not.toContain('wh_other_secret');
   });
 
   it('accepts every secret of a rotation', async () => {
@@ -538,6 +567,45 @@ describe('createWebhookHandler: configuration', () => {
       expect(thrown, JSON.stringify(options)).toBeInstanceOf(ConfigurationError);
       expect(String((thrown as Error).message)).not.toContain('has space in it');
     }
+  });
+
+  it("the secret's ConfigurationError says what it got, what to do, and names the function called", () => {
+    const message = (create: () => unknown): string => {
+      try {
+        create();
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigurationError);
+        return (error as Error).message;
+      }
+      throw new Error('no ConfigurationError');
+    };
+    const unset = message(() =>
+      createWebhookHandler({ secret: process.env['WA_TEST_UNSET_SECRET']!, onEvent }),
+    );
+    expect(unset).toMatch(/^createWebhookHandler: `secret` .*; got undefined\./);
+    expect(unset).toContain('process.env.WEBHOOK_SECRET');
+    expect(unset).toContain('WEBHOOK_SECRET is set');
+    const node = message(() => createNodeWebhookHandler({ secret: undefined as never, onEvent }));
+    expect(node).toMatch(/^createNodeWebhookHandler: `secret` .*; got undefined\./);
+    expect(message(() => createWebhookHandler({ secret: '', onEvent }))).toContain('got an empty string');
+    expect(message(() => createWebhookHandler({ secret: 42 as never, onEvent }))).toContain('got a number');
+    const pasted = message(() => createNodeWebhookHandler({ secret: `Bearer ${SECRET}`, onEvent }));
+    expect(pasted).toMatch(/^createNodeWebhookHandler: /);
+    expect(pasted).toContain('without the `Bearer ` prefix');
+    expect(pasted).not.toContain(SECRET);
+    const rotated = message(() => createWebhookHandler({ secret: [SECRET, `${SECRET}\n`], onEvent }));
+    expect(rotated).toContain('`secret`[1]');
+    expect(rotated).toContain('whitespace at an end');
+    expect(rotated).toContain('.trim()');
+    expect(rotated).not.toContain(SECRET);
+    const upstream = message(() =>
+      createWebhookHandler({ secret: SECRET, onEvent, upstreamAppSecret: 'has space' }),
+    );
+    expect(upstream).toMatch(/^createWebhookHandler: `upstreamAppSecret` .*got a string of 9 characters/);
+    expect(upstream).not.toContain('has space');
+    expect(message(() => createNodeWebhookHandler({ secret: SECRET, onEvent, deadlineMs: 0 }))).toMatch(
+      /^createNodeWebhookHandler: `deadlineMs`/,
+    );
   });
 
   it('warns through the logger about a secret under 32 characters', () => {
