@@ -1,5 +1,6 @@
 import { onAbort } from './abort.js';
 import { ConfigurationError } from './errors.js';
+import { type Logger, log } from './logger.js';
 
 /**
  * The client-side send limiter: never more than `perSecond` requests *arriving at the server* in any
@@ -165,4 +166,48 @@ export class RateLimiter implements SendLimiter {
 interface Waiter {
   resolve: (release: () => void) => void;
   stopListening: (() => void) | undefined;
+}
+
+/**
+ * Fingerprints of the credentials that a client with a limiter of its own was made for. Hashes, not keys: this set
+ * outlives the clients, and no key should stay in memory after its last client is gone. Never logged.
+ */
+const ownLimiterKeys = new Set<string>();
+let sharedKeyWarned = false;
+
+/** 64-bit FNV-1a of a string, in two 32-bit halves: a set member, not a secret (collisions only cost a warning). */
+function fingerprint(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (a >>> 15);
+  }
+  return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
+}
+
+/**
+ * @internal Called by a client that built its own limiter for `credential`. The limit is per key, counted by the
+ * server across every client: a second client with its own limiter on the same key (typically a client per request)
+ * means the limiters do not add up, and `RATE_001` follows. Warns once per process, naming neither the key nor its
+ * fingerprint.
+ */
+export function noteOwnLimiter(credential: string, logger: Logger | undefined, client: string): void {
+  const print = fingerprint(credential);
+  if (!ownLimiterKeys.has(print)) {
+    ownLimiterKeys.add(print);
+    return;
+  }
+  if (sharedKeyWarned) return;
+  sharedKeyWarned = true;
+  log(
+    logger,
+    'warn',
+    `wa-gateway-sdk: several ${client}s in this process use the same API key, each with a rate limiter of its own: ` +
+      'the gateway counts its limit per key, so together they can exceed it and meet RATE_001. Create one ' +
+      `${client} and share it (it is safe to use concurrently), or pass them one limiter: ` +
+      '`rateLimit: new RateLimiter({ perSecond: 80 })` shared in this process, a `RedisRateLimiter` ' +
+      '(wa-gateway-sdk/redis) across processes. (Warned once per process.)',
+  );
 }
