@@ -19,6 +19,7 @@ import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { WebhookLogger } from '../webhooks/handler.js';
+import { connectionDown } from './connection-log.js';
 import {
   INBOX_BACKOFF_TYPE,
   InboxError,
@@ -207,7 +208,8 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
   });
   // Without these listeners an 'error' event (Redis went away) would crash the host process.
   worker.on('error', (error) => {
-    logConnectionError(logger, ROLE, error);
+    // An outage of the worker's connection is logged once, by the connection's own listener.
+    if (!connectionDown(client)) logConnectionError(logger, ROLE, error);
     report(error, { stage: 'worker' });
   });
   const admin = new Queue(queue.name, { connection: client, prefix: queue.prefix });

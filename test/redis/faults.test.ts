@@ -132,9 +132,19 @@ describeRedis('Redis stores when Redis goes away', () => {
 
       // ioredis prints unhandled 'error' events to the console; the guard routes them to the logger instead.
       expect(consoleError.mock.calls.flat().join(' ')).not.toContain('[ioredis]');
+      // One line for the outage, however many reconnects failed: where, and why in words.
+      const outage = logger.warn.mock.calls.filter(([m]) => String(m).includes('cannot reach Redis'));
+      expect(outage).toEqual([
+        [
+          expect.stringMatching(
+            /^wa-gateway-sdk: RedisIdempotencyStore: cannot reach Redis at 127\.0\.0\.1:\d+: connection refused: nothing listens/,
+          ),
+          expect.objectContaining({ code: 'ECONNREFUSED' }),
+        ],
+      ]);
       expect(logger.warn).toHaveBeenCalledWith(
-        'wa-gateway-sdk: the Redis connection reported an error',
-        expect.objectContaining({ errno: 'ECONNREFUSED' }),
+        expect.stringMatching(/Redis at 127\.0\.0\.1:\d+ is reachable again, after \d+ s$/),
+        undefined,
       );
     } finally {
       consoleError.mockRestore();
