@@ -128,7 +128,11 @@ export interface WebhookHandlerOptions {
    * when it names a level (read where a `process.env` exists), else `'warn'`.
    */
   logLevel?: LogLevel;
-  /** Every failure, with the error object itself (which may hold your own data: log it with care). */
+  /**
+   * Every failure, with the error object itself (which may hold your own data: log it with care). The logger gets
+   * only the error's class name, so this is where a failing `onEvent`'s error can be seen:
+   * `onError: (error, info) => console.error(info.stage, error)`.
+   */
   onError?: (error: unknown, info: WebhookErrorInfo) => void;
 }
 
@@ -163,7 +167,12 @@ function describeSecret(value: unknown): string {
 /** What to do about a secret the header could not carry, by what was given. */
 function secretAdvice(value: unknown, option: string): string {
   if (option === 'secret' && (value === undefined || value === '')) {
-    return " Pass the secret the gateway sends as `Authorization: Bearer <secret>`, e.g. `secret: process.env.WEBHOOK_SECRET`, and check that WEBHOOK_SECRET is set in this process's environment (a .env file is not read by itself).";
+    // Worded without the name of Node's global: this module runs on every runtime, and a test keeps it that way.
+    return (
+      ' Pass the secret the gateway sends as `Authorization: Bearer <secret>`, e.g. from the WEBHOOK_SECRET ' +
+      'environment variable, and check that WEBHOOK_SECRET is set where this code runs (a .env file is not read ' +
+      'by itself).'
+    );
   }
   if (typeof value === 'string' && /^\s*bearer\s/i.test(value)) {
     return ' It starts with `Bearer `: give the secret alone, without the `Bearer ` prefix (the gateway adds it).';
@@ -200,6 +209,8 @@ export interface ResolvedOptions {
   log: (level: 'warn' | 'error', message: string, meta?: Record<string, unknown>) => void;
   /** Calls `onError` without ever throwing. */
   report: (error: unknown, info: WebhookErrorInfo) => void;
+  /** Whether the application set `onError`: if not, an `onEvent` failure's log line says how to see the error. */
+  hasOnError: boolean;
   secrets: string[];
   onEvent: WebhookHandlerOptions['onEvent'];
   deadlineMs: number;
@@ -304,6 +315,7 @@ export function resolveOptions(
       callObserver(options.onError, [error, info], (errorName) =>
         log('warn', 'onError failed', { errorName }),
       ),
+    hasOnError: typeof options.onError === 'function',
     secrets,
     onEvent,
     ...limits,

@@ -20,7 +20,7 @@
 import { WaGatewayError, WebhookParseError } from '../core/errors.js';
 import { errorNameOf } from '../core/observer.js';
 import { loadTracing, type Span, startSpan, tracingReady } from '../core/tracing.js';
-import { createClaims, type EventFailed, ON_EVENT_FAILED, type Outcome } from './claims.js';
+import { createClaims, type EventFailed, ON_ERROR_HINT, ON_EVENT_FAILED, type Outcome } from './claims.js';
 import type { WebhookEvent } from './events.js';
 import {
   DUPLICATES_HEADER,
@@ -77,7 +77,8 @@ interface Core extends ResolvedOptions {
 export function createWebhookCore(options: ResolvedOptions): WebhookCore {
   /** One failure about one event: an operational line for the logger (never the payload) and the error to onError. */
   const eventFailed: EventFailed = (message, error, stage, event, index, level = 'error') => {
-    options.log(level, message, {
+    const hint = stage === 'onEvent' && !options.hasOnError ? ON_ERROR_HINT : '';
+    options.log(level, message + hint, {
       kind: event.kind,
       index,
       ...(stage === 'onEvent' ? { errorName: errorNameOf(error) } : {}),

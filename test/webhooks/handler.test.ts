@@ -397,8 +397,7 @@ describe('createWebhookHandler: failures and retries', () => {
   it('onError receives the failure with its stage and event', async () => {
     const onError = vi.fn();
     const boom = new Error('boom');
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       onError,
       onEvent: () => {
         throw boom;
@@ -406,6 +405,11 @@ describe('createWebhookHandler: failures and retries', () => {
     });
     await handler(post(json(messageEnvelope(textMessage()))));
     await handler(post('{bad'));
+    // With onError set, the log line needs no advice about how to see the error.
+    expect(logs.map((l) => l.message)).toEqual([
+      'onEvent failed; answering 500 so the gateway retries the delivery',
+      'Webhook body refused with 400: Webhook body is not valid JSON',
+    ]);
     expect(onError).toHaveBeenCalledTimes(2);
     expect(onError.mock.calls[0]?.[0]).toBe(boom);
     expect(onError.mock.calls[0]?.[1]).toMatchObject({
@@ -414,6 +418,27 @@ describe('createWebhookHandler: failures and retries', () => {
       event: { kind: 'message' },
     });
     expect(onError.mock.calls[1]?.[1]).toMatchObject({ stage: 'parse' });
+  });
+});
+
+describe('createWebhookHandler: an onEvent failure without onError', () => {
+  it('the log line points at onError and shows how to see the error', async () => {
+    const { handler, logs } = recorder({
+      onEvent: () => {
+        throw new Error('private detail');
+      },
+    });
+    expect((await handler(post(json(messageEnvelope(textMessage()))))).status).toBe(500);
+    expect(logs).toEqual([
+      {
+        level: 'error',
+        message:
+          'onEvent failed; answering 500 so the gateway retries the delivery. The error itself is not logged (it may ' +
+          'hold your data): to see it, pass `onError: (error, info) => console.error(info.stage, error)` (or your ' +
+          'own reporting)',
+        meta: { kind: 'message', index: 0, errorName: 'Error' },
+      },
+    ]);
   });
 });
 
@@ -583,8 +608,8 @@ describe('createWebhookHandler: configuration', () => {
       createWebhookHandler({ secret: process.env['WA_TEST_UNSET_SECRET']!, onEvent }),
     );
     expect(unset).toMatch(/^createWebhookHandler: `secret` .*; got undefined\./);
-    expect(unset).toContain('process.env.WEBHOOK_SECRET');
-    expect(unset).toContain('WEBHOOK_SECRET is set');
+    expect(unset).toContain('from the WEBHOOK_SECRET environment variable');
+    expect(unset).toContain('WEBHOOK_SECRET is set where this code runs');
     const node = message(() => createNodeWebhookHandler({ secret: undefined as never, onEvent }));
     expect(node).toMatch(/^createNodeWebhookHandler: `secret` .*; got undefined\./);
     expect(message(() => createWebhookHandler({ secret: '', onEvent }))).toContain('got an empty string');
