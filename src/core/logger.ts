@@ -48,7 +48,9 @@ export function resolveLogger(options: {
     if (typeof target[l] !== 'function') continue;
     out[l] = (message, meta) => {
       try {
-        target[l]?.(message, meta);
+        // Without meta, the message alone: `console.warn(message, undefined)` prints a stray "undefined".
+        if (meta === undefined) target[l]?.(message);
+        else target[l]?.(message, meta);
       } catch {
         // A logger that throws must not turn a successful send into a failure.
       }

@@ -97,6 +97,7 @@ export class RateLimiter implements SendLimiter {
 
   /** Holds every request for `ms` from now (or longer if already paused longer). */
   pause(ms: number): void {
+    onRateLimited.get(this)?.();
     this.#pausedUntil = Math.max(this.#pausedUntil, performance.now() + ms);
     this.#reschedule();
   }
@@ -169,13 +170,15 @@ interface Waiter {
 }
 
 /**
- * Fingerprints of the credentials that a client with a limiter of its own was made for. Hashes, not keys: this set
+ * How many clients were made with a limiter of their own, by credential fingerprint. Hashes, not keys: this map
  * outlives the clients, and no key should stay in memory after its last client is gone. Never logged.
  */
-const ownLimiterKeys = new Set<string>();
+const ownLimiters = new Map<string, number>();
+/** What a client's own limiter does on `RATE_001` (its `pause`), besides pausing. */
+const onRateLimited = new WeakMap<RateLimiter, () => void>();
 let sharedKeyWarned = false;
 
-/** 64-bit FNV-1a of a string, in two 32-bit halves: a set member, not a secret (collisions only cost a warning). */
+/** 64-bit FNV-1a of a string, in two 32-bit halves: a map key, not a secret (collisions only cost a warning). */
 function fingerprint(text: string): string {
   let a = 0x811c9dc5;
   let b = 0x050c5d1f;
@@ -188,26 +191,31 @@ function fingerprint(text: string): string {
 }
 
 /**
- * @internal Called by a client that built its own limiter for `credential`. The limit is per key, counted by the
- * server across every client: a second client with its own limiter on the same key (typically a client per request)
- * means the limiters do not add up, and `RATE_001` follows. Warns once per process, naming neither the key nor its
- * fingerprint.
+ * @internal Called by a client that built `limiter` for itself, for `credential`. The gateway counts its limit per
+ * key, across every client: several clients with limiters of their own on one key (typically a client per request)
+ * do not add up, and `RATE_001` follows. So the first `RATE_001` met by such a client, while the process has made
+ * several of them for its key, is warned about, once per process, naming neither the key nor its fingerprint. (At
+ * `RATE_001` and not at construction: clients that never meet the limit have nothing to fix.)
  */
-export function noteOwnLimiter(credential: string, logger: Logger | undefined, client: string): void {
+export function noteOwnLimiter(
+  limiter: RateLimiter,
+  credential: string,
+  logger: Logger | undefined,
+  client: string,
+): void {
   const print = fingerprint(credential);
-  if (!ownLimiterKeys.has(print)) {
-    ownLimiterKeys.add(print);
-    return;
-  }
-  if (sharedKeyWarned) return;
-  sharedKeyWarned = true;
-  log(
-    logger,
-    'warn',
-    `wa-gateway-sdk: several ${client}s in this process use the same API key, each with a rate limiter of its own: ` +
-      'the gateway counts its limit per key, so together they can exceed it and meet RATE_001. Create one ' +
-      `${client} and share it (it is safe to use concurrently), or pass them one limiter: ` +
-      '`rateLimit: new RateLimiter({ perSecond: 80 })` shared in this process, a `RedisRateLimiter` ' +
-      '(wa-gateway-sdk/redis) across processes. (Warned once per process.)',
-  );
+  ownLimiters.set(print, (ownLimiters.get(print) ?? 0) + 1);
+  onRateLimited.set(limiter, () => {
+    if (sharedKeyWarned || (ownLimiters.get(print) ?? 0) < 2) return;
+    sharedKeyWarned = true;
+    log(
+      logger,
+      'warn',
+      `wa-gateway-sdk: RATE_001, and ${ownLimiters.get(print)} ${client}s were made in this process for this API key, ` +
+        'each with a rate limiter of its own: the gateway counts its limit per key, so together they exceed it. ' +
+        `Create one ${client} and share it (it is safe to use concurrently), or pass them one limiter: ` +
+        '`rateLimit: new RateLimiter({ perSecond: 80 })` shared in this process, a `RedisRateLimiter` ' +
+        '(wa-gateway-sdk/redis) across processes. (Warned once per process.)',
+    );
+  });
 }

@@ -95,8 +95,8 @@ export class GatewayClient {
     });
     // A limiter built here (not one the caller shares) only limits this client: a second such client on one key
     // (a client per request) is the usual cause of a RATE_001 storm.
-    if (this.rateLimiter && this.rateLimiter !== options.rateLimit) {
-      noteOwnLimiter(this.#apiKey, config.logger, 'GatewayClient');
+    if (this.rateLimiter instanceof RateLimiter && this.rateLimiter !== options.rateLimit) {
+      noteOwnLimiter(this.rateLimiter, this.#apiKey, config.logger, 'GatewayClient');
     }
     const transport = new Transport({
       ...config,

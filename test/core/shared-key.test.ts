@@ -15,7 +15,7 @@ function capture() {
   return { lines, logger };
 }
 
-const rate001 = () =>
+const rate001 = (retryAfter = '1s') =>
   new Response(
     JSON.stringify({
       isSuccess: false,
@@ -23,7 +23,7 @@ const rate001 = () =>
         code: 'RATE_001',
         group: 'TOO_MANY_REQUESTS',
         description: 'Rate limit exceeded',
-        params: { limit_type: 'sec', retry_after: '1s' },
+        params: { limit_type: 'sec', retry_after: retryAfter },
       },
     }),
     { status: 429, headers: { 'content-type': 'application/json' } },
@@ -34,25 +34,38 @@ afterEach(() => {
 });
 
 describe('several GatewayClients on one key', () => {
+  /** A fetch that answers RATE_001 (retry_after 0s) to every other request, and a send to anything else. */
+  function limitedEveryOther() {
+    let n = 0;
+    return async () => (++n % 2 === 1 ? rate001('0s') : Response.json(sendOk()));
+  }
+  const send = (gw: GatewayClient) =>
+    gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'Hi' } });
+
   // One test: the warning is once per process (this file's module instance), so the order of the steps matters.
-  it('warns once, naming neither the key nor a fingerprint, only when each has a limiter of its own', () => {
+  it('at their first RATE_001, warns once, naming neither the key nor a fingerprint, if each has a limiter of its own', async () => {
     const { lines, logger } = capture();
+    const fetch = limitedEveryOther();
     const shared = new RateLimiter({ perSecond: 80 });
     // Clients that share one limiter, or turned limiting off, spend the budget together: nothing to say.
-    new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, rateLimit: shared });
-    new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, rateLimit: shared });
-    new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, rateLimit: false });
-    new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger });
-    new GatewayClient({ apiKey: 'pk_live_another_key_9876543210', baseUrl: BASE, logger });
-    expect(lines).toEqual([]);
-    // A second client with its own limiter on the same key: the client-per-request pattern.
-    for (let i = 0; i < 5; i++) new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger });
-    expect(lines).toHaveLength(1);
-    const [line] = lines;
-    expect(line?.level).toBe('warn');
-    expect(line?.message).toContain('several GatewayClients in this process use the same API key');
-    expect(line?.message).toContain('Create one GatewayClient and share it');
-    expect(line?.message).toContain('RedisRateLimiter');
+    await send(new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, fetch, rateLimit: shared }));
+    await send(new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, fetch, rateLimit: shared }));
+    await send(new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, fetch, rateLimit: false }));
+    // One client with its own limiter on a key, and one on another key: each alone on its key.
+    await send(new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, fetch }));
+    await send(new GatewayClient({ apiKey: 'pk_live_another_key_9876543210', baseUrl: BASE, logger, fetch }));
+    expect(lines.filter((l) => l.message.includes('rate limiter of its own'))).toEqual([]);
+    // A second and third client with their own limiters on the same key (the client-per-request pattern) meet
+    // RATE_001: the first such answer is warned about, once.
+    for (let i = 0; i < 2; i++) await send(new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, fetch }));
+    const warned = lines.filter((l) => l.message.includes('rate limiter of its own'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]?.level).toBe('warn');
+    expect(warned[0]?.message).toMatch(
+      /^wa-gateway-sdk: RATE_001, and 2 GatewayClients were made in this process for this API key/,
+    );
+    expect(warned[0]?.message).toContain('Create one GatewayClient and share it');
+    expect(warned[0]?.message).toContain('RedisRateLimiter');
     expect(JSON.stringify(lines)).not.toContain(KEY);
     expect(JSON.stringify(lines)).not.toContain('shared_key');
   });

@@ -61,6 +61,11 @@ function recorder(options: Partial<WebhookHandlerOptions> = {}) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The log lines the SDK writes for a failing onEvent and a passed deadline (asserted, never printed). */
+const FAILED = expect.stringMatching(/^onEvent failed; answering 500 so the gateway retries the delivery/);
+const DEADLINE = 'Webhook deadline passed before processing finished; answering 503 so the gateway retries';
+const messages = (logs: { message: string }[]) => logs.map((l) => l.message);
+
 describe('createWebhookHandler: status codes', () => {
   it('200 with every event handed to onEvent, sequentially, in document order', async () => {
     const m1 = textMessage();
@@ -242,8 +247,7 @@ describe('createWebhookHandler: failures and retries', () => {
     const [m1, m2, m3] = [textMessage(), textMessage(), textMessage()];
     const calls: string[] = [];
     let failOnce = true;
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       onEvent: (event) => {
         calls.push(event.idempotencyKey);
         if (event.idempotencyKey === m2.id && failOnce) {
@@ -262,6 +266,7 @@ describe('createWebhookHandler: failures and retries', () => {
     expect(calls).toEqual([m1.id, m2.id, m3.id, m2.id]);
     expect((await handler(post(body))).status).toBe(200);
     expect(calls).toHaveLength(4);
+    expect(messages(logs)).toEqual([FAILED]);
   });
 
   it("never passes a thrown error's own status through (a 422 would drop the event for good)", async () => {
@@ -271,27 +276,26 @@ describe('createWebhookHandler: failures and retries', () => {
       { status: 404, message: 'not an Error at all' },
       'a string',
     ]) {
-      const handler = createWebhookHandler({
-        secret: SECRET,
+      const { handler, logs } = recorder({
         onEvent: () => {
           throw error;
         },
       });
       const res = await handler(post(json(messageEnvelope(textMessage()))));
       expect(res.status).toBe(500);
+      expect(messages(logs)).toEqual([FAILED]);
     }
-    const rejecting = createWebhookHandler({
-      secret: SECRET,
+    const rejecting = recorder({
       onEvent: async () => Promise.reject(Object.assign(new Error('x'), { status: 409 })),
     });
-    expect((await rejecting(post(json(messageEnvelope(textMessage()))))).status).toBe(500);
+    expect((await rejecting.handler(post(json(messageEnvelope(textMessage()))))).status).toBe(500);
+    expect(messages(rejecting.logs)).toEqual([FAILED]);
   });
 
   it('with dedupe off, a retry runs every event again', async () => {
     let calls = 0;
     let fail = true;
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       dedupe: false,
       onEvent: () => {
         calls++;
@@ -305,6 +309,7 @@ describe('createWebhookHandler: failures and retries', () => {
     expect((await handler(post(body))).status).toBe(500);
     expect((await handler(post(body))).status).toBe(200);
     expect(calls).toBe(4);
+    expect(messages(logs)).toEqual([FAILED]);
   });
 
   it('a dedupeKey returning null runs that event without dedupe', async () => {
@@ -453,8 +458,7 @@ describe('createWebhookHandler: the deadline', () => {
     // onEvent finishes only when the test says so: an answer that waited for it would never come (the test
     // would time out), whatever the machine's speed. No elapsed-time bound needed.
     let release: () => void = () => {};
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       deadlineMs: 100,
       dedupe: store,
       waitUntil: (p) => kept.push(p),
@@ -485,12 +489,12 @@ describe('createWebhookHandler: the deadline', () => {
     await kept[1];
     expect(started).toEqual([m1.id, m2.id]);
     expect(store.peek(m2.id)).toBe('done');
+    expect(messages(logs)).toEqual([DEADLINE, DEADLINE]);
   });
 
   it('a retry arriving while the timed-out run is still going waits for it instead of running it twice', async () => {
     let calls = 0;
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       deadlineMs: 150,
       onEvent: async () => {
         calls++;
@@ -502,12 +506,12 @@ describe('createWebhookHandler: the deadline', () => {
     const retry = await handler(post(body));
     expect(retry.status).toBe(200);
     expect(calls).toBe(1);
+    expect(messages(logs)).toEqual([DEADLINE]);
   });
 
   it('a retry that finds the timed-out run failing takes the event over', async () => {
     let calls = 0;
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       deadlineMs: 100,
       onEvent: async () => {
         calls++;
@@ -522,6 +526,7 @@ describe('createWebhookHandler: the deadline', () => {
     const retry = await handler(post(body));
     expect(retry.status).toBe(200);
     expect(calls).toBe(2);
+    expect(messages(logs)).toEqual([DEADLINE, FAILED]);
   });
 
   it('prefers the per-request waitUntil (Workers ctx) over the option', async () => {
@@ -532,8 +537,7 @@ describe('createWebhookHandler: the deadline', () => {
         this.kept.push(p);
       },
     };
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       deadlineMs: 50,
       waitUntil: fromOption,
       onEvent: async () => {
@@ -544,6 +548,7 @@ describe('createWebhookHandler: the deadline', () => {
     expect(ctx.kept).toHaveLength(1);
     expect(fromOption).not.toHaveBeenCalled();
     await ctx.kept[0];
+    expect(messages(logs)).toEqual([DEADLINE]);
   });
 });
 
