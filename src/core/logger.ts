@@ -123,7 +123,10 @@ export function logFolded(
   if (!logger?.[level]) return;
   const target = targets.get(logger) ?? logger;
   let byMessage = bursts.get(target);
-  if (!byMessage) bursts.set(target, (byMessage = new Map()));
+  if (!byMessage) {
+    byMessage = new Map();
+    bursts.set(target, byMessage);
+  }
   const burst = byMessage.get(message);
   if (burst && now - burst.last < FOLD_WINDOW_MS) {
     burst.last = now;
