@@ -64,6 +64,8 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
       io.stdout(
         `webhook ${a.label} attempt ${a.attempt}: ${a.status !== undefined ? `HTTP ${a.status}` : a.error} → ${a.outcome}\n`,
       ),
+  }).catch((error: unknown) => {
+    throw portInUse(error, port) ?? error;
   });
   io.stdout(`sandbox gateway listening at ${sandbox.url}\n`);
   io.stdout(`  new GatewayClient({ apiKey: '${apiKey}', baseUrl: '${sandbox.url}' })\n`);
@@ -87,4 +89,13 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
     `stopped after ${sandbox.simulator.sent.length} sends and ${sandbox.deliveries.length} webhook attempts\n`,
   );
   return EXIT.ok;
+}
+
+/** A listen error as what to do, when it is the port being taken; `undefined` for any other error. */
+function portInUse(error: unknown, port: number): Error | undefined {
+  if ((error as { code?: unknown } | null)?.code !== 'EADDRINUSE') return undefined;
+  return new Error(
+    `port ${port} on 127.0.0.1 is already in use (another sandbox still running?). Stop that process, choose ` +
+      'another port with --port <n>, or pass --port 0 to take a free one (the URL to use is printed).',
+  );
 }

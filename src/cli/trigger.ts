@@ -101,6 +101,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
     );
   }
   const secret = values.secret ?? io.env['WEBHOOK_SECRET'];
+  const secretFrom = values.secret !== undefined ? '--secret' : '$WEBHOOK_SECRET';
   if (!secret) {
     io.stderr(
       'warning: no --secret and no $WEBHOOK_SECRET: posting without an Authorization header, which a receiver ' +
@@ -121,18 +122,40 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   if (!values.json && last?.outcome === 'delivered' && values.wamid !== undefined && !last.duplicates) {
     io.stdout(
       'A 200 does not say whether the receiver processed the event or skipped it as a duplicate of an earlier ' +
-        `delivery of ${values.wamid}: it must answer 200 to both. (A receiver built on this SDK's handler says ` +
-        'so: this one did not.)\n',
+        `delivery of ${values.wamid}: it must answer 200 to both. The SDK's webhook handler adds an ` +
+        "x-wa-gateway-duplicates header when it skipped one; this answer has none, so a receiver on the SDK's " +
+        'handler processed it (onEvent ran), and another receiver may have done either.\n',
     );
   }
   if (!values.json && last && last.outcome !== 'delivered') {
     io.stdout(
       last.outcome === 'lost'
-        ? 'The gateway does not retry a 4xx: this event would be lost. Answer 5xx for failures you want retried.\n'
+        ? lostAdvice(last.status, secret ? secretFrom : undefined)
         : 'All attempts failed: the gateway would drop this event (ProcessingStatus ERROR).\n',
     );
   }
   return last?.outcome === 'delivered' ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * What to do about a 4xx, by status: a 401 is about the secret (none was sent, or another one), a 404 or 405 about
+ * the URL; any other 4xx about the receiver's choice of status.
+ */
+function lostAdvice(status: number | undefined, secretFrom: string | undefined): string {
+  const lost = 'The gateway does not retry a 4xx: this event would be lost.';
+  if (status === 401) {
+    return secretFrom === undefined
+      ? `${lost} The receiver wants the webhook secret: pass --secret <secret> or set $WEBHOOK_SECRET to the ` +
+          "secret the receiver's handler checks.\n"
+      : `${lost} The receiver refused the secret from ${secretFrom}: it must be the one the receiver's handler ` +
+          "checks (its `secret`, often $WEBHOOK_SECRET in the receiver's environment). A receiver on the SDK's " +
+          "handler logs whether the header was missing, malformed or another secret, and answers it as the body's " +
+          '`error`.\n';
+  }
+  if (status === 404 || status === 405) {
+    return `${lost} The receiver has no POST route at --url: check its path (HTTP ${status}).\n`;
+  }
+  return `${lost} Answer 5xx for failures you want retried.\n`;
 }
 
 function describe(a: DeliveryAttempt): string {

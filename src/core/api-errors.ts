@@ -36,6 +36,11 @@ export class ConflictError extends ApiError {
 export class UnprocessableEntityError extends ApiError {
   override name = 'UnprocessableEntityError';
 }
+const RATE_001_ADVICE =
+  ' The gateway counts its limit per API key, across every client and process using it: share one GatewayClient ' +
+  'in this process instead of one per request (or pass them one `rateLimit: new RateLimiter(...)`), and use a ' +
+  '`RedisRateLimiter` (wa-gateway-sdk/redis) as `rateLimit` to share the budget across processes.';
+
 /** 429: rate limited. `retryAfterMs` and `limitType` come from the server when it states them. */
 export class RateLimitError extends ApiError {
   override name = 'RateLimitError';
@@ -48,6 +53,9 @@ export class RateLimitError extends ApiError {
     super(details);
     this.retryAfterMs = details.retryAfterMs;
     this.limitType = details.limitType;
+    // The gateway's limit is per API key: a RATE_001 that outlasted the retries nearly always means several
+    // clients or processes spend one key's budget, each with its own limiter.
+    if (details.code === 'RATE_001') this.message += RATE_001_ADVICE;
   }
 }
 /** 500 and other 5xx except 502: a server fault (`AUTH_004`, `AUTH_005`, `SEC_001`, an HTML page from a proxy). */

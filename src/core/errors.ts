@@ -331,10 +331,13 @@ export class MissingDependencyError extends ConfigurationError {
   /** The npm package to install, e.g. `msw`. */
   readonly packageName: string;
 
-  constructor(packageName: string, feature: string, cause?: unknown) {
+  /** `devOnly`: the feature runs in tests only (msw), so the package belongs in devDependencies. */
+  constructor(packageName: string, feature: string, cause?: unknown, devOnly = false) {
     super(
       `${feature} needs the optional peer dependency '${packageName}', which is not installed: ` +
-        `run \`npm install --save-dev ${packageName}\`.`,
+        (devOnly
+          ? `run \`npm install --save-dev ${packageName}\` (it is used by tests only).`
+          : `run \`npm install ${packageName}\` (a dependency of your service: it runs in production).`),
       cause === undefined ? undefined : { cause },
     );
     this.packageName = packageName;

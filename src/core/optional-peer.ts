@@ -12,6 +12,12 @@ import { MissingDependencyError } from './errors.js';
  */
 const loaded = new Map<string, unknown>();
 
+/**
+ * The peers only tests use, installed with `--save-dev`. bullmq and ioredis run in production: a `--save-dev`
+ * install of them is missing from a production install (`npm ci --omit=dev`) and fails there.
+ */
+const DEV_ONLY: ReadonlySet<string> = new Set(['msw']);
+
 /** @internal Loads `packageName` (cached per package); throws `MissingDependencyError` when it is not installed. */
 export function loadOptionalPeer<T>(packageName: string, feature: string): T {
   if (loaded.has(packageName)) return loaded.get(packageName) as T;
@@ -21,7 +27,9 @@ export function loadOptionalPeer<T>(packageName: string, feature: string): T {
   try {
     module = createRequire(from)(packageName) as T;
   } catch (error) {
-    if (isMissing(error, packageName)) throw new MissingDependencyError(packageName, feature, error);
+    if (isMissing(error, packageName)) {
+      throw new MissingDependencyError(packageName, feature, error, DEV_ONLY.has(packageName));
+    }
     throw error;
   }
   loaded.set(packageName, module);

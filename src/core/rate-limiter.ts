@@ -1,5 +1,6 @@
 import { onAbort } from './abort.js';
 import { ConfigurationError } from './errors.js';
+import { type Logger, log } from './logger.js';
 
 /**
  * The client-side send limiter: never more than `perSecond` requests *arriving at the server* in any
@@ -96,6 +97,7 @@ export class RateLimiter implements SendLimiter {
 
   /** Holds every request for `ms` from now (or longer if already paused longer). */
   pause(ms: number): void {
+    onRateLimited.get(this)?.();
     this.#pausedUntil = Math.max(this.#pausedUntil, performance.now() + ms);
     this.#reschedule();
   }
@@ -165,4 +167,55 @@ export class RateLimiter implements SendLimiter {
 interface Waiter {
   resolve: (release: () => void) => void;
   stopListening: (() => void) | undefined;
+}
+
+/**
+ * How many clients were made with a limiter of their own, by credential fingerprint. Hashes, not keys: this map
+ * outlives the clients, and no key should stay in memory after its last client is gone. Never logged.
+ */
+const ownLimiters = new Map<string, number>();
+/** What a client's own limiter does on `RATE_001` (its `pause`), besides pausing. */
+const onRateLimited = new WeakMap<RateLimiter, () => void>();
+let sharedKeyWarned = false;
+
+/** 64-bit FNV-1a of a string, in two 32-bit halves: a map key, not a secret (collisions only cost a warning). */
+function fingerprint(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (a >>> 15);
+  }
+  return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
+}
+
+/**
+ * @internal Called by a client that built `limiter` for itself, for `credential`. The gateway counts its limit per
+ * key, across every client: several clients with limiters of their own on one key (typically a client per request)
+ * do not add up, and `RATE_001` follows. So the first `RATE_001` met by such a client, while the process has made
+ * several of them for its key, is warned about, once per process, naming neither the key nor its fingerprint. (At
+ * `RATE_001` and not at construction: clients that never meet the limit have nothing to fix.)
+ */
+export function noteOwnLimiter(
+  limiter: RateLimiter,
+  credential: string,
+  logger: Logger | undefined,
+  client: string,
+): void {
+  const print = fingerprint(credential);
+  ownLimiters.set(print, (ownLimiters.get(print) ?? 0) + 1);
+  onRateLimited.set(limiter, () => {
+    if (sharedKeyWarned || (ownLimiters.get(print) ?? 0) < 2) return;
+    sharedKeyWarned = true;
+    log(
+      logger,
+      'warn',
+      `wa-gateway-sdk: RATE_001, and ${ownLimiters.get(print)} ${client}s were made in this process for this API key, ` +
+        'each with a rate limiter of its own: the gateway counts its limit per key, so together they exceed it. ' +
+        `Create one ${client} and share it (it is safe to use concurrently), or pass them one limiter: ` +
+        '`rateLimit: new RateLimiter({ perSecond: 80 })` shared in this process, a `RedisRateLimiter` ' +
+        '(wa-gateway-sdk/redis) across processes. (Warned once per process.)',
+    );
+  });
 }

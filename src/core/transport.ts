@@ -6,7 +6,7 @@ import { isRecord, toApiError, toRedirectError } from './error-body.js';
 import { InvalidResponseError } from './errors.js';
 import { Exchange } from './exchange.js';
 import { callHook } from './hooks.js';
-import { log } from './logger.js';
+import { log, logFolded } from './logger.js';
 import { callMaxRetries, callTimeout, queryString } from './request-parts.js';
 import { guardBody, isRedirect } from './response-guard.js';
 import { retryDelay } from './retry-policy.js';
@@ -198,7 +198,8 @@ export class Transport {
       log(config.logger, 'debug', 'wa-gateway-sdk: request failed', meta);
       throw error;
     }
-    log(config.logger, 'warn', 'wa-gateway-sdk: retrying request', { ...meta, delayMs: delay });
+    // Folded: a storm of 429s (many clients on one key) is one line and a count, not a line per retry.
+    logFolded(config.logger, 'warn', 'wa-gateway-sdk: retrying request', { ...meta, delayMs: delay });
     // Every sender of this client backs off together, not each on its own next 429.
     if (error instanceof RateLimitError && options.rateLimited) config.rateLimiter?.pause(delay);
     if (options.onRetryWait) callHook(options.onRetryWait, delay);

@@ -1,7 +1,7 @@
 import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
-import { RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
+import { noteOwnLimiter, RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
 import type { RetryRules } from '../core/retry-policy.js';
 import { Transport } from '../core/transport.js';
 import { Media } from './media.js';
@@ -88,12 +88,18 @@ export class GatewayClient {
       'https://gw.example.com',
     );
     this.rateLimiter = toRateLimiter(options.rateLimit);
+    const config = transportConfigOf(options, {
+      retryRules: GATEWAY_RETRY_RULES,
+      secrets: () => [this.#apiKey],
+      rateLimiter: this.rateLimiter,
+    });
+    // A limiter built here (not one the caller shares) only limits this client: a second such client on one key
+    // (a client per request) is the usual cause of a RATE_001 storm.
+    if (this.rateLimiter instanceof RateLimiter && this.rateLimiter !== options.rateLimit) {
+      noteOwnLimiter(this.rateLimiter, this.#apiKey, config.logger, 'GatewayClient');
+    }
     const transport = new Transport({
-      ...transportConfigOf(options, {
-        retryRules: GATEWAY_RETRY_RULES,
-        secrets: () => [this.#apiKey],
-        rateLimiter: this.rateLimiter,
-      }),
+      ...config,
       baseUrl: this.baseUrl,
       authorization: () => `Bearer ${this.#apiKey}`,
     });

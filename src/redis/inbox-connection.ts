@@ -11,6 +11,7 @@ import type { Redis, RedisOptions } from 'ioredis';
 import { ConfigurationError } from '../core/errors.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import type { WebhookLogger } from '../webhooks/handler.js';
+import { watchConnection } from './connection-log.js';
 import { errorMeta } from './redis-answer.js';
 
 // Re-exported for the inbox modules that import it from here; it is defined once, beside the stores' error mapping.
@@ -46,7 +47,7 @@ export function openRedis(
     );
   }
   // An 'error' event without a listener crashes the process: a Redis that goes away must never do that.
-  client.on('error', (error: unknown) => logConnectionError(logger, role, error));
+  watchConnection(client, logger, role);
   return client;
 }
 

@@ -17,8 +17,10 @@ import type { Redis } from 'ioredis';
 import { ConfigurationError } from '../core/errors.js';
 import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
+import { ON_ERROR_HINT } from '../webhooks/claims.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { WebhookLogger } from '../webhooks/handler.js';
+import { connectionDown } from './connection-log.js';
 import {
   INBOX_BACKOFF_TYPE,
   InboxError,
@@ -186,7 +188,14 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
   const { Queue, UnrecoverableError, Worker } = loadOptionalPeer<typeof BullMQ>('bullmq', ROLE);
   const client: Redis = openRedis(options.connection, { maxRetriesPerRequest: null }, logger, ROLE);
 
-  const processor = jobProcessor({ onEvent, attempts, log, report, UnrecoverableError });
+  const processor = jobProcessor({
+    onEvent,
+    attempts,
+    log,
+    report,
+    hint: typeof options.onError === 'function' ? '' : ON_ERROR_HINT,
+    UnrecoverableError,
+  });
 
   const worker = new Worker(queue.name, processor, {
     connection: client,
@@ -207,7 +216,8 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
   });
   // Without these listeners an 'error' event (Redis went away) would crash the host process.
   worker.on('error', (error) => {
-    logConnectionError(logger, ROLE, error);
+    // An outage of the worker's connection is logged once, by the connection's own listener.
+    if (!connectionDown(client)) logConnectionError(logger, ROLE, error);
     report(error, { stage: 'worker' });
   });
   const admin = new Queue(queue.name, { connection: client, prefix: queue.prefix });
@@ -252,11 +262,13 @@ interface ProcessorContext {
   attempts: number;
   log(message: string, meta: Record<string, unknown>, level?: 'warn' | 'error'): void;
   report(error: unknown, info: InboxWorkerErrorInfo): void;
+  /** Added to an onEvent failure's line when no `onError` is set: where to see the error itself. */
+  hint: string;
   UnrecoverableError: typeof BullMQ.UnrecoverableError;
 }
 
 /** Runs `onEvent` for one job: a failure is retried until the last attempt, then kept in the failed set. */
-function jobProcessor({ onEvent, attempts, log, report, UnrecoverableError }: ProcessorContext) {
+function jobProcessor({ onEvent, attempts, log, report, hint, UnrecoverableError }: ProcessorContext) {
   return async (job: Job, _token?: string, signal?: AbortSignal): Promise<void> => {
     const jobId = String(job.id);
     const parsed = inboxJobDataSchema.safeParse(job.data);
@@ -273,7 +285,7 @@ function jobProcessor({ onEvent, attempts, log, report, UnrecoverableError }: Pr
     } catch (error) {
       const final = attempt >= attempts;
       log(
-        `${ROLE}: onEvent failed${final ? '; no attempt left, moved to the failed set' : '; will retry'}`,
+        `${ROLE}: onEvent failed${final ? '; no attempt left, moved to the failed set' : '; will retry'}${hint}`,
         { jobId, kind: event.kind, attempt, errorName: errorMeta(error).errorName },
         final ? 'error' : 'warn',
       );

@@ -1,7 +1,8 @@
 /** How every Redis store checks the options it is built with: the client, the key prefix, durations. */
 import { ConfigurationError } from '../core/errors.js';
-import { type Logger, log } from '../core/logger.js';
-import { errnoOf, nameOf, type RedisClient } from './redis-answer.js';
+import { type Logger, resolveLogger } from '../core/logger.js';
+import { watchConnection } from './connection-log.js';
+import type { RedisClient } from './redis-answer.js';
 
 /** Options every Redis store accepts. */
 export interface RedisStoreOptions {
@@ -9,31 +10,27 @@ export interface RedisStoreOptions {
   redis: RedisClient;
   /** Namespace of every key this store writes. Default `wa:`. Give each environment its own. */
   prefix?: string;
-  /** Receives operation names and error classes only: never keys, values or tokens. */
+  /**
+   * Receives operation names and error classes only: never keys, values or tokens. Default `console`, filtered to
+   * the `WA_GATEWAY_LOG` level or `warn`, as the clients' logger.
+   */
   logger?: Logger;
 }
 
 export const DEFAULT_PREFIX = 'wa:';
 
-const guarded = new WeakSet<object>();
-
 /**
  * ioredis emits `'error'` on every failed reconnect. Without a listener it prints each one to the console (it
- * does not throw), so a store attaches one listener per client, once, that logs the error's class and errno
- * through the SDK logger. The failures themselves reach callers as `RedisStoreError`s from each operation.
+ * does not throw), so a store attaches one listener per client, once (`watchConnection`), that logs an outage once,
+ * with where and why, through the store's logger. The failures themselves reach callers as `RedisStoreError`s from
+ * each operation.
  */
 function guardClient(redis: RedisClient, logger: Logger | undefined, operation: string): void {
   if (typeof redis !== 'object' || redis === null || typeof redis.on !== 'function') {
     throw new ConfigurationError(`${operation}: \`redis\` must be an ioredis client (new Redis(url)).`);
   }
-  if (guarded.has(redis)) return;
-  guarded.add(redis);
-  redis.on('error', (error: unknown) => {
-    log(logger, 'warn', 'wa-gateway-sdk: the Redis connection reported an error', {
-      error: nameOf(error),
-      ...(errnoOf(error) ? { errno: errnoOf(error) } : {}),
-    });
-  });
+  // Named after the first store given this client: the one line covers every store sharing it.
+  watchConnection(redis, logger, `wa-gateway-sdk: ${operation.replace(/^new /, '')}`);
 }
 
 /** A prefix checked once: a string of printable characters, so keys stay greppable. */
@@ -69,7 +66,9 @@ export interface StoreBase {
  * `ConfigurationError` naming `operation`.
  */
 export function openStore(options: RedisStoreOptions | undefined, operation: string): StoreBase {
-  guardClient(options?.redis as RedisClient, options?.logger, operation);
-  const { redis, prefix, logger } = options as RedisStoreOptions;
+  // The clients' rule: the given logger, else the console, at `WA_GATEWAY_LOG` or `warn`.
+  const logger = resolveLogger({ logger: options?.logger });
+  guardClient(options?.redis as RedisClient, logger, operation);
+  const { redis, prefix } = options as RedisStoreOptions;
   return { redis, prefix: checkPrefix(prefix, operation), logger };
 }

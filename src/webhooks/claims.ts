@@ -22,6 +22,13 @@ export type EventFailed = (
 ) => void;
 
 export const ON_EVENT_FAILED = 'onEvent failed; answering 500 so the gateway retries the delivery';
+/**
+ * Added to an `onEvent` failure's log line when no `onError` is set: the line carries only the error's class (its
+ * message may hold the application's data), so say where the error itself can be seen.
+ */
+export const ON_ERROR_HINT =
+  '. The error itself is not logged (it may hold your data): to see it, pass ' +
+  '`onError: (error, info) => console.error(info.stage, error)` (or your own reporting)';
 const RENEW_FAILED =
   'The dedupe store failed to renew a claim while onEvent runs; if no renewal succeeds, the claim ends with its lease';
 const CLAIM_LOST =

@@ -51,7 +51,7 @@ async function readFetchBody(request: Request, maxBytes: number): Promise<BodyRe
 export function createWebhookHandler(
   options: WebhookHandlerOptions,
 ): (request: Request, platform?: WebhookPlatformContext) => Promise<Response> {
-  const core = createWebhookCore(resolveOptions(options));
+  const core = createWebhookCore(resolveOptions(options, 'createWebhookHandler'));
   return async (request, platform) => {
     const result = await core(
       {

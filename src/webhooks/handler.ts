@@ -128,7 +128,11 @@ export interface WebhookHandlerOptions {
    * when it names a level (read where a `process.env` exists), else `'warn'`.
    */
   logLevel?: LogLevel;
-  /** Every failure, with the error object itself (which may hold your own data: log it with care). */
+  /**
+   * Every failure, with the error object itself (which may hold your own data: log it with care). The logger gets
+   * only the error's class name, so this is where a failing `onEvent`'s error can be seen:
+   * `onError: (error, info) => console.error(info.stage, error)`.
+   */
   onError?: (error: unknown, info: WebhookErrorInfo) => void;
 }
 
@@ -146,19 +150,53 @@ export const DUPLICATES_HEADER = 'x-wa-gateway-duplicates';
 const MIB = 1024 * 1024;
 const GATEWAY_TIMEOUT_MS = 5000;
 
-function secretList(value: unknown, option: string): string[] {
+/**
+ * What a secret option was given, for its `ConfigurationError`: the type and the shape, never the value (an
+ * almost-right secret is still a secret).
+ */
+function describeSecret(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return value.length === 0 ? 'an empty list' : `a list of ${value.length}`;
+  if (typeof value !== 'string') return `a ${typeof value}`;
+  if (value === '') return 'an empty string';
+  if (value.trim() !== value) return `a string of ${value.length} characters with whitespace at an end`;
+  return `a string of ${value.length} characters with a space or a non-ASCII character`;
+}
+
+/** What to do about a secret the header could not carry, by what was given. */
+function secretAdvice(value: unknown, option: string): string {
+  if (option === 'secret' && (value === undefined || value === '')) {
+    // Worded without the name of Node's global: this module runs on every runtime, and a test keeps it that way.
+    return (
+      ' Pass the secret the gateway sends as `Authorization: Bearer <secret>`, e.g. from the WEBHOOK_SECRET ' +
+      'environment variable, and check that WEBHOOK_SECRET is set where this code runs (a .env file is not read ' +
+      'by itself).'
+    );
+  }
+  if (typeof value === 'string' && /^\s*bearer\s/i.test(value)) {
+    return ' It starts with `Bearer `: give the secret alone, without the `Bearer ` prefix (the gateway adds it).';
+  }
+  if (typeof value === 'string' && value !== '' && value.trim() !== value) {
+    return ' Trim it (a secret read from a file often ends with a newline): `.trim()`.';
+  }
+  return '';
+}
+
+function secretList(value: unknown, option: string, fn: string): string[] {
   const list = typeof value === 'string' ? [value] : Array.isArray(value) ? [...value] : null;
   if (list === null || list.length === 0) {
     throw new ConfigurationError(
-      `createWebhookHandler: \`${option}\` must be a non-empty string or list of strings`,
+      `${fn}: \`${option}\` must be a non-empty string or list of strings; got ${describeSecret(value)}.` +
+        secretAdvice(value, option),
     );
   }
   list.forEach((s, i) => {
     // A secret the header cannot carry verbatim (`Bearer <secret>`) could never match: say so now.
     if (typeof s !== 'string' || !/^[\x21-\x7e]+$/.test(s)) {
       throw new ConfigurationError(
-        `createWebhookHandler: \`${option}\`${list.length > 1 ? `[${i}]` : ''} must be a non-empty string of visible ` +
-          'ASCII characters (no spaces)',
+        `${fn}: \`${option}\`${list.length > 1 ? `[${i}]` : ''} must be a non-empty string of visible ` +
+          `ASCII characters (no spaces); got ${describeSecret(s)}.${secretAdvice(s, option)}`,
       );
     }
   });
@@ -171,6 +209,8 @@ export interface ResolvedOptions {
   log: (level: 'warn' | 'error', message: string, meta?: Record<string, unknown>) => void;
   /** Calls `onError` without ever throwing. */
   report: (error: unknown, info: WebhookErrorInfo) => void;
+  /** Whether the application set `onError`: if not, an `onEvent` failure's log line says how to see the error. */
+  hasOnError: boolean;
   secrets: string[];
   onEvent: WebhookHandlerOptions['onEvent'];
   deadlineMs: number;
@@ -185,60 +225,71 @@ export interface ResolvedOptions {
   waitUntil: WebhookHandlerOptions['waitUntil'];
 }
 
-function positiveNumber(value: number, option: string): number {
+function positiveNumber(value: number, option: string, fn: string): number {
   if (!(value > 0) || !Number.isFinite(value)) {
-    throw new ConfigurationError(`createWebhookHandler: \`${option}\` must be a positive number`);
+    throw new ConfigurationError(`${fn}: \`${option}\` must be a positive number`);
   }
   return value;
 }
 
-function resolveOnStoreUnavailable(value: WebhookHandlerOptions['onStoreUnavailable']): 'process' | 'fail' {
+function resolveOnStoreUnavailable(
+  value: WebhookHandlerOptions['onStoreUnavailable'],
+  fn: string,
+): 'process' | 'fail' {
   if (value === undefined || value === 'process' || value === 'fail') return value ?? 'process';
-  throw new ConfigurationError("createWebhookHandler: `onStoreUnavailable` must be 'process' or 'fail'");
+  throw new ConfigurationError(`${fn}: \`onStoreUnavailable\` must be 'process' or 'fail'`);
 }
 
 /** The time and size limits, validated. */
-function resolveLimits(options: WebhookHandlerOptions) {
+function resolveLimits(options: WebhookHandlerOptions, fn: string) {
   const deadlineMs = options.deadlineMs ?? 4000;
   if (typeof deadlineMs !== 'number' || !(deadlineMs > 0) || deadlineMs >= GATEWAY_TIMEOUT_MS) {
     throw new ConfigurationError(
-      'createWebhookHandler: `deadlineMs` must be above 0 and below 5000 (the gateway waits 5 seconds for a 200)',
+      `${fn}: \`deadlineMs\` must be above 0 and below 5000 (the gateway waits 5 seconds for a 200)`,
     );
   }
   const maxBodyBytes = options.maxBodyBytes ?? MIB;
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) {
-    throw new ConfigurationError('createWebhookHandler: `maxBodyBytes` must be a positive integer');
+    throw new ConfigurationError(`${fn}: \`maxBodyBytes\` must be a positive integer`);
   }
-  const dedupeTtlMs = positiveNumber(options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS, 'dedupeTtlMs');
-  const claimLeaseMs = positiveNumber(options.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS, 'claimLeaseMs');
+  const dedupeTtlMs = positiveNumber(options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS, 'dedupeTtlMs', fn);
+  const claimLeaseMs = positiveNumber(options.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS, 'claimLeaseMs', fn);
   return { deadlineMs, maxBodyBytes, dedupeTtlMs, claimLeaseMs };
 }
 
-function resolveStore(dedupe: WebhookHandlerOptions['dedupe'], ttlMs: number): IdempotencyStore | null {
+function resolveStore(
+  dedupe: WebhookHandlerOptions['dedupe'],
+  ttlMs: number,
+  fn: string,
+): IdempotencyStore | null {
   if (dedupe === false) return null;
   if (dedupe === undefined) return new MemoryIdempotencyStore({ ttlMs });
   if (typeof dedupe?.claim === 'function' && typeof dedupe.release === 'function') return dedupe;
-  throw new ConfigurationError('createWebhookHandler: `dedupe` must be an IdempotencyStore or false');
+  throw new ConfigurationError(`${fn}: \`dedupe\` must be an IdempotencyStore or false`);
 }
 
-function resolveUpstream(options: WebhookHandlerOptions) {
+function resolveUpstream(options: WebhookHandlerOptions, fn: string) {
   const upstreamSecrets =
     options.upstreamAppSecret === undefined
       ? null
-      : secretList(options.upstreamAppSecret, 'upstreamAppSecret');
+      : secretList(options.upstreamAppSecret, 'upstreamAppSecret', fn);
   const requireSignature = options.requireUpstreamSignature === true;
   if (requireSignature && upstreamSecrets === null) {
-    throw new ConfigurationError(
-      'createWebhookHandler: `requireUpstreamSignature` needs `upstreamAppSecret`',
-    );
+    throw new ConfigurationError(`${fn}: \`requireUpstreamSignature\` needs \`upstreamAppSecret\``);
   }
   return { upstreamSecrets, requireSignature };
 }
 
-/** @internal Validates the options (throwing `ConfigurationError`) and resolves their defaults, once per handler. */
-export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions {
+/**
+ * @internal Validates the options (throwing `ConfigurationError`) and resolves their defaults, once per handler.
+ * `fn` is the function the application called, named in every message so it finds the call to change.
+ */
+export function resolveOptions(
+  options: WebhookHandlerOptions,
+  fn: 'createWebhookHandler' | 'createNodeWebhookHandler',
+): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError('createWebhookHandler: options are required ({ secret, onEvent })');
+    throw new ConfigurationError(`${fn}: options are required ({ secret, onEvent })`);
   }
   const logger = resolveWebhookLogger(options.logger, options.logLevel);
   const log: ResolvedOptions['log'] = (level, message, meta) => {
@@ -248,16 +299,15 @@ export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions 
       // A broken logger must not change the answer.
     }
   };
-  const secrets = secretList(options.secret, 'secret');
+  const secrets = secretList(options.secret, 'secret', fn);
   secrets.forEach((s, index) => {
     if (s.length < 32) {
       log('warn', 'A webhook secret is shorter than the 32 random characters the gateway advises', { index });
     }
   });
   const onEvent = options.onEvent;
-  if (typeof onEvent !== 'function')
-    throw new ConfigurationError('createWebhookHandler: `onEvent` must be a function');
-  const limits = resolveLimits(options);
+  if (typeof onEvent !== 'function') throw new ConfigurationError(`${fn}: \`onEvent\` must be a function`);
+  const limits = resolveLimits(options, fn);
   return {
     log,
     // The application's error hook must not change the answer, even when it is async and rejects.
@@ -265,13 +315,14 @@ export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions 
       callObserver(options.onError, [error, info], (errorName) =>
         log('warn', 'onError failed', { errorName }),
       ),
+    hasOnError: typeof options.onError === 'function',
     secrets,
     onEvent,
     ...limits,
-    onStoreUnavailable: resolveOnStoreUnavailable(options.onStoreUnavailable),
-    store: resolveStore(options.dedupe, limits.dedupeTtlMs),
+    onStoreUnavailable: resolveOnStoreUnavailable(options.onStoreUnavailable, fn),
+    store: resolveStore(options.dedupe, limits.dedupeTtlMs, fn),
     dedupeKey: options.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey),
-    ...resolveUpstream(options),
+    ...resolveUpstream(options, fn),
     waitUntil: options.waitUntil,
   };
 }

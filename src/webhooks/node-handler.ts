@@ -205,7 +205,7 @@ const INTERNAL_ERROR: CoreResponse = {
 export function createNodeWebhookHandler(
   options: WebhookHandlerOptions,
 ): (req: NodeWebhookRequest, res: NodeWebhookResponse, next?: (error?: unknown) => void) => Promise<void> {
-  const core = createWebhookCore(resolveOptions(options));
+  const core = createWebhookCore(resolveOptions(options, 'createNodeWebhookHandler'));
   return async (req, res) => {
     let result: CoreResponse;
     try {

@@ -74,12 +74,27 @@ export function verifyAuthorization(
   headerValue: string | readonly string[] | null | undefined,
   secret: string | readonly string[],
 ): boolean {
+  return authorizationFailure(headerValue, secret) === null;
+}
+
+/**
+ * Why an `Authorization` header is refused, or `null` when it carries one of the secrets: `missing` (no header),
+ * `malformed` (not `Bearer <token>`: another scheme, no token, a bare secret without `Bearer `) or `mismatch` (a
+ * Bearer token that is none of the secrets). The handlers tell the three apart in their 401, so whoever set up the
+ * sender knows what to change; none of them says anything about the secret itself.
+ * @internal
+ */
+export function authorizationFailure(
+  headerValue: string | readonly string[] | null | undefined,
+  secret: string | readonly string[],
+): 'missing' | 'malformed' | 'mismatch' | null {
+  if (headerValue === undefined || headerValue === null || headerValue === '') return 'missing';
   // Node joins no duplicates for Authorization, but a structural caller may hand over an array: take no guess.
-  if (typeof headerValue !== 'string') return false;
+  if (typeof headerValue !== 'string') return 'malformed';
   const token = bearerToken(headerValue);
-  if (token === null) return false;
+  if (token === null) return 'malformed';
   const actual = encoder.encode(token);
-  if (actual.length > MAX_TOKEN_BYTES) return false;
+  if (actual.length > MAX_TOKEN_BYTES) return 'mismatch';
   let matched = false;
   for (const candidate of toSecretList(secret)) {
     if (typeof candidate !== 'string' || candidate.length === 0) continue;
@@ -87,7 +102,7 @@ export function verifyAuthorization(
     // timing does not tell which one did.
     matched = bytesEqual(actual, encoder.encode(candidate)) || matched;
   }
-  return matched;
+  return matched ? null : 'mismatch';
 }
 
 /** Raw body bytes from any of the accepted forms; throws `RawBodyRequiredError` for a parsed object. */

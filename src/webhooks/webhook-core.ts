@@ -5,7 +5,8 @@
  * The gateway's delivery rules decide every status code here: it expects a 200 within 5 seconds; it retries on a
  * connection error or a 5xx (immediately, after 1 s, after 2 s, then drops the event); a 4xx drops the event for
  * good. So:
- * - 4xx only where a retry cannot help: 405 (not POST), 401 (bad Authorization), 413 (body over the cap), 400
+ * - 4xx only where a retry cannot help: 405 (not POST), 401 (Authorization missing, malformed or not the secret:
+ *   the body's `error` says which), 413 (body over the cap), 400
  *   (body that is not an envelope), 401/403 (upstream signature missing/wrong, only when that check is enabled).
  * - 5xx whenever the retry can help: `onEvent` failed (500), the deadline passed (503), another delivery of the same
  *   event is still being processed elsewhere (503), the dedupe store failed (500 with `onStoreUnavailable: 'fail'`;
@@ -19,7 +20,7 @@
 import { WaGatewayError, WebhookParseError } from '../core/errors.js';
 import { errorNameOf } from '../core/observer.js';
 import { loadTracing, type Span, startSpan, tracingReady } from '../core/tracing.js';
-import { createClaims, type EventFailed, ON_EVENT_FAILED, type Outcome } from './claims.js';
+import { createClaims, type EventFailed, ON_ERROR_HINT, ON_EVENT_FAILED, type Outcome } from './claims.js';
 import type { WebhookEvent } from './events.js';
 import {
   DUPLICATES_HEADER,
@@ -28,7 +29,7 @@ import {
   type WebhookPlatformContext,
 } from './handler.js';
 import { parseWebhook } from './parse.js';
-import { importHmacKey, verifyAuthorization, verifySignatureWithKeys } from './verify.js';
+import { authorizationFailure, importHmacKey, verifySignatureWithKeys } from './verify.js';
 
 /** @internal The body as an adapter obtained it. */
 export type BodyResult =
@@ -76,7 +77,8 @@ interface Core extends ResolvedOptions {
 export function createWebhookCore(options: ResolvedOptions): WebhookCore {
   /** One failure about one event: an operational line for the logger (never the payload) and the error to onError. */
   const eventFailed: EventFailed = (message, error, stage, event, index, level = 'error') => {
-    options.log(level, message, {
+    const hint = stage === 'onEvent' && !options.hasOnError ? ON_ERROR_HINT : '';
+    options.log(level, message + hint, {
       kind: event.kind,
       index,
       ...(stage === 'onEvent' ? { errorName: errorNameOf(error) } : {}),
@@ -260,6 +262,31 @@ function internalError(core: Core, error: unknown): CoreResponse {
   return answer(500, 'internal_error');
 }
 
+/**
+ * The 401's error code (in the answer's body) and log line for each way the header can be wrong: whoever set up the
+ * sender must know whether it sends no secret or another secret. Neither says anything about the secret itself.
+ */
+const UNAUTHORIZED = {
+  missing: {
+    error: 'authorization_missing',
+    message:
+      'no Authorization header. The gateway sends `Authorization: Bearer <WEBHOOK_SECRET>`: set the webhook ' +
+      "secret in the gateway's settings (or `wa-gateway trigger --secret`, `sandbox --webhook-secret`).",
+  },
+  malformed: {
+    error: 'authorization_malformed',
+    message:
+      'the Authorization header is not `Bearer <secret>` (another scheme, no token, or the secret without ' +
+      '`Bearer `). The sender must send `Authorization: Bearer <WEBHOOK_SECRET>`.',
+  },
+  mismatch: {
+    error: 'authorization_mismatch',
+    message:
+      "the Bearer token is not this handler's secret. The sender and this handler must use the same " +
+      'WEBHOOK_SECRET (check both environments); during a rotation pass both: `secret: [newSecret, oldSecret]`.',
+  },
+} as const;
+
 async function handle(
   core: Core,
   request: CoreRequest,
@@ -270,9 +297,11 @@ async function handle(
   try {
     if (request.method.toUpperCase() !== 'POST') return answer(405, 'method_not_allowed', { allow: 'POST' });
     // The header alone decides: checked before a single body byte is read.
-    if (!verifyAuthorization(request.header('authorization'), core.secrets)) {
-      log('warn', 'Webhook request refused: missing or invalid Authorization header', { status: 401 });
-      return answer(401, 'unauthorized', { 'www-authenticate': 'Bearer' });
+    const refused = authorizationFailure(request.header('authorization'), core.secrets);
+    if (refused !== null) {
+      const { error, message } = UNAUTHORIZED[refused];
+      log('warn', `Webhook request refused with 401: ${message}`, { status: 401, reason: error });
+      return answer(401, error, { 'www-authenticate': 'Bearer' });
     }
     const controller = new AbortController();
     const work = processRequest(core, request, controller.signal, delivery).catch(

@@ -155,6 +155,31 @@ describe('wa-gateway trigger', () => {
     expect(t.out.stdout).toContain('would be lost');
   });
 
+  it('a 401 is advice about the secret, by whether one was sent; a 404 about the URL; neither about 5xx', async () => {
+    const url = await sdkReceiver(() => undefined);
+    const none = io();
+    expect(await runCli(['trigger', 'message.text', '--url', url], none.io)).toBe(1);
+    expect(none.out.stdout).toContain('HTTP 401');
+    expect(none.out.stdout).toContain(
+      'The receiver wants the webhook secret: pass --secret <secret> or set $WEBHOOK_SECRET',
+    );
+    expect(none.out.stdout).not.toContain('5xx');
+    const wrong = io({ WEBHOOK_SECRET: 'another-secret-0123456789abcdefghijkl' });
+    expect(await runCli(['trigger', 'message.text', '--url', url], wrong.io)).toBe(1);
+    expect(wrong.out.stdout).toContain(
+      "The receiver refused the secret from $WEBHOOK_SECRET: it must be the one the receiver's handler checks",
+    );
+    expect(wrong.out.stdout).not.toContain('another-secret');
+    expect(wrong.out.stdout).not.toContain('5xx');
+    const flag = io();
+    expect(await runCli(['trigger', 'message.text', '--url', url, '--secret', 'nope-nope'], flag.io)).toBe(1);
+    expect(flag.out.stdout).toContain('refused the secret from --secret');
+    const missing = await receiver(404);
+    const t = io();
+    expect(await runCli(['trigger', 'message.text', '--url', missing.url, '--secret', SECRET], t.io)).toBe(1);
+    expect(t.out.stdout).toContain('The receiver has no POST route at --url: check its path (HTTP 404)');
+  });
+
   it('each run carries a fresh message id, so an SDK receiver runs onEvent every time', async () => {
     const seen: string[] = [];
     const url = await sdkReceiver((e) => void (e.kind === 'message' && seen.push(e.message.id)));
@@ -190,6 +215,10 @@ describe('wa-gateway trigger', () => {
     const args = ['trigger', 'message.text', '--url', hook.url, '--secret', SECRET, '--wamid', 'wamid.A'];
     expect(await runCli(args, t.io)).toBe(0);
     expect(t.out.stdout).toContain('A 200 does not say whether the receiver processed the event');
+    expect(t.out.stdout).toContain(
+      "this answer has none, so a receiver on the SDK's handler processed it (onEvent ran)",
+    );
+    expect(t.out.stdout).not.toContain('this one did not');
     expect(JSON.parse(hook.seen[0]!.body).entry[0].changes[0].value.messages[0].id).toBe('wamid.A');
   });
 
@@ -309,6 +338,16 @@ describe('wa-gateway sandbox', () => {
     expect((await fetch(`${url}/`)).status).toBe(404);
     t.stop();
     expect(await done).toBe(0);
+  });
+
+  it('a port in use says so and suggests --port 0', async () => {
+    server = createServer();
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const taken = (server.address() as AddressInfo).port;
+    const t = io();
+    expect(await runCli(['sandbox', '--port', String(taken)], t.io)).toBe(1);
+    expect(t.out.stderr).toContain(`port ${taken} on 127.0.0.1 is already in use`);
+    expect(t.out.stderr).toContain('pass --port 0 to take a free one');
   });
 
   it('rejects a bad --port', async () => {

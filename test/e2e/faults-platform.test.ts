@@ -27,6 +27,7 @@ import {
   TimeoutError,
   UpstreamError,
 } from '../../src/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import {
   failure,
   html,
@@ -37,6 +38,13 @@ import {
   truncatedJson,
 } from '../helpers/faults.js';
 import { type Handler, startServer } from '../helpers/http-server.js';
+
+/** The SDK's lines in this file: the retries the faults provoke, and nothing else. */
+const sdkLog = captureLogger();
+afterEach(() => {
+  for (const message of sdkLog.messages()) expect(message).toMatch(/^wa-gateway-sdk: retrying request/);
+  sdkLog.lines.length = 0;
+});
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.faults-platform.c2ln';
 const CONV = '3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f';
@@ -106,6 +114,7 @@ async function platform(target: string, fault: (n: number) => Handler | undefine
   const tokenStore = new MemoryTokenStore();
   const client = (o: { maxRetries?: number; timeoutMs?: number } = {}) =>
     new PlatformClient({
+      logger: sdkLog.logger,
       platformUrl: s.url,
       streamUrl: s.url,
       username: 'ops@example.com',

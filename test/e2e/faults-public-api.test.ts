@@ -13,6 +13,7 @@ import {
   TimeoutError,
   UpstreamError,
 } from '../../src/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import {
   failure,
   html,
@@ -23,6 +24,13 @@ import {
   truncatedJson,
 } from '../helpers/faults.js';
 import { type Handler, startServer } from '../helpers/http-server.js';
+
+/** The SDK's lines in this file: the retries the faults provoke, and nothing else. */
+const sdkLog = captureLogger();
+afterEach(() => {
+  for (const message of sdkLog.messages()) expect(message).toMatch(/^wa-gateway-sdk: retrying request/);
+  sdkLog.lines.length = 0;
+});
 
 const SECRET_KEY = 'sk_org_faults_R7m2Qx9Lp4Vt8Wn1Kc6Zb3Hy5Jd0';
 const APP = 'app_faults';
@@ -60,6 +68,7 @@ async function api(handler: (n: number) => Handler) {
     count,
     client: (o: { maxRetries?: number; timeoutMs?: number } = {}) =>
       new PublicApiClient({
+        logger: sdkLog.logger,
         secretKey: SECRET_KEY,
         baseUrl: `${s.url}/api/v1`,
         timeoutMs: GENEROUS_TIMEOUT_MS,

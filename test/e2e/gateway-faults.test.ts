@@ -8,7 +8,15 @@ import {
   TimeoutError,
   UpstreamError,
 } from '../../src/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { type Handler, startServer } from '../helpers/http-server.js';
+
+/** The SDK's lines in this file: the retries the faults provoke, and nothing else. */
+const sdkLog = captureLogger();
+afterEach(() => {
+  for (const message of sdkLog.messages()) expect(message).toMatch(/^wa-gateway-sdk: retrying request/);
+  sdkLog.lines.length = 0;
+});
 
 const KEY = 'pk_live_faults_0123456789abcdef01234';
 const text = { to: '998901234567', type: 'text', text: { body: 'Hi' } } as const;
@@ -28,7 +36,8 @@ async function gateway(handler: Handler) {
   close = s.close;
   return {
     count,
-    client: (o: object = {}) => new GatewayClient({ apiKey: KEY, baseUrl: s.url, rateLimit: false, ...o }),
+    client: (o: object = {}) =>
+      new GatewayClient({ apiKey: KEY, baseUrl: s.url, rateLimit: false, logger: sdkLog.logger, ...o }),
   };
 }
 
@@ -138,10 +147,16 @@ describe('every transport fault ends in its documented typed error, and a send i
         s.close(() => resolve(p));
       });
     });
-    const gw = new GatewayClient({ apiKey: KEY, baseUrl: `http://127.0.0.1:${port}`, maxRetries: 1 });
+    const gw = new GatewayClient({
+      apiKey: KEY,
+      baseUrl: `http://127.0.0.1:${port}`,
+      maxRetries: 1,
+      logger: sdkLog.logger,
+    });
     const e = await gw.messages.send(text).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ConnectionError);
     expect(e).toMatchObject({ mayHaveBeenSent: false, errno: 'ECONNREFUSED' });
     expect((e as Error).message).toMatch(/Nothing reached the server/);
+    expect(sdkLog.messages()).toEqual(['wa-gateway-sdk: retrying request']);
   });
 });

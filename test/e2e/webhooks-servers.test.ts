@@ -29,11 +29,17 @@ interface Target {
   close: () => Promise<void>;
 }
 
+/** What each server's handler logged, by its `processed` map: the tests assert it and take it out. */
+const logsOf = new WeakMap<Map<string, number>, string[]>();
+
 /** onEvent shared by every server: counts processing per idempotency key; fails on request. */
 function options(processed: Map<string, number>): WebhookHandlerOptions {
   const failedOnce = new Set<string>();
+  const logs: string[] = [];
+  logsOf.set(processed, logs);
   return {
     secret: SECRET,
+    logger: { warn: (m) => void logs.push(m), error: (m) => void logs.push(m) },
     onEvent: async (event: WebhookEvent) => {
       if (event.kind === 'message' && event.message.type === 'text') {
         const body = event.message.text.body;
@@ -171,6 +177,8 @@ describe.each(['node:http', 'express', 'express + express.json()', 'hono (@hono/
   '%s',
   (name) => {
     const target = () => targets.find((t) => t.name === name)!;
+    /** The lines logged since the last call. */
+    const logged = () => logsOf.get(target().processed)!.splice(0);
 
     it('200 for a valid delivery; 401 without or with a wrong Authorization; nothing processed for those', async () => {
       const msg = textMessage();
@@ -183,6 +191,15 @@ describe.each(['node:http', 'express', 'express + express.json()', 'hono (@hono/
         status: 401,
       });
       expect(target().processed.has(msg.id)).toBe(false);
+      expect(logged()).toEqual([
+        expect.stringMatching(/^Webhook request refused with 401: no Authorization header/),
+        expect.stringMatching(
+          /^Webhook request refused with 401: the Bearer token is not this handler's secret/,
+        ),
+        expect.stringMatching(
+          /^Webhook request refused with 401: the Authorization header is not `Bearer <secret>`/,
+        ),
+      ]);
       const ok = await send(target().url, body);
       expect(ok).toEqual({ status: 200, text: '{"ok":true}' });
       expect(target().processed.get(msg.id)).toBe(1);
@@ -194,6 +211,10 @@ describe.each(['node:http', 'express', 'express + express.json()', 'hono (@hono/
         expect(status, body).toBe(400);
         expect(text).not.toContain('entry');
       }
+      // express.json() refuses the broken JSON itself, before the handler: two lines there, three elsewhere.
+      const lines = logged();
+      expect(lines.length).toBe(name === 'express + express.json()' ? 2 : 3);
+      for (const line of lines) expect(line).toMatch(/^Webhook body refused with 400: /);
     });
 
     it("500 (never the error's own 422) when onEvent fails", async () => {
@@ -201,6 +222,7 @@ describe.each(['node:http', 'express', 'express + express.json()', 'hono (@hono/
       const { status, text } = await send(target().url, body);
       expect(status).toBe(500);
       expect(text).not.toContain(FAIL_MARKER);
+      expect(logged()).toEqual([expect.stringMatching(/^onEvent failed; answering 500/)]);
     });
 
     it('gateway retry schedule with a failing-once onEvent: processed exactly once in the end', async () => {
@@ -220,6 +242,7 @@ describe.each(['node:http', 'express', 'express + express.json()', 'hono (@hono/
       // A later duplicate delivery of the same event is acknowledged and not processed again.
       expect(await gatewayDeliver(target().url, body)).toEqual([200]);
       expect(target().processed.get(flaky.id)).toBe(1);
+      expect(logged()).toEqual([expect.stringMatching(/^onEvent failed; answering 500/)]);
     });
   },
 );

@@ -40,6 +40,7 @@ import {
   textMessage,
 } from '../../src/testing/index.js';
 import { type MessageEvent, parseWebhook, StatusTracker } from '../../src/webhooks/index.js';
+import { consoleLines } from '../helpers/capture-logger.js';
 
 const SECRET = 'examples-webhook-secret-0123456789abcdef';
 const API_KEY = 'sk_test_sandbox';
@@ -141,11 +142,13 @@ describe.each(webhookApps)('examples/%s', (_name, start) => {
   it('answers 500 when the queue fails, so the gateway retries, and processes the event once', async () => {
     const before = queue.items.length;
     queue.failNext(1);
-    const attempts = await sandbox.injectMessage(textMessage());
+    // The example logs with the SDK's default (console) logger: what it prints is captured and asserted here.
+    const { result: attempts, lines } = await consoleLines(() => sandbox.injectMessage(textMessage()));
     expect(attempts.map((a) => [a.status, a.outcome])).toEqual([
       [500, 'retrying'],
       [200, 'delivered'],
     ]);
+    expect(lines).toEqual([expect.stringMatching(/^\[wa-gateway webhooks\] onEvent failed; answering 500/)]);
     expect(queue.items).toHaveLength(before + 1);
   });
 
@@ -160,11 +163,18 @@ describe.each(webhookApps)('examples/%s', (_name, start) => {
   });
 
   it('refuses a delivery with the wrong secret (401)', async () => {
-    const attempts = await deliverWebhook(JSON.stringify(statusEnvelope(statusObject('read'))), {
-      url: webhookUrl,
-      secret: 'not-the-secret-0123456789abcdefghij',
-    });
+    const { result: attempts, lines } = await consoleLines(() =>
+      deliverWebhook(JSON.stringify(statusEnvelope(statusObject('read'))), {
+        url: webhookUrl,
+        secret: 'not-the-secret-0123456789abcdefghij',
+      }),
+    );
     expect(attempts.map((a) => [a.status, a.outcome])).toEqual([[401, 'lost']]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^\[wa-gateway webhooks\] Webhook request refused with 401: the Bearer token is not/,
+      ),
+    ]);
   });
 });
 
@@ -196,8 +206,18 @@ describe('examples/nextjs-route-handler', () => {
     expect((await POST(request(`Bearer ${SECRET}`, statusEnvelope(statusObject('delivered'))))).status).toBe(
       200,
     );
-    expect((await POST(request(undefined, messageEnvelope(textMessage())))).status).toBe(401);
-    expect((await POST(request('Bearer wrong-secret', messageEnvelope(textMessage())))).status).toBe(401);
+    const { lines } = await consoleLines(async () => {
+      expect((await POST(request(undefined, messageEnvelope(textMessage())))).status).toBe(401);
+      expect((await POST(request('Bearer wrong-secret', messageEnvelope(textMessage())))).status).toBe(401);
+    });
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^\[wa-gateway webhooks\] Webhook request refused with 401: no Authorization header/,
+      ),
+      expect.stringMatching(
+        /^\[wa-gateway webhooks\] Webhook request refused with 401: the Bearer token is not/,
+      ),
+    ]);
   });
 });
 

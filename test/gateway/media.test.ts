@@ -7,13 +7,16 @@ import {
   ConfigurationError,
   EndpointNotLiveError,
   GatewayClient,
+  type Logger,
   NotFoundError,
   PermissionDeniedError,
 } from '../../src/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { API_KEY, envelope, GW, useMswServer } from '../helpers/msw.js';
 
 const server = useMswServer();
-const gw = () => new GatewayClient({ apiKey: API_KEY, baseUrl: GW });
+const gw = (logger?: Logger) =>
+  new GatewayClient({ apiKey: API_KEY, baseUrl: GW, ...(logger ? { logger } : {}) });
 const bytes = new Uint8Array(Array.from({ length: 4096 }, (_, i) => i % 251));
 
 describe('media.download', () => {
@@ -136,9 +139,14 @@ describe('media.download', () => {
         return new HttpResponse(bytes, { headers: { 'content-type': 'image/png' } });
       }),
     );
-    const file = await gw().media.download('m', { phoneNumberId: 'p' });
+    const log = captureLogger();
+    const file = await gw(log.logger).media.download('m', { phoneNumberId: 'p' });
     expect(file.contentType).toBe('image/png');
     expect(count).toBe(3);
+    // Two retries in one burst: the first line, and the second folded into a count logged once the burst is over.
+    expect(log.messages()[0]).toBe('wa-gateway-sdk: retrying request');
+    for (const message of log.messages())
+      expect(message.startsWith('wa-gateway-sdk: retrying request')).toBe(true);
   });
 
   it('rejects a missing media id or phoneNumberId before any request', async () => {

@@ -12,6 +12,7 @@ import {
   TimeoutError,
   UpstreamError,
 } from '../../src/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { API_KEY, envelope, GW, sendOk, useMswServer } from '../helpers/msw.js';
 
 const server = useMswServer();
@@ -34,6 +35,7 @@ function sequence(...responses: (() => Response)[]) {
 const err = (status: number, code: string, group: string, params?: object) => () =>
   HttpResponse.json(envelope(code, group, `${code} happened`, params), { status });
 const ok = () => HttpResponse.json(sendOk());
+const RETRYING = 'wa-gateway-sdk: retrying request';
 
 describe('gateway error table: each code becomes its class and is retried (or not) as the spec allows', () => {
   it.each([
@@ -58,15 +60,23 @@ describe('gateway error table: each code becomes its class and is retried (or no
 
   it('AUTH_004 (auth service down, nothing forwarded) is retried with backoff', async () => {
     const seen = sequence(err(500, 'AUTH_004', 'INTERNAL_ERROR'), ok);
-    const r = await client().messages.send(text);
+    const log = captureLogger();
+    const r = await client({ logger: log.logger }).messages.send(text);
     expect(r.messageId).toBe('wamid.HBgM0001');
     expect(seen.count).toBe(2);
+    expect(log.lines).toEqual([
+      { level: 'warn', message: RETRYING, meta: expect.objectContaining({ code: 'AUTH_004', attempt: 1 }) },
+    ]);
   });
 
   it('AUTH_004 gives up after maxRetries and throws the last error', async () => {
     const seen = sequence(err(500, 'AUTH_004', 'INTERNAL_ERROR'));
-    await expect(client({ maxRetries: 1 }).messages.send(text)).rejects.toBeInstanceOf(InternalServerError);
+    const log = captureLogger();
+    await expect(client({ maxRetries: 1, logger: log.logger }).messages.send(text)).rejects.toBeInstanceOf(
+      InternalServerError,
+    );
     expect(seen.count).toBe(2);
+    expect(log.messages()).toEqual([RETRYING]);
   });
 
   it('RATE_001 sec waits retry_after, then retries', async () => {
@@ -75,9 +85,17 @@ describe('gateway error table: each code becomes its class and is retried (or no
       ok,
     );
     const t0 = performance.now();
-    await client().messages.send(text);
+    const log = captureLogger();
+    await client({ logger: log.logger }).messages.send(text);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(990);
     expect(seen.count).toBe(2);
+    expect(log.lines).toEqual([
+      {
+        level: 'warn',
+        message: RETRYING,
+        meta: expect.objectContaining({ code: 'RATE_001', delayMs: 1000 }),
+      },
+    ]);
   });
 
   it('RATE_001 min with retry_after beyond maxRetryWaitMs is returned to the caller at once', async () => {
@@ -97,8 +115,14 @@ describe('gateway error table: each code becomes its class and is retried (or no
     const seen = sequence(
       err(429, 'RATE_001', 'TOO_MANY_REQUESTS', { limit_type: 'sec', retry_after: '0.01s' }),
     );
-    await expect(client({ maxRetries: 3 }).messages.send(text)).rejects.toBeInstanceOf(RateLimitError);
+    const log = captureLogger();
+    await expect(client({ maxRetries: 3, logger: log.logger }).messages.send(text)).rejects.toBeInstanceOf(
+      RateLimitError,
+    );
     expect(seen.count).toBe(4);
+    // Three retries in one burst: the first is logged, the others are folded into a count logged later.
+    expect(log.messages()[0]).toBe(RETRYING);
+    for (const message of log.messages()) expect(message.startsWith(RETRYING)).toBe(true);
   });
 
   it('a 5xx HTML page from a proxy is not retried for a send (it may have been forwarded)', async () => {
@@ -131,9 +155,13 @@ describe('gateway error table: each code becomes its class and is retried (or no
 
   it('retryInFlightSends opts in to retrying a send that failed in flight', async () => {
     const seen = sequence(() => HttpResponse.error(), ok);
-    const r = await client({ retryInFlightSends: true }).messages.send(text);
+    const log = captureLogger();
+    const r = await client({ retryInFlightSends: true, logger: log.logger }).messages.send(text);
     expect(r.messageId).toBe('wamid.HBgM0001');
     expect(seen.count).toBe(2);
+    expect(log.lines).toEqual([
+      { level: 'warn', message: RETRYING, meta: expect.objectContaining({ error: 'ConnectionError' }) },
+    ]);
   });
 
   it('a 200 with truncated JSON is an InvalidResponseError that warns against resending', async () => {
@@ -188,12 +216,14 @@ describe('timeouts and aborts', () => {
       err(429, 'RATE_001', 'TOO_MANY_REQUESTS', { limit_type: 'sec', retry_after: '30s' }),
     );
     const controller = new AbortController();
-    const p = client().messages.send(text, { signal: controller.signal });
+    const log = captureLogger();
+    const p = client({ logger: log.logger }).messages.send(text, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('stop')), 100);
     const t0 = performance.now();
     await expect(p).rejects.toThrow('stop');
     // Far below the 30 s retry_after: the wait was cancelled (a failure bound, generous for a busy machine).
     expect(performance.now() - t0).toBeLessThan(10_000);
     expect(seen.count).toBe(1);
+    expect(log.messages()).toEqual(['wa-gateway-sdk: retrying request']);
   });
 });

@@ -8,6 +8,7 @@ import {
   PaymentRequiredError,
   type SendManyResult,
 } from '../../src/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { API_KEY, envelope, GW, useMswServer } from '../helpers/msw.js';
 
 const server = useMswServer();
@@ -153,7 +154,8 @@ describe('messages.sendMany', () => {
           )
         : undefined;
     });
-    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW });
+    const log = captureLogger();
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, logger: log.logger });
     const results = await collect(
       gw.messages.sendMany(
         Array.from({ length: 12 }, (_, i) => msg(i)),
@@ -168,6 +170,12 @@ describe('messages.sendMany', () => {
     const next = Math.min(...starts.filter((t) => t > limitedAt));
     expect(next - limitedAt).toBeGreaterThanOrEqual(990);
     expect(starts.filter((t) => t > limitedAt).length).toBeGreaterThan(0);
+    // The retry is logged; so is, once per process, a RATE_001 met while other clients of this file (each with a
+    // limiter of its own) used the same key.
+    expect(log.messages()[0]).toBe('wa-gateway-sdk: retrying request');
+    for (const message of log.messages()) {
+      expect(message).toMatch(/^wa-gateway-sdk: (retrying request$|RATE_001, and \d+ GatewayClients)/);
+    }
   });
 
   it('breaking out of the loop stops the sends queued at the rate limiter: nothing goes out unreported', async () => {

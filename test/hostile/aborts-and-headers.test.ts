@@ -14,6 +14,7 @@ import {
   PlatformClient,
   PublicApiClient,
 } from '../../src/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { type Handler, startServer } from '../helpers/http-server.js';
 
 let close: (() => Promise<void>) | undefined;
@@ -174,9 +175,11 @@ describe('ConnectionError says what failed, and whether anything left', () => {
     const { port } = new URL(s.url);
     await s.close();
     let attempts = 0;
+    const log = captureLogger();
     const gw = new GatewayClient({
       apiKey: 'gw_key_0123456789abcdef',
       baseUrl: `http://127.0.0.1:${port}`,
+      logger: log.logger,
       maxRetries: 1,
       fetch: async (input, init) => {
         attempts++;
@@ -192,6 +195,13 @@ describe('ConnectionError says what failed, and whether anything left', () => {
     const result = await gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'x' } });
     expect(result.messageId).toBe('wamid.ok');
     expect(attempts).toBe(2);
+    expect(log.lines).toEqual([
+      {
+        level: 'warn',
+        message: 'wa-gateway-sdk: retrying request',
+        meta: expect.objectContaining({ error: 'ConnectionError' }),
+      },
+    ]);
   });
 
   it('a connection cut after the request went out still says it may have been sent', async () => {

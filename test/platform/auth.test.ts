@@ -14,6 +14,7 @@ import {
   type TokenEntry,
   type TokenStore,
 } from '../../src/platform/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { useMswServer } from '../helpers/msw.js';
 
 const PLATFORM = 'https://platform.test';
@@ -227,12 +228,14 @@ describe('login', () => {
         return HttpResponse.error();
       }),
     );
-    const error = await client({ maxRetries: 1 })
+    const log = captureLogger();
+    const error = await client({ maxRetries: 1, logger: log.logger })
       .reports.get()
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     // The login's own retry only: the call does not repeat a failure that was not its own.
     expect(logins).toBe(2);
+    expect(log.messages()).toEqual(['wa-gateway-sdk: retrying request']);
   });
 
   it('reports field errors of a refused login as reasons', async () => {
@@ -272,8 +275,10 @@ describe('login', () => {
         });
       }),
     );
-    const result = await client({ maxRetries: 1 }).auth.login();
+    const log = captureLogger();
+    const result = await client({ maxRetries: 1, logger: log.logger }).auth.login();
     expect(result.token).toBe('tok-after-503-xyz');
+    expect(log.messages()).toEqual(['wa-gateway-sdk: retrying request']);
     expect(result.deviceId).toBeNull();
     expect(logins).toBe(2);
   });

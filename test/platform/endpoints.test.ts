@@ -15,7 +15,9 @@ import {
   InvalidResponseError,
   MessageValidationError,
 } from '../../src/core/errors.js';
+import type { Logger } from '../../src/core/logger.js';
 import { type GroupBasedReport, PlatformClient, type Report } from '../../src/platform/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { useMswServer } from '../helpers/msw.js';
 
 const PLATFORM = 'https://platform.test';
@@ -54,7 +56,7 @@ function record(answer: (seen: Seen) => Response = () => HttpResponse.json({ det
   return seen;
 }
 
-function client(extra: { maxRetries?: number } = {}) {
+function client(extra: { maxRetries?: number; logger?: Logger } = {}) {
   return new PlatformClient({ platformUrl: PLATFORM, streamUrl: STREAM, token: TOKEN, ...extra });
 }
 
@@ -424,8 +426,10 @@ describe('retries', () => {
   it('repeats a GET that met a 5xx', async () => {
     let n = 0;
     const seen = record(() => (++n === 1 ? HttpResponse.json({}, { status: 502 }) : HttpResponse.json([])));
-    await expect(client({ maxRetries: 1 }).stats.get()).resolves.toEqual([]);
+    const log = captureLogger();
+    await expect(client({ maxRetries: 1, logger: log.logger }).stats.get()).resolves.toEqual([]);
     expect(seen).toHaveLength(2);
+    expect(log.messages()).toEqual(['wa-gateway-sdk: retrying request']);
   });
 
   it('does not repeat a POST that met a 5xx: it may have been processed', async () => {

@@ -16,6 +16,7 @@ import {
   UpstreamError,
   validateTemplate,
 } from '../../src/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { useMswServer } from '../helpers/msw.js';
 
 const server = useMswServer();
@@ -164,8 +165,16 @@ describe('PublicApiClient.templates.create', () => {
           : HttpResponse.json({ data: created, isSuccess: true }),
       ),
     );
-    expect((await api().templates.create('a1', template)).sourceId).toBe('1234567890');
+    const log = captureLogger();
+    expect((await api({ logger: log.logger }).templates.create('a1', template)).sourceId).toBe('1234567890');
     expect(count).toBe(2);
+    expect(log.lines).toEqual([
+      {
+        level: 'warn',
+        message: 'wa-gateway-sdk: retrying request',
+        meta: expect.objectContaining({ code: 'UPSTREAM_020' }),
+      },
+    ]);
     server.use(http.post(`${API}/wa/:appId/templates`, () => fail(429, 'UPSTREAM_020', 'LIMIT_EXCEEDED')));
     await expect(api({ maxRetries: 0 }).templates.create('a1', template)).rejects.toBeInstanceOf(
       RateLimitError,
@@ -206,8 +215,10 @@ describe('PublicApiClient.request', () => {
         return new HttpResponse('oops', { status: 503 });
       }),
     );
-    expect(await api().request('GET', '/x')).toEqual({ ok: 1 });
+    const log = captureLogger();
+    expect(await api({ logger: log.logger }).request('GET', '/x')).toEqual({ ok: 1 });
     expect(gets).toBe(2);
+    expect(log.messages()).toEqual(['wa-gateway-sdk: retrying request']);
     await expect(api().request('POST', '/x', { body: { a: 1 } })).rejects.toMatchObject({ status: 503 });
     expect(posts).toBe(1);
   });

@@ -61,7 +61,7 @@ it('the redis entry imports without bullmq; createInboxWorker then throws Missin
     const m = await import(${JSON.stringify(join(root, 'src/redis/index.ts'))});
     const out = { store: typeof m.RedisIdempotencyStore };
     try { m.createInboxWorker({ connection: 'redis://127.0.0.1:1', onEvent: async () => {} }); out.error = 'none'; }
-    catch (e) { out.error = e.name; out.packageName = e.packageName; }
+    catch (e) { out.error = e.name; out.packageName = e.packageName; out.message = e.message; }
     console.log(JSON.stringify(out));
   `;
   const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
@@ -72,5 +72,9 @@ it('the redis entry imports without bullmq; createInboxWorker then throws Missin
     store: 'function',
     error: 'MissingDependencyError',
     packageName: 'bullmq',
+    // A production dependency: `--save-dev` would leave it out of a production install.
+    message:
+      "createInboxWorker needs the optional peer dependency 'bullmq', which is not installed: run `npm install " +
+      'bullmq` (a dependency of your service: it runs in production).',
   });
 }, 30_000);

@@ -172,6 +172,14 @@ describeRedis('durable inbox fleet (child processes, real redis-server)', () => 
     );
     expect(lost).toEqual([]);
     expect(twice).toEqual([]);
+    // The receivers said why they answered 5xx: Redis unreachable (once each), and each refused enqueue.
+    const logs = receivers.flatMap((r) => r.logs);
+    expect(logs.length).toBeGreaterThan(0);
+    for (const line of logs) {
+      expect(line).toMatch(
+        /^(warn createNodeInboxHandler: (cannot reach Redis at|Redis at .* is reachable again)|error onEvent failed; answering 500)/,
+      );
+    }
     for (const child of children) expect(child.process.exitCode).toBeNull();
     const codes = await Promise.all(children.splice(0).map((c) => c.stop()));
     expect(codes).toEqual([0, 0, 0]);

@@ -117,10 +117,12 @@ describeRedis('durable inbox (real redis-server)', () => {
   it('answers 503 when Redis does not acknowledge in time, and the retry stores the event once', async () => {
     const queueName = nextQueue();
     const errors: unknown[] = [];
+    const log = recordingLogger();
     const h = createInboxHandler({
       connection: server.url,
       secret: SECRET,
       queueName,
+      logger: log.logger,
       enqueueTimeoutMs: 300,
       onError: (error) => errors.push(error),
     });
@@ -134,6 +136,9 @@ describeRedis('durable inbox (real redis-server)', () => {
     expect(slow.status).toBeGreaterThanOrEqual(500);
     expect(errors[0]).toBeInstanceOf(InboxError);
     expect((errors[0] as InboxError).reason).toBe('timeout');
+    expect(log.lines).toEqual([
+      expect.stringMatching(/^onEvent failed; answering 500 .*"errorName":"InboxError"/),
+    ]);
     // The gateway's retry: the write that timed out may have landed meanwhile; either way one job.
     expect((await h(delivery(envelope))).status).toBe(200);
     const queue = new Queue(queueName, { connection: redis });
@@ -143,13 +148,17 @@ describeRedis('durable inbox (real redis-server)', () => {
 
   it("takes an ioredis client as the connection, duplicates it, and leaves the application's client open", async () => {
     const queueName = nextQueue();
-    const h = createInboxHandler({ connection: redis, secret: SECRET, queueName });
+    const log = recordingLogger();
+    const h = createInboxHandler({ connection: redis, secret: SECRET, queueName, logger: log.logger });
     await h.ready();
     expect((await h(delivery(messageEnvelope(textMessage({ id: 'wamid.CLIENT' }))))).status).toBe(200);
     await h.close();
     expect(redis.status).toBe('ready');
     const closed = await h(delivery(messageEnvelope(textMessage({ id: 'wamid.CLOSED' }))));
     expect(closed.status).toBeGreaterThanOrEqual(500);
+    expect(log.lines).toEqual([
+      expect.stringMatching(/^onEvent failed; answering 500 .*"errorName":"InboxError"/),
+    ]);
     const queue = new Queue(queueName, { connection: redis });
     closers.push(() => queue.close());
     expect((await queue.getJobCounts('waiting')).waiting).toBe(1);
@@ -157,7 +166,8 @@ describeRedis('durable inbox (real redis-server)', () => {
 
   it('refuses a bad secret with 401 and a bad body with 400 without storing anything', async () => {
     const queueName = nextQueue();
-    const h = handler(queueName);
+    const log = recordingLogger();
+    const h = handler(queueName, { logger: log.logger });
     await ready(h);
     const bad = new Request('http://127.0.0.1/webhooks', {
       method: 'POST',
@@ -166,6 +176,12 @@ describeRedis('durable inbox (real redis-server)', () => {
     });
     expect((await h(bad)).status).toBe(401);
     expect((await h(delivery({ entry: 'nope' }))).status).toBe(400);
+    expect(log.lines).toEqual([
+      expect.stringMatching(
+        /^Webhook request refused with 401: the Bearer token is not this handler's secret/,
+      ),
+      expect.stringMatching(/^Webhook body refused with 400: Invalid webhook envelope at entry/),
+    ]);
     const queue = new Queue(queueName, { connection: redis });
     closers.push(() => queue.close());
     expect((await queue.getJobCounts('waiting')).waiting).toBe(0);

@@ -19,7 +19,9 @@ describeRedis('RedisRateLimiter abort listeners', () => {
   });
 
   it('granted, refused for BILL_001 and failed for Redis: none leaves a listener on the signal', async () => {
-    const limiter = new RedisRateLimiter({ redis, perSecond: 1000, name: 'listeners' });
+    const logged: string[] = [];
+    const logger = { warn: (m: string) => void logged.push(m) };
+    const limiter = new RedisRateLimiter({ redis, perSecond: 1000, name: 'listeners', logger });
     const app = new AbortController();
 
     const release = await limiter.acquire(app.signal);
@@ -42,5 +44,10 @@ describeRedis('RedisRateLimiter abort listeners', () => {
       Array.from({ length: N }, () => expect.any(RedisStoreError)),
     );
     expect(getEventListeners(app.signal, 'abort')).toHaveLength(0);
+    // Whether a reconnect has failed yet is ioredis' timing; if one has, the outage was logged with where and why.
+    for (const line of logged)
+      expect(line).toMatch(
+        /^wa-gateway-sdk: Redis(RateLimiter|IdempotencyStore): (cannot reach Redis at 127\.0\.0\.1:\d+: connection refused|Redis at 127\.0\.0\.1:\d+ is reachable again)/,
+      );
   });
 });

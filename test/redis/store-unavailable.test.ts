@@ -28,9 +28,9 @@ describeRedis('onStoreUnavailable with a stopped redis-server', () => {
   });
 
   it("'process' (default) runs deliveries during the outage; 'fail' answers 500; dedup resumes when Redis is back", async () => {
-    const dedupe = new RedisIdempotencyStore({ redis });
-    const processed: string[] = [];
     const warnings: string[] = [];
+    const dedupe = new RedisIdempotencyStore({ redis, logger: { warn: (m) => void warnings.push(m) } });
+    const processed: string[] = [];
     const stages: WebhookErrorInfo['stage'][] = [];
     const onEvent = (e: { kind: string; status?: { id: string } }) => {
       if (e.kind === 'status' && e.status) processed.push(e.status.id);
@@ -67,5 +67,12 @@ describeRedis('onStoreUnavailable with a stopped redis-server', () => {
     const again = await processing(post('wamid.after'));
     expect(again.headers.get('x-wa-gateway-duplicates')).toBe('1');
     expect(processed).toEqual(['wamid.outage-1', 'wamid.outage-2', 'wamid.after']);
+    // The store's lines: the outage (once, if a reconnect failed before Redis was back) and its end.
+    const storeLines = warnings.filter((m) => m.startsWith('wa-gateway-sdk: RedisIdempotencyStore'));
+    expect(storeLines.length).toBeLessThanOrEqual(2);
+    for (const line of storeLines)
+      expect(line).toMatch(
+        /^wa-gateway-sdk: Redis(RateLimiter|IdempotencyStore): (cannot reach Redis at 127\.0\.0\.1:\d+: connection refused|Redis at 127\.0\.0\.1:\d+ is reachable again)/,
+      );
   });
 });

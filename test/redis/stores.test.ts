@@ -286,11 +286,14 @@ describeRedis('Redis stores against a real redis-server', () => {
       );
     });
     const otherRedis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    const logged: string[] = [];
+    const logger = { warn: (m: string) => void logged.push(m) };
     try {
       const client = (r: Redis) =>
         new GatewayClient({
           apiKey: 'pk_test_shared_0123',
           baseUrl: gateway.url,
+          logger,
           rateLimit: new RedisRateLimiter({ redis: r, name: 'gw' }),
         });
       const a = client(redis);
@@ -315,6 +318,8 @@ describeRedis('Redis stores against a real redis-server', () => {
       expect(hits).toHaveLength(4);
       // b's send waited out the pause a's RATE_001 set (without it, it would have gone at once).
       expect(Math.min(hits[2]!, hits[3]!) - limitedAt).toBeGreaterThanOrEqual(900);
+      // a's RATE_001 is retried, and says so; the clients share one limiter, so no shared-key warning.
+      expect(logged).toEqual(['wa-gateway-sdk: retrying request']);
     } finally {
       otherRedis.disconnect();
       await gateway.close();

@@ -13,6 +13,7 @@ import {
   validateTemplate,
 } from '../../src/index.js';
 import { createGatewayHandlers, createPublicApiHandlers } from '../../src/testing/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 
 const GW = 'https://gw.sim';
 const gateway = createGatewayHandlers({
@@ -108,10 +109,23 @@ describe('createGatewayHandlers behaves like the gateway', () => {
       ratePerSecond: 2,
     });
     server.use(...limited.handlers);
-    const client = new GatewayClient({ apiKey: 'k_rate_123', baseUrl: 'https://gw.slow', rateLimit: false });
+    const log = captureLogger();
+    const client = new GatewayClient({
+      apiKey: 'k_rate_123',
+      baseUrl: 'https://gw.slow',
+      rateLimit: false,
+      logger: log.logger,
+    });
     await Promise.all([client.messages.send(text), client.messages.send(text), client.messages.send(text)]);
     expect(limited.simulator.answered['RATE_001']).toBe(1);
     expect(limited.simulator.sent).toHaveLength(3);
+    expect(log.lines).toEqual([
+      {
+        level: 'warn',
+        message: 'wa-gateway-sdk: retrying request',
+        meta: expect.objectContaining({ code: 'RATE_001' }),
+      },
+    ]);
     const strict = new GatewayClient({
       apiKey: 'k_rate_123',
       baseUrl: 'https://gw.slow',

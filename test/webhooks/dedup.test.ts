@@ -114,9 +114,12 @@ describe('claims are leases, and unknown store answers are errors', () => {
         headers: { authorization: `Bearer ${secret}` },
         body,
       });
+    const warned: string[] = [];
+    const logger = { warn: (m: string) => void warned.push(m), error: (m: string) => void warned.push(m) };
     // Process A claims the event and never finishes (a crash, a frozen serverless instance).
     const stuck = createWebhookHandler({
       secret,
+      logger,
       dedupe: store,
       deadlineMs: 50,
       claimLeaseMs: 100,
@@ -126,6 +129,7 @@ describe('claims are leases, and unknown store answers are errors', () => {
     let ran = 0;
     const healthy = createWebhookHandler({
       secret,
+      logger,
       dedupe: store,
       deadlineMs: 50,
       claimLeaseMs: 100,
@@ -135,13 +139,19 @@ describe('claims are leases, and unknown store answers are errors', () => {
     await new Promise((r) => setTimeout(r, 120));
     expect((await healthy(request())).status).toBe(200); // lease over: the retry processes it
     expect(ran).toBe(1);
+    // The stuck one's deadline; then the healthy one answers 503 for the held event, which is no failure to log.
+    expect(warned).toEqual([
+      'Webhook deadline passed before processing finished; answering 503 so the gateway retries',
+    ]);
   });
 
   it("a store answering something else ('OK', null) fails the delivery with 500 instead of skipping it", async () => {
     for (const answer of ['OK', null]) {
       const errors: unknown[] = [];
+      const logged: string[] = [];
       const handler = createWebhookHandler({
         secret: 'store-test-secret-0123456789abcdef',
+        logger: { warn: (m) => void logged.push(m), error: (m) => void logged.push(m) },
         dedupe: { claim: () => answer as never, release: () => {} },
         onEvent: () => {},
         onError: (e) => void errors.push(e),
@@ -155,6 +165,9 @@ describe('claims are leases, and unknown store answers are errors', () => {
       );
       expect(res.status).toBe(500);
       expect(String(errors[0])).toMatch(/must answer 'claimed', 'in_progress', 'done', true or false/);
+      expect(logged).toEqual([
+        expect.stringMatching(/^The dedupe store failed to claim an event; answering 500/),
+      ]);
     }
   });
 });

@@ -13,6 +13,7 @@ import {
   unknownTypeMessage,
 } from '../../src/webhooks/fixtures.js';
 import {
+  createNodeWebhookHandler,
   createWebhookHandler,
   type IdempotencyStore,
   MemoryIdempotencyStore,
@@ -59,6 +60,11 @@ function recorder(options: Partial<WebhookHandlerOptions> = {}) {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The log lines the SDK writes for a failing onEvent and a passed deadline (asserted, never printed). */
+const FAILED = expect.stringMatching(/^onEvent failed; answering 500 so the gateway retries the delivery/);
+const DEADLINE = 'Webhook deadline passed before processing finished; answering 503 so the gateway retries';
+const messages = (logs: { message: string }[]) => logs.map((l) => l.message);
 
 describe('createWebhookHandler: status codes', () => {
   it('200 with every event handed to onEvent, sequentially, in document order', async () => {
@@ -112,7 +118,14 @@ describe('createWebhookHandler: status codes', () => {
 
   it('401 for a missing, wrong or malformed Authorization, before reading the body', async () => {
     const { handler, seen } = recorder();
-    for (const auth of [null, `Bearer ${SECRET}x`, `Basic ${SECRET}`, SECRET, 'Bearer']) {
+    const cases: [string | null, string][] = [
+      [null, 'authorization_missing'],
+      [`Bearer ${SECRET}x`, 'authorization_mismatch'],
+      [`Basic ${SECRET}`, 'authorization_malformed'],
+      [SECRET, 'authorization_malformed'],
+      ['Bearer', 'authorization_malformed'],
+    ];
+    for (const [auth, reason] of cases) {
       let pulled = 0;
       const stream = new ReadableStream<Uint8Array>({
         pull(controller) {
@@ -125,11 +138,32 @@ describe('createWebhookHandler: status codes', () => {
       const res = await handler(request);
       expect(res.status, String(auth)).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
-      expect(await res.text()).toBe('{"ok":false,"error":"unauthorized"}');
+      expect(await res.text()).toBe(`{"ok":false,"error":"${reason}"}`);
       expect(request.bodyUsed).toBe(false);
       expect(pulled).toBeLessThanOrEqual(1); // a stream may prefetch one chunk on creation, never read to the end
     }
     expect(seen).toHaveLength(0);
+  });
+
+  it('says in its log line whether the header was missing, malformed or another secret, and what to do', async () => {
+    const { handler, logs } = recorder();
+    const body = json(messageEnvelope(textMessage()));
+    await handler(post(body, { auth: null }));
+    await handler(post(body, { auth: SECRET }));
+    await handler(post(body, { auth: 'Bearer wh_other_secret_0123456789abcdefghijkl' }));
+    expect(logs.map((l) => (l.meta as { reason: string }).reason)).toEqual([
+      'authorization_missing',
+      'authorization_malformed',
+      'authorization_mismatch',
+    ]);
+    const [missing, malformed, mismatch] = logs.map((l) => l.message);
+    expect(missing).toMatch(/no Authorization header.*Bearer <WEBHOOK_SECRET>.*set the webhook secret/);
+    expect(malformed).toMatch(/not `Bearer <secret>`.*must send `Authorization: Bearer <WEBHOOK_SECRET>`/);
+    expect(mismatch).toMatch(
+      /not this handler's secret.*same WEBHOOK_SECRET.*secret: \[newSecret, oldSecret\]/,
+    );
+    expect(JSON.stringify(logs)).not.toContain(SECRET);
+    expect(JSON.stringify(logs)).not.toContain('wh_other_secret');
   });
 
   it('accepts every secret of a rotation', async () => {
@@ -213,8 +247,7 @@ describe('createWebhookHandler: failures and retries', () => {
     const [m1, m2, m3] = [textMessage(), textMessage(), textMessage()];
     const calls: string[] = [];
     let failOnce = true;
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       onEvent: (event) => {
         calls.push(event.idempotencyKey);
         if (event.idempotencyKey === m2.id && failOnce) {
@@ -233,6 +266,7 @@ describe('createWebhookHandler: failures and retries', () => {
     expect(calls).toEqual([m1.id, m2.id, m3.id, m2.id]);
     expect((await handler(post(body))).status).toBe(200);
     expect(calls).toHaveLength(4);
+    expect(messages(logs)).toEqual([FAILED]);
   });
 
   it("never passes a thrown error's own status through (a 422 would drop the event for good)", async () => {
@@ -242,27 +276,26 @@ describe('createWebhookHandler: failures and retries', () => {
       { status: 404, message: 'not an Error at all' },
       'a string',
     ]) {
-      const handler = createWebhookHandler({
-        secret: SECRET,
+      const { handler, logs } = recorder({
         onEvent: () => {
           throw error;
         },
       });
       const res = await handler(post(json(messageEnvelope(textMessage()))));
       expect(res.status).toBe(500);
+      expect(messages(logs)).toEqual([FAILED]);
     }
-    const rejecting = createWebhookHandler({
-      secret: SECRET,
+    const rejecting = recorder({
       onEvent: async () => Promise.reject(Object.assign(new Error('x'), { status: 409 })),
     });
-    expect((await rejecting(post(json(messageEnvelope(textMessage()))))).status).toBe(500);
+    expect((await rejecting.handler(post(json(messageEnvelope(textMessage()))))).status).toBe(500);
+    expect(messages(rejecting.logs)).toEqual([FAILED]);
   });
 
   it('with dedupe off, a retry runs every event again', async () => {
     let calls = 0;
     let fail = true;
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       dedupe: false,
       onEvent: () => {
         calls++;
@@ -276,6 +309,7 @@ describe('createWebhookHandler: failures and retries', () => {
     expect((await handler(post(body))).status).toBe(500);
     expect((await handler(post(body))).status).toBe(200);
     expect(calls).toBe(4);
+    expect(messages(logs)).toEqual([FAILED]);
   });
 
   it('a dedupeKey returning null runs that event without dedupe', async () => {
@@ -368,8 +402,7 @@ describe('createWebhookHandler: failures and retries', () => {
   it('onError receives the failure with its stage and event', async () => {
     const onError = vi.fn();
     const boom = new Error('boom');
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       onError,
       onEvent: () => {
         throw boom;
@@ -377,6 +410,11 @@ describe('createWebhookHandler: failures and retries', () => {
     });
     await handler(post(json(messageEnvelope(textMessage()))));
     await handler(post('{bad'));
+    // With onError set, the log line needs no advice about how to see the error.
+    expect(logs.map((l) => l.message)).toEqual([
+      'onEvent failed; answering 500 so the gateway retries the delivery',
+      'Webhook body refused with 400: Webhook body is not valid JSON',
+    ]);
     expect(onError).toHaveBeenCalledTimes(2);
     expect(onError.mock.calls[0]?.[0]).toBe(boom);
     expect(onError.mock.calls[0]?.[1]).toMatchObject({
@@ -385,6 +423,27 @@ describe('createWebhookHandler: failures and retries', () => {
       event: { kind: 'message' },
     });
     expect(onError.mock.calls[1]?.[1]).toMatchObject({ stage: 'parse' });
+  });
+});
+
+describe('createWebhookHandler: an onEvent failure without onError', () => {
+  it('the log line points at onError and shows how to see the error', async () => {
+    const { handler, logs } = recorder({
+      onEvent: () => {
+        throw new Error('private detail');
+      },
+    });
+    expect((await handler(post(json(messageEnvelope(textMessage()))))).status).toBe(500);
+    expect(logs).toEqual([
+      {
+        level: 'error',
+        message:
+          'onEvent failed; answering 500 so the gateway retries the delivery. The error itself is not logged (it may ' +
+          'hold your data): to see it, pass `onError: (error, info) => console.error(info.stage, error)` (or your ' +
+          'own reporting)',
+        meta: { kind: 'message', index: 0, errorName: 'Error' },
+      },
+    ]);
   });
 });
 
@@ -399,8 +458,7 @@ describe('createWebhookHandler: the deadline', () => {
     // onEvent finishes only when the test says so: an answer that waited for it would never come (the test
     // would time out), whatever the machine's speed. No elapsed-time bound needed.
     let release: () => void = () => {};
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       deadlineMs: 100,
       dedupe: store,
       waitUntil: (p) => kept.push(p),
@@ -431,12 +489,12 @@ describe('createWebhookHandler: the deadline', () => {
     await kept[1];
     expect(started).toEqual([m1.id, m2.id]);
     expect(store.peek(m2.id)).toBe('done');
+    expect(messages(logs)).toEqual([DEADLINE, DEADLINE]);
   });
 
   it('a retry arriving while the timed-out run is still going waits for it instead of running it twice', async () => {
     let calls = 0;
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       deadlineMs: 150,
       onEvent: async () => {
         calls++;
@@ -448,12 +506,12 @@ describe('createWebhookHandler: the deadline', () => {
     const retry = await handler(post(body));
     expect(retry.status).toBe(200);
     expect(calls).toBe(1);
+    expect(messages(logs)).toEqual([DEADLINE]);
   });
 
   it('a retry that finds the timed-out run failing takes the event over', async () => {
     let calls = 0;
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       deadlineMs: 100,
       onEvent: async () => {
         calls++;
@@ -468,6 +526,7 @@ describe('createWebhookHandler: the deadline', () => {
     const retry = await handler(post(body));
     expect(retry.status).toBe(200);
     expect(calls).toBe(2);
+    expect(messages(logs)).toEqual([DEADLINE, FAILED]);
   });
 
   it('prefers the per-request waitUntil (Workers ctx) over the option', async () => {
@@ -478,8 +537,7 @@ describe('createWebhookHandler: the deadline', () => {
         this.kept.push(p);
       },
     };
-    const handler = createWebhookHandler({
-      secret: SECRET,
+    const { handler, logs } = recorder({
       deadlineMs: 50,
       waitUntil: fromOption,
       onEvent: async () => {
@@ -490,6 +548,7 @@ describe('createWebhookHandler: the deadline', () => {
     expect(ctx.kept).toHaveLength(1);
     expect(fromOption).not.toHaveBeenCalled();
     await ctx.kept[0];
+    expect(messages(logs)).toEqual([DEADLINE]);
   });
 });
 
@@ -538,6 +597,45 @@ describe('createWebhookHandler: configuration', () => {
       expect(thrown, JSON.stringify(options)).toBeInstanceOf(ConfigurationError);
       expect(String((thrown as Error).message)).not.toContain('has space in it');
     }
+  });
+
+  it("the secret's ConfigurationError says what it got, what to do, and names the function called", () => {
+    const message = (create: () => unknown): string => {
+      try {
+        create();
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigurationError);
+        return (error as Error).message;
+      }
+      throw new Error('no ConfigurationError');
+    };
+    const unset = message(() =>
+      createWebhookHandler({ secret: process.env['WA_TEST_UNSET_SECRET']!, onEvent }),
+    );
+    expect(unset).toMatch(/^createWebhookHandler: `secret` .*; got undefined\./);
+    expect(unset).toContain('from the WEBHOOK_SECRET environment variable');
+    expect(unset).toContain('WEBHOOK_SECRET is set where this code runs');
+    const node = message(() => createNodeWebhookHandler({ secret: undefined as never, onEvent }));
+    expect(node).toMatch(/^createNodeWebhookHandler: `secret` .*; got undefined\./);
+    expect(message(() => createWebhookHandler({ secret: '', onEvent }))).toContain('got an empty string');
+    expect(message(() => createWebhookHandler({ secret: 42 as never, onEvent }))).toContain('got a number');
+    const pasted = message(() => createNodeWebhookHandler({ secret: `Bearer ${SECRET}`, onEvent }));
+    expect(pasted).toMatch(/^createNodeWebhookHandler: /);
+    expect(pasted).toContain('without the `Bearer ` prefix');
+    expect(pasted).not.toContain(SECRET);
+    const rotated = message(() => createWebhookHandler({ secret: [SECRET, `${SECRET}\n`], onEvent }));
+    expect(rotated).toContain('`secret`[1]');
+    expect(rotated).toContain('whitespace at an end');
+    expect(rotated).toContain('.trim()');
+    expect(rotated).not.toContain(SECRET);
+    const upstream = message(() =>
+      createWebhookHandler({ secret: SECRET, onEvent, upstreamAppSecret: 'has space' }),
+    );
+    expect(upstream).toMatch(/^createWebhookHandler: `upstreamAppSecret` .*got a string of 9 characters/);
+    expect(upstream).not.toContain('has space');
+    expect(message(() => createNodeWebhookHandler({ secret: SECRET, onEvent, deadlineMs: 0 }))).toMatch(
+      /^createNodeWebhookHandler: `deadlineMs`/,
+    );
   });
 
   it('warns through the logger about a secret under 32 characters', () => {

@@ -21,6 +21,8 @@ export interface Child {
   ask<T>(op: 'counts' | 'replay'): Promise<T>;
   /** SIGTERM and wait for the exit; answers the exit code. */
   stop(): Promise<number | null>;
+  /** What the child's SDK logger received (`<level> <message>`), sent over IPC. */
+  logs: string[];
 }
 
 function spawnChild(file: string, env: Record<string, string>): Promise<Child> {
@@ -30,7 +32,12 @@ function spawnChild(file: string, env: Record<string, string>): Promise<Child> {
   });
   let seq = 0;
   const waiting = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
-  child.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+  const logs: string[] = [];
+  child.on('message', (m: { id: number; result?: unknown; error?: string; log?: string }) => {
+    if (m.log !== undefined) {
+      logs.push(m.log);
+      return;
+    }
     const w = waiting.get(m.id);
     waiting.delete(m.id);
     if (m.error !== undefined) w?.reject(new Error(m.error));
@@ -48,6 +55,7 @@ function spawnChild(file: string, env: Record<string, string>): Promise<Child> {
         resolve({
           process: child,
           port: Number(match[1] || 0),
+          logs,
           ask: <T>(op: 'counts' | 'replay') =>
             new Promise<T>((res, rej) => {
               const id = ++seq;

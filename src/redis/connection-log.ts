@@ -1,0 +1,94 @@
+/**
+ * The one `'error'` listener the SDK puts on a Redis client (a store's, or a connection the inbox opened). ioredis
+ * emits `'error'` on every failed reconnect, a few times a second while Redis is away: logging each would bury the
+ * one line that matters under dozens of `Error`s. So an outage is logged once, when it starts, with where the client
+ * connects (host and port, never a password: ioredis keeps it apart) and why it cannot (the system error code, in
+ * words); then once more when the connection is back, at the same level: an outage's end matters as much as its start.
+ */
+import { type Logger, log } from '../core/logger.js';
+import { errorMeta } from './redis-answer.js';
+
+/** What a client listener needs of an ioredis client (or of a copy from another ioredis version). */
+interface WatchedClient {
+  on(event: string, listener: (arg: unknown) => void): unknown;
+  options?: { host?: unknown; port?: unknown; path?: unknown };
+}
+
+const watched = new WeakMap<object, { down: boolean; since: number }>();
+
+/** The usual causes, in words: a wrong URL shows up as the first two. */
+const REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED:
+    'connection refused: nothing listens on that port (is redis-server running? is the port right?)',
+  ENOTFOUND: 'the host name does not resolve (a typo in REDIS_URL, or a name only another network knows)',
+  EAI_AGAIN: 'the host name could not be resolved right now (DNS)',
+  ETIMEDOUT: 'the connection timed out (a firewall, or the wrong host)',
+  ECONNRESET:
+    'the connection was reset (a TLS/plain mismatch: rediss:// against a plain port, or the reverse?)',
+  EHOSTUNREACH: 'the host is unreachable',
+  NOAUTH: 'Redis wants a password and none was given',
+  WRONGPASS: 'Redis refused the user name or password',
+};
+
+/** Where the client connects, as `host:port` (or the socket path). */
+function whereOf(client: WatchedClient): string {
+  const options = client.options ?? {};
+  if (typeof options.path === 'string' && options.path !== '') return options.path;
+  const host = typeof options.host === 'string' ? options.host : 'localhost';
+  const port = typeof options.port === 'number' || typeof options.port === 'string' ? options.port : 6379;
+  return `${host}:${port}`;
+}
+
+/**
+ * The reason for a connection error: its system code, else the first word of a Redis error reply (`NOAUTH`,
+ * `WRONGPASS`: a code, not the rest of the reply), else the error's class name.
+ */
+function reasonOf(error: unknown): { code: string; reason: string } {
+  const { errorName, code } = errorMeta(error);
+  let word = code;
+  if (word === undefined) {
+    try {
+      word = error instanceof Error ? /^([A-Z]{4,20})\b/.exec(error.message)?.[1] : undefined;
+    } catch {
+      // A hostile error: its class name will do.
+    }
+  }
+  const key = word ?? errorName;
+  return { code: key, reason: REASONS[key] ?? key };
+}
+
+/**
+ * @internal Adds the SDK's one `'error'` and `'ready'` listener pair to `client`, once per client however many
+ * stores share it: a client without an `'error'` listener prints every failure (or crashes the process). `role`
+ * names who reports (`RedisIdempotencyStore`, `createInboxHandler`).
+ */
+export function watchConnection(client: WatchedClient, logger: Logger | undefined, role: string): void {
+  if (watched.has(client)) return;
+  const state = { down: false, since: 0 };
+  watched.set(client, state);
+  client.on('error', (error: unknown) => {
+    if (state.down) return;
+    state.down = true;
+    state.since = Date.now();
+    const where = whereOf(client);
+    const { code, reason } = reasonOf(error);
+    log(
+      logger,
+      'warn',
+      `${role}: cannot reach Redis at ${where}: ${reason}. Commands fail until it is back (logged once per ` +
+        'outage); check the URL the client was given (REDIS_URL).',
+      { where, code },
+    );
+  });
+  client.on('ready', () => {
+    if (!state.down) return;
+    state.down = false;
+    const seconds = Math.round((Date.now() - state.since) / 1000);
+    log(logger, 'warn', `${role}: Redis at ${whereOf(client)} is reachable again, after ${seconds} s`);
+  });
+}
+
+/** @internal Whether the client's last news was an error (its outage already logged). */
+export function connectionDown(client: object): boolean {
+  return watched.get(client)?.down === true;
+}

@@ -1,0 +1,81 @@
+/**
+ * A Redis that cannot be reached (a wrong URL): ioredis fails every reconnect, a few times a second. The SDK logs the
+ * outage once, with host, port and the reason in words, never the password in the URL. Needs no redis-server: the
+ * port is one nothing listens on.
+ */
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import { describe, expect, it, vi } from 'vitest';
+import { createInboxHandler } from '../../src/redis/inbox.js';
+import { RedisIdempotencyStore } from '../../src/redis/index.js';
+
+const PASSWORD = 'hunter2-in-the-url';
+
+/** A port that was free a moment ago: nothing listens on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Resolves once `client` has emitted `n` 'error' events (counted by a listener of the test's own). */
+function errors(client: { on(event: 'error', listener: () => void): unknown }, n: number): Promise<void> {
+  let seen = 0;
+  return new Promise((resolve) => {
+    client.on('error', () => {
+      if (++seen === n) resolve();
+    });
+  });
+}
+
+describe('a Redis that cannot be reached', () => {
+  it('a store logs the outage once, with host, port and why, and no password', async () => {
+    const port = await closedPort();
+    const redis = new Redis(`redis://:${PASSWORD}@127.0.0.1:${port}`, {
+      maxRetriesPerRequest: 1,
+      retryStrategy: () => 10,
+    });
+    const warn = vi.fn();
+    try {
+      new RedisIdempotencyStore({ redis, logger: { warn } });
+      await errors(redis, 5);
+      expect(warn).toHaveBeenCalledTimes(1);
+      const [message, meta] = warn.mock.calls[0]!;
+      expect(message).toBe(
+        `wa-gateway-sdk: RedisIdempotencyStore: cannot reach Redis at 127.0.0.1:${port}: connection refused: ` +
+          'nothing listens on that port (is redis-server running? is the port right?). Commands fail until it is ' +
+          'back (logged once per outage); check the URL the client was given (REDIS_URL).',
+      );
+      expect(meta).toEqual({ where: `127.0.0.1:${port}`, code: 'ECONNREFUSED' });
+      expect(JSON.stringify(warn.mock.calls)).not.toContain(PASSWORD);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it("the inbox's own connection says the same, through the handler's logger", async () => {
+    const port = await closedPort();
+    const warn = vi.fn();
+    const inbox = createInboxHandler({
+      connection: `redis://:${PASSWORD}@127.0.0.1:${port}`,
+      secret: 'whsec-connection-log-0123456789abcdefgh',
+      logger: { warn, error: warn },
+    });
+    try {
+      await vi.waitFor(() => expect(warn).toHaveBeenCalled());
+      expect(warn.mock.calls[0]).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^createInboxHandler: cannot reach Redis at 127\\.0\\.0\\.1:${port}: connection refused`,
+          ),
+        ),
+        { where: `127.0.0.1:${port}`, code: 'ECONNREFUSED' },
+      ]);
+      expect(JSON.stringify(warn.mock.calls)).not.toContain(PASSWORD);
+    } finally {
+      await inbox.close();
+    }
+  });
+});
