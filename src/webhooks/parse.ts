@@ -25,7 +25,6 @@ import {
 } from './body.js';
 import { contentHash, issue, parseTimestamp, rawTimestampString, toIssues } from './event-fields.js';
 import type { IncomingMessage, UnknownEvent, UnknownMessage, WebhookEvent, WebhookIssue } from './events.js';
-import { fastContact, fastMetadata, fastStatus, fastTextMessage } from './fast-path.js';
 import {
   accountUpdateValueSchema,
   contactSchema,
@@ -53,16 +52,8 @@ import {
  * }
  */
 export function parseWebhook(body: WebhookBody): WebhookEvent[] {
-  return parseWebhookWith(body, true);
-}
-
-/**
- * `parseWebhook`, with the hand-written fast path (fast-path.ts) on or off: off, every item goes through its zod
- * schema. Internal (not exported by the entry): the tests hold both ways to the same events.
- */
-export function parseWebhookWith(body: WebhookBody, fastPath: boolean): WebhookEvent[] {
   try {
-    return walkEnvelope(decodeBody(body), fastPath);
+    return walkEnvelope(decodeBody(body));
   } catch (error) {
     if (error instanceof WebhookParseError) throw error;
     // Do not read the error: on an object input it may come from a hostile getter or proxy. Stack overflows on
@@ -80,7 +71,7 @@ function fail(path: Path, expected: string, got: unknown): never {
   );
 }
 
-function walkEnvelope(body: DecodedBody, fast: boolean): WebhookEvent[] {
+function walkEnvelope(body: DecodedBody): WebhookEvent[] {
   const root = body.root;
   const entries = root['entry'];
   if (!Array.isArray(entries)) fail(['entry'], 'an array', entries);
@@ -107,7 +98,6 @@ function walkEnvelope(body: DecodedBody, fast: boolean): WebhookEvent[] {
         time,
         path: ['entry', i, 'changes', j, 'value'],
         body,
-        fast,
       };
       if (field === 'messages') walkMessagesValue(value, ctx, events);
       else if (field === 'message_template_status_update') events.push(templateEvent(value, ctx));
@@ -126,12 +116,10 @@ interface ChangeContext {
   path: Path;
   /** The decoded body: `mayHoldNulls(body)` false means items need no `withoutNulls` copy. */
   body: DecodedBody;
-  /** Whether the fast path (fast-path.ts) may answer before the schemas. */
-  fast: boolean;
 }
 
 function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]): void {
-  const metadata = parseMetadata(value['metadata'], ctx.fast);
+  const metadata = parseMetadata(value['metadata']);
   const contacts = value['contacts'];
   const contactCache = new Map<unknown, WebhookContact | undefined>();
   let sawItems = false;
@@ -164,9 +152,7 @@ function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: Webhoo
 type MetadataResult = { ok: true; metadata: WebhookMetadata } | { ok: false; issues: WebhookIssue[] };
 
 /** The change's `value.metadata`, which the spec gives on every `messages` change (both fields required). */
-function parseMetadata(raw: unknown, fast: boolean): MetadataResult {
-  const known = fast ? fastMetadata(raw) : undefined;
-  if (known) return { ok: true, metadata: known };
+function parseMetadata(raw: unknown): MetadataResult {
   const result = metadataSchema.safeParse(raw);
   if (result.success) return { ok: true, metadata: result.data };
   return {
@@ -212,7 +198,6 @@ function findContact(
   contacts: unknown,
   from: unknown,
   cache: Map<unknown, WebhookContact | undefined>,
-  fast: boolean,
 ): WebhookContact | undefined {
   if (!Array.isArray(contacts) || contacts.length === 0) return undefined;
   if (cache.has(from)) return cache.get(from);
@@ -225,11 +210,8 @@ function findContact(
       }
     }
   }
-  let contact = fast ? fastContact(raw) : undefined;
-  if (!contact) {
-    const result = contactSchema.safeParse(raw);
-    contact = result.success ? result.data : undefined;
-  }
+  const result = contactSchema.safeParse(raw);
+  const contact = result.success ? result.data : undefined;
   cache.set(from, contact);
   return contact;
 }
@@ -260,14 +242,8 @@ function messageEvent(
     ? messageSchemas[type as keyof typeof messageSchemas]
     : null;
   if (schema) {
-    // The twin takes the item as received: it answers only for one without a `null`, which `withoutNulls` leaves.
-    const known = ctx.fast && type === 'text' ? fastTextMessage(item) : undefined;
-    if (known) {
-      message = known;
-    } else {
-      const result = schema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
-      message = result.success ? result.data : unknownMessage(item, id, type, toIssues(result.error.issues));
-    }
+    const result = schema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
+    message = result.success ? result.data : unknownMessage(item, id, type, toIssues(result.error.issues));
   } else {
     message = unknownMessage(item, id, type, []);
   }
@@ -279,7 +255,7 @@ function messageEvent(
     businessAccountId: ctx.businessAccountId,
     idempotencyKey: id,
     metadata,
-    contact: findContact(contacts, from, contactCache, ctx.fast),
+    contact: findContact(contacts, from, contactCache),
     message,
     timestamp: parseTimestamp(rawTimestamp),
     timestampRaw: rawTimestampString(rawTimestamp),
@@ -307,8 +283,6 @@ function statusEvent(
   k: number,
   metadata: WebhookMetadata,
 ): WebhookEvent {
-  const known = ctx.fast ? fastStatus(item) : undefined;
-  if (known) return statusEventOf(known, ctx, metadata);
   const result = statusSchema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
   if (!result.success) {
     return unknownEvent(
