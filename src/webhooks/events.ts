@@ -33,7 +33,10 @@ export interface UnknownMessage {
   originalType: string;
   /** The message's `wamid`. */
   id: string;
+  /** The sender's phone number, when the message carried one as a string (see `customerOf`). */
   from: string | undefined;
+  /** The sender's business-scoped user id, when the message carried one as a string. */
+  from_user_id: string | undefined;
   timestamp: string | number | undefined;
   /** The message object as received. */
   raw: Readonly<Record<string, unknown>>;
@@ -68,7 +71,10 @@ export interface MessageEvent extends EventBase {
    * without a valid `metadata` is delivered as an `unknown` event instead.
    */
   metadata: WebhookMetadata;
-  /** The sender: the contact whose `wa_id` equals `message.from`, else the change's first contact. */
+  /**
+   * The sender: the contact whose `wa_id` equals `message.from` (or whose `user_id` equals `message.from_user_id`),
+   * else the change's first contact. `customerOf(event)` reads the sender's identity from both.
+   */
   contact: WebhookContact | undefined;
   message: IncomingMessage;
   /**
@@ -135,7 +141,8 @@ export type WebhookEvent =
 export type WebhookEventKind = WebhookEvent['kind'];
 
 /**
- * Whether a reaction message removes a reaction: the spec sends an empty emoji for that.
+ * Whether a reaction message removes a reaction: the spec sends an empty emoji for that, and real deliveries also
+ * leave `emoji` out.
  *
  * @example
  * if (event.message.type === 'reaction' && isReactionRemoved(event.message)) unreact(event.message.reaction.message_id);

@@ -121,7 +121,7 @@ interface ChangeContext {
 function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]): void {
   const metadata = parseMetadata(value['metadata']);
   const contacts = value['contacts'];
-  const contactCache = new Map<unknown, WebhookContact | undefined>();
+  const contactCache = new Map<string, WebhookContact | undefined>();
   let sawItems = false;
   // Object key order is document order: honour it even in the odd change that carries both arrays.
   for (const key of Object.keys(value)) {
@@ -193,18 +193,27 @@ function unknownItemKey(item: unknown, key: 'messages' | 'statuses'): string | u
   return typeof status === 'string' ? `unknown:${id}:${status}` : undefined;
 }
 
-/** The sender's contact: the one whose `wa_id` is the message's `from`, else the first (per the spec they match). */
+/**
+ * The sender's contact: the one whose `wa_id` is the message's `from` or whose `user_id` is its `from_user_id`, else
+ * the first (per the spec they match; a message identified by neither names no one, and its change's contact is
+ * its sender).
+ */
 function findContact(
   contacts: unknown,
-  from: unknown,
-  cache: Map<unknown, WebhookContact | undefined>,
+  item: JsonObject,
+  cache: Map<string, WebhookContact | undefined>,
 ): WebhookContact | undefined {
   if (!Array.isArray(contacts) || contacts.length === 0) return undefined;
-  if (cache.has(from)) return cache.get(from);
+  const from = item['from'];
+  const userId = item['from_user_id'];
+  const cacheKey = `${typeof from === 'string' ? from : ''}\u0000${typeof userId === 'string' ? userId : ''}`;
+  if (cache.has(cacheKey)) return cache.get(cacheKey);
   let raw: unknown = contacts[0];
-  if (typeof from === 'string') {
+  if (typeof from === 'string' || typeof userId === 'string') {
     for (const candidate of contacts) {
-      if (isRecord(candidate) && candidate['wa_id'] === from) {
+      if (!isRecord(candidate)) continue;
+      const byPhone = typeof from === 'string' && candidate['wa_id'] === from;
+      if (byPhone || (typeof userId === 'string' && candidate['user_id'] === userId)) {
         raw = candidate;
         break;
       }
@@ -212,7 +221,7 @@ function findContact(
   }
   const result = contactSchema.safeParse(raw);
   const contact = result.success ? result.data : undefined;
-  cache.set(from, contact);
+  cache.set(cacheKey, contact);
   return contact;
 }
 
@@ -223,7 +232,7 @@ function messageEvent(
   k: number,
   metadata: WebhookMetadata,
   contacts: unknown,
-  contactCache: Map<unknown, WebhookContact | undefined>,
+  contactCache: Map<string, WebhookContact | undefined>,
 ): WebhookEvent {
   if (!isRecord(item)) {
     return unknownEvent(ctx, 'invalid_item', [...items, k], item, [
@@ -247,7 +256,6 @@ function messageEvent(
   } else {
     message = unknownMessage(item, id, type, []);
   }
-  const from = item['from'];
   const rawTimestamp = item['timestamp'];
   return {
     kind: 'message',
@@ -255,7 +263,7 @@ function messageEvent(
     businessAccountId: ctx.businessAccountId,
     idempotencyKey: id,
     metadata,
-    contact: findContact(contacts, from, contactCache),
+    contact: findContact(contacts, item, contactCache),
     message,
     timestamp: parseTimestamp(rawTimestamp),
     timestampRaw: rawTimestampString(rawTimestamp),
@@ -264,12 +272,14 @@ function messageEvent(
 
 function unknownMessage(item: JsonObject, id: string, type: string, issues: WebhookIssue[]): UnknownMessage {
   const from = item['from'];
+  const fromUserId = item['from_user_id'];
   const timestamp = item['timestamp'];
   return {
     type: 'unknown',
     originalType: type,
     id,
     from: typeof from === 'string' ? from : undefined,
+    from_user_id: typeof fromUserId === 'string' ? fromUserId : undefined,
     timestamp: typeof timestamp === 'string' || typeof timestamp === 'number' ? timestamp : undefined,
     raw: item,
     issues,

@@ -7,8 +7,11 @@ export const audioMessageSchema = z.looseObject({
   type: z.literal('audio'),
   audio: z.looseObject({
     ...mediaFields,
-    /** `true` for a voice note recorded in the app, `false` for an uploaded audio file. */
-    voice: z.boolean(),
+    /**
+     * `true` for a voice note recorded in the app, `false` for an uploaded audio file. Absent from older deliveries
+     * (read absent as not known).
+     */
+    voice: z.optional(z.boolean()),
   }),
 });
 

@@ -7,7 +7,8 @@ export const documentMessageSchema = z.looseObject({
   type: z.literal('document'),
   document: z.looseObject({
     ...mediaFields,
-    filename: z.string(),
+    /** The file's name as the user sent it. Absent when the user's app did not give one. */
+    filename: z.optional(z.string()),
     caption: z.optional(z.string()),
   }),
 });

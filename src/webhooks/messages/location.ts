@@ -8,8 +8,12 @@ export const locationMessageSchema = z.looseObject({
   location: z.looseObject({
     latitude: z.number(),
     longitude: z.number(),
+    /** The place's name, for a chosen place (absent for a shared current location). */
     name: z.optional(z.string()),
+    /** The place's address, for a chosen place. */
     address: z.optional(z.string()),
+    /** The place's web address, when it has one. */
+    url: z.optional(z.string()),
   }),
 });
 

@@ -8,8 +8,11 @@ export const reactionMessageSchema = z.looseObject({
   reaction: z.looseObject({
     /** The `wamid` reacted to. */
     message_id: z.string(),
-    /** An empty string means the reaction was removed: see `isReactionRemoved`. */
-    emoji: z.string(),
+    /**
+     * The emoji. A removed reaction comes with an empty string or with no `emoji` at all: test it with
+     * `isReactionRemoved`, not with `=== ''`.
+     */
+    emoji: z.optional(z.string()),
   }),
 });
 

@@ -7,8 +7,9 @@ export const stickerMessageSchema = z.looseObject({
   type: z.literal('sticker'),
   sticker: z.looseObject({
     ...mediaFields,
-    mime_type: openEnum(['image/webp']),
-    animated: z.boolean(),
+    mime_type: z.optional(openEnum(['image/webp'])),
+    /** Whether the sticker is animated. Absent from some deliveries (read absent as not known, not as `false`). */
+    animated: z.optional(z.boolean()),
   }),
 });
 
