@@ -47,7 +47,8 @@ import {
  *
  * @example
  * for (const event of parseWebhook(rawBody)) {
- *   if (event.kind === 'message' && event.message.type === 'text') reply(event.message.from, event.message.text.body);
+ *   const to = customerOf(event)?.phone;
+ *   if (event.kind === 'message' && event.message.type === 'text' && to) reply(to, event.message.text.body);
  *   if (event.kind === 'status') tracker.update(event);
  * }
  */
