@@ -6,14 +6,14 @@ import * as z from '../core/zod.js';
  * only (an account deleted, offboarded or joined by a partner concerns no one phone number).
  */
 export const accountUpdateValueSchema = z.looseObject({
-  /** The phone number concerned, on updates about one number (a ban, a display name); absent otherwise. */
+  /** On updates about one number (a ban, ...). */
   phone_number: z.optional(z.string()),
   event: z.string().check(z.minLength(1)),
   /** On ban-related updates; an update that is not about a ban has no reason to carry it. */
   ban_info: z.optional(
     z.looseObject({
       waba_ban_state: z.string(),
-      /** A date, as sent; absent from some ban updates. */
+      /** A date, as sent; absent from some. */
       waba_ban_date: z.optional(z.string()),
     }),
   ),

@@ -41,7 +41,7 @@ export const CHANGE_FIELDS = ['messages', 'message_template_status_update', 'acc
 export const metadataSchema = z.looseObject({
   /** Identifier of the receiving number; needed for routing and for media download. */
   phone_number_id: z.string(),
-  /** The receiving number as displayed. Absent from some deliveries: route by `phone_number_id`. */
+  /** Absent from some deliveries: route by `phone_number_id`. */
   display_phone_number: z.optional(z.string()),
 });
 export interface WebhookMetadata extends z.output<typeof metadataSchema> {}
@@ -51,18 +51,18 @@ export interface WebhookMetadata extends z.output<typeof metadataSchema> {}
  * (`wa_id`), a business-scoped user id (`user_id`), or both; `customerOf(event)` gives whichever the event carries.
  */
 export const contactSchema = z.looseObject({
-  /** The user's phone number; absent when the upstream platform identifies the user by `user_id` only. */
+  /** The user's number; absent for a user known by `user_id` only. */
   wa_id: z.optional(z.string()),
-  /** The user's business-scoped id, when the upstream platform sent one. */
+  /** Business-scoped user id, when sent. */
   user_id: z.optional(z.string()),
-  /** The business-scoped id of the user's parent account, when sent. */
+  /** Business-scoped id of the parent account, when sent. */
   parent_user_id: z.optional(z.string()),
   /** Absent from some deliveries. */
   profile: z.optional(
     z.looseObject({
-      /** The user's display name, when shared. */
+      /** Display name, when shared. */
       name: z.optional(z.string()),
-      /** The user's username, when the user set one and the upstream platform sent it. */
+      /** Username, when the user set one. */
       username: z.optional(z.string()),
     }),
   ),

@@ -17,9 +17,9 @@ export const CONVERSATION_ORIGIN_TYPES = ['marketing', 'utility', 'authenticatio
 export const statusErrorSchema = z.looseObject({
   code: z.int(),
   title: z.string(),
-  /** A longer description, when sent (often equal to `title`). */
+  /** When sent (often equal to `title`). */
   message: z.optional(z.string()),
-  /** Details, when sent. */
+  /** When sent. */
   error_data: z.optional(z.looseObject({ details: z.string() })),
 });
 export interface StatusError extends z.output<typeof statusErrorSchema> {}
@@ -37,14 +37,11 @@ export const statusSchema = z.looseObject({
   status: openEnum(STATUS_VALUES, { nonEmpty: true }),
   /** Unix seconds of the change, as sent. Order statuses by this, not by arrival. */
   timestamp: timestampSchema,
-  /**
-   * The recipient's phone number. Absent when the upstream platform identifies the recipient only by a
-   * business-scoped id (`recipient_user_id`): `customerOf(event)` gives whichever the status carries.
-   */
+  /** Recipient's number; absent for a user known by `recipient_user_id` only (see `customerOf`). */
   recipient_id: z.optional(z.string()),
-  /** The recipient's business-scoped user id, when the upstream platform sent one. */
+  /** Recipient's business-scoped user id, when sent. */
   recipient_user_id: z.optional(z.string()),
-  /** The business-scoped id of the recipient's parent account, when the upstream platform sent one. */
+  /** Business-scoped id of the recipient's parent account, when sent. */
   parent_recipient_user_id: z.optional(z.string()),
   conversation: z.optional(
     z.looseObject({
@@ -54,10 +51,7 @@ export const statusSchema = z.looseObject({
   ),
   pricing: z.optional(
     z.looseObject({
-      /**
-       * `true`: the gateway deducts the upstream fee (on `delivered`); `false`: free tier. Absent from some
-       * deliveries (the upstream platform is retiring it under per-message pricing): read absent as not known.
-       */
+      /** `true`: the fee is deducted (on `delivered`); `false`: free tier; absent from some deliveries. */
       billable: z.optional(z.boolean()),
       pricing_model: z.string(),
       category: z.string(),

@@ -29,14 +29,11 @@ const contextSchema = z.looseObject({ from: z.optional(z.string()), id: z.option
 export const messageBase = {
   /** The message's `wamid`: the idempotency key. */
   id: z.string().check(z.minLength(1)),
-  /**
-   * Sender's phone number (equals the contact's `wa_id`). Absent when the upstream platform identifies the user only
-   * by a business-scoped id (`from_user_id`): `customerOf(event)` gives whichever the message carries.
-   */
+  /** Sender's number; absent for a user known by `from_user_id` only (see `customerOf`). */
   from: z.optional(z.string()),
-  /** The sender's business-scoped user id, when the upstream platform sent one (with or instead of `from`). */
+  /** Sender's business-scoped user id, when sent. */
   from_user_id: z.optional(z.string()),
-  /** The business-scoped id of the sender's parent account, when the upstream platform sent one. */
+  /** Business-scoped id of the sender's parent account, when sent. */
   from_parent_user_id: z.optional(z.string()),
   /** Unix time in seconds, as sent. The event carries it parsed as `timestamp` and verbatim as `timestampRaw`. */
   timestamp: timestampSchema,
@@ -50,8 +47,8 @@ export const messageBase = {
 export const mediaFields = {
   /** Media identifier for the media download endpoint (valid 30 days). */
   id: z.string().check(z.minLength(1)),
-  /** The file's MIME type as sent. Absent from some deliveries: the download answer's `Content-Type` has it too. */
+  /** Absent from some deliveries (the download's `Content-Type` has it). */
   mime_type: z.optional(z.string()),
-  /** SHA-256 of the file, as sent. Absent from some deliveries. */
+  /** Absent from some deliveries. */
   sha256: z.optional(z.string()),
 };

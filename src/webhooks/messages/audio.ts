@@ -7,10 +7,7 @@ export const audioMessageSchema = z.looseObject({
   type: z.literal('audio'),
   audio: z.looseObject({
     ...mediaFields,
-    /**
-     * `true` for a voice note recorded in the app, `false` for an uploaded audio file. Absent from older deliveries
-     * (read absent as not known).
-     */
+    /** `true`: a voice note; `false`: an audio file; absent from older deliveries. */
     voice: z.optional(z.boolean()),
   }),
 });

@@ -9,26 +9,20 @@ import { messageBase } from '../wire.js';
  */
 export const sharedContactSchema = z.looseObject({
   name: z.looseObject({
-    /** The name as displayed: every card has one. */
     formatted_name: z.string(),
-    /** Absent when the card has none. */
     first_name: z.optional(z.string()),
-    /** Absent when the card has none (a contact saved under one name). */
     last_name: z.optional(z.string()),
   }),
-  /** Absent when the card has no phone number. */
   phones: z.optional(
     z.array(
       z.looseObject({
         phone: z.optional(z.string()),
-        /** The phone's label (`CELL`, `HOME`, `WORK`, ...), when the card has one. */
+        /** `CELL`, `HOME`, `WORK`, ... when the card has a label. */
         type: z.optional(z.string()),
-        /** The number's account id, when it has one. */
         wa_id: z.optional(z.string()),
       }),
     ),
   ),
-  /** Absent when the card has no email address. */
   emails: z.optional(z.array(z.looseObject({ email: z.optional(z.string()), type: z.optional(z.string()) }))),
 });
 export interface SharedContact extends z.output<typeof sharedContactSchema> {}

@@ -7,7 +7,7 @@ export const documentMessageSchema = z.looseObject({
   type: z.literal('document'),
   document: z.looseObject({
     ...mediaFields,
-    /** The file's name as the user sent it. Absent when the user's app did not give one. */
+    /** Absent when the user's app gave none. */
     filename: z.optional(z.string()),
     caption: z.optional(z.string()),
   }),

@@ -37,7 +37,7 @@ export const unknownInteractiveSchema = z.looseObject({
   /** The `interactive.type` the message carried, e.g. `'nfm_reply'`. */
   originalType: z.string(),
   /** The `interactive` object as received. */
-  raw: z.record(z.string(), z.unknown()),
+  raw: z.looseObject({}),
 });
 
 const KNOWN_KINDS: ReadonlySet<string> = new Set(INTERACTIVE_TYPES);

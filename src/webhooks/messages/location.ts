@@ -8,11 +8,9 @@ export const locationMessageSchema = z.looseObject({
   location: z.looseObject({
     latitude: z.number(),
     longitude: z.number(),
-    /** The place's name, for a chosen place (absent for a shared current location). */
+    /** Name, address, url: for a chosen place, not a current location. */
     name: z.optional(z.string()),
-    /** The place's address, for a chosen place. */
     address: z.optional(z.string()),
-    /** The place's web address, when it has one. */
     url: z.optional(z.string()),
   }),
 });

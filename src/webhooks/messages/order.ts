@@ -9,9 +9,8 @@ import { messageBase } from '../wire.js';
 export const orderItemSchema = z.looseObject({
   product_retailer_id: z.string(),
   quantity: z.number(),
-  /** Unit price, when sent. */
   item_price: z.optional(z.number()),
-  /** ISO 4217 code, when sent. */
+  /** ISO 4217 code. */
   currency: z.optional(z.string()),
 });
 export interface OrderItem extends z.output<typeof orderItemSchema> {}
@@ -20,7 +19,6 @@ export const orderMessageSchema = z.looseObject({
   ...messageBase,
   type: z.literal('order'),
   order: z.looseObject({
-    /** The catalog the products are from. Absent from some deliveries. */
     catalog_id: z.optional(z.string()),
     text: z.optional(z.string()),
     product_items: z.array(orderItemSchema),

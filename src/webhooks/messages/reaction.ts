@@ -8,10 +8,7 @@ export const reactionMessageSchema = z.looseObject({
   reaction: z.looseObject({
     /** The `wamid` reacted to. */
     message_id: z.string(),
-    /**
-     * The emoji. A removed reaction comes with an empty string or with no `emoji` at all: test it with
-     * `isReactionRemoved`, not with `=== ''`.
-     */
+    /** Empty or absent: the reaction was removed (test with `isReactionRemoved`). */
     emoji: z.optional(z.string()),
   }),
 });

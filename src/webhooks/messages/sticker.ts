@@ -8,7 +8,7 @@ export const stickerMessageSchema = z.looseObject({
   sticker: z.looseObject({
     ...mediaFields,
     mime_type: z.optional(openEnum(['image/webp'])),
-    /** Whether the sticker is animated. Absent from some deliveries (read absent as not known, not as `false`). */
+    /** Absent from some deliveries (not known, not `false`). */
     animated: z.optional(z.boolean()),
   }),
 });
