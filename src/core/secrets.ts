@@ -40,8 +40,9 @@ function forms(secret: string): string[] {
 function redecoded(secret: string): string[] {
   const utf8 = new TextEncoder().encode(secret);
   if (utf8.length === secret.length) return [];
-  const out = [String.fromCharCode(...utf8), decodeAs('windows-1252', utf8)];
-  if (/^[\u0000-\u00ff]*$/.test(secret)) {
+  const latin1 = Array.from(utf8, (byte) => String.fromCharCode(byte)).join('');
+  const out = [latin1, decodeAs('windows-1252', utf8)];
+  if ([...secret].every((ch) => ch.charCodeAt(0) <= 0xff)) {
     out.push(
       decodeAs(
         'utf-8',
