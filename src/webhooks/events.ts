@@ -24,8 +24,9 @@ export interface WebhookIssue {
 
 /**
  * An incoming message of a type the SDK does not know (new types appear over time), or of a documented type whose
- * content did not validate, for example a `list_reply` without the `title` the spec gives it. Nothing is dropped:
- * `raw` is the message exactly as received and `issues` names each missing or mistyped field.
+ * content lacks what the SDK requires of it or holds a field of the wrong JSON type (a `list_reply` without `title`,
+ * a latitude sent as a string). Nothing is dropped: `raw` is the message exactly as received and `issues` names each
+ * missing or mistyped field.
  */
 export interface UnknownMessage {
   type: 'unknown';
@@ -115,9 +116,10 @@ export interface AccountUpdateEvent extends EventBase {
 /**
  * Part of an envelope the SDK could not type, delivered rather than dropped:
  * - `unknown_field`: a change whose `field` the SDK does not know (raw = the change's `value`);
- * - `invalid_item`: a message lacking `id`/`type`, a status lacking a field the spec gives it (or with a mistyped
- *   one), a message or status in a change without a valid `value.metadata`, a template or account value missing
- *   its required fields (raw = that object, `issues` says why);
+ * - `invalid_item`: a message lacking `id`/`type`, a status lacking `id`, `status` or `timestamp` (or with a field of
+ *   the wrong JSON type), a message or status in a change without `value.metadata.phone_number_id`, a template or
+ *   account value lacking what identifies it (raw = that object, `issues` says why; docs/webhooks.md, "What is
+ *   required");
  * - `unrecognized_value`: a `messages` change that carried neither `messages` nor `statuses` (raw = the value).
  */
 export interface UnknownEvent extends EventBase {
