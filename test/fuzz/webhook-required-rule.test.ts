@@ -103,9 +103,9 @@ function items(body: Json): { at: (string | number)[]; kind: string; item: Json 
         return;
       }
       for (const key of ['messages', 'statuses'] as const) {
-        ((value[key] as Json[] | undefined) ?? []).forEach((item, k) =>
-          out.push({ at: [...at, key, k], kind: key === 'messages' ? 'message' : key, item }),
-        );
+        ((value[key] as Json[] | undefined) ?? []).forEach((item, k) => {
+          out.push({ at: [...at, key, k], kind: key === 'messages' ? 'message' : key, item });
+        });
       }
     });
   });
