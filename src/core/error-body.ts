@@ -1,6 +1,7 @@
 import { apiErrorClassFor, RateLimitError, RedirectError } from './api-errors.js';
 import { parseDurationMs, parseRetryAfterHeader } from './duration.js';
 import type { ApiError, ApiErrorDetails } from './errors.js';
+import { headerValue } from './headers.js';
 import { isRecord } from './plain-data.js';
 import { excerpt, scrub, scrubValue } from './secrets.js';
 
@@ -56,7 +57,8 @@ export function toApiError(input: {
   if (ErrorClass === RateLimitError) {
     const limitType = details.params?.['limit_type'];
     const retryAfterMs =
-      parseDurationMs(details.params?.['retry_after']) ?? parseRetryAfterHeader(headers.get('retry-after'));
+      parseDurationMs(details.params?.['retry_after']) ??
+      parseRetryAfterHeader(headerValue(headers, 'retry-after') ?? null);
     return new RateLimitError({
       ...details,
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
@@ -79,7 +81,8 @@ export function toRedirectError(input: {
   request: { method: string; path: string };
 }): RedirectError {
   const { status, request } = input;
-  const location = originOf(input.headers.get('location'), input.url, input.secrets);
+  // A long Location is still a Location: only its origin is kept.
+  const location = originOf(headerValue(input.headers, 'location', 4096), input.url, input.secrets);
   const target = location ? `to ${location}` : 'with no usable Location';
   const description =
     `HTTP ${status || '3xx'}: a redirect ${target}. The SDK follows no redirect (it would re-send the ` +
@@ -96,7 +99,11 @@ export function toRedirectError(input: {
   });
 }
 
-function originOf(location: string | null, base: string, secrets: readonly string[]): string | undefined {
+function originOf(
+  location: string | undefined,
+  base: string,
+  secrets: readonly string[],
+): string | undefined {
   if (!location) return undefined;
   try {
     const origin = new URL(location, base).origin;
@@ -126,20 +133,24 @@ function fillFromJson(details: ApiErrorDetails, body: Record<string, unknown>): 
   if (texts.length > 0) details.description = texts.join(' ');
 }
 
-// Headers are the server's words like the body: scrubbed the same way, and shortened (a request id is short).
+// Headers are the server's words like the body: only plain ASCII kept (headers.ts), scrubbed the same way, and
+// shortened (a request id is short).
 function requestIdOf(headers: Headers, secrets: readonly string[]): { requestId?: string } {
-  const id = headers.get('x-request-id') ?? headers.get('request-id');
+  const id = requestIdHeader(headers);
   return id ? { requestId: excerpt(scrub(id, secrets), 100) } : {};
 }
 
 function contentTypeOf(headers: Headers, secrets: readonly string[]): string {
-  const type = headers.get('content-type')?.split(';')[0];
+  const type = headerValue(headers, 'content-type')?.split(';')[0];
   return type ? excerpt(scrub(type, secrets), 100) : 'no content type';
 }
 
-/** The server's request id header (`x-request-id`, else `request-id`), as sent. */
+/**
+ * The server's request id header (`x-request-id`, else `request-id`), when it is plain visible ASCII of a sane length
+ * (see headers.ts); a value of any other form is treated as absent.
+ */
 export function requestIdHeader(headers: Headers): string | undefined {
-  return headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
+  return headerValue(headers, 'x-request-id') ?? headerValue(headers, 'request-id');
 }
 
 // Defined in the dependency-free plain-data.ts, which the portable entries import without this module's weight.

@@ -24,10 +24,45 @@ function scrubber(secrets: readonly string[]): (text: string) => string {
 }
 
 /**
- * A secret as a server may quote it back: as is, JSON-escaped (`\"`, `\/`, `\uXXXX` in either case, as Python's
- * json.dumps writes non-ASCII), HTML-escaped, URL-encoded.
+ * A secret as a server may quote it back: as is or re-decoded (`redecoded`), each of those JSON-escaped (`\"`, `\/`,
+ * `\uXXXX` in either case, as Python's json.dumps writes non-ASCII), HTML-escaped, URL-encoded; and inside base64.
  */
 function forms(secret: string): string[] {
+  return [...new Set([...[secret, ...redecoded(secret)].flatMap(escapedForms), ...base64Forms(secret)])];
+}
+
+/**
+ * A secret with non-ASCII characters as it reads after a trip through a layer that took its bytes for another
+ * encoding: its UTF-8 bytes read as Latin-1 (what fetch makes of a header's bytes: `é` comes back `Ã©`) or as
+ * windows-1252 (a server decoding a body that way), and the reverse, its characters taken as Latin-1 bytes and read
+ * as UTF-8. An ASCII secret reads the same in all of them and has none.
+ */
+function redecoded(secret: string): string[] {
+  const utf8 = new TextEncoder().encode(secret);
+  if (utf8.length === secret.length) return [];
+  const latin1 = Array.from(utf8, (byte) => String.fromCharCode(byte)).join('');
+  const out = [latin1, decodeAs('windows-1252', utf8)];
+  if ([...secret].every((ch) => ch.charCodeAt(0) <= 0xff)) {
+    out.push(
+      decodeAs(
+        'utf-8',
+        Uint8Array.from(secret, (ch) => ch.charCodeAt(0)),
+      ),
+    );
+  }
+  return out.filter((form): form is string => form !== undefined && form !== secret);
+}
+
+/** `bytes` decoded as `encoding`; `undefined` on a runtime whose TextDecoder lacks that encoding. */
+function decodeAs(encoding: string, bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder(encoding).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+function escapedForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
   const unicode = (upper: boolean) =>
     json.replace(/[\u0080-\uffff]/g, (ch) => {
@@ -41,17 +76,23 @@ function forms(secret: string): string[] {
     .replaceAll('"', '&quot;')
     .replaceAll("'", '&#39;');
   return [
-    ...new Set([
-      secret,
-      json,
-      json.replaceAll('/', '\\/'),
-      unicode(false),
-      unicode(true),
-      html,
-      encodeURIComponent(secret),
-      ...base64Forms(secret),
-    ]),
+    secret,
+    json,
+    json.replaceAll('/', '\\/'),
+    unicode(false),
+    unicode(true),
+    html,
+    safeUriEncoding(secret),
   ];
+}
+
+/** `encodeURIComponent`, which throws on a lone surrogate: a secret is any string, and scrubbing must not throw. */
+function safeUriEncoding(text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import { EndpointNotLiveError } from '../core/api-errors.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ApiError, ConfigurationError, ConnectionError } from '../core/errors.js';
+import { headerValue } from '../core/headers.js';
 import type { Transport } from '../core/transport.js';
 
 export interface DownloadOptions extends RequestOptions {
@@ -101,12 +102,14 @@ function explainNotLive(error: unknown): unknown {
 }
 
 function toDownload(response: Response, signal: AbortSignal | undefined): MediaDownload {
-  const length = response.headers.get('content-length');
+  const { headers } = response;
+  const length = headerValue(headers, 'content-length');
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
   return {
-    contentType: response.headers.get('content-type') ?? 'application/octet-stream',
-    contentLength: length !== null && /^\d+$/.test(length) ? Number(length) : undefined,
-    filename: filenameOf(response.headers.get('content-disposition')),
+    contentType: headerValue(headers, 'content-type') ?? 'application/octet-stream',
+    contentLength: length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined,
+    // A non-ASCII file name comes in RFC 8187 form (`filename*=UTF-8''...`), which is ASCII: raw bytes are dropped.
+    filename: filenameOf(headerValue(headers, 'content-disposition', 2048)),
     body,
     arrayBuffer: () => readBody(() => new Response(body).arrayBuffer(), signal),
     saveTo: (path) => readBody(() => saveStream(body, path), signal),
@@ -153,7 +156,7 @@ async function saveStream(body: ReadableStream<Uint8Array>, path: string): Promi
   return file.bytesWritten;
 }
 
-function filenameOf(disposition: string | null): string | undefined {
+function filenameOf(disposition: string | undefined): string | undefined {
   if (!disposition) return undefined;
   const star = /filename\*\s*=\s*(?:UTF-8'')?([^;]+)/i.exec(disposition);
   if (star?.[1]) {

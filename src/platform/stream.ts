@@ -1,5 +1,6 @@
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError } from '../core/errors.js';
+import { headerValue } from '../core/headers.js';
 import { positive } from '../core/options.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport.js';
@@ -157,7 +158,7 @@ async function* decodeRecords(
   };
   let finished = false;
   try {
-    if ((response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream')) {
+    if ((headerValue(response.headers, 'content-type') ?? '').toLowerCase().startsWith('text/event-stream')) {
       yield* sseRecords(reader, state);
     } else {
       // NDJSON, the hot path, is decoded in this generator: delegating with `yield*` to a generator of its own

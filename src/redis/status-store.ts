@@ -61,6 +61,7 @@ const storedSchema = z.object({
   delivered: z.boolean(),
   billable: z.boolean(),
   recipientId: z.string().optional(),
+  recipientUserId: z.string().optional(),
   errors: z.array(statusErrorSchema).optional(),
   events: z.number(),
 });
@@ -238,6 +239,7 @@ function decode(operation: string, raw: unknown): TrackedStatus {
     delivered: s.delivered,
     billable: s.billable,
     recipientId: s.recipientId,
+    recipientUserId: s.recipientUserId,
     errors: s.errors,
     events: s.events,
   };

@@ -1,16 +1,20 @@
 /** The `account_update` change. */
 import * as z from '../core/zod.js';
 
-/** `value` of an `account_update` change. */
+/**
+ * `value` of an `account_update` change. Only `event` says what happened; the other fields belong to some events
+ * only (an account deleted, offboarded or joined by a partner concerns no one phone number).
+ */
 export const accountUpdateValueSchema = z.looseObject({
-  phone_number: z.string(),
+  /** On updates about one number (a ban, ...). */
+  phone_number: z.optional(z.string()),
   event: z.string().check(z.minLength(1)),
   /** On ban-related updates; an update that is not about a ban has no reason to carry it. */
   ban_info: z.optional(
     z.looseObject({
       waba_ban_state: z.string(),
-      /** A date, as sent. */
-      waba_ban_date: z.string(),
+      /** A date, as sent; absent from some. */
+      waba_ban_date: z.optional(z.string()),
     }),
   ),
 });

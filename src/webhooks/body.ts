@@ -38,8 +38,7 @@ function fromText(text: string): DecodedBody {
 
 /**
  * Whether the body may hold a `null` anywhere. Most deliveries hold none, and one search of the text for `null` is
- * far cheaper than looking for one in every item; it is made on the first ask only, as items the fast path takes
- * need none (an object input may always hold one).
+ * far cheaper than looking for one in every item; it is made once per body (an object input may always hold one).
  */
 export function mayHoldNulls(body: DecodedBody): boolean {
   body.nulls ??= body.text === undefined || body.text.includes('null');

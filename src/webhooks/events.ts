@@ -24,8 +24,9 @@ export interface WebhookIssue {
 
 /**
  * An incoming message of a type the SDK does not know (new types appear over time), or of a documented type whose
- * content did not validate, for example a `list_reply` without the `title` the spec gives it. Nothing is dropped:
- * `raw` is the message exactly as received and `issues` names each missing or mistyped field.
+ * content lacks what the SDK requires of it or holds a field of the wrong JSON type (a `list_reply` without `title`,
+ * a latitude sent as a string). Nothing is dropped: `raw` is the message exactly as received and `issues` names each
+ * missing or mistyped field.
  */
 export interface UnknownMessage {
   type: 'unknown';
@@ -33,7 +34,10 @@ export interface UnknownMessage {
   originalType: string;
   /** The message's `wamid`. */
   id: string;
+  /** The sender's phone number, when the message carried one as a string (see `customerOf`). */
   from: string | undefined;
+  /** The sender's business-scoped user id, when the message carried one as a string. */
+  from_user_id: string | undefined;
   timestamp: string | number | undefined;
   /** The message object as received. */
   raw: Readonly<Record<string, unknown>>;
@@ -68,7 +72,10 @@ export interface MessageEvent extends EventBase {
    * without a valid `metadata` is delivered as an `unknown` event instead.
    */
   metadata: WebhookMetadata;
-  /** The sender: the contact whose `wa_id` equals `message.from`, else the change's first contact. */
+  /**
+   * The sender: the contact whose `wa_id` equals `message.from` (or whose `user_id` equals `message.from_user_id`),
+   * else the change's first contact. `customerOf(event)` reads the sender's identity from both.
+   */
   contact: WebhookContact | undefined;
   message: IncomingMessage;
   /**
@@ -109,9 +116,10 @@ export interface AccountUpdateEvent extends EventBase {
 /**
  * Part of an envelope the SDK could not type, delivered rather than dropped:
  * - `unknown_field`: a change whose `field` the SDK does not know (raw = the change's `value`);
- * - `invalid_item`: a message lacking `id`/`type`, a status lacking a field the spec gives it (or with a mistyped
- *   one), a message or status in a change without a valid `value.metadata`, a template or account value missing
- *   its required fields (raw = that object, `issues` says why);
+ * - `invalid_item`: a message lacking `id`/`type`, a status lacking `id`, `status` or `timestamp` (or with a field of
+ *   the wrong JSON type), a message or status in a change without `value.metadata.phone_number_id`, a template or
+ *   account value lacking what identifies it (raw = that object, `issues` says why; docs/webhooks.md, "What is
+ *   required");
  * - `unrecognized_value`: a `messages` change that carried neither `messages` nor `statuses` (raw = the value).
  */
 export interface UnknownEvent extends EventBase {
@@ -135,7 +143,8 @@ export type WebhookEvent =
 export type WebhookEventKind = WebhookEvent['kind'];
 
 /**
- * Whether a reaction message removes a reaction: the spec sends an empty emoji for that.
+ * Whether a reaction message removes a reaction: the spec sends an empty emoji for that, and real deliveries also
+ * leave `emoji` out.
  *
  * @example
  * if (event.message.type === 'reaction' && isReactionRemoved(event.message)) unreact(event.message.reaction.message_id);

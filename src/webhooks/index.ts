@@ -5,6 +5,7 @@
 export { ConfigurationError, WaGatewayError, WebhookParseError } from '../core/errors.js';
 export type { LogLevel } from '../core/logger.js';
 export type { WebhookBody } from './body.js';
+export { type Customer, customerOf } from './customer.js';
 export {
   type ClaimResult,
   DEFAULT_DEDUPE_TTL_MS,
@@ -55,6 +56,7 @@ export {
   documentMessageSchema,
   entrySchema,
   type ImageMessage,
+  INTERACTIVE_TYPES,
   type IncomingMessageWire,
   type InteractiveMessage,
   imageMessageSchema,
@@ -92,6 +94,8 @@ export {
   type TextMessage,
   templateStatusValueSchema,
   textMessageSchema,
+  type UnknownInteractive,
+  unknownInteractiveSchema,
   type VideoMessage,
   videoMessageSchema,
   type WebhookContact,

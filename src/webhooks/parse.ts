@@ -25,7 +25,6 @@ import {
 } from './body.js';
 import { contentHash, issue, parseTimestamp, rawTimestampString, toIssues } from './event-fields.js';
 import type { IncomingMessage, UnknownEvent, UnknownMessage, WebhookEvent, WebhookIssue } from './events.js';
-import { fastContact, fastMetadata, fastStatus, fastTextMessage } from './fast-path.js';
 import {
   accountUpdateValueSchema,
   contactSchema,
@@ -48,21 +47,14 @@ import {
  *
  * @example
  * for (const event of parseWebhook(rawBody)) {
- *   if (event.kind === 'message' && event.message.type === 'text') reply(event.message.from, event.message.text.body);
+ *   const to = customerOf(event)?.phone;
+ *   if (event.kind === 'message' && event.message.type === 'text' && to) reply(to, event.message.text.body);
  *   if (event.kind === 'status') tracker.update(event);
  * }
  */
 export function parseWebhook(body: WebhookBody): WebhookEvent[] {
-  return parseWebhookWith(body, true);
-}
-
-/**
- * `parseWebhook`, with the hand-written fast path (fast-path.ts) on or off: off, every item goes through its zod
- * schema. Internal (not exported by the entry): the tests hold both ways to the same events.
- */
-export function parseWebhookWith(body: WebhookBody, fastPath: boolean): WebhookEvent[] {
   try {
-    return walkEnvelope(decodeBody(body), fastPath);
+    return walkEnvelope(decodeBody(body));
   } catch (error) {
     if (error instanceof WebhookParseError) throw error;
     // Do not read the error: on an object input it may come from a hostile getter or proxy. Stack overflows on
@@ -80,7 +72,7 @@ function fail(path: Path, expected: string, got: unknown): never {
   );
 }
 
-function walkEnvelope(body: DecodedBody, fast: boolean): WebhookEvent[] {
+function walkEnvelope(body: DecodedBody): WebhookEvent[] {
   const root = body.root;
   const entries = root['entry'];
   if (!Array.isArray(entries)) fail(['entry'], 'an array', entries);
@@ -107,7 +99,6 @@ function walkEnvelope(body: DecodedBody, fast: boolean): WebhookEvent[] {
         time,
         path: ['entry', i, 'changes', j, 'value'],
         body,
-        fast,
       };
       if (field === 'messages') walkMessagesValue(value, ctx, events);
       else if (field === 'message_template_status_update') events.push(templateEvent(value, ctx));
@@ -126,14 +117,12 @@ interface ChangeContext {
   path: Path;
   /** The decoded body: `mayHoldNulls(body)` false means items need no `withoutNulls` copy. */
   body: DecodedBody;
-  /** Whether the fast path (fast-path.ts) may answer before the schemas. */
-  fast: boolean;
 }
 
 function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]): void {
-  const metadata = parseMetadata(value['metadata'], ctx.fast);
+  const metadata = parseMetadata(value['metadata']);
   const contacts = value['contacts'];
-  const contactCache = new Map<unknown, WebhookContact | undefined>();
+  const contactCache = new Map<string, WebhookContact | undefined>();
   let sawItems = false;
   // Object key order is document order: honour it even in the odd change that carries both arrays.
   for (const key of Object.keys(value)) {
@@ -164,9 +153,7 @@ function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: Webhoo
 type MetadataResult = { ok: true; metadata: WebhookMetadata } | { ok: false; issues: WebhookIssue[] };
 
 /** The change's `value.metadata`, which the spec gives on every `messages` change (both fields required). */
-function parseMetadata(raw: unknown, fast: boolean): MetadataResult {
-  const known = fast ? fastMetadata(raw) : undefined;
-  if (known) return { ok: true, metadata: known };
+function parseMetadata(raw: unknown): MetadataResult {
   const result = metadataSchema.safeParse(raw);
   if (result.success) return { ok: true, metadata: result.data };
   return {
@@ -207,30 +194,35 @@ function unknownItemKey(item: unknown, key: 'messages' | 'statuses'): string | u
   return typeof status === 'string' ? `unknown:${id}:${status}` : undefined;
 }
 
-/** The sender's contact: the one whose `wa_id` is the message's `from`, else the first (per the spec they match). */
+/**
+ * The sender's contact: the one whose `wa_id` is the message's `from` or whose `user_id` is its `from_user_id`, else
+ * the first (per the spec they match; a message identified by neither names no one, and its change's contact is
+ * its sender).
+ */
 function findContact(
   contacts: unknown,
-  from: unknown,
-  cache: Map<unknown, WebhookContact | undefined>,
-  fast: boolean,
+  item: JsonObject,
+  cache: Map<string, WebhookContact | undefined>,
 ): WebhookContact | undefined {
   if (!Array.isArray(contacts) || contacts.length === 0) return undefined;
-  if (cache.has(from)) return cache.get(from);
+  const from = item['from'];
+  const userId = item['from_user_id'];
+  const cacheKey = `${typeof from === 'string' ? from : ''}\u0000${typeof userId === 'string' ? userId : ''}`;
+  if (cache.has(cacheKey)) return cache.get(cacheKey);
   let raw: unknown = contacts[0];
-  if (typeof from === 'string') {
+  if (typeof from === 'string' || typeof userId === 'string') {
     for (const candidate of contacts) {
-      if (isRecord(candidate) && candidate['wa_id'] === from) {
+      if (!isRecord(candidate)) continue;
+      const byPhone = typeof from === 'string' && candidate['wa_id'] === from;
+      if (byPhone || (typeof userId === 'string' && candidate['user_id'] === userId)) {
         raw = candidate;
         break;
       }
     }
   }
-  let contact = fast ? fastContact(raw) : undefined;
-  if (!contact) {
-    const result = contactSchema.safeParse(raw);
-    contact = result.success ? result.data : undefined;
-  }
-  cache.set(from, contact);
+  const result = contactSchema.safeParse(raw);
+  const contact = result.success ? result.data : undefined;
+  cache.set(cacheKey, contact);
   return contact;
 }
 
@@ -241,7 +233,7 @@ function messageEvent(
   k: number,
   metadata: WebhookMetadata,
   contacts: unknown,
-  contactCache: Map<unknown, WebhookContact | undefined>,
+  contactCache: Map<string, WebhookContact | undefined>,
 ): WebhookEvent {
   if (!isRecord(item)) {
     return unknownEvent(ctx, 'invalid_item', [...items, k], item, [
@@ -260,18 +252,11 @@ function messageEvent(
     ? messageSchemas[type as keyof typeof messageSchemas]
     : null;
   if (schema) {
-    // The twin takes the item as received: it answers only for one without a `null`, which `withoutNulls` leaves.
-    const known = ctx.fast && type === 'text' ? fastTextMessage(item) : undefined;
-    if (known) {
-      message = known;
-    } else {
-      const result = schema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
-      message = result.success ? result.data : unknownMessage(item, id, type, toIssues(result.error.issues));
-    }
+    const result = schema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
+    message = result.success ? result.data : unknownMessage(item, id, type, toIssues(result.error.issues));
   } else {
     message = unknownMessage(item, id, type, []);
   }
-  const from = item['from'];
   const rawTimestamp = item['timestamp'];
   return {
     kind: 'message',
@@ -279,7 +264,7 @@ function messageEvent(
     businessAccountId: ctx.businessAccountId,
     idempotencyKey: id,
     metadata,
-    contact: findContact(contacts, from, contactCache, ctx.fast),
+    contact: findContact(contacts, item, contactCache),
     message,
     timestamp: parseTimestamp(rawTimestamp),
     timestampRaw: rawTimestampString(rawTimestamp),
@@ -288,12 +273,14 @@ function messageEvent(
 
 function unknownMessage(item: JsonObject, id: string, type: string, issues: WebhookIssue[]): UnknownMessage {
   const from = item['from'];
+  const fromUserId = item['from_user_id'];
   const timestamp = item['timestamp'];
   return {
     type: 'unknown',
     originalType: type,
     id,
     from: typeof from === 'string' ? from : undefined,
+    from_user_id: typeof fromUserId === 'string' ? fromUserId : undefined,
     timestamp: typeof timestamp === 'string' || typeof timestamp === 'number' ? timestamp : undefined,
     raw: item,
     issues,
@@ -307,8 +294,6 @@ function statusEvent(
   k: number,
   metadata: WebhookMetadata,
 ): WebhookEvent {
-  const known = ctx.fast ? fastStatus(item) : undefined;
-  if (known) return statusEventOf(known, ctx, metadata);
   const result = statusSchema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
   if (!result.success) {
     return unknownEvent(

@@ -2,10 +2,12 @@
  * Zod schemas of what the gateway forwards to the customer's webhook, and the types inferred from them.
  *
  * Every object is loose: fields the spec does not list are kept, so a gateway that adds a field never breaks a
- * consumer. Fields are typed AS THE SPEC GIVES THEM: a field the spec lists without "(optional)", "(if set)" or
- * a condition ("on failed", "on sent/delivered") is required, so `list_reply.title` is a `string`, not
- * `string | undefined`, and no handler needs `!`. A delivery that lacks one is never dropped: `parseWebhook`
- * delivers it with the raw object and the issues that say which field was missing (see `parse.ts`).
+ * consumer. What is required follows one rule (docs/webhooks.md, "What is required"): what the SDK needs to route
+ * and deduplicate an event (its kind, the wamid, the status value, the timestamp, the message type and the content
+ * object of that type), plus what every real delivery carries, so `list_reply.title` is a `string` and no handler
+ * needs `!`. Everything else is optional, with a comment that says when it is absent: a missing descriptive field
+ * never turns a typed event into `unknown`. A field present with the wrong JSON type may; such an item is delivered
+ * with the raw object and the issues that name the field (see `parse.ts`), never dropped.
  * Enumerations that may grow (status values, template events, origin types) accept any string while their
  * TypeScript types still offer the known values for autocomplete.
  *
@@ -39,14 +41,31 @@ export const CHANGE_FIELDS = ['messages', 'message_template_status_update', 'acc
 export const metadataSchema = z.looseObject({
   /** Identifier of the receiving number; needed for routing and for media download. */
   phone_number_id: z.string(),
-  display_phone_number: z.string(),
+  /** Absent from some deliveries: route by `phone_number_id`. */
+  display_phone_number: z.optional(z.string()),
 });
 export interface WebhookMetadata extends z.output<typeof metadataSchema> {}
 
-/** `value.contacts[]`: the sender of an incoming message. */
+/**
+ * `value.contacts[]`: the user a message came from (or a status is about). The user is identified by a phone number
+ * (`wa_id`), a business-scoped user id (`user_id`), or both; `customerOf(event)` gives whichever the event carries.
+ */
 export const contactSchema = z.looseObject({
-  wa_id: z.string(),
-  profile: z.looseObject({ name: z.string() }),
+  /** The user's number; absent for a user known by `user_id` only. */
+  wa_id: z.optional(z.string()),
+  /** Business-scoped user id, when sent. */
+  user_id: z.optional(z.string()),
+  /** Business-scoped id of the parent account, when sent. */
+  parent_user_id: z.optional(z.string()),
+  /** Absent from some deliveries. */
+  profile: z.optional(
+    z.looseObject({
+      /** Display name, when shared. */
+      name: z.optional(z.string()),
+      /** Username, when the user set one. */
+      username: z.optional(z.string()),
+    }),
+  ),
 });
 export interface WebhookContact extends z.output<typeof contactSchema> {}
 

@@ -38,7 +38,13 @@ export interface TrackedStatus {
   readonly delivered: boolean;
   /** A `delivered` event with `pricing.billable === true` was seen: the gateway deducts the fee for it. */
   readonly billable: boolean;
+  /** The recipient's phone number, from the first event that carried one. */
   readonly recipientId: string | undefined;
+  /**
+   * The recipient's business-scoped user id, from the first event that carried one. A status addressed by this id
+   * alone (no `recipient_id`) is tracked like any other: by its `wamid`.
+   */
+  readonly recipientUserId?: string | undefined;
   /** `errors[]` of the `failed` event. */
   readonly errors: readonly StatusError[] | undefined;
   /** Number of status events applied to this message, duplicates included. */
@@ -170,6 +176,7 @@ function applyReadable(
     delivered: false,
     billable: false,
     recipientId: undefined,
+    recipientUserId: undefined,
     errors: undefined,
     events: 0,
   };
@@ -190,6 +197,7 @@ function applyReadable(
     delivered: base.delivered || value === 'delivered' || value === 'read',
     billable: base.billable || newlyBillable,
     recipientId: base.recipientId ?? status.recipient_id,
+    recipientUserId: base.recipientUserId ?? status.recipient_user_id,
     errors: value === 'failed' && (base.errors === undefined || advances) ? status.errors : base.errors,
     events: base.events + 1,
   };

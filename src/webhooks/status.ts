@@ -10,19 +10,26 @@ export type KnownStatusValue = (typeof STATUS_VALUES)[number];
 /** Conversation origin types the spec documents. */
 export const CONVERSATION_ORIGIN_TYPES = ['marketing', 'utility', 'authentication', 'service'] as const;
 
-/** One entry of a failed status's `errors[]`. */
+/**
+ * One entry of a failed status's `errors[]`. The code says what went wrong and the title names it; the longer
+ * `message` and `error_data` are absent from some real deliveries.
+ */
 export const statusErrorSchema = z.looseObject({
   code: z.int(),
   title: z.string(),
-  message: z.string(),
-  error_data: z.looseObject({ details: z.string() }),
+  /** When sent (often equal to `title`). */
+  message: z.optional(z.string()),
+  /** When sent. */
+  error_data: z.optional(z.looseObject({ details: z.string() })),
 });
 export interface StatusError extends z.output<typeof statusErrorSchema> {}
 
 /**
- * `value.statuses[]`: a change of an outbound message's state. `conversation` comes on sent/delivered and
- * `errors` on failed, so both are optional as objects; `pricing` is only meaningful where a fee may apply (a
- * `read` carries none), so it is optional too. Inside each, the fields are as the spec gives them.
+ * `value.statuses[]`: a change of an outbound message's state. A status is about the `wamid` the application sent,
+ * whoever the recipient is: the wamid, the status value and the timestamp are required, the recipient is not (it
+ * is a phone number, a business-scoped user id, or both). `conversation` comes on sent/delivered and `errors` on
+ * failed, so both are optional as objects; `pricing` is only meaningful where a fee may apply (a `read` carries
+ * none), so it is optional too.
  */
 export const statusSchema = z.looseObject({
   /** The outbound message's `wamid` (the `data.messages[0].id` of the send response). */
@@ -30,7 +37,12 @@ export const statusSchema = z.looseObject({
   status: openEnum(STATUS_VALUES, { nonEmpty: true }),
   /** Unix seconds of the change, as sent. Order statuses by this, not by arrival. */
   timestamp: timestampSchema,
-  recipient_id: z.string(),
+  /** Recipient's number; absent for a user known by `recipient_user_id` only (see `customerOf`). */
+  recipient_id: z.optional(z.string()),
+  /** Recipient's business-scoped user id, when sent. */
+  recipient_user_id: z.optional(z.string()),
+  /** Business-scoped id of the recipient's parent account, when sent. */
+  parent_recipient_user_id: z.optional(z.string()),
   conversation: z.optional(
     z.looseObject({
       id: z.string(),
@@ -39,8 +51,8 @@ export const statusSchema = z.looseObject({
   ),
   pricing: z.optional(
     z.looseObject({
-      /** `true`: the gateway deducts the upstream fee (on `delivered`); `false`: free tier. */
-      billable: z.boolean(),
+      /** `true`: the fee is deducted (on `delivered`); `false`: free tier; absent from some deliveries. */
+      billable: z.optional(z.boolean()),
       pricing_model: z.string(),
       category: z.string(),
     }),

@@ -17,8 +17,9 @@ export const templateStatusValueSchema = z.looseObject({
   // An integer per the spec. Not `.int()`: zod's int is the safe-integer range and an id beyond 2^53 has
   // already lost precision in JSON.parse; refusing it would only lose the event as well.
   message_template_id: z.number(),
-  message_template_name: z.string(),
-  message_template_language: z.string(),
+  /** When sent (else look it up by id). */
+  message_template_name: z.optional(z.string()),
+  message_template_language: z.optional(z.string()),
   /** Filled for a rejection; `null` otherwise (an absent reason reads as `null`). */
   reason: z._default(z.nullable(z.string()), null),
 });

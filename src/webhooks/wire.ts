@@ -24,20 +24,31 @@ export const timestampSchema = z.union([z.string(), z.number()]);
 /** Optional reply context some incoming messages carry (not in the spec; kept typed because it is common). */
 const contextSchema = z.looseObject({ from: z.optional(z.string()), id: z.optional(z.string()) });
 
-// The fields every incoming message shares ("Every incoming message has these fields").
+// The fields every incoming message shares ("Every incoming message has these fields"), as real deliveries carry
+// them: the sender is a phone number, a business-scoped user id, or both (docs/webhooks.md, "Who sent it").
 export const messageBase = {
   /** The message's `wamid`: the idempotency key. */
   id: z.string().check(z.minLength(1)),
-  /** Sender number (equals `contacts[0].wa_id`). */
-  from: z.string(),
+  /** Sender's number; absent for a user known by `from_user_id` only (see `customerOf`). */
+  from: z.optional(z.string()),
+  /** Sender's business-scoped user id, when sent. */
+  from_user_id: z.optional(z.string()),
+  /** Business-scoped id of the sender's parent account, when sent. */
+  from_parent_user_id: z.optional(z.string()),
   /** Unix time in seconds, as sent. The event carries it parsed as `timestamp` and verbatim as `timestampRaw`. */
   timestamp: timestampSchema,
   context: z.optional(contextSchema),
 };
 
+/**
+ * What every media message (image, audio, video, document, sticker) carries: the media id is what the download
+ * needs, so it is required; the rest describe the file and are absent from some real deliveries.
+ */
 export const mediaFields = {
   /** Media identifier for the media download endpoint (valid 30 days). */
   id: z.string().check(z.minLength(1)),
-  mime_type: z.string(),
-  sha256: z.string(),
+  /** Absent from some deliveries (the download's `Content-Type` has it). */
+  mime_type: z.optional(z.string()),
+  /** Absent from some deliveries. */
+  sha256: z.optional(z.string()),
 };

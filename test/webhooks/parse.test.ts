@@ -190,17 +190,29 @@ describe('parseWebhook: incoming messages, one fixture per type', () => {
     expect(event.message.issues).toEqual([]);
   });
 
-  it('an interactive kind the SDK does not know is kept raw, not dropped', () => {
+  it('an interactive kind the SDK does not know is an interactive message, its kind named, raw kept', () => {
+    const interactive = { type: 'nfm_reply', nfm_reply: { response_json: '{"a":1}', name: 'flow' } };
+    const msg = { ...textMessage(), type: 'interactive', interactive };
+    const { message } = oneMessage(messageEnvelope(msg));
+    if (message.type !== 'interactive') throw new Error(`got ${message.type}`);
+    if (message.interactive.type !== 'unknown') throw new Error(`got ${message.interactive.type}`);
+    expect(message.interactive.originalType).toBe('nfm_reply');
+    expect(message.interactive.raw).toEqual(interactive);
+    expect(message.interactive.raw).not.toBe(interactive);
+  });
+
+  it('a documented interactive kind lacking a field it needs is still the unknown variant, the field named', () => {
     const msg = {
       ...textMessage(),
       type: 'interactive',
-      interactive: { type: 'nfm_reply', nfm_reply: { a: 1 } },
+      interactive: { type: 'button_reply', button_reply: {} },
     };
     const { message } = oneMessage(messageEnvelope(msg));
     if (message.type !== 'unknown') throw new Error(`got ${message.type}`);
-    expect(message.originalType).toBe('interactive');
-    expect(message.raw['interactive']).toEqual({ type: 'nfm_reply', nfm_reply: { a: 1 } });
-    expect(message.issues[0]?.path).toEqual(['interactive', 'type']);
+    expect(message.issues.map((i) => i.path)).toEqual([
+      ['interactive', 'button_reply', 'id'],
+      ['interactive', 'button_reply', 'title'],
+    ]);
   });
 });
 

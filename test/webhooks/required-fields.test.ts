@@ -19,24 +19,33 @@ import {
   type WebhookMetadata,
 } from '../../src/webhooks/index.js';
 
-// Spec-required fields are typed as the spec gives them (no `!` in handlers), and a delivery that lacks one is
-// still delivered: a message's content becomes the `unknown` message variant (raw kept, issues name the field);
-// a message or status in a change without `value.metadata` becomes an `unknown` event (raw kept). Never dropped.
+// The rule (docs/webhooks.md, "What is required"): required is what routing and deduplication need plus what every
+// real delivery carries, typed without `undefined` (no `!` in handlers); everything else is optional, and its
+// absence never turns a typed event into `unknown`. A delivery lacking a required field is still delivered: a
+// message's content becomes the `unknown` message variant (raw kept, issues name the field); a message or status in
+// a change without `value.metadata.phone_number_id` becomes an `unknown` event (raw kept). Never dropped.
 
 type ListReply = Extract<MessageEvent['message'], { type: 'interactive' }>['interactive'] & {
   type: 'list_reply';
 };
 
-describe('spec-required webhook fields are typed required', () => {
-  it('list_reply.title, reaction.emoji, order item quantity, event.metadata', () => {
+describe('required webhook fields are typed required, the rest optional', () => {
+  it('list_reply.title, order item quantity, event.metadata: required; emoji, price, sender: optional', () => {
     expectTypeOf<ListReply['list_reply']['title']>().toEqualTypeOf<string>();
     expectTypeOf<ListReply['list_reply']['description']>().toEqualTypeOf<string | undefined>();
-    expectTypeOf<ReactionMessage['reaction']['emoji']>().toEqualTypeOf<string>();
+    expectTypeOf<ReactionMessage['reaction']['message_id']>().toEqualTypeOf<string>();
+    expectTypeOf<ReactionMessage['reaction']['emoji']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<OrderItem['quantity']>().toEqualTypeOf<number>();
-    expectTypeOf<OrderItem['item_price']>().toEqualTypeOf<number>();
+    expectTypeOf<OrderItem['item_price']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<MessageEvent['metadata']>().toEqualTypeOf<WebhookMetadata>();
     expectTypeOf<StatusEvent['metadata']>().toEqualTypeOf<WebhookMetadata>();
     expectTypeOf<WebhookMetadata['phone_number_id']>().toEqualTypeOf<string>();
+    expectTypeOf<WebhookMetadata['display_phone_number']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<StatusEvent['status']['id']>().toEqualTypeOf<string>();
+    expectTypeOf<StatusEvent['status']['recipient_id']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<StatusEvent['status']['recipient_user_id']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<ReactionMessage['from']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<ReactionMessage['from_user_id']>().toEqualTypeOf<string | undefined>();
   });
 
   it('every fixture still produces a typed event', () => {
@@ -69,9 +78,40 @@ function without<T extends object>(message: T, path: (string | number)[]): T {
 
 const INCOMPLETE: [string, Record<string, unknown>, (string | number)[]][] = [
   ['list_reply.title', listReplyMessage(), ['interactive', 'list_reply', 'title']],
-  ['reaction.emoji', reactionMessage(), ['reaction', 'emoji']],
+  ['reaction.message_id', reactionMessage(), ['reaction', 'message_id']],
   ['order item quantity', orderMessage(), ['order', 'product_items', 0, 'quantity']],
 ];
+
+/** Descriptive fields real deliveries omit: without them the message keeps its type. */
+const DESCRIPTIVE: [string, Record<string, unknown>, (string | number)[]][] = [
+  ['reaction.emoji', reactionMessage(), ['reaction', 'emoji']],
+  ['order item price', orderMessage(), ['order', 'product_items', 0, 'item_price']],
+  ['order catalog_id', orderMessage(), ['order', 'catalog_id']],
+  ['from (a sender known by from_user_id)', reactionMessage(), ['from']],
+];
+
+describe('a delivery lacking a descriptive field keeps its type', () => {
+  it.each(DESCRIPTIVE)('a message without %s is typed', (_, full, path) => {
+    const item = without(full, path);
+    const [event] = parseWebhook(messageEnvelope(item));
+    if (event?.kind !== 'message') throw new Error(`got ${event?.kind}`);
+    expect(event.message.type).toBe(full['type']);
+    expect(event.message).toEqual(item);
+  });
+
+  it('a status without recipient_id and a failed status whose error lacks message and error_data', () => {
+    const byId = without(statusObject('delivered', { id: 'wamid.byid' }), ['recipient_id']);
+    Object.assign(byId, { recipient_user_id: 'US.1349120865530274' });
+    const failed = statusObject('failed', { id: 'wamid.failed' });
+    failed.errors = [{ code: 131026, title: 'Message undeliverable' }];
+    const events = parseWebhook(statusEnvelope([byId, failed]));
+    expect(events.map((e) => (e.kind === 'status' ? `${e.status.id}:${e.status.status}` : e.kind))).toEqual([
+      'wamid.byid:delivered',
+      'wamid.failed:failed',
+    ]);
+    expect(events.map((e) => e.idempotencyKey)).toEqual(['wamid.byid:delivered', 'wamid.failed:failed']);
+  });
+});
 
 describe('a delivery lacking a required field is delivered, never dropped', () => {
   it.each(INCOMPLETE)(
@@ -104,14 +144,17 @@ describe('a delivery lacking a required field is delivered, never dropped', () =
     expect(status!.idempotencyKey).toBe('unknown:wamid.out:read');
   });
 
-  it('a metadata missing one of its fields is treated the same', () => {
+  it('a metadata without phone_number_id is treated the same; one without display_phone_number is not', () => {
     const body = statusEnvelope(statusObject('sent'), {
-      metadata: { phone_number_id: '1' } as WebhookMetadata,
+      metadata: { display_phone_number: '15550009999' } as WebhookMetadata,
     });
     const [event] = parseWebhook(body);
     expect(event?.kind).toBe('unknown');
-    if (event?.kind === 'unknown')
-      expect(event.issues[0]?.path).toEqual(['metadata', 'display_phone_number']);
+    if (event?.kind === 'unknown') expect(event.issues[0]?.path).toEqual(['metadata', 'phone_number_id']);
+    const [typed] = parseWebhook(
+      statusEnvelope(statusObject('sent'), { metadata: { phone_number_id: '1' } }),
+    );
+    expect(typed?.kind).toBe('status');
   });
 
   it('the webhook handler hands every one of them to onEvent and answers 200', async () => {

@@ -7,8 +7,8 @@ export const audioMessageSchema = z.looseObject({
   type: z.literal('audio'),
   audio: z.looseObject({
     ...mediaFields,
-    /** `true` for a voice note recorded in the app, `false` for an uploaded audio file. */
-    voice: z.boolean(),
+    /** `true`: a voice note; `false`: an audio file; absent from older deliveries. */
+    voice: z.optional(z.boolean()),
   }),
 });
 

@@ -3,17 +3,27 @@ import * as z from '../../core/zod.js';
 import { messageBase } from '../wire.js';
 
 /**
- * One shared contact card inside a `contacts` message. The spec gives the fields of the name and of each phone
- * and email; it does not say every card has a phone and an email, so the lists themselves may be absent.
+ * One shared contact card inside a `contacts` message: whatever the user's address book held. Only the display
+ * name is always there; a card may lack a first or last name, phones or emails, and each phone or email may lack
+ * its `type` (a user's own label).
  */
 export const sharedContactSchema = z.looseObject({
   name: z.looseObject({
     formatted_name: z.string(),
-    first_name: z.string(),
-    last_name: z.string(),
+    first_name: z.optional(z.string()),
+    last_name: z.optional(z.string()),
   }),
-  phones: z.optional(z.array(z.looseObject({ phone: z.string(), type: z.string() }))),
-  emails: z.optional(z.array(z.looseObject({ email: z.string(), type: z.string() }))),
+  phones: z.optional(
+    z.array(
+      z.looseObject({
+        phone: z.optional(z.string()),
+        /** `CELL`, `HOME`, `WORK`, ... when the card has a label. */
+        type: z.optional(z.string()),
+        wa_id: z.optional(z.string()),
+      }),
+    ),
+  ),
+  emails: z.optional(z.array(z.looseObject({ email: z.optional(z.string()), type: z.optional(z.string()) }))),
 });
 export interface SharedContact extends z.output<typeof sharedContactSchema> {}
 

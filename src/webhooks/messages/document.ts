@@ -7,7 +7,8 @@ export const documentMessageSchema = z.looseObject({
   type: z.literal('document'),
   document: z.looseObject({
     ...mediaFields,
-    filename: z.string(),
+    /** Absent when the user's app gave none. */
+    filename: z.optional(z.string()),
     caption: z.optional(z.string()),
   }),
 });

@@ -7,7 +7,7 @@ export const imageMessageSchema = z.looseObject({
   type: z.literal('image'),
   image: z.looseObject({
     ...mediaFields,
-    mime_type: openEnum(['image/jpeg', 'image/png']),
+    mime_type: z.optional(openEnum(['image/jpeg', 'image/png'])),
     caption: z.optional(z.string()),
   }),
 });

@@ -23,11 +23,46 @@ export const listReplySchema = z.looseObject({
   }),
 });
 
+/** The interactive kinds the spec documents. Any other kind becomes the `unknown` interactive variant. */
+export const INTERACTIVE_TYPES = ['button_reply', 'list_reply'] as const;
+
+/**
+ * An interactive reply of a kind the spec does not list (a form or flow completion, `nfm_reply`; a payment or call
+ * permission reply; kinds added later): the same case as an unknown message type, one level down. The message is
+ * still an `interactive` message; `originalType` names the kind and `raw` is the `interactive` object as received
+ * (its content sits under `raw[originalType]`).
+ */
+export const unknownInteractiveSchema = z.looseObject({
+  type: z.literal('unknown'),
+  /** The `interactive.type` the message carried, e.g. `'nfm_reply'`. */
+  originalType: z.string(),
+  /** The `interactive` object as received. */
+  raw: z.looseObject({}),
+});
+
+const KNOWN_KINDS: ReadonlySet<string> = new Set(INTERACTIVE_TYPES);
+
+/**
+ * An `interactive` object of a kind not listed becomes `{ type: 'unknown', originalType, raw }` before the union
+ * sees it; a listed kind, or anything that is not an object with a string `type`, goes through as received, so the
+ * union still names what is missing or mistyped in it.
+ */
+function wrapUnknownKind(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const kind = (value as { type?: unknown }).type;
+  if (typeof kind !== 'string' || kind === '' || KNOWN_KINDS.has(kind)) return value;
+  return { type: 'unknown', originalType: kind, raw: value };
+}
+
 export const interactiveMessageSchema = z.looseObject({
   ...messageBase,
   type: z.literal('interactive'),
-  // Other interactive kinds (flows, ...) do not match and are delivered as the `unknown` variant, raw object kept.
-  interactive: z.discriminatedUnion('type', [buttonReplySchema, listReplySchema]),
+  interactive: z.pipe(
+    z.transform(wrapUnknownKind),
+    z.discriminatedUnion('type', [buttonReplySchema, listReplySchema, unknownInteractiveSchema]),
+  ),
 });
 
 export interface InteractiveMessage extends z.output<typeof interactiveMessageSchema> {}
+/** An interactive reply of a kind the spec does not list: see `unknownInteractiveSchema`. */
+export interface UnknownInteractive extends z.output<typeof unknownInteractiveSchema> {}

@@ -8,8 +8,10 @@ export const locationMessageSchema = z.looseObject({
   location: z.looseObject({
     latitude: z.number(),
     longitude: z.number(),
+    /** Name, address, url: for a chosen place, not a current location. */
     name: z.optional(z.string()),
     address: z.optional(z.string()),
+    url: z.optional(z.string()),
   }),
 });
 

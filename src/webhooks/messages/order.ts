@@ -2,13 +2,16 @@
 import * as z from '../../core/zod.js';
 import { messageBase } from '../wire.js';
 
-/** One line of an order. */
+/**
+ * One line of an order. The product and quantity say what was ordered, so they are required; price and currency
+ * describe it and are absent from some deliveries (look them up in the catalog then).
+ */
 export const orderItemSchema = z.looseObject({
   product_retailer_id: z.string(),
   quantity: z.number(),
-  item_price: z.number(),
+  item_price: z.optional(z.number()),
   /** ISO 4217 code. */
-  currency: z.string(),
+  currency: z.optional(z.string()),
 });
 export interface OrderItem extends z.output<typeof orderItemSchema> {}
 
@@ -16,7 +19,7 @@ export const orderMessageSchema = z.looseObject({
   ...messageBase,
   type: z.literal('order'),
   order: z.looseObject({
-    catalog_id: z.string(),
+    catalog_id: z.optional(z.string()),
     text: z.optional(z.string()),
     product_items: z.array(orderItemSchema),
   }),

@@ -8,8 +8,8 @@ export const reactionMessageSchema = z.looseObject({
   reaction: z.looseObject({
     /** The `wamid` reacted to. */
     message_id: z.string(),
-    /** An empty string means the reaction was removed: see `isReactionRemoved`. */
-    emoji: z.string(),
+    /** Empty or absent: the reaction was removed (test with `isReactionRemoved`). */
+    emoji: z.optional(z.string()),
   }),
 });
 

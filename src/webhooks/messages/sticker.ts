@@ -7,8 +7,9 @@ export const stickerMessageSchema = z.looseObject({
   type: z.literal('sticker'),
   sticker: z.looseObject({
     ...mediaFields,
-    mime_type: openEnum(['image/webp']),
-    animated: z.boolean(),
+    mime_type: z.optional(openEnum(['image/webp'])),
+    /** Absent from some deliveries (not known, not `false`). */
+    animated: z.optional(z.boolean()),
   }),
 });
 

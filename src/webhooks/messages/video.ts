@@ -7,7 +7,7 @@ export const videoMessageSchema = z.looseObject({
   type: z.literal('video'),
   video: z.looseObject({
     ...mediaFields,
-    mime_type: openEnum(['video/mp4', 'video/3gp']),
+    mime_type: z.optional(openEnum(['video/mp4', 'video/3gp'])),
     caption: z.optional(z.string()),
   }),
 });
