@@ -1,3 +1,4 @@
+import type { WindowStore } from '../conversations/stores.js';
 import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
@@ -33,6 +34,12 @@ export interface GatewayClientOptions extends CommonClientOptions {
   retryInFlightSends?: boolean;
   /** The `messaging_product` constant the SDK puts in every send. Default `'whatsapp'`. */
   messagingProduct?: string;
+  /**
+   * Guards every free-form send with the 24-hour service window: a non-template message to a customer who has
+   * not written in 24 hours (or never) is refused with `ServiceWindowClosedError` before any request. Give it
+   * the window store the conversations router records inbound messages in (`wa-gateway-sdk/conversations`).
+   */
+  serviceWindow?: WindowStore;
 }
 
 /**
@@ -100,6 +107,7 @@ export class GatewayClient {
     this.messages = new Messages(transport, {
       messagingProduct: options.messagingProduct ?? 'whatsapp',
       retryInFlight: options.retryInFlightSends ?? false,
+      serviceWindow: options.serviceWindow,
     });
     this.media = new Media(transport);
   }
