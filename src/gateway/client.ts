@@ -3,10 +3,12 @@ import { type CommonClientOptions, transportConfigOf } from '../core/client-opti
 import { ConfigurationError } from '../core/errors.js';
 import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
 import { RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
-import type { RetryRules } from '../core/retry-policy.js';
 import { Transport } from '../core/transport.js';
 import { Media } from './media.js';
 import { Messages } from './messages.js';
+import { GATEWAY_RETRY_RULES } from './retry-rules.js';
+
+export { GATEWAY_RETRY_RULES } from './retry-rules.js';
 
 export interface GatewayClientOptions extends CommonClientOptions {
   /** The gateway API key (`pk_...` production, `sk_...` staging). Server-side only. */
@@ -41,27 +43,6 @@ export interface GatewayClientOptions extends CommonClientOptions {
    */
   serviceWindow?: WindowStore;
 }
-
-/**
- * The gateway's order of checks is auth → rate limit → balance → forward. `RATE_001` and `AUTH_004` are
- * answered before anything is forwarded, so repeating them cannot send twice; the other auth, balance and
- * account codes are answered before forwarding too, but a repeat would meet them again; `GW_001` means the
- * upstream already saw the message. `sendMany` reads "was it sent?" from the same table (`mayHaveBeenSent`).
- */
-export const GATEWAY_RETRY_RULES: RetryRules = {
-  retryableCodes: ['RATE_001', 'AUTH_004'],
-  refusedCodes: [
-    'AUTH_001',
-    'AUTH_002',
-    'AUTH_003',
-    'AUTH_005',
-    'BILL_001',
-    'BILL_002',
-    'WABA_001',
-    'SEC_001',
-  ],
-  neverRetryCodes: ['GW_001'],
-};
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
 
