@@ -14,8 +14,9 @@
  */
 import { MessageValidationError } from '../core/errors.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
-import { GATEWAY_RETRY_RULES, type GatewayClient } from '../gateway/client.js';
+import type { GatewayClient } from '../gateway/client.js';
 import type { OutboundMessage, OutboundTemplateMessage } from '../gateway/message-schema.js';
+import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
 import type {
   AccountUpdateEvent,
   IncomingMessage,
