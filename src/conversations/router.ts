@@ -68,6 +68,8 @@ export interface MessageContext<S, M extends IncomingMessage = IncomingMessage> 
   readonly customer: string;
   /** The text of a text message, or the title of a button or list reply; else `undefined`. */
   readonly text: string | undefined;
+  /** The id of a tapped reply button or chosen list row (the `id` the business sent); else `undefined`. */
+  readonly choice: string | undefined;
   /** The customer's session: read and change it freely; it is saved when the event has been handled. */
   session: S;
   /** `true` while a person has the customer (the router runs middleware only). */
@@ -162,7 +164,8 @@ export interface RouterOptions<S> {
   sessionTtlMs?: number;
   /**
    * The lock's lease: how long a dead instance keeps a customer's events waiting. A live one renews it. Default
-   * 10,000 ms. Keep it under the gateway's 5 s acknowledgement plus its retries, or use the durable inbox.
+   * 5,000 ms: with direct webhooks the gateway's retries (+1 s, +2 s) still reach a freed customer; the durable
+   * inbox retries longer.
    */
   lockLeaseMs?: number;
   /** How long the reply ledger remembers a sent reply: longer than any redelivery. Default 7 days. */
@@ -286,7 +289,7 @@ class RouterImpl<S> implements Router<S> {
     this.window = options.window ?? new MemoryWindowStore();
     this.initial = options.initialSession ?? (() => ({}) as S);
     this.ttlMs = options.sessionTtlMs ?? 30 * DAY;
-    this.leaseMs = options.lockLeaseMs ?? 10_000;
+    this.leaseMs = options.lockLeaseMs ?? 5_000;
     this.ledgerTtlMs = options.replyLedgerTtlMs ?? 7 * DAY;
     this.fallbackTemplate = options.fallbackTemplate;
   }
@@ -508,6 +511,7 @@ class MessageCtx<S> implements MessageContext<S> {
   readonly kind = 'message';
   readonly message: IncomingMessage;
   readonly text: string | undefined;
+  readonly choice: string | undefined;
   readonly human: boolean;
   session: S;
   match: unknown;
@@ -524,6 +528,7 @@ class MessageCtx<S> implements MessageContext<S> {
   ) {
     this.message = event.message;
     this.text = textOf(event.message);
+    this.choice = interactiveId(event.message, 'button_reply') ?? interactiveId(event.message, 'list_reply');
     this.human = record.human !== undefined;
     this.session = record.s === undefined ? router.initial() : (record.s as S);
     this.position = record.flow;
