@@ -93,7 +93,8 @@ export class MemorySessionStore implements SessionStore {
   lock(key: string, _leaseMs: number): Promise<SessionLock> {
     // A chain per key: each holder waits for the one before it. In one process nothing dies holding a lock
     // without the process dying with it, so there is no lease to keep.
-    const before = this.#locks.get(key) ?? Promise.resolve();
+    const held = this.#locks.get(key);
+    const before = held ?? Promise.resolve();
     let free!: () => void;
     const mine = new Promise<void>((resolve) => {
       free = resolve;
@@ -110,6 +111,8 @@ export class MemorySessionStore implements SessionStore {
       released = true;
       release0();
     };
+    // Free: no timer to arm (the common case, and the one a timer per event would slow).
+    if (held === undefined) return Promise.resolve({ release });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
