@@ -8,6 +8,7 @@ import {
   type SessionStore,
 } from '../../src/conversations/index.js';
 import { GatewayClient, ServiceWindowClosedError, WaGatewayError } from '../../src/index.js';
+import type { InboxWorkerOptions } from '../../src/redis/index.js';
 import {
   accountUpdateEnvelope,
   buttonReplyMessage,
@@ -19,7 +20,7 @@ import {
   templateStatusEnvelope,
   textMessage,
 } from '../../src/webhooks/fixtures.js';
-import { parseWebhook, type WebhookEvent } from '../../src/webhooks/index.js';
+import { parseWebhook, type WebhookEvent, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
 
 const server = useMswServer();
@@ -90,6 +91,8 @@ describe('routing', () => {
       expectTypeOf(ctx.match).toEqualTypeOf<RegExpExecArray>();
       expectTypeOf(ctx.session).toEqualTypeOf<{ step: number }>();
     });
+    expectTypeOf(router.handle).toExtend<WebhookHandlerOptions['onEvent']>();
+    expectTypeOf(router.handle).toExtend<InboxWorkerOptions['onEvent']>();
     router.button('yes', (ctx) => {
       expectTypeOf(ctx.match).toEqualTypeOf<string>();
       expectTypeOf(ctx.message.interactive.type).toEqualTypeOf<'button_reply' | 'list_reply'>();
