@@ -1,7 +1,12 @@
 import { brandError, WaGatewayError } from '../core/errors.js';
 
 /** Why the router could not handle an event. */
-export type ConversationErrorReason = 'lock_timeout' | 'no_customer' | 'unknown_flow' | 'invalid_options';
+export type ConversationErrorReason =
+  | 'lock_timeout'
+  | 'lock_lost'
+  | 'no_customer'
+  | 'unknown_flow'
+  | 'invalid_options';
 
 /**
  * The router could not handle an event or call: `reason` says why. Thrown from `router.handle`, it fails the

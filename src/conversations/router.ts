@@ -36,7 +36,13 @@ import type {
 } from '../webhooks/schemas.js';
 import { customerOf } from './customer.js';
 import { ConversationError } from './errors.js';
-import { MemorySessionStore, MemoryWindowStore, type SessionStore, type WindowStore } from './stores.js';
+import {
+  MemorySessionStore,
+  MemoryWindowStore,
+  type SessionLock,
+  type SessionStore,
+  type WindowStore,
+} from './stores.js';
 import { checkServiceWindow } from './window.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -412,7 +418,7 @@ class RouterImpl<S> implements Router<S> {
     try {
       const record = await this.#load(customer);
       change(record);
-      await this.sessions.set(recordKey(customer), record, this.ttlMs);
+      await this.#save(lock, customer, record);
     } finally {
       await lock.release();
     }
@@ -438,10 +444,17 @@ class RouterImpl<S> implements Router<S> {
       record.flow = ctx.position;
       if (ctx.handOver) record.human = record.human ?? Date.now();
       record.seen = [...(record.seen ?? []), event.idempotencyKey].slice(-SEEN_KEPT);
-      await this.sessions.set(key, record, this.ttlMs);
+      await this.#save(lock, customer, record);
     } finally {
       await lock.release();
     }
+  }
+
+  /** Fenced when the store can (see `SessionLock.save`): a holder that lost its lease must not overwrite. */
+  #save(lock: SessionLock, customer: string, record: CustomerRecord): Promise<void> {
+    return lock.save !== undefined
+      ? lock.save(record, this.ttlMs)
+      : this.sessions.set(recordKey(customer), record, this.ttlMs);
   }
 
   async #run(ctx: EventContext<S>, last: () => Promise<void>): Promise<void> {

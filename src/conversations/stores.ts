@@ -7,6 +7,12 @@ import { ConversationError } from './errors.js';
 /** A held per-customer lock. `release` is safe to call twice. */
 export interface SessionLock {
   release(): Promise<void>;
+  /**
+   * Stores the locked key's value only if this lock is still held, in one step (a fenced write): a holder whose
+   * lease ran out (a stalled process) then fails with `ConversationError` (`lock_lost`) instead of overwriting
+   * what the next holder saved. Optional: without it the router writes with `set`.
+   */
+  save?(value: unknown, ttlMs: number): Promise<void>;
 }
 
 /**

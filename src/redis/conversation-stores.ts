@@ -3,6 +3,7 @@
  * per-customer lock with a lease, the reply ledger, and each customer's last inbound time, shared by every
  * process on one Redis.
  */
+import { ConversationError } from '../conversations/errors.js';
 import type { SessionLock, SessionStore, WindowStore } from '../conversations/stores.js';
 import { RedisStoreError } from './errors.js';
 import {
@@ -109,12 +110,26 @@ export class RedisSessionStore implements SessionStore {
     );
     (renew as { unref?: () => void }).unref?.();
     let released = false;
+    const recordKey = hashedKey(this.#prefix, 'conv', key);
     return {
       release: async () => {
         if (released) return;
         released = true;
         clearInterval(renew);
         await call('RedisSessionStore.unlock', () => COMPARE_AND_DELETE.run(this.#redis, [lockKey], [token]));
+      },
+      save: async (value, ttlMs) => {
+        const saveOp = 'RedisSessionStore.save';
+        const ms = Math.max(1, Math.ceil(ttlMs));
+        const written = await call(saveOp, () =>
+          FENCED_SET.run(this.#redis, [lockKey, recordKey], [token, JSON.stringify(value), ms]),
+        );
+        if (expectNumber(saveOp, written) !== 1) {
+          throw new ConversationError(
+            'lock_lost',
+            `${saveOp}: this instance's lease on the customer ran out before the event was saved (another may hold it now); the event fails so that it is delivered again.`,
+          );
+        }
       },
     };
   }
@@ -132,6 +147,13 @@ export class RedisSessionStore implements SessionStore {
     await call('RedisSessionStore.unclaim', () => this.#redis.del(hashedKey(this.#prefix, 'conv-reply', id)));
   }
 }
+
+/** Writes KEYS[2] only while KEYS[1] (the lock) still holds this holder's token ARGV[1]; 1 or 0. */
+const FENCED_SET = new Script(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 1
+`);
 
 /** Keeps the later of the stored time and ARGV[1], expiring ARGV[2] ms after the latest. */
 const KEEP_LATEST = new Script(`

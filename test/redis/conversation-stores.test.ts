@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
+import { ConversationError } from '../../src/conversations/index.js';
 import { RedisSessionStore, RedisStoreError, RedisWindowStore } from '../../src/redis/index.js';
 import { describeRedis, useRedis } from '../helpers/redis-server.js';
 
@@ -46,6 +47,21 @@ describeRedis('conversation stores on Redis', () => {
     expect(error).toMatchObject({ failure: 'lock_timeout', operation: 'RedisSessionStore.lock' });
     await held.release();
     await held.release(); // twice is harmless
+  });
+
+  it("a holder whose lease was taken over cannot save over the next holder's record", async () => {
+    const store = new RedisSessionStore({ redis, prefix: 't:' });
+    const lock = await store.lock('c8', 5_000);
+    await lock.save?.({ s: 'mine' }, 60_000);
+    expect(await store.get('c8')).toEqual({ s: 'mine' });
+    await redis.set(key('conv-lock', 'c8'), 'the next holder', 'PX', 5_000); // the lease ran out and was taken
+    await store.set('c8', { s: 'theirs' }, 60_000);
+    const error = await lock.save?.({ s: 'stale' }, 60_000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConversationError);
+    expect(error).toMatchObject({ reason: 'lock_lost' });
+    expect(await store.get('c8')).toEqual({ s: 'theirs' });
+    await lock.release(); // frees nothing: the lock is not its own any more
+    expect(await redis.get(key('conv-lock', 'c8'))).toBe('the next holder');
   });
 
   it('records round-trip as JSON with their TTL; a foreign value is a typed error', async () => {
