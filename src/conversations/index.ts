@@ -22,6 +22,7 @@ export {
   type ReplyResult,
   type ReplyTemplate,
   type Router,
+  type RouterGateway,
   type RouterOptions,
   type StatusContext,
   type TemplateStatusContext,

@@ -14,7 +14,6 @@
  */
 import { MessageValidationError } from '../core/errors.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
-import type { GatewayClient } from '../gateway/client.js';
 import type { OutboundMessage, OutboundTemplateMessage } from '../gateway/message-schema.js';
 import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
 import type {
@@ -156,10 +155,18 @@ export interface FlowDefinition<S> {
   onTimeout?: MessageHandler<S>;
 }
 
+/**
+ * What the router sends replies through: a `GatewayClient` (give it `serviceWindow` too, to guard the sends made
+ * outside the router), or anything with the same `messages.send`, for a runtime where the main entry does not run.
+ */
+export interface RouterGateway {
+  readonly messages: { send(message: OutboundMessage): PromiseLike<{ messageId: string }> };
+}
+
 /** Options of {@link createRouter}. */
 export interface RouterOptions<S> {
-  /** The client replies go through. Give it `serviceWindow` too to guard sends made outside the router. */
-  gateway: GatewayClient;
+  /** The client replies go through: a `GatewayClient`. */
+  gateway: RouterGateway;
   /** Sessions, locks and the reply ledger. Default `MemorySessionStore` (one process). */
   sessions?: SessionStore;
   /** Each customer's last inbound time. Default `MemoryWindowStore` (one process). */
@@ -273,7 +280,7 @@ export function createRouter<S = Record<string, unknown>>(options: RouterOptions
 }
 
 class RouterImpl<S> implements Router<S> {
-  readonly gateway: GatewayClient;
+  readonly gateway: RouterGateway;
   readonly sessions: SessionStore;
   readonly window: WindowStore;
   readonly initial: () => S;

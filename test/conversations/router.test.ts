@@ -398,6 +398,24 @@ describe('service window', () => {
     expect(results).toMatchObject([{ ok: false, notSent: true }]);
   });
 
+  it('replies through anything with messages.send (a runtime without the main entry), window still guarded', async () => {
+    const sent: unknown[] = [];
+    const gateway = {
+      messages: {
+        send: async (message: unknown) => {
+          sent.push(message);
+          return { messageId: `wamid.PLAIN${sent.length}` };
+        },
+      },
+    };
+    const router = createRouter({ gateway });
+    router.otherwise(async (ctx) => {
+      expect(await ctx.reply('hi')).toEqual({ messageId: 'wamid.PLAIN1', skipped: false, fallback: false });
+    });
+    await router.handle(text('hello'));
+    expect(sent).toEqual([{ type: 'text', text: { body: 'hi' }, to: CUSTOMER }]);
+  });
+
   it('a router without a gateway is a ConversationError', () => {
     expect(() => createRouter({} as never)).toThrow(ConversationError);
   });
