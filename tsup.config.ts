@@ -9,6 +9,7 @@ export default defineConfig([
       testing: 'src/testing/index.ts',
       redis: 'src/redis/index.ts',
       schemas: 'src/schemas.ts',
+      conversations: 'src/conversations/index.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

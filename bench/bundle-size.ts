@@ -15,6 +15,7 @@ import { gzipSync } from 'node:zlib';
 export const BUDGETS_GZIP_BYTES: Readonly<Record<string, number>> = {
   templates: 40 * 1024,
   webhooks: 40 * 1024,
+  conversations: 16 * 1024,
 };
 
 const NODE_BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));

@@ -1,11 +1,14 @@
+import type { WindowStore } from '../conversations/stores.js';
 import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
 import { noteOwnLimiter, RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
-import type { RetryRules } from '../core/retry-policy.js';
 import { Transport } from '../core/transport.js';
 import { Media } from './media.js';
 import { Messages } from './messages.js';
+import { GATEWAY_RETRY_RULES } from './retry-rules.js';
+
+export { GATEWAY_RETRY_RULES } from './retry-rules.js';
 
 export interface GatewayClientOptions extends CommonClientOptions {
   /** The gateway API key (`pk_...` production, `sk_...` staging). Server-side only. */
@@ -33,28 +36,13 @@ export interface GatewayClientOptions extends CommonClientOptions {
   retryInFlightSends?: boolean;
   /** The `messaging_product` constant the SDK puts in every send. Default `'whatsapp'`. */
   messagingProduct?: string;
+  /**
+   * Guards every free-form send with the 24-hour service window: a non-template message to a customer who has
+   * not written in 24 hours (or never) is refused with `ServiceWindowClosedError` before any request. Give it
+   * the window store the conversations router records inbound messages in (`wa-gateway-sdk/conversations`).
+   */
+  serviceWindow?: WindowStore;
 }
-
-/**
- * The gateway's order of checks is auth → rate limit → balance → forward. `RATE_001` and `AUTH_004` are
- * answered before anything is forwarded, so repeating them cannot send twice; the other auth, balance and
- * account codes are answered before forwarding too, but a repeat would meet them again; `GW_001` means the
- * upstream already saw the message. `sendMany` reads "was it sent?" from the same table (`mayHaveBeenSent`).
- */
-export const GATEWAY_RETRY_RULES: RetryRules = {
-  retryableCodes: ['RATE_001', 'AUTH_004'],
-  refusedCodes: [
-    'AUTH_001',
-    'AUTH_002',
-    'AUTH_003',
-    'AUTH_005',
-    'BILL_001',
-    'BILL_002',
-    'WABA_001',
-    'SEC_001',
-  ],
-  neverRetryCodes: ['GW_001'],
-};
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
 
@@ -106,6 +94,7 @@ export class GatewayClient {
     this.messages = new Messages(transport, {
       messagingProduct: options.messagingProduct ?? 'whatsapp',
       retryInFlight: options.retryInFlightSends ?? false,
+      serviceWindow: options.serviceWindow,
     });
     this.media = new Media(transport);
   }

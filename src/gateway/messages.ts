@@ -1,3 +1,5 @@
+import type { WindowStore } from '../conversations/stores.js';
+import { checkServiceWindow } from '../conversations/window.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { MessageValidationError } from '../core/errors.js';
@@ -84,12 +86,17 @@ export class Messages {
   readonly #transport: Transport;
   readonly #messagingProduct: string;
   readonly #retryInFlight: boolean;
+  readonly #serviceWindow: WindowStore | undefined;
 
   /** @internal */
-  constructor(transport: Transport, options: { messagingProduct: string; retryInFlight: boolean }) {
+  constructor(
+    transport: Transport,
+    options: { messagingProduct: string; retryInFlight: boolean; serviceWindow?: WindowStore | undefined },
+  ) {
     this.#transport = transport;
     this.#messagingProduct = options.messagingProduct;
     this.#retryInFlight = options.retryInFlight;
+    this.#serviceWindow = options.serviceWindow;
   }
 
   /**
@@ -135,6 +142,7 @@ export class Messages {
     request: PostRequest,
     stopSignal?: AbortSignal,
   ): Promise<WithResponse<SendResult>> {
+    if (this.#serviceWindow !== undefined) await checkServiceWindow(this.#serviceWindow, valid);
     const { data, response, attempts } = await this.#transport.json({
       method: 'POST',
       path: '/v1/wa/message',

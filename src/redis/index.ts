@@ -4,6 +4,12 @@
  * this entry loads. ioredis because BullMQ (the durable inbox) requires it: one client serves the whole entry.
  */
 
+export {
+  RedisSessionStore,
+  type RedisSessionStoreOptions,
+  RedisWindowStore,
+  type RedisWindowStoreOptions,
+} from './conversation-stores.js';
 export { RedisStoreError, type RedisStoreFailure } from './errors.js';
 export {
   RedisIdempotencyStore,

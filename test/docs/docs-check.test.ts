@@ -22,6 +22,7 @@ const ENTRIES: Record<string, string> = {
   'wa-gateway-sdk/testing': 'src/testing/index.ts',
   'wa-gateway-sdk/redis': 'src/redis/index.ts',
   'wa-gateway-sdk/schemas': 'src/schemas.ts',
+  'wa-gateway-sdk/conversations': 'src/conversations/index.ts',
 };
 const SECRET = 'docs-check-webhook-secret-0123456789abcdef';
 

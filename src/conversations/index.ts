@@ -1,0 +1,39 @@
+/**
+ * `wa-gateway-sdk/conversations`: a reply router over the webhook events, state per customer, multi-step flows,
+ * human takeover and the 24-hour service window, right under retries and many instances. Imports zod and Web
+ * APIs only, so it runs on Node, Bun, Deno and Workers; `RedisSessionStore` and `RedisWindowStore` are in
+ * `wa-gateway-sdk/redis`.
+ */
+export { ServiceWindowClosedError, WaGatewayError } from '../core/errors.js';
+export { customerOf } from './customer.js';
+export { ConversationError, type ConversationErrorReason } from './errors.js';
+export {
+  type AccountUpdateContext,
+  createRouter,
+  type EventContext,
+  type FlowDefinition,
+  type MatchedContext,
+  type MatchOf,
+  type MessageContext,
+  type MessageHandler,
+  type MessageOfType,
+  type Middleware,
+  type ReplyMessage,
+  type ReplyResult,
+  type ReplyTemplate,
+  type Router,
+  type RouterGateway,
+  type RouterOptions,
+  type StatusContext,
+  type TemplateStatusContext,
+  type UnknownEventContext,
+} from './router.js';
+export {
+  MemorySessionStore,
+  type MemorySessionStoreOptions,
+  MemoryWindowStore,
+  type SessionLock,
+  type SessionStore,
+  type WindowStore,
+} from './stores.js';
+export { checkServiceWindow, SERVICE_WINDOW_MS, windowClosesAt } from './window.js';

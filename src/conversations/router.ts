@@ -1,0 +1,686 @@
+/**
+ * The reply router: routes the typed webhook events to handlers, keeps each customer's state, serialises one
+ * customer's events, records each reply before sending it, and guards the 24-hour service window.
+ *
+ * The order of one message event, under the customer's lock:
+ *   1. load the customer's record (session, flow position, takeover, the last events handled);
+ *   2. record the inbound time in the window store;
+ *   3. an event already handled to the end (its key is in the record) is skipped whole;
+ *   4. middleware, then (unless a person took the customer over) the active flow step, else the first route that
+ *      matches, else the fallback;
+ *   5. save the record with the event's key, release the lock.
+ * A reply is claimed in the reply ledger (`<event key>#<n>`) before it is sent: when the event runs again
+ * (a retry after a crash or a failed save), the replies already claimed are skipped, so none is sent twice.
+ */
+import { MessageValidationError } from '../core/errors.js';
+import { mayHaveBeenSent } from '../core/retry-policy.js';
+import type { OutboundMessage, OutboundTemplateMessage } from '../gateway/message-schema.js';
+import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
+import type {
+  AccountUpdateEvent,
+  IncomingMessage,
+  MessageEvent,
+  StatusEvent,
+  TemplateStatusEvent,
+  WebhookEvent,
+} from '../webhooks/events.js';
+import type {
+  AccountUpdateValue,
+  InteractiveMessage,
+  KnownMessageType,
+  StatusError,
+  TemplateStatusValue,
+  TextMessage,
+  WebhookStatus,
+} from '../webhooks/schemas.js';
+import { customerOf } from './customer.js';
+import { ConversationError } from './errors.js';
+import {
+  MemorySessionStore,
+  MemoryWindowStore,
+  type SessionLock,
+  type SessionStore,
+  type WindowStore,
+} from './stores.js';
+import { checkServiceWindow } from './window.js';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A message to the customer of the event: any outbound message without `to` (the router fills it in). */
+export type ReplyMessage = DistributiveOmit<OutboundMessage, 'to'>;
+/** The `template` object of a template message: name, language, components. */
+export type ReplyTemplate = OutboundTemplateMessage['template'];
+
+/** What `ctx.reply` resolves to. */
+export interface ReplyResult {
+  /** The wamid of the message sent; `undefined` when it was skipped. */
+  messageId: string | undefined;
+  /** `true` when this reply was already sent by an earlier run of the same event, so not sent again. */
+  skipped: boolean;
+  /** `true` when the window was closed and the router's `fallbackTemplate` was sent instead. */
+  fallback: boolean;
+}
+
+/** The message of a given `type`. */
+export type MessageOfType<T extends IncomingMessage['type']> = Extract<IncomingMessage, { type: T }>;
+
+/** What every handler of a customer's message receives. `S` is the router's session type. */
+export interface MessageContext<S, M extends IncomingMessage = IncomingMessage> {
+  readonly kind: 'message';
+  readonly event: MessageEvent;
+  readonly message: M;
+  /** The customer's id (`from`, or `from_user_id` for business-scoped users): the key of every store. */
+  readonly customer: string;
+  /** The text of a text message, or the title of a button or list reply; else `undefined`. */
+  readonly text: string | undefined;
+  /** The id of a tapped reply button or chosen list row (the `id` the business sent); else `undefined`. */
+  readonly choice: string | undefined;
+  /** The customer's session: read and change it freely; it is saved when the event has been handled. */
+  session: S;
+  /** `true` while a person has the customer (the router runs middleware only). */
+  readonly human: boolean;
+  /** Sends a message to the customer (a string is a text message). See the router's doc for the guarantees. */
+  reply(message: string | ReplyMessage): Promise<ReplyResult>;
+  /** Sends a template to the customer (allowed outside the service window). */
+  replyTemplate(template: ReplyTemplate): Promise<ReplyResult>;
+  /** Starts flow `flow`: the customer's next message goes to its step `step` (default: its first step). */
+  enter(flow: string, step?: string): void;
+  /** Inside a flow: the customer's next message goes to `step` of the same flow (the timeout starts again). */
+  wait(step: string): void;
+  /** Ends the current flow. (A step that neither waits nor enters also ends it.) */
+  leave(): void;
+  /** Hands the customer to a person after this event: the bot stays silent until `router.release(customer)`. */
+  takeOver(): void;
+}
+
+/** A context whose route matched `match`: the RegExp's match for a pattern, the string itself for a string. */
+export type MatchedContext<S, M extends IncomingMessage, P> = MessageContext<S, M> & {
+  readonly match: MatchOf<P>;
+};
+/** `RegExpExecArray` for a pattern, the exact string for a string. */
+export type MatchOf<P> = P extends RegExp ? RegExpExecArray : string;
+
+/** A status of a message the business sent. `error` is the first of `errors` (filled on `failed`). */
+export interface StatusContext {
+  readonly kind: 'status';
+  readonly event: StatusEvent;
+  readonly status: WebhookStatus;
+  readonly error: StatusError | undefined;
+  readonly customer: string | undefined;
+}
+
+/** A template's review changed. */
+export interface TemplateStatusContext {
+  readonly kind: 'template_status';
+  readonly event: TemplateStatusEvent;
+  readonly template: TemplateStatusValue;
+}
+
+/** An account update. */
+export interface AccountUpdateContext {
+  readonly kind: 'account_update';
+  readonly event: AccountUpdateEvent;
+  readonly account: AccountUpdateValue;
+}
+
+/** An event the SDK could not type. */
+export interface UnknownEventContext {
+  readonly kind: 'unknown';
+  readonly event: Extract<WebhookEvent, { kind: 'unknown' }>;
+}
+
+/** What middleware receives: the context of any event, discriminated by `kind`. */
+export type EventContext<S> =
+  | MessageContext<S>
+  | StatusContext
+  | TemplateStatusContext
+  | AccountUpdateContext
+  | UnknownEventContext;
+
+type Awaitable = void | Promise<void> | unknown;
+/** A message handler. */
+export type MessageHandler<S, C = MessageContext<S>> = (ctx: C) => Awaitable;
+/** Middleware: call `next()` to go on; not calling it stops the event here. */
+export type Middleware<S> = (ctx: EventContext<S>, next: () => Promise<void>) => Awaitable;
+
+/** A flow: named steps, each handling the customer's next message. */
+export interface FlowDefinition<S> {
+  /** Each step handles one message; in it `ctx.wait(step)` sets the next one, else the flow ends. */
+  steps: Record<string, MessageHandler<S>>;
+  /**
+   * How long the flow waits for the customer's next message. Default 1 hour. A message after that goes to
+   * `onTimeout` (when given, it handles that message) or, without it, to the routes as if no flow were active.
+   */
+  timeoutMs?: number;
+  onTimeout?: MessageHandler<S>;
+}
+
+/**
+ * What the router sends replies through: a `GatewayClient` (give it `serviceWindow` too, to guard the sends made
+ * outside the router), or anything with the same `messages.send`, for a runtime where the main entry does not run.
+ */
+export interface RouterGateway {
+  readonly messages: { send(message: OutboundMessage): PromiseLike<{ messageId: string }> };
+}
+
+/** Options of {@link createRouter}. */
+export interface RouterOptions<S> {
+  /** The client replies go through: a `GatewayClient`. */
+  gateway: RouterGateway;
+  /** Sessions, locks and the reply ledger. Default `MemorySessionStore` (one process). */
+  sessions?: SessionStore;
+  /** Each customer's last inbound time. Default `MemoryWindowStore` (one process). */
+  window?: WindowStore;
+  /** A new customer's session. Default `{}`. */
+  initialSession?: () => S;
+  /** How long a customer's state is kept after their last event. Default 30 days. */
+  sessionTtlMs?: number;
+  /**
+   * The lock's lease: how long a dead instance keeps a customer's events waiting. A live one renews it. Default
+   * 5,000 ms: with direct webhooks the gateway's retries (+1 s, +2 s) still reach a freed customer; the durable
+   * inbox retries longer.
+   */
+  lockLeaseMs?: number;
+  /** How long the reply ledger remembers a sent reply: longer than any redelivery. Default 7 days. */
+  replyLedgerTtlMs?: number;
+  /**
+   * Sent instead of a free-form reply when the customer's window is closed. Without it the reply rejects with
+   * `ServiceWindowClosedError`.
+   */
+  fallbackTemplate?: (ctx: MessageContext<S>) => ReplyTemplate;
+}
+
+interface FlowPosition {
+  name: string;
+  step: string;
+  expiresAt: number;
+}
+
+/** What is stored per customer. Short keys: it is written on every event. */
+interface CustomerRecord {
+  s?: unknown;
+  flow?: FlowPosition;
+  /** Since when a person has the customer (ms). */
+  human?: number;
+  /** The keys of the last events handled to the end. */
+  seen?: string[];
+}
+
+const SEEN_KEPT = 32;
+const DAY = 24 * 60 * 60 * 1000;
+
+type Route<S> = (ctx: MessageCtx<S>) => Promise<boolean>;
+
+/** The router `createRouter` returns. */
+export interface Router<S> {
+  /** Runs every event through middleware and routes. Pass it as `onEvent` (webhook handler or inbox worker). */
+  readonly handle: (event: WebhookEvent) => Promise<void>;
+  use(middleware: Middleware<S>): this;
+  /** Messages of a type (`'image'`, `'location'`, ...). */
+  on<T extends KnownMessageType>(
+    type: T,
+    handler: MessageHandler<S, MessageContext<S, MessageOfType<T>>>,
+  ): this;
+  /** Text messages equal to a string (trimmed, case-insensitive) or matching a pattern. */
+  text<P extends string | RegExp>(
+    pattern: P,
+    handler: MessageHandler<S, MatchedContext<S, TextMessage, P>>,
+  ): this;
+  /** Taps on a reply button whose id equals a string or matches a pattern. */
+  button<P extends string | RegExp>(
+    id: P,
+    handler: MessageHandler<S, MatchedContext<S, InteractiveMessage, P>>,
+  ): this;
+  /** Rows chosen from a list whose id equals a string or matches a pattern. */
+  list<P extends string | RegExp>(
+    id: P,
+    handler: MessageHandler<S, MatchedContext<S, InteractiveMessage, P>>,
+  ): this;
+  /** Status events of one value (`'failed'`, ...) or of every value (`'*'`). */
+  status(value: string, handler: (ctx: StatusContext) => Awaitable): this;
+  /** Template status updates of one event (`'REJECTED'`, ...) or of every event (`'*'`). */
+  templateStatus(event: string, handler: (ctx: TemplateStatusContext) => Awaitable): this;
+  accountUpdate(handler: (ctx: AccountUpdateContext) => Awaitable): this;
+  /** The handler of a customer's message no flow or route took. */
+  otherwise(handler: MessageHandler<S>): this;
+  /** Declares a multi-step flow, entered with `ctx.enter(name)`. */
+  flow(name: string, definition: FlowDefinition<S>): this;
+  /** Hands a customer to a person: the bot stays silent for them until `release`. */
+  takeOver(customer: string): Promise<void>;
+  /** Gives a customer back to the bot. */
+  release(customer: string): Promise<void>;
+  /** Whether a person has the customer. */
+  isTakenOver(customer: string): Promise<boolean>;
+  /** The customer's session, or `undefined` (for an agent tool or a test). */
+  session(customer: string): Promise<S | undefined>;
+}
+
+/**
+ * Creates a reply router over the webhook events. `S` types every handler's `ctx.session`.
+ *
+ * @example
+ * import { createRouter } from 'wa-gateway-sdk/conversations';
+ * const router = createRouter<{ name?: string }>({ gateway: gw });
+ * router.text(/^hi$/i, (ctx) => ctx.reply('Hello!'));
+ * router.button(/^slot:(\d+)$/, (ctx) => ctx.reply(`Booked ${ctx.match[1]}`));
+ * const handler = createWebhookHandler({ secret, onEvent: router.handle });
+ */
+export function createRouter<S = Record<string, unknown>>(options: RouterOptions<S>): Router<S> {
+  if (
+    typeof options !== 'object' ||
+    options === null ||
+    typeof options.gateway?.messages?.send !== 'function'
+  ) {
+    throw new ConversationError(
+      'invalid_options',
+      'createRouter({ gateway }) needs a GatewayClient: createRouter({ gateway: new GatewayClient({ apiKey, baseUrl }) }).',
+    );
+  }
+  return new RouterImpl<S>(options);
+}
+
+class RouterImpl<S> implements Router<S> {
+  readonly gateway: RouterGateway;
+  readonly sessions: SessionStore;
+  readonly window: WindowStore;
+  readonly initial: () => S;
+  readonly ttlMs: number;
+  readonly leaseMs: number;
+  readonly ledgerTtlMs: number;
+  readonly fallbackTemplate: RouterOptions<S>['fallbackTemplate'];
+  readonly middleware: Middleware<S>[] = [];
+  readonly routes: Route<S>[] = [];
+  readonly flows = new Map<string, FlowDefinition<S>>();
+  readonly statusRoutes: [string, (ctx: StatusContext) => Awaitable][] = [];
+  readonly templateRoutes: [string, (ctx: TemplateStatusContext) => Awaitable][] = [];
+  readonly accountRoutes: ((ctx: AccountUpdateContext) => Awaitable)[] = [];
+  fallback: MessageHandler<S> | undefined;
+
+  constructor(options: RouterOptions<S>) {
+    this.gateway = options.gateway;
+    this.sessions = options.sessions ?? new MemorySessionStore();
+    this.window = options.window ?? new MemoryWindowStore();
+    this.initial = options.initialSession ?? (() => ({}) as S);
+    this.ttlMs = options.sessionTtlMs ?? 30 * DAY;
+    this.leaseMs = options.lockLeaseMs ?? 5_000;
+    this.ledgerTtlMs = options.replyLedgerTtlMs ?? 7 * DAY;
+    this.fallbackTemplate = options.fallbackTemplate;
+  }
+
+  readonly handle = async (event: WebhookEvent): Promise<void> => {
+    if (event.kind === 'message') return this.#message(event);
+    const ctx = otherContext(event);
+    await this.#run(ctx as EventContext<S>, () => this.#other(ctx));
+  };
+
+  use(middleware: Middleware<S>): this {
+    this.middleware.push(middleware);
+    return this;
+  }
+
+  on<T extends KnownMessageType>(
+    type: T,
+    handler: MessageHandler<S, MessageContext<S, MessageOfType<T>>>,
+  ): this {
+    return this.#route((ctx) => (ctx.message.type === type ? true : undefined), handler as MessageHandler<S>);
+  }
+
+  text<P extends string | RegExp>(
+    pattern: P,
+    handler: MessageHandler<S, MatchedContext<S, TextMessage, P>>,
+  ): this {
+    return this.#route(
+      (ctx) => (ctx.message.type === 'text' ? matchOf(pattern, ctx.message.text.body, true) : undefined),
+      handler as MessageHandler<S>,
+    );
+  }
+
+  button<P extends string | RegExp>(
+    id: P,
+    handler: MessageHandler<S, MatchedContext<S, InteractiveMessage, P>>,
+  ): this {
+    return this.#route(
+      (ctx) => matchOf(id, interactiveId(ctx.message, 'button_reply'), false),
+      handler as MessageHandler<S>,
+    );
+  }
+
+  list<P extends string | RegExp>(
+    id: P,
+    handler: MessageHandler<S, MatchedContext<S, InteractiveMessage, P>>,
+  ): this {
+    return this.#route(
+      (ctx) => matchOf(id, interactiveId(ctx.message, 'list_reply'), false),
+      handler as MessageHandler<S>,
+    );
+  }
+
+  status(value: string, handler: (ctx: StatusContext) => Awaitable): this {
+    this.statusRoutes.push([value, handler]);
+    return this;
+  }
+
+  templateStatus(event: string, handler: (ctx: TemplateStatusContext) => Awaitable): this {
+    this.templateRoutes.push([event, handler]);
+    return this;
+  }
+
+  accountUpdate(handler: (ctx: AccountUpdateContext) => Awaitable): this {
+    this.accountRoutes.push(handler);
+    return this;
+  }
+
+  otherwise(handler: MessageHandler<S>): this {
+    this.fallback = handler;
+    return this;
+  }
+
+  flow(name: string, definition: FlowDefinition<S>): this {
+    if (Object.keys(definition?.steps ?? {}).length === 0) {
+      throw new ConversationError('invalid_options', `router.flow('${name}'): give it at least one step.`);
+    }
+    this.flows.set(name, definition);
+    return this;
+  }
+
+  takeOver(customer: string): Promise<void> {
+    return this.#update(customer, (r) => {
+      r.human = r.human ?? Date.now();
+    });
+  }
+
+  release(customer: string): Promise<void> {
+    return this.#update(customer, (r) => {
+      r.human = undefined;
+      r.flow = undefined;
+    });
+  }
+
+  async isTakenOver(customer: string): Promise<boolean> {
+    return (await this.#load(customer)).human !== undefined;
+  }
+
+  async session(customer: string): Promise<S | undefined> {
+    return (await this.#load(customer)).s as S | undefined;
+  }
+
+  #route(test: (ctx: MessageCtx<S>) => unknown, handler: MessageHandler<S>): this {
+    this.routes.push(async (ctx) => {
+      const match = test(ctx);
+      if (match === undefined) return false;
+      if (match !== true) ctx.match = match;
+      await handler(ctx);
+      return true;
+    });
+    return this;
+  }
+
+  async #load(customer: string): Promise<CustomerRecord> {
+    const raw = await this.sessions.get(recordKey(customer));
+    return typeof raw === 'object' && raw !== null ? (raw as CustomerRecord) : {};
+  }
+
+  async #update(customer: string, change: (record: CustomerRecord) => void): Promise<void> {
+    const lock = await this.sessions.lock(recordKey(customer), this.leaseMs);
+    try {
+      const record = await this.#load(customer);
+      change(record);
+      await this.#save(lock, customer, record);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  async #message(event: MessageEvent): Promise<void> {
+    const customer = customerOf(event);
+    if (customer === undefined) {
+      throw new ConversationError(
+        'no_customer',
+        `message ${event.message.id} carries no sender (from or from_user_id): the router cannot key it to a customer.`,
+      );
+    }
+    const key = recordKey(customer);
+    const lock = await this.sessions.lock(key, this.leaseMs);
+    try {
+      const record = await this.#load(customer);
+      await this.window.recordInbound(customer, inboundTime(event));
+      if (record.seen?.includes(event.idempotencyKey)) return;
+      const ctx = new MessageCtx<S>(this, event, customer, record);
+      await this.#run(ctx, () => this.#dispatch(ctx, record));
+      record.s = ctx.session;
+      record.flow = ctx.position;
+      if (ctx.handOver) record.human = record.human ?? Date.now();
+      record.seen = [...(record.seen ?? []), event.idempotencyKey].slice(-SEEN_KEPT);
+      await this.#save(lock, customer, record);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  /** Fenced when the store can (see `SessionLock.save`): a holder that lost its lease must not overwrite. */
+  #save(lock: SessionLock, customer: string, record: CustomerRecord): Promise<void> {
+    return lock.save !== undefined
+      ? lock.save(record, this.ttlMs)
+      : this.sessions.set(recordKey(customer), record, this.ttlMs);
+  }
+
+  async #run(ctx: EventContext<S>, last: () => Promise<void>): Promise<void> {
+    const chain = this.middleware;
+    const step = async (i: number): Promise<void> => {
+      const m = chain[i];
+      if (m === undefined) return last();
+      let called = false;
+      await m(ctx, () => {
+        if (called) return Promise.resolve();
+        called = true;
+        return step(i + 1);
+      });
+    };
+    await step(0);
+  }
+
+  async #dispatch(ctx: MessageCtx<S>, record: CustomerRecord): Promise<void> {
+    if (record.human !== undefined) return;
+    const position = record.flow;
+    if (position !== undefined) {
+      const flow = this.flows.get(position.name);
+      ctx.position = undefined; // a step that does not wait ends the flow
+      ctx.flowName = position.name;
+      if (flow !== undefined && Date.now() < position.expiresAt) {
+        const step = flow.steps[position.step];
+        if (step !== undefined) {
+          await step(ctx);
+          return;
+        }
+      } else if (flow?.onTimeout !== undefined) {
+        await flow.onTimeout(ctx);
+        return;
+      }
+      ctx.flowName = undefined;
+    }
+    for (const route of this.routes) if (await route(ctx)) return;
+    await this.fallback?.(ctx);
+  }
+
+  async #other(ctx: Exclude<EventContext<S>, MessageContext<S>>): Promise<void> {
+    if (ctx.kind === 'status') {
+      for (const [value, handler] of this.statusRoutes)
+        if (value === '*' || value === ctx.status.status) await handler(ctx);
+    } else if (ctx.kind === 'template_status') {
+      for (const [value, handler] of this.templateRoutes)
+        if (value === '*' || value === ctx.template.event) await handler(ctx);
+    } else if (ctx.kind === 'account_update') {
+      for (const handler of this.accountRoutes) await handler(ctx);
+    }
+  }
+
+  /** @internal Called by the context. */
+  flowDefinition(name: string): FlowDefinition<S> {
+    const flow = this.flows.get(name);
+    if (flow === undefined) {
+      throw new ConversationError(
+        'unknown_flow',
+        `No flow named '${name}': declare it with router.flow('${name}', { steps }).`,
+      );
+    }
+    return flow;
+  }
+}
+
+class MessageCtx<S> implements MessageContext<S> {
+  readonly kind = 'message';
+  readonly message: IncomingMessage;
+  readonly text: string | undefined;
+  readonly choice: string | undefined;
+  readonly human: boolean;
+  session: S;
+  match: unknown;
+  position: FlowPosition | undefined;
+  flowName: string | undefined;
+  handOver = false;
+  #replies = 0;
+
+  constructor(
+    readonly router: RouterImpl<S>,
+    readonly event: MessageEvent,
+    readonly customer: string,
+    record: CustomerRecord,
+  ) {
+    this.message = event.message;
+    this.text = textOf(event.message);
+    this.choice = interactiveId(event.message, 'button_reply') ?? interactiveId(event.message, 'list_reply');
+    this.human = record.human !== undefined;
+    this.session = record.s === undefined ? router.initial() : (record.s as S);
+    this.position = record.flow;
+  }
+
+  reply(message: string | ReplyMessage): Promise<ReplyResult> {
+    const full = (
+      typeof message === 'string' ? { type: 'text', text: { body: message } } : message
+    ) as ReplyMessage;
+    return this.#send({ ...full, to: this.customer } as OutboundMessage);
+  }
+
+  replyTemplate(template: ReplyTemplate): Promise<ReplyResult> {
+    return this.#send({ to: this.customer, type: 'template', template });
+  }
+
+  enter(flow: string, step?: string): void {
+    const definition = this.router.flowDefinition(flow);
+    const first = step ?? Object.keys(definition.steps)[0];
+    if (first === undefined || definition.steps[first] === undefined) {
+      throw new ConversationError('unknown_flow', `Flow '${flow}' has no step '${String(step)}'.`);
+    }
+    this.flowName = flow;
+    this.position = {
+      name: flow,
+      step: first,
+      expiresAt: Date.now() + (definition.timeoutMs ?? 60 * 60 * 1000),
+    };
+  }
+
+  wait(step: string): void {
+    if (this.flowName === undefined) {
+      throw new ConversationError(
+        'unknown_flow',
+        'ctx.wait(step) is for flow steps: start a flow with ctx.enter(flow, step).',
+      );
+    }
+    this.enter(this.flowName, step);
+  }
+
+  leave(): void {
+    this.position = undefined;
+    this.flowName = undefined;
+  }
+
+  takeOver(): void {
+    this.handOver = true;
+    this.leave();
+  }
+
+  async #send(message: OutboundMessage): Promise<ReplyResult> {
+    // The n-th reply of this event: a re-run of the event makes the same replies in the same order.
+    const id = `reply:${this.event.idempotencyKey}#${this.#replies++}`;
+    const { router } = this;
+    let fallback = false;
+    try {
+      await checkServiceWindow(router.window, message);
+    } catch (error) {
+      if (router.fallbackTemplate === undefined) throw error;
+      message = { to: this.customer, type: 'template', template: router.fallbackTemplate(this) };
+      fallback = true;
+    }
+    if (!(await router.sessions.claim(id, router.ledgerTtlMs))) {
+      return { messageId: undefined, skipped: true, fallback };
+    }
+    try {
+      const { messageId } = await router.gateway.messages.send(message);
+      return { messageId, skipped: false, fallback };
+    } catch (error) {
+      // Certainly not out: free the claim so that the event's retry sends it. Maybe out: keep it (at most once).
+      if (error instanceof MessageValidationError || !mayHaveBeenSent(error, GATEWAY_RETRY_RULES)) {
+        await router.sessions.unclaim(id);
+      }
+      throw error;
+    }
+  }
+}
+
+function otherContext(
+  event: Exclude<WebhookEvent, MessageEvent>,
+): Exclude<EventContext<never>, MessageContext<never>> {
+  switch (event.kind) {
+    case 'status':
+      return {
+        kind: 'status',
+        event,
+        status: event.status,
+        error: event.status.errors?.[0],
+        customer: customerOf(event),
+      };
+    case 'template_status':
+      return { kind: 'template_status', event, template: event.template };
+    case 'account_update':
+      return { kind: 'account_update', event, account: event.account };
+    default:
+      return { kind: 'unknown', event };
+  }
+}
+
+function recordKey(customer: string): string {
+  return `conv:${customer}`;
+}
+
+/** The message's own time (ms), or now when it carried none: the window opens when the customer wrote. */
+function inboundTime(event: MessageEvent): number {
+  const sent = event.timestamp === undefined ? undefined : event.timestamp * 1000;
+  return sent !== undefined && sent <= Date.now() ? sent : Date.now();
+}
+
+function textOf(message: IncomingMessage): string | undefined {
+  if (message.type === 'text') return message.text.body;
+  if (message.type === 'interactive') {
+    const i = message.interactive;
+    return i.type === 'button_reply' ? i.button_reply.title : i.list_reply.title;
+  }
+  return undefined;
+}
+
+function interactiveId(message: IncomingMessage, kind: 'button_reply' | 'list_reply'): string | undefined {
+  if (message.type !== 'interactive' || message.interactive.type !== kind) return undefined;
+  return message.interactive.type === 'button_reply'
+    ? message.interactive.button_reply.id
+    : message.interactive.list_reply.id;
+}
+
+/** The route's match: the exec result of a pattern, the string for an equal string, `undefined` for no match. */
+function matchOf(pattern: string | RegExp, value: string | undefined, loose: boolean): unknown {
+  if (value === undefined) return undefined;
+  if (typeof pattern === 'string') {
+    const equal = loose ? pattern.trim().toLowerCase() === value.trim().toLowerCase() : pattern === value;
+    return equal ? value : undefined;
+  }
+  pattern.lastIndex = 0;
+  return pattern.exec(value) ?? undefined;
+}

@@ -1,0 +1,22 @@
+import type { RetryRules } from '../core/retry-policy.js';
+
+/**
+ * The gateway's order of checks is auth → rate limit → balance → forward. `RATE_001` and `AUTH_004` are
+ * answered before anything is forwarded, so repeating them cannot send twice; the other auth, balance and
+ * account codes are answered before forwarding too, but a repeat would meet them again; `GW_001` means the
+ * upstream already saw the message. `sendMany` reads "was it sent?" from the same table (`mayHaveBeenSent`).
+ */
+export const GATEWAY_RETRY_RULES: RetryRules = {
+  retryableCodes: ['RATE_001', 'AUTH_004'],
+  refusedCodes: [
+    'AUTH_001',
+    'AUTH_002',
+    'AUTH_003',
+    'AUTH_005',
+    'BILL_001',
+    'BILL_002',
+    'WABA_001',
+    'SEC_001',
+  ],
+  neverRetryCodes: ['GW_001'],
+};

@@ -1,0 +1,422 @@
+import { HttpResponse, http } from 'msw';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  ConversationError,
+  createRouter,
+  MemorySessionStore,
+  MemoryWindowStore,
+  type SessionStore,
+} from '../../src/conversations/index.js';
+import { GatewayClient, ServiceWindowClosedError, WaGatewayError } from '../../src/index.js';
+import type { InboxWorkerOptions } from '../../src/redis/index.js';
+import {
+  accountUpdateEnvelope,
+  buttonReplyMessage,
+  imageMessage,
+  listReplyMessage,
+  messageEnvelope,
+  statusEnvelope,
+  statusObject,
+  templateStatusEnvelope,
+  textMessage,
+} from '../../src/webhooks/fixtures.js';
+import { parseWebhook, type WebhookEvent, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
+import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
+
+const server = useMswServer();
+const CUSTOMER = '998901234567';
+const now = () => String(Math.floor(Date.now() / 1000));
+
+/** The gateway: records every send body and answers each with a new wamid. */
+function gateway() {
+  const sent: Record<string, unknown>[] = [];
+  server.use(
+    http.post(`${GW}/v1/wa/message`, async ({ request }) => {
+      sent.push((await request.json()) as Record<string, unknown>);
+      return HttpResponse.json(sendOk(`wamid.OUT${sent.length}`, CUSTOMER));
+    }),
+  );
+  const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, maxRetries: 0 });
+  return {
+    gw,
+    sent,
+    bodies: () => sent.map((b) => (b.text as { body?: string } | undefined)?.body ?? b.type),
+  };
+}
+
+function one(envelope: unknown): WebhookEvent {
+  const [event] = parseWebhook(envelope as object);
+  if (!event) throw new Error('no event');
+  return event;
+}
+const text = (body: string, from = CUSTOMER, id?: string) =>
+  one(messageEnvelope(textMessage({ text: { body }, from, timestamp: now(), ...(id ? { id } : {}) })));
+const button = (id: string, from = CUSTOMER) =>
+  one(messageEnvelope(buttonReplyMessage({ id, title: id }, { from, timestamp: now() })));
+
+describe('routing', () => {
+  it('routes by text (string, case-insensitive, or pattern), button and list id, type, and falls back', async () => {
+    const { gw, bodies } = gateway();
+    const router = createRouter({ gateway: gw });
+    router.text('hi', (ctx) => ctx.reply(`hello ${ctx.match}`));
+    router.text(/^order (\d+)$/, (ctx) => ctx.reply(`order ${ctx.match[1]}`));
+    router.button(/^slot:(\w+)$/, (ctx) => ctx.reply(`slot ${ctx.match[1]}`));
+    router.list('row_2', (ctx) => ctx.reply(`list ${ctx.match}`));
+    router.on('image', (ctx) => ctx.reply(`image ${ctx.message.image.id}`));
+    router.otherwise((ctx) => ctx.reply(`? ${ctx.text ?? ctx.message.type}`));
+
+    await router.handle(text(' HI '));
+    await router.handle(text('order 42'));
+    await router.handle(button('slot:mon'));
+    await router.handle(
+      one(messageEnvelope(listReplyMessage({ id: 'row_2' }, { from: CUSTOMER, timestamp: now() }))),
+    );
+    await router.handle(one(messageEnvelope(imageMessage({ from: CUSTOMER, timestamp: now() }))));
+    await router.handle(text('something else'));
+    expect(bodies()).toEqual([
+      'hello  HI ',
+      'order 42',
+      'slot mon',
+      'list row_2',
+      expect.stringMatching(/^image /),
+      '? something else',
+    ]);
+  });
+
+  it('types ctx.match and ctx.session from the route and the router', () => {
+    const router = createRouter<{ step: number }>({
+      gateway: new GatewayClient({ apiKey: API_KEY, baseUrl: GW }),
+    });
+    router.text(/x/, (ctx) => {
+      expectTypeOf(ctx.match).toEqualTypeOf<RegExpExecArray>();
+      expectTypeOf(ctx.session).toEqualTypeOf<{ step: number }>();
+    });
+    expectTypeOf(router.handle).toExtend<WebhookHandlerOptions['onEvent']>();
+    expectTypeOf(router.handle).toExtend<InboxWorkerOptions['onEvent']>();
+    router.button('yes', (ctx) => {
+      expectTypeOf(ctx.match).toEqualTypeOf<string>();
+      expectTypeOf(ctx.message.interactive.type).toEqualTypeOf<'button_reply' | 'list_reply'>();
+    });
+  });
+
+  it('routes statuses (failed with its error), template updates and account updates; middleware sees all', async () => {
+    const { gw } = gateway();
+    const router = createRouter({ gateway: gw });
+    const seen: string[] = [];
+    router.use(async (ctx, next) => {
+      seen.push(`mw:${ctx.kind}`);
+      await next();
+    });
+    router.status('failed', (ctx) => {
+      seen.push(`failed:${ctx.error?.code}:${ctx.customer}`);
+    });
+    router.status('*', (ctx) => {
+      seen.push(`status:${ctx.status.status}`);
+    });
+    router.templateStatus('REJECTED', (ctx) => {
+      seen.push(`template:${ctx.template.message_template_name}`);
+    });
+    router.accountUpdate((ctx) => {
+      seen.push(`account:${ctx.account.event}`);
+    });
+    await router.handle(one(statusEnvelope(statusObject('failed', { recipient_id: CUSTOMER }))));
+    await router.handle(one(statusEnvelope(statusObject('read'))));
+    await router.handle(
+      one(
+        templateStatusEnvelope({ event: 'REJECTED', message_template_name: 'promo', reason: 'x' } as never),
+      ),
+    );
+    await router.handle(one(accountUpdateEnvelope({ event: 'DISABLED_UPDATE' } as never)));
+    expect(seen).toEqual([
+      'mw:status',
+      `failed:131026:${CUSTOMER}`,
+      'status:failed',
+      'mw:status',
+      'status:read',
+      'mw:template_status',
+      'template:promo',
+      'mw:account_update',
+      'account:DISABLED_UPDATE',
+    ]);
+  });
+
+  it('middleware that does not call next stops the event', async () => {
+    const { gw, sent } = gateway();
+    const router = createRouter({ gateway: gw });
+    router.use(() => undefined);
+    router.otherwise((ctx) => ctx.reply('never'));
+    await router.handle(text('hello'));
+    expect(sent).toEqual([]);
+  });
+});
+
+describe('sessions and flows', () => {
+  it('keeps a typed session per customer and runs a flow: ask, wait, validate, continue', async () => {
+    const { gw, bodies } = gateway();
+    const sessions = new MemorySessionStore();
+    const build = () => {
+      const router = createRouter<{ name?: string; age?: number }>({ gateway: gw, sessions });
+      router.text('start', async (ctx) => {
+        await ctx.reply('name?');
+        ctx.enter('signup', 'name');
+      });
+      router.flow('signup', {
+        steps: {
+          name: async (ctx) => {
+            ctx.session.name = ctx.text;
+            await ctx.reply('age?');
+            ctx.wait('age');
+          },
+          age: async (ctx) => {
+            const age = Number(ctx.text);
+            if (!Number.isInteger(age)) {
+              await ctx.reply('a number, please');
+              return ctx.wait('age');
+            }
+            ctx.session.age = age;
+            await ctx.reply(`thanks ${ctx.session.name}, ${age}`);
+          },
+        },
+      });
+      router.otherwise((ctx) => ctx.reply('idle'));
+      return router;
+    };
+    await build().handle(text('start'));
+    await build().handle(text('Ann')); // a new router on the same store: the position survives a restart
+    await build().handle(text('old'));
+    await build().handle(text('30'));
+    await build().handle(text('again'));
+    expect(bodies()).toEqual(['name?', 'age?', 'a number, please', 'thanks Ann, 30', 'idle']);
+    expect(await build().session(CUSTOMER)).toEqual({ name: 'Ann', age: 30 });
+  });
+
+  it('a flow whose wait ran out hands the next message to onTimeout', async () => {
+    const { gw, bodies } = gateway();
+    const router = createRouter({ gateway: gw });
+    router.text('go', (ctx) => ctx.enter('f'));
+    router.flow('f', {
+      timeoutMs: 1,
+      steps: { only: (ctx) => ctx.reply('in time') },
+      onTimeout: (ctx) => ctx.reply('timed out'),
+    });
+    await router.handle(text('go'));
+    await new Promise((r) => setTimeout(r, 5));
+    await router.handle(text('late'));
+    expect(bodies()).toEqual(['timed out']);
+  });
+
+  it('entering an unknown flow is a ConversationError', async () => {
+    const { gw } = gateway();
+    const router = createRouter({ gateway: gw });
+    router.otherwise((ctx) => ctx.enter('nope'));
+    await expect(router.handle(text('x'))).rejects.toMatchObject({ reason: 'unknown_flow' });
+  });
+});
+
+describe('retries', () => {
+  it('a redelivered event is skipped whole: no second reply', async () => {
+    const { gw, sent } = gateway();
+    const router = createRouter({ gateway: gw });
+    router.otherwise((ctx) => ctx.reply('once'));
+    const event = text('hello');
+    await router.handle(event);
+    await router.handle(event);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('an event re-run after its save failed sends only the replies not sent yet', async () => {
+    const { gw, bodies } = gateway();
+    const memory = new MemorySessionStore();
+    let failSave = true;
+    const sessions: SessionStore = {
+      get: (k) => memory.get(k),
+      set: async (k, v, t) => {
+        if (failSave) {
+          failSave = false;
+          throw new Error('store down');
+        }
+        return memory.set(k, v, t);
+      },
+      delete: (k) => memory.delete(k),
+      lock: (k, l) => memory.lock(k, l),
+      claim: (i, t) => memory.claim(i, t),
+      unclaim: (i) => memory.unclaim(i),
+    };
+    const router = createRouter({ gateway: gw, sessions });
+    let runs = 0;
+    router.otherwise(async (ctx) => {
+      runs++;
+      const first = await ctx.reply('one');
+      await ctx.reply('two');
+      if (runs === 2) expect(first.skipped).toBe(true);
+    });
+    const event = text('hello');
+    await expect(router.handle(event)).rejects.toThrow('store down');
+    await router.handle(event);
+    expect(runs).toBe(2);
+    expect(bodies()).toEqual(['one', 'two']);
+  });
+
+  it('a reply refused before any request is not recorded, so the retry sends it', async () => {
+    let calls = 0;
+    const sent: unknown[] = [];
+    server.use(
+      http.post(`${GW}/v1/wa/message`, async ({ request }) => {
+        calls++;
+        if (calls === 1) {
+          return HttpResponse.json(
+            {
+              isSuccess: false,
+              errors: { code: 'BILL_001', group: 'BILLING', description: 'Balance exhausted' },
+            },
+            { status: 402 },
+          );
+        }
+        sent.push(await request.json());
+        return HttpResponse.json(sendOk());
+      }),
+    );
+    const router = createRouter({
+      gateway: new GatewayClient({ apiKey: API_KEY, baseUrl: GW, maxRetries: 0 }),
+    });
+    router.otherwise((ctx) => ctx.reply('hi'));
+    const event = text('hello');
+    await expect(router.handle(event)).rejects.toBeInstanceOf(WaGatewayError);
+    await router.handle(event);
+    expect(sent).toHaveLength(1);
+  });
+
+  it("one customer's events run one at a time; other customers' do not wait", async () => {
+    const { gw } = gateway();
+    const router = createRouter<{ n: number }>({ gateway: gw, initialSession: () => ({ n: 0 }) });
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    router.otherwise(async (ctx) => {
+      order.push(`start ${ctx.customer} ${ctx.text}`);
+      if (ctx.text === 'slow') await gate;
+      ctx.session.n++;
+      order.push(`end ${ctx.customer} ${ctx.text}`);
+    });
+    const a1 = router.handle(text('slow', '111'));
+    const a2 = router.handle(text('fast', '111'));
+    await router.handle(text('other', '222')); // finishes while 111's first event still waits
+    expect(order).toEqual(['start 111 slow', 'start 222 other', 'end 222 other']);
+    release();
+    await Promise.all([a1, a2]);
+    expect(order.slice(3)).toEqual(['end 111 slow', 'start 111 fast', 'end 111 fast']);
+    expect(await router.session('111')).toEqual({ n: 2 });
+  });
+});
+
+describe('human takeover', () => {
+  it('keeps the bot silent for a customer until released; middleware still runs', async () => {
+    const { gw, bodies } = gateway();
+    const router = createRouter({ gateway: gw });
+    const forwarded: string[] = [];
+    router.use(async (ctx, next) => {
+      if (ctx.kind === 'message' && ctx.human) forwarded.push(ctx.text ?? '');
+      await next();
+    });
+    router.text('agent', async (ctx) => {
+      await ctx.reply('a person will answer');
+      ctx.takeOver();
+    });
+    router.otherwise((ctx) => ctx.reply('bot'));
+    await router.handle(text('agent'));
+    await router.handle(text('are you there?'));
+    expect(await router.isTakenOver(CUSTOMER)).toBe(true);
+    await router.release(CUSTOMER);
+    await router.handle(text('back'));
+    expect(bodies()).toEqual(['a person will answer', 'bot']);
+    expect(forwarded).toEqual(['are you there?']);
+  });
+});
+
+describe('service window', () => {
+  const old = String(Math.floor(Date.now() / 1000) - 25 * 60 * 60);
+
+  it('refuses a free-form reply to a customer who wrote over 24 h ago, before any request', async () => {
+    const { gw, sent } = gateway();
+    const router = createRouter({ gateway: gw });
+    let caught: unknown;
+    router.otherwise(async (ctx) => {
+      await ctx.reply('late').catch((e: unknown) => {
+        caught = e;
+      });
+      await ctx.replyTemplate({ name: 'reminder', language: { code: 'en_US' } });
+    });
+    await router.handle(one(messageEnvelope(textMessage({ from: CUSTOMER, timestamp: old }))));
+    expect(caught).toBeInstanceOf(ServiceWindowClosedError);
+    expect(caught).toBeInstanceOf(WaGatewayError);
+    const closedAt = (caught as ServiceWindowClosedError).closedAt?.getTime() ?? 0;
+    expect(closedAt).toBe((Number(old) + 24 * 60 * 60) * 1000);
+    expect((caught as Error).message).toContain('template');
+    expect(sent.map((b) => b.type)).toEqual(['template']);
+  });
+
+  it('sends the fallback template instead when one is configured', async () => {
+    const { gw, sent } = gateway();
+    const router = createRouter({
+      gateway: gw,
+      fallbackTemplate: () => ({ name: 'we_missed_you', language: { code: 'en_US' } }),
+    });
+    const results: unknown[] = [];
+    router.otherwise(async (ctx) => {
+      results.push(await ctx.reply('late'));
+    });
+    await router.handle(one(messageEnvelope(textMessage({ from: CUSTOMER, timestamp: old }))));
+    expect(sent).toMatchObject([{ type: 'template', to: CUSTOMER, template: { name: 'we_missed_you' } }]);
+    expect(results).toMatchObject([{ fallback: true, skipped: false }]);
+  });
+
+  it('guards plain GatewayClient sends with the serviceWindow option; templates pass', async () => {
+    const { sent } = gateway();
+    const window = new MemoryWindowStore();
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, serviceWindow: window });
+    const textTo = (to: string) => gw.messages.send({ to, type: 'text', text: { body: 'hi' } });
+    await expect(textTo(CUSTOMER)).rejects.toMatchObject({
+      name: 'ServiceWindowClosedError',
+      closedAt: undefined,
+    });
+    await window.recordInbound(CUSTOMER, Date.now() - 25 * 60 * 60 * 1000);
+    await expect(textTo(CUSTOMER)).rejects.toBeInstanceOf(ServiceWindowClosedError);
+    expect(sent).toEqual([]);
+    await window.recordInbound(CUSTOMER, Date.now());
+    await textTo(CUSTOMER);
+    await gw.messages.send({
+      to: '998900000000',
+      type: 'template',
+      template: { name: 't', language: { code: 'en' } },
+    });
+    expect(sent).toHaveLength(2);
+    const results = [];
+    for await (const r of gw.messages.sendMany([{ to: '998900000001', type: 'text', text: { body: 'x' } }]))
+      results.push(r);
+    expect(results).toMatchObject([{ ok: false, notSent: true }]);
+  });
+
+  it('replies through anything with messages.send (a runtime without the main entry), window still guarded', async () => {
+    const sent: unknown[] = [];
+    const gateway = {
+      messages: {
+        send: async (message: unknown) => {
+          sent.push(message);
+          return { messageId: `wamid.PLAIN${sent.length}` };
+        },
+      },
+    };
+    const router = createRouter({ gateway });
+    router.otherwise(async (ctx) => {
+      expect(await ctx.reply('hi')).toEqual({ messageId: 'wamid.PLAIN1', skipped: false, fallback: false });
+    });
+    await router.handle(text('hello'));
+    expect(sent).toEqual([{ type: 'text', text: { body: 'hi' }, to: CUSTOMER }]);
+  });
+
+  it('a router without a gateway is a ConversationError', () => {
+    expect(() => createRouter({} as never)).toThrow(ConversationError);
+  });
+});
