@@ -5,10 +5,10 @@
  * `wa-gateway-sdk/redis`.
  */
 export { ServiceWindowClosedError, WaGatewayError } from '../core/errors.js';
-export { customerOf } from './customer.js';
 export { ConversationError, type ConversationErrorReason } from './errors.js';
 export {
   type AccountUpdateContext,
+  type ChoiceMessage,
   createRouter,
   type EventContext,
   type FlowDefinition,

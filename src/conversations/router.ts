@@ -16,6 +16,7 @@ import { MessageValidationError } from '../core/errors.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import type { OutboundMessage, OutboundTemplateMessage } from '../gateway/message-schema.js';
 import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
+import { customerOf } from '../webhooks/customer.js';
 import type {
   AccountUpdateEvent,
   IncomingMessage,
@@ -33,7 +34,6 @@ import type {
   TextMessage,
   WebhookStatus,
 } from '../webhooks/schemas.js';
-import { customerOf } from './customer.js';
 import { ConversationError } from './errors.js';
 import {
   MemorySessionStore,
@@ -229,12 +229,12 @@ export interface Router<S> {
   /** Taps on a reply button whose id equals a string or matches a pattern. */
   button<P extends string | RegExp>(
     id: P,
-    handler: MessageHandler<S, MatchedContext<S, InteractiveMessage, P>>,
+    handler: MessageHandler<S, MatchedContext<S, ChoiceMessage<'button_reply'>, P>>,
   ): this;
   /** Rows chosen from a list whose id equals a string or matches a pattern. */
   list<P extends string | RegExp>(
     id: P,
-    handler: MessageHandler<S, MatchedContext<S, InteractiveMessage, P>>,
+    handler: MessageHandler<S, MatchedContext<S, ChoiceMessage<'list_reply'>, P>>,
   ): this;
   /** Status events of one value (`'failed'`, ...) or of every value (`'*'`). */
   status(value: string, handler: (ctx: StatusContext) => Awaitable): this;
@@ -337,7 +337,7 @@ class RouterImpl<S> implements Router<S> {
 
   button<P extends string | RegExp>(
     id: P,
-    handler: MessageHandler<S, MatchedContext<S, InteractiveMessage, P>>,
+    handler: MessageHandler<S, MatchedContext<S, ChoiceMessage<'button_reply'>, P>>,
   ): this {
     return this.#route(
       (ctx) => matchOf(id, interactiveId(ctx.message, 'button_reply'), false),
@@ -347,7 +347,7 @@ class RouterImpl<S> implements Router<S> {
 
   list<P extends string | RegExp>(
     id: P,
-    handler: MessageHandler<S, MatchedContext<S, InteractiveMessage, P>>,
+    handler: MessageHandler<S, MatchedContext<S, ChoiceMessage<'list_reply'>, P>>,
   ): this {
     return this.#route(
       (ctx) => matchOf(id, interactiveId(ctx.message, 'list_reply'), false),
@@ -432,7 +432,7 @@ class RouterImpl<S> implements Router<S> {
   }
 
   async #message(event: MessageEvent): Promise<void> {
-    const customer = customerOf(event);
+    const customer = customerOf(event)?.key;
     if (customer === undefined) {
       throw new ConversationError(
         'no_customer',
@@ -637,7 +637,7 @@ function otherContext(
         event,
         status: event.status,
         error: event.status.errors?.[0],
-        customer: customerOf(event),
+        customer: customerOf(event)?.key,
       };
     case 'template_status':
       return { kind: 'template_status', event, template: event.template };
@@ -647,6 +647,11 @@ function otherContext(
       return { kind: 'unknown', event };
   }
 }
+
+/** An `interactive` message narrowed to one documented reply kind: what a `button` or `list` route hands over. */
+export type ChoiceMessage<K extends 'button_reply' | 'list_reply'> = InteractiveMessage & {
+  interactive: Extract<InteractiveMessage['interactive'], { type: K }>;
+};
 
 function recordKey(customer: string): string {
   return `conv:${customer}`;
@@ -662,16 +667,21 @@ function textOf(message: IncomingMessage): string | undefined {
   if (message.type === 'text') return message.text.body;
   if (message.type === 'interactive') {
     const i = message.interactive;
-    return i.type === 'button_reply' ? i.button_reply.title : i.list_reply.title;
+    if (i.type === 'button_reply') return i.button_reply.title;
+    if (i.type === 'list_reply') return i.list_reply.title;
   }
   return undefined;
 }
 
 function interactiveId(message: IncomingMessage, kind: 'button_reply' | 'list_reply'): string | undefined {
-  if (message.type !== 'interactive' || message.interactive.type !== kind) return undefined;
-  return message.interactive.type === 'button_reply'
-    ? message.interactive.button_reply.id
-    : message.interactive.list_reply.id;
+  if (message.type !== 'interactive') return undefined;
+  const i = message.interactive;
+  if (i.type !== kind) return undefined;
+  return i.type === 'button_reply'
+    ? i.button_reply.id
+    : i.type === 'list_reply'
+      ? i.list_reply.id
+      : undefined;
 }
 
 /** The route's match: the exec result of a pattern, the string for an equal string, `undefined` for no match. */

@@ -95,7 +95,8 @@ describe('routing', () => {
     expectTypeOf(router.handle).toExtend<InboxWorkerOptions['onEvent']>();
     router.button('yes', (ctx) => {
       expectTypeOf(ctx.match).toEqualTypeOf<string>();
-      expectTypeOf(ctx.message.interactive.type).toEqualTypeOf<'button_reply' | 'list_reply'>();
+      expectTypeOf(ctx.message.interactive.type).toEqualTypeOf<'button_reply'>();
+      expectTypeOf(ctx.message.interactive.button_reply.id).toEqualTypeOf<string>();
     });
   });
 
