@@ -8,8 +8,6 @@ import { Media } from './media.js';
 import { Messages } from './messages.js';
 import { GATEWAY_RETRY_RULES } from './retry-rules.js';
 
-export { GATEWAY_RETRY_RULES } from './retry-rules.js';
-
 export interface GatewayClientOptions extends CommonClientOptions {
   /** The gateway API key (`pk_...` production, `sk_...` staging). Server-side only. */
   apiKey: string;

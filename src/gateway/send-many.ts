@@ -8,11 +8,10 @@ import { callHook } from '../core/hooks.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import { traced } from '../core/tracing.js';
 import type { DeepReadonly } from '../core/types.js';
-// A cycle with client.ts, read only when a send fails: the client's retry table decides "was it sent?" too.
-import { GATEWAY_RETRY_RULES } from './client.js';
 import type { OutboundMessage, SendContact } from './message-schema.js';
 import type { SendFlags, SendResult } from './messages.js';
 import { prepare } from './prepare-message.js';
+import { GATEWAY_RETRY_RULES } from './retry-rules.js';
 
 /** How one send of `Messages` travels: the call's options plus what `sendMany` sets. */
 export type PostRequest = RequestOptions & {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { RateLimitError } from '../../src/core/api-errors.js';
 import { ApiError, ConnectionError, InvalidResponseError, NotSentError } from '../../src/core/errors.js';
 import { mayHaveBeenSent } from '../../src/core/retry-policy.js';
-import { GATEWAY_RETRY_RULES } from '../../src/gateway/client.js';
+import { GATEWAY_RETRY_RULES } from '../../src/gateway/retry-rules.js';
 import { PLATFORM_RETRY_RULES } from '../../src/platform/client.js';
 
 const api = (status: number, code: string | null) =>
