@@ -4,6 +4,7 @@
  * are on `wa-gateway-sdk/schemas` (see docs/api-surface.md), so a schema refactor is not a change of this entry.
  */
 
+export { ServiceWindowClosedError } from './conversations/errors.js';
 export type { WindowStore } from './conversations/stores.js';
 // Every error class; not brandError or apiErrorClassFor, which are the SDK's own plumbing.
 export {
@@ -35,7 +36,6 @@ export {
   MessageValidationError,
   MissingDependencyError,
   NotSentError,
-  ServiceWindowClosedError,
   StreamError,
   type TemplateIssue,
   TemplateValidationError,

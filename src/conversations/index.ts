@@ -4,8 +4,8 @@
  * APIs only, so it runs on Node, Bun, Deno and Workers; `RedisSessionStore` and `RedisWindowStore` are in
  * `wa-gateway-sdk/redis`.
  */
-export { ServiceWindowClosedError, WaGatewayError } from '../core/errors.js';
-export { ConversationError, type ConversationErrorReason } from './errors.js';
+export { WaGatewayError } from '../core/errors.js';
+export { ConversationError, type ConversationErrorReason, ServiceWindowClosedError } from './errors.js';
 export {
   type AccountUpdateContext,
   type ChoiceMessage,

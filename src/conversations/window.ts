@@ -1,5 +1,5 @@
 /** The 24-hour customer service window: when it is open, and the guard every free-form send goes through. */
-import { ServiceWindowClosedError } from '../core/errors.js';
+import { ServiceWindowClosedError } from './errors.js';
 import type { WindowStore } from './stores.js';
 
 /** "Non-template messages can only be sent within 24 hours of the last message from the user." */
