@@ -86,6 +86,7 @@ export {
   type AccountUpdateEvent,
   type AccountUpdateValue,
   type AudioMessage,
+  type ButtonMessage,
   type ClaimResult,
   CONVERSATION_ORIGIN_TYPES,
   type ContactsMessage,

@@ -8,6 +8,7 @@
 import { accountUpdateValue } from './account-update.fixture.js';
 import { base, FIXTURE_SENDER } from './fixture-base.js';
 import { audioMessage } from './messages/audio.fixture.js';
+import { buttonMessage } from './messages/button.fixture.js';
 import { contactsMessage } from './messages/contacts.fixture.js';
 import { documentMessage } from './messages/document.fixture.js';
 import { imageMessage } from './messages/image.fixture.js';
@@ -33,6 +34,7 @@ import { templateStatusValue } from './template-status.fixture.js';
 export { accountUpdateValue } from './account-update.fixture.js';
 export { FIXTURE_SENDER, FIXTURE_TIMESTAMP, fixtureId } from './fixture-base.js';
 export { audioMessage } from './messages/audio.fixture.js';
+export { buttonMessage } from './messages/button.fixture.js';
 export { contactsMessage } from './messages/contacts.fixture.js';
 export { documentMessage } from './messages/document.fixture.js';
 export { imageMessage } from './messages/image.fixture.js';
@@ -195,5 +197,6 @@ export function everyMessageType(): Record<string, { type: string; id: string } 
     list_reply: listReplyMessage(),
     reaction: reactionMessage(),
     order: orderMessage(),
+    button: buttonMessage(),
   } satisfies Record<Exclude<KnownMessageType, 'interactive'> | 'button_reply' | 'list_reply', KnownMessage>;
 }

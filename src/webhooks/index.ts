@@ -46,6 +46,8 @@ export {
   type AudioMessage,
   accountUpdateValueSchema,
   audioMessageSchema,
+  type ButtonMessage,
+  buttonMessageSchema,
   buttonReplySchema,
   CONVERSATION_ORIGIN_TYPES,
   type ContactsMessage,

@@ -19,6 +19,7 @@ import { messageBase } from './wire.js';
 
 export * from './account-update.js';
 export * from './messages/audio.js';
+export * from './messages/button.js';
 export * from './messages/contacts.js';
 export * from './messages/document.js';
 export * from './messages/image.js';

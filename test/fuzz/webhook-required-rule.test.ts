@@ -39,6 +39,8 @@ const REQUIRED: Record<string, readonly string[]> = {
     'interactive.list_reply',
     'interactive.list_reply.id',
     'interactive.list_reply.title',
+    'button.payload',
+    'button.text',
   ],
   statuses: [
     'id',

@@ -132,6 +132,10 @@ function checkMessageContent(event: Extract<WebhookEvent, { kind: 'message' }>, 
         content['longitude'],
       ]);
       break;
+    case 'button':
+      expect([m.button.payload, m.button.text]).toEqual([content['payload'], content['text']]);
+      expect(m.context?.id).toBe((raw['context'] as Json | undefined)?.['id']);
+      break;
     case 'reaction':
       expect(m.reaction.message_id).toBe(content['message_id']);
       expect(isReactionRemoved(m)).toBe(!content['emoji']);

@@ -4,6 +4,7 @@ import type { MessageEvent, StatusEvent, UnknownEvent, WebhookEvent } from '../.
 import {
   accountUpdateEnvelope,
   audioMessage,
+  buttonMessage,
   buttonReplyMessage,
   change,
   contact,
@@ -30,7 +31,12 @@ import {
   unknownTypeMessage,
   videoMessage,
 } from '../../src/webhooks/fixtures.js';
-import { createWebhookHandler, isReactionRemoved, parseWebhook } from '../../src/webhooks/index.js';
+import {
+  createWebhookHandler,
+  customerOf,
+  isReactionRemoved,
+  parseWebhook,
+} from '../../src/webhooks/index.js';
 
 function only<K extends WebhookEvent['kind']>(
   events: WebhookEvent[],
@@ -163,6 +169,37 @@ describe('parseWebhook: incoming messages, one fixture per type', () => {
     expect(added.reaction.message_id).toBe('wamid.target');
     expect(isReactionRemoved(added)).toBe(false);
     expect(isReactionRemoved(removed)).toBe(true);
+  });
+
+  it('button: a template quick-reply tap is typed, its payload and the template it answers readable', () => {
+    const tap = buttonMessage(
+      { payload: 'confirm_order_42', text: 'Confirm' },
+      { id: 'wamid.tap', context: { from: '15550009999', id: 'wamid.template' } },
+    );
+    const event = oneMessage(messageEnvelope(tap));
+    const { message } = event;
+    // Not the interactive button_reply (a tap on an interactive message's button): a type of its own.
+    if (message.type !== 'button') throw new Error(`got ${message.type}`);
+    expect(message.button).toEqual({ payload: 'confirm_order_42', text: 'Confirm' });
+    expect(message.context?.id).toBe('wamid.template');
+    expect(event.idempotencyKey).toBe('wamid.tap');
+    expect(customerOf(event)?.phone).toBe(FIXTURE_SENDER);
+    // A tap with no context (real deliveries have them) and a field the gateway may add later keep the type.
+    const bare = { ...tap, context: undefined, button: { ...tap.button, extra: 1 } };
+    delete bare.context;
+    const loose = oneMessage(messageEnvelope(bare)).message;
+    expect(loose.type).toBe('button');
+    if (loose.type === 'button') expect(loose.button).toEqual({ ...tap.button, extra: 1 });
+  });
+
+  it('button: a tap whose payload is not a string is the unknown variant, raw kept, the field named', () => {
+    const tap = buttonMessage({}, { id: 'wamid.badtap' });
+    const wrong = { ...tap, button: { text: 'Yes', payload: 42 } };
+    const { message } = oneMessage(messageEnvelope(wrong));
+    if (message.type !== 'unknown') throw new Error(`got ${message.type}`);
+    expect(message.originalType).toBe('button');
+    expect(message.raw).toEqual(wrong);
+    expect(message.issues.map((i) => i.path)).toEqual([['button', 'payload']]);
   });
 
   it('order: catalog and product items', () => {

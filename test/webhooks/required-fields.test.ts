@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  buttonMessage,
   FIXTURE_METADATA,
   listReplyMessage,
   messageEnvelope,
@@ -9,6 +10,7 @@ import {
   statusObject,
 } from '../../src/webhooks/fixtures.js';
 import {
+  type ButtonMessage,
   createWebhookHandler,
   type MessageEvent,
   type OrderItem,
@@ -46,6 +48,9 @@ describe('required webhook fields are typed required, the rest optional', () => 
     expectTypeOf<StatusEvent['status']['recipient_user_id']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<ReactionMessage['from']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<ReactionMessage['from_user_id']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<ButtonMessage['button']['payload']>().toEqualTypeOf<string>();
+    expectTypeOf<ButtonMessage['button']['text']>().toEqualTypeOf<string>();
+    expectTypeOf<NonNullable<ButtonMessage['context']>['id']>().toEqualTypeOf<string | undefined>();
   });
 
   it('every fixture still produces a typed event', () => {
@@ -80,6 +85,8 @@ const INCOMPLETE: [string, Record<string, unknown>, (string | number)[]][] = [
   ['list_reply.title', listReplyMessage(), ['interactive', 'list_reply', 'title']],
   ['reaction.message_id', reactionMessage(), ['reaction', 'message_id']],
   ['order item quantity', orderMessage(), ['order', 'product_items', 0, 'quantity']],
+  ['button.payload', buttonMessage(), ['button', 'payload']],
+  ['button.text', buttonMessage(), ['button', 'text']],
 ];
 
 /** Descriptive fields real deliveries omit: without them the message keeps its type. */
@@ -88,6 +95,7 @@ const DESCRIPTIVE: [string, Record<string, unknown>, (string | number)[]][] = [
   ['order item price', orderMessage(), ['order', 'product_items', 0, 'item_price']],
   ['order catalog_id', orderMessage(), ['order', 'catalog_id']],
   ['from (a sender known by from_user_id)', reactionMessage(), ['from']],
+  ['context (a quick-reply tap without it)', buttonMessage(), ['context']],
 ];
 
 describe('a delivery lacking a descriptive field keeps its type', () => {
@@ -180,8 +188,8 @@ describe('a delivery lacking a required field is delivered, never dropped', () =
         body: JSON.stringify(body),
       }),
     );
-    expect(value['messages']).toHaveLength(3);
+    expect(value['messages']).toHaveLength(INCOMPLETE.length);
     expect(response.status).toBe(200);
-    expect(seen).toEqual(['message:unknown', 'message:unknown', 'message:unknown', 'unknown']);
+    expect(seen).toEqual([...INCOMPLETE.map(() => 'message:unknown'), 'unknown']);
   });
 });

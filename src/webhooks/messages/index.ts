@@ -1,6 +1,7 @@
 /** The table of documented incoming message types: what the parser looks a message's schema up in. */
 import * as z from '../../core/zod.js';
 import { audioMessageSchema } from './audio.js';
+import { buttonMessageSchema } from './button.js';
 import { contactsMessageSchema } from './contacts.js';
 import { documentMessageSchema } from './document.js';
 import { imageMessageSchema } from './image.js';
@@ -15,6 +16,8 @@ import { videoMessageSchema } from './video.js';
 /**
  * Schema of each documented incoming message type, keyed by `type`: the one list of message types. The parser looks
  * a message's schema up here, and `MESSAGE_TYPES`, `knownMessageSchema` and `KnownMessage` are derived from it.
+ * Documented means by the gateway spec, or, for `button`, by what every real delivery of a template quick-reply tap
+ * carries (docs/webhooks.md, "Template quick-reply taps").
  */
 export const messageSchemas = {
   text: textMessageSchema,
@@ -28,13 +31,15 @@ export const messageSchemas = {
   interactive: interactiveMessageSchema,
   reaction: reactionMessageSchema,
   order: orderMessageSchema,
+  // Not in the gateway spec's table: real deliveries carry it for template quick-reply taps (button.ts).
+  button: buttonMessageSchema,
 } as const;
 
 type MessageSchemas = typeof messageSchemas;
 /** A documented incoming message type. */
 export type KnownMessageType = keyof MessageSchemas;
 
-/** Incoming message types the spec documents. A message of any other type becomes the `unknown` variant. */
+/** Incoming message types the SDK types (see `messageSchemas`). A message of any other type becomes the `unknown` variant. */
 export const MESSAGE_TYPES = Object.keys(messageSchemas) as KnownMessageType[];
 
 /** Any documented incoming message, discriminated by `type`. */
