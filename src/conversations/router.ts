@@ -71,9 +71,15 @@ export interface MessageContext<S, M extends IncomingMessage = IncomingMessage> 
   readonly message: M;
   /** The customer's id (`from`, or `from_user_id` for business-scoped users): the key of every store. */
   readonly customer: string;
-  /** The text of a text message, or the title of a button or list reply; else `undefined`. */
+  /**
+   * The text of a text message, the title of a button or list reply, or the label of a template's quick-reply
+   * button the customer tapped (`type: 'button'`); else `undefined`.
+   */
   readonly text: string | undefined;
-  /** The id of a tapped reply button or chosen list row (the `id` the business sent); else `undefined`. */
+  /**
+   * The id of a tapped reply button or chosen list row (the `id` the business sent), or the `payload` of a
+   * template's quick-reply button (`type: 'button'`); else `undefined`.
+   */
   readonly choice: string | undefined;
   /** The customer's session: read and change it freely; it is saved when the event has been handled. */
   session: S;
@@ -548,7 +554,10 @@ class MessageCtx<S> implements MessageContext<S> {
   ) {
     this.message = event.message;
     this.text = textOf(event.message);
-    this.choice = interactiveId(event.message, 'button_reply') ?? interactiveId(event.message, 'list_reply');
+    this.choice =
+      event.message.type === 'button'
+        ? event.message.button.payload
+        : (interactiveId(event.message, 'button_reply') ?? interactiveId(event.message, 'list_reply'));
     this.human = record.human !== undefined;
     this.session = record.s === undefined ? router.initial() : (record.s as S);
     this.position = record.flow;
@@ -665,6 +674,7 @@ function inboundTime(event: MessageEvent): number {
 
 function textOf(message: IncomingMessage): string | undefined {
   if (message.type === 'text') return message.text.body;
+  if (message.type === 'button') return message.button.text;
   if (message.type === 'interactive') {
     const i = message.interactive;
     if (i.type === 'button_reply') return i.button_reply.title;

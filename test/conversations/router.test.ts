@@ -11,6 +11,7 @@ import { GatewayClient, ServiceWindowClosedError, WaGatewayError } from '../../s
 import type { InboxWorkerOptions } from '../../src/redis/index.js';
 import {
   accountUpdateEnvelope,
+  buttonMessage,
   buttonReplyMessage,
   imageMessage,
   listReplyMessage,
@@ -81,6 +82,23 @@ describe('routing', () => {
       expect.stringMatching(/^image /),
       '? something else',
     ]);
+  });
+
+  it("reads a template quick-reply tap (type 'button'): ctx.choice is its payload, ctx.text its label", async () => {
+    const { gw, bodies } = gateway();
+    const router = createRouter({ gateway: gw });
+    router.on('button', (ctx) => ctx.reply(`${ctx.choice} / ${ctx.text}`));
+    await router.handle(
+      one(
+        messageEnvelope(
+          buttonMessage(
+            { payload: 'STOP_PROMOS', text: 'Stop promotions' },
+            { from: CUSTOMER, timestamp: now() },
+          ),
+        ),
+      ),
+    );
+    expect(bodies()).toEqual(['STOP_PROMOS / Stop promotions']);
   });
 
   it('types ctx.match and ctx.session from the route and the router', () => {
