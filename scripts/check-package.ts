@@ -7,6 +7,8 @@
  *    bullmq, @opentelemetry/api), then require() and import() EVERY entry point of `exports` and run the
  *    `wa-gateway` bin: what a customer's `npm install` would get. Importing an entry must never need an optional
  *    peer; using the feature may (the msw handlers throw MissingDependencyError naming msw).
+ * 4. zod is a range in `dependencies`: a consumer that pins another zod 4 inside it (the range's lowest) gets one
+ *    copy (`npm ls zod`), every entry imports and works with it, and its `tsc` compiles every entry's types.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { BUDGETS_GZIP_BYTES, importSpecifiers, measureEntry } from '../bench/bun
 const root = fileURLToPath(new URL('..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   exports: Record<string, unknown>;
+  dependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
 /** Every entry point the package exports (not `./package.json`). */
@@ -140,6 +143,69 @@ step('npm pack, install, require and import every entry, run the bin', () => {
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+step('a consumer pinning another zod 4 in the range: one copy, every entry works', () => {
+  const range = manifest.dependencies['zod']!;
+  const lowest = range.replace(/^[\^~>=\s]+/, '');
+  const locked = (
+    JSON.parse(readFileSync(join(root, 'node_modules', 'zod', 'package.json'), 'utf8')) as { version: string }
+  ).version;
+  if (!/^\^4\.\d+\.\d+$/.test(range))
+    throw new Error(`dependencies.zod is ${range}: expected a range ^4.x.y`);
+  if (lowest === locked)
+    throw new Error(`the range's lowest (${lowest}) is the locked zod: pin another one here`);
+  const scratch = mkdtempSync(join(tmpdir(), 'wa-zod-'));
+  try {
+    const packed = JSON.parse(sh('npm', ['pack', '--json', '--pack-destination', scratch]).toString()) as {
+      filename: string;
+    }[];
+    writeFileSync(
+      join(scratch, 'package.json'),
+      JSON.stringify({ name: 'scratch', private: true, dependencies: { zod: lowest } }),
+    );
+    sh(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--omit=peer', join(scratch, packed[0]!.filename)],
+      scratch,
+    );
+    // `npm ls` lists every copy in the tree: the SDK must have deduplicated onto the consumer's.
+    const tree = JSON.parse(sh('npm', ['ls', 'zod', '--all', '--json'], scratch).toString()) as ZodTree;
+    const versions = new Set<string>();
+    const walk = (deps: ZodTree['dependencies']) => {
+      for (const [name, dep] of Object.entries(deps ?? {})) {
+        if (name === 'zod' && dep.version) versions.add(dep.version);
+        walk(dep.dependencies);
+      }
+    };
+    walk(tree.dependencies);
+    if (versions.size !== 1 || !versions.has(lowest))
+      throw new Error(`npm ls zod shows ${[...versions].join(', ') || 'none'}; expected ${lowest} alone`);
+    const entries = ENTRIES.map((e) => (e === '.' ? 'wa-gateway-sdk' : `wa-gateway-sdk/${e.slice(2)}`));
+    // Classic zod (the consumer's copy) runs in the main entry's send validation and the platform answers.
+    const use = `const m = await import('wa-gateway-sdk');
+      const gw = new m.GatewayClient({ apiKey: 'k', baseUrl: 'https://gw.test', fetch: () => { throw new Error('no request expected'); } });
+      await gw.messages.send({ to: '998901234567', type: 'text', text: {} }).then(
+        () => { throw new Error('a text without body was sent'); },
+        (e) => { if (e.name !== 'MessageValidationError') throw e; });
+      if (!m.validateTemplate({}).issues.length) throw new Error('validateTemplate accepted {}');`;
+    sh(
+      process.execPath,
+      ['--input-type=module', '-e', `for (const e of ${JSON.stringify(entries)}) await import(e); ${use}`],
+      scratch,
+    );
+    typecheckConsumer(scratch, entries);
+    process.stdout.write(
+      `zod ${lowest} pinned by the consumer (${range}; locked ${locked}): one copy, entries ok\n`,
+    );
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+/** `npm ls --json`'s tree, as far as the zod check reads it. */
+interface ZodTree {
+  dependencies?: Record<string, { version?: string; dependencies?: ZodTree['dependencies'] }>;
+}
 
 /**
  * A TypeScript customer's compile of every entry's declarations, as installed: ESM and CommonJS under `nodenext`,
