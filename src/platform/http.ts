@@ -20,8 +20,6 @@ export type Host = 'platform' | 'stream';
 /** Per-request options of every operation: the SDK's `RequestOptions`, under the name the platform used. */
 export type CallOptions = CallRequestOptions;
 
-export { requestOf as callOf } from '../core/call-options.js';
-
 /**
  * `PlatformHttp.json` as handed to the body of a call that reports its answer (`run`). Given a schema, it checks
  * the 2xx body against it, and a body of another shape is an `InvalidResponseError` with the answer's status.
@@ -30,9 +28,6 @@ export interface JsonCall {
   (host: Host, options: RequestOptions): Promise<unknown>;
   <S extends z.ZodType>(host: Host, options: RequestOptions, schema: S): Promise<z.output<S>>;
 }
-
-/** Everything a platform transport needs but its host and its credential, which `PlatformHttp` supplies. */
-export type SharedTransportConfig = ClientTransportConfig;
 
 const SCHEME = 'JWT ';
 
@@ -49,7 +44,7 @@ export class PlatformHttp {
     tokens: TokenManager;
     platformUrl: string;
     streamUrl: string;
-    config: SharedTransportConfig;
+    config: ClientTransportConfig;
   }) {
     const { tokens, config } = options;
     this.#tokens = tokens;

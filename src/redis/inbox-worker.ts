@@ -15,10 +15,10 @@ import type * as BullMQ from 'bullmq';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ConfigurationError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
 import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import type { WebhookEvent } from '../webhooks/events.js';
-import type { WebhookLogger } from '../webhooks/handler.js';
 import {
   INBOX_BACKOFF_TYPE,
   InboxError,
@@ -77,7 +77,7 @@ export interface InboxWorkerOptions extends InboxQueueOptions {
    */
   lockDurationMs?: number;
   /** Operational messages: event kinds, job ids, error names. Never payloads, keys or secrets. */
-  logger?: WebhookLogger;
+  logger?: Logger;
   /** Every failure, with the error itself (your `onEvent`'s errors may hold your data: log them with care). */
   onError?: (error: unknown, info: InboxWorkerErrorInfo) => void;
 }
