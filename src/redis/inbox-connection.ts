@@ -13,9 +13,6 @@ import type { Logger } from '../core/logger.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { errorMeta } from './redis-answer.js';
 
-// Re-exported for the inbox modules that import it from here; it is defined once, beside the stores' error mapping.
-export { errorMeta };
-
 /** Where the inbox's Redis is: a `redis://` URL, ioredis options, or an ioredis client whose settings are copied. */
 export type InboxConnection = string | RedisOptions | Redis;
 

@@ -26,7 +26,8 @@ import {
   inboxJobDataSchema,
   queueOptions,
 } from './inbox.js';
-import { closeRedis, errorMeta, logConnectionError, openRedis } from './inbox-connection.js';
+import { closeRedis, logConnectionError, openRedis } from './inbox-connection.js';
+import { errorMeta } from './redis-answer.js';
 
 /** Passed to the worker's `onEvent` with each event. */
 export interface InboxEventContext {
