@@ -21,7 +21,7 @@ export {
   UpstreamError,
 } from './core/api-errors.js';
 export { ApiPromise, type ResponseInfo, type WithResponse } from './core/api-promise.js';
-export { RESERVED_HEADERS, type RequestOptions } from './core/call-options.js';
+export type { RequestOptions } from './core/call-options.js';
 export type { CommonClientOptions } from './core/client-options.js';
 export {
   ApiError,
@@ -42,7 +42,7 @@ export {
   WebhookParseError,
 } from './core/errors.js';
 export type { RequestEvent, RequestHooks, ResponseEvent } from './core/hooks.js';
-export { LOG_ENV, type Logger, type LogLevel } from './core/logger.js';
+export type { Logger, LogLevel } from './core/logger.js';
 export { RateLimiter, type SendLimiter } from './core/rate-limiter.js';
 export type { RetryRules } from './core/retry-policy.js';
 export type { DeepReadonly } from './core/types.js';
@@ -51,7 +51,9 @@ export * from './gateway/index.js';
 export * from './platform/index.js';
 export * from './public-api/index.js';
 // The templates and webhooks entries also export their zod/mini schemas (a Worker or a browser form can use them
-// without classic zod); here they are named one by one so that the schemas stay off the main entry.
+// without classic zod); here they are named one by one so that the schemas stay off the main entry. The webhooks
+// entry owns its functions, classes and constants (DESIGN's entry table): this entry re-exports its types only,
+// and its error classes (this entry holds every error class).
 export {
   assertValidTemplate,
   BUTTON_TYPES,
@@ -85,24 +87,17 @@ export {
   type AccountUpdateValue,
   type AudioMessage,
   type ClaimResult,
-  CONVERSATION_ORIGIN_TYPES,
   type ContactsMessage,
-  createNodeWebhookHandler,
-  createWebhookHandler,
-  DEFAULT_DEDUPE_TTL_MS,
   type DocumentMessage,
   type IdempotencyStore,
   type ImageMessage,
   type IncomingMessage,
   type IncomingMessageWire,
   type InteractiveMessage,
-  isReactionRemoved,
   type KnownMessage,
   type KnownMessageType,
   type KnownStatusValue,
   type LocationMessage,
-  MESSAGE_TYPES,
-  MemoryIdempotencyStore,
   type MemoryIdempotencyStoreOptions,
   type MessageEvent,
   type MessagesValue,
@@ -111,20 +106,14 @@ export {
   type OpenEnum,
   type OrderItem,
   type OrderMessage,
-  parseTimestamp,
-  parseWebhook,
   RawBodyRequiredError,
   type ReactionMessage,
   type SharedContact,
-  STATUS_VALUES,
   type StatusError,
   type StatusEvent,
-  StatusTracker,
   type StatusTrackerOptions,
   type StatusUpdateResult,
   type StickerMessage,
-  signUpstreamBody,
-  TEMPLATE_STATUS_EVENTS,
   type TemplateStatusEvent,
   type TemplateStatusValue,
   type TextMessage,
@@ -132,8 +121,6 @@ export {
   type UnknownEvent,
   type UnknownMessage,
   type VideoMessage,
-  verifyAuthorization,
-  verifyUpstreamSignature,
   type WebhookBody,
   type WebhookContact,
   type WebhookEnvelope,
