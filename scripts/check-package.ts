@@ -7,14 +7,16 @@
  *    bullmq, @opentelemetry/api), then require() and import() EVERY entry point of `exports` and run the
  *    `wa-gateway` bin: what a customer's `npm install` would get. Importing an entry must never need an optional
  *    peer; using the feature may (the msw handlers throw MissingDependencyError naming msw).
- * 4. zod is a range in `dependencies`: a consumer that pins another zod 4 inside it (the range's lowest) gets one
+ * 4. The published types hold only the public API: no `dist/*.d.ts` mentions a name the source tags `@internal`.
+ * 5. zod is a range in `dependencies`: a consumer that pins another zod 4 inside it (the range's lowest) gets one
  *    copy (`npm ls zod`), every entry imports and works with it, and its `tsc` compiles every entry's types.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { BUDGETS_GZIP_BYTES, importSpecifiers, measureEntry } from '../bench/bundle-size.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -89,7 +91,7 @@ step('npm pack, install, require and import every entry, run the bin', () => {
     if (installed.length > 0) throw new Error(`optional peers were installed: ${installed.join(', ')}`);
     const entries = ENTRIES.map((e) => (e === '.' ? 'wa-gateway-sdk' : `wa-gateway-sdk/${e.slice(2)}`));
     const expectations =
-      "['GatewayClient','PublicApiClient','PlatformClient','validateTemplate','parseWebhook'].filter((k) => !(k in m))";
+      "['GatewayClient','PublicApiClient','PlatformClient','validateTemplate'].filter((k) => !(k in m))";
     // The msw handler factories are the features that need msw; they must say so with a typed error.
     const mswCheck = `try { t.createGatewayHandlers({ baseUrl: 'https://gw.test' }); throw new Error('createGatewayHandlers worked without msw'); } catch (e) { if (e.name !== 'MissingDependencyError' || e.packageName !== 'msw') throw e; }`;
     sh(
@@ -142,6 +144,22 @@ step('npm pack, install, require and import every entry, run the bin', () => {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+});
+
+step('published types: no @internal name in dist/*.d.ts', () => {
+  const internal = internalNames(join(root, 'src'));
+  if (internal.size < 3)
+    throw new Error(`found only ${internal.size} @internal names in src: the scan is broken`);
+  const leaks: string[] = [];
+  for (const file of readdirSync(join(root, 'dist')).filter((f) => /\.d\.c?ts$/.test(f))) {
+    const text = readFileSync(join(root, 'dist', file), 'utf8');
+    if (text.includes('@internal')) leaks.push(`${file}: an @internal comment`);
+    // Declarations only: prose may say "transport".
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    for (const name of internal) if (new RegExp(`\\b${name}\\b`).test(code)) leaks.push(`${file}: ${name}`);
+  }
+  if (leaks.length > 0) throw new Error(`internal names in the published types: ${leaks.join('; ')}`);
+  process.stdout.write(`${internal.size} @internal names, none in dist/*.d.ts\n`);
 });
 
 step('a consumer pinning another zod 4 in the range: one copy, every entry works', () => {
@@ -271,6 +289,33 @@ function declarationImports(scratch: string, entry: string): string[] {
   };
   visit(`${name}.d.ts`);
   return [...packages];
+}
+
+/** The top-level names the source tags `@internal` (a declaration whose doc comment carries the tag). */
+function internalNames(dir: string): Set<string> {
+  const names = new Set<string>();
+  const visit = (path: string) => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.name.endsWith('.ts')) {
+        const source = ts.createSourceFile(full, readFileSync(full, 'utf8'), ts.ScriptTarget.Latest, true);
+        for (const statement of source.statements) {
+          // As the compiler's stripInternal reads it: the tag anywhere in a leading `/** */` comment.
+          const tagged = (ts.getLeadingCommentRanges(source.text, statement.pos) ?? []).some((r) =>
+            /^\/\*\*[\s\S]*@internal/.test(source.text.slice(r.pos, r.end)),
+          );
+          if (!tagged) continue;
+          const declared = ts.isVariableStatement(statement)
+            ? statement.declarationList.declarations.map((d) => d.name)
+            : [(statement as ts.DeclarationStatement).name];
+          for (const name of declared) if (name && ts.isIdentifier(name)) names.add(name.text);
+        }
+      }
+    }
+  };
+  visit(dir);
+  return names;
 }
 
 if (failures.length > 0) {

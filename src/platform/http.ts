@@ -35,6 +35,8 @@ const SCHEME = 'JWT ';
  * Authenticated requests to the platform's two hosts. The token comes from the `TokenManager`; after a 401
  * the transport hands back the header the server refused, and the token manager replaces that token only if
  * it is still the current one, so a burst of 401s costs a single login.
+ *
+ * @internal The SDK's own plumbing: built by the clients, never by a user; kept out of the published types.
  */
 export class PlatformHttp {
   readonly #tokens: TokenManager;
