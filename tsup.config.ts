@@ -12,7 +12,9 @@ export default defineConfig([
       conversations: 'src/conversations/index.ts',
     },
     format: ['esm', 'cjs'],
-    dts: true,
+    // `@internal` declarations (the transport, the token manager, the resource constructors, ...) stay out of the
+    // published types: only the public API is typed for users. `npm run check:package` holds it.
+    dts: { compilerOptions: { stripInternal: true } },
     sourcemap: true,
     clean: false,
     target: 'node20',

@@ -4,8 +4,8 @@
  * - `withResponse` overhead: `await send()` (the result derived through the ApiPromise) against
  *   `send().withResponse()` (the call's own result, nothing derived): at most 1.05×.
  * - tracing on against off: every send recorded as a span by a registered OpenTelemetry provider, against the
- *   same provider sampling it out (what a process without a provider pays: the API's no-op path): at most 1.05×.
- *   The run checks that every span recorded reached the exporter and no other did.
+ *   same provider sampling it out (what a process without a provider pays: the API's no-op path): at most 1.10×
+ *   (issue 24: the cost is OpenTelemetry's own span, see docs/benchmarks.md). The run checks that every span recorded reached the exporter and no other did.
  * - logging at `info` against `off`: at most 1.05×.
  */
 import { existsSync } from 'node:fs';
@@ -61,7 +61,7 @@ const exporter: SpanExporter = {
 const provider = new BasicTracerProvider({ sampler, spanProcessors: [new SimpleSpanProcessor(exporter)] });
 trace.setGlobalTracerProvider(provider);
 
-type Row = { metric: string; ratio: number; subjectMs: number; baselineMs: number };
+type Row = { metric: string; bar: number; ratio: number; subjectMs: number; baselineMs: number };
 
 /** One process's figures: each row the median of interleaved rounds. */
 async function measureHere(): Promise<Row[]> {
@@ -81,11 +81,14 @@ async function measureHere(): Promise<Row[]> {
     const rows = [
       {
         metric: 'await send() vs send().withResponse(), loopback (time ratio)',
+        bar: 1.05,
         subject: async () => (await gw.messages.send(message)).messageId,
         baseline: async () => (await gw.messages.send(message).withResponse()).data.messageId,
       },
       {
         metric: 'send with a span recorded vs sampled out, loopback (time ratio)',
+        // The row's cost is OpenTelemetry's own span (docs/benchmarks.md), so DESIGN gives it 1.10x, not 1.05x.
+        bar: 1.1,
         subject: async () => {
           tracing = true;
           recorded++;
@@ -98,6 +101,7 @@ async function measureHere(): Promise<Row[]> {
       },
       {
         metric: 'send logging at info vs off, loopback (time ratio)',
+        bar: 1.05,
         subject: async () => (await info.messages.send(message)).messageId,
         baseline: async () => (await gw.messages.send(message)).messageId,
       },
@@ -110,7 +114,7 @@ async function measureHere(): Promise<Row[]> {
       });
       // The tracing row's last call leaves recording on: the next row measures sends sampled out, like the rest.
       tracing = false;
-      out.push({ metric: row.metric, ratio, subjectMs, baselineMs });
+      out.push({ metric: row.metric, bar: row.bar, ratio, subjectMs, baselineMs });
     }
     await provider.forceFlush();
     if (recorded === 0 || exported !== recorded) {
@@ -124,15 +128,15 @@ async function measureHere(): Promise<Row[]> {
 
 // The median over fresh processes (see `inFreshProcesses`): single processes of one build differ by several percent.
 const runs = await inFreshProcesses(import.meta.url, LOOPBACK_PROCESSES, measureHere);
-runs[0]!.forEach(({ metric }, i) => {
+runs[0]!.forEach(({ metric, bar }, i) => {
   const ratio = median(runs.map((r) => r[i]!.ratio));
   report({
     bench: 'mechanics',
     metric: `${metric.replace(' (time ratio)', '')} (time ratio, ${medianOfProcesses(runs.length)})`,
     value: ratio,
     unit: 'x',
-    bar: '<= 1.05x',
-    pass: ratio <= 1.05,
+    bar: `<= ${bar}x`,
+    pass: ratio <= bar,
     detail: {
       subjectMsPerSend: round(median(runs.map((r) => r[i]!.subjectMs))),
       baselineMsPerSend: round(median(runs.map((r) => r[i]!.baselineMs))),

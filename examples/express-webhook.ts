@@ -16,10 +16,10 @@ import { pathToFileURL } from 'node:url';
 import express, { type Express } from 'express';
 import {
   createNodeWebhookHandler,
+  type Logger,
   type MessageEvent,
   StatusTracker,
   type WebhookEvent,
-  type WebhookLogger,
 } from '../src/webhooks/index.js';
 
 /** Where incoming messages wait for the slow work (replies, CRM updates, an AI agent). */
@@ -38,7 +38,7 @@ export interface WebhookAppOptions {
   tracker?: StatusTracker;
   queue?: MessageQueue;
   /** Receives reasons and status codes, never payloads or secrets: `console` is fine. */
-  logger?: WebhookLogger;
+  logger?: Logger;
 }
 
 /** A stand-in that loses everything on restart: replace it with a durable queue. */

@@ -16,10 +16,10 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import {
   createWebhookHandler,
+  type Logger,
   type MessageEvent,
   StatusTracker,
   type WebhookEvent,
-  type WebhookLogger,
 } from '../src/webhooks/index.js';
 
 /** Where incoming messages wait for the slow work. Resolve only once the event is stored durably. */
@@ -32,7 +32,7 @@ export interface WebhookAppOptions {
   secret: string | readonly string[];
   tracker?: StatusTracker;
   queue?: MessageQueue;
-  logger?: WebhookLogger;
+  logger?: Logger;
 }
 
 /** A stand-in that loses everything on restart: replace it with a durable queue. */

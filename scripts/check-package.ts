@@ -7,17 +7,22 @@
  *    bullmq, @opentelemetry/api), then require() and import() EVERY entry point of `exports` and run the
  *    `wa-gateway` bin: what a customer's `npm install` would get. Importing an entry must never need an optional
  *    peer; using the feature may (the msw handlers throw MissingDependencyError naming msw).
+ * 4. The published types hold only the public API: no `dist/*.d.ts` mentions a name the source tags `@internal`.
+ * 5. zod is a range in `dependencies`: a consumer that pins another zod 4 inside it (the range's lowest) gets one
+ *    copy (`npm ls zod`), every entry imports and works with it, and its `tsc` compiles every entry's types.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { BUDGETS_GZIP_BYTES, importSpecifiers, measureEntry } from '../bench/bundle-size.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   exports: Record<string, unknown>;
+  dependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
 /** Every entry point the package exports (not `./package.json`). */
@@ -86,7 +91,7 @@ step('npm pack, install, require and import every entry, run the bin', () => {
     if (installed.length > 0) throw new Error(`optional peers were installed: ${installed.join(', ')}`);
     const entries = ENTRIES.map((e) => (e === '.' ? 'wa-gateway-sdk' : `wa-gateway-sdk/${e.slice(2)}`));
     const expectations =
-      "['GatewayClient','PublicApiClient','PlatformClient','validateTemplate','parseWebhook'].filter((k) => !(k in m))";
+      "['GatewayClient','PublicApiClient','PlatformClient','validateTemplate'].filter((k) => !(k in m))";
     // The msw handler factories are the features that need msw; they must say so with a typed error.
     const mswCheck = `try { t.createGatewayHandlers({ baseUrl: 'https://gw.test' }); throw new Error('createGatewayHandlers worked without msw'); } catch (e) { if (e.name !== 'MissingDependencyError' || e.packageName !== 'msw') throw e; }`;
     sh(
@@ -140,6 +145,93 @@ step('npm pack, install, require and import every entry, run the bin', () => {
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+step('published types: no @internal name in dist/*.d.ts', () => {
+  const internal = internalNames(join(root, 'src'));
+  if (internal.size < 3)
+    throw new Error(`found only ${internal.size} @internal names in src: the scan is broken`);
+  const leaks: string[] = [];
+  for (const file of readdirSync(join(root, 'dist')).filter((f) => /\.d\.c?ts$/.test(f))) {
+    const text = readFileSync(join(root, 'dist', file), 'utf8');
+    if (text.includes('@internal')) leaks.push(`${file}: an @internal comment`);
+    // A declaration of the name, or an import or export of it (prose may say "transport", and a public method may
+    // share a name with an internal function: `messages.streamRange` and `streamRange`). A reference to a stripped
+    // declaration cannot remain: the declaration bundler fails the build on it.
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    for (const name of internal) {
+      const declared = new RegExp(
+        `\\b(?:class|interface|type|function|const|let|var|enum|namespace)\\s+${name}\\b`,
+      );
+      const named = new RegExp(`[{,]\\s*(?:type\\s+)?${name}(?:\\s+as\\s+\\w+)?\\s*[,}]`);
+      if (declared.test(code) || named.test(code)) leaks.push(`${file}: ${name}`);
+    }
+  }
+  if (leaks.length > 0) throw new Error(`internal names in the published types: ${leaks.join('; ')}`);
+  process.stdout.write(`${internal.size} @internal names, none in dist/*.d.ts\n`);
+});
+
+step('a consumer pinning another zod 4 in the range: one copy, every entry works', () => {
+  const range = manifest.dependencies['zod']!;
+  const lowest = range.replace(/^[\^~>=\s]+/, '');
+  const locked = (
+    JSON.parse(readFileSync(join(root, 'node_modules', 'zod', 'package.json'), 'utf8')) as { version: string }
+  ).version;
+  if (!/^\^4\.\d+\.\d+$/.test(range))
+    throw new Error(`dependencies.zod is ${range}: expected a range ^4.x.y`);
+  if (lowest === locked)
+    throw new Error(`the range's lowest (${lowest}) is the locked zod: pin another one here`);
+  const scratch = mkdtempSync(join(tmpdir(), 'wa-zod-'));
+  try {
+    const packed = JSON.parse(sh('npm', ['pack', '--json', '--pack-destination', scratch]).toString()) as {
+      filename: string;
+    }[];
+    writeFileSync(
+      join(scratch, 'package.json'),
+      JSON.stringify({ name: 'scratch', private: true, dependencies: { zod: lowest } }),
+    );
+    sh(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--omit=peer', join(scratch, packed[0]!.filename)],
+      scratch,
+    );
+    // `npm ls` lists every copy in the tree: the SDK must have deduplicated onto the consumer's.
+    const tree = JSON.parse(sh('npm', ['ls', 'zod', '--all', '--json'], scratch).toString()) as ZodTree;
+    const versions = new Set<string>();
+    const walk = (deps: ZodTree['dependencies']) => {
+      for (const [name, dep] of Object.entries(deps ?? {})) {
+        if (name === 'zod' && dep.version) versions.add(dep.version);
+        walk(dep.dependencies);
+      }
+    };
+    walk(tree.dependencies);
+    if (versions.size !== 1 || !versions.has(lowest))
+      throw new Error(`npm ls zod shows ${[...versions].join(', ') || 'none'}; expected ${lowest} alone`);
+    const entries = ENTRIES.map((e) => (e === '.' ? 'wa-gateway-sdk' : `wa-gateway-sdk/${e.slice(2)}`));
+    // Classic zod (the consumer's copy) runs in the main entry's send validation and the platform answers.
+    const use = `const m = await import('wa-gateway-sdk');
+      const gw = new m.GatewayClient({ apiKey: 'k', baseUrl: 'https://gw.test', fetch: () => { throw new Error('no request expected'); } });
+      await gw.messages.send({ to: '998901234567', type: 'text', text: {} }).then(
+        () => { throw new Error('a text without body was sent'); },
+        (e) => { if (e.name !== 'MessageValidationError') throw e; });
+      if (!m.validateTemplate({}).issues.length) throw new Error('validateTemplate accepted {}');`;
+    sh(
+      process.execPath,
+      ['--input-type=module', '-e', `for (const e of ${JSON.stringify(entries)}) await import(e); ${use}`],
+      scratch,
+    );
+    typecheckConsumer(scratch, entries);
+    process.stdout.write(
+      `zod ${lowest} pinned by the consumer (${range}; locked ${locked}): one copy, entries ok\n`,
+    );
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+/** `npm ls --json`'s tree, as far as the zod check reads it. */
+interface ZodTree {
+  dependencies?: Record<string, { version?: string; dependencies?: ZodTree['dependencies'] }>;
+}
 
 /**
  * A TypeScript customer's compile of every entry's declarations, as installed: ESM and CommonJS under `nodenext`,
@@ -205,6 +297,33 @@ function declarationImports(scratch: string, entry: string): string[] {
   };
   visit(`${name}.d.ts`);
   return [...packages];
+}
+
+/** The top-level names the source tags `@internal` (a declaration whose doc comment carries the tag). */
+function internalNames(dir: string): Set<string> {
+  const names = new Set<string>();
+  const visit = (path: string) => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.name.endsWith('.ts')) {
+        const source = ts.createSourceFile(full, readFileSync(full, 'utf8'), ts.ScriptTarget.Latest, true);
+        for (const statement of source.statements) {
+          // As the compiler's stripInternal reads it: the tag anywhere in a leading `/** */` comment.
+          const tagged = (ts.getLeadingCommentRanges(source.text, statement.pos) ?? []).some((r) =>
+            /^\/\*\*[\s\S]*@internal/.test(source.text.slice(r.pos, r.end)),
+          );
+          if (!tagged) continue;
+          const declared = ts.isVariableStatement(statement)
+            ? statement.declarationList.declarations.map((d) => d.name)
+            : [(statement as ts.DeclarationStatement).name];
+          for (const name of declared) if (name && ts.isIdentifier(name)) names.add(name.text);
+        }
+      }
+    }
+  };
+  visit(dir);
+  return names;
 }
 
 if (failures.length > 0) {

@@ -23,7 +23,7 @@ export {
   UpstreamError,
 } from './core/api-errors.js';
 export { ApiPromise, type ResponseInfo, type WithResponse } from './core/api-promise.js';
-export { RESERVED_HEADERS, type RequestOptions } from './core/call-options.js';
+export type { RequestOptions } from './core/call-options.js';
 export type { CommonClientOptions } from './core/client-options.js';
 export {
   ApiError,
@@ -44,7 +44,7 @@ export {
   WebhookParseError,
 } from './core/errors.js';
 export type { RequestEvent, RequestHooks, ResponseEvent } from './core/hooks.js';
-export { LOG_ENV, type Logger, type LogLevel } from './core/logger.js';
+export type { Logger, LogLevel } from './core/logger.js';
 export { RateLimiter, type SendLimiter } from './core/rate-limiter.js';
 export type { RetryRules } from './core/retry-policy.js';
 export type { DeepReadonly } from './core/types.js';
@@ -53,7 +53,9 @@ export * from './gateway/index.js';
 export * from './platform/index.js';
 export * from './public-api/index.js';
 // The templates and webhooks entries also export their zod/mini schemas (a Worker or a browser form can use them
-// without classic zod); here they are named one by one so that the schemas stay off the main entry.
+// without classic zod); here they are named one by one so that the schemas stay off the main entry. The webhooks
+// entry owns its functions, classes and constants (DESIGN's entry table): this entry re-exports its types only,
+// and its error classes (this entry holds every error class).
 export {
   assertValidTemplate,
   BUTTON_TYPES,
@@ -88,26 +90,18 @@ export {
   type AudioMessage,
   type ButtonMessage,
   type ClaimResult,
-  CONVERSATION_ORIGIN_TYPES,
   type ContactsMessage,
   type Customer,
-  createNodeWebhookHandler,
-  createWebhookHandler,
-  customerOf,
-  DEFAULT_DEDUPE_TTL_MS,
   type DocumentMessage,
   type IdempotencyStore,
   type ImageMessage,
   type IncomingMessage,
   type IncomingMessageWire,
   type InteractiveMessage,
-  isReactionRemoved,
   type KnownMessage,
   type KnownMessageType,
   type KnownStatusValue,
   type LocationMessage,
-  MESSAGE_TYPES,
-  MemoryIdempotencyStore,
   type MemoryIdempotencyStoreOptions,
   type MessageEvent,
   type MessagesValue,
@@ -116,20 +110,14 @@ export {
   type OpenEnum,
   type OrderItem,
   type OrderMessage,
-  parseTimestamp,
-  parseWebhook,
   RawBodyRequiredError,
   type ReactionMessage,
   type SharedContact,
-  STATUS_VALUES,
   type StatusError,
   type StatusEvent,
-  StatusTracker,
   type StatusTrackerOptions,
   type StatusUpdateResult,
   type StickerMessage,
-  signUpstreamBody,
-  TEMPLATE_STATUS_EVENTS,
   type TemplateStatusEvent,
   type TemplateStatusValue,
   type TextMessage,
@@ -138,8 +126,6 @@ export {
   type UnknownInteractive,
   type UnknownMessage,
   type VideoMessage,
-  verifyAuthorization,
-  verifyUpstreamSignature,
   type WebhookBody,
   type WebhookContact,
   type WebhookEnvelope,

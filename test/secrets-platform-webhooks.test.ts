@@ -15,18 +15,20 @@ import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createNodeWebhookHandler,
-  createWebhookHandler,
   type IdempotencyStore,
   MemoryTokenStore,
   PlatformClient,
-  parseWebhook,
-  signUpstreamBody,
-  verifyUpstreamSignature,
   WaGatewayError,
   type WebhookHandlerOptions,
 } from '../src/index.js';
 import { messageEnvelope, textMessage } from '../src/webhooks/fixtures.js';
+import {
+  createNodeWebhookHandler,
+  createWebhookHandler,
+  parseWebhook,
+  signUpstreamBody,
+  verifyUpstreamSignature,
+} from '../src/webhooks/index.js';
 import { type Handler, startServer } from './helpers/http-server.js';
 
 const USERNAME = 'ops@example.com';

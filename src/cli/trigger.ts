@@ -4,6 +4,7 @@ import { type DeliveryAttempt, deliverWebhook } from '../testing/deliver.js';
 import {
   accountUpdateEnvelope,
   audioMessage,
+  buttonMessage,
   buttonReplyMessage,
   contactsMessage,
   documentMessage,
@@ -21,8 +22,46 @@ import {
   unknownTypeMessage,
   videoMessage,
 } from '../webhooks/fixtures.js';
+import type { KnownMessage, KnownMessageType } from '../webhooks/messages/index.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
+
+/**
+ * The message events, keyed by the webhook table's types (`messageSchemas` in src/webhooks/messages/index.ts): a
+ * type added there does not compile until it has its trigger here. Each names its events (`message.<name>`, two for
+ * `interactive`'s replies) and builds the message carrying the given id.
+ */
+const MESSAGE_EVENTS: {
+  readonly [K in KnownMessageType]: Readonly<Record<string, (id: string) => KnownMessage>>;
+} = {
+  text: { text: (id) => textMessage({ id }) },
+  image: { image: (id) => imageMessage({ id }) },
+  audio: { audio: (id) => audioMessage({ id }) },
+  document: { document: (id) => documentMessage({ id }) },
+  video: { video: (id) => videoMessage({ id }) },
+  sticker: { sticker: (id) => stickerMessage({ id }) },
+  location: { location: (id) => locationMessage({ id }) },
+  contacts: { contacts: (id) => contactsMessage({ id }) },
+  interactive: {
+    button_reply: (id) => buttonReplyMessage({ id }),
+    list_reply: (id) => listReplyMessage({ id }),
+  },
+  reaction: { reaction: (id) => reactionMessage({}, { id }) },
+  order: { order: (id) => orderMessage({ id }) },
+  button: { button: (id) => buttonMessage({}, { id }) },
+};
+
+/** `MESSAGE_EVENTS` as `message.<name>` → envelope builder, in the table's order. */
+function messageEvents(): Record<string, (id: string) => WebhookEnvelope> {
+  return Object.fromEntries(
+    Object.values(MESSAGE_EVENTS).flatMap((named) =>
+      Object.entries(named).map(([name, build]) => [
+        `message.${name}`,
+        (id: string) => messageEnvelope(build(id)),
+      ]),
+    ),
+  );
+}
 
 /**
  * Every event `trigger` can send: name → envelope builder, given the message id to carry (fresh per run unless
@@ -30,18 +69,7 @@ import { type CliIo, EXIT, UsageError } from './io.js';
  * Template and account builders ignore it. Data, so the help text is made from it too.
  */
 const EVENTS: Readonly<Record<string, (id: string) => WebhookEnvelope>> = {
-  'message.text': (id) => messageEnvelope(textMessage({ id })),
-  'message.image': (id) => messageEnvelope(imageMessage({ id })),
-  'message.audio': (id) => messageEnvelope(audioMessage({ id })),
-  'message.document': (id) => messageEnvelope(documentMessage({ id })),
-  'message.video': (id) => messageEnvelope(videoMessage({ id })),
-  'message.sticker': (id) => messageEnvelope(stickerMessage({ id })),
-  'message.location': (id) => messageEnvelope(locationMessage({ id })),
-  'message.contacts': (id) => messageEnvelope(contactsMessage({ id })),
-  'message.button_reply': (id) => messageEnvelope(buttonReplyMessage({ id })),
-  'message.list_reply': (id) => messageEnvelope(listReplyMessage({ id })),
-  'message.reaction': (id) => messageEnvelope(reactionMessage({}, { id })),
-  'message.order': (id) => messageEnvelope(orderMessage({ id })),
+  ...messageEvents(),
   'message.unknown': (id) => messageEnvelope({ ...unknownTypeMessage(), id }),
   'status.sent': (id) => statusEnvelope(statusObject('sent', { id })),
   'status.delivered': (id) => statusEnvelope(statusObject('delivered', { id })),

@@ -46,6 +46,8 @@ interface Answer {
  * codes, so ky would only build the Request; measured on loopback that alone cost 1.26–1.34× a bare fetch
  * (the bar for the whole send is 1.15×), and ky's per-request clone tees the body and then waits on a tee
  * branch that a fetch double which never reads the body leaves pending forever.
+ *
+ * @internal The SDK's own plumbing: built by the clients, never by a user; kept out of the published types.
  */
 export class Transport {
   readonly #config: TransportConfig;

@@ -1,5 +1,5 @@
 export { GatewayClient, type GatewayClientOptions } from './client.js';
-export { type DownloadOptions, Media, type MediaDownload } from './media.js';
+export type { DownloadOptions, Media, MediaDownload } from './media.js';
 // Types only: the message schemas are on `wa-gateway-sdk/schemas`.
 export type {
   OutboundAudioMessage,
@@ -15,16 +15,16 @@ export type {
   TemplateParameter,
   ValidatedMessage,
 } from './message-schema.js';
-export {
+export type {
   Messages,
-  type SendFlags,
-  type SendManyOptions,
-  type SendManyProgress,
-  type SendManyResult,
-  type SendOptions,
-  type SendResult,
-  type UncheckedMessage,
-  type UnshownFields,
+  SendFlags,
+  SendManyOptions,
+  SendManyProgress,
+  SendManyResult,
+  SendOptions,
+  SendResult,
+  UncheckedMessage,
+  UnshownFields,
 } from './messages.js';
 export { normalizeRecipient } from './recipient.js';
 export {

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { isRecord } from '../core/error-body.js';
 import { type AnswerSeen, unexpectedAnswer } from '../core/unexpected-answer.js';
-import { describeIssues } from '../core/zod.js';
-import { check } from './check.js';
+import { describeIssues, safeCheck } from '../core/zod.js';
 
 /** The answer of every `/v2/...` operation. */
 export const detailResponseSchema = z.object({
@@ -13,7 +12,7 @@ export interface DetailResponse extends z.infer<typeof detailResponseSchema> {}
 
 /** A 2xx body checked against its documented shape; the error names paths, never values. */
 export function parseAnswer<S extends z.ZodType>(schema: S, data: unknown, answer: AnswerSeen): z.output<S> {
-  const result = check(schema, data);
+  const result = safeCheck(schema, data);
   if (result.ok) return result.data;
   // Paths and expectations only: the body itself may hold customer data.
   const where = describeIssues(result.issues, 5);

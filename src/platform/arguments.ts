@@ -5,12 +5,11 @@
 
 import type { z } from 'zod';
 import { ConfigurationError } from '../core/errors.js';
-import { describeIssues } from '../core/zod.js';
-import { check } from './check.js';
+import { describeIssues, safeCheck } from '../core/zod.js';
 import { type Instant, instantMs, isUuid } from './fields.js';
 
 export function argumentsCheck<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
-  const result = check(schema, input);
+  const result = safeCheck(schema, input);
   if (result.ok) return result.data;
   throw new ConfigurationError(`Invalid ${what}: ${describeIssues(result.issues)}`);
 }

@@ -1,4 +1,8 @@
-import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
+import {
+  type ClientTransportConfig,
+  type CommonClientOptions,
+  transportConfigOf,
+} from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
 import type { RetryRules } from '../core/retry-policy.js';
@@ -7,7 +11,7 @@ import { Transport } from '../core/transport.js';
 import { Auth } from './auth.js';
 import { Conversations } from './conversations.js';
 import { Customers } from './customers.js';
-import { PlatformHttp, type SharedTransportConfig } from './http.js';
+import { PlatformHttp } from './http.js';
 import { PlatformMessages } from './messages.js';
 import { Reports } from './reports.js';
 import { Stats } from './stats.js';
@@ -101,7 +105,7 @@ export class PlatformClient {
     this.#username = username;
     const store = requireTokenStore(options.tokenStore);
     // The platform takes no maxRetryWaitMs option: waits up to the default are honoured.
-    const config: SharedTransportConfig = transportConfigOf(
+    const config: ClientTransportConfig = transportConfigOf(
       { ...options, maxRetryWaitMs: undefined },
       {
         retryRules: PLATFORM_RETRY_RULES,

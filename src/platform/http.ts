@@ -20,8 +20,6 @@ export type Host = 'platform' | 'stream';
 /** Per-request options of every operation: the SDK's `RequestOptions`, under the name the platform used. */
 export type CallOptions = CallRequestOptions;
 
-export { requestOf as callOf } from '../core/call-options.js';
-
 /**
  * `PlatformHttp.json` as handed to the body of a call that reports its answer (`run`). Given a schema, it checks
  * the 2xx body against it, and a body of another shape is an `InvalidResponseError` with the answer's status.
@@ -31,15 +29,14 @@ export interface JsonCall {
   <S extends z.ZodType>(host: Host, options: RequestOptions, schema: S): Promise<z.output<S>>;
 }
 
-/** Everything a platform transport needs but its host and its credential, which `PlatformHttp` supplies. */
-export type SharedTransportConfig = ClientTransportConfig;
-
 const SCHEME = 'JWT ';
 
 /**
  * Authenticated requests to the platform's two hosts. The token comes from the `TokenManager`; after a 401
  * the transport hands back the header the server refused, and the token manager replaces that token only if
  * it is still the current one, so a burst of 401s costs a single login.
+ *
+ * @internal The SDK's own plumbing: built by the clients, never by a user; kept out of the published types.
  */
 export class PlatformHttp {
   readonly #tokens: TokenManager;
@@ -49,7 +46,7 @@ export class PlatformHttp {
     tokens: TokenManager;
     platformUrl: string;
     streamUrl: string;
-    config: SharedTransportConfig;
+    config: ClientTransportConfig;
   }) {
     const { tokens, config } = options;
     this.#tokens = tokens;

@@ -1,18 +1,18 @@
 export type { DetailResponse } from './answers.js';
-export { Auth, type LoginResponse } from './auth.js';
+export type { Auth, LoginResponse } from './auth.js';
 export { PlatformClient, type PlatformClientOptions } from './client.js';
-export { type AssignAgent, Conversations, type ConversationTypeInput } from './conversations.js';
-export { Customers, type CustomerUpdate } from './customers.js';
+export type { AssignAgent, Conversations, ConversationTypeInput } from './conversations.js';
+export type { Customers, CustomerUpdate } from './customers.js';
 export { type CustomFields, type CustomFieldValue, type Instant, isUuid } from './fields.js';
 export type { CallOptions } from './http.js';
-export { type LoginResult, TOKEN_LIFETIME_MS } from './login.js';
+export type { LoginResult } from './login.js';
 export { LoginFailedError } from './login-failed-error.js';
-export {
-  type BatchChunkResult,
-  type BatchSendAllOptions,
-  type BatchSendAllResult,
-  type BatchSendInput,
-  type BatchSendProgress,
+export type {
+  BatchChunkResult,
+  BatchSendAllOptions,
+  BatchSendAllResult,
+  BatchSendInput,
+  BatchSendProgress,
   PlatformMessages,
 } from './messages.js';
 export {
@@ -27,11 +27,10 @@ export {
   type VideoItem,
   validateMessageItems,
 } from './messages.schema.js';
-export {
-  FEEDBACK_RANGE_WINDOW_DAYS,
-  type FeedbacksRangeOptions,
-  type FeedbacksRangeProgress,
-  type FeedbacksRangeQuery,
+export type {
+  FeedbacksRangeOptions,
+  FeedbacksRangeProgress,
+  FeedbacksRangeQuery,
   Reports,
 } from './reports.js';
 export {
@@ -58,7 +57,7 @@ export {
   type PeriodCounts,
   type PeriodSumCounts,
   STATS_PERIODS,
-  Stats,
+  type Stats,
   type StatsAgent,
   type StatsChannel,
   type StatsPeriod,
@@ -75,14 +74,11 @@ export {
   type StreamQuery,
   type StreamSender,
 } from './stream.schema.js';
-export { STREAM_MAX_RECORD_CHARS } from './stream-decoding.js';
 export { StreamInterruptedError } from './stream-interrupted-error.js';
 export {
   STREAM_MAX_MESSAGES,
-  STREAM_RANGE_WINDOW_MS,
   type StreamRangeOptions,
   type StreamRangeProgress,
   type StreamRangeQuery,
 } from './stream-range.js';
-export { TOKEN_REFRESH_MARGIN_MS } from './token-manager.js';
 export { MemoryTokenStore, type TokenEntry, type TokenStore } from './token-store.js';

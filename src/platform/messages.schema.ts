@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { MessageIssue } from '../core/errors.js';
 import { isHttpUrl } from '../core/http-url.js';
 import { charCount } from '../core/text.js';
-import { check } from './check.js';
+import { safeCheck } from '../core/zod.js';
 import { uuidSchema } from './fields.js';
 
 /**
@@ -367,6 +367,6 @@ export const batchSendAllInputSchema = z.object({
  * // valid === false; issues[0].path → [0, 'content']
  */
 export function validateMessageItems(items: unknown): { valid: boolean; issues: MessageIssue[] } {
-  const result = check(sendMessagesBodySchema.shape.messages, items);
+  const result = safeCheck(sendMessagesBodySchema.shape.messages, items);
   return result.ok ? { valid: true, issues: [] } : { valid: false, issues: result.issues };
 }

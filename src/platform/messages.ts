@@ -1,14 +1,14 @@
 import type { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
+import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError, MessageValidationError, WaGatewayError } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
 import { mayHaveBeenSent as sentMaybe } from '../core/retry-policy.js';
+import { safeCheck } from '../core/zod.js';
 import type { DetailResponse } from './answers.js';
-import { check } from './check.js';
 // A cycle with client.ts, read only when a chunk fails: the retry table decides "was it sent?" too.
 import { PLATFORM_RETRY_RULES } from './client.js';
-import { type CallOptions, callOf, type PlatformHttp } from './http.js';
+import type { CallOptions, PlatformHttp } from './http.js';
 import {
   BATCH_SEND_MAX,
   batchSendAllInputSchema,
@@ -153,7 +153,7 @@ export class PlatformMessages {
     options: CallOptions = {},
   ): ApiPromise<DetailResponse> {
     return this.#http.operation('/v2/messages/', options, () => {
-      const result = check(sendMessagesBodySchema, { uuid: conversationUuid, messages: items });
+      const result = safeCheck(sendMessagesBodySchema, { uuid: conversationUuid, messages: items });
       if (!result.ok) throw new MessageValidationError(result.issues, 'messages');
       return result.data;
     });
@@ -169,14 +169,14 @@ export class PlatformMessages {
    */
   batchSend(input: BatchSendInput, options: CallOptions = {}): ApiPromise<void> {
     return this.#http.run(async (json) => {
-      const result = check(batchSendBodySchema, input);
+      const result = safeCheck(batchSendBodySchema, input);
       if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
       await json('platform', {
         method: 'POST',
         path: '/batch_send_message/',
         body: { message: result.data.message, conversations: result.data.conversations },
         idempotent: false,
-        ...callOf(options),
+        ...requestOf(options),
       });
     });
   }
@@ -194,7 +194,7 @@ export class PlatformMessages {
    */
   batchSendAll(input: BatchSendInput, options: BatchSendAllOptions = {}): ApiPromise<BatchSendAllResult> {
     return this.#http.run(async (json) => {
-      const result = check(batchSendAllInputSchema, input);
+      const result = safeCheck(batchSendAllInputSchema, input);
       if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
       const size = options.chunkSize ?? BATCH_SEND_MAX;
       if (!Number.isInteger(size) || size < 1 || size > BATCH_SEND_MAX) {
@@ -208,7 +208,7 @@ export class PlatformMessages {
       const total = Math.ceil(conversations.length / size);
       let waitMs = 0;
       const request = {
-        ...callOf(options),
+        ...requestOf(options),
         onRetryWait: (ms: number) => {
           waitMs = ms;
           report();

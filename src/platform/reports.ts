@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
+import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
 import type { QueryParams } from '../core/transport.js';
 import { argumentsCheck, requireInstant, toWire } from './arguments.js';
 import { type Instant, instantMs } from './fields.js';
-import { type CallOptions, callOf, type JsonCall, type PlatformHttp } from './http.js';
+import type { CallOptions, JsonCall, PlatformHttp } from './http.js';
 import {
   type ConversationRecord,
   type ConversationsQuery,
@@ -116,7 +116,7 @@ export class Reports {
     options: CallOptions,
     schema: S,
   ): Promise<z.output<S>> {
-    return json('platform', { method: 'GET', path, query, ...callOf(options) }, schema);
+    return json('platform', { method: 'GET', path, query, ...requestOf(options) }, schema);
   }
 
   async #feedbacks(json: JsonCall, query: FeedbacksQuery, options: CallOptions): Promise<Feedback[]> {
@@ -169,7 +169,7 @@ export class Reports {
       const windows = Math.max(1, Math.ceil((to - from) / step));
       let waitMs = 0;
       const request = {
-        ...callOf(options),
+        ...requestOf(options),
         onRetryWait: options.onProgress
           ? (ms: number) => {
               waitMs = Math.max(waitMs, ms);

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
+import { requestOf } from '../core/call-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { nullableFigure, optionalText } from './fields.js';
-import { type CallOptions, callOf, type PlatformHttp } from './http.js';
+import type { CallOptions, PlatformHttp } from './http.js';
 
 /** The periods of the stats counters. */
 export const STATS_PERIODS = ['today', 'yesterday', 'wtd', 'mtd'] as const;
@@ -67,7 +68,7 @@ export class Stats {
    */
   get(options: CallOptions = {}): ApiPromise<StatsChannel[]> {
     return this.#http.run(async (json) => {
-      return json('stream', { method: 'GET', path: '/stats', ...callOf(options) }, statsResponseSchema);
+      return json('stream', { method: 'GET', path: '/stats', ...requestOf(options) }, statsResponseSchema);
     });
   }
 }

@@ -58,7 +58,7 @@ export interface StreamRangeProgress {
   waitMs: number;
 }
 
-/** Checks the arguments of `messages.streamRange` now, so that a mistake throws at the call. */
+/** @internal Checks the arguments of `messages.streamRange` now, so that a mistake throws at the call. */
 export function streamRange(
   http: PlatformHttp,
   query: StreamRangeQuery,

@@ -43,7 +43,7 @@ export interface StreamOptions extends RequestOptions {
   validate?: 'light' | 'full';
 }
 
-/** Checks the arguments of `messages.stream` now, so that a mistake throws at the call, not at the first pull. */
+/** @internal Checks the arguments of `messages.stream` now, so that a mistake throws at the call, not at the first pull. */
 export function streamMessages(
   http: PlatformHttp,
   query: StreamQuery,
@@ -84,6 +84,8 @@ export function checkStreamOptions(options: StreamOptions): void {
  * over a bare split-and-parse loop (bench/stream.bench.ts). Everything else (the request, the first record,
  * reading the next chunk, an abort, `return`, `throw`, SSE, the end) goes through the generator as written,
  * and a line that fails is thrown into it at its `yield`, so its `finally` closes the connection as before.
+ *
+ * @internal
  */
 export function requestRecords(
   http: PlatformHttp,

@@ -42,6 +42,8 @@ const REMEMBERED_TOKENS = 8;
  *   many concurrent calls causes a single re-login, and calls whose 401 arrives after the re-login simply
  *   take the new token;
  * - the `TokenStore` is read before logging in, so processes sharing a store share one login.
+ *
+ * @internal The SDK's own plumbing: built by the clients, never by a user; kept out of the published types.
  */
 export class TokenManager {
   readonly #transport: Transport;

@@ -3,4 +3,4 @@ export {
   type PublicApiClientOptions,
   type PublicApiRequestOptions,
 } from './client.js';
-export { type CreateTemplateOptions, Templates } from './templates.js';
+export type { CreateTemplateOptions, Templates } from './templates.js';

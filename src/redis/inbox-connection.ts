@@ -9,13 +9,10 @@
 import type * as IORedis from 'ioredis';
 import type { Redis, RedisOptions } from 'ioredis';
 import { ConfigurationError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
-import type { WebhookLogger } from '../webhooks/handler.js';
 import { watchConnection } from './connection-log.js';
 import { errorMeta } from './redis-answer.js';
-
-// Re-exported for the inbox modules that import it from here; it is defined once, beside the stores' error mapping.
-export { errorMeta };
 
 /** Where the inbox's Redis is: a `redis://` URL, ioredis options, or an ioredis client whose settings are copied. */
 export type InboxConnection = string | RedisOptions | Redis;
@@ -24,7 +21,7 @@ export type InboxConnection = string | RedisOptions | Redis;
 export function openRedis(
   connection: InboxConnection,
   overrides: RedisOptions,
-  logger: WebhookLogger | undefined,
+  logger: Logger | undefined,
   role: string,
 ): Redis {
   let client: Redis;
@@ -54,7 +51,7 @@ export function openRedis(
 const lastLogged = new Map<string, number>();
 
 /** @internal One line per role and kind of failure every 5 s at most: a down Redis fails every second. */
-export function logConnectionError(logger: WebhookLogger | undefined, role: string, error: unknown): void {
+export function logConnectionError(logger: Logger | undefined, role: string, error: unknown): void {
   if (!logger) return;
   const meta = errorMeta(error);
   const tag = `${role}:${meta.errorName}:${meta.code ?? ''}`;

@@ -15,11 +15,11 @@ import type * as BullMQ from 'bullmq';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ConfigurationError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
 import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { ON_ERROR_HINT } from '../webhooks/claims.js';
 import type { WebhookEvent } from '../webhooks/events.js';
-import type { WebhookLogger } from '../webhooks/handler.js';
 import { connectionDown } from './connection-log.js';
 import {
   INBOX_BACKOFF_TYPE,
@@ -28,7 +28,8 @@ import {
   inboxJobDataSchema,
   queueOptions,
 } from './inbox.js';
-import { closeRedis, errorMeta, logConnectionError, openRedis } from './inbox-connection.js';
+import { closeRedis, logConnectionError, openRedis } from './inbox-connection.js';
+import { errorMeta } from './redis-answer.js';
 
 /** Passed to the worker's `onEvent` with each event. */
 export interface InboxEventContext {
@@ -79,7 +80,7 @@ export interface InboxWorkerOptions extends InboxQueueOptions {
    */
   lockDurationMs?: number;
   /** Operational messages: event kinds, job ids, error names. Never payloads, keys or secrets. */
-  logger?: WebhookLogger;
+  logger?: Logger;
   /** Every failure, with the error itself (your `onEvent`'s errors may hold your data: log them with care). */
   onError?: (error: unknown, info: InboxWorkerErrorInfo) => void;
 }

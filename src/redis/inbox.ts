@@ -32,7 +32,8 @@ import {
   type NodeWebhookRequest,
   type NodeWebhookResponse,
 } from '../webhooks/node-handler.js';
-import { closeRedis, errorMeta, type InboxConnection, openRedis } from './inbox-connection.js';
+import { closeRedis, type InboxConnection, openRedis } from './inbox-connection.js';
+import { errorMeta } from './redis-answer.js';
 
 /** The queue's name when none is given. Receivers and workers must agree on it (and on `prefix`). */
 export const DEFAULT_INBOX_QUEUE = 'wa-gateway-inbox';

@@ -16,11 +16,14 @@ import type { WebhookEvent } from './events.js';
 /**
  * The SDK's one `Logger` contract, under the name the webhook options used. Receives operational messages:
  * never payload content, keys that encode phone numbers, or secrets.
+ *
+ * @deprecated Use `Logger` (the same type, from `wa-gateway-sdk` or `wa-gateway-sdk/webhooks`); this name goes
+ * in 1.0.
  */
 export type WebhookLogger = Logger;
 
 /** The default logger: the messages and their metadata, which by construction carry no payload content. */
-const consoleLogger: WebhookLogger = {
+const consoleLogger: Logger = {
   warn: (message, meta) => console.warn(`[wa-gateway webhooks] ${message}`, ...(meta ? [meta] : [])),
   error: (message, meta) => console.error(`[wa-gateway webhooks] ${message}`, ...(meta ? [meta] : [])),
 };
@@ -31,9 +34,9 @@ const consoleLogger: WebhookLogger = {
  * A bad `logLevel` is a `ConfigurationError`.
  */
 export function resolveWebhookLogger(
-  option: WebhookLogger | false | undefined,
+  option: Logger | false | undefined,
   logLevel?: LogLevel,
-): WebhookLogger | undefined {
+): Logger | undefined {
   return option === false ? undefined : resolveLogger({ logger: option ?? consoleLogger, logLevel });
 }
 
@@ -122,7 +125,7 @@ export interface WebhookHandlerOptions {
    * `onEvent` does not go unnoticed. Pass your own (pino, winston) or `false` for silence. Either is filtered to
    * `logLevel`, as the clients' logger is.
    */
-  logger?: WebhookLogger | false;
+  logger?: Logger | false;
   /**
    * The least severe level logged (`'off'` logs nothing). Default: the `WA_GATEWAY_LOG` environment variable
    * when it names a level (read where a `process.env` exists), else `'warn'`.

@@ -3,7 +3,7 @@
  * Node, Bun, Deno and Workers.
  */
 export { ConfigurationError, WaGatewayError, WebhookParseError } from '../core/errors.js';
-export type { LogLevel } from '../core/logger.js';
+export type { Logger, LogLevel } from '../core/logger.js';
 export type { WebhookBody } from './body.js';
 export { type Customer, customerOf } from './customer.js';
 export {

@@ -35,9 +35,6 @@ export * from './status.js';
 export * from './template-status.js';
 export type { OpenEnum } from './wire.js';
 
-/** Change `field` values the spec documents. A change with any other field becomes an `unknown` event. */
-export const CHANGE_FIELDS = ['messages', 'message_template_status_update', 'account_update'] as const;
-
 /** `value.metadata`: which business number received the event. */
 export const metadataSchema = z.looseObject({
   /** Identifier of the receiving number; needed for routing and for media download. */

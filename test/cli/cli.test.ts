@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import { GatewayClient, PlatformClient } from '../../src/index.js';
-import { createNodeWebhookHandler } from '../../src/webhooks/index.js';
+import { createNodeWebhookHandler, MESSAGE_TYPES } from '../../src/webhooks/index.js';
 
 const SECRET = 'cli-test-secret-0123456789abcdefghijkl';
 
@@ -178,6 +178,20 @@ describe('wa-gateway trigger', () => {
     const t = io();
     expect(await runCli(['trigger', 'message.text', '--url', missing.url, '--secret', SECRET], t.io)).toBe(1);
     expect(t.out.stdout).toContain('The receiver has no POST route at --url: check its path (HTTP 404)');
+  });
+
+  it('every documented message type has a trigger, parsed by the SDK as that type', async () => {
+    const seen: string[] = [];
+    const url = await sdkReceiver((e) => void (e.kind === 'message' && seen.push(e.message.type)));
+    const events = MESSAGE_TYPES.flatMap((type) =>
+      type === 'interactive' ? ['button_reply', 'list_reply'] : [type],
+    );
+    for (const event of events) {
+      expect(await runCli(['trigger', `message.${event}`, '--url', url, '--secret', SECRET], io().io)).toBe(
+        0,
+      );
+    }
+    expect(seen).toEqual(MESSAGE_TYPES.flatMap((type) => (type === 'interactive' ? [type, type] : [type])));
   });
 
   it('each run carries a fresh message id, so an SDK receiver runs onEvent every time', async () => {

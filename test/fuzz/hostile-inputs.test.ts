@@ -10,7 +10,6 @@ import {
   assertValidTemplate,
   GatewayClient,
   MessageValidationError,
-  parseWebhook,
   TemplateValidationError,
   validateMessage,
   validateMessageItems,
@@ -27,6 +26,7 @@ import {
   templateStatusEnvelope,
   textMessage,
 } from '../../src/webhooks/fixtures.js';
+import { parseWebhook } from '../../src/webhooks/index.js';
 import { hostileFrom, slowestMs } from './hostile-values.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);

@@ -7,13 +7,13 @@ import { describe, expect, it } from 'vitest';
 import {
   GatewayClient,
   MessageValidationError,
-  parseWebhook,
   validateMessage,
   validateMessageItems,
   validateTemplate,
   WebhookParseError,
 } from '../../src/index.js';
 import { messageEnvelope, statusEnvelope, statusObject, textMessage } from '../../src/webhooks/fixtures.js';
+import { parseWebhook } from '../../src/webhooks/index.js';
 
 type Loose = Record<string, unknown>;
 

@@ -6,14 +6,12 @@ import {
   ConfigurationError,
   GatewayClient,
   InvalidResponseError,
-  isReactionRemoved,
   MessageValidationError,
   normalizeRecipient,
   PublicApiClient,
-  StatusTracker,
   summarizeStats,
 } from '../../src/index.js';
-import { WebhookParseError } from '../../src/webhooks/index.js';
+import { isReactionRemoved, StatusTracker, WebhookParseError } from '../../src/webhooks/index.js';
 import { useMswServer } from '../helpers/msw.js';
 
 const server = useMswServer();

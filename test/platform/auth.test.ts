@@ -9,11 +9,11 @@ import {
   MemoryTokenStore,
   PlatformClient,
   type PlatformClientOptions,
-  TOKEN_LIFETIME_MS,
-  TOKEN_REFRESH_MARGIN_MS,
   type TokenEntry,
   type TokenStore,
 } from '../../src/platform/index.js';
+import { TOKEN_LIFETIME_MS } from '../../src/platform/login.js';
+import { TOKEN_REFRESH_MARGIN_MS } from '../../src/platform/token-manager.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { useMswServer } from '../helpers/msw.js';
 

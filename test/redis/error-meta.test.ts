@@ -1,7 +1,6 @@
 /** One helper names a Redis error for logs and typed errors (the stores' and the inbox's), never by its message. */
 import { describe, expect, it } from 'vitest';
 import { RedisStoreError } from '../../src/redis/errors.js';
-import { errorMeta as inboxErrorMeta } from '../../src/redis/inbox-connection.js';
 import { errorMeta, toStoreError } from '../../src/redis/redis-answer.js';
 
 const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379 password=SECRET'), {
@@ -16,10 +15,6 @@ const throwing = () => {
 const hostile = new Proxy(new Error('x'), { get: throwing, getPrototypeOf: throwing, has: throwing });
 
 describe('errorMeta', () => {
-  it('is one helper: the inbox imports the stores’ own', () => {
-    expect(inboxErrorMeta).toBe(errorMeta);
-  });
-
   it('gives the name and the string code, never the message', () => {
     expect(errorMeta(refused)).toEqual({ errorName: 'Error', code: 'ECONNREFUSED' });
     expect(errorMeta(reply)).toEqual({ errorName: 'ReplyError' });

@@ -4,7 +4,7 @@ import { renderTemplateRulesDoc, TEMPLATE_RULES_DOC_PATH } from '../../scripts/g
 import { templateRules } from '../../src/templates/index.js';
 
 describe('docs/template-rules.md', () => {
-  it('equals the page rendered from the rule table (run `npx tsx scripts/gen-template-rules.ts` when this fails)', () => {
+  it('equals the page rendered from the rule table (run `npm run docs:template-rules` when this fails)', () => {
     expect(readFileSync(TEMPLATE_RULES_DOC_PATH, 'utf8')).toBe(renderTemplateRulesDoc());
   });
 

@@ -23,44 +23,39 @@ export type Shape =
     };
 
 /**
- * The parts of a zod schema's definition the shape is read from. zod/mini has no per-kind classes to test with
- * `instanceof`; its definitions carry the kind in `type`.
+ * The structure of a schema, read from its definition the way zod documents for library authors
+ * (zod.dev/packages/core): the schema as one of `$ZodTypes`, the union of zod's first-party schemas, whose
+ * `_zod.def` is discriminated by `type`. zod/mini has no per-kind classes to test with `instanceof`.
  */
-interface SchemaDef {
-  type: string;
-  /** `enum`: the allowed values. */
-  entries?: Record<string, string | number>;
-  /** `number`: `safeint` for `z.int()`. */
-  format?: string;
-  /** `array`. */
-  element?: z.ZodMiniType;
-  /** `object`. */
-  shape?: Record<string, z.ZodMiniType>;
-  /** `optional`. */
-  innerType?: z.ZodMiniType;
-}
-
-const defOf = (schema: z.ZodMiniType) => schema._zod.def as SchemaDef;
-
-function shapeOf(schema: z.ZodMiniType): Shape {
-  const def = defOf(schema);
-  if (def.type === 'string') return { kind: 'string' };
-  if (def.type === 'enum') return { kind: 'string', options: Object.values(def.entries ?? {}).map(String) };
-  if (def.type === 'boolean') return { kind: 'boolean' };
-  if (def.type === 'number') return def.format?.includes('int') ? { kind: 'integer' } : { kind: 'number' };
-  if (def.type === 'array' && def.element) return { kind: 'array', item: shapeOf(def.element) };
-  if (def.type === 'object' && def.shape) {
-    const fields = new Map<string, { shape: Shape; required: boolean }>();
-    const order = new Map<string, number>();
-    for (const [key, value] of Object.entries(def.shape)) {
-      const inner = defOf(value).type === 'optional' ? defOf(value).innerType : undefined;
-      order.set(key, order.size);
-      fields.set(key, { shape: shapeOf(inner ?? value), required: inner === undefined });
+function shapeOf(schema: z.core.$ZodType): Shape {
+  const def = (schema as z.core.$ZodTypes)._zod.def;
+  switch (def.type) {
+    case 'string':
+      return { kind: 'string' };
+    case 'enum':
+      return { kind: 'string', options: Object.values(def.entries).map(String) };
+    case 'boolean':
+      return { kind: 'boolean' };
+    case 'number':
+      // `z.int()` is a number with an integer format (`$ZodNumberFormatDef`, a `$ZodNumberDef` with `format`).
+      return 'format' in def && String(def.format).includes('int') ? { kind: 'integer' } : { kind: 'number' };
+    case 'array':
+      return { kind: 'array', item: shapeOf(def.element) };
+    case 'object': {
+      const fields = new Map<string, { shape: Shape; required: boolean }>();
+      const order = new Map<string, number>();
+      for (const [key, value] of Object.entries(def.shape)) {
+        const field = (value as z.core.$ZodTypes)._zod.def;
+        const inner = field.type === 'optional' ? field.innerType : undefined;
+        order.set(key, order.size);
+        fields.set(key, { shape: shapeOf(inner ?? value), required: inner === undefined });
+      }
+      return { kind: 'object', fields, order };
     }
-    return { kind: 'object', fields, order };
+    default:
+      // A schema construct the table does not understand is a programming error, caught by the tests at import.
+      throw new WaGatewayError(`rules.ts: unsupported schema construct ${def.type}`);
   }
-  // A schema construct the table does not understand is a programming error, caught by the tests at import.
-  throw new WaGatewayError(`rules.ts: unsupported schema construct ${def.type}`);
 }
 
 /** The structure of the template create request, derived from `TemplateCreateRequestSchema`. */

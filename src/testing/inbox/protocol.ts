@@ -118,7 +118,6 @@ export const ControlsRequestSchema = z.strictObject({
   ratePerSecond: z.int().min(1).max(100_000).optional(),
   window: z.object({ peer: from, open: z.boolean() }).optional(),
 });
-export type ControlsRequest = z.infer<typeof ControlsRequestSchema>;
 
 /** `POST /inbox/api/redeliver`. */
 export const RedeliverRequestSchema = z.strictObject({ eventId: z.int().min(1) });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { check } from '../../platform/check.js';
+import { safeCheck } from '../../core/zod.js';
 
 /**
  * How a simulated platform route answers: a plain `Answer`, or a thrown `Refusal` for an error body. Also
@@ -51,7 +51,7 @@ export const ok = (text: string): Answer => ({ status: 200, body: { detail: text
 
 /** The body checked against `schema`, or a 400 `{ detail }` naming the first issues. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown, prefix?: string): z.output<S> {
-  const result = check(schema, body);
+  const result = safeCheck(schema, body);
   if (result.ok) return result.data;
   const issues = prefix ? result.issues.map((i) => ({ ...i, path: [prefix, ...i.path] })) : result.issues;
   throw detail(400, describeIssues(issues));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { check } from '../../platform/check.js';
+import { safeCheck } from '../../core/zod.js';
 import { uuidSchema } from '../../platform/fields.js';
 import { BATCH_SEND_MAX, type MessageItem, sendMessagesBodySchema } from '../../platform/messages.schema.js';
 import type { StreamMessage } from '../../platform/stream.schema.js';
@@ -56,7 +56,7 @@ export function messageRoutes(world: World): Route[] {
   };
 
   const send = ({ body, username }: RouteContext): Answer => {
-    const result = check(sendMessagesBodySchema, body);
+    const result = safeCheck(sendMessagesBodySchema, body);
     if (!result.ok) throw detail(400, describeIssues(result.issues));
     const uuid = world.conversation(result.data.uuid, 400);
     const items = result.data.messages as MessageItem[];

@@ -1,3 +1,5 @@
+import type { OutboundMessage } from '../../../gateway/message-schema.js';
+import type { KnownMessageType } from '../../../webhooks/messages/index.js';
 import type { InboxMessage, InboxTemplate } from '../protocol.js';
 import { type Child, h, link, list, obj, str } from './dom.js';
 
@@ -286,65 +288,98 @@ function interactive(m: InboxMessage, i: Record<string, unknown>, actions: Actio
   return h('div', null, ...parts);
 }
 
+const raw = (p: Record<string, unknown>): Child[] => [
+  h('pre', { class: 'payload' }, JSON.stringify(p, null, 2)),
+];
+
+const mediaId = (o: Record<string, unknown>) => h('div', { class: 'flag' }, `media id ${str(o['id'])}`);
+
+/**
+ * How each documented incoming message type shows, keyed by the webhook table's types (`messageSchemas` in
+ * src/webhooks/messages/index.ts): a type added there does not compile until it has its view here. A type the
+ * table does not know (the `unknown` variant) shows its raw payload.
+ */
+const INCOMING: {
+  readonly [K in KnownMessageType]: (o: Record<string, unknown>, p: Record<string, unknown>) => Child[];
+} = {
+  text: (o) => [h('p', { class: 'text' }, str(o['body']))],
+  image: (o) => {
+    const id = str(o['id']);
+    const img = h('img', { attrs: { alt: str(o['caption']) || 'Image the customer sent', width: '160' } });
+    img.src = `/inbox/media/${encodeURIComponent(id)}`;
+    return [media('Image', o, [img, h('div', { class: 'flag' }, `media id ${id}`)])];
+  },
+  audio: (o) => [media('audio', o, [mediaId(o)])],
+  document: (o) => [media('document', o, [mediaId(o)])],
+  video: (o) => [media('video', o, [mediaId(o)])],
+  sticker: (o) => [media('sticker', o, [mediaId(o)])],
+  button: (o) => [
+    h('p', { class: 'text' }, `Quick reply: ${str(o['text'])}`),
+    h('div', { class: 'flag' }, `payload ${str(o['payload'])}`),
+  ],
+  location: (o) => [
+    h('p', { class: 'text' }, `Location: ${str(o['name']) || 'pin'}`),
+    h('div', { class: 'flag' }, `${str(o['latitude'])}, ${str(o['longitude'])} ${str(o['address'])}`),
+  ],
+  contacts: (_o, p) => [
+    h(
+      'p',
+      { class: 'text' },
+      `Contacts: ${list(p['contacts'])
+        .map((c) => str(obj(obj(c)['name'])['formatted_name']))
+        .join(', ')}`,
+    ),
+  ],
+  interactive: (o) => {
+    const kind = str(o['type']);
+    const reply = obj(o[kind]);
+    return [
+      h('p', { class: 'text' }, `${kind === 'list_reply' ? '☰' : '↩'} ${str(reply['title'])}`),
+      h('div', { class: 'flag' }, `${kind} · id ${str(reply['id'])}`),
+    ];
+  },
+  reaction: (o) => [
+    h('p', { class: 'text reaction' }, str(o['emoji']) || '(reaction removed)'),
+    h('div', { class: 'flag' }, `reaction to ${str(o['message_id'])}`),
+  ],
+  order: (o) => [
+    h('p', { class: 'text' }, `Order: ${list(o['product_items']).length} item(s)`),
+    h('div', { class: 'flag' }, `catalog ${str(o['catalog_id'])}`),
+  ],
+};
+
+/**
+ * How each outbound message type shows, keyed by the gateway's `OutboundMessage` union: a type the gateway's
+ * schema gains does not compile until it has its view here.
+ */
+const OUTGOING: {
+  readonly [K in OutboundMessage['type']]: (
+    o: Record<string, unknown>,
+    m: InboxMessage,
+    templates: readonly InboxTemplate[],
+    actions: Actions,
+  ) => Child[];
+} = {
+  text: (o) => [textBody(str(o['body']), o['preview_url'] === undefined ? false : o['preview_url'] === true)],
+  image: (o) => [media('Image', o)],
+  audio: (o) => [media('Audio', o)],
+  document: (o) => [media('Document', o)],
+  interactive: (o, m, _templates, actions) => [interactive(m, o, actions)],
+  template: (o, _m, templates) => [templateSend(o, templates)],
+};
+
+const isKey = <T extends object>(table: T, key: string): key is Extract<keyof T, string> =>
+  Object.hasOwn(table, key);
+
 function incoming(p: Record<string, unknown>): Child[] {
   const type = str(p['type']);
-  const o = obj(p[type]);
-  switch (type) {
-    case 'text':
-      return [h('p', { class: 'text' }, str(o['body']))];
-    case 'image': {
-      const id = str(o['id']);
-      const img = h('img', { attrs: { alt: str(o['caption']) || 'Image the customer sent', width: '160' } });
-      img.src = `/inbox/media/${encodeURIComponent(id)}`;
-      return [media('Image', o, [img, h('div', { class: 'flag' }, `media id ${id}`)])];
-    }
-    case 'document':
-    case 'audio':
-    case 'video':
-      return [media(type, o, [h('div', { class: 'flag' }, `media id ${str(o['id'])}`)])];
-    case 'interactive': {
-      const kind = str(o['type']);
-      const reply = obj(o[kind]);
-      return [
-        h('p', { class: 'text' }, `${kind === 'list_reply' ? '☰' : '↩'} ${str(reply['title'])}`),
-        h('div', { class: 'flag' }, `${kind} · id ${str(reply['id'])}`),
-      ];
-    }
-    case 'reaction':
-      return [
-        h('p', { class: 'text reaction' }, str(o['emoji']) || '(reaction removed)'),
-        h('div', { class: 'flag' }, `reaction to ${str(o['message_id'])}`),
-      ];
-    case 'location':
-      return [
-        h('p', { class: 'text' }, `Location: ${str(o['name']) || 'pin'}`),
-        h('div', { class: 'flag' }, `${str(o['latitude'])}, ${str(o['longitude'])} ${str(o['address'])}`),
-      ];
-    default:
-      return [h('pre', { class: 'payload' }, JSON.stringify(p, null, 2))];
-  }
+  return isKey(INCOMING, type) ? INCOMING[type](obj(p[type]), p) : raw(p);
 }
 
 function outgoing(m: InboxMessage, templates: readonly InboxTemplate[], actions: Actions): Child[] {
   const p = m.payload;
   const type = str(p['type']);
-  const o = obj(p[type]);
-  switch (type) {
-    case 'text':
-      return [textBody(str(o['body']), o['preview_url'] === undefined ? false : o['preview_url'] === true)];
-    case 'image':
-      return [media('Image', o)];
-    case 'audio':
-      return [media('Audio', o)];
-    case 'document':
-      return [media('Document', o)];
-    case 'interactive':
-      return [interactive(m, o, actions)];
-    case 'template':
-      return [templateSend(o, templates)];
-    default:
-      return [h('pre', { class: 'payload' }, JSON.stringify(p, null, 2))];
-  }
+  return isKey(OUTGOING, type) ? OUTGOING[type](obj(p[type]), m, templates, actions) : raw(p);
 }
 
 /** One message bubble with its status mark. */
