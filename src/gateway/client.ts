@@ -1,3 +1,4 @@
+import type { CampaignTracker } from '../campaigns/tracker.js';
 import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
@@ -33,6 +34,8 @@ export interface GatewayClientOptions extends CommonClientOptions {
   retryInFlightSends?: boolean;
   /** The `messaging_product` constant the SDK puts in every send. Default `'whatsapp'`. */
   messagingProduct?: string;
+  /** Records `sendMany(messages, { campaign })` results for campaign reports: see `CampaignTracker`. */
+  campaigns?: CampaignTracker;
 }
 
 /**
@@ -100,6 +103,7 @@ export class GatewayClient {
     this.messages = new Messages(transport, {
       messagingProduct: options.messagingProduct ?? 'whatsapp',
       retryInFlight: options.retryInFlightSends ?? false,
+      campaigns: options.campaigns,
     });
     this.media = new Media(transport);
   }

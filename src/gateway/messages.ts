@@ -1,3 +1,4 @@
+import { type CampaignTracker, campaignSends } from '../campaigns/tracker.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { MessageValidationError } from '../core/errors.js';
@@ -84,12 +85,17 @@ export class Messages {
   readonly #transport: Transport;
   readonly #messagingProduct: string;
   readonly #retryInFlight: boolean;
+  readonly #campaigns: CampaignTracker | undefined;
 
   /** @internal */
-  constructor(transport: Transport, options: { messagingProduct: string; retryInFlight: boolean }) {
+  constructor(
+    transport: Transport,
+    options: { messagingProduct: string; retryInFlight: boolean; campaigns?: CampaignTracker | undefined },
+  ) {
     this.#transport = transport;
     this.#messagingProduct = options.messagingProduct;
     this.#retryInFlight = options.retryInFlight;
+    this.#campaigns = options.campaigns;
   }
 
   /**
@@ -194,7 +200,8 @@ export class Messages {
     messages: Iterable<DeepReadonly<OutboundMessage>> | AsyncIterable<DeepReadonly<OutboundMessage>>,
     options: SendManyOptions = {},
   ): AsyncGenerator<SendManyResult, void, undefined> {
-    return sendMany((m, f, r, s) => this.#post(m, f, r, s), this.#transport.host, messages, options);
+    const c = campaignSends(this.#campaigns, options.campaign, (m, f, r, s) => this.#post(m, f, r, s));
+    return sendMany(c.post, this.#transport.host, messages, options, c.recorder);
   }
 }
 

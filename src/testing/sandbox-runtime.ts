@@ -11,7 +11,12 @@ import { TemplateRegistry } from './template-registry.js';
 export class SandboxRuntime {
   readonly templates: TemplateRegistry;
   readonly simulator: GatewaySimulator;
-  readonly faults: SandboxFaults = { nextFailure: null, statusOrder: 'in-order', duplicateStatuses: false };
+  readonly faults: SandboxFaults = {
+    nextFailure: null,
+    statusOrder: 'in-order',
+    duplicateStatuses: false,
+    failRecipients: new Map(),
+  };
   readonly listeners = new Set<(event: SandboxEvent) => void>();
   readonly retryDelaysMs: readonly number[];
   readonly deliveries: DeliveryAttempt[] = [];
@@ -74,8 +79,8 @@ export class SandboxRuntime {
   scheduleStatuses(message: SentMessage): void {
     const [sent, delivered, read] = this.simulator.statusEventsFor(message);
     if (!sent || !delivered || !read) return;
-    const failure = this.faults.nextFailure;
-    this.faults.nextFailure = null;
+    const failure = this.faults.failRecipients.get(message.to) ?? this.faults.nextFailure;
+    if (failure === this.faults.nextFailure) this.faults.nextFailure = null;
     const plan: [string, WebhookEnvelope][] = failure
       ? [
           ['sent', sent],

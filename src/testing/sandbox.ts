@@ -80,6 +80,11 @@ export interface SandboxFaults {
   statusOrder: 'in-order' | 'reversed';
   /** Deliver every status event twice, as the gateway may. */
   duplicateStatuses: boolean;
+  /**
+   * Recipients whose accepted sends are reported `sent` then `failed` with this upstream error, every time
+   * (unlike `nextFailure`, which fails one send): a test of a bulk send knows exactly which fail.
+   */
+  failRecipients: Map<string, UpstreamFailure>;
 }
 
 /** What the sandbox did, as it happens: what the web inbox draws. */
