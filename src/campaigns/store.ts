@@ -78,10 +78,6 @@ export interface CampaignStore {
   campaigns(): Promise<string[]>;
 }
 
-/** Counter fields holding a time: the smallest value wins for the first, the largest for the last. */
-export const FIRST_FIELDS = ['firstSendAt', 'firstEventAt'] as const;
-export const LAST_FIELDS = ['lastSendAt', 'lastEventAt'] as const;
-
 export interface MemoryCampaignStoreOptions {
   /** How long a status for an unknown wamid is parked while a campaign send is under way. Default 120,000 ms. */
   parkMs?: number;
