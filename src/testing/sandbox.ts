@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CampaignTracker } from '../campaigns/tracker.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
 import type { DeliveryAttempt } from './deliver.js';
 import type {
@@ -53,6 +54,8 @@ export interface SandboxOptions extends GatewaySimulatorOptions {
    * `false` serves no platform.
    */
   platform?: false | Omit<PlatformHandlersOptions, 'platformUrl' | 'streamUrl' | 'catchAll'>;
+  /** The inbox draws each campaign of this tracker as a funnel chart that updates live (see docs/campaigns.md). */
+  campaigns?: CampaignTracker;
 }
 
 /** The platform a sandbox serves: what to give `PlatformClient`, and the simulator behind it. */
@@ -210,6 +213,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       host,
       port,
       ...(options.webhookUrl ? { webhookUrl: options.webhookUrl } : {}),
+      ...(options.campaigns ? { campaigns: options.campaigns } : {}),
     });
     sandbox.inboxUrl = `${url}/`;
   }
