@@ -1,9 +1,9 @@
 /** `wa-gateway campaign report <id>`: a campaign's report from the Redis that `RedisCampaignStore` writes to. */
 import { parseArgs } from 'node:util';
-import type * as IORedis from 'ioredis';
 import { type CampaignReport, CampaignTracker } from '../campaigns/tracker.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { RedisCampaignStore } from '../redis/campaign-store.js';
+import type { RedisClient } from '../redis/redis-answer.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
 export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url>] [--prefix <prefix>] [--json | --csv <list>]
@@ -44,7 +44,10 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
   if (!url) throw new UsageError('campaign needs the Redis: pass --redis-url <url> or set REDIS_URL.');
   if (!/^rediss?:\/\//.test(url)) throw new UsageError('--redis-url must start with redis:// or rediss://.');
 
-  const { Redis } = loadOptionalPeer<typeof IORedis>('ioredis', 'wa-gateway campaign');
+  const { Redis } = loadOptionalPeer<{ Redis: new (url: string, options: object) => RedisClient }>(
+    'ioredis',
+    'wa-gateway campaign',
+  );
   // One attempt per command, no endless reconnecting: a CLI should fail fast when Redis is not there.
   const redis = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
   redis.on('error', () => {});
