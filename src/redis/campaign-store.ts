@@ -4,7 +4,7 @@ import type {
   CampaignStore,
   CampaignTotals,
 } from '../campaigns/store.js';
-import { call, expectNumber, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
+import { call, expectNumber, hashedKey, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
 import { openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /** Sets the smallest (`first…`) and largest (`last…`) time fields of a hash; used by both scripts below. */
@@ -21,10 +21,11 @@ end
  * One batch of send results, all at once: counters, first examples, refusals, the messages (each expiring after
  * the retention), the campaign's id in the index, the "sending" mark; returns and removes the statuses parked
  * for the batch's wamids. KEYS: counts, examples, refusals, ids, sending. ARGV: retention, parkMs, campaign,
- * firstAt, lastAt, prefix, then counted lists: counters (k, n), examples (k, v), refusals, messages (wamid, state).
+ * firstAt, lastAt, (unused), then counted lists: counters (k, n), examples (k, v), refusals, messages (message
+ * key, parking key, state). The message keys are hashed by the caller, so they are passed as arguments.
  */
 const RECORD = new Script(`${TIMES}
-local retention, park, campaign, prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[6]
+local retention, park, campaign = ARGV[1], ARGV[2], ARGV[3]
 times(KEYS[1], 'Send', tonumber(ARGV[4]), tonumber(ARGV[5]))
 local i = 7
 local n = tonumber(ARGV[i]); i = i + 1
@@ -36,15 +37,13 @@ for _ = 1, n do redis.call('RPUSH', KEYS[3], ARGV[i]); i = i + 1 end
 n = tonumber(ARGV[i]); i = i + 1
 local parked = {}
 for _ = 1, n do
-  local wamid = ARGV[i]
-  redis.call('SET', prefix .. 'camp:m:' .. wamid, campaign .. '\\t' .. ARGV[i + 1], 'PX', retention)
-  local pk = prefix .. 'camp:p:' .. wamid
-  local items = redis.call('LRANGE', pk, 0, -1)
+  redis.call('SET', ARGV[i], campaign .. '\\t' .. ARGV[i + 2], 'PX', retention)
+  local items = redis.call('LRANGE', ARGV[i + 1], 0, -1)
   if #items > 0 then
-    redis.call('DEL', pk)
+    redis.call('DEL', ARGV[i + 1])
     for _, v in ipairs(items) do parked[#parked + 1] = v end
   end
-  i = i + 2
+  i = i + 3
 end
 for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], retention) end
 redis.call('SADD', KEYS[4], campaign)
@@ -106,9 +105,10 @@ export interface RedisCampaignStoreOptions extends RedisStoreOptions {
  * new RedisCampaignStore({ redis }) })` in each. Every change is one Lua script (a batch of send results; a
  * message's status change with its counters, compare-and-set), so concurrent instances count exactly.
  *
- * Keys (`<prefix>` default `wa:`): `camp:m:<wamid>` per message (its campaign, status, billable flag and
- * recipient: about 150 bytes each, see docs/campaigns.md), `camp:c|x|r|f:<campaign>` (counters, examples,
- * refusals, retryable failures), `camp:ids`, `camp:sending`, `camp:p:<wamid>` (parked statuses). On Redis
+ * Keys (`<prefix>` default `wa:`): `camp:m:<sha256 of the wamid>` per message (its campaign, status, billable
+ * flag and recipient: about 200 bytes each, see docs/campaigns.md), `camp:c|x|r|f:<campaign>` (counters,
+ * examples, refusals, retryable failures), `camp:ids`, `camp:sending`, `camp:p:<sha256 of the wamid>` (parked
+ * statuses). On Redis
  * Cluster, put a hash tag in the prefix (`{wa}:`) so that all keys share a slot.
  *
  * @example
@@ -145,14 +145,15 @@ export class RedisCampaignStore implements CampaignStore {
       campaign,
       batch.firstAt,
       batch.lastAt,
-      this.#prefix,
+      '',
       ...pairs(batch.counts),
       ...pairs(batch.examples),
       batch.refused.length,
       ...batch.refused,
       batch.accepted.length,
     ];
-    for (const { wamid, state } of batch.accepted) args.push(wamid, state);
+    for (const { wamid, state } of batch.accepted)
+      args.push(this.#key('m', wamid), this.#key('p', wamid), state);
     const keys = [
       this.#key('c', campaign),
       this.#key('x', campaign),
@@ -170,6 +171,7 @@ export class RedisCampaignStore implements CampaignStore {
   async lookup(wamid: string, park: () => string): Promise<{ campaign: string; state: string } | undefined> {
     const op = 'RedisCampaignStore.lookup';
     const keys = [this.#key('m', wamid), this.#key('sending'), this.#key('p', wamid)];
+    // `park()` is cheap to build and needed only when nothing is stored: one round trip either way.
     const value = await call(op, () => LOOKUP.run(this.#redis, keys, [this.#parkMs, park()]));
     if (value === null || value === undefined) return undefined;
     if (typeof value !== 'string') throw unexpectedReply(op, 'a stored message', typeof value);
@@ -256,8 +258,12 @@ export class RedisCampaignStore implements CampaignStore {
     return expectNumber(op, removed?.[1]?.[1] ?? 0) === 1;
   }
 
+  /** A wamid (which encodes the recipient's number) is hashed into its key; a campaign id is a label you chose. */
   #key(kind: string, id?: string): string {
-    return id === undefined ? `${this.#prefix}camp:${kind}` : `${this.#prefix}camp:${kind}:${id}`;
+    if (id === undefined) return `${this.#prefix}camp:${kind}`;
+    return kind === 'm' || kind === 'p'
+      ? hashedKey(this.#prefix, `camp:${kind}`, id)
+      : `${this.#prefix}camp:${kind}:${id}`;
   }
 }
 

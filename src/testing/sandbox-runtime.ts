@@ -1,4 +1,5 @@
 /** The sandbox's moving parts: the simulator, the schedule of status events, and webhook delivery. */
+import { setMaxListeners } from 'node:events';
 import { callObserver } from '../core/observer.js';
 import { messageEnvelope, templateStatusEnvelope } from '../webhooks/fixtures.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
@@ -28,6 +29,8 @@ export class SandboxRuntime {
   #eventCounter = 0;
 
   constructor(readonly options: SandboxOptions) {
+    // Every delivery in flight listens on it: a burst of a bulk send's statuses is hundreds, not a leak.
+    setMaxListeners(0, this.closing.signal);
     this.templates = new TemplateRegistry(options.secretKeys ? { secretKeys: options.secretKeys } : {});
     this.simulator = new GatewaySimulator({ templateRegistry: this.templates, ...options });
     this.retryDelaysMs = options.retryDelaysMs ?? GATEWAY_RETRY_DELAYS_MS;

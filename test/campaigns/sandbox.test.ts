@@ -39,6 +39,7 @@ async function runCampaign(tracker: CampaignTracker): Promise<void> {
     ratePerSecond: 100_000,
     // No delay: statuses race their send results (and beat them, while results wait in the recorder's buffer).
     statusDelaysMs: [0, 0, 0],
+    ackTimeoutMs: 60_000,
   });
   const plan = campaignPlan(240);
   armFaults(sandbox, plan);
