@@ -4,6 +4,7 @@
  * rule (what a status does to a message, which counter moves); a store only keeps values and applies a change
  * all at once, so the in-process and the shared store cannot disagree.
  */
+import { nonNegativeInt, positive } from '../core/options.js';
 
 /**
  * One batch of `sendMany` results of one campaign: the accepted wamids with their recipient, the refusals,
@@ -110,8 +111,8 @@ export class MemoryCampaignStore implements CampaignStore {
   #sendingUntil = 0;
 
   constructor(options: MemoryCampaignStoreOptions = {}) {
-    this.#parkMs = options.parkMs ?? 120_000;
-    this.#maxParked = options.maxParked ?? 100_000;
+    this.#parkMs = positive(options.parkMs, 'MemoryCampaignStore parkMs') ?? 120_000;
+    this.#maxParked = nonNegativeInt(options.maxParked, 'MemoryCampaignStore maxParked') ?? 100_000;
   }
 
   async sending(_campaign: string): Promise<void> {
@@ -184,7 +185,12 @@ export class MemoryCampaignStore implements CampaignStore {
     return [...this.#campaigns.keys()];
   }
 
-  /** Forgets a campaign and its messages. Resolves `true` when it was known. */
+  /**
+   * Forgets a campaign and its messages. Resolves `true` when it was known.
+   *
+   * @example
+   * await store.delete('spring-sale');
+   */
   async delete(campaign: string): Promise<boolean> {
     for (const [wamid, m] of this.#messages) if (m.campaign === campaign) this.#messages.delete(wamid);
     return this.#campaigns.delete(campaign);

@@ -378,7 +378,12 @@ export class CampaignTracker {
     };
   }
 
-  /** The campaign ids the store holds. */
+  /**
+   * The campaign ids the store holds.
+   *
+   * @example
+   * for (const id of await tracker.campaigns()) console.log(id, (await tracker.report(id))?.funnel);
+   */
   campaigns(): Promise<string[]> {
     return this.store.campaigns();
   }

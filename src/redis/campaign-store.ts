@@ -245,6 +245,9 @@ export class RedisCampaignStore implements CampaignStore {
   /**
    * Forgets a campaign's counters and lists now (its message keys expire with the retention). Resolves `true`
    * when it was known.
+   *
+   * @example
+   * await store.delete('spring-sale');
    */
   async delete(campaign: string): Promise<boolean> {
     const op = 'RedisCampaignStore.delete';
