@@ -50,7 +50,12 @@ async function sendOverhead(): Promise<void> {
     const run = async (gw: GatewayClient, batch: OutboundMessage[], campaign?: string) => {
       const t0 = performance.now();
       let ok = 0;
-      for await (const r of gw.messages.sendMany(batch, campaign ? { campaign } : {})) if (r.ok) ok++;
+      // `isFake`: the sandbox schedules no status events, whose work would land on whichever side runs next.
+      for await (const r of gw.messages.sendMany(
+        batch,
+        campaign ? { campaign, isFake: true } : { isFake: true },
+      ))
+        if (r.ok) ok++;
       if (ok !== batch.length) throw new Error(`only ${ok} of ${batch.length} accepted`);
       return performance.now() - t0;
     };
