@@ -494,6 +494,8 @@ export class CampaignRecorder {
   readonly #batch = new Batch();
   readonly #unrecorded: CampaignResult[] = [];
   #error: unknown;
+  /** `ready` has resolved: sends go straight on, without a promise turn each. */
+  isReady = false;
 
   constructor(
     readonly campaign: string,
@@ -502,8 +504,13 @@ export class CampaignRecorder {
     private readonly batchSize: number,
     private readonly write: (batch: CampaignRecordBatch) => Promise<void>,
   ) {
-    // Its failure is reported by the first send that waits on it; never an unhandled rejection.
-    ready.catch(() => {});
+    // Its failure is reported by every send that waits on it; never an unhandled rejection.
+    ready.then(
+      () => {
+        this.isReady = true;
+      },
+      () => {},
+    );
   }
 
   /** Buffers one result (`message` is what `sendMany` was given); a promise only when the buffer is written. */
@@ -552,14 +559,16 @@ export function campaignSends(
   return {
     recorder,
     post: (valid, flags, request, stop) =>
-      recorder.ready.then(
-        () => post(valid, flags, request, stop),
-        (error: unknown) => {
-          throw new NotSentError(
-            `The campaign store could not be reached, so this message of campaign '${campaign}' was not sent.`,
-            { cause: error },
-          );
-        },
-      ),
+      recorder.isReady
+        ? post(valid, flags, request, stop)
+        : recorder.ready.then(
+            () => post(valid, flags, request, stop),
+            (error: unknown) => {
+              throw new NotSentError(
+                `The campaign store could not be reached, so this message of campaign '${campaign}' was not sent.`,
+                { cause: error },
+              );
+            },
+          ),
   };
 }
