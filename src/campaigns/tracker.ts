@@ -496,6 +496,7 @@ export class CampaignRecorder {
   #error: unknown;
   /** `ready` has resolved: sends go straight on, without a promise turn each. */
   isReady = false;
+  #closed = false;
 
   constructor(
     readonly campaign: string,
@@ -517,7 +518,8 @@ export class CampaignRecorder {
   add(result: SendManyResult, message: unknown): Promise<void> | undefined {
     const to = (message as { to?: unknown } | null)?.to;
     this.#batch.add({ result, to: typeof to === 'string' ? to : '' });
-    return this.#batch.size >= this.batchSize ? this.#flush() : undefined;
+    // After `close` (the caller left the loop), a send that was in flight still lands: written on its own.
+    return this.#batch.size >= this.batchSize || this.#closed ? this.#flush() : undefined;
   }
 
   async #flush(): Promise<void> {
@@ -533,6 +535,7 @@ export class CampaignRecorder {
 
   /** Writes what is buffered; throws `CampaignRecordError` if any result could not be recorded. */
   async close(): Promise<void> {
+    this.#closed = true;
     await this.#flush();
     if (this.#unrecorded.length > 0) {
       throw new CampaignRecordError(this.campaign, this.#unrecorded, this.#error);

@@ -137,3 +137,13 @@ describeRedis('RedisCampaignStore', () => {
     expect(await tracker.report('c')).toBeUndefined();
   });
 });
+
+describe('CampaignRecorder', () => {
+  it('records a send still in flight when the caller left the loop, after close', async () => {
+    const tracker = new CampaignTracker();
+    const recorder = tracker.recorder('c');
+    await recorder.close();
+    await recorder.add(accepted(0, 'wamid.late').result, { to: '998900000000' });
+    expect((await tracker.report('c'))?.funnel.accepted).toBe(1);
+  });
+});
