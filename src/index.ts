@@ -4,6 +4,24 @@
  * are on `wa-gateway-sdk/schemas` (see docs/api-surface.md), so a schema refactor is not a change of this entry.
  */
 
+export {
+  type CampaignCommit,
+  type CampaignRecordBatch,
+  type CampaignStore,
+  type CampaignTotals,
+  MemoryCampaignStore,
+  type MemoryCampaignStoreOptions,
+} from './campaigns/store.js';
+export {
+  type CampaignMessageStatus,
+  CampaignRecordError,
+  type CampaignRefusal,
+  type CampaignReport,
+  type CampaignResult,
+  type CampaignRetry,
+  CampaignTracker,
+  type CampaignTrackerOptions,
+} from './campaigns/tracker.js';
 export { ServiceWindowClosedError } from './conversations/errors.js';
 export type { WindowStore } from './conversations/stores.js';
 // Every error class; not brandError or apiErrorClassFor, which are the SDK's own plumbing.

@@ -1,4 +1,5 @@
 import { SDK_VERSION } from '../core/version.js';
+import * as campaign from './campaign.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 import * as sandbox from './sandbox.js';
 import * as stream from './stream.js';
@@ -38,6 +39,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: stream.options,
     run: stream.streamCommand,
     summary: 'export platform messages of a date range to NDJSON',
+  },
+  campaign: {
+    usage: campaign.usage,
+    options: campaign.options,
+    run: campaign.campaignCommand,
+    summary: "print a campaign's report (funnel, failures, retries) from Redis",
   },
 };
 

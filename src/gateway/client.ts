@@ -1,3 +1,4 @@
+import type { CampaignTracker } from '../campaigns/tracker.js';
 import type { WindowStore } from '../conversations/stores.js';
 import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
@@ -40,6 +41,8 @@ export interface GatewayClientOptions extends CommonClientOptions {
    * the window store the conversations router records inbound messages in (`wa-gateway-sdk/conversations`).
    */
   serviceWindow?: WindowStore;
+  /** Records `sendMany(messages, { campaign })` results for campaign reports: see `CampaignTracker`. */
+  campaigns?: CampaignTracker;
 }
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
@@ -93,6 +96,7 @@ export class GatewayClient {
       messagingProduct: options.messagingProduct ?? 'whatsapp',
       retryInFlight: options.retryInFlightSends ?? false,
       serviceWindow: options.serviceWindow,
+      campaigns: options.campaigns,
     });
     this.media = new Media(transport);
   }

@@ -1,3 +1,4 @@
+import { type CampaignTracker, campaignSends } from '../campaigns/tracker.js';
 import type { WindowStore } from '../conversations/stores.js';
 import { checkServiceWindow } from '../conversations/window.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
@@ -87,16 +88,23 @@ export class Messages {
   readonly #messagingProduct: string;
   readonly #retryInFlight: boolean;
   readonly #serviceWindow: WindowStore | undefined;
+  readonly #campaigns: CampaignTracker | undefined;
 
   /** @internal */
   constructor(
     transport: Transport,
-    options: { messagingProduct: string; retryInFlight: boolean; serviceWindow?: WindowStore | undefined },
+    options: {
+      messagingProduct: string;
+      retryInFlight: boolean;
+      serviceWindow?: WindowStore | undefined;
+      campaigns?: CampaignTracker | undefined;
+    },
   ) {
     this.#transport = transport;
     this.#messagingProduct = options.messagingProduct;
     this.#retryInFlight = options.retryInFlight;
     this.#serviceWindow = options.serviceWindow;
+    this.#campaigns = options.campaigns;
   }
 
   /**
@@ -202,7 +210,8 @@ export class Messages {
     messages: Iterable<DeepReadonly<OutboundMessage>> | AsyncIterable<DeepReadonly<OutboundMessage>>,
     options: SendManyOptions = {},
   ): AsyncGenerator<SendManyResult, void, undefined> {
-    return sendMany((m, f, r, s) => this.#post(m, f, r, s), this.#transport.host, messages, options);
+    const c = campaignSends(this.#campaigns, options.campaign, (m, f, r, s) => this.#post(m, f, r, s));
+    return sendMany(c.post, this.#transport.host, messages, options, c.recorder);
   }
 }
 

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import type { CampaignRecorder } from '../campaigns/tracker.js';
 import { onAbort } from '../core/abort.js';
 import { PaymentRequiredError } from '../core/api-errors.js';
 import type { WithResponse } from '../core/api-promise.js';
@@ -43,6 +44,11 @@ export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal
   onProgress?: (progress: SendManyProgress) => void;
   /** `false` skips local validation of every message (see `SendOptions.validate`). Default `true`. */
   validate?: boolean;
+  /**
+   * Records every result against this campaign id in the client's `campaigns` tracker (a `ConfigurationError`
+   * without one): see `CampaignTracker` and docs/campaigns.md.
+   */
+  campaign?: string;
 }
 
 /** Where a `sendMany` stands. */
@@ -107,6 +113,7 @@ export async function* sendMany(
   host: string,
   messages: Iterable<DeepReadonly<OutboundMessage>> | AsyncIterable<DeepReadonly<OutboundMessage>>,
   options: SendManyOptions = {},
+  campaign?: CampaignRecorder,
 ): AsyncGenerator<SendManyResult, void, undefined> {
   const concurrency = options.concurrency ?? 16;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
@@ -134,7 +141,8 @@ export async function* sendMany(
           break;
         }
         const index = started++;
-        const task: Promise<void> = batch.send(item.value, index).then((r) => {
+        const task: Promise<void> = batch.send(item.value, index).then(async (r) => {
+          await campaign?.add(r, item.value);
           done.set(index, r);
           inFlight.delete(task);
         });
@@ -157,6 +165,7 @@ export async function* sendMany(
     batch.halt(new NotSentError('sendMany ended before this message was sent.'));
     batch.unlinkCaller();
     await source.return?.();
+    await campaign?.close();
   }
 }
 

@@ -4,6 +4,7 @@
  * this entry loads. ioredis because BullMQ (the durable inbox) requires it: one client serves the whole entry.
  */
 
+export { RedisCampaignStore, type RedisCampaignStoreOptions } from './campaign-store.js';
 export {
   RedisSessionStore,
   type RedisSessionStoreOptions,

@@ -1,4 +1,5 @@
 /** The sandbox's moving parts: the simulator, the schedule of status events, and webhook delivery. */
+import { setMaxListeners } from 'node:events';
 import { callObserver } from '../core/observer.js';
 import { messageEnvelope, templateStatusEnvelope } from '../webhooks/fixtures.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
@@ -11,7 +12,12 @@ import { TemplateRegistry } from './template-registry.js';
 export class SandboxRuntime {
   readonly templates: TemplateRegistry;
   readonly simulator: GatewaySimulator;
-  readonly faults: SandboxFaults = { nextFailure: null, statusOrder: 'in-order', duplicateStatuses: false };
+  readonly faults: SandboxFaults = {
+    nextFailure: null,
+    statusOrder: 'in-order',
+    duplicateStatuses: false,
+    failRecipients: new Map(),
+  };
   readonly listeners = new Set<(event: SandboxEvent) => void>();
   readonly retryDelaysMs: readonly number[];
   readonly deliveries: DeliveryAttempt[] = [];
@@ -23,6 +29,8 @@ export class SandboxRuntime {
   #eventCounter = 0;
 
   constructor(readonly options: SandboxOptions) {
+    // Every delivery in flight listens on it: a burst of a bulk send's statuses is hundreds, not a leak.
+    setMaxListeners(0, this.closing.signal);
     this.templates = new TemplateRegistry(options.secretKeys ? { secretKeys: options.secretKeys } : {});
     this.simulator = new GatewaySimulator({ templateRegistry: this.templates, ...options });
     this.retryDelaysMs = options.retryDelaysMs ?? GATEWAY_RETRY_DELAYS_MS;
@@ -74,8 +82,8 @@ export class SandboxRuntime {
   scheduleStatuses(message: SentMessage): void {
     const [sent, delivered, read] = this.simulator.statusEventsFor(message);
     if (!sent || !delivered || !read) return;
-    const failure = this.faults.nextFailure;
-    this.faults.nextFailure = null;
+    const failure = this.faults.failRecipients.get(message.to) ?? this.faults.nextFailure;
+    if (failure === this.faults.nextFailure) this.faults.nextFailure = null;
     const plan: [string, WebhookEnvelope][] = failure
       ? [
           ['sent', sent],

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CampaignTracker } from '../campaigns/tracker.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
 import type { DeliveryAttempt } from './deliver.js';
 import type {
@@ -53,6 +54,8 @@ export interface SandboxOptions extends GatewaySimulatorOptions {
    * `false` serves no platform.
    */
   platform?: false | Omit<PlatformHandlersOptions, 'platformUrl' | 'streamUrl' | 'catchAll'>;
+  /** The inbox draws each campaign of this tracker as a funnel chart that updates live (see docs/campaigns.md). */
+  campaigns?: CampaignTracker;
 }
 
 /** The platform a sandbox serves: what to give `PlatformClient`, and the simulator behind it. */
@@ -80,6 +83,11 @@ export interface SandboxFaults {
   statusOrder: 'in-order' | 'reversed';
   /** Deliver every status event twice, as the gateway may. */
   duplicateStatuses: boolean;
+  /**
+   * Recipients whose accepted sends are reported `sent` then `failed` with this upstream error, every time
+   * (unlike `nextFailure`, which fails one send): a test of a bulk send knows exactly which fail.
+   */
+  failRecipients: Map<string, UpstreamFailure>;
 }
 
 /** What the sandbox did, as it happens: what the web inbox draws. */
@@ -205,6 +213,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       host,
       port,
       ...(options.webhookUrl ? { webhookUrl: options.webhookUrl } : {}),
+      ...(options.campaigns ? { campaigns: options.campaigns } : {}),
     });
     sandbox.inboxUrl = `${url}/`;
   }

@@ -3,10 +3,12 @@
  * to as server-sent events.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CampaignTracker } from '../../campaigns/tracker.js';
 import { fixtureId } from '../../webhooks/fixtures.js';
 import type { WebhookEnvelope } from '../../webhooks/schemas.js';
 import type { Sandbox, SandboxEvent } from '../sandbox.js';
 import type { RegisteredTemplate } from '../template-registry.js';
+import { watchCampaigns } from './campaigns.js';
 import { SECURITY_HEADERS } from './http.js';
 import type { InboxControls, InboxMessage, InboxTemplate, LogEvent, StreamEvent } from './protocol.js';
 
@@ -37,7 +39,11 @@ export interface InboxFeed {
 const RANK: Readonly<Record<string, number>> = { sent: 1, delivered: 2, read: 3, failed: 4 };
 
 /** Watches everything the sandbox does and keeps what the inbox page shows. */
-export function startFeed(sandbox: Sandbox, webhookUrl: string | undefined): InboxFeed {
+export function startFeed(
+  sandbox: Sandbox,
+  webhookUrl: string | undefined,
+  campaigns?: CampaignTracker,
+): InboxFeed {
   const messages = new Map<string, InboxMessage>();
   const log = new Map<number, LogEvent>();
   const clients = new Set<ServerResponse>();
@@ -61,6 +67,7 @@ export function startFeed(sandbox: Sandbox, webhookUrl: string | undefined): Inb
     nextRefused: () => ++refused,
   };
   const unsubscribe = sandbox.observe((event) => onEvent(core, event));
+  const funnels = campaigns ? watchCampaigns(campaigns, sandbox, broadcast) : undefined;
 
   function stream(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8' });
@@ -73,6 +80,8 @@ export function startFeed(sandbox: Sandbox, webhookUrl: string | undefined): Inb
       gatewayUrl: sandbox.url,
     };
     res.write(`data: ${JSON.stringify(snapshot)}\n\n`);
+    const latest = funnels?.latest();
+    if (latest) res.write(`data: ${JSON.stringify({ kind: 'campaigns', campaigns: latest })}\n\n`);
     clients.add(res);
     req.on('close', () => clients.delete(res));
   }
@@ -85,6 +94,7 @@ export function startFeed(sandbox: Sandbox, webhookUrl: string | undefined): Inb
     stream,
     close() {
       unsubscribe();
+      funnels?.close();
       for (const client of clients) client.end();
       clients.clear();
     },

@@ -57,6 +57,22 @@ export interface InboxControls {
   webhookUrl: string | null;
 }
 
+/** A campaign's funnel, as the tracker given to the sandbox reports it (`CampaignReport`'s counts). */
+export interface InboxCampaign {
+  id: string;
+  funnel: {
+    accepted: number;
+    sent: number;
+    delivered: number;
+    read: number;
+    failed: number;
+    notSent: number;
+    maybeSent: number;
+  };
+  billable: number;
+  failures: { code: string; count: number }[];
+}
+
 /** Sent on the event stream, one JSON object per `data:` line. */
 export type StreamEvent =
   | {
@@ -70,7 +86,8 @@ export type StreamEvent =
   | { kind: 'message'; message: InboxMessage }
   | { kind: 'log'; event: LogEvent }
   | { kind: 'template'; template: InboxTemplate }
-  | { kind: 'controls'; controls: InboxControls };
+  | { kind: 'controls'; controls: InboxControls }
+  | { kind: 'campaigns'; campaigns: InboxCampaign[] };
 
 const from = z.string().regex(/^\d{5,20}$/, 'a number with country code, digits only');
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
+import type { CampaignTracker } from '../../campaigns/tracker.js';
 import type { WebhookEnvelope } from '../../webhooks/schemas.js';
 import type { Sandbox } from '../sandbox.js';
 import { loadInboxAssets } from './assets.js';
@@ -26,12 +27,12 @@ export interface Inbox {
  */
 export function startInbox(
   sandbox: Sandbox,
-  options: { host: string; port: number; webhookUrl?: string },
+  options: { host: string; port: number; webhookUrl?: string; campaigns?: CampaignTracker },
 ): Inbox {
   // Not awaited: run from source the page is bundled on first use, and the gateway must not wait for it.
   const assets = loadInboxAssets();
   assets.catch(() => {});
-  const feed = startFeed(sandbox, options.webhookUrl);
+  const feed = startFeed(sandbox, options.webhookUrl, options.campaigns);
   const uploads: Uploads = new Map();
 
   return {

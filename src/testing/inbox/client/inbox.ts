@@ -1,4 +1,5 @@
 import type { StreamEvent } from '../protocol.js';
+import { campaignsPanel, renderCampaigns } from './campaigns-panel.js';
 import { attach, composer, locate, windowButton } from './composers.js';
 import { controlsPanel, renderControls, schedule } from './controls-panel.js';
 import { peers, renderAll, renderPeers, renderThread, thread, title } from './conversations.js';
@@ -48,6 +49,7 @@ document.body.append(
       'div',
       { class: 'col side-col' },
       controlsPanel,
+      campaignsPanel,
       h(
         'section',
         { attrs: { 'aria-labelledby': 'templates-title' } },
@@ -81,6 +83,7 @@ events.onmessage = (e: MessageEvent<string>) => {
       renderControls();
       renderTemplates();
       renderLog();
+      renderCampaigns([]);
       document.body.dataset['ready'] = 'true';
       break;
     case 'message': {
@@ -105,6 +108,9 @@ events.onmessage = (e: MessageEvent<string>) => {
     case 'controls':
       state.controls = event.controls;
       renderControls();
+      break;
+    case 'campaigns':
+      renderCampaigns(event.campaigns);
       break;
   }
 };

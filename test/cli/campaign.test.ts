@@ -1,0 +1,112 @@
+import type { Redis } from 'ioredis';
+import { expect, it } from 'vitest';
+import { runCli } from '../../src/cli/main.js';
+import { CampaignTracker, UpstreamError } from '../../src/index.js';
+import { RedisCampaignStore } from '../../src/redis/index.js';
+import { statusObject } from '../../src/webhooks/fixtures.js';
+import { describeRedis, type RedisServer, useRedis } from '../helpers/redis-server.js';
+
+function io(env: Record<string, string> = {}) {
+  const out = { stdout: '', stderr: '' };
+  return {
+    out,
+    io: {
+      stdout: (t: string) => {
+        out.stdout += t;
+      },
+      stderr: (t: string) => {
+        out.stderr += t;
+      },
+      env,
+      interrupted: new Promise<void>(() => {}),
+    },
+  };
+}
+
+describeRedis('wa-gateway campaign report', () => {
+  let server: RedisServer;
+  let redis: Redis;
+  useRedis((s, client) => {
+    server = s;
+    redis = client;
+  });
+
+  async function seed(): Promise<void> {
+    const tracker = new CampaignTracker({
+      store: new RedisCampaignStore({ redis, prefix: 'cli:' }),
+      retryableFailureCodes: [131026],
+    });
+    const gw001 = new UpstreamError({
+      status: 502,
+      code: 'GW_001',
+      group: 'UPSTREAM_ERROR',
+      description: 'Upstream rejected the message',
+      body: {},
+    });
+    await tracker.record('spring, sale', [
+      { result: { index: 0, ok: true, messageId: 'wamid.a', contacts: [] }, to: '998900000000' },
+      { result: { index: 1, ok: true, messageId: 'wamid.b', contacts: [] }, to: '998900000001' },
+      { result: { index: 2, ok: false, error: gw001, notSent: false }, to: '998900000002' },
+    ]);
+    const billable = { billable: true, pricing_model: 'PMP', category: 'marketing' };
+    await tracker.apply(statusObject('read', { id: 'wamid.a', timestamp: '1700000000' }));
+    await tracker.apply(
+      statusObject('delivered', { id: 'wamid.a', timestamp: '1700000000', pricing: billable }),
+    );
+    await tracker.apply(
+      statusObject('failed', {
+        id: 'wamid.b',
+        timestamp: '1700000005',
+        errors: [{ code: 131026, title: 'Undeliverable', message: 'x', error_data: { details: 'x' } }],
+      }),
+    );
+  }
+
+  it('prints the table, --json and --csv from REDIS_URL or --redis-url', async () => {
+    await seed();
+    const table = io({ REDIS_URL: server.url });
+    expect(await runCli(['campaign', 'report', 'spring, sale', '--prefix', 'cli:'], table.io)).toBe(0);
+    expect(table.out.stdout).toMatch(/accepted\s+2\n/);
+    expect(table.out.stdout).toMatch(/read\s+1\s+50\.0%/);
+    expect(table.out.stdout).toMatch(/131026\s+1\s+e\.g\. wamid\.b/);
+    expect(table.out.stdout).toMatch(/GW_001\s+1\s+\(0 not sent\)/);
+    expect(table.out.stdout).toMatch(/first event\s+2023-11-14T22:13:20\.000Z\n/);
+
+    const json = io();
+    const args = ['campaign', 'report', 'spring, sale', '--prefix', 'cli:', '--redis-url', server.url];
+    expect(await runCli([...args, '--json'], json.io)).toBe(0);
+    const parsed = JSON.parse(json.out.stdout) as { funnel: unknown; billable: number; retries: unknown[] };
+    expect(parsed.funnel).toEqual({
+      accepted: 2,
+      sent: 1,
+      delivered: 1,
+      read: 1,
+      failed: 1,
+      notSent: 0,
+      maybeSent: 1,
+    });
+    expect(parsed.billable).toBe(1);
+    expect(parsed.retries).toEqual([
+      { to: '998900000001', reason: 'failed', code: '131026', wamid: 'wamid.b' },
+    ]);
+
+    const csv = io();
+    expect(await runCli([...args, '--csv', 'refused'], csv.io)).toBe(0);
+    expect(csv.out.stdout).toBe('index,to,code,not_sent\n2,998900000002,GW_001,false\n');
+
+    const list = io({ REDIS_URL: server.url });
+    expect(await runCli(['campaign', 'list', '--prefix', 'cli:'], list.io)).toBe(0);
+    expect(list.out.stdout).toBe('spring, sale\n');
+  });
+
+  it('exits 1 for an unknown campaign and 2 without a Redis or with a bad --csv', async () => {
+    const unknown = io({ REDIS_URL: server.url });
+    expect(await runCli(['campaign', 'report', 'nope'], unknown.io)).toBe(1);
+    expect(unknown.out.stderr).toContain("no campaign 'nope'");
+    const none = io();
+    expect(await runCli(['campaign', 'report', 'x'], none.io)).toBe(2);
+    expect(none.out.stderr).toContain('REDIS_URL');
+    const bad = io({ REDIS_URL: server.url });
+    expect(await runCli(['campaign', 'report', 'x', '--csv', 'all'], bad.io)).toBe(2);
+  });
+});
