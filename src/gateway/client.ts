@@ -6,6 +6,7 @@ import type { RetryRules } from '../core/retry-policy.js';
 import { Transport } from '../core/transport.js';
 import { Media } from './media.js';
 import { Messages } from './messages.js';
+import type { TemplateCatalog } from './template-catalog.js';
 
 export interface GatewayClientOptions extends CommonClientOptions {
   /** The gateway API key (`pk_...` production, `sk_...` staging). Server-side only. */
@@ -33,6 +34,11 @@ export interface GatewayClientOptions extends CommonClientOptions {
   retryInFlightSends?: boolean;
   /** The `messaging_product` constant the SDK puts in every send. Default `'whatsapp'`. */
   messagingProduct?: string;
+  /**
+   * A `TemplateCatalog`: template sends (`sendTemplate`, and `send` of a template message) are checked against it
+   * before any request (known name and language, status `APPROVED`, parameters), and `sendTemplate` takes names.
+   */
+  templates?: TemplateCatalog;
 }
 
 /**
@@ -100,6 +106,7 @@ export class GatewayClient {
     this.messages = new Messages(transport, {
       messagingProduct: options.messagingProduct ?? 'whatsapp',
       retryInFlight: options.retryInFlightSends ?? false,
+      templates: options.templates,
     });
     this.media = new Media(transport);
   }
