@@ -2,6 +2,7 @@ import { SDK_VERSION } from '../core/version.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 import * as sandbox from './sandbox.js';
 import * as stream from './stream.js';
+import * as templates from './templates.js';
 import * as trigger from './trigger.js';
 import * as validateTemplate from './validate-template.js';
 
@@ -38,6 +39,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: stream.options,
     run: stream.streamCommand,
     summary: 'export platform messages of a date range to NDJSON',
+  },
+  templates: {
+    usage: templates.usage,
+    options: templates.options,
+    run: templates.templatesCommand,
+    summary: 'check, push or type a folder of template JSON definitions',
   },
 };
 

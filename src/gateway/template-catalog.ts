@@ -92,6 +92,17 @@ export interface CatalogEntry extends TemplateRecord {
   definition?: TemplateDefinition;
 }
 
+/** One row of `push`: what happened to one definition. */
+export interface TemplatePushResult {
+  name: string;
+  language: string;
+  /** `created` now; `exists` (a 409 `UPSTREAM_017`); `skipped` (created before); `failed` (see `error`). */
+  result: 'created' | 'exists' | 'skipped' | 'failed';
+  status?: string | undefined;
+  sourceId?: string | undefined;
+  error?: string;
+}
+
 /** One template for `record`: the state a list call (or any other source) reports. */
 export interface TemplateStateInput {
   name: string;
@@ -229,6 +240,48 @@ export class TemplateCatalog {
       n++;
     }
     return n;
+  }
+
+  /**
+   * Creates every definition the catalogue has not seen created (no `sourceId` stored), idempotent by name and
+   * language: a `409 UPSTREAM_017` means it exists already, which is recorded, not failed. Returns one row per
+   * definition; a failure (an invalid definition, a refused key) is a row too, never a throw, so one bad template
+   * does not hide the others.
+   *
+   * @example
+   * for (const row of await catalog.push(api, 'app_123')) console.log(row.name, row.language, row.result);
+   */
+  async push(
+    api: { templates: { create(appId: string, template: TemplateDefinition): PromiseLike<TemplateCreated> } },
+    appId: string,
+  ): Promise<TemplatePushResult[]> {
+    const rows: TemplatePushResult[] = [];
+    for (const definition of this.#definitions.values()) {
+      const { name, language } = definition;
+      const stored = await this.store.get(name, language);
+      if (stored?.sourceId !== undefined) {
+        rows.push({ name, language, result: 'skipped', status: stored.status, sourceId: stored.sourceId });
+        continue;
+      }
+      try {
+        const created = await api.templates.create(appId, definition);
+        const record = await this.recordCreated(definition, created);
+        rows.push({ name, language, result: 'created', status: record.status, sourceId: record.sourceId });
+      } catch (error) {
+        if ((error as { code?: unknown } | null)?.code === 'UPSTREAM_017') {
+          const record = await this.store.update(name, language, { definition });
+          rows.push({ name, language, result: 'exists', status: record.status, sourceId: record.sourceId });
+        } else {
+          rows.push({
+            name,
+            language,
+            result: 'failed',
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }
+    }
+    return rows;
   }
 
   /**

@@ -11,26 +11,12 @@ import {
 import { templateStatusEnvelope } from '../../src/webhooks/fixtures.js';
 import { parseWebhook, type TemplateStatusValue } from '../../src/webhooks/index.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
+import { orderShippedDefinition } from '../helpers/template-definitions.js';
 
 const server = useMswServer();
 const templateStatusEvent = (value: TemplateStatusValue) => parseWebhook(templateStatusEnvelope(value))[0]!;
 
-const orderShipped = defineTemplate({
-  name: 'order_shipped',
-  language: 'en_US',
-  category: 'UTILITY',
-  header: { format: 'TEXT', text: 'Order {{1}} update', examples: ['#1042'] },
-  body: { text: 'Hi {{1}}, order {{2}} is on its way.', examples: ['Ali', '#1042'] },
-  buttons: [
-    {
-      type: 'URL',
-      text: 'Track',
-      url: 'https://shop.example.com/t/{{1}}',
-      example: ['https://shop.example.com/t/1'],
-    },
-    { type: 'QUICK_REPLY', text: 'Stop updates' },
-  ],
-});
+const orderShipped = defineTemplate(orderShippedDefinition);
 const promo = defineTemplate({
   name: 'promo',
   language: 'en_US',

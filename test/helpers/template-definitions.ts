@@ -1,0 +1,17 @@
+/** Template definitions the template tests share: one with a TEXT header, body variables and both button kinds. */
+export const orderShippedDefinition = {
+  name: 'order_shipped',
+  language: 'en_US',
+  category: 'UTILITY',
+  header: { format: 'TEXT', text: 'Order {{1}} update', examples: ['#1042'] },
+  body: { text: 'Hi {{1}}, order {{2}} is on its way.', examples: ['Ali', '#1042'] },
+  buttons: [
+    {
+      type: 'URL',
+      text: 'Track',
+      url: 'https://shop.example.com/t/{{1}}',
+      example: ['https://shop.example.com/t/1'],
+    },
+    { type: 'QUICK_REPLY', text: 'Stop updates' },
+  ],
+} as const;
