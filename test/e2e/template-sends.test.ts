@@ -6,16 +6,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  defineTemplate,
-  GatewayClient,
-  PublicApiClient,
-  TemplateCatalog,
-  TemplateSendError,
-} from '../../src/index.js';
+import { defineTemplate, GatewayClient, PublicApiClient, TemplateCatalog } from '../../src/index.js';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { createNodeWebhookHandler, type TemplateStatusEvent } from '../../src/webhooks/index.js';
-import { orderShippedDefinition } from '../helpers/template-definitions.js';
+import { orderShippedDefinition, templateSendRefusal } from '../helpers/template-definitions.js';
 
 const SECRET = 'template-e2e-secret-0123456789abcdef';
 const orderShipped = defineTemplate(orderShippedDefinition);
@@ -74,15 +68,6 @@ async function application(options: { templateApprovalMs?: number } = {}) {
   return { s, catalog, gw, api, sends, statusEvents };
 }
 
-async function refused(run: () => Promise<unknown>): Promise<TemplateSendError> {
-  const error = await run().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TemplateSendError);
-  return error as TemplateSendError;
-}
-
 describe('checked template sends against the sandbox', () => {
   it('refuses locally what the gateway would refuse, then sends once the template is approved', async () => {
     const { s, catalog, gw, api, sends } = await application();
@@ -92,7 +77,9 @@ describe('checked template sends against the sandbox', () => {
     const sourceId = pushed!.sourceId!;
 
     const untyped = gw.messages.sendTemplate.bind(gw.messages) as (...a: unknown[]) => Promise<unknown>;
-    expect(await refused(() => gw.messages.sendTemplate('998901234567', orderShipped, good))).toMatchObject({
+    expect(
+      await templateSendRefusal(() => gw.messages.sendTemplate('998901234567', orderShipped, good)),
+    ).toMatchObject({
       rule: 'template.status',
       status: 'PENDING',
     });
@@ -101,19 +88,23 @@ describe('checked template sends against the sandbox', () => {
     await s.setTemplateStatus(sourceId, 'PAUSED');
     expect(await catalog.get('order_shipped', 'en_US')).toMatchObject({ status: 'PAUSED' });
 
-    const mismatched = await refused(() => untyped('998901234567', orderShipped, { ...good, body: ['Ali'] }));
+    const mismatched = await templateSendRefusal(() =>
+      untyped('998901234567', orderShipped, { ...good, body: ['Ali'] }),
+    );
     expect(mismatched).toMatchObject({ rule: 'template.status', status: 'PAUSED' });
     await s.setTemplateStatus(sourceId, 'APPROVED');
     expect(
-      await refused(() => untyped('998901234567', orderShipped, { ...good, body: ['Ali'] })),
+      await templateSendRefusal(() => untyped('998901234567', orderShipped, { ...good, body: ['Ali'] })),
     ).toMatchObject({ rule: 'template.parameters.count', component: 'body', expected: 2, given: 1 });
     expect(
-      await refused(() =>
+      await templateSendRefusal(() =>
         gw.messages.sendTemplate('998901234567', orderShipped, { ...good, language: 'uz' }),
       ),
     ).toMatchObject({ rule: 'template.language', expected: ['en_US'], given: 'uz' });
     await s.setTemplateStatus(sourceId, 'PAUSED');
-    expect(await refused(() => gw.messages.sendTemplate('998901234567', orderShipped, good))).toMatchObject({
+    expect(
+      await templateSendRefusal(() => gw.messages.sendTemplate('998901234567', orderShipped, good)),
+    ).toMatchObject({
       rule: 'template.status',
       status: 'PAUSED',
     });

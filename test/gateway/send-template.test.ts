@@ -5,13 +5,12 @@ import {
   GatewayClient,
   MessageValidationError,
   TemplateCatalog,
-  TemplateSendError,
   TemplateValidationError,
 } from '../../src/index.js';
 import { templateStatusEnvelope } from '../../src/webhooks/fixtures.js';
 import { parseWebhook, type TemplateStatusValue } from '../../src/webhooks/index.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
-import { orderShippedDefinition } from '../helpers/template-definitions.js';
+import { orderShippedDefinition, templateSendRefusal } from '../helpers/template-definitions.js';
 
 const server = useMswServer();
 const templateStatusEvent = (value: TemplateStatusValue) => parseWebhook(templateStatusEnvelope(value))[0]!;
@@ -44,15 +43,6 @@ function gateway() {
 }
 const client = (templates?: TemplateCatalog) =>
   new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false, ...(templates ? { templates } : {}) });
-
-async function refusal(run: () => Promise<unknown>): Promise<TemplateSendError> {
-  const error = await run().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TemplateSendError);
-  return error as TemplateSendError;
-}
 
 describe('defineTemplate', () => {
   it('returns the definition as given, and refuses an invalid one with every issue', () => {
@@ -149,7 +139,7 @@ describe('checked sends, before any request', () => {
     const bodies = gateway();
     const gw = client();
     const untyped = gw.messages.sendTemplate.bind(gw.messages) as (...a: unknown[]) => Promise<unknown>;
-    const short = await refusal(() =>
+    const short = await templateSendRefusal(() =>
       untyped('998901234567', orderShipped, { header: '#1', body: ['Ali'], buttons: { 0: '1' } }),
     );
     expect(short).toMatchObject({
@@ -161,13 +151,13 @@ describe('checked sends, before any request', () => {
     });
     expect(short.message).toContain('order_shipped (en_US)');
     expect(short.message).toContain('body expects 2 parameter(s), got 1');
-    const typed = await refusal(() =>
+    const typed = await templateSendRefusal(() =>
       untyped('998901234567', promo, { header: { link: 'https://x' }, body: [3] }),
     );
     expect(typed).toMatchObject({ rule: 'template.parameters.type', given: 'number' });
-    const extra = await refusal(() => untyped('998901234567', hello, { header: 'x' }));
+    const extra = await templateSendRefusal(() => untyped('998901234567', hello, { header: 'x' }));
     expect(extra).toMatchObject({ rule: 'template.parameters.unexpected', component: 'header' });
-    const language = await refusal(() => untyped('998901234567', hello, { language: 'uz' }));
+    const language = await templateSendRefusal(() => untyped('998901234567', hello, { language: 'uz' }));
     expect(language).toMatchObject({ rule: 'template.language', expected: ['en_US'], given: 'uz' });
     expect(bodies).toEqual([]);
   });
@@ -178,17 +168,19 @@ describe('checked sends, before any request', () => {
     const gw = client(catalog);
     const good = { header: '#1', body: ['Ali', '#1'], buttons: { 0: '1' } } as const;
 
-    expect(await refusal(() => gw.messages.sendTemplate('998901234567', 'nope'))).toMatchObject({
+    expect(await templateSendRefusal(() => gw.messages.sendTemplate('998901234567', 'nope'))).toMatchObject({
       rule: 'template.unknown',
       given: 'nope',
     });
     expect(
-      await refusal(() =>
+      await templateSendRefusal(() =>
         gw.messages.sendTemplate('998901234567', orderShipped, { ...good, language: 'uz' }),
       ),
     ).toMatchObject({ rule: 'template.language', expected: ['en_US'], given: 'uz' });
     // A definition with no status learnt yet is not known to be approved.
-    expect(await refusal(() => gw.messages.sendTemplate('998901234567', orderShipped, good))).toMatchObject({
+    expect(
+      await templateSendRefusal(() => gw.messages.sendTemplate('998901234567', orderShipped, good)),
+    ).toMatchObject({
       rule: 'template.status',
       status: 'UNKNOWN',
     });
@@ -201,7 +193,9 @@ describe('checked sends, before any request', () => {
         reason: 'INVALID_FORMAT',
       }),
     );
-    const rejected = await refusal(() => gw.messages.sendTemplate('998901234567', orderShipped, good));
+    const rejected = await templateSendRefusal(() =>
+      gw.messages.sendTemplate('998901234567', orderShipped, good),
+    );
     expect(rejected).toMatchObject({ rule: 'template.status', status: 'REJECTED', reason: 'INVALID_FORMAT' });
     expect(rejected.message).toContain('REJECTED');
     expect(rejected.message).toContain('INVALID_FORMAT');
@@ -232,7 +226,7 @@ describe('checked sends, before any request', () => {
       type: 'template',
       template: { name: 'hello', language: { code: 'en_US' } },
     } as const;
-    expect(await refusal(() => client(catalog).messages.send(raw))).toMatchObject({
+    expect(await templateSendRefusal(() => client(catalog).messages.send(raw))).toMatchObject({
       rule: 'template.status',
       status: 'PAUSED',
     });
@@ -247,7 +241,7 @@ describe('checked sends, before any request', () => {
         components: [{ type: 'body', parameters: [{ type: 'text', text: 'x' }] }],
       },
     } as const;
-    expect(await refusal(() => client(catalog).messages.send(withBody))).toMatchObject({
+    expect(await templateSendRefusal(() => client(catalog).messages.send(withBody))).toMatchObject({
       rule: 'template.parameters.unexpected',
     });
     expect(bodies).toHaveLength(2);
