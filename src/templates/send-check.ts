@@ -71,7 +71,19 @@ export function variableCount(text: string | undefined): number {
  * body (one per variable), and each URL button with a variable (`button:<index>`). Quick-reply buttons may carry
  * a payload and are not listed; a LOCATION header takes no parameter the spec shows.
  */
-export function expectedComponents(t: TemplateDefinition): ExpectedComponent[] {
+export function expectedComponents(t: TemplateDefinition): readonly ExpectedComponent[] {
+  // Every send of a definition asks this again: scan its texts once per definition object.
+  let out = EXPECTED.get(t);
+  if (out === undefined) {
+    out = scanExpected(t);
+    EXPECTED.set(t, out);
+  }
+  return out;
+}
+
+const EXPECTED = new WeakMap<object, readonly ExpectedComponent[]>();
+
+function scanExpected(t: TemplateDefinition): ExpectedComponent[] {
   const out: ExpectedComponent[] = [];
   const header = t.header;
   if (header?.format === 'TEXT') {
