@@ -3,7 +3,7 @@
  * from `{ header, body, buttons }` (so nobody writes that array by hand), and check the send against the
  * definition and the client's catalogue with the one check the sandbox uses too (`templates/send-check.ts`).
  */
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, WaGatewayError } from '../core/errors.js';
 import type { TemplateDefinition, UntypedTemplateSendValues } from '../templates/define.js';
 import {
   parameterProblem,
@@ -53,10 +53,16 @@ export function templateComponents(
     });
   }
   const body = values.body;
+  if (body !== undefined && !Array.isArray(body))
+    throw new ConfigurationError("sendTemplate values.body must be an array of the body's values, in order.");
   if (body !== undefined && body.length > 0)
     components.push({ type: 'body', parameters: body.map(parameter) });
   const buttons = values.buttons;
-  if (buttons !== undefined && buttons !== null) {
+  if (buttons !== undefined && (typeof buttons !== 'object' || buttons === null))
+    throw new ConfigurationError(
+      'sendTemplate values.buttons must be an object (or array) of values by button index.',
+    );
+  if (buttons !== undefined) {
     for (const [key, value] of Object.entries(buttons)) {
       if (value === undefined || !/^\d+$/.test(key)) continue;
       const quickReply = definition?.buttons?.[Number(key)]?.type === 'QUICK_REPLY';
@@ -75,11 +81,27 @@ export function templateComponents(
  * The message `sendTemplate(to, template, values)` sends, checked: throws `TemplateSendError` (before any
  * request) when the catalogue or the definition says the gateway would refuse it.
  */
-export async function templateMessage(
+export function templateMessage(
   catalog: TemplateCatalog | undefined,
   to: string,
   template: TemplateDefinition | string,
   values: UntypedTemplateSendValues = {},
+): Promise<BuiltTemplateMessage> {
+  // Hostile arguments (a throwing getter, a Proxy) end in a typed error, never a bare TypeError.
+  return build(catalog, to, template, values).catch((error: unknown) => {
+    if (error instanceof WaGatewayError) throw error;
+    throw new ConfigurationError(
+      `sendTemplate could not read its arguments (${error instanceof Error ? error.name : typeof error}): pass a definition or a name, and plain values.`,
+      { cause: error },
+    );
+  });
+}
+
+async function build(
+  catalog: TemplateCatalog | undefined,
+  to: string,
+  template: TemplateDefinition | string,
+  values: UntypedTemplateSendValues,
 ): Promise<BuiltTemplateMessage> {
   if (typeof values !== 'object' || values === null)
     throw new ConfigurationError(

@@ -1,6 +1,7 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
+  ConfigurationError,
   defineTemplate,
   GatewayClient,
   MessageValidationError,
@@ -255,5 +256,25 @@ describe('checked sends, before any request', () => {
     await expect(client().messages.sendTemplate('998901234567', 'hello')).rejects.toThrow(
       /needs a catalogue/,
     );
+  });
+
+  it('hostile values end in a typed error, never a bare TypeError, and nothing is sent', async () => {
+    const bodies = gateway();
+    const untyped = client().messages.sendTemplate.bind(client().messages) as (
+      ...a: unknown[]
+    ) => Promise<unknown>;
+    const throwing = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('boom');
+        },
+      },
+    );
+    for (const values of [{ body: 'Ali' }, { buttons: 'x' }, throwing, null]) {
+      await expect(untyped('998901234567', hello, values)).rejects.toBeInstanceOf(ConfigurationError);
+    }
+    await expect(untyped('998901234567', 42, {})).rejects.toBeInstanceOf(ConfigurationError);
+    expect(bodies).toEqual([]);
   });
 });
