@@ -108,11 +108,20 @@ export class SandboxRuntime {
     this.later(plan.pendingMs ?? this.options.templateApprovalMs ?? 500, () => {
       if (created.status !== 'PENDING') return; // moved by code meanwhile: the plan no longer applies
       const reason = plan.outcome === 'REJECTED' ? (plan.reason ?? 'INVALID_FORMAT') : null;
-      void this.setTemplateStatus(created.sourceId, plan.outcome as 'APPROVED' | 'REJECTED', reason);
+      const decided = this.setTemplateStatus(
+        created.sourceId,
+        plan.outcome as 'APPROVED' | 'REJECTED',
+        reason,
+      );
+      // The pause counts from the approval's delivery: its webhook never overtakes the approval's.
       if (plan.outcome === 'APPROVED' && plan.pauseAfterMs !== undefined)
-        this.later(plan.pauseAfterMs, () => {
-          if (created.status === 'APPROVED') void this.setTemplateStatus(created.sourceId, 'PAUSED');
-        });
+        void this.track(
+          decided.then(() =>
+            this.later(plan.pauseAfterMs!, () => {
+              if (created.status === 'APPROVED') void this.setTemplateStatus(created.sourceId, 'PAUSED');
+            }),
+          ),
+        );
     });
   }
 

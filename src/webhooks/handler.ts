@@ -130,6 +130,12 @@ export interface WebhookHandlerOptions {
   logLevel?: LogLevel;
   /** Every failure, with the error object itself (which may hold your own data: log it with care). */
   onError?: (error: unknown, info: WebhookErrorInfo) => void;
+  /**
+   * A `TemplateCatalog` (main entry): every `message_template_status_update` event is applied to it before
+   * `onEvent` runs, and such events are not deduplicated (a status is idempotent to apply, and a template approved,
+   * paused and approved again delivers the same value twice). A failure to apply answers 500, so the gateway retries.
+   */
+  templates?: { apply(event: WebhookEvent): unknown };
 }
 
 /** Extra per-request capabilities of the platform, e.g. a Worker's `ctx`. */
@@ -257,6 +263,10 @@ export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions 
   const onEvent = options.onEvent;
   if (typeof onEvent !== 'function')
     throw new ConfigurationError('createWebhookHandler: `onEvent` must be a function');
+  const templates = options.templates;
+  if (templates !== undefined && typeof templates?.apply !== 'function')
+    throw new ConfigurationError('createWebhookHandler: `templates` must be a TemplateCatalog (with apply)');
+  const dedupeKey = options.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey);
   const limits = resolveLimits(options);
   return {
     log,
@@ -266,11 +276,18 @@ export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions 
         log('warn', 'onError failed', { errorName }),
       ),
     secrets,
-    onEvent,
+    onEvent: templates
+      ? async (event: WebhookEvent, context: WebhookEventContext) => {
+          if (event.kind === 'template_status') await templates.apply(event);
+          await onEvent(event, context);
+        }
+      : onEvent,
     ...limits,
     onStoreUnavailable: resolveOnStoreUnavailable(options.onStoreUnavailable),
     store: resolveStore(options.dedupe, limits.dedupeTtlMs),
-    dedupeKey: options.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey),
+    dedupeKey: templates
+      ? (event) => (event.kind === 'template_status' ? null : dedupeKey(event))
+      : dedupeKey,
     ...resolveUpstream(options),
     waitUntil: options.waitUntil,
   };

@@ -30,11 +30,10 @@ async function application(options: { templateApprovalMs?: number } = {}) {
   const waiters: (() => void)[] = [];
   const handler = createNodeWebhookHandler({
     secret: SECRET,
-    // A template approved, paused and approved again sends the same value twice (the spec shows no time on
-    // the envelope), which the default dedupe would drop as a redelivery: a status is idempotent to apply.
-    dedupeKey: (event) => (event.kind === 'template_status' ? null : event.idempotencyKey),
+    // The handler applies template status events to the catalogue itself, outside deduplication: a template
+    // approved, paused and approved again delivers the same value twice.
+    templates: catalog,
     onEvent: async (event) => {
-      await catalog.apply(event);
       if (event.kind === 'template_status') events.push(event);
       for (const w of waiters.splice(0)) w();
     },
