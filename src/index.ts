@@ -68,8 +68,20 @@ export type { RetryRules } from './core/retry-policy.js';
 export type { DeepReadonly } from './core/types.js';
 export { SDK_VERSION } from './core/version.js';
 export * from './gateway/index.js';
+// Templates as code: definitions, the catalogue and checked template sends.
+export {
+  type CatalogEntry,
+  MemoryTemplateStore,
+  TemplateCatalog,
+  type TemplateCatalogOptions,
+  type TemplateRecord,
+  type TemplateRecordPatch,
+  type TemplateStateInput,
+  type TemplateStore,
+} from './gateway/template-catalog.js';
 export * from './platform/index.js';
 export * from './public-api/index.js';
+export * from './templates/define.js';
 // The templates and webhooks entries also export their zod/mini schemas (a Worker or a browser form can use them
 // without classic zod); here they are named one by one so that the schemas stay off the main entry. The webhooks
 // entry owns its functions, classes and constants (DESIGN's entry table): this entry re-exports its types only,
@@ -102,6 +114,12 @@ export {
   templateRules,
   validateTemplate,
 } from './templates/index.js';
+export {
+  TEMPLATE_SEND_RULES,
+  TemplateSendError,
+  type TemplateSendProblem,
+  type TemplateSendRule,
+} from './templates/send-check.js';
 export {
   type AccountUpdateEvent,
   type AccountUpdateValue,

@@ -3,6 +3,7 @@ import * as campaign from './campaign.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 import * as sandbox from './sandbox.js';
 import * as stream from './stream.js';
+import * as templates from './templates.js';
 import * as trigger from './trigger.js';
 import * as validateTemplate from './validate-template.js';
 
@@ -45,6 +46,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: campaign.options,
     run: campaign.campaignCommand,
     summary: "print a campaign's report (funnel, failures, retries) from Redis",
+  },
+  templates: {
+    usage: templates.usage,
+    options: templates.options,
+    run: templates.templatesCommand,
+    summary: 'check, push or type a folder of template JSON definitions',
   },
 };
 

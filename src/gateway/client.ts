@@ -8,6 +8,7 @@ import { Transport } from '../core/transport.js';
 import { Media } from './media.js';
 import { Messages } from './messages.js';
 import { GATEWAY_RETRY_RULES } from './retry-rules.js';
+import type { TemplateCatalog } from './template-catalog.js';
 
 export interface GatewayClientOptions extends CommonClientOptions {
   /** The gateway API key (`pk_...` production, `sk_...` staging). Server-side only. */
@@ -43,6 +44,11 @@ export interface GatewayClientOptions extends CommonClientOptions {
   serviceWindow?: WindowStore;
   /** Records `sendMany(messages, { campaign })` results for campaign reports: see `CampaignTracker`. */
   campaigns?: CampaignTracker;
+  /**
+   * A `TemplateCatalog`: template sends (`sendTemplate`, `send` and `sendMany` of a template message) are checked against it
+   * before any request (known name and language, status `APPROVED`, parameters), and `sendTemplate` takes names.
+   */
+  templates?: TemplateCatalog;
 }
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
@@ -97,6 +103,7 @@ export class GatewayClient {
       retryInFlight: options.retryInFlightSends ?? false,
       serviceWindow: options.serviceWindow,
       campaigns: options.campaigns,
+      templates: options.templates,
     });
     this.media = new Media(transport);
   }

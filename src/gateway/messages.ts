@@ -9,16 +9,24 @@ import { type Span, traced, tracingLoaded } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
 import { unexpectedAnswer } from '../core/unexpected-answer.js';
+import type {
+  TemplateDefinition,
+  TemplateSendValues,
+  UntypedTemplateSendValues,
+} from '../templates/define.js';
 import type { OutboundMessage, SendContact } from './message-schema.js';
 import { prepare } from './prepare-message.js';
 import {
   type PostRequest,
+  type PostSend,
   SEND_SPAN,
   type SendManyOptions,
   type SendManyResult,
   sendMany,
 } from './send-many.js';
 import { readSendResponse } from './send-response.js';
+import { checkTemplateMessage, templateMessage } from './send-template.js';
+import type { TemplateCatalog } from './template-catalog.js';
 
 export type { SendManyOptions, SendManyProgress, SendManyResult } from './send-many.js';
 
@@ -89,6 +97,7 @@ export class Messages {
   readonly #retryInFlight: boolean;
   readonly #serviceWindow: WindowStore | undefined;
   readonly #campaigns: CampaignTracker | undefined;
+  readonly #templates: TemplateCatalog | undefined;
 
   /** @internal */
   constructor(
@@ -98,6 +107,7 @@ export class Messages {
       retryInFlight: boolean;
       serviceWindow?: WindowStore | undefined;
       campaigns?: CampaignTracker | undefined;
+      templates?: TemplateCatalog | undefined;
     },
   ) {
     this.#transport = transport;
@@ -105,6 +115,7 @@ export class Messages {
     this.#retryInFlight = options.retryInFlight;
     this.#serviceWindow = options.serviceWindow;
     this.#campaigns = options.campaigns;
+    this.#templates = options.templates;
   }
 
   /**
@@ -128,20 +139,68 @@ export class Messages {
     return apiPromise(() => {
       const checked = prepare(message, options.validate, options.extraFields);
       if (!checked.valid) throw new MessageValidationError(checked.issues);
-      // Untraced (the common case), the send builds none of the span's closures.
-      if (!tracingLoaded()) return this.#post(checked.message, options, options);
-      const type = (checked.message as { type?: unknown }).type;
-      return traced(
-        'wa-gateway send',
-        () => ({
-          ...SEND_SPAN,
-          'server.address': this.#transport.host,
-          'wa_gateway.message.type': typeof type === 'string' ? type : 'unknown',
-        }),
-        () => this.#post(checked.message, options, options),
-        annotateSend,
-      );
+      if (this.#templates && (checked.message as { type?: unknown }).type === 'template')
+        return checkTemplateMessage(this.#templates, checked.message).then(() =>
+          this.#dispatch(checked.message, options),
+        );
+      return this.#dispatch(checked.message, options);
     });
+  }
+
+  /**
+   * Sends a template, its parameters built from `values` and checked before any request: against the definition
+   * (a wrong number of body values does not even compile) and, when the client has a catalogue, against what
+   * exists (the language, the status `APPROVED`). A refusal is a `TemplateSendError` naming the rule, the
+   * template, what it expects and what was given; nothing was sent.
+   *
+   * `template` is a definition (`defineTemplate`), or its name when the client has a catalogue. `body` holds the
+   * body's values in order, `header` the TEXT header's value or a media `{ link }`, `buttons` the values of URL
+   * buttons with a variable (and quick-reply payloads) by button index.
+   *
+   * @example
+   * await gw.messages.sendTemplate('998901234567', orderShipped, { body: ['Ali', '#1042'], buttons: { 0: '1042' } });
+   */
+  sendTemplate<const D extends TemplateDefinition>(
+    to: string,
+    template: D,
+    values: TemplateSendValues<D>,
+    options?: SendOptions,
+  ): ApiPromise<SendResult>;
+  sendTemplate(
+    to: string,
+    template: string,
+    values?: UntypedTemplateSendValues,
+    options?: SendOptions,
+  ): ApiPromise<SendResult>;
+  sendTemplate(
+    to: string,
+    template: TemplateDefinition | string,
+    values?: UntypedTemplateSendValues,
+    options: SendOptions = NO_OPTIONS,
+  ): ApiPromise<SendResult> {
+    return apiPromise(() =>
+      templateMessage(this.#templates, to, template, values).then((message) => {
+        const checked = prepare(message, true, options.extraFields);
+        if (!checked.valid) throw new MessageValidationError(checked.issues);
+        return this.#dispatch(checked.message, options);
+      }),
+    );
+  }
+
+  #dispatch(message: object, options: SendOptions): Promise<WithResponse<SendResult>> {
+    // Untraced (the common case), the send builds none of the span's closures.
+    if (!tracingLoaded()) return this.#post(message, options, options);
+    const type = (message as { type?: unknown }).type;
+    return traced(
+      'wa-gateway send',
+      () => ({
+        ...SEND_SPAN,
+        'server.address': this.#transport.host,
+        'wa_gateway.message.type': typeof type === 'string' ? type : 'unknown',
+      }),
+      () => this.#post(message, options, options),
+      annotateSend,
+    );
   }
 
   async #post(
@@ -210,7 +269,13 @@ export class Messages {
     messages: Iterable<DeepReadonly<OutboundMessage>> | AsyncIterable<DeepReadonly<OutboundMessage>>,
     options: SendManyOptions = {},
   ): AsyncGenerator<SendManyResult, void, undefined> {
-    const c = campaignSends(this.#campaigns, options.campaign, (m, f, r, s) => this.#post(m, f, r, s));
+    const catalog = this.#templates;
+    // A template the catalogue refuses is reported like any refusal before a request: notSent, the others go on.
+    const post: PostSend =
+      catalog === undefined
+        ? (m, f, r, s) => this.#post(m, f, r, s)
+        : (m, f, r, s) => checkTemplateMessage(catalog, m).then(() => this.#post(m, f, r, s));
+    const c = campaignSends(this.#campaigns, options.campaign, post);
     return sendMany(c.post, this.#transport.host, messages, options, c.recorder);
   }
 }

@@ -42,4 +42,5 @@ export { RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.j
 export type { RedisClient } from './redis-answer.js';
 export { RedisStatusStore, type RedisStatusStoreOptions } from './status-store.js';
 export type { RedisStoreOptions } from './store-options.js';
+export { RedisTemplateStore, type RedisTemplateStoreOptions } from './template-store.js';
 export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';

@@ -3,6 +3,16 @@
  * the language list and the rule table. Imports zod and relative files only: it runs in a browser form.
  */
 export { TemplateValidationError } from '../core/errors.js';
+export {
+  defineTemplate,
+  type TemplateBodyValue,
+  type TemplateButtonValues,
+  type TemplateDefinition,
+  type TemplateMediaValue,
+  type TemplateSendValues,
+  type TemplateVariables,
+  type UntypedTemplateSendValues,
+} from './define.js';
 export { isTemplateLanguage, TEMPLATE_LANGUAGES, type TemplateLanguage } from './languages.js';
 export { type TemplateRuleInfo, templateRules } from './rules.js';
 export {
@@ -39,6 +49,12 @@ export {
   type TemplateStatus,
   TemplateStatusSchema,
 } from './schema.js';
+export {
+  TEMPLATE_SEND_RULES,
+  TemplateSendError,
+  type TemplateSendProblem,
+  type TemplateSendRule,
+} from './send-check.js';
 export {
   assertValidTemplate,
   type TemplateIssue,

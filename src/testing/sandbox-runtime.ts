@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { callObserver } from '../core/observer.js';
 import { messageEnvelope, templateStatusEnvelope } from '../webhooks/fixtures.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
+import type { TemplateStatusEventName } from '../webhooks/template-status.js';
 import { type DeliveryAttempt, deliverWebhook, GATEWAY_RETRY_DELAYS_MS } from './deliver.js';
 import { GatewaySimulator, type SentMessage } from './gateway-simulator.js';
 import type { SandboxEvent, SandboxFaults, SandboxOptions } from './sandbox.js';
@@ -110,19 +111,48 @@ export class SandboxRuntime {
     const created = answer.created;
     if (!created) return;
     this.emit({ type: 'template', template: created });
-    this.later(this.options.templateApprovalMs ?? 500, () => {
-      const approved = this.templates.approve(created.sourceId);
-      if (!approved) return;
-      this.emit({ type: 'template', template: approved });
-      const update = templateStatusEnvelope({
-        event: 'APPROVED',
-        message_template_id: Number(approved.sourceId),
-        message_template_name: approved.name,
-        message_template_language: approved.language,
-        reason: null,
-      });
-      void this.track(this.deliver(update, 'template:APPROVED'));
+    const plan = this.templates.planFor(created) ?? { outcome: 'APPROVED' };
+    if (plan.outcome === 'PENDING') return;
+    this.later(plan.pendingMs ?? this.options.templateApprovalMs ?? 500, () => {
+      if (created.status !== 'PENDING') return; // moved by code meanwhile: the plan no longer applies
+      const reason = plan.outcome === 'REJECTED' ? (plan.reason ?? 'INVALID_FORMAT') : null;
+      const decided = this.setTemplateStatus(
+        created.sourceId,
+        plan.outcome as 'APPROVED' | 'REJECTED',
+        reason,
+      );
+      // The pause counts from the approval's delivery: its webhook never overtakes the approval's.
+      if (plan.outcome === 'APPROVED' && plan.pauseAfterMs !== undefined)
+        void this.track(
+          decided.then(() =>
+            this.later(plan.pauseAfterMs!, () => {
+              if (created.status === 'APPROVED') void this.setTemplateStatus(created.sourceId, 'PAUSED');
+            }),
+          ),
+        );
     });
+  }
+
+  /**
+   * Moves a template to `status` and delivers its `message_template_status_update` webhook; resolves with the
+   * delivery attempts (none when no such template).
+   */
+  setTemplateStatus(
+    sourceId: string,
+    status: TemplateStatusEventName,
+    reason: string | null = null,
+  ): Promise<DeliveryAttempt[]> {
+    const template = this.templates.setStatus(sourceId, status, reason);
+    if (!template) return Promise.resolve([]);
+    this.emit({ type: 'template', template });
+    const update = templateStatusEnvelope({
+      event: status,
+      message_template_id: Number(template.sourceId),
+      message_template_name: template.name,
+      message_template_language: template.language,
+      reason: template.reason,
+    });
+    return this.track(this.deliver(update, `template:${status}`));
   }
 
   injectMessage(message: Record<string, unknown> | WebhookEnvelope): Promise<DeliveryAttempt[]> {

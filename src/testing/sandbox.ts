@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CampaignTracker } from '../campaigns/tracker.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
+import type { TemplateStatusEventName } from '../webhooks/template-status.js';
 import type { DeliveryAttempt } from './deliver.js';
 import type {
   GatewaySimulator,
@@ -45,7 +46,10 @@ export interface SandboxOptions extends GatewaySimulatorOptions {
   inbox?: boolean;
   /** Secret keys the public API's template create accepts. Default `['sk_org_sandbox']`. */
   secretKeys?: readonly string[];
-  /** How long a created template stays `PENDING` before it is `APPROVED`, in ms. Default 500. */
+  /**
+   * How long a created template stays `PENDING` before its plan's outcome (`APPROVED` by default), in ms.
+   * Default 500. Choose another outcome per template with `sandbox.templates.plan(name, plan)`.
+   */
   templateApprovalMs?: number;
   /**
    * The conversation platform, served at `${url}/platform` (`platformUrl`) and `${url}/platform-stream`
@@ -119,6 +123,16 @@ export interface Sandbox {
   observe(listener: (event: SandboxEvent) => void): () => void;
   /** A template create that skips the secret key check, as the inbox's preview page submits it. */
   submitTemplate(appId: string, body: string): ReturnType<TemplateRegistry['submit']>;
+  /**
+   * Moves a created template to `status` (`APPROVED`, `REJECTED` with `reason`, `PAUSED`...) now and delivers its
+   * `message_template_status_update` webhook; resolves when the delivery is over. What tests drive the
+   * lifecycle with, instead of waiting on `templateApprovalMs`.
+   */
+  setTemplateStatus(
+    sourceId: string,
+    status: TemplateStatusEventName,
+    reason?: string | null,
+  ): Promise<DeliveryAttempt[]>;
   /** Events produced while no `webhookUrl` was set. */
   undelivered: { eventId: number; label: string }[];
   /** Delivers an incoming message (a fixture message object or a whole envelope) to the webhook. */
@@ -194,6 +208,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       runtime.createTemplate(answer);
       return answer;
     },
+    setTemplateStatus: (sourceId, status, reason) =>
+      runtime.setTemplateStatus(sourceId, status, reason ?? null),
     simulator,
     ...(served ? { platform: served } : {}),
     deliveries: runtime.deliveries,

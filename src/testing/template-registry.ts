@@ -1,6 +1,7 @@
-import { scanVariables } from '../templates/rules.js';
 import type { TemplateCreateRequest } from '../templates/schema.js';
+import { parameterProblem, statusProblem } from '../templates/send-check.js';
 import { validateTemplate } from '../templates/validate.js';
+import type { TemplateStatusEventName } from '../webhooks/template-status.js';
 import type { SimulatedResponse } from './gateway-simulator.js';
 
 /** A template the sandbox's registry holds. */
@@ -10,33 +11,31 @@ export interface RegisteredTemplate {
   name: string;
   language: string;
   category: string;
-  status: 'PENDING' | 'APPROVED';
+  /** `PENDING` when created; then what its lifecycle plan or `setStatus` made it. */
+  status: RegisteredTemplateStatus;
+  /** The reason of a `REJECTED` status (as its webhook carries it); `null` otherwise. */
+  reason: string | null;
   /** The create request as received. */
   request: TemplateCreateRequest;
   createdAt: number;
 }
 
-/** One `components[]` item of a template send, as far as the registry reads it. */
-interface SendComponent {
-  type?: unknown;
-  sub_type?: unknown;
-  index?: unknown;
-  parameters?: unknown;
-}
+/** The statuses a registered template takes: `PENDING`, then a status event's value. */
+export type RegisteredTemplateStatus = 'PENDING' | TemplateStatusEventName;
 
-/** What a send must carry for one component of an approved template: the parameter types allowed, in order. */
-interface Expected {
-  key: string;
-  label: string;
-  types: readonly (readonly string[])[];
+/**
+ * What happens to a created template, chosen per template (`registry.plan(name, plan)`, the inbox's template
+ * page): it stays `PENDING` for `pendingMs` (default: the sandbox's `templateApprovalMs`), then becomes
+ * `outcome` (`APPROVED`, or `REJECTED` with `reason`); with `pauseAfterMs`, an approved template is `PAUSED` that
+ * long after. `outcome: 'PENDING'` leaves it pending until code moves it (`sandbox.setTemplateStatus`).
+ */
+export interface TemplateLifecyclePlan {
+  outcome: 'APPROVED' | 'REJECTED' | 'PENDING';
+  /** For `REJECTED`: the reason its webhook carries. Default `'INVALID_FORMAT'`. */
+  reason?: string;
+  pendingMs?: number;
+  pauseAfterMs?: number;
 }
-
-const TEXTUAL = ['text', 'currency', 'date_time'] as const;
-const MEDIA_HEADER: Readonly<Record<string, string>> = {
-  IMAGE: 'image',
-  VIDEO: 'video',
-  DOCUMENT: 'document',
-};
 
 // `code` is left out when the spec names none for the rule: an answer never carries an invented code.
 const fail = (status: number, code: string | null, group: string, description: string, fields?: object) => ({
@@ -58,6 +57,7 @@ export class TemplateRegistry {
   readonly #secretKeys: readonly string[];
   readonly #appIds: readonly string[] | undefined;
   #counter = 0;
+  readonly #plans = new Map<string, TemplateLifecyclePlan>();
 
   constructor(options: { secretKeys?: readonly string[]; appIds?: readonly string[] } = {}) {
     this.#secretKeys = options.secretKeys ?? ['sk_org_sandbox'];
@@ -110,6 +110,7 @@ export class TemplateRegistry {
       language: t.language,
       category: t.category,
       status: 'PENDING',
+      reason: null,
       request: t,
       createdAt: Date.now(),
     };
@@ -126,11 +127,36 @@ export class TemplateRegistry {
     return this.templates.find((t) => t.name === name && t.language === language);
   }
 
-  /** Marks a template `APPROVED`; returns it, or `undefined` when no such id. */
+  /**
+   * Marks a template `APPROVED` without a webhook; returns it, or `undefined` when no such id. The sandbox's
+   * `setTemplateStatus` also delivers the `message_template_status_update` event.
+   */
   approve(sourceId: string): RegisteredTemplate | undefined {
+    return this.setStatus(sourceId, 'APPROVED');
+  }
+
+  /** Sets a template's status (and the reason of a rejection); returns it, or `undefined` when no such id. */
+  setStatus(
+    sourceId: string,
+    status: RegisteredTemplateStatus,
+    reason?: string | null,
+  ): RegisteredTemplate | undefined {
     const template = this.templates.find((t) => t.sourceId === sourceId);
-    if (template) template.status = 'APPROVED';
+    if (template) {
+      template.status = status;
+      template.reason = status === 'REJECTED' ? (reason ?? null) : null;
+    }
     return template;
+  }
+
+  /** Chooses what happens to template `name` (every language, or only `language`) when it is created. */
+  plan(name: string, plan: TemplateLifecyclePlan, language?: string): void {
+    this.#plans.set(language === undefined ? name : `${name}\u0000${language}`, { ...plan });
+  }
+
+  /** The plan chosen for a template, if any (its language's first, then its name's). */
+  planFor(template: { name: string; language: string }): TemplateLifecyclePlan | undefined {
+    return this.#plans.get(`${template.name}\u0000${template.language}`) ?? this.#plans.get(template.name);
   }
 
   /**
@@ -144,54 +170,9 @@ export class TemplateRegistry {
   }): string | undefined {
     const record = this.find(template.name, template.language.code);
     if (!record) return undefined;
-    if (record.status !== 'APPROVED')
-      return `template ${record.name} (${record.language}) is ${record.status}, not approved.`;
-    const expected = expectedComponents(record.request);
-    const given = new Map<string, unknown[]>();
-    for (const c of (template.components ?? []) as SendComponent[]) {
-      const key = c.type === 'button' ? `button:${String(c.index)}` : String(c.type);
-      given.set(key, Array.isArray(c.parameters) ? c.parameters : []);
-    }
-    for (const e of expected) {
-      const params = given.get(e.key) ?? [];
-      given.delete(e.key);
-      if (params.length !== e.types.length)
-        return `template parameter mismatch: ${e.label} expects ${e.types.length} parameter(s), got ${params.length}.`;
-      for (let i = 0; i < params.length; i++) {
-        const type = (params[i] as { type?: unknown } | null)?.type;
-        if (!e.types[i]!.includes(String(type)))
-          return `template parameter mismatch: ${e.label} parameter ${i + 1} must be ${e.types[i]!.join(' or ')}, got ${String(type)}.`;
-      }
-    }
-    for (const [key, params] of given) {
-      if (params.length > 0 && !key.startsWith('button:'))
-        return `template parameter mismatch: ${key} has ${params.length} parameter(s) the template does not take.`;
-      if (params.length > 0 && !isQuickReply(record.request, key))
-        return `template parameter mismatch: ${key.replace(':', ' ')} takes no parameters.`;
-    }
-    return undefined;
+    const status = statusProblem(record.status, record.reason);
+    if (status) return `template ${record.name} (${record.language}) ${status.message}`;
+    const mismatch = parameterProblem(record.request, template.components);
+    return mismatch ? `template parameter mismatch: ${mismatch.message}` : undefined;
   }
-}
-
-function isQuickReply(request: TemplateCreateRequest, key: string): boolean {
-  return request.buttons?.[Number(key.slice('button:'.length))]?.type === 'QUICK_REPLY';
-}
-
-/** The parameters a send must carry for each component of an approved template, in the spec's send shape. */
-function expectedComponents(t: TemplateCreateRequest): Expected[] {
-  const out: Expected[] = [];
-  const header = t.header;
-  if (header?.format === 'TEXT' && header.text) {
-    const n = scanVariables(header.text).distinct.length;
-    if (n > 0) out.push({ key: 'header', label: 'header', types: Array(n).fill(['text']) });
-  } else if (header?.format && MEDIA_HEADER[header.format]) {
-    out.push({ key: 'header', label: 'header', types: [[MEDIA_HEADER[header.format]!]] });
-  }
-  const n = t.body.text ? scanVariables(t.body.text).distinct.length : 0;
-  if (n > 0) out.push({ key: 'body', label: 'body', types: Array(n).fill(TEXTUAL) });
-  t.buttons?.forEach((b, i) => {
-    if (b.type === 'URL' && b.url && scanVariables(b.url).distinct.length > 0)
-      out.push({ key: `button:${i}`, label: `button ${i} (url)`, types: [['text']] });
-  });
-  return out;
 }

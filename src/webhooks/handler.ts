@@ -137,6 +137,12 @@ export interface WebhookHandlerOptions {
    * `onError: (error, info) => console.error(info.stage, error)`.
    */
   onError?: (error: unknown, info: WebhookErrorInfo) => void;
+  /**
+   * A `TemplateCatalog` (main entry): every `message_template_status_update` event is applied to it before
+   * `onEvent` runs, and such events are not deduplicated (a status is idempotent to apply, and a template approved,
+   * paused and approved again delivers the same value twice). A failure to apply answers 500, so the gateway retries.
+   */
+  templates?: { apply(event: WebhookEvent): unknown };
 }
 
 /** Extra per-request capabilities of the platform, e.g. a Worker's `ctx`. */
@@ -310,6 +316,10 @@ export function resolveOptions(
   });
   const onEvent = options.onEvent;
   if (typeof onEvent !== 'function') throw new ConfigurationError(`${fn}: \`onEvent\` must be a function`);
+  const templates = options.templates;
+  if (templates !== undefined && typeof templates?.apply !== 'function')
+    throw new ConfigurationError(`${fn}: \`templates\` must be a TemplateCatalog (with apply)`);
+  const dedupeKey = options.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey);
   const limits = resolveLimits(options, fn);
   return {
     log,
@@ -320,11 +330,18 @@ export function resolveOptions(
       ),
     hasOnError: typeof options.onError === 'function',
     secrets,
-    onEvent,
+    onEvent: templates
+      ? async (event: WebhookEvent, context: WebhookEventContext) => {
+          if (event.kind === 'template_status') await templates.apply(event);
+          await onEvent(event, context);
+        }
+      : onEvent,
     ...limits,
     onStoreUnavailable: resolveOnStoreUnavailable(options.onStoreUnavailable, fn),
     store: resolveStore(options.dedupe, limits.dedupeTtlMs, fn),
-    dedupeKey: options.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey),
+    dedupeKey: templates
+      ? (event) => (event.kind === 'template_status' ? null : dedupeKey(event))
+      : dedupeKey,
     ...resolveUpstream(options, fn),
     waitUntil: options.waitUntil,
   };

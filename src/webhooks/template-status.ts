@@ -10,6 +10,8 @@ export const TEMPLATE_STATUS_EVENTS = [
   'FLAGGED',
   'PAUSED',
 ] as const;
+/** A template status event the spec documents. */
+export type TemplateStatusEventName = (typeof TEMPLATE_STATUS_EVENTS)[number];
 
 /** `value` of a `message_template_status_update` change. */
 export const templateStatusValueSchema = z.looseObject({

@@ -217,6 +217,7 @@ function toInboxTemplate(t: RegisteredTemplate): InboxTemplate {
     language: t.language,
     category: t.category,
     status: t.status,
+    reason: t.reason,
     request: t.request as unknown as Record<string, unknown>,
   };
 }

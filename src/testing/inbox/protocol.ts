@@ -41,6 +41,8 @@ export interface InboxTemplate {
   language: string;
   category: string;
   status: string;
+  /** A rejection's reason; `null` otherwise. */
+  reason: string | null;
   request: Record<string, unknown>;
 }
 
@@ -143,4 +145,19 @@ export const RedeliverRequestSchema = z.strictObject({ eventId: z.int().min(1) }
 export const SubmitTemplateRequestSchema = z.strictObject({
   appId: z.string().min(1).max(200).default('sandbox'),
   template: z.string(),
+  /** What happens to it after `templateApprovalMs`: approved (default), rejected with a reason, or left pending. */
+  plan: z
+    .strictObject({
+      outcome: z.enum(['APPROVED', 'REJECTED', 'PENDING']),
+      reason: z.string().min(1).max(200).optional(),
+      pauseAfterMs: z.int().min(0).max(86_400_000).optional(),
+    })
+    .optional(),
+});
+
+/** `POST /inbox/api/template-status`: the template page moves a created template, with its webhook. */
+export const TemplateStatusRequestSchema = z.strictObject({
+  sourceId: z.string().min(1).max(40),
+  status: z.enum(['APPROVED', 'REJECTED', 'PAUSED', 'FLAGGED', 'PENDING_DELETION']),
+  reason: z.string().min(1).max(200).optional(),
 });

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { CampaignTracker } from '../../campaigns/tracker.js';
 import type { WebhookEnvelope } from '../../webhooks/schemas.js';
 import type { Sandbox } from '../sandbox.js';
+import type { TemplateLifecyclePlan } from '../template-registry.js';
 import { loadInboxAssets } from './assets.js';
 import { type InboxFeed, parseJson, startFeed } from './feed.js';
 import { answer, PAGES, refuseCrossSite, SECURITY_HEADERS, serveAsset } from './http.js';
@@ -11,6 +12,7 @@ import {
   RedeliverRequestSchema,
   ReplyRequestSchema,
   SubmitTemplateRequestSchema,
+  TemplateStatusRequestSchema,
 } from './protocol.js';
 import { INLINE_IMAGE, MAX_UPLOAD_BYTES, reply, type Uploads } from './replies.js';
 
@@ -135,10 +137,33 @@ function post(context: InboxContext, path: string, body: unknown): [number, unkn
   if (path === '/inbox/api/templates') {
     const request = SubmitTemplateRequestSchema.safeParse(body);
     if (!request.success) return [400, { error: issueText(request.error) }];
-    const result = sandbox.submitTemplate(request.data.appId, request.data.template);
+    const { appId, template, plan } = request.data;
+    if (plan) planTemplate(sandbox, template, plan);
+    const result = sandbox.submitTemplate(appId, template);
     return [result.status, result.body];
   }
+  if (path === '/inbox/api/template-status') {
+    const request = TemplateStatusRequestSchema.safeParse(body);
+    if (!request.success) return [400, { error: issueText(request.error) }];
+    const { sourceId, status, reason } = request.data;
+    if (!sandbox.templates.templates.some((t) => t.sourceId === sourceId))
+      return [404, { error: 'no such template' }];
+    void sandbox.setTemplateStatus(sourceId, status, reason ?? null);
+    return [202, { sourceId, status }];
+  }
   return [404, { error: 'no such inbox route' }];
+}
+
+/** The plan chosen on the template page, for the name and language of the JSON about to be submitted. */
+function planTemplate(sandbox: Sandbox, json: string, plan: TemplateLifecyclePlan): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return; // the submit answers the parse error
+  }
+  const { name, language } = (parsed ?? {}) as { name?: unknown; language?: unknown };
+  if (typeof name === 'string' && typeof language === 'string') sandbox.templates.plan(name, plan, language);
 }
 
 function issueText(error: z.ZodError): string {

@@ -1,7 +1,7 @@
 import { config } from 'zod';
 import { type TemplateIssue, validateTemplate } from '../../../templates/index.js';
 import { formatPath } from '../../../templates/rules.js';
-import type { StreamEvent } from '../protocol.js';
+import type { InboxTemplate, StreamEvent } from '../protocol.js';
 import { banner, fill, h, obj, postJson, submitForm } from './dom.js';
 import { exampleValues, templateView } from './render.js';
 
@@ -34,6 +34,52 @@ const phone = h('div', { class: 'phone', attrs: { 'aria-label': 'How the recipie
 const appId = h('input', { attrs: { id: 'app-id', value: 'sandbox', autocomplete: 'off' } });
 const result = h('p', { class: 'status-line', attrs: { role: 'status', id: 'submit-result' } });
 let submitted: string | undefined;
+// What the sandbox does with the template after its pending time: the lifecycle, chosen per template.
+const outcome = h(
+  'select',
+  { attrs: { id: 'template-outcome' } },
+  h('option', { attrs: { value: 'APPROVED' } }, 'then APPROVED'),
+  h('option', { attrs: { value: 'REJECTED' } }, 'then REJECTED'),
+  h('option', { attrs: { value: 'PENDING' } }, 'stays PENDING (move it below)'),
+);
+const reason = h('input', { attrs: { id: 'template-reason', value: 'INVALID_FORMAT', autocomplete: 'off' } });
+const created = new Map<string, InboxTemplate>();
+const createdList = h('ul', { class: 'templates', attrs: { 'aria-label': 'Created templates' } });
+
+/** The created templates with their status and the buttons that move each one (each sends its webhook). */
+function drawCreated(): void {
+  const move = (t: InboxTemplate, status: string) =>
+    h(
+      'button',
+      {
+        attrs: { type: 'button', 'data-status': status, 'aria-label': `${status} ${t.name} ${t.language}` },
+        on: {
+          click: () =>
+            void postJson('/inbox/api/template-status', {
+              sourceId: t.sourceId,
+              status,
+              ...(status === 'REJECTED' ? { reason: reason.value || 'INVALID_FORMAT' } : {}),
+            }),
+        },
+      },
+      status,
+    );
+  fill(
+    createdList,
+    ...[...created.values()].map((t) =>
+      h(
+        'li',
+        { attrs: { 'data-source-id': t.sourceId } },
+        h('code', null, `${t.name} (${t.language})`),
+        ' ',
+        h('strong', { class: 'template-status' }, t.status),
+        t.reason ? ` (${t.reason})` : '',
+        ' ',
+        ...['APPROVED', 'REJECTED', 'PAUSED'].map((status) => move(t, status)),
+      ),
+    ),
+  );
+}
 
 /** Selects the JSON key an issue points at, so the keyboard user lands on the field. */
 function focusField(issue: TemplateIssue): void {
@@ -88,6 +134,10 @@ const form = submitForm(
     void postJson('/inbox/api/templates', {
       appId: appId.value || 'sandbox',
       template: editor.value,
+      plan: {
+        outcome: outcome.value,
+        ...(outcome.value === 'REJECTED' ? { reason: reason.value || 'INVALID_FORMAT' } : {}),
+      },
     }).then((res) => {
       const body = obj(res.body);
       const data = obj(body['data']);
@@ -101,6 +151,8 @@ const form = submitForm(
     });
   },
   h('div', { class: 'field' }, h('label', { attrs: { for: 'app-id' } }, 'App id'), appId),
+  h('div', { class: 'field' }, h('label', { attrs: { for: 'template-outcome' } }, 'After review'), outcome),
+  h('div', { class: 'field' }, h('label', { attrs: { for: 'template-reason' } }, 'Rejection reason'), reason),
   h('button', { attrs: { type: 'submit', id: 'submit-template' } }, 'Submit to the sandbox registry'),
 );
 
@@ -117,6 +169,8 @@ document.body.append(
       editor,
       form,
       result,
+      h('h2', { attrs: { id: 'created-title' } }, 'Created templates'),
+      createdList,
     ),
     h('section', { class: 'col', attrs: { 'aria-labelledby': 'issues-title' } }, issuesTitle, issues),
     h(
@@ -131,6 +185,9 @@ update();
 
 new EventSource('/inbox/events').onmessage = (e: MessageEvent<string>) => {
   const event = JSON.parse(e.data) as StreamEvent;
+  if (event.kind === 'snapshot') for (const t of event.templates) created.set(t.sourceId, t);
+  if (event.kind === 'template') created.set(event.template.sourceId, event.template);
+  if (event.kind === 'snapshot' || event.kind === 'template') drawCreated();
   if (event.kind === 'template' && event.template.sourceId === submitted)
     result.textContent = `Created ${event.template.name} (${event.template.sourceId}): ${event.template.status}`;
 };

@@ -1,0 +1,228 @@
+/**
+ * THE check of a template send against the template it names: the gateway's rule "the count and types of
+ * `components[].parameters` must match the approved template exactly", the status it must have, and the
+ * language it must exist in. One piece of code for the SDK (which refuses before any request) and for the
+ * sandbox's registry (which answers `GW_001`), so the two can never disagree. Portable, no I/O.
+ */
+import { brandError, WaGatewayError } from '../core/errors.js';
+import type { TemplateDefinition } from './define.js';
+import { scanVariables } from './rules.js';
+
+/** Stable ids of the rules a template send is checked by. */
+export const TEMPLATE_SEND_RULES = [
+  'template.unknown',
+  'template.language',
+  'template.status',
+  'template.parameters.count',
+  'template.parameters.type',
+  'template.parameters.unexpected',
+] as const;
+export type TemplateSendRule = (typeof TEMPLATE_SEND_RULES)[number];
+
+/** Why a template send would be refused: the rule, where, what the template expects and what was given. */
+export interface TemplateSendProblem {
+  rule: TemplateSendRule;
+  /** The component at fault: `header`, `body`, `button 0 (url)`; absent for template-level rules. */
+  component?: string;
+  /** What the template expects: a parameter count, parameter types, `APPROVED`, or the languages it has. */
+  expected: number | string | readonly string[];
+  /** What the send gave: a count, a parameter type, a status, a language or a name. */
+  given: number | string;
+  /** The status, for `template.status`. */
+  status?: string;
+  /** The rejection reason, for `template.status` of a `REJECTED` template (`null` when none was given). */
+  reason?: string | null;
+  /** One sentence, without the template's name (the caller adds it). */
+  message: string;
+}
+
+/** A template send as far as the check reads it: `template` of a template message. */
+export interface TemplateSendInput {
+  name: string;
+  language: { code: string };
+  components?: readonly unknown[] | undefined;
+}
+
+/** The parameters one component of a template takes, in the send's shape. */
+export interface ExpectedComponent {
+  /** `header`, `body` or `button:<index>`. */
+  key: string;
+  label: string;
+  /** The parameter types allowed, one list per parameter, in order. */
+  types: readonly (readonly string[])[];
+}
+
+/** Parameter types a body variable accepts (the spec's textual ones). */
+export const TEXTUAL_PARAMETER_TYPES = ['text', 'currency', 'date_time'] as const;
+const MEDIA_HEADER: Readonly<Record<string, string>> = {
+  IMAGE: 'image',
+  VIDEO: 'video',
+  DOCUMENT: 'document',
+};
+const TEXT_ONLY = ['text'] as const;
+
+/** The number of distinct `{{n}}` variables of a text (0 for none or no text). */
+export function variableCount(text: string | undefined): number {
+  return text ? scanVariables(text).distinct.length : 0;
+}
+
+/**
+ * The parameters a send must carry for each component of `t`, in order: header (its variable, or the media),
+ * body (one per variable), and each URL button with a variable (`button:<index>`). Quick-reply buttons may carry
+ * a payload and are not listed; a LOCATION header takes no parameter the spec shows.
+ */
+export function expectedComponents(t: TemplateDefinition): readonly ExpectedComponent[] {
+  // Every send of a definition asks this again: scan its texts once per definition object.
+  let out = EXPECTED.get(t);
+  if (out === undefined) {
+    out = scanExpected(t);
+    EXPECTED.set(t, out);
+  }
+  return out;
+}
+
+const EXPECTED = new WeakMap<object, readonly ExpectedComponent[]>();
+
+function scanExpected(t: TemplateDefinition): ExpectedComponent[] {
+  const out: ExpectedComponent[] = [];
+  const header = t.header;
+  if (header?.format === 'TEXT') {
+    const n = variableCount(header.text);
+    if (n > 0) out.push({ key: 'header', label: 'header', types: Array(n).fill(TEXT_ONLY) });
+  } else if (header?.format && MEDIA_HEADER[header.format]) {
+    out.push({ key: 'header', label: 'header', types: [[MEDIA_HEADER[header.format]!]] });
+  }
+  const n = variableCount(t.body?.text);
+  if (n > 0) out.push({ key: 'body', label: 'body', types: Array(n).fill(TEXTUAL_PARAMETER_TYPES) });
+  t.buttons?.forEach((b, i) => {
+    if (b.type === 'URL' && variableCount(b.url) > 0)
+      out.push({ key: `button:${i}`, label: `button ${i} (url)`, types: [TEXT_ONLY] });
+  });
+  return out;
+}
+
+interface SendComponent {
+  type?: unknown;
+  index?: unknown;
+  parameters?: unknown;
+}
+
+/**
+ * Whether `components` (a send's `template.components`) match definition `t`: every expected component with the
+ * right count and types of parameters, and nothing the template does not take. The first problem, or `undefined`.
+ */
+export function parameterProblem(
+  t: TemplateDefinition,
+  components: readonly unknown[] | undefined,
+): TemplateSendProblem | undefined {
+  const given = new Map<string, readonly unknown[]>();
+  for (const c of (components ?? []) as readonly SendComponent[]) {
+    const key = c?.type === 'button' ? `button:${String(c.index)}` : String(c?.type);
+    given.set(key, Array.isArray(c?.parameters) ? c.parameters : []);
+  }
+  for (const e of expectedComponents(t)) {
+    const params = given.get(e.key) ?? [];
+    given.delete(e.key);
+    if (params.length !== e.types.length)
+      return {
+        rule: 'template.parameters.count',
+        component: e.label,
+        expected: e.types.length,
+        given: params.length,
+        message: `${e.label} expects ${e.types.length} parameter(s), got ${params.length}.`,
+      };
+    for (let i = 0; i < params.length; i++) {
+      const type = String((params[i] as { type?: unknown } | null)?.type);
+      if (!e.types[i]!.includes(type))
+        return {
+          rule: 'template.parameters.type',
+          component: `${e.label} parameter ${i + 1}`,
+          expected: e.types[i]!,
+          given: type,
+          message: `${e.label} parameter ${i + 1} must be ${e.types[i]!.join(' or ')}, got ${type}.`,
+        };
+    }
+  }
+  for (const [key, params] of given) {
+    if (params.length === 0) continue;
+    const button = key.startsWith('button:') ? t.buttons?.[Number(key.slice('button:'.length))] : undefined;
+    if (button?.type === 'QUICK_REPLY') continue;
+    const label = key.replace(':', ' ');
+    return {
+      rule: 'template.parameters.unexpected',
+      component: label,
+      expected: 0,
+      given: params.length,
+      message: key.startsWith('button:')
+        ? `${label} takes no parameters.`
+        : `${label} has ${params.length} parameter(s) the template does not take.`,
+    };
+  }
+  return undefined;
+}
+
+/** `template.status` when `status` is not `APPROVED` (an unknown status included), else `undefined`. */
+export function statusProblem(
+  status: string | undefined,
+  reason?: string | null,
+): TemplateSendProblem | undefined {
+  if (status === 'APPROVED') return undefined;
+  const shown = status ?? 'UNKNOWN';
+  const why =
+    status === undefined
+      ? ' (no status is known for it: push it, or feed its status events to the catalogue)'
+      : status === 'REJECTED'
+        ? reason
+          ? ` (reason: ${reason})`
+          : ' (no reason given)'
+        : '';
+  return {
+    rule: 'template.status',
+    expected: 'APPROVED',
+    given: shown,
+    status: shown,
+    ...(status === 'REJECTED' ? { reason: reason ?? null } : {}),
+    message: `is ${shown}, not APPROVED${why}.`,
+  };
+}
+
+/**
+ * A template send refused locally, before any request: the template does not exist in the catalogue (or not
+ * in that language), is not `APPROVED`, or the parameters do not match it. The gateway would have answered a
+ * `GW_001` (502) after authentication, rate limiting and billing; nothing was sent.
+ *
+ * @example
+ * try { await gw.messages.sendTemplate(to, orderShipped, { body: ['Ali', '#1042'] }) }
+ * catch (e) { if (e instanceof TemplateSendError) console.log(e.rule, e.template, e.expected, e.given) }
+ */
+export class TemplateSendError extends WaGatewayError {
+  override name = 'TemplateSendError';
+  /** The rule that refused the send (`template.parameters.count`, `template.status`, ...). */
+  readonly rule: TemplateSendRule;
+  /** The template as the send named it. */
+  readonly template: { name: string; language: string };
+  readonly component: string | undefined;
+  readonly expected: number | string | readonly string[];
+  readonly given: number | string;
+  /** For `template.status`: the status the catalogue holds. */
+  readonly status: string | undefined;
+  /** For a `REJECTED` template: the reason its status event carried. */
+  readonly reason: string | null | undefined;
+  /** Refused before any request: resending the corrected message cannot duplicate it (`sendMany`'s `notSent`). */
+  readonly mayHaveBeenSent = false;
+
+  constructor(template: { name: string; language: string }, problem: TemplateSendProblem) {
+    super(
+      `Template ${template.name} (${template.language}) was not sent: ${problem.message} [${problem.rule}] ` +
+        'Nothing was sent; the gateway would have refused it with GW_001.',
+    );
+    this.rule = problem.rule;
+    this.template = { name: template.name, language: template.language };
+    this.component = problem.component;
+    this.expected = problem.expected;
+    this.given = problem.given;
+    this.status = problem.status;
+    this.reason = problem.reason;
+  }
+}
+brandError(TemplateSendError, 'TemplateSendError');

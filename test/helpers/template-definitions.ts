@@ -1,0 +1,30 @@
+import { expect } from 'vitest';
+import { TemplateSendError } from '../../src/index.js';
+
+/** Template definitions the template tests share: one with a TEXT header, body variables and both button kinds. */
+export const orderShippedDefinition = {
+  name: 'order_shipped',
+  language: 'en_US',
+  category: 'UTILITY',
+  header: { format: 'TEXT', text: 'Order {{1}} update', examples: ['#1042'] },
+  body: { text: 'Hi {{1}}, order {{2}} is on its way.', examples: ['Ali', '#1042'] },
+  buttons: [
+    {
+      type: 'URL',
+      text: 'Track',
+      url: 'https://shop.example.com/t/{{1}}',
+      example: ['https://shop.example.com/t/1'],
+    },
+    { type: 'QUICK_REPLY', text: 'Stop updates' },
+  ],
+} as const;
+
+/** The `TemplateSendError` a call rejects with (fails the test when it resolves or throws anything else). */
+export async function templateSendRefusal(run: () => Promise<unknown>): Promise<TemplateSendError> {
+  const error = await run().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TemplateSendError);
+  return error as TemplateSendError;
+}
