@@ -74,6 +74,14 @@ export class WaGatewayError extends Error {
   override name = 'WaGatewayError';
 
   /**
+   * `true` when an earlier attempt of the same call may have reached the server (it was cut in flight and
+   * repeated under `retryInFlightSends`), although this final error alone says it was refused before anything
+   * was done (a `402 BILL_001`, a `RATE_001`): the message may be out, so check before sending it again.
+   * Absent otherwise. `sendMany` and `batchSendAll` read it (their `notSent: false`, `mayHaveBeenSent: true`).
+   */
+  declare earlierAttemptMayHaveBeenSent?: true;
+
+  /**
    * `instanceof` that also recognises errors from another copy of the SDK (its ESM and CJS builds loaded side
    * by side), by the class brand rather than the prototype object alone.
    */
