@@ -95,8 +95,7 @@ describe('an attempt cut in flight keeps its call "may have been sent"', () => {
   }
   /** Resolves once the transport starts its backoff after attempt 1 (the retry warning is logged first). */
   const backoffStarted = async () => {
-    while (!warnings.includes('wa-gateway-sdk: retrying request'))
-      await new Promise((r) => setTimeout(r, 5));
+    while (!warnings.includes('wa-gateway-sdk: retrying request')) await new Promise((r) => setTimeout(r, 5));
   };
 
   it('send: cut in flight, then 402 BILL_001 → PaymentRequiredError that says it may have been sent', async () => {
@@ -132,7 +131,8 @@ describe('an attempt cut in flight keeps its call "may have been sent"', () => {
     const controller = new AbortController();
     const results: SendManyResult[] = [];
     const run = (async () => {
-      for await (const r of client().messages.sendMany([text], { signal: controller.signal })) results.push(r);
+      for await (const r of client().messages.sendMany([text], { signal: controller.signal }))
+        results.push(r);
     })();
     await backoffStarted();
     controller.abort(new Error('stop'));
