@@ -29,6 +29,12 @@ export interface MessageIssue {
   message: string;
   /** The validator's machine code (zod's issue code, or an SDK rule such as `unique`). */
   code: string;
+  /**
+   * The SDK's stable rule id, always present, as template issues have: `to.digits_only`,
+   * `interactive.action.buttons.reply.title.max_length`, `template.language.type`, `unknown_field`. Branch on
+   * this rather than on `code`, which may be zod's generic `custom`, `too_big` or `invalid_value`.
+   */
+  rule: string;
 }
 
 function safeStringify(value: unknown): string {
