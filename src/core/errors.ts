@@ -246,7 +246,11 @@ export class InvalidResponseError extends WaGatewayError {
   }
 }
 
-/** An outbound message failed local validation; nothing was sent. `issues` lists every problem at once. */
+/**
+ * A call's data failed local validation before any request (an outbound message, a UUID, an id, a query, a
+ * range); nothing was sent. `issues` lists every problem at once, each with its rule id. How a client is built or
+ * a call is made (options) is a `ConfigurationError` instead (docs/errors-and-retries.md).
+ */
 export class MessageValidationError extends WaGatewayError {
   override name = 'MessageValidationError';
   readonly issues: MessageIssue[];

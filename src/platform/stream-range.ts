@@ -1,5 +1,6 @@
 import { ApiError, ConfigurationError, ConnectionError, StreamError } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
+import { invalidArgument } from '../core/invalid-argument.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport.js';
 import { argumentsCheck, requireInstant } from './arguments.js';
@@ -70,7 +71,8 @@ export function streamRange(
   const { from, to, ...rest } = query;
   const fromMs = requireInstant(from, 'streamRange from');
   const toMs = requireInstant(to, 'streamRange to');
-  if (toMs < fromMs) throw new ConfigurationError('streamRange: `to` is before `from`.');
+  if (toMs < fromMs)
+    throw invalidArgument('messages.streamRange', ['to'], 'is before `from`', 'to.before_from');
   const q = argumentsCheck(
     streamQuerySchema.omit({ created_at__gt: true, created_at__lt: true }),
     rest,

@@ -1,5 +1,5 @@
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { ConfigurationError } from '../core/errors.js';
+import { invalidArgument } from '../core/invalid-argument.js';
 import { positive } from '../core/options.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport.js';
@@ -52,9 +52,12 @@ export function streamMessages(
   if (q.created_at__gt !== undefined && q.created_at__lt !== undefined) {
     const span = instantMs(q.created_at__lt) - instantMs(q.created_at__gt);
     if (span > STREAM_MAX_SPAN_MS) {
-      throw new ConfigurationError(
-        'messages.stream spans more than one week, which the platform refuses (400); ' +
-          'use messages.streamRange({ from, to }) to stream it in weekly windows.',
+      throw invalidArgument(
+        'messages.stream',
+        ['created_at__lt'],
+        'is more than one week after created_at__gt, which the platform refuses (400); ' +
+          'use messages.streamRange({ from, to }) to stream it in weekly windows',
+        'created_at__lt.max_span',
       );
     }
   }

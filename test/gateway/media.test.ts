@@ -7,6 +7,7 @@ import {
   ConfigurationError,
   EndpointNotLiveError,
   GatewayClient,
+  MessageValidationError,
   NotFoundError,
   PermissionDeniedError,
 } from '../../src/index.js';
@@ -142,7 +143,9 @@ describe('media.download', () => {
   });
 
   it('rejects a missing media id or phoneNumberId before any request', async () => {
-    await expect(gw().media.download('', { phoneNumberId: 'p' })).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(gw().media.download('', { phoneNumberId: 'p' })).rejects.toBeInstanceOf(
+      MessageValidationError,
+    );
     await expect(gw().media.download('m', {} as { phoneNumberId: string })).rejects.toThrow(
       /phone_number_id/,
     );
