@@ -122,18 +122,6 @@ export class Reports {
 
   async #feedbacks(json: JsonCall, query: FeedbacksQuery, options: CallOptions): Promise<Feedback[]> {
     const q = argumentsCheck(feedbacksQuerySchema, query, 'reports.feedbacks query');
-    if (q.start_date !== undefined && q.end_date !== undefined) {
-      const span = instantMs(q.end_date) - instantMs(q.start_date);
-      if (span > 31 * DAY_MS) {
-        throw invalidArgument(
-          'reports.feedbacks',
-          ['end_date'],
-          'spans more than one month from start_date, which the platform refuses (400); ' +
-            'use reports.feedbacksRange({ from, to }) to fetch it in monthly windows',
-          'end_date.max_span',
-        );
-      }
-    }
     const wire = {
       type: q.type,
       channel: q.channel,

@@ -7,7 +7,7 @@ import { argumentsCheck, requireInstant } from './arguments.js';
 import { type Instant, instantMs } from './fields.js';
 import type { PlatformHttp } from './http.js';
 import { checkStreamOptions, requestRecords, STREAM_MAX_SPAN_MS, type StreamOptions } from './stream.js';
-import { type StreamMessage, type StreamQuery, streamQuerySchema } from './stream.schema.js';
+import { type StreamMessage, type StreamQuery, streamQueryFieldsSchema } from './stream.schema.js';
 import type { Progress } from './stream-decoding.js';
 import { StreamInterruptedError } from './stream-interrupted-error.js';
 
@@ -74,7 +74,7 @@ export function streamRange(
   if (toMs < fromMs)
     throw invalidArgument('messages.streamRange', ['to'], 'is before `from`', 'to.before_from');
   const q = argumentsCheck(
-    streamQuerySchema.omit({ created_at__gt: true, created_at__lt: true }),
+    streamQueryFieldsSchema.omit({ created_at__gt: true, created_at__lt: true }),
     rest,
     'messages.streamRange query',
   );
