@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
-  ConfigurationError,
   EndpointNotLiveError,
   GatewayClient,
   MessageValidationError,

@@ -10,7 +10,6 @@ import {
 } from '../../src/core/api-errors.js';
 import {
   type ApiError,
-  ConfigurationError,
   ConnectionError,
   InvalidResponseError,
   MessageValidationError,
