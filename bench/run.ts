@@ -18,7 +18,15 @@ import type { BenchResult } from './lib.js';
 import { holdsQuick, QUICK, QUICK_MARGIN, round } from './lib.js';
 
 /** The benches the quick CI pass runs: every one with a bar, none of the informational ones. */
-const QUICK_BENCHES = ['checked-sends', 'cold-start', 'conversations', 'send-overhead', 'size', 'stream', 'webhook'];
+const QUICK_BENCHES = [
+  'checked-sends',
+  'cold-start',
+  'conversations',
+  'send-overhead',
+  'size',
+  'stream',
+  'webhook',
+];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const args = process.argv.slice(2);

@@ -55,7 +55,19 @@ export async function* readRecipients(
     line++;
     if (line === 1 || text.trim() === '') continue; // the header, blank lines
     const [phone = '', name = '', language = ''] = text.split(',').map((cell) => cell.trim());
-    yield { line, phone: normalizeRecipient(phone), name, language: language || 'en_US' };
+    yield { line, phone: normalized(phone), name, language: language || 'en_US' };
+  }
+}
+
+/**
+ * The number normalised; one `normalizeRecipient` refuses (a national number, `0901234567`) goes on as written,
+ * so the send's own check reports that row as invalid, with the reason, and the other rows go on.
+ */
+function normalized(phone: string): string {
+  try {
+    return normalizeRecipient(phone);
+  } catch {
+    return phone;
   }
 }
 

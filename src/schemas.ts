@@ -2,7 +2,10 @@
  * `wa-gateway-sdk/schemas`: the zod schemas meant for users, to validate in their own code what they will hand
  * to the SDK (a message, a template, a batch-send item, a platform query) or what reaches their own server (a
  * webhook envelope), with the SDK's own rules. The SDK's methods validate all of this themselves: these are for
- * a form, a queue consumer or an import job that wants the same verdict before it calls.
+ * a form, a queue consumer or an import job that wants the same verdict before it calls. Every schema here gives
+ * the same answer as the SDK's own check (`TemplateCreateRequestSchema` runs `validateTemplate`'s rule table, the
+ * query schemas their span limits), except the template parts, which are named `...ShapeSchema`: a part's rules
+ * depend on the whole template, so alone it is checked for its shape only.
  *
  * Not here, on purpose: the schemas of the servers' answers (send result, login, reports, stream records...),
  * which the SDK validates and returns typed, and whose tolerances must be free to change without a semver event;
@@ -38,13 +41,15 @@ export {
   reportQuerySchema,
 } from './platform/reports.schema.js';
 export { streamQuerySchema } from './platform/stream.schema.js';
+// Template parts are judged only within a whole template (a rule may depend on the category or on another part),
+// so they are exported as what they are: shapes, named so. The whole template gets the SDK's verdict.
 export {
-  CarouselCardSchema,
-  LimitedTimeOfferSchema,
-  TemplateBodySchema,
-  TemplateButtonSchema,
-  TemplateCreateRequestSchema,
-  TemplateFooterSchema,
-  TemplateHeaderSchema,
+  CarouselCardSchema as CarouselCardShapeSchema,
+  LimitedTimeOfferSchema as LimitedTimeOfferShapeSchema,
+  TemplateBodySchema as TemplateBodyShapeSchema,
+  TemplateButtonSchema as TemplateButtonShapeSchema,
+  TemplateFooterSchema as TemplateFooterShapeSchema,
+  TemplateHeaderSchema as TemplateHeaderShapeSchema,
 } from './templates/schema.js';
+export { templateCreateRequestVerdictSchema as TemplateCreateRequestSchema } from './templates/verdict-schema.js';
 export { webhookEnvelopeSchema } from './webhooks/schemas.js';

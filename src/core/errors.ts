@@ -29,6 +29,12 @@ export interface MessageIssue {
   message: string;
   /** The validator's machine code (zod's issue code, or an SDK rule such as `unique`). */
   code: string;
+  /**
+   * The SDK's stable rule id, always present, as template issues have: `to.digits_only`,
+   * `interactive.action.buttons.reply.title.max_length`, `template.language.type`, `unknown_field`. Branch on
+   * this rather than on `code`, which may be zod's generic `custom`, `too_big` or `invalid_value`.
+   */
+  rule: string;
 }
 
 function safeStringify(value: unknown): string {
@@ -72,6 +78,14 @@ function isBranded(cls: { prototype: object }, value: unknown): boolean {
 /** Base class of every error the SDK throws. `instanceof WaGatewayError` catches them all. */
 export class WaGatewayError extends Error {
   override name = 'WaGatewayError';
+
+  /**
+   * `true` when an earlier attempt of the same call may have reached the server (it was cut in flight and
+   * repeated under `retryInFlightSends`), although this final error alone says it was refused before anything
+   * was done (a `402 BILL_001`, a `RATE_001`): the message may be out, so check before sending it again.
+   * Absent otherwise. `sendMany` and `batchSendAll` read it (their `notSent: false`, `mayHaveBeenSent: true`).
+   */
+  declare earlierAttemptMayHaveBeenSent?: true;
 
   /**
    * `instanceof` that also recognises errors from another copy of the SDK (its ESM and CJS builds loaded side
@@ -232,7 +246,11 @@ export class InvalidResponseError extends WaGatewayError {
   }
 }
 
-/** An outbound message failed local validation; nothing was sent. `issues` lists every problem at once. */
+/**
+ * A call's data failed local validation before any request (an outbound message, a UUID, an id, a query, a
+ * range); nothing was sent. `issues` lists every problem at once, each with its rule id. How a client is built or
+ * a call is made (options) is a `ConfigurationError` instead (docs/errors-and-retries.md).
+ */
 export class MessageValidationError extends WaGatewayError {
   override name = 'MessageValidationError';
   readonly issues: MessageIssue[];

@@ -38,18 +38,41 @@ export function requireBaseUrl(value: unknown, name: string): string {
 }
 
 /**
- * A base URL whose path already ends in a version the SDK appends itself (`/v1`: every gateway path starts
- * `/v1/wa/...`), refused: it would post to `/v1/v1/wa/message` and get a 404 that names neither.
+ * A base URL whose path already holds what the SDK appends itself, refused: `/v1` for the gateway (every path
+ * starts `/v1/wa/...`), `/v2` for the platform, `/public/api/v1` for an on-premises public API. It would double
+ * (`/v1/v1/wa/message`, `/public/api/v1/public/api/v1/...`) and get a 404 that names neither. The message
+ * quotes the part actually given (`/v1/wa/message`, not only `/v1`).
+ *
+ * @param appended What the SDK appends, `v1` or `/public/api/v1`: its last segment is the version.
  */
-export function refuseVersionSuffix(baseUrl: string, name: string, version: string, example: string): string {
-  const path = new URL(baseUrl).pathname.replace(/\/+$/, '');
-  if (path.toLowerCase().endsWith(`/${version}`) || path.toLowerCase().includes(`/${version}/`)) {
-    throw new ConfigurationError(
-      `${name} must not end in '/${version}': the SDK adds '/${version}/...' itself, so requests would go to ` +
-        `'.../${version}/${version}/...'. Use the server's root, e.g. '${example}'.`,
-    );
+export function refuseVersionSuffix(
+  baseUrl: string,
+  name: string,
+  appended: string,
+  example: string,
+): string {
+  const added = appended.split('/').filter((s) => s !== '');
+  const given = new URL(baseUrl).pathname.split('/').filter((s) => s !== '');
+  const lower = given.map((s) => s.toLowerCase());
+  const version = added[added.length - 1]!.toLowerCase();
+  let from = lower.indexOf(version);
+  if (from >= 0) {
+    // Back over the segments before the version that match the appended path's own: quote '/public/api/v1' whole.
+    for (let a = added.length - 2; a >= 0 && from > 0 && lower[from - 1] === added[a]!.toLowerCase(); a--)
+      from--;
+  } else {
+    // The path ends in the start of what is appended ('/public/api'), which would double too.
+    for (let n = Math.min(added.length - 1, lower.length); n > 0 && from < 0; n--) {
+      if (lower.slice(-n).join('/') === added.slice(0, n).join('/').toLowerCase()) from = lower.length - n;
+    }
   }
-  return baseUrl;
+  if (from < 0) return baseUrl;
+  const quoted = `/${given.slice(from).join('/')}`;
+  const suffix = `/${added.join('/')}`;
+  throw new ConfigurationError(
+    `${name} must not include '${quoted}': the SDK adds '${suffix}' itself, so requests would go to ` +
+      `'...${quoted}${suffix}/...'. Use the server's root without '${quoted}', e.g. '${example}'.`,
+  );
 }
 
 export function positive(value: number | undefined, name: string): number | undefined {

@@ -92,9 +92,12 @@ export function retryDelay(error: unknown, ctx: RetryContext, rules: RetryRules)
  * the same table as the retry rules. An answer with a code the table lists as answered before anything was done
  * (`retryableCodes`, `refusedCodes`) was not sent, nor a 4xx from a server that checks before acting; an SDK
  * error that knows (`ConnectionError`, `InvalidResponseError`, a shared limiter's store down) says so itself;
- * anything else may have been sent.
+ * anything else may have been sent. Whatever the final error says, a call one of whose earlier attempts may have
+ * reached the server may have been sent (`earlierAttemptMayHaveBeenSent`, set by `settleAttempts`).
  */
 export function mayHaveBeenSent(error: unknown, rules: RetryRules): boolean {
+  // Sticks across the attempts of one call: a refusal after an attempt cut in flight does not unsend it.
+  if (error instanceof WaGatewayError && error.earlierAttemptMayHaveBeenSent === true) return true;
   if (error instanceof ApiError) {
     const code = error.code;
     if (code !== null && (rules.retryableCodes.includes(code) || rules.refusedCodes?.includes(code) === true))
@@ -110,4 +113,30 @@ export function mayHaveBeenSent(error: unknown, rules: RetryRules): boolean {
 export function backoffMs(attempt: number): number {
   const base = Math.min(8000, 500 * 2 ** attempt);
   return Math.round(base * (0.75 + Math.random() * 0.5));
+}
+
+/**
+ * The error a call ends with, given the last attempt's failure and the latest earlier one that may have reached
+ * the server (`undefined` when none did). "May have been sent" sticks across the attempts of one call:
+ *
+ * - stopped between attempts (the caller's signal, `sendMany`'s or `batchSendAll`'s stop) after an attempt that
+ *   may be out: the call ends with that attempt's error, as it would have without `retryInFlightSends`, never
+ *   with an abort reason that reads as "not sent";
+ * - refused afterwards by an answer that alone proves nothing was done (`BILL_001`, `RATE_001`, a refused
+ *   connection): that error is kept (its class still steers the caller: a batch stops on `BILL_001`), marked
+ *   `earlierAttemptMayHaveBeenSent` with a sentence saying so.
+ */
+export function settleAttempts(
+  final: unknown,
+  earlier: unknown,
+  stopped: boolean,
+  rules: RetryRules,
+): unknown {
+  if (earlier === undefined || final === earlier) return final;
+  if (stopped || !(final instanceof WaGatewayError)) return earlier;
+  if (mayHaveBeenSent(final, rules)) return final;
+  final.earlierAttemptMayHaveBeenSent = true;
+  final.message +=
+    ' An earlier attempt of this call was cut in flight and may have reached the server: check before sending it again.';
+  return final;
 }

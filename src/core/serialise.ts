@@ -10,7 +10,14 @@ export function serialise(body: unknown): string {
   const oversized = fitsBudget(body) ? undefined : overBudget(body);
   if (oversized) {
     throw new MessageValidationError(
-      [{ path: oversized.path, message: `cannot be sent as JSON: ${oversized.why}`, code: 'unserialisable' }],
+      [
+        {
+          path: oversized.path,
+          message: `cannot be sent as JSON: ${oversized.why}`,
+          code: 'unserialisable',
+          rule: 'body.unserialisable',
+        },
+      ],
       'request body',
     );
   }
@@ -20,13 +27,27 @@ export function serialise(body: unknown): string {
   } catch {
     const found = findUnserialisable(body);
     throw new MessageValidationError(
-      [{ path: found.path, message: `cannot be sent as JSON: ${found.why}`, code: 'unserialisable' }],
+      [
+        {
+          path: found.path,
+          message: `cannot be sent as JSON: ${found.why}`,
+          code: 'unserialisable',
+          rule: 'body.unserialisable',
+        },
+      ],
       'request body',
     );
   }
   if (text === undefined) {
     throw new MessageValidationError(
-      [{ path: [], message: 'cannot be sent as JSON: the body is not a JSON value', code: 'unserialisable' }],
+      [
+        {
+          path: [],
+          message: 'cannot be sent as JSON: the body is not a JSON value',
+          code: 'unserialisable',
+          rule: 'body.unserialisable',
+        },
+      ],
       'request body',
     );
   }

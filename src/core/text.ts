@@ -4,9 +4,20 @@
  */
 
 /**
- * Length in Unicode code points: an emoji is one character, a lone surrogate is one too. This is what the
- * platform (a Python service, whose `len()` counts code points) and Meta's template limits count. Linear, no
- * allocation.
+ * Length in Unicode code points: an emoji is one character, a lone surrogate is one too, a combining mark is one
+ * of its own (`'e\u0301'` is 2). The one unit of every character limit of both specs, in every checker of the SDK
+ * (outbound messages, their fast path, platform items, template rules) and in every message that names a length.
+ *
+ * Why code points (the specs say "characters" without a unit):
+ * - the platform is a Python service, and Python's `len()` counts code points;
+ * - the gateway forwards to WhatsApp (Meta), whose reference says a reply button title is "Maximum length of 20
+ *   characters" with "Emojis are supported" (WhatsApp-Nodejs-SDK, ButtonObject); connectors that truncate to
+ *   Meta's limits cut by code points: nyaruka/courier#1126 ("rune-safe" truncation to 20 / 24 / 72), PHP
+ *   integrations by `mb_strlen`. None counts UTF-16 code units (an emoji as 2) or graphemes (a flag as 1).
+ * - Of the candidate units, code points never refuse what the upstream takes by UTF-16 counting, and a text that
+ *   passes by code points is never cut mid-character by the upstream.
+ *
+ * Linear, no allocation.
  *
  * @example
  * charCount('héllo 😀'); // 7 ('héllo 😀'.length is 8)

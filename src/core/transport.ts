@@ -9,7 +9,7 @@ import { callHook } from './hooks.js';
 import { log, logFolded } from './logger.js';
 import { callMaxRetries, callTimeout, queryString } from './request-parts.js';
 import { guardBody, isRedirect } from './response-guard.js';
-import { retryDelay } from './retry-policy.js';
+import { mayHaveBeenSent, retryDelay, settleAttempts } from './retry-policy.js';
 import { excerpt, scrub } from './secrets.js';
 import { serialise } from './serialise.js';
 import { failureMeta, type Observers, observeAttempt, requestEvent } from './transport-observe.js';
@@ -143,6 +143,8 @@ export class Transport {
     // Timing and events only when someone listens: the common send pays one property read each.
     const observed = logger?.debug !== undefined || hooks !== undefined;
     let reauthenticated = false;
+    // The latest failed attempt that may have reached the server: "may have been sent" sticks to the call.
+    let earlier: unknown;
     for (let attempt = 0; ; attempt++) {
       const started = observed ? performance.now() : 0;
       if (hooks?.onRequest) callHook(hooks.onRequest, requestEvent(options, this.host, attempt));
@@ -157,8 +159,13 @@ export class Transport {
         }
         return { response: result.response, text: result.text, attempts: attempt + 1 };
       } catch (error) {
-        if (options.signal?.aborted) throw options.signal.reason;
-        if (error instanceof AuthorizationFailed) throw error.error;
+        if (options.signal?.aborted)
+          throw settleAttempts(options.signal.reason, earlier, true, config.retryRules);
+        // sendMany's and batchSendAll's stop, met before this attempt went out.
+        if (options.stopSignal?.aborted && error === options.stopSignal.reason)
+          throw settleAttempts(error, earlier, true, config.retryRules);
+        if (error instanceof AuthorizationFailed)
+          throw settleAttempts(error.error, earlier, false, config.retryRules);
         if (error instanceof AuthenticationError && config.reauthenticateOn401 && !reauthenticated) {
           reauthenticated = true;
           auth.refresh = true;
@@ -184,13 +191,20 @@ export class Transport {
             retryInMs: delay ?? undefined,
           });
         }
-        await this.#afterFailure(options, attempt, error, delay);
+        if (delay !== null && mayHaveBeenSent(error, config.retryRules)) earlier = error;
+        await this.#afterFailure(options, attempt, error, delay, earlier);
       }
     }
   }
 
   /** Throws `error` when no retry follows (`delay` null); else tells who must know, and waits `delay`. */
-  async #afterFailure(options: RequestOptions, attempt: number, error: unknown, delay: number | null) {
+  async #afterFailure(
+    options: RequestOptions,
+    attempt: number,
+    error: unknown,
+    delay: number | null,
+    earlier: unknown,
+  ) {
     const config = this.#config;
     const meta = failureMeta(options, attempt, error);
     if (delay === null) {
@@ -198,14 +212,21 @@ export class Transport {
         config.rateLimiter?.paymentRequired?.(error);
       }
       log(config.logger, 'debug', 'wa-gateway-sdk: request failed', meta);
-      throw error;
+      throw settleAttempts(error, earlier, false, config.retryRules);
     }
     // Folded: a storm of 429s (many clients on one key) is one line and a count, not a line per retry.
     logFolded(config.logger, 'warn', 'wa-gateway-sdk: retrying request', { ...meta, delayMs: delay });
     // Every sender of this client backs off together, not each on its own next 429.
     if (error instanceof RateLimitError && options.rateLimited) config.rateLimiter?.pause(delay);
     if (options.onRetryWait) callHook(options.onRetryWait, delay);
-    await sleep(delay, options.signal);
+    const { signal, stopSignal } = options;
+    // A stop during the wait ends it at once; the call then ends with the attempt that may be out, if any.
+    const wake = signal && stopSignal ? AbortSignal.any([signal, stopSignal]) : (signal ?? stopSignal);
+    try {
+      await sleep(delay, wake);
+    } catch (reason) {
+      throw settleAttempts(reason, earlier, true, config.retryRules);
+    }
   }
 
   /** The fetch headers: the client's defaults, then the caller's, then those only the SDK sets. */

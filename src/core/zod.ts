@@ -57,7 +57,7 @@ export const object: typeof miniObject = objectWith(() => undefined);
  * An issue as the SDK reports it (`MessageIssue` in errors.ts, the same shape, written out here so that this
  * module imports zod only).
  */
-type MessageIssue = { path: (string | number)[]; message: string; code: string };
+type MessageIssue = { path: (string | number)[]; message: string; code: string; rule: string };
 
 /** A zod issue as the SDK reads it: classic zod's and zod/mini's alike. */
 export interface IssueLike {
@@ -65,16 +65,55 @@ export interface IssueLike {
   readonly code: string;
   readonly message: string;
   readonly params?: Readonly<Record<string, unknown>> | undefined;
+  /** A `too_small` issue's bound. */
+  readonly minimum?: unknown;
 }
 
-/** One zod issue as the SDK's: symbol keys as strings, and an SDK rule (`unique`, ...) in place of `custom`. */
+/**
+ * One zod issue as the SDK's: symbol keys as strings, an SDK rule (`unique`, ...) in place of `custom`, and the
+ * SDK's rule id in `rule`: the one the check named (`params.rule`), else one derived from the field and the kind
+ * of problem, in the template rules' vocabulary (`<field>.required`, `<field>.type`, `<field>.enum`,
+ * `<field>.max_length`, `<field>.min_length`, `<field>.invalid`).
+ */
 export function toIssue(issue: IssueLike): MessageIssue {
-  const rule = issue.code === 'custom' ? issue.params?.['rule'] : undefined;
+  const named = issue.params?.['rule'];
+  const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
   return {
-    path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+    path,
     message: issue.message,
-    code: typeof rule === 'string' ? rule : issue.code,
+    code: issue.code === 'custom' && typeof named === 'string' ? named : issue.code,
+    // A bare kind a check named (`unique`, `required`) is qualified with its field, as derived ids are.
+    rule:
+      typeof named !== 'string'
+        ? derivedRule(issue, path)
+        : named.includes('.')
+          ? named
+          : `${fieldOf(path)}.${named}`,
   };
+}
+
+/** The field of a rule id: the path without list indices (`interactive.action.buttons.reply.title`). */
+const fieldOf = (path: readonly (string | number)[]) =>
+  path.filter((p) => typeof p === 'string').join('.') || 'message';
+
+/** The rule id of a zod issue whose check named none: the field (list indices left out) and the kind. */
+function derivedRule(issue: IssueLike, path: readonly (string | number)[]): string {
+  const field = fieldOf(path);
+  switch (issue.code) {
+    case 'invalid_type':
+      return /received undefined$/.test(issue.message) ? `${field}.required` : `${field}.type`;
+    case 'invalid_value':
+    case 'invalid_union':
+      return `${field}.enum`;
+    case 'too_big':
+      return `${field}.max_length`;
+    case 'too_small':
+      return issue.minimum === 1 || issue.minimum === 1n ? `${field}.required` : `${field}.min_length`;
+    case 'unrecognized_keys':
+      return 'unknown_field';
+    default:
+      return `${field}.invalid`;
+  }
 }
 
 /** zod's issues as the SDK's (`toIssue`). */
@@ -116,7 +155,12 @@ export function safeCheck<S extends $ZodType>(
     return {
       ok: false,
       issues: [
-        { path: [], message: `the ${what} could not be read (a getter or proxy threw)`, code: 'unreadable' },
+        {
+          path: [],
+          message: `the ${what} could not be read (a getter or proxy threw)`,
+          code: 'unreadable',
+          rule: 'unreadable',
+        },
       ],
     };
   }

@@ -1,8 +1,9 @@
 import { EndpointNotLiveError } from '../core/api-errors.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { ApiError, ConfigurationError, ConnectionError } from '../core/errors.js';
+import { ApiError, ConnectionError } from '../core/errors.js';
 import { headerValue } from '../core/headers.js';
+import { invalidArgument } from '../core/invalid-argument.js';
 import type { Transport } from '../core/transport.js';
 
 export interface DownloadOptions extends RequestOptions {
@@ -62,13 +63,19 @@ export class Media {
 
   async #download(mediaId: string, options: DownloadOptions): Promise<WithResponse<MediaDownload>> {
     if (typeof mediaId !== 'string' || mediaId.trim() === '') {
-      throw new ConfigurationError(
-        'media.download needs a media id (image.id, audio.id, ... of an incoming message).',
+      throw invalidArgument(
+        'media.download',
+        ['mediaId'],
+        'is empty: give the media id (image.id, audio.id, ... of an incoming message)',
+        'mediaId.required',
       );
     }
     if (typeof options?.phoneNumberId !== 'string' || options.phoneNumberId.trim() === '') {
-      throw new ConfigurationError(
-        'media.download needs options.phoneNumberId: the value.metadata.phone_number_id of the event that carried the media.',
+      throw invalidArgument(
+        'media.download',
+        ['phoneNumberId'],
+        'is missing: give options.phoneNumberId, the value.metadata.phone_number_id of the event that carried the media',
+        'phoneNumberId.required',
       );
     }
     let opened: { response: Response; attempts: number };

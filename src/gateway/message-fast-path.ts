@@ -1,4 +1,5 @@
 import { isRecord as isObject } from '../core/plain-data.js';
+import { charCount } from '../core/text.js';
 import type { ValidatedMessage } from './message-schema.js';
 
 /**
@@ -32,8 +33,9 @@ export function fastValidMessage(message: unknown): ValidatedMessage | undefined
   return undefined;
 }
 
-/** `recipientSchema`'s four rules at once: digits only, no leading 0, 8 to 15 of them. */
-const RECIPIENT = /^[1-9][0-9]{7,14}$/;
+/** `recipientSchema`'s rules at once: digits only, country code first (no leading 0), at most 15 of them. */
+const RECIPIENT = /^[1-9][0-9]{0,14}$/;
+const TEXT_BODY_MAX = 4096;
 const TEXT_MESSAGE_KEYS = ['to', 'type', 'text'];
 const TEMPLATE_MESSAGE_KEYS = ['to', 'type', 'template'];
 const TEXT_KEYS = ['body', 'preview_url'];
@@ -76,7 +78,8 @@ const sized = <T>(length: number): T[] => new Array<T>(length);
 function textPart(value: unknown): Message<'text'>['text'] | undefined {
   if (!isObject(value) || !onlyKeys(value, TEXT_KEYS)) return undefined;
   const { body } = value;
-  if (!filled(body) || body.length > 4096) return undefined;
+  // Code points, as the schema counts (`charCount`); `.length` first, so the common short body counts nothing.
+  if (!filled(body) || (body.length > TEXT_BODY_MAX && charCount(body) > TEXT_BODY_MAX)) return undefined;
   if (!('preview_url' in value)) return { body };
   const preview = value['preview_url'];
   return typeof preview === 'boolean' ? { body, preview_url: preview } : undefined;

@@ -7,29 +7,49 @@ import { z } from 'zod';
  * `isFake` meant as a send option) would otherwise go out silently ignored, or worse, as a real send. A field the
  * spec does not show is sent on purpose through the send option `extraFields` (or `validate: false`).
  *
- * Lengths are counted in UTF-16 code units (`string.length`), the unit the gateway's JSON stack counts in.
+ * Lengths are counted in Unicode code points (`charCount`, through `limitedText`): the unit of every character
+ * limit of both specs, in every checker of the SDK (see `core/text.ts` for the evidence).
+ *
+ * Every issue carries the SDK's rule id (`MessageIssue.rule`): named here in `params.rule`, or derived from the
+ * field and the kind of problem by `toIssue`.
  */
 import { isHttpUrl } from '../core/http-url.js';
+import { limitedText } from '../core/text-schema.js';
 import { unknownKeysError } from './unknown-keys.js';
 
 /**
- * The recipient: digits only, country code first, no leading zero, 8 to 15 digits in all (E.164 without the
- * `+`). Each rule has its own message, so `'1'` is told it is too short, not that it has a '+'. The number itself
- * is never quoted (it is personal data and errors end up in logs).
+ * The recipient as the spec gives it: digits only, country code first (so no leading zero), and what E.164 rules
+ * out: more than 15 digits. No lower bound: the spec has none, and real numbers with their country code are as
+ * short as 7 digits (`2904567`, Saint Helena). Each rule has its own message and rule id. The number itself is
+ * never quoted (it is personal data and errors end up in logs).
  */
 export const recipientSchema = z.string({ error: 'must be a string of digits' }).superRefine((to, ctx) => {
-  const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
+  const fail = (rule: string, message: string) => ctx.addIssue({ code: 'custom', message, params: { rule } });
   const normalise = "normalizeRecipient('+998 90 123-45-67') gives '998901234567'";
-  if (/[+\s\-().]/.test(to)) {
-    fail(`must be digits only, country code first: no '+', spaces, dashes or brackets (${normalise})`);
+  if (to === '') {
+    fail('to.required', 'is empty: give the number with its country code, digits only (e.g. 998901234567)');
+  } else if (/[+\s\-().]/.test(to)) {
+    fail(
+      'to.digits_only',
+      `must be digits only, country code first: no '+', spaces, dashes or brackets (${normalise})`,
+    );
   } else if (/\D/.test(to)) {
-    fail('must be digits only, country code first (e.g. 998901234567)');
+    fail('to.digits_only', 'must be digits only, country code first (e.g. 998901234567)');
   } else if (to.startsWith('0')) {
-    fail(`must start with the country code, not 0 (${normalise}; '00998...' gives '998...')`);
-  } else if (to.length < 8 || to.length > 15) {
-    fail(`has ${to.length} digit${to.length === 1 ? '' : 's'}; a number with its country code has 8 to 15`);
+    fail(
+      'to.country_code',
+      `must start with the country code, not 0 (${normalise}; '00998...' gives '998...')`,
+    );
+  } else if (to.length > MAX_RECIPIENT_DIGITS) {
+    fail(
+      'to.max_length',
+      `has ${to.length} digits; E.164 numbers have at most ${MAX_RECIPIENT_DIGITS}, country code included`,
+    );
   }
 });
+
+/** E.164's longest number, country code included. */
+export const MAX_RECIPIENT_DIGITS = 15;
 
 const httpUrl = z
   .string({ error: 'must be a string' })
@@ -39,12 +59,9 @@ const httpUrl = z
 const closed = <T extends z.core.$ZodLooseShape>(shape: T) =>
   z.strictObject(shape, { error: unknownKeysError(Object.keys(shape)) });
 
-const nonEmpty = (what: string) => z.string({ error: `${what} must be a string` }).min(1, `${what} is empty`);
+const nonEmpty = (what: string) => limitedText(what, { min: 1 });
 
-const maxLen = (what: string, max: number) =>
-  nonEmpty(what).max(max, {
-    error: (i) => `${what} is ${String((i.input as string).length)} characters; the maximum is ${max}`,
-  });
+const maxLen = (what: string, max: number) => limitedText(what, { min: 1, max });
 
 export const outboundTextMessageSchema = closed({
   to: recipientSchema,
@@ -97,6 +114,7 @@ export const templateParameterSchema = closed({
     ctx.addIssue({
       code: 'custom',
       path: [p.type],
+      params: { rule: 'template.components.parameters.value.required' },
       message: `a '${p.type}' parameter needs its '${p.type}' ${p.type === 'text' ? 'value' : 'object'}`,
     });
   }
@@ -118,10 +136,20 @@ export const templateComponentSchema = closed({
 }).superRefine((c, ctx) => {
   for (const key of ['sub_type', 'index'] as const) {
     if (c.type === 'button' && c[key] === undefined) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `a button component needs '${key}'` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        params: { rule: `template.components.${key}.required` },
+        message: `a button component needs '${key}'`,
+      });
     }
     if (c.type !== 'button' && c[key] !== undefined) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `'${key}' is only for button components` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        params: { rule: `template.components.${key}.not_allowed` },
+        message: `'${key}' is only for button components`,
+      });
     }
   }
 });
@@ -131,14 +159,26 @@ export const outboundTemplateMessageSchema = closed({
   type: z.literal('template'),
   template: closed({
     name: nonEmpty('template.name'),
-    language: closed({ code: nonEmpty('template.language.code') }),
+    language: z.strictObject(
+      { code: nonEmpty('template.language.code') },
+      {
+        // A bare code is the common slip (other SDKs take one): say what to write instead.
+        error: (issue) =>
+          issue.code === 'invalid_type' && typeof issue.input === 'string'
+            ? `template.language is an object: did you mean language: { code: ${JSON.stringify(issue.input.slice(0, 20))} }?`
+            : unknownKeysError(['code'])(issue),
+      },
+    ),
     components: z.array(templateComponentSchema).optional(),
   }),
 });
 
 const replyButtonSchema = closed({
   type: z.literal('reply'),
-  reply: closed({ id: maxLen('reply.id', 256), title: maxLen('reply.title', 20) }),
+  reply: closed({
+    id: maxLen('reply.id', 256),
+    title: maxLen('reply.title', 20),
+  }),
 });
 
 /** Run a refinement even when the items have issues (zod skips it by default). */
@@ -149,12 +189,21 @@ const ALWAYS = { when: () => true } as unknown as Parameters<z.ZodArray['superRe
  * abort before the items are looked at, which would hide item problems until the count is fixed; the
  * contract is every issue at once.
  */
-function arrayOf<T extends z.ZodType>(item: T, what: string, min: number, max?: number) {
+function arrayOf<T extends z.ZodType>(item: T, what: string, min: number, max?: number, rule = what) {
   return z.array(item).superRefine((value, ctx) => {
     const n = value.length;
-    if (n < min) ctx.addIssue({ code: 'custom', message: `${what} needs at least ${min}; got ${n}` });
+    if (n < min)
+      ctx.addIssue({
+        code: 'custom',
+        params: { rule: `${rule}.min_items` },
+        message: `${what} needs at least ${min}; got ${n}`,
+      });
     if (max !== undefined && n > max)
-      ctx.addIssue({ code: 'custom', message: `${what} has ${n}; the maximum is ${max}` });
+      ctx.addIssue({
+        code: 'custom',
+        params: { rule: `${rule}.max_items` },
+        message: `${what} has ${n}; the maximum is ${max}`,
+      });
   }, ALWAYS);
 }
 
@@ -171,6 +220,7 @@ const interactiveButtonSchema = closed({
           ctx.addIssue({
             code: 'custom',
             path: [i, 'reply', 'id'],
+            params: { rule: 'interactive.action.buttons.reply.id.unique' },
             message: 'reply.id must be unique among the buttons',
           });
         }
@@ -192,7 +242,10 @@ const interactiveListSchema = closed({
   action: closed({
     button: maxLen('interactive.action.button', 20),
     sections: arrayOf(
-      closed({ title: z.string(), rows: arrayOf(listRowSchema, "a section's rows", 1) }),
+      closed({
+        title: z.string(),
+        rows: arrayOf(listRowSchema, "a section's rows", 1, undefined, 'interactive.action.sections.rows'),
+      }),
       'interactive.action.sections',
       1,
     ),

@@ -17,7 +17,9 @@ export function prepare(message: unknown, validate: boolean | undefined, extra: 
     if (!isPlainObject(message)) {
       return {
         valid: false,
-        issues: [{ path: [], message: 'the message must be an object', code: 'invalid_type' }],
+        issues: [
+          { path: [], message: 'the message must be an object', code: 'invalid_type', rule: 'message.type' },
+        ],
       };
     }
     base = message;
@@ -30,7 +32,14 @@ export function prepare(message: unknown, validate: boolean | undefined, extra: 
   if (!isPlainObject(extra)) {
     return {
       valid: false,
-      issues: [{ path: ['extraFields'], message: 'extraFields must be an object', code: 'invalid_type' }],
+      issues: [
+        {
+          path: ['extraFields'],
+          message: 'extraFields must be an object',
+          code: 'invalid_type',
+          rule: 'extraFields.type',
+        },
+      ],
     };
   }
   const issues: MessageIssue[] = [];
@@ -42,7 +51,12 @@ export function prepare(message: unknown, validate: boolean | undefined, extra: 
     return {
       valid: false,
       issues: [
-        { path: ['extraFields'], message: `extraFields could not be read: ${why}`, code: 'unreadable' },
+        {
+          path: ['extraFields'],
+          message: `extraFields could not be read: ${why}`,
+          code: 'unreadable',
+          rule: 'unreadable',
+        },
       ],
     };
   }
@@ -75,6 +89,7 @@ function merge(
         path: ['extraFields', ...path, key],
         message: `'${[...path, key].join('.')}' is already in the message; extraFields only adds fields the message does not have`,
         code: 'extra_field_conflict',
+        rule: 'extraFields.conflict',
       });
     }
   }

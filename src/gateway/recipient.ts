@@ -7,7 +7,9 @@ import { MessageValidationError } from '../core/errors.js';
  * @example
  * normalizeRecipient('+998 (90) 123-45-67'); // '998901234567'
  * normalizeRecipient('00998901234567');      // '998901234567'
- * @throws MessageValidationError when `input` is neither a string nor a number.
+ * @throws MessageValidationError when `input` is neither a string nor a number, or is a national number (one
+ *   leading `0`, e.g. `'0901234567'`): the SDK cannot know its country code and never guesses it (rule
+ *   `to.country_code`; the message says what to write instead).
  */
 export function normalizeRecipient(input: string | number): string {
   // Anything else is refused before it is read: converting an object would run its toString, a getter or a
@@ -19,6 +21,7 @@ export function normalizeRecipient(input: string | number): string {
           path: [],
           message: `a recipient must be a string or a number, not ${describe(input)}`,
           code: 'invalid_type',
+          rule: 'to.type',
         },
       ],
       'recipient',
@@ -30,6 +33,21 @@ export function normalizeRecipient(input: string | number): string {
     .replace(/[\s().\-/]/g, '');
   if (digits.startsWith('+')) digits = digits.slice(1);
   else if (digits.startsWith('00')) digits = digits.slice(2);
+  else if (digits.startsWith('0')) {
+    // A national number: returned as is, it would be refused at the send, far from where it came from.
+    throw new MessageValidationError(
+      [
+        {
+          path: [],
+          message:
+            "is a national number (it starts with one 0): write it with its country code instead of the 0, e.g. '0901234567' in Uzbekistan is '998901234567'",
+          code: 'custom',
+          rule: 'to.country_code',
+        },
+      ],
+      'recipient',
+    );
+  }
   return digits;
 }
 

@@ -13,6 +13,7 @@ export function toMessageIssues(issues: readonly IssueLike[]): MessageIssue[] {
       path: [...path, key],
       message,
       code: 'unknown_field',
+      rule: 'unknown_field',
     }));
   });
 }

@@ -4,30 +4,48 @@
  */
 
 import type { z } from 'zod';
-import { ConfigurationError } from '../core/errors.js';
-import { describeIssues, safeCheck } from '../core/zod.js';
+import { MessageValidationError } from '../core/errors.js';
+import { invalidArgument } from '../core/invalid-argument.js';
+import { safeCheck } from '../core/zod.js';
 import { type Instant, instantMs, isUuid } from './fields.js';
 
 export function argumentsCheck<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   const result = safeCheck(schema, input);
   if (result.ok) return result.data;
-  throw new ConfigurationError(`Invalid ${what}: ${describeIssues(result.issues)}`);
+  throw new MessageValidationError(result.issues, what);
+}
+
+/** `'conversations.archive uuid'` as the call and the argument's name. */
+function split(what: string): [call: string, argument: string] {
+  const at = what.lastIndexOf(' ');
+  return at === -1 ? [what, 'value'] : [what.slice(0, at), what.slice(at + 1)];
 }
 
 export function requireUuid(value: unknown, what: string): string {
   if (isUuid(value)) return value;
-  throw new ConfigurationError(
-    `${what} must be a UUID such as 3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f; got ${
+  const [call, argument] = split(what);
+  throw invalidArgument(
+    call,
+    [argument],
+    `must be a UUID such as 3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f; got ${
       typeof value === 'string' ? `'${value.slice(0, 60)}'` : typeof value
-    }.`,
+    }`,
+    `${argument}.format`,
   );
 }
 
 /** Epoch milliseconds of a `Date` or ISO 8601 string. */
 export function requireInstant(value: unknown, what: string): number {
   const ms = value instanceof Date || typeof value === 'string' ? instantMs(value) : Number.NaN;
-  if (Number.isNaN(ms))
-    throw new ConfigurationError(`${what} must be a valid Date or ISO 8601 date-time string.`);
+  if (Number.isNaN(ms)) {
+    const [call, argument] = split(what);
+    throw invalidArgument(
+      call,
+      [argument],
+      'must be a valid Date or ISO 8601 date-time string',
+      `${argument}.format`,
+    );
+  }
   return ms;
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import { ConfigurationError } from '../core/errors.js';
+import { invalidArgument } from '../core/invalid-argument.js';
 import type { DetailResponse } from './answers.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
 import { type CustomFields, customFieldsSchema } from './fields.js';
@@ -85,7 +85,12 @@ export class Conversations {
   assignToGroup(uuid: string, groupName: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
     return this.#post('assignToGroup', uuid, options, () => {
       if (typeof groupName !== 'string' || groupName.trim() === '') {
-        throw new ConfigurationError('conversations.assignToGroup needs a group name.');
+        throw invalidArgument(
+          'conversations.assignToGroup',
+          ['groupName'],
+          'is empty: give the group name',
+          'groupName.required',
+        );
       }
       return { group: { name: groupName } };
     });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { MessageIssue } from '../core/errors.js';
 import { isHttpUrl } from '../core/http-url.js';
 import { charCount } from '../core/text.js';
+import { limitedText } from '../core/text-schema.js';
 import { safeCheck } from '../core/zod.js';
 import { uuidSchema } from './fields.js';
 
@@ -13,33 +14,11 @@ import { uuidSchema } from './fields.js';
 // ---------------------------------------------------------------------------------------------------------
 // Outbound message items of POST /v2/messages/
 
-// Lengths are counted in code points (`charCount`): the platform is a Python service and `len()` counts code
-// points, so an emoji in a button title counts once, as the spec's "emoji allowed" implies.
+// Lengths are counted in code points (`charCount`, through the shared `limitedText`): the unit of every character
+// limit of both specs (see core/text.ts), so an emoji in a button title counts once, as "emoji allowed" implies.
 
-function text(what: string, { min = 0, max }: { min?: number; max?: number } = {}) {
-  return z.string({ error: `${what} must be a string` }).superRefine((value, ctx) => {
-    const n = charCount(value);
-    if (n < min) {
-      ctx.addIssue({
-        code: 'too_small',
-        origin: 'string',
-        minimum: min,
-        inclusive: true,
-        input: value,
-        message: min === 1 ? `${what} is empty` : `${what} has ${n} characters; the minimum is ${min}`,
-      });
-    }
-    if (max !== undefined && n > max) {
-      ctx.addIssue({
-        code: 'too_big',
-        origin: 'string',
-        maximum: max,
-        inclusive: true,
-        input: value,
-        message: `${what} has ${n} characters; the maximum is ${max}`,
-      });
-    }
-  });
+function text(what: string, limits: { min?: number; max?: number } = {}) {
+  return limitedText(what, limits);
 }
 
 function httpUrl(what: string) {

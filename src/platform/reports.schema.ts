@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { channelRefSchema, instantSchema, nullableFigure, optionalText, uuidSchema } from './fields.js';
+import {
+  channelRefSchema,
+  instantSchema,
+  maxSpan,
+  nullableFigure,
+  optionalText,
+  uuidSchema,
+} from './fields.js';
 
 /** Schemas of `GET /reports/`, `/reports/conversations/` and `/reports/feedbacks/`: queries and records. */
 
@@ -57,14 +64,27 @@ export const conversationsQuerySchema = z.strictObject({
 export type ConversationsQuery = z.input<typeof conversationsQuerySchema>;
 
 /** `GET /reports/feedbacks/` query. The range may span at most one month (`feedbacksRange` splits longer ones). */
-export const feedbacksQuerySchema = z.strictObject({
-  /** `emoji` or `nps`; all when omitted. */
-  type: z.enum(FEEDBACK_TYPES).optional(),
-  /** A channel UUID; all channels when omitted. */
-  channel: uuidSchema.optional(),
-  start_date: instantSchema.optional(),
-  end_date: instantSchema.optional(),
-});
+/** Longest span of one feedbacks request (`end_date - start_date`): a month, 31 days. */
+export const FEEDBACKS_MAX_SPAN_MS = 31 * 24 * 60 * 60 * 1000;
+
+export const feedbacksQuerySchema = z
+  .strictObject({
+    /** `emoji` or `nps`; all when omitted. */
+    type: z.enum(FEEDBACK_TYPES).optional(),
+    /** A channel UUID; all channels when omitted. */
+    channel: uuidSchema.optional(),
+    start_date: instantSchema.optional(),
+    end_date: instantSchema.optional(),
+  })
+  .superRefine(
+    maxSpan(
+      'start_date',
+      'end_date',
+      FEEDBACKS_MAX_SPAN_MS,
+      'is more than one month after start_date, which the platform refuses (400); ' +
+        'use reports.feedbacksRange({ from, to }) to fetch it in monthly windows',
+    ),
+  );
 export type FeedbacksQuery = z.input<typeof feedbacksQuerySchema>;
 
 const reportMessagesEntry = z.looseObject({

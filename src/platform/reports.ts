@@ -3,6 +3,7 @@ import type { ApiPromise } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
+import { invalidArgument } from '../core/invalid-argument.js';
 import type { QueryParams } from '../core/transport.js';
 import { argumentsCheck, requireInstant, toWire } from './arguments.js';
 import { type Instant, instantMs } from './fields.js';
@@ -121,15 +122,6 @@ export class Reports {
 
   async #feedbacks(json: JsonCall, query: FeedbacksQuery, options: CallOptions): Promise<Feedback[]> {
     const q = argumentsCheck(feedbacksQuerySchema, query, 'reports.feedbacks query');
-    if (q.start_date !== undefined && q.end_date !== undefined) {
-      const span = instantMs(q.end_date) - instantMs(q.start_date);
-      if (span > 31 * DAY_MS) {
-        throw new ConfigurationError(
-          'reports.feedbacks spans more than one month, which the platform refuses (400); ' +
-            'use reports.feedbacksRange({ from, to }) to fetch it in monthly windows.',
-        );
-      }
-    }
     const wire = {
       type: q.type,
       channel: q.channel,
@@ -156,7 +148,8 @@ export class Reports {
     return this.#http.run(async (json) => {
       const from = requireInstant(query?.from, 'feedbacksRange from');
       const to = requireInstant(query?.to, 'feedbacksRange to');
-      if (to < from) throw new ConfigurationError('feedbacksRange: `to` is before `from`.');
+      if (to < from)
+        throw invalidArgument('reports.feedbacksRange', ['to'], 'is before `from`', 'to.before_from');
       const windowDays = options.windowDays ?? FEEDBACK_RANGE_WINDOW_DAYS;
       if (!(windowDays > 0 && windowDays <= FEEDBACK_RANGE_WINDOW_DAYS)) {
         throw new ConfigurationError(

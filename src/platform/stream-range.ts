@@ -1,12 +1,13 @@
 import { ApiError, ConfigurationError, ConnectionError, StreamError } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
+import { invalidArgument } from '../core/invalid-argument.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport.js';
 import { argumentsCheck, requireInstant } from './arguments.js';
 import { type Instant, instantMs } from './fields.js';
 import type { PlatformHttp } from './http.js';
 import { checkStreamOptions, requestRecords, STREAM_MAX_SPAN_MS, type StreamOptions } from './stream.js';
-import { type StreamMessage, type StreamQuery, streamQuerySchema } from './stream.schema.js';
+import { type StreamMessage, type StreamQuery, streamQueryFieldsSchema } from './stream.schema.js';
 import type { Progress } from './stream-decoding.js';
 import { StreamInterruptedError } from './stream-interrupted-error.js';
 
@@ -70,9 +71,10 @@ export function streamRange(
   const { from, to, ...rest } = query;
   const fromMs = requireInstant(from, 'streamRange from');
   const toMs = requireInstant(to, 'streamRange to');
-  if (toMs < fromMs) throw new ConfigurationError('streamRange: `to` is before `from`.');
+  if (toMs < fromMs)
+    throw invalidArgument('messages.streamRange', ['to'], 'is before `from`', 'to.before_from');
   const q = argumentsCheck(
-    streamQuerySchema.omit({ created_at__gt: true, created_at__lt: true }),
+    streamQueryFieldsSchema.omit({ created_at__gt: true, created_at__lt: true }),
     rest,
     'messages.streamRange query',
   );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { channelRefSchema, instantSchema, optionalText, uuidSchema } from './fields.js';
+import { channelRefSchema, instantSchema, maxSpan, optionalText, uuidSchema } from './fields.js';
 
 /** Schemas of `GET {stream_url}/stream/messages/`: its query and its records. */
 
@@ -12,7 +12,11 @@ export type StreamSender = (typeof STREAM_SENDERS)[number];
  * `GET {stream_url}/stream/messages/` query. `created_at__gt` and `created_at__lt` are exclusive bounds and
  * may span at most one week; `messages.streamRange` handles longer ranges.
  */
-export const streamQuerySchema = z.strictObject({
+/** Longest span of one stream request (`created_at__lt - created_at__gt`). */
+export const STREAM_MAX_SPAN_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The stream query's fields without the span rule (`messages.streamRange` picks its own bounds). */
+export const streamQueryFieldsSchema = z.strictObject({
   type: z.enum(STREAM_MESSAGE_TYPES).optional(),
   sender: z.enum(STREAM_SENDERS).optional(),
   channel: uuidSchema.optional(),
@@ -22,6 +26,16 @@ export const streamQuerySchema = z.strictObject({
   created_at__gt: instantSchema.optional(),
   created_at__lt: instantSchema.optional(),
 });
+
+export const streamQuerySchema = streamQueryFieldsSchema.superRefine(
+  maxSpan(
+    'created_at__gt',
+    'created_at__lt',
+    STREAM_MAX_SPAN_MS,
+    'is more than one week after created_at__gt, which the platform refuses (400); ' +
+      'use messages.streamRange({ from, to }) to stream it in weekly windows',
+  ),
+);
 export type StreamQuery = z.input<typeof streamQuerySchema>;
 
 /** One record of `GET {stream_url}/stream/messages/`. */

@@ -1,11 +1,9 @@
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { ConfigurationError } from '../core/errors.js';
 import { headerValue } from '../core/headers.js';
 import { positive } from '../core/options.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport.js';
 import { argumentsCheck, toWire } from './arguments.js';
-import { instantMs } from './fields.js';
 import type { PlatformHttp } from './http.js';
 import { type StreamMessage, type StreamQuery, streamQuerySchema } from './stream.schema.js';
 import {
@@ -19,9 +17,8 @@ import {
 } from './stream-decoding.js';
 
 const STREAM_PATH = '/stream/messages/';
-const DAY_MS = 24 * 60 * 60 * 1000;
-/** Longest span of one stream request (`created_at__lt - created_at__gt`). */
-export const STREAM_MAX_SPAN_MS = 7 * DAY_MS;
+
+export { STREAM_MAX_SPAN_MS } from './stream.schema.js';
 
 export interface StreamOptions extends RequestOptions {
   /** Cancels the request and the stream; the connection is closed. */
@@ -50,15 +47,6 @@ export function streamMessages(
   options: StreamOptions,
 ): AsyncGenerator<StreamMessage, void, undefined> {
   const q = argumentsCheck(streamQuerySchema, query, 'messages.stream query');
-  if (q.created_at__gt !== undefined && q.created_at__lt !== undefined) {
-    const span = instantMs(q.created_at__lt) - instantMs(q.created_at__gt);
-    if (span > STREAM_MAX_SPAN_MS) {
-      throw new ConfigurationError(
-        'messages.stream spans more than one week, which the platform refuses (400); ' +
-          'use messages.streamRange({ from, to }) to stream it in weekly windows.',
-      );
-    }
-  }
   checkStreamOptions(options);
   const wire: QueryParams = {
     ...q,

@@ -2,7 +2,7 @@ import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '..
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
-import { requireBaseUrl, requireSecret } from '../core/options.js';
+import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
 import type { RetryRules } from '../core/retry-policy.js';
 import { type HttpMethod, type QueryParams, Transport } from '../core/transport.js';
 import { Templates } from './templates.js';
@@ -112,12 +112,17 @@ export class PublicApiClient {
   }
 }
 
+/** What the SDK appends to `onPremBase`. */
+const ON_PREM_PATH = '/public/api/v1';
+
 function resolveBaseUrl(options: PublicApiClientOptions): string {
   if (options.baseUrl !== undefined && options.onPremBase !== undefined) {
     throw new ConfigurationError('Give baseUrl or onPremBase, not both.');
   }
-  if (options.onPremBase !== undefined)
-    return `${requireBaseUrl(options.onPremBase, 'onPremBase')}/public/api/v1`;
+  if (options.onPremBase !== undefined) {
+    const root = requireBaseUrl(options.onPremBase, 'onPremBase');
+    return `${refuseVersionSuffix(root, 'onPremBase', ON_PREM_PATH, 'https://crm.example.com')}${ON_PREM_PATH}`;
+  }
   if (options.baseUrl === undefined) {
     throw new ConfigurationError(
       "baseUrl is required: the public API address ending in '/api/v1' (or onPremBase for an on-premises install).",

@@ -1,7 +1,8 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { isRecord } from '../core/error-body.js';
-import { ConfigurationError, TemplateValidationError } from '../core/errors.js';
+import { TemplateValidationError } from '../core/errors.js';
+import { invalidArgument } from '../core/invalid-argument.js';
 import { excerpt } from '../core/secrets.js';
 import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
@@ -71,8 +72,11 @@ export class Templates {
     options: CreateTemplateOptions,
   ): Promise<WithResponse<TemplateCreated>> {
     if (typeof appId !== 'string' || appId.trim() === '') {
-      throw new ConfigurationError(
-        'templates.create needs the application id (app_id) the template belongs to.',
+      throw invalidArgument(
+        'templates.create',
+        ['appId'],
+        'is empty: give the application id (app_id) the template belongs to',
+        'appId.required',
       );
     }
     if (options.validate !== false) {

@@ -13,8 +13,8 @@
  * - `unknown_field` and `internal_error`.
  *
  * Decisions the spec leaves open, applied throughout:
- * - Lengths count Unicode code points (`[...s].length`), not UTF-16 code units, so an emoji counts as one
- *   character. The server may count code units; this is the kinder reading, and the server stays the judge.
+ * - Lengths count Unicode code points (`charCount`), not UTF-16 code units, so an emoji counts as one
+ *   character: the one unit of every character limit in the SDK (see `core/text.ts` for the evidence).
  * - A required string that is empty (`''`) counts as missing. "Not allowed" rules fire on any present value,
  *   even `''` or `false` (the spec forbids the field, not a value of it).
  * - Variables are `{{n}}` with decimal digits. The number of variables is the number of DISTINCT variables

@@ -8,13 +8,36 @@ const platform = (platformUrl: string) =>
 
 describe('base URLs ending in the version the SDK adds', () => {
   it.each([
-    'https://gw.example.com/v1',
-    'https://gw.example.com/v1/',
-    'https://gw.example.com/V1',
-    'https://gw.example.com/v1/wa',
-  ])('GatewayClient refuses %s with a message saying why', (url) => {
+    ['https://gw.example.com/v1', '/v1'],
+    ['https://gw.example.com/v1/', '/v1'],
+    ['https://gw.example.com/V1', '/V1'],
+    ['https://gw.example.com/v1/wa', '/v1/wa'],
+    ['https://gw.example.com/v1/wa/message', '/v1/wa/message'],
+  ])('GatewayClient refuses %s, quoting the %s it was given', (url, quoted) => {
     expect(() => gateway(url)).toThrow(ConfigurationError);
-    expect(() => gateway(url)).toThrow(/must not end in '\/v1'.*\/v1\/v1\//);
+    expect(() => gateway(url)).toThrow(`must not include '${quoted}': the SDK adds '/v1' itself`);
+    expect(() => gateway(url)).toThrow(`'...${quoted}/v1/...'`);
+  });
+
+  it.each([
+    ['https://crm.example.com/public/api/v1', '/public/api/v1'],
+    ['https://crm.example.com/public/api/v1/', '/public/api/v1'],
+    ['https://crm.example.com/api/v1', '/api/v1'],
+    ['https://crm.example.com/public/api', '/public/api'],
+    ['https://crm.example.com/crm/public', '/public'],
+  ])('PublicApiClient refuses onPremBase %s, quoting %s', (onPremBase, quoted) => {
+    const make = () => new PublicApiClient({ secretKey: 'sk_0123456789', onPremBase });
+    expect(make).toThrow(ConfigurationError);
+    expect(make).toThrow(`onPremBase must not include '${quoted}': the SDK adds '/public/api/v1' itself`);
+  });
+
+  it('PublicApiClient takes an onPremBase root or prefix and appends /public/api/v1 once', () => {
+    expect(
+      new PublicApiClient({ secretKey: 'sk_0123456789', onPremBase: 'https://crm.example.com' }).baseUrl,
+    ).toBe('https://crm.example.com/public/api/v1');
+    expect(
+      new PublicApiClient({ secretKey: 'sk_0123456789', onPremBase: 'https://example.com/crm' }).baseUrl,
+    ).toBe('https://example.com/crm/public/api/v1');
   });
 
   it('GatewayClient accepts a root and a proxy prefix, and posts to <base>/v1/wa/message', async () => {
@@ -35,7 +58,7 @@ describe('base URLs ending in the version the SDK adds', () => {
   });
 
   it('PlatformClient refuses a platformUrl ending in /v2', () => {
-    expect(() => platform('https://platform.example.com/v2')).toThrow(/must not end in '\/v2'/);
+    expect(() => platform('https://platform.example.com/v2')).toThrow("must not include '/v2'");
     expect(() => platform('https://platform.example.com')).not.toThrow();
   });
 

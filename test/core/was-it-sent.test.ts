@@ -2,12 +2,15 @@
  * "Was it sent?" is one rule read from each client's retry table: the codes answered before anything was done,
  * a 4xx from a server that checks before acting, and the SDK errors that know.
  */
+import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { RateLimitError } from '../../src/core/api-errors.js';
+import { PaymentRequiredError, RateLimitError } from '../../src/core/api-errors.js';
 import { ApiError, ConnectionError, InvalidResponseError, NotSentError } from '../../src/core/errors.js';
 import { mayHaveBeenSent } from '../../src/core/retry-policy.js';
 import { GATEWAY_RETRY_RULES } from '../../src/gateway/retry-rules.js';
+import { GatewayClient, type SendManyResult } from '../../src/index.js';
 import { PLATFORM_RETRY_RULES } from '../../src/platform/client.js';
+import { API_KEY, envelope, GW, useMswServer } from '../helpers/msw.js';
 
 const api = (status: number, code: string | null) =>
   new ApiError({ status, code, group: null, description: 'd', body: null });
@@ -56,5 +59,124 @@ describe('mayHaveBeenSent', () => {
         PLATFORM_RETRY_RULES,
       ),
     ).toBe(false);
+  });
+});
+
+/**
+ * "May have been sent" sticks across the attempts of one call: once an attempt was cut in flight (and repeated
+ * under `retryInFlightSends`), neither a later refusal that alone proves nothing was done nor a stop during the
+ * backoff may report the call as not sent.
+ */
+describe('an attempt cut in flight keeps its call "may have been sent"', () => {
+  const server = useMswServer();
+  const text = { to: '998901234567', type: 'text', text: { body: 'Hi' } } as const;
+  const bill = () =>
+    HttpResponse.json(envelope('BILL_001', 'PAYMENT_REQUIRED', 'balance exhausted'), { status: 402 });
+  const warnings: string[] = [];
+  const client = () =>
+    new GatewayClient({
+      apiKey: API_KEY,
+      baseUrl: GW,
+      rateLimit: false,
+      retryInFlightSends: true,
+      logger: { warn: (m) => warnings.push(m) },
+    });
+  /** Attempt 1 is cut in flight; then each request gets `then` (or hangs when it is undefined). */
+  function cutThen(then?: () => Response) {
+    const seen = { count: 0 };
+    server.use(
+      http.post(`${GW}/v1/wa/message`, () => {
+        seen.count++;
+        if (seen.count === 1) return HttpResponse.error();
+        return then ? then() : new Promise<Response>(() => {});
+      }),
+    );
+    return seen;
+  }
+  /** Resolves once the transport starts its backoff after attempt 1 (the retry warning is logged first). */
+  const backoffStarted = async () => {
+    while (!warnings.includes('wa-gateway-sdk: retrying request')) await new Promise((r) => setTimeout(r, 5));
+  };
+
+  it('send: cut in flight, then 402 BILL_001 → PaymentRequiredError that says it may have been sent', async () => {
+    warnings.length = 0;
+    const seen = cutThen(bill);
+    const e = await client()
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(seen.count).toBe(2);
+    expect(e).toBeInstanceOf(PaymentRequiredError);
+    expect(e).toMatchObject({ earlierAttemptMayHaveBeenSent: true });
+    expect((e as Error).message).toMatch(/earlier attempt .* may have reached the server/);
+    expect(mayHaveBeenSent(e, GATEWAY_RETRY_RULES)).toBe(true);
+    expect(warnings).toEqual(['wa-gateway-sdk: retrying request']);
+  });
+
+  it('sendMany: cut in flight, then 402 BILL_001 → notSent: false', async () => {
+    warnings.length = 0;
+    cutThen(bill);
+    const results: SendManyResult[] = [];
+    for await (const r of client().messages.sendMany([text])) results.push(r);
+    expect(results).toHaveLength(1);
+    const r = results[0]!;
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error).toBeInstanceOf(PaymentRequiredError);
+    expect(r.notSent).toBe(false);
+  });
+
+  it('sendMany: cut in flight, then aborted during the backoff → the ConnectionError, notSent: false', async () => {
+    warnings.length = 0;
+    const seen = cutThen();
+    const controller = new AbortController();
+    const results: SendManyResult[] = [];
+    const run = (async () => {
+      for await (const r of client().messages.sendMany([text], { signal: controller.signal }))
+        results.push(r);
+    })();
+    await backoffStarted();
+    controller.abort(new Error('stop'));
+    await run;
+    expect(seen.count).toBe(1);
+    const r = results[0]!;
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error).not.toBeInstanceOf(NotSentError);
+    expect(r.error).toBeInstanceOf(ConnectionError);
+    expect(r.error).toMatchObject({ mayHaveBeenSent: true });
+    expect(r.notSent).toBe(false);
+  });
+
+  it('send: cut in flight, then aborted during the backoff → the ConnectionError (may have been sent)', async () => {
+    warnings.length = 0;
+    cutThen();
+    const controller = new AbortController();
+    const p = client()
+      .messages.send(text, { signal: controller.signal })
+      .catch((x: unknown) => x);
+    await backoffStarted();
+    controller.abort(new Error('stop'));
+    const e = await p;
+    expect(e).toBeInstanceOf(ConnectionError);
+    expect(e).toMatchObject({ mayHaveBeenSent: true });
+  });
+
+  it('a stop before anything may have gone out still ends with the caller’s reason', async () => {
+    warnings.length = 0;
+    server.use(
+      http.post(`${GW}/v1/wa/message`, () =>
+        HttpResponse.json(envelope('RATE_001', 'TOO_MANY_REQUESTS', 'slow down', { retry_after: '30s' }), {
+          status: 429,
+        }),
+      ),
+    );
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const p = client()
+      .messages.send(text, { signal: controller.signal })
+      .catch((x: unknown) => x);
+    await backoffStarted();
+    controller.abort(reason);
+    expect(await p).toBe(reason);
   });
 });

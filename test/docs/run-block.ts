@@ -37,6 +37,8 @@ const platform = createPlatformHandlers({
   platformUrl: 'https://platform.example.com',
   streamUrl: 'https://stream.example.com',
   users: [{ username: env['PLATFORM_USERNAME'] ?? '', password: env['PLATFORM_PASSWORD'] ?? '' }],
+  // The conversation the docs' runnable platform sends go to (docs/platform.md).
+  conversationUuids: ['3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f'],
 });
 const server = setupServer(...gateway.handlers, ...publicApi.handlers, ...platform.handlers);
 server.listen({ onUnhandledRequest: 'bypass' });

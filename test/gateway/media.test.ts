@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
-  ConfigurationError,
   EndpointNotLiveError,
   GatewayClient,
   type Logger,
+  MessageValidationError,
   NotFoundError,
   PermissionDeniedError,
 } from '../../src/index.js';
@@ -150,7 +150,9 @@ describe('media.download', () => {
   });
 
   it('rejects a missing media id or phoneNumberId before any request', async () => {
-    await expect(gw().media.download('', { phoneNumberId: 'p' })).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(gw().media.download('', { phoneNumberId: 'p' })).rejects.toBeInstanceOf(
+      MessageValidationError,
+    );
     await expect(gw().media.download('m', {} as { phoneNumberId: string })).rejects.toThrow(
       /phone_number_id/,
     );

@@ -102,7 +102,7 @@ const invalid: [string, unknown, (string | number)[][]][] = [
   ['unknown type', { to, type: 'video', video: {} }, [['type']]],
   ['to with +', { to: '+998901234567', type: 'text', text: { body: 'x' } }, [['to']]],
   ['to with spaces and dashes', { to: '998 90 123-45-67', type: 'text', text: { body: 'x' } }, [['to']]],
-  ['to too short', { to: '12345', type: 'text', text: { body: 'x' } }, [['to']]],
+  ['to too long', { to: '1234567890123456', type: 'text', text: { body: 'x' } }, [['to']]],
   ['text body too long', { to, type: 'text', text: { body: 'x'.repeat(4097) } }, [['text', 'body']]],
   ['text body empty', { to, type: 'text', text: { body: '' } }, [['text', 'body']]],
   ['text missing', { to, type: 'text' }, [['text']]],
@@ -289,7 +289,7 @@ describe('invalid messages throw MessageValidationError listing every issue, and
 
   it('states the limit and the actual length', () => {
     const r = validateMessage({ to, type: 'text', text: { body: 'x'.repeat(4100) } });
-    expect(r.valid ? '' : r.issues[0]?.message).toBe('text.body is 4100 characters; the maximum is 4096');
+    expect(r.valid ? '' : r.issues[0]?.message).toBe('text.body has 4100 characters; the maximum is 4096');
   });
 
   it('never throws on hostile input', () => {

@@ -10,7 +10,6 @@ import {
 } from '../../src/core/api-errors.js';
 import {
   type ApiError,
-  ConfigurationError,
   ConnectionError,
   InvalidResponseError,
   MessageValidationError,
@@ -235,7 +234,7 @@ describe('GET operations: host, path and query string', () => {
   it('reports.get refuses an undocumented query value before any request', async () => {
     const seen = record();
     await expect(client().reports.get({ date_range: 'last_99' as 'last_7' })).rejects.toBeInstanceOf(
-      ConfigurationError,
+      MessageValidationError,
     );
     await expect(
       client().reports.get({ dateRange: 'last_7' } as unknown as { date_range: 'last_7' }),
@@ -466,8 +465,14 @@ describe('local checks before any request', () => {
       () => c.customers.update('x', { name: 'A' }),
       () => c.customers.setCustomFields('x', { a: 1 }),
     ];
-    for (const call of calls) await expect(call()).rejects.toBeInstanceOf(ConfigurationError);
-    await expect(c.conversations.archive('not-a-uuid')).rejects.toThrow(/UUID/);
+    // One rule for argument errors: what a call sends is a MessageValidationError, with the rule id.
+    for (const call of calls) await expect(call()).rejects.toBeInstanceOf(MessageValidationError);
+    await expect(c.conversations.archive('not-a-uuid')).rejects.toThrow(
+      /Invalid conversations.archive argument: uuid: must be a UUID/,
+    );
+    await expect(c.conversations.archive('not-a-uuid')).rejects.toMatchObject({
+      issues: [{ path: ['uuid'], rule: 'uuid.format' }],
+    });
     expect(seen).toHaveLength(0);
   });
 
@@ -482,7 +487,7 @@ describe('local checks before any request', () => {
       () => c.conversations.setCustomFields(CONV, {}),
       () => c.conversations.setCustomFields(CONV, { a: { nested: 1 } as unknown as string }),
     ];
-    for (const call of calls) await expect(call()).rejects.toBeInstanceOf(ConfigurationError);
+    for (const call of calls) await expect(call()).rejects.toBeInstanceOf(MessageValidationError);
     expect(seen).toHaveLength(0);
   });
 

@@ -7,7 +7,13 @@ import {
   InternalServerError,
   PermissionDeniedError,
 } from '../../src/core/api-errors.js';
-import { ConfigurationError, ConnectionError, StreamError, TimeoutError } from '../../src/core/errors.js';
+import {
+  ConfigurationError,
+  ConnectionError,
+  MessageValidationError,
+  StreamError,
+  TimeoutError,
+} from '../../src/core/errors.js';
 import {
   type Feedback,
   PlatformClient,
@@ -341,7 +347,7 @@ describe('NDJSON decoding', () => {
         created_at__lt: '2024-05-08T00:00:01Z',
       }),
     ).toThrow(/streamRange/);
-    expect(() => client().messages.stream({ channel: 'main' })).toThrow(ConfigurationError);
+    expect(() => client().messages.stream({ channel: 'main' })).toThrow(MessageValidationError);
     expect(urls).toHaveLength(0);
   });
 
@@ -620,7 +626,7 @@ describe('messages.streamRange', () => {
   it('checks its arguments before any request', () => {
     const requests = serveDataset([], { cap: 10 });
     expect(() => client().messages.streamRange({ from: to, to: from })).toThrow(/before/);
-    expect(() => client().messages.streamRange({ from: 'yesterday', to })).toThrow(ConfigurationError);
+    expect(() => client().messages.streamRange({ from: 'yesterday', to })).toThrow(MessageValidationError);
     expect(() => client().messages.streamRange({ from, to }, { windowMs: 8 * DAY })).toThrow(/windowMs/);
     expect(requests).toHaveLength(0);
   });

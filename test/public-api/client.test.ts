@@ -6,6 +6,7 @@ import {
   BadRequestError,
   ConfigurationError,
   ConflictError,
+  MessageValidationError,
   NotFoundError,
   PermissionDeniedError,
   PublicApiClient,
@@ -254,7 +255,7 @@ describe('PublicApiClient construction', () => {
 });
 
 describe('templates.create input', () => {
-  it('a missing app id is a ConfigurationError before any request', async () => {
-    await expect(api().templates.create('', template)).rejects.toBeInstanceOf(ConfigurationError);
+  it('a missing app id is a MessageValidationError (an argument) before any request', async () => {
+    await expect(api().templates.create('', template)).rejects.toBeInstanceOf(MessageValidationError);
   });
 });

@@ -236,7 +236,8 @@ describe('variables', () => {
   it('judge the first and last variable after trimming white space', () => {
     expect(body(' \n{{1}} hi', ['a'])).toEqual(['body.text.leading_variable']);
     expect(body('hi {{1}}\t ', ['a'])).toEqual(['body.text.trailing_variable']);
-    expect(body('{hi} {{x}} {{}}')).toEqual([]);
+    // Double braces around anything but a number are their own issues, not silently plain text.
+    expect(body('{hi} {{x}} {{}}')).toEqual(['body.variables.named', 'body.variables.invalid']);
   });
 
   it('treat examples without variables as a count mismatch', () => {

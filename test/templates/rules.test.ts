@@ -610,9 +610,35 @@ const nullCases: Case[] = [
   c(
     'carousel.body.variables.sequence',
     null,
-    make(carousel, set(['carousel', 1, 'body', 'text'], 'Fresh {{0}} today.')),
+    make(carousel, set(['carousel', 1, 'body', 'text'], 'Fresh {{2}} today.')),
     ['carousel', 1, 'body', 'text'],
   ),
+  // Double braces around anything but a variable number: one rule per kind, for each text that has variables.
+  ...(
+    [
+      ['named', '{{name}}'],
+      ['spaces', '{{ 1 }}'],
+      ['zero', '{{0}}'],
+      ['invalid', '{{}}'],
+    ] as const
+  ).flatMap(([kind, token]) => [
+    c(
+      `header.variables.${kind}`,
+      null,
+      make(utility, set(['header'], { format: 'TEXT', text: `News ${token} today` })),
+      ['header', 'text'],
+    ),
+    c(`body.variables.${kind}`, null, make(utility, set(['body'], { text: `Hi ${token} there.` })), [
+      'body',
+      'text',
+    ]),
+    c(
+      `carousel.body.variables.${kind}`,
+      null,
+      make(carousel, set(['carousel', 1, 'body'], { text: `Fresh ${token} today.` })),
+      ['carousel', 1, 'body', 'text'],
+    ),
+  ]),
   c('messageSendTtlSeconds.range', null, make(utility, set(['messageSendTtlSeconds'], 29)), [
     'messageSendTtlSeconds',
   ]),

@@ -1,4 +1,11 @@
-import { edgeVariableRule, LIMITS, maxLengthRule, rule, sequenceRule } from './semantic.js';
+import {
+  edgeVariableRule,
+  LIMITS,
+  malformedVariableRules,
+  maxLengthRule,
+  rule,
+  sequenceRule,
+} from './semantic.js';
 import { present, SArray, type TemplateRule } from './snapshot.js';
 import { plural, scanVariables, where } from './text.js';
 
@@ -9,6 +16,7 @@ export function bodyRules(): TemplateRule[] {
       edgeVariableRule(`${key}.text.leading_variable`, 'WA_TPL_011', key, 'start'),
       edgeVariableRule(`${key}.text.trailing_variable`, 'WA_TPL_012', key, 'end'),
       sequenceRule(p, 'body', () => true),
+      ...malformedVariableRules(p, 'body', () => true),
       rule(
         `${key}.examples.missing`,
         'WA_TPL_013',
@@ -42,7 +50,10 @@ export function bodyRules(): TemplateRule[] {
             if (!examples || examples.length === 0 || (b.has('text') && b.str('text') === undefined))
               continue;
             const text = b.str('text');
-            const variables = text === undefined ? 0 : scanVariables(text).distinct.length;
+            const scan = text === undefined ? undefined : scanVariables(text);
+            // A malformed variable has its own issue; how many examples it meant cannot be told.
+            if (scan && scan.malformed.length > 0) continue;
+            const variables = scan?.distinct.length ?? 0;
             if (variables !== examples.length) {
               emit(
                 [...b.path, 'examples'],

@@ -6,6 +6,7 @@ import {
   isText,
   LIMITS,
   MEDIA_FORMATS,
+  malformedVariableRules,
   maxLengthRule,
   rule,
   sequenceRule,
@@ -75,6 +76,7 @@ export function headerRules(): TemplateRule[] {
     edgeVariableRule('header.text.leading_variable', 'WA_TPL_008', 'header', 'start', isText),
     edgeVariableRule('header.text.trailing_variable', 'WA_TPL_009', 'header', 'end', isText),
     sequenceRule('', 'header', isText),
+    ...malformedVariableRules('', 'header', isText),
     ...perScope(''),
     rule(
       'header.examples.count',
@@ -85,7 +87,10 @@ export function headerRules(): TemplateRule[] {
         for (const h of ctx.objects('header')) {
           const text = h.str('text');
           if (!isText(h) || text === undefined || (h.has('examples') && !h.arr('examples'))) continue;
-          const variables = scanVariables(text).distinct.length;
+          const scan = scanVariables(text);
+          // A malformed variable has its own issue; how many examples it meant cannot be told.
+          if (scan.malformed.length > 0) continue;
+          const variables = scan.distinct.length;
           const examples = h.arr('examples')?.length ?? 0;
           if (variables !== examples) {
             emit(

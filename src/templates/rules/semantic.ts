@@ -5,6 +5,8 @@ import {
   chars,
   endsWithVariable,
   enumHint,
+  type MalformedKind,
+  type MalformedVariable,
   scanVariables,
   startsWithVariable,
   where,
@@ -101,6 +103,73 @@ export function maxLengthRule(
       }
     },
   );
+}
+
+/** The rule of each way double braces can hold something other than a `{{n}}` variable. */
+const MALFORMED: Readonly<
+  Record<MalformedKind, { id: string; description: string; message: (m: MalformedVariable) => string }>
+> = {
+  named: {
+    id: 'named',
+    description:
+      'are numbered, not named: `{{name}}` is refused; write `{{1}}`, `{{2}}`, ... and give one example each.',
+    message: (m) =>
+      `has ${m.token}: variables are numbered, not named; write {{1}} for the first variable, {{2}} for the next, and give one example each.`,
+  },
+  spaces: {
+    id: 'spaces',
+    description: 'have no spaces inside the braces: `{{ 1 }}` is refused; write `{{1}}`.',
+    message: (m) => `has ${m.token}: write ${m.instead ?? '{{1}}'}, without spaces inside the braces.`,
+  },
+  zero: {
+    id: 'zero',
+    description: 'start at `{{1}}`, without leading zeros: `{{0}}` and `{{01}}` are refused.',
+    message: (m) =>
+      m.instead === undefined
+        ? `has ${m.token}: variables start at {{1}}; number them {{1}}, {{2}}, ...`
+        : `has ${m.token}: write ${m.instead}, without a leading zero.`,
+  },
+  invalid: {
+    id: 'invalid',
+    description:
+      'hold only a number between double braces: `{{}}`, `{{1.5}}`, `{{-1}}` are refused; write `{{1}}`, `{{2}}`, ... or remove the braces.',
+    message: (m) =>
+      `has ${m.token}: double braces hold only a variable number ({{1}}, {{2}}, ...); write one, or remove the braces.`,
+  },
+};
+
+/**
+ * One rule per way double braces hold something other than a `{{n}}` variable (`{{name}}`, `{{ 1 }}`, `{{0}}`,
+ * `{{}}`): `<key>.variables.named|spaces|zero|invalid`, code `null` (the spec names none), one issue per token.
+ */
+export function malformedVariableRules(
+  prefix: string,
+  component: 'header' | 'body',
+  when: (n: SObject) => boolean,
+): TemplateRule[] {
+  const key = `${prefix}${component}`;
+  return (Object.keys(MALFORMED) as MalformedKind[]).map((kind) => {
+    const m = MALFORMED[kind];
+    return rule(
+      `${key}.variables.${m.id}`,
+      null,
+      `${key}.text`,
+      `Variables in \`${key}.text\` ${m.description}`,
+      (ctx, emit) => {
+        for (const node of ctx.objects(key)) {
+          const text = node.str('text');
+          if (text === undefined || !when(node)) continue;
+          for (const found of scanVariables(text).malformed) {
+            if (found.kind !== kind) continue;
+            emit([...node.path, 'text'], `${where(node.path)} text ${m.message(found)}`, {
+              token: found.token,
+              ...(found.instead === undefined ? {} : { instead: found.instead }),
+            });
+          }
+        }
+      },
+    );
+  });
 }
 
 /** The distinct variables must be {{1}}..{{n}} without gaps, so example i belongs to variable i. */
