@@ -112,6 +112,11 @@ const bursts = new WeakMap<Logger, Map<string, Burst>>();
  * follow within `FOLD_WINDOW_MS` of each other are counted, and one summary line says how many there were, once the
  * burst is over (or every minute while it lasts). Bursts are per destination: every client logging to `console`
  * shares one. For lines that a fault repeats by the thousand (a retry storm), never for one-off lines.
+ *
+ * A folded line is still logged at `debug` (seen with `logLevel: 'debug'` or `WA_GATEWAY_LOG=debug`): folding
+ * keeps `warn` readable, it never hides a line from whoever asks for everything. The summary waits for the end of
+ * the burst on an unref'd timer (logging must never keep a process alive), so a process that exits within a
+ * second of a burst's last line exits without it; the burst's first line was logged, and at `debug` every line.
  */
 export function logFolded(
   logger: Logger | undefined,
@@ -133,6 +138,7 @@ export function logFolded(
     burst.folded++;
     const code = typeof meta['code'] === 'string' ? meta['code'] : String(meta['error'] ?? 'other');
     burst.codes.set(code, (burst.codes.get(code) ?? 0) + 1);
+    if (level !== 'debug') log(logger, 'debug', message, meta);
     if (now - burst.since >= FOLD_REPORT_MS) flushBurst(logger, level, message, burst, now);
     else burst.timer ??= burstTimer(logger, level, message, byMessage, burst);
     return;

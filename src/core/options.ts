@@ -1,15 +1,69 @@
 import { ConfigurationError } from './errors.js';
 
-/** Shared option checks for every client: clear `ConfigurationError`s at construction, never at first use. */
-export function requireSecret(value: unknown, name: string, what: string): string {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new ConfigurationError(
-      `${name} is required: ${what}. Got ${value === '' ? 'an empty string' : typeof value}.`,
+/** Where a secret option usually comes from and how it is sent, for the advice of its `ConfigurationError`. */
+export interface SecretHint {
+  /** The environment variable it is usually read from, e.g. `'GATEWAY_API_KEY'`. */
+  env?: string;
+  /** The scheme put before it on the wire (`'Bearer'`, `'JWT'`): a secret pasted with it is told to drop it. */
+  scheme?: string;
+  /** Who adds the scheme: `'the SDK'` (default) or, for a webhook secret, `'the gateway'`. */
+  schemeAddedBy?: string;
+}
+
+/**
+ * What a secret option was given, for its `ConfigurationError`: the type and the shape, never the value (an
+ * almost-right secret is still a secret).
+ */
+export function describeSecret(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return value.length === 0 ? 'an empty list' : `a list of ${value.length}`;
+  if (typeof value !== 'string') return `a ${typeof value}`;
+  if (value === '') return 'an empty string';
+  if (value.trim() === '') return `a string of ${value.length} whitespace characters`;
+  if (value.trim() !== value) return `a string of ${value.length} characters with whitespace at an end`;
+  return `a string of ${value.length} characters with a space or a non-ASCII character`;
+}
+
+/** What to do about a secret that was refused, by what was given; `''` when there is nothing more to say. */
+export function secretAdvice(value: unknown, hint: SecretHint = {}): string {
+  const { env, scheme, schemeAddedBy = 'the SDK' } = hint;
+  if (env !== undefined && (value === undefined || (typeof value === 'string' && value.trim() === ''))) {
+    // Worded without the name of Node's global: this module runs on every runtime.
+    return (
+      ` Pass it, e.g. from the ${env} environment variable, and check that ${env} is set where this code runs ` +
+      '(a .env file is not read by itself).'
     );
   }
-  if (/\s/.test(value)) {
+  if (scheme !== undefined && typeof value === 'string' && new RegExp(`^\\s*${scheme}\\s`, 'i').test(value)) {
+    return ` It starts with \`${scheme} \`: give the secret alone, without the \`${scheme} \` prefix (${schemeAddedBy} adds it).`;
+  }
+  if (typeof value === 'string' && value.trim() !== '' && value.trim() !== value) {
+    return ' Trim it (a secret read from a file often ends with a newline): `.trim()`.';
+  }
+  return '';
+}
+
+/** Whether a secret can go verbatim into a header after its scheme: visible ASCII, no spaces. */
+export function isHeaderSecret(value: unknown): value is string {
+  return typeof value === 'string' && /^[\x21-\x7e]+$/.test(value);
+}
+
+/**
+ * Shared option checks for every client: clear `ConfigurationError`s at construction, never at first use. A secret
+ * sent in a header must be visible ASCII without spaces; the error says what was given (never the value) and
+ * what to do about it.
+ */
+export function requireSecret(value: unknown, name: string, what: string, hint: SecretHint = {}): string {
+  if (typeof value !== 'string' || value.trim() === '') {
     throw new ConfigurationError(
-      `${name} contains whitespace; check for a stray newline or space around it.`,
+      `${name} is required: ${what}; got ${describeSecret(value)}.${secretAdvice(value, hint)}`,
+    );
+  }
+  if (!isHeaderSecret(value)) {
+    throw new ConfigurationError(
+      `${name} must be a string of visible ASCII characters (no spaces); got ${describeSecret(value)}.` +
+        secretAdvice(value, hint),
     );
   }
   return value;

@@ -170,16 +170,28 @@ interface Waiter {
 }
 
 /**
- * How many clients were made with a limiter of their own, by credential fingerprint. Hashes, not keys: this map
- * outlives the clients, and no key should stay in memory after its last client is gone. Never logged.
+ * How many clients with a limiter of their own exist, by credential fingerprint: counted up when one is made, down
+ * when its limiter is collected (a client replaced on a config reload stops counting once it is gone). Hashes, not
+ * keys: this map outlives the clients, and no key should stay in memory after its last client is gone. Never logged.
  */
 const ownLimiters = new Map<string, number>();
+const collected = new FinalizationRegistry<string>((print) => ownLimiterGone(print));
+
+/** @internal Counts down the clients for fingerprint `print`: one client's own limiter was collected. */
+export function ownLimiterGone(print: string): void {
+  const left = (ownLimiters.get(print) ?? 1) - 1;
+  if (left > 0) ownLimiters.set(print, left);
+  else ownLimiters.delete(print);
+}
 /** What a client's own limiter does on `RATE_001` (its `pause`), besides pausing. */
 const onRateLimited = new WeakMap<RateLimiter, () => void>();
 let sharedKeyWarned = false;
 
-/** 64-bit FNV-1a of a string, in two 32-bit halves: a map key, not a secret (collisions only cost a warning). */
-function fingerprint(text: string): string {
+/**
+ * @internal 64-bit FNV-1a of a string, in two 32-bit halves: a map key, not a secret (collisions only cost a
+ * warning).
+ */
+export function fingerprint(text: string): string {
   let a = 0x811c9dc5;
   let b = 0x050c5d1f;
   for (let i = 0; i < text.length; i++) {
@@ -193,9 +205,11 @@ function fingerprint(text: string): string {
 /**
  * @internal Called by a client that built `limiter` for itself, for `credential`. The gateway counts its limit per
  * key, across every client: several clients with limiters of their own on one key (typically a client per request)
- * do not add up, and `RATE_001` follows. So the first `RATE_001` met by such a client, while the process has made
- * several of them for its key, is warned about, once per process, naming neither the key nor its fingerprint. (At
- * `RATE_001` and not at construction: clients that never meet the limit have nothing to fix.)
+ * do not add up, and `RATE_001` follows. So the first `RATE_001` met by such a client, while several of them exist
+ * for its key, is warned about, once per process, naming neither the key nor its fingerprint. (At `RATE_001` and
+ * not at construction: clients that never meet the limit have nothing to fix.) "Exist" means not yet collected: a
+ * client dropped (a config reload) counts until the garbage collector takes its limiter, so a warning may still
+ * name it shortly after; one made per request keeps the count up, which is what the warning is for.
  */
 export function noteOwnLimiter(
   limiter: RateLimiter,
@@ -205,13 +219,14 @@ export function noteOwnLimiter(
 ): void {
   const print = fingerprint(credential);
   ownLimiters.set(print, (ownLimiters.get(print) ?? 0) + 1);
+  collected.register(limiter, print);
   onRateLimited.set(limiter, () => {
     if (sharedKeyWarned || (ownLimiters.get(print) ?? 0) < 2) return;
     sharedKeyWarned = true;
     log(
       logger,
       'warn',
-      `wa-gateway-sdk: RATE_001, and ${ownLimiters.get(print)} ${client}s were made in this process for this API key, ` +
+      `wa-gateway-sdk: RATE_001, and ${ownLimiters.get(print)} ${client}s exist in this process for this API key, ` +
         'each with a rate limiter of its own: the gateway counts its limit per key, so together they exceed it. ' +
         `Create one ${client} and share it (it is safe to use concurrently), or pass them one limiter: ` +
         '`rateLimit: new RateLimiter({ perSecond: 80 })` shared in this process, a `RedisRateLimiter` ' +

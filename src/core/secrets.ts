@@ -107,7 +107,8 @@ function base64Forms(secret: string): string[] {
   for (let shift = 0; shift < 3; shift++) {
     const padded = new Uint8Array(shift + bytes.length);
     padded.set(bytes, shift);
-    const encoded = btoa(String.fromCharCode(...padded));
+    // One argument per byte would overflow the call stack for a long secret: mapped instead, like `redecoded`.
+    const encoded = btoa(Array.from(padded, (byte) => String.fromCharCode(byte)).join(''));
     // A leading byte of padding taints the first 2 characters, two taint 3; a trailing partial group is
     // tainted by whatever follows the secret, unless the secret ends the text (then the padded form is exact).
     const start = shift === 0 ? 0 : shift === 1 ? 2 : 3;

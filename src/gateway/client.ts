@@ -75,7 +75,10 @@ export class GatewayClient {
         'new GatewayClient(options) needs an options object with apiKey and baseUrl.',
       );
     }
-    this.#apiKey = requireSecret(options.apiKey, 'apiKey', 'the gateway API key (GATEWAY_API_KEY)');
+    this.#apiKey = requireSecret(options.apiKey, 'apiKey', 'the gateway API key (GATEWAY_API_KEY)', {
+      env: 'GATEWAY_API_KEY',
+      scheme: 'Bearer',
+    });
     this.baseUrl = refuseVersionSuffix(
       requireBaseUrl(options.baseUrl, 'baseUrl'),
       'baseUrl',

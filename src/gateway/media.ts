@@ -2,7 +2,7 @@ import { EndpointNotLiveError } from '../core/api-errors.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ApiError, ConnectionError } from '../core/errors.js';
-import { headerValue } from '../core/headers.js';
+import { headerParameter, headerValue } from '../core/headers.js';
 import { invalidArgument } from '../core/invalid-argument.js';
 import type { Transport } from '../core/transport.js';
 
@@ -115,8 +115,12 @@ function toDownload(response: Response, signal: AbortSignal | undefined): MediaD
   return {
     contentType: headerValue(headers, 'content-type') ?? 'application/octet-stream',
     contentLength: length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined,
-    // A non-ASCII file name comes in RFC 8187 form (`filename*=UTF-8''...`), which is ASCII: raw bytes are dropped.
-    filename: filenameOf(headerValue(headers, 'content-disposition', 2048)),
+    // A non-ASCII file name comes in RFC 8187 form (`filename*=UTF-8''...`), which is ASCII: raw bytes are dropped,
+    // and a raw-byte `filename="..."` beside that form costs only itself.
+    filename: filenameOf(
+      headerValue(headers, 'content-disposition', 2048) ??
+        headerParameter(headers, 'content-disposition', 'filename*', 2048),
+    ),
     body,
     arrayBuffer: () => readBody(() => new Response(body).arrayBuffer(), signal),
     saveTo: (path) => readBody(() => saveStream(body, path), signal),

@@ -4,7 +4,13 @@ import {
   transportConfigOf,
 } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
-import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
+import {
+  describeSecret,
+  refuseVersionSuffix,
+  requireBaseUrl,
+  requireSecret,
+  secretAdvice,
+} from '../core/options.js';
 import type { RetryRules } from '../core/retry-policy.js';
 import { REDACTED } from '../core/secrets.js';
 import { Transport } from '../core/transport.js';
@@ -159,18 +165,17 @@ function credentialsOf(options: PlatformClientOptions): { username?: string; pas
     throw new ConfigurationError('username is required with password: the platform login name.');
   }
   if (typeof password !== 'string' || password === '') {
-    throw new ConfigurationError('password is required with username: the platform login password.');
+    // Not held to the header rule: a password goes in the login's JSON body, where a space is a character like any.
+    throw new ConfigurationError(
+      `password is required with username: the platform login password; got ${describeSecret(password)}.` +
+        secretAdvice(password, { env: 'PLATFORM_PASSWORD' }),
+    );
   }
   return { username, password };
 }
 
 function requireToken(value: unknown): string {
-  if (typeof value === 'string' && /^jwt\s/i.test(value.trim())) {
-    throw new ConfigurationError(
-      "token must be the bare token, without the 'JWT ' prefix (the SDK adds it).",
-    );
-  }
-  return requireSecret(value, 'token', 'a platform token from POST /jwt/');
+  return requireSecret(value, 'token', 'a platform token from POST /jwt/', { scheme: 'JWT' });
 }
 
 function requireTokenStore(store: unknown): TokenStore | undefined {

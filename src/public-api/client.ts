@@ -55,7 +55,9 @@ export class PublicApiClient {
         'new PublicApiClient(options) needs an options object with secretKey and baseUrl.',
       );
     }
-    this.#secretKey = requireSecret(options.secretKey, 'secretKey', 'the organisation secret key (sk_...)');
+    this.#secretKey = requireSecret(options.secretKey, 'secretKey', 'the organisation secret key (sk_...)', {
+      scheme: 'Bearer',
+    });
     this.baseUrl = resolveBaseUrl(options);
     this.#transport = new Transport({
       ...transportConfigOf(options, {

@@ -66,26 +66,40 @@ export function watchConnection(client: WatchedClient, logger: Logger | undefine
   if (watched.has(client)) return;
   const state = { down: false, since: 0 };
   watched.set(client, state);
-  client.on('error', (error: unknown) => {
-    if (state.down) return;
-    state.down = true;
-    state.since = Date.now();
-    const where = whereOf(client);
-    const { code, reason } = reasonOf(error);
-    log(
-      logger,
-      'warn',
-      `${role}: cannot reach Redis at ${where}: ${reason}. Commands fail until it is back (logged once per ` +
-        'outage); check the URL the client was given (REDIS_URL).',
-      { where, code },
-    );
-  });
+  client.on('error', (error: unknown) => noteConnectionError(client, logger, role, error));
   client.on('ready', () => {
     if (!state.down) return;
     state.down = false;
     const seconds = Math.round((Date.now() - state.since) / 1000);
     log(logger, 'warn', `${role}: Redis at ${whereOf(client)} is reachable again, after ${seconds} s`);
   });
+}
+
+/**
+ * @internal Logs `error` as an outage of `client`, by the rule above (once, until its next `'ready'`): for errors
+ * reported on the client's behalf by another emitter (a BullMQ worker relays those of the connections it made
+ * from the client), so that they follow the same rule as the client's own.
+ */
+export function noteConnectionError(
+  client: WatchedClient,
+  logger: Logger | undefined,
+  role: string,
+  error: unknown,
+): void {
+  watchConnection(client, logger, role);
+  const state = watched.get(client);
+  if (state === undefined || state.down) return;
+  state.down = true;
+  state.since = Date.now();
+  const where = whereOf(client);
+  const { code, reason } = reasonOf(error);
+  log(
+    logger,
+    'warn',
+    `${role}: cannot reach Redis at ${where}: ${reason}. Commands fail until it is back (logged once per ` +
+      'outage); check the URL the client was given (REDIS_URL).',
+    { where, code },
+  );
 }
 
 /** @internal Whether the client's last news was an error (its outage already logged). */

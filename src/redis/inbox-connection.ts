@@ -48,23 +48,6 @@ export function openRedis(
   return client;
 }
 
-const lastLogged = new Map<string, number>();
-
-/** @internal One line per role and kind of failure every 5 s at most: a down Redis fails every second. */
-export function logConnectionError(logger: Logger | undefined, role: string, error: unknown): void {
-  if (!logger) return;
-  const meta = errorMeta(error);
-  const tag = `${role}:${meta.errorName}:${meta.code ?? ''}`;
-  const now = Date.now();
-  if (now - (lastLogged.get(tag) ?? 0) < 5000) return;
-  lastLogged.set(tag, now);
-  try {
-    logger.error?.(`${role}: Redis connection error`, meta);
-  } catch {
-    // A broken logger must not turn a Redis fault into a crash.
-  }
-}
-
 /** @internal Closes a connection the inbox owns: politely when it can, at once when Redis is gone. */
 export async function closeRedis(client: Redis): Promise<void> {
   if (client.status === 'end') return;

@@ -20,7 +20,8 @@ import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { ON_ERROR_HINT } from '../webhooks/claims.js';
 import type { WebhookEvent } from '../webhooks/events.js';
-import { connectionDown } from './connection-log.js';
+import { resolveWebhookLogger } from '../webhooks/handler.js';
+import { noteConnectionError } from './connection-log.js';
 import {
   INBOX_BACKOFF_TYPE,
   InboxError,
@@ -28,7 +29,7 @@ import {
   inboxJobDataSchema,
   queueOptions,
 } from './inbox.js';
-import { closeRedis, logConnectionError, openRedis } from './inbox-connection.js';
+import { closeRedis, openRedis } from './inbox-connection.js';
 import { errorMeta } from './redis-answer.js';
 
 /** Passed to the worker's `onEvent` with each event. */
@@ -175,7 +176,9 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
   if (typeof options !== 'object' || options === null) {
     throw new ConfigurationError(`${ROLE}: options are required ({ connection, onEvent })`);
   }
-  const { onEvent, logger } = options;
+  const { onEvent } = options;
+  // The handler's and the inbox's rule: the given logger, else the console, at WA_GATEWAY_LOG or `warn`.
+  const logger = resolveWebhookLogger(options.logger);
   if (typeof onEvent !== 'function') throw new ConfigurationError(`${ROLE}: \`onEvent\` must be a function`);
   const queue = queueOptions(options, ROLE);
   const concurrency = integerOption(options.concurrency, 1, 'concurrency', 10_000);
@@ -183,7 +186,7 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
   const delay = backoffDelay(options.backoff ?? { type: 'exponential', delayMs: 1000 });
   const lockDuration = integerOption(options.lockDurationMs, 30_000, 'lockDurationMs', 86_400_000);
 
-  const { log, report } = safeHooks(options);
+  const { log, report } = safeHooks(options, logger);
 
   // Loaded before any connection is opened: a missing bullmq must not leave a Redis connection behind.
   const { Queue, UnrecoverableError, Worker } = loadOptionalPeer<typeof BullMQ>('bullmq', ROLE);
@@ -217,8 +220,8 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
   });
   // Without these listeners an 'error' event (Redis went away) would crash the host process.
   worker.on('error', (error) => {
-    // An outage of the worker's connection is logged once, by the connection's own listener.
-    if (!connectionDown(client)) logConnectionError(logger, ROLE, error);
+    // An outage is logged once, by the connection's rule, whichever of the worker's connections saw it first.
+    noteConnectionError(client, logger, ROLE, error);
     report(error, { stage: 'worker' });
   });
   const admin = new Queue(queue.name, { connection: client, prefix: queue.prefix });
@@ -240,8 +243,12 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
     counts: () => jobCounts(admin),
     close() {
       closing ??= (async () => {
+        // BullMQ's close waits for its fetch loop, which waits for a Redis that cannot be reached: without Redis
+        // no job's result could be recorded anyway (an unfinished job runs again once its lock expires), so it
+        // closes without waiting.
+        const unreachable = client.status !== 'ready';
         try {
-          await worker.close();
+          await worker.close(unreachable);
         } catch {
           // A worker whose Redis is gone cannot close politely; the connection is dropped below.
         }
@@ -373,10 +380,13 @@ async function jobCounts(admin: BullMQ.Queue): Promise<InboxCounts> {
 }
 
 /** The application's logger and error hook, neither of which may change a job's outcome by throwing. */
-function safeHooks(options: InboxWorkerOptions): Pick<ProcessorContext, 'log' | 'report'> {
+function safeHooks(
+  options: InboxWorkerOptions,
+  logger: Logger | undefined,
+): Pick<ProcessorContext, 'log' | 'report'> {
   const log = (message: string, meta: Record<string, unknown>, level: 'warn' | 'error' = 'error'): void => {
     try {
-      options.logger?.[level]?.(message, meta);
+      logger?.[level]?.(message, meta);
     } catch {
       // A broken logger must not change the outcome.
     }

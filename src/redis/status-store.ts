@@ -114,13 +114,13 @@ export class RedisStatusStore {
 
   constructor(options: RedisStatusStoreOptions) {
     const op = 'new RedisStatusStore';
-    const { redis, prefix } = openStore(options, op);
+    const { redis, prefix, logger } = openStore(options, op);
     this.#redis = redis;
     this.#prefix = prefix;
     this.#ttlMs = positiveMs(options.ttlMs, 30 * 24 * 60 * 60 * 1000, 'ttlMs', op);
     this.#maxAttempts = Math.floor(positiveMs(options.maxAttempts, 50, 'maxAttempts', op));
     this.#onChange = options.onChange;
-    this.#logger = options.logger;
+    this.#logger = logger;
   }
 
   /**

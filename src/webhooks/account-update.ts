@@ -12,7 +12,8 @@ export const accountUpdateValueSchema = z.looseObject({
   /** On ban-related updates; an update that is not about a ban has no reason to carry it. */
   ban_info: z.optional(
     z.looseObject({
-      waba_ban_state: z.string(),
+      /** When sent (`SCHEDULE_FOR_DISABLE`, `DISABLE`, ...); `event` already says what happened. */
+      waba_ban_state: z.optional(z.string()),
       /** A date, as sent; absent from some. */
       waba_ban_date: z.optional(z.string()),
     }),

@@ -19,7 +19,9 @@ export interface Customer {
   /**
    * One string to key per-user state by: the phone number when the event carries one, else the user id. Phone first
    * keeps state keyed by number before business-scoped ids existed valid; a user known by id only gets the id (ids
-   * hold a country prefix and a dot, so they never equal a number).
+   * hold a country prefix and a dot, so they never equal a number). It follows what the delivery carries: a user
+   * whose later deliveries carry only the id gets a new key; store `phone` and `userId` together and map one to the
+   * other when that matters (docs/webhooks.md, "Who sent it").
    */
   key: string;
 }

@@ -5,6 +5,7 @@
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';
 import { callObserver } from '../core/observer.js';
+import { describeSecret, isHeaderSecret, type SecretHint, secretAdvice } from '../core/options.js';
 import {
   DEFAULT_CLAIM_LEASE_MS,
   DEFAULT_DEDUPE_TTL_MS,
@@ -159,53 +160,28 @@ export const DUPLICATES_HEADER = 'x-wa-gateway-duplicates';
 const MIB = 1024 * 1024;
 const GATEWAY_TIMEOUT_MS = 5000;
 
-/**
- * What a secret option was given, for its `ConfigurationError`: the type and the shape, never the value (an
- * almost-right secret is still a secret).
- */
-function describeSecret(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return value.length === 0 ? 'an empty list' : `a list of ${value.length}`;
-  if (typeof value !== 'string') return `a ${typeof value}`;
-  if (value === '') return 'an empty string';
-  if (value.trim() !== value) return `a string of ${value.length} characters with whitespace at an end`;
-  return `a string of ${value.length} characters with a space or a non-ASCII character`;
-}
-
-/** What to do about a secret the header could not carry, by what was given. */
-function secretAdvice(value: unknown, option: string): string {
-  if (option === 'secret' && (value === undefined || value === '')) {
-    // Worded without the name of Node's global: this module runs on every runtime, and a test keeps it that way.
-    return (
-      ' Pass the secret the gateway sends as `Authorization: Bearer <secret>`, e.g. from the WEBHOOK_SECRET ' +
-      'environment variable, and check that WEBHOOK_SECRET is set where this code runs (a .env file is not read ' +
-      'by itself).'
-    );
-  }
-  if (typeof value === 'string' && /^\s*bearer\s/i.test(value)) {
-    return ' It starts with `Bearer `: give the secret alone, without the `Bearer ` prefix (the gateway adds it).';
-  }
-  if (typeof value === 'string' && value !== '' && value.trim() !== value) {
-    return ' Trim it (a secret read from a file often ends with a newline): `.trim()`.';
-  }
-  return '';
-}
+/** How the gateway sends the webhook secret, for the advice of a refused `secret`. */
+const WEBHOOK_SECRET_HINT: SecretHint = {
+  env: 'WEBHOOK_SECRET',
+  scheme: 'Bearer',
+  schemeAddedBy: 'the gateway',
+};
 
 function secretList(value: unknown, option: string, fn: string): string[] {
+  const hint = option === 'secret' ? WEBHOOK_SECRET_HINT : {};
   const list = typeof value === 'string' ? [value] : Array.isArray(value) ? [...value] : null;
   if (list === null || list.length === 0) {
     throw new ConfigurationError(
       `${fn}: \`${option}\` must be a non-empty string or list of strings; got ${describeSecret(value)}.` +
-        secretAdvice(value, option),
+        secretAdvice(value, hint),
     );
   }
   list.forEach((s, i) => {
     // A secret the header cannot carry verbatim (`Bearer <secret>`) could never match: say so now.
-    if (typeof s !== 'string' || !/^[\x21-\x7e]+$/.test(s)) {
+    if (!isHeaderSecret(s)) {
       throw new ConfigurationError(
         `${fn}: \`${option}\`${list.length > 1 ? `[${i}]` : ''} must be a non-empty string of visible ` +
-          `ASCII characters (no spaces); got ${describeSecret(s)}.${secretAdvice(s, option)}`,
+          `ASCII characters (no spaces); got ${describeSecret(s)}.${secretAdvice(s, hint)}`,
       );
     }
   });

@@ -253,7 +253,9 @@ function messageEvent(
     : null;
   if (schema) {
     const result = schema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
-    message = result.success ? result.data : unknownMessage(item, id, type, toIssues(result.error.issues));
+    message = result.success
+      ? withReceivedRaw(result.data, item)
+      : unknownMessage(item, id, type, toIssues(result.error.issues));
   } else {
     message = unknownMessage(item, id, type, []);
   }
@@ -269,6 +271,17 @@ function messageEvent(
     timestamp: parseTimestamp(rawTimestamp),
     timestampRaw: rawTimestampString(rawTimestamp),
   };
+}
+
+/**
+ * The schema saw the null-stripped copy; an unknown interactive kind's `raw` is the `interactive` object as
+ * received (an `amount: null` is part of what the gateway said), like an unknown message's `raw`.
+ */
+function withReceivedRaw(message: IncomingMessage, item: JsonObject): IncomingMessage {
+  if (message.type === 'interactive' && message.interactive.type === 'unknown') {
+    message.interactive.raw = item['interactive'] as JsonObject;
+  }
+  return message;
 }
 
 function unknownMessage(item: JsonObject, id: string, type: string, issues: WebhookIssue[]): UnknownMessage {

@@ -12,15 +12,16 @@ export const CONVERSATION_ORIGIN_TYPES = ['marketing', 'utility', 'authenticatio
 
 /**
  * One entry of a failed status's `errors[]`. The code says what went wrong and the title names it; the longer
- * `message` and `error_data` are absent from some real deliveries.
+ * `message` and `error_data` are absent from some real deliveries, and an `error_data` that is sent may be empty
+ * (`{}`), so nothing inside it is required either.
  */
 export const statusErrorSchema = z.looseObject({
   code: z.int(),
   title: z.string(),
   /** When sent (often equal to `title`). */
   message: z.optional(z.string()),
-  /** When sent. */
-  error_data: z.optional(z.looseObject({ details: z.string() })),
+  /** When sent; may be `{}`. */
+  error_data: z.optional(z.looseObject({ /** When sent. */ details: z.optional(z.string()) })),
 });
 export interface StatusError extends z.output<typeof statusErrorSchema> {}
 
@@ -29,7 +30,9 @@ export interface StatusError extends z.output<typeof statusErrorSchema> {}
  * whoever the recipient is: the wamid, the status value and the timestamp are required, the recipient is not (it
  * is a phone number, a business-scoped user id, or both). `conversation` comes on sent/delivered and `errors` on
  * failed, so both are optional as objects; `pricing` is only meaningful where a fee may apply (a `read` carries
- * none), so it is optional too.
+ * none), so it is optional too. These objects describe the status and the SDK routes nothing by them, so the
+ * fields inside them are optional as well (a `conversation` without `origin`, a `pricing` without
+ * `pricing_model`): a status is never demoted to `unknown` for what it says about billing.
  */
 export const statusSchema = z.looseObject({
   /** The outbound message's `wamid` (the `data.messages[0].id` of the send response). */
@@ -45,16 +48,22 @@ export const statusSchema = z.looseObject({
   parent_recipient_user_id: z.optional(z.string()),
   conversation: z.optional(
     z.looseObject({
-      id: z.string(),
-      origin: z.optional(z.looseObject({ type: openEnum(CONVERSATION_ORIGIN_TYPES) })),
+      /** When sent. */
+      id: z.optional(z.string()),
+      /** When sent. */
+      origin: z.optional(
+        z.looseObject({ /** When sent. */ type: z.optional(openEnum(CONVERSATION_ORIGIN_TYPES)) }),
+      ),
     }),
   ),
   pricing: z.optional(
     z.looseObject({
       /** `true`: the fee is deducted (on `delivered`); `false`: free tier; absent from some deliveries. */
       billable: z.optional(z.boolean()),
-      pricing_model: z.string(),
-      category: z.string(),
+      /** When sent (`CBP`, `PMP`, ...). */
+      pricing_model: z.optional(z.string()),
+      /** When sent (`marketing`, `utility`, ...). */
+      category: z.optional(z.string()),
     }),
   ),
   /** Filled on `failed`. */

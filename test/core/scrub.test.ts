@@ -6,6 +6,11 @@ const SECRET = 'sk_live_0123456789abcdefXYZ';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 describe('base64 forms', () => {
+  it('a secret of a million bytes is scrubbed, not a stack overflow', () => {
+    const long = `sk_${'a1B2c3'.repeat(200_000)}`;
+    expect(scrub(`key=${b64(long)}`, [long])).toBe(`key=${REDACTED}`);
+  });
+
   it.each([
     ['standard', b64(SECRET)],
     ['url-safe', b64(SECRET).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')],

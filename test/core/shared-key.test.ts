@@ -52,17 +52,24 @@ describe('several GatewayClients on one key', () => {
     await send(new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, fetch, rateLimit: shared }));
     await send(new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, fetch, rateLimit: false }));
     // One client with its own limiter on a key, and one on another key: each alone on its key.
-    await send(new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, fetch }));
-    await send(new GatewayClient({ apiKey: 'pk_live_another_key_9876543210', baseUrl: BASE, logger, fetch }));
+    // Kept referenced: the count is of live clients, and a collected one would count down mid-test.
+    const live = [
+      new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, fetch }),
+      new GatewayClient({ apiKey: 'pk_live_another_key_9876543210', baseUrl: BASE, logger, fetch }),
+    ];
+    for (const gw of live) await send(gw);
     expect(lines.filter((l) => l.message.includes('rate limiter of its own'))).toEqual([]);
     // A second and third client with their own limiters on the same key (the client-per-request pattern) meet
     // RATE_001: the first such answer is warned about, once.
-    for (let i = 0; i < 2; i++) await send(new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, fetch }));
+    for (let i = 0; i < 2; i++) {
+      live.push(new GatewayClient({ apiKey: KEY, baseUrl: BASE, logger, fetch }));
+      await send(live.at(-1) as GatewayClient);
+    }
     const warned = lines.filter((l) => l.message.includes('rate limiter of its own'));
     expect(warned).toHaveLength(1);
     expect(warned[0]?.level).toBe('warn');
     expect(warned[0]?.message).toMatch(
-      /^wa-gateway-sdk: RATE_001, and 2 GatewayClients were made in this process for this API key/,
+      /^wa-gateway-sdk: RATE_001, and 2 GatewayClients exist in this process for this API key/,
     );
     expect(warned[0]?.message).toContain('Create one GatewayClient and share it');
     expect(warned[0]?.message).toContain('RedisRateLimiter');

@@ -42,20 +42,9 @@ const REQUIRED: Record<string, readonly string[]> = {
     'button.payload',
     'button.text',
   ],
-  statuses: [
-    'id',
-    'status',
-    'timestamp',
-    'conversation.id',
-    'conversation.origin.type',
-    'pricing.pricing_model',
-    'pricing.category',
-    'errors.N.code',
-    'errors.N.title',
-    'errors.N.error_data.details',
-  ],
+  statuses: ['id', 'status', 'timestamp', 'errors.N.code', 'errors.N.title'],
   message_template_status_update: ['event', 'message_template_id'],
-  account_update: ['event', 'ban_info.waba_ban_state'],
+  account_update: ['event'],
 };
 
 const dir = new URL('../webhooks/corpus/', import.meta.url);

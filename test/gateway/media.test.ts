@@ -44,6 +44,37 @@ describe('media.download', () => {
     expect(new Uint8Array(await file.arrayBuffer())).toEqual(bytes);
   });
 
+  // fetch hands the header's bytes over as Latin-1: the UTF-8 of `ï` (C3 AF) arrives as `Ã¯`.
+  it.each([
+    [
+      'a raw-byte filename beside a good filename*',
+      `attachment; filename="naÃ¯ve.pdf"; filename*=UTF-8''na%C3%AFve.pdf`,
+      'naïve.pdf',
+    ],
+    [
+      'filename* first, then a raw-byte filename',
+      `attachment; filename*=UTF-8''na%C3%AFve.pdf; filename="naÃ¯ve.pdf"`,
+      'naïve.pdf',
+    ],
+    ['only a raw-byte filename', 'attachment; filename="naÃ¯ve.pdf"', undefined],
+    ['a filename* holding raw bytes', "attachment; filename*=UTF-8''naÃ¯ve.pdf", undefined],
+  ])(
+    'Content-Disposition with %s: the name is its filename* or nothing',
+    async (_, disposition, filename) => {
+      server.use(
+        http.get(
+          `${GW}/v1/wa/media/:id`,
+          () =>
+            new HttpResponse(bytes, {
+              headers: { 'content-type': 'application/pdf', 'content-disposition': disposition },
+            }),
+        ),
+      );
+      const file = await gw().media.download('m1', { phoneNumberId: 'p1' });
+      expect(file.filename).toBe(filename);
+    },
+  );
+
   it('saveTo leaves no file at the path when the download is cut', async () => {
     server.use(
       http.get(`${GW}/v1/wa/media/:id`, () => {

@@ -6,9 +6,10 @@
  * Only the SDK's own lines are caught, by their prefixes (`[wa-gateway webhooks]` from the webhook handlers,
  * `wa-gateway-sdk:` from the clients and stores); a test that spies on the console itself (to check the default
  * logger) replaces these wrappers while it runs and is not affected. A line printed after its test ended (a timer,
- * a reconnect) fails the test during which it was printed.
+ * a reconnect) fails the test during which it was printed; one printed in a `beforeAll`/`afterAll` or after the
+ * file's last test fails the file (this `afterAll`, registered first, runs after the file's own).
  */
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 
 const SDK_LINE = /^(\[wa-gateway webhooks\]|wa-gateway-sdk:)/;
 const printed: string[] = [];
@@ -21,11 +22,14 @@ for (const level of ['debug', 'info', 'warn', 'error', 'log'] as const) {
   };
 }
 
-afterEach(() => {
+function check(): void {
   if (printed.length === 0) return;
   const lines = printed.splice(0);
   throw new Error(
     `The SDK wrote ${lines.length} line(s) to the console through its default logger. Pass the test's own logger ` +
       `(logger: { warn, error }) and assert what it receives:\n${lines.map((l) => `  ${l.slice(0, 300)}`).join('\n')}`,
   );
-});
+}
+
+afterEach(check);
+afterAll(check);

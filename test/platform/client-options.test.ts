@@ -30,7 +30,7 @@ describe('PlatformClient options', () => {
     ['a username alone', { ...base, username: 'ops' }, /password is required/],
     ['a password alone', { ...base, password: PASSWORD }, /username is required/],
     ['an empty password', { ...base, username: 'ops', password: '' }, /password is required/],
-    ['a token with its JWT prefix', { ...base, token: 'JWT abc.def.ghi' }, /without the 'JWT ' prefix/],
+    ['a token with its JWT prefix', { ...base, token: 'JWT abc.def.ghi' }, /without the `JWT ` prefix/],
     ['a token with a newline', { ...base, token: 'abcdef\n' }, /whitespace/],
     [
       'a tokenStore without set',

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
 import { createInboxHandler } from '../../src/redis/inbox.js';
+import { createInboxWorker } from '../../src/redis/inbox-worker.js';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
 
 const PASSWORD = 'hunter2-in-the-url';
@@ -76,6 +77,32 @@ describe('a Redis that cannot be reached', () => {
       expect(JSON.stringify(warn.mock.calls)).not.toContain(PASSWORD);
     } finally {
       await inbox.close();
+    }
+  });
+
+  it('a worker without a logger prints the outage on the console, once, and close() still resolves', async () => {
+    const port = await closedPort();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const worker = createInboxWorker({ connection: `redis://:${PASSWORD}@127.0.0.1:${port}`, onEvent() {} });
+    try {
+      await vi.waitFor(() => expect(warn).toHaveBeenCalled());
+      expect(warn.mock.calls[0]).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^\\[wa-gateway webhooks\\] createInboxWorker: cannot reach Redis at 127\\.0\\.0\\.1:${port}`,
+          ),
+        ),
+        { where: `127.0.0.1:${port}`, code: 'ECONNREFUSED' },
+      ]);
+      // Graceful shutdown must not wait for a Redis that is not there.
+      await worker.close();
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(error).not.toHaveBeenCalled();
+      expect(JSON.stringify([...warn.mock.calls, ...error.mock.calls])).not.toContain(PASSWORD);
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
     }
   });
 });

@@ -216,8 +216,10 @@ describeRedis('durable inbox (real redis-server)', () => {
     await ready(h);
     const runs = new Map<string, number[]>();
     let healed = false;
+    const log = recordingLogger();
     const w = worker({
       queueName,
+      logger: log.logger,
       concurrency: 4,
       attempts: 3,
       backoff: { type: 'fixed', delayMs: 10 },
@@ -267,6 +269,9 @@ describeRedis('durable inbox (real redis-server)', () => {
     });
     // The replay started again at attempt 1.
     expect(runs.get('wamid.BROKEN')).toEqual([1, 2, 3, 1]);
+    // Without onError, each failure says how to see the error, and never holds it.
+    expect(log.lines.filter((l) => l.includes('onEvent failed')).length).toBe(4);
+    expect(log.lines.every((l) => l.includes('pass `onError') && !l.includes(PHONE))).toBe(true);
   });
 
   it("replay('all') puts every failed event back with its attempts reset", async () => {
@@ -275,8 +280,10 @@ describeRedis('durable inbox (real redis-server)', () => {
     await ready(h);
     let healed = false;
     const completed: string[] = [];
+    const log = recordingLogger();
     const w = worker({
       queueName,
+      logger: log.logger,
       attempts: 1,
       onEvent: (event) => {
         if (!healed) throw new Error('down');
@@ -296,14 +303,17 @@ describeRedis('durable inbox (real redis-server)', () => {
       interval: 25,
     });
     expect(completed.sort()).toEqual([...ids].sort());
+    expect(log.lines.filter((l) => l.includes('no attempt left')).length).toBe(ids.length);
   });
 
   it('moves a job of an unexpected shape to the failed set with a typed error, and keeps working', async () => {
     const queueName = nextQueue();
     const errors: unknown[] = [];
     const seen: string[] = [];
+    const log = recordingLogger();
     const w = worker({
       queueName,
+      logger: log.logger,
       onEvent: (event) => {
         seen.push(event.idempotencyKey);
       },
@@ -329,6 +339,7 @@ describeRedis('durable inbox (real redis-server)', () => {
     }
     const failed = await w.failed();
     expect(failed.map((f) => f.event)).toEqual([undefined, undefined]);
+    expect(log.lines).toHaveLength(2);
   });
 
   it('refuses bad options with ConfigurationError before opening a connection', () => {

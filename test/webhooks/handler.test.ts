@@ -22,6 +22,7 @@ import {
   type WebhookEventContext,
   type WebhookHandlerOptions,
 } from '../../src/webhooks/index.js';
+import { configurationMessage } from '../helpers/configuration-message.js';
 
 const SECRET = 'wh_test_secret_0123456789abcdefghijkl';
 const URL_ = 'https://app.example.test/webhooks/whatsapp';
@@ -600,15 +601,7 @@ describe('createWebhookHandler: configuration', () => {
   });
 
   it("the secret's ConfigurationError says what it got, what to do, and names the function called", () => {
-    const message = (create: () => unknown): string => {
-      try {
-        create();
-      } catch (error) {
-        expect(error).toBeInstanceOf(ConfigurationError);
-        return (error as Error).message;
-      }
-      throw new Error('no ConfigurationError');
-    };
+    const message = configurationMessage;
     const unset = message(() =>
       createWebhookHandler({ secret: process.env['WA_TEST_UNSET_SECRET']!, onEvent }),
     );

@@ -44,6 +44,7 @@ const PORTABLE_CORE = [
   'bytes.js',
   'observer.js',
   'abort.js',
+  'options.js',
 ];
 
 /** Whether a file in `from` (a folder inside src/webhooks) may import `specifier`. */

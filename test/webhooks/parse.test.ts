@@ -238,6 +238,18 @@ describe('parseWebhook: incoming messages, one fixture per type', () => {
     expect(message.interactive.raw).not.toBe(interactive);
   });
 
+  it("an unknown interactive kind's raw keeps its null fields, as received", () => {
+    const interactive = {
+      type: 'payment_reply',
+      payment_reply: { reference_id: 'r', amount: null, note: null },
+    };
+    const msg = { ...textMessage(), type: 'interactive', interactive };
+    const { message } = oneMessage(messageEnvelope(msg));
+    if (message.type !== 'interactive') throw new Error(`got ${message.type}`);
+    if (message.interactive.type !== 'unknown') throw new Error(`got ${message.interactive.type}`);
+    expect(message.interactive.raw).toStrictEqual(interactive);
+  });
+
   it('a documented interactive kind lacking a field it needs is still the unknown variant, the field named', () => {
     const msg = {
       ...textMessage(),

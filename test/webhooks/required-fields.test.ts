@@ -17,6 +17,7 @@ import {
   parseWebhook,
   type ReactionMessage,
   type StatusEvent,
+  StatusTracker,
   type WebhookEvent,
   type WebhookMetadata,
 } from '../../src/webhooks/index.js';
@@ -118,6 +119,56 @@ describe('a delivery lacking a descriptive field keeps its type', () => {
       'wamid.failed:failed',
     ]);
     expect(events.map((e) => e.idempotencyKey)).toEqual(['wamid.byid:delivered', 'wamid.failed:failed']);
+  });
+});
+
+describe('what a status says about billing and errors never makes it unknown', () => {
+  // The reviewer's bodies: each was `unknown` (and so never reached a StatusTracker) while a field inside an
+  // optional descriptive object (error_data, pricing, conversation) was required.
+  const cases = {
+    'a failed status whose error_data is {}': {
+      id: 'wamid.A',
+      status: 'failed',
+      timestamp: '2',
+      recipient_id: '1',
+      errors: [{ code: 131047, title: 'Re-engagement message', error_data: {} }],
+    },
+    'a delivered status whose pricing has no pricing_model nor category': {
+      id: 'wamid.B',
+      status: 'delivered',
+      timestamp: '2',
+      recipient_id: '1',
+      pricing: { billable: true, type: 'regular' },
+    },
+    'a delivered status whose conversation has no origin': {
+      id: 'wamid.C',
+      status: 'delivered',
+      timestamp: '2',
+      recipient_id: '1',
+      conversation: { id: 'c1' },
+    },
+    'a delivered status whose conversation has an origin without type and no id': {
+      id: 'wamid.D',
+      status: 'delivered',
+      timestamp: '2',
+      recipient_id: '1',
+      conversation: { origin: {} },
+    },
+  } as const;
+
+  it.each(Object.entries(cases))('%s is a status the tracker applies', (_, status) => {
+    const tracker = new StatusTracker();
+    const sent = parseWebhook(
+      statusEnvelope({ id: status.id, status: 'sent', timestamp: '1', recipient_id: '1' }),
+    );
+    const [event] = parseWebhook(statusEnvelope(status as unknown as StatusEvent['status']));
+    if (sent[0]?.kind !== 'status' || event?.kind !== 'status') throw new Error(`got ${event?.kind}`);
+    tracker.update(sent[0]);
+    tracker.update(event);
+    expect(tracker.get(status.id)?.status).toBe(status.status);
+    if (status.status === 'delivered' && 'pricing' in status)
+      expect(tracker.get(status.id)?.billable).toBe(true);
+    if (status.status === 'failed') expect(tracker.get(status.id)?.errors).toEqual(status.errors);
   });
 });
 
