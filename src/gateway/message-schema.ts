@@ -14,7 +14,7 @@ import { z } from 'zod';
  * field and the kind of problem by `toIssue`.
  */
 import { isHttpUrl } from '../core/http-url.js';
-import { limitedText } from '../core/text-schema.js';
+import { limitedText } from './text-schema.js';
 import { unknownKeysError } from './unknown-keys.js';
 
 /**

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { MessageIssue } from '../core/errors.js';
 import { isHttpUrl } from '../core/http-url.js';
 import { charCount } from '../core/text.js';
-import { limitedText } from '../core/text-schema.js';
 import { safeCheck } from '../core/zod.js';
+import { limitedText } from '../gateway/text-schema.js';
 import { uuidSchema } from './fields.js';
 
 /**

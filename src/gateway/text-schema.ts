@@ -4,7 +4,7 @@
  * why), with one wording for every message. Classic zod: the two Node-only resources that use it import it.
  */
 import { z } from 'zod';
-import { charCount } from './text.js';
+import { charCount } from '../core/text.js';
 
 /**
  * A string of `min` to `max` characters (code points), with messages that name `what`, the count and the limit.
