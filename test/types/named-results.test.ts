@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const probe = join(root, 'test/types/__named-results-probe.ts');
 const source = `
-import { GatewayClient, PlatformClient, PublicApiClient, parseWebhook, validateMessage, validateTemplate } from '../../src/index.js';
+import { GatewayClient, PlatformClient, PublicApiClient, validateMessage, validateTemplate } from '../../src/index.js';
+import { parseWebhook } from '../../src/webhooks/index.js';
 declare const p: PlatformClient;
 declare const pub: PublicApiClient;
 declare const gw: GatewayClient;
