@@ -124,4 +124,5 @@ Next steps:
   - receive webhooks in Express, Fastify, Hono or Next.js: docs/webhooks.md
   - test without credentials (msw handlers, the sandbox): docs/testing.md
   - watch sends in a browser and answer as the customer: npx wa-gateway sandbox, then open http://127.0.0.1:4010/
-  - the CLI (validate-template, trigger, sandbox, stream): npx wa-gateway --help`);
+  - talk to a booking bot in the web inbox (conversations router, on Redis): redis-server --daemonize yes && npm run demo:booking
+  - the CLI (validate-template, trigger, sandbox, stream, templates, campaign): npx wa-gateway --help`);
