@@ -485,7 +485,8 @@ class Batch {
 }
 
 /**
- * @internal One `sendMany`'s recording: results are buffered and written `batchSize` at a time (the send that
+ * One `sendMany`'s recording (made by `sendMany({ campaign })`, not by applications; its type is published because
+ * `sendMany`'s declaration names it): results are buffered and written `batchSize` at a time (the send that
  * fills the buffer waits for the write, so a slow store slows the batch instead of growing memory). A failed
  * write keeps its results; `close` writes what is left and throws `CampaignRecordError` with every result that
  * could not be recorded.
