@@ -3,6 +3,7 @@
  * imports only types from here; the server checks what the page posts with the schemas.
  */
 import { z } from 'zod';
+import type { CampaignReport } from '../../campaigns/tracker.js';
 import type { DeliveryAttempt } from '../deliver.js';
 
 /** One message in a conversation, drawn as the recipient sees it. */
@@ -62,15 +63,7 @@ export interface InboxControls {
 /** A campaign's funnel, as the tracker given to the sandbox reports it (`CampaignReport`'s counts). */
 export interface InboxCampaign {
   id: string;
-  funnel: {
-    accepted: number;
-    sent: number;
-    delivered: number;
-    read: number;
-    failed: number;
-    notSent: number;
-    maybeSent: number;
-  };
+  funnel: CampaignReport['funnel'];
   billable: number;
   failures: { code: string; count: number }[];
 }
