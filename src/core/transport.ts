@@ -1,14 +1,12 @@
 import { onAbort, sleep } from './abort.js';
 import { AuthenticationError, PaymentRequiredError, RateLimitError } from './api-errors.js';
+import { Deadlines, Exchange, guardBody, isRedirect } from './attempt.js';
 import { checkHeaders } from './call-options.js';
-import { Deadlines } from './deadlines.js';
 import { isRecord, toApiError, toRedirectError } from './error-body.js';
 import { InvalidResponseError } from './errors.js';
-import { Exchange } from './exchange.js';
 import { callHook } from './hooks.js';
 import { log, logFolded } from './logger.js';
 import { callMaxRetries, callTimeout, queryString } from './request-parts.js';
-import { guardBody, isRedirect } from './response-guard.js';
 import { mayHaveBeenSent, retryDelay, settleAttempts } from './retry-policy.js';
 import { excerpt, scrub } from './secrets.js';
 import { serialise } from './serialise.js';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Deadlines, type Expiring } from '../../src/core/deadlines.js';
+import { Deadlines, type Expiring } from '../../src/core/attempt.js';
 
 const entry = (log: string[], name: string): Expiring => ({
   at: 0,
