@@ -7,7 +7,7 @@
 import { ConnectionError, TimeoutError } from './errors.js';
 import { failedBeforeSending } from './retry-policy.js';
 import { scrubError } from './secrets.js';
-import type { RequestOptions } from './transport-types.js';
+import type { RequestOptions } from './transport.js';
 
 /** A fault observed while waiting for or reading an answer. */
 export type Phase = 'connect' | 'body';

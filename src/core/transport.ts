@@ -2,25 +2,15 @@ import { onAbort, sleep } from './abort.js';
 import { AuthenticationError, PaymentRequiredError, RateLimitError } from './api-errors.js';
 import { Deadlines, Exchange, guardBody, isRedirect } from './attempt.js';
 import { checkHeaders } from './call-options.js';
-import { isRecord, toApiError, toRedirectError } from './error-body.js';
-import { InvalidResponseError } from './errors.js';
-import { callHook } from './hooks.js';
-import { log, logFolded } from './logger.js';
-import { callMaxRetries, callTimeout, queryString } from './request-parts.js';
-import { mayHaveBeenSent, retryDelay, settleAttempts } from './retry-policy.js';
+import { isRecord, requestIdHeader, toApiError, toRedirectError } from './error-body.js';
+import { ConfigurationError, InvalidResponseError, WaGatewayError } from './errors.js';
+import { callHook, type RequestHooks } from './hooks.js';
+import { type Logger, log, logFolded } from './logger.js';
+import type { SendLimiter } from './rate-limiter.js';
+import { mayHaveBeenSent, type RetryRules, retryDelay, settleAttempts } from './retry-policy.js';
 import { excerpt, scrub } from './secrets.js';
 import { serialise } from './serialise.js';
-import { failureMeta, type Observers, observeAttempt, requestEvent } from './transport-observe.js';
-import type { RequestOptions, TransportConfig } from './transport-types.js';
 import { userAgent } from './version.js';
-
-export type {
-  HttpMethod,
-  QueryParams,
-  QueryValue,
-  RequestOptions,
-  TransportConfig,
-} from './transport-types.js';
 
 /** An attempt's outcome: the response, its body when read, and how many attempts it took. */
 interface Answer {
@@ -418,4 +408,203 @@ interface AuthState {
 /** An error thrown by the client's own `authorization()`: returned to the caller as it is. */
 class AuthorizationFailed {
   constructor(readonly error: unknown) {}
+}
+
+// What a request is: the types the clients build requests with.
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type QueryValue =
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | readonly (string | number | boolean)[];
+export type QueryParams = Readonly<Record<string, QueryValue>>;
+
+/** What a client plugs into the shared transport. The transport itself knows no endpoint and no scheme. */
+export interface TransportConfig {
+  baseUrl: string;
+  /**
+   * The `Authorization` header value for the next attempt. Called per attempt, so a token manager can log in
+   * lazily; `refresh: true` after a 401 when `reauthenticateOn401` is set, with `rejected` the header value
+   * the server refused (so a burst of 401s can share one refresh). `undefined` sends no header (a login).
+   * An error it throws is the caller's answer as it is: never taken for the server's 401, never retried.
+   */
+  authorization: (options: {
+    refresh: boolean;
+    rejected?: string | undefined;
+    signal?: AbortSignal;
+  }) => string | undefined | Promise<string | undefined>;
+  /** On a 401, fetch a fresh credential once and repeat the request (expired platform tokens). */
+  reauthenticateOn401?: boolean;
+  /** Every credential the client holds, scrubbed from anything that reaches an error or a log. */
+  secrets: () => readonly string[];
+  timeoutMs: number;
+  maxRetries: number;
+  /** The longest server-given wait honoured before retrying; longer waits are returned to the caller. */
+  maxRetryWaitMs: number;
+  retryRules: RetryRules;
+  rateLimiter?: SendLimiter | undefined;
+  /** A custom fetch. When absent, `globalThis.fetch` is looked up on every request (msw and mocks see all). */
+  fetch?: typeof fetch | undefined;
+  /** Already filtered to the client's level (`resolveLogger`). */
+  logger?: Logger | undefined;
+  /** Sent with every request; per-call `headers` override them. Checked by `checkHeaders`. */
+  defaultHeaders?: Readonly<Record<string, string>> | undefined;
+  hooks?: RequestHooks | undefined;
+}
+
+export interface RequestOptions {
+  method: HttpMethod;
+  /** Path below the base URL, with any path parameters already encoded. */
+  path: string;
+  query?: QueryParams | undefined;
+  /** Serialised as JSON. */
+  body?: unknown;
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+  /** Whether repeating the request has no further effect. Defaults to `true` for GET. */
+  idempotent?: boolean | undefined;
+  /** Repeat even a request that failed in flight (it may run twice). Default `false`. */
+  retryInFlight?: boolean | undefined;
+  /**
+   * For `stream()`: the longest silence allowed between two chunks of the body before the request ends in
+   * `TimeoutError`. Default: the request's timeout.
+   */
+  idleTimeoutMs?: number | undefined;
+  /** Wait for the client's rate limiter before each attempt. Default `false`. */
+  rateLimited?: boolean | undefined;
+  maxRetries?: number | undefined;
+  /** The caller's extra headers (see `checkHeaders`), over the client's `defaultHeaders`. */
+  headers?: Readonly<Record<string, string>> | undefined;
+  accept?: string | undefined;
+  /**
+   * Aborting it stops the request from *starting* (while it waits for the rate limiter or between attempts)
+   * but never cancels one in flight; the request rejects with the signal's reason. Lets a batch stop every
+   * queued send the moment one of them learns the balance is gone, without losing track of those already out.
+   */
+  stopSignal?: AbortSignal | undefined;
+  /** A send of a batch (`sendMany`): the rate limiter may refuse it while bulk sending is stopped. */
+  bulk?: boolean | undefined;
+  /** Told each wait before a retry, in ms (for progress reports). */
+  onRetryWait?: ((ms: number) => void) | undefined;
+}
+
+// The parts of a request a call supplies, checked before the first attempt.
+
+/** A call's own `timeoutMs`, checked: a typo must not become a zero or endless timeout. */
+function callTimeout(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
+    throw new ConfigurationError(
+      `timeoutMs must be a positive number of milliseconds; got ${String(value)}.`,
+    );
+  }
+  return value;
+}
+
+function callMaxRetries(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ConfigurationError(`maxRetries must be a whole number ≥ 0; got ${String(value)}.`);
+  }
+  return value;
+}
+
+/** `a=1&b=2`, or '' without building a URLSearchParams when every value is absent (the common send). */
+function queryString(query: QueryParams): string {
+  for (const key in query) {
+    const value = query[key];
+    if (value !== undefined && value !== null) return toSearchParams(query).toString();
+  }
+  return '';
+}
+
+function toSearchParams(query: QueryParams): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) for (const v of value) params.append(key, String(v));
+    else params.append(key, String(value));
+  }
+  return params;
+}
+
+// What each attempt tells its observers: debug lines and request hooks, metadata only.
+
+/** Who watches a transport's attempts: its logger, its hooks, and how to scrub the server's words. */
+interface Observers {
+  logger: Logger | undefined;
+  hooks: RequestHooks | undefined;
+  host: string;
+  redact: (text: string) => string;
+}
+
+/** The `onRequest` event of an attempt (and the base of its `onResponse`). */
+function requestEvent(options: RequestOptions, host: string, attempt: number) {
+  return { method: options.method, path: options.path, host, attempt: attempt + 1 };
+}
+
+/** One attempt's debug line and `onResponse` event: metadata only, never a header value or a body. */
+function observeAttempt(
+  observers: Observers,
+  options: RequestOptions,
+  attempt: number,
+  started: number,
+  outcome: { response: Response | undefined; error: unknown; retryInMs: number | undefined },
+): void {
+  const { hooks, logger } = observers;
+  const { response, error, retryInMs } = outcome;
+  const durationMs = Math.round(performance.now() - started);
+  const status = response?.status ?? (error instanceof WaGatewayError ? statusOf(error) : undefined);
+  // The server's words, like a body: scrubbed and shortened before a log line or a hook sees them.
+  const sent = response ? requestIdHeader(response.headers) : undefined;
+  const requestId = response
+    ? sent === undefined
+      ? undefined
+      : excerpt(observers.redact(sent), 100)
+    : error instanceof WaGatewayError && 'requestId' in error && typeof error.requestId === 'string'
+      ? error.requestId
+      : undefined;
+  if (response && logger?.debug) {
+    log(logger, 'debug', 'wa-gateway-sdk: request succeeded', {
+      method: options.method,
+      path: options.path,
+      status,
+      attempt: attempt + 1,
+      durationMs,
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+  if (hooks?.onResponse) {
+    callHook(hooks.onResponse, {
+      ...requestEvent(options, observers.host, attempt),
+      status,
+      requestId,
+      durationMs,
+      error,
+      retryInMs,
+    });
+  }
+}
+
+/** The log fields of a failed attempt. */
+function failureMeta(options: RequestOptions, attempt: number, error: unknown) {
+  return {
+    method: options.method,
+    path: options.path,
+    attempt: attempt + 1,
+    ...(error instanceof WaGatewayError && 'requestId' in error && error.requestId
+      ? { requestId: error.requestId }
+      : {}),
+    error: error instanceof Error ? error.name : typeof error,
+    ...(error instanceof WaGatewayError && 'code' in error ? { code: error.code } : {}),
+    ...(error instanceof WaGatewayError && 'status' in error ? { status: error.status } : {}),
+  };
+}
+
+function statusOf(error: WaGatewayError): number | undefined {
+  const status = (error as { status?: unknown }).status;
+  return typeof status === 'number' ? status : undefined;
 }
