@@ -24,40 +24,38 @@ export {
 } from './campaigns/tracker.js';
 export { ServiceWindowClosedError } from './conversations/errors.js';
 export type { WindowStore } from './conversations/stores.js';
+export { ApiPromise, type ResponseInfo, type WithResponse } from './core/api-promise.js';
+export type { RequestOptions } from './core/call-options.js';
+export type { CommonClientOptions } from './core/client-options.js';
 // Every error class; not brandError or apiErrorClassFor, which are the SDK's own plumbing.
 export {
+  ApiError,
+  type ApiErrorDetails,
   AuthenticationError,
   BadRequestError,
+  ConfigurationError,
   ConflictError,
+  ConnectionError,
   EndpointNotLiveError,
+  type FieldIssue,
   InternalServerError,
+  InvalidResponseError,
+  type MessageIssue,
+  MessageValidationError,
   MethodNotAllowedError,
+  MissingDependencyError,
   NotFoundError,
+  NotSentError,
   PaymentRequiredError,
   PermissionDeniedError,
   RateLimitError,
   RedirectError,
-  UnprocessableEntityError,
-  UpstreamError,
-} from './core/api-errors.js';
-export { ApiPromise, type ResponseInfo, type WithResponse } from './core/api-promise.js';
-export type { RequestOptions } from './core/call-options.js';
-export type { CommonClientOptions } from './core/client-options.js';
-export {
-  ApiError,
-  type ApiErrorDetails,
-  ConfigurationError,
-  ConnectionError,
-  type FieldIssue,
-  InvalidResponseError,
-  type MessageIssue,
-  MessageValidationError,
-  MissingDependencyError,
-  NotSentError,
   StreamError,
   type TemplateIssue,
   TemplateValidationError,
   TimeoutError,
+  UnprocessableEntityError,
+  UpstreamError,
   WaGatewayError,
   WebhookParseError,
 } from './core/errors.js';

@@ -1,6 +1,11 @@
-import { apiErrorClassFor, RateLimitError, RedirectError } from './api-errors.js';
 import { parseDurationMs, parseRetryAfterHeader } from './duration.js';
-import type { ApiError, ApiErrorDetails } from './errors.js';
+import {
+  type ApiError,
+  type ApiErrorDetails,
+  apiErrorClassFor,
+  RateLimitError,
+  RedirectError,
+} from './errors.js';
 import { headerValue } from './headers.js';
 import { isRecord } from './plain-data.js';
 import { excerpt, scrub, scrubValue } from './secrets.js';

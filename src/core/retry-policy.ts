@@ -1,5 +1,4 @@
-import { RateLimitError } from './api-errors.js';
-import { ApiError, ConnectionError, WaGatewayError } from './errors.js';
+import { ApiError, ConnectionError, RateLimitError, WaGatewayError } from './errors.js';
 
 /**
  * When a failed attempt may be repeated. Data, per client: each server states which of its error codes mean

@@ -1,9 +1,15 @@
 import { onAbort, sleep } from './abort.js';
-import { AuthenticationError, PaymentRequiredError, RateLimitError } from './api-errors.js';
 import { Deadlines, Exchange, guardBody, isRedirect } from './attempt.js';
 import { checkHeaders } from './call-options.js';
 import { isRecord, requestIdHeader, toApiError, toRedirectError } from './error-body.js';
-import { ConfigurationError, InvalidResponseError, WaGatewayError } from './errors.js';
+import {
+  AuthenticationError,
+  ConfigurationError,
+  InvalidResponseError,
+  PaymentRequiredError,
+  RateLimitError,
+  WaGatewayError,
+} from './errors.js';
 import { callHook, type RequestHooks } from './hooks.js';
 import { type Logger, log, logFolded } from './logger.js';
 import type { SendLimiter } from './rate-limiter.js';

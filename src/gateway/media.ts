@@ -1,9 +1,7 @@
-import { EndpointNotLiveError } from '../core/api-errors.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { ApiError, ConnectionError } from '../core/errors.js';
+import { ApiError, ConnectionError, EndpointNotLiveError, invalidArgument } from '../core/errors.js';
 import { headerParameter, headerValue } from '../core/headers.js';
-import { invalidArgument } from '../core/invalid-argument.js';
 import type { Transport } from '../core/transport.js';
 
 export interface DownloadOptions extends RequestOptions {

@@ -1,10 +1,15 @@
 import { setMaxListeners } from 'node:events';
 import type { CampaignRecorder } from '../campaigns/tracker.js';
 import { onAbort } from '../core/abort.js';
-import { PaymentRequiredError } from '../core/api-errors.js';
 import type { WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { ConfigurationError, MessageValidationError, NotSentError, WaGatewayError } from '../core/errors.js';
+import {
+  ConfigurationError,
+  MessageValidationError,
+  NotSentError,
+  PaymentRequiredError,
+  WaGatewayError,
+} from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import { traced } from '../core/tracing.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isRecord } from '../core/error-body.js';
-import { type AnswerSeen, unexpectedAnswer } from '../core/unexpected-answer.js';
+import { type AnswerSeen, unexpectedAnswer } from '../core/errors.js';
 import { describeIssues, safeCheck } from '../core/zod.js';
 
 /** The answer of every `/v2/...` operation. */

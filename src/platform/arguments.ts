@@ -4,8 +4,7 @@
  */
 
 import type { z } from 'zod';
-import { MessageValidationError } from '../core/errors.js';
-import { invalidArgument } from '../core/invalid-argument.js';
+import { invalidArgument, MessageValidationError } from '../core/errors.js';
 import { safeCheck } from '../core/zod.js';
 import { type Instant, instantMs, isUuid } from './fields.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import { invalidArgument } from '../core/invalid-argument.js';
+import { invalidArgument } from '../core/errors.js';
 import type { DetailResponse } from './answers.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
 import { type CustomFields, customFieldsSchema } from './fields.js';

@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { AuthenticationError } from '../core/api-errors.js';
 import {
   type ApiPromise,
   apiPromise,
@@ -9,6 +8,7 @@ import {
 } from '../core/api-promise.js';
 import { type RequestOptions as CallRequestOptions, requestOf } from '../core/call-options.js';
 import type { ClientTransportConfig } from '../core/client-options.js';
+import { AuthenticationError } from '../core/errors.js';
 import { traced } from '../core/tracing.js';
 import { type RequestOptions, Transport } from '../core/transport.js';
 import { type DetailResponse, detailOf, parseAnswer } from './answers.js';

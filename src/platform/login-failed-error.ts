@@ -1,6 +1,5 @@
-import { AuthenticationError, type BadRequestError } from '../core/api-errors.js';
 import { isRecord } from '../core/error-body.js';
-import { brandError } from '../core/errors.js';
+import { AuthenticationError, type BadRequestError, brandError } from '../core/errors.js';
 import { LOGIN_PATH } from './login.js';
 
 /**

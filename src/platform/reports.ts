@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, invalidArgument } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
-import { invalidArgument } from '../core/invalid-argument.js';
 import type { QueryParams } from '../core/transport.js';
 import { argumentsCheck, requireInstant, toWire } from './arguments.js';
 import { type Instant, instantMs } from './fields.js';

@@ -1,6 +1,11 @@
-import { ApiError, ConfigurationError, ConnectionError, StreamError } from '../core/errors.js';
+import {
+  ApiError,
+  ConfigurationError,
+  ConnectionError,
+  invalidArgument,
+  StreamError,
+} from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
-import { invalidArgument } from '../core/invalid-argument.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport.js';
 import { argumentsCheck, requireInstant } from './arguments.js';

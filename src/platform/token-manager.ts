@@ -1,11 +1,15 @@
 import { raceSignal } from '../core/abort.js';
-import { AuthenticationError, BadRequestError } from '../core/api-errors.js';
 import { responseInfo, type WithResponse } from '../core/api-promise.js';
-import { ConfigurationError, InvalidResponseError } from '../core/errors.js';
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  InvalidResponseError,
+  unexpectedAnswer,
+} from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
 import { REDACTED } from '../core/secrets.js';
 import type { Transport } from '../core/transport.js';
-import { unexpectedAnswer } from '../core/unexpected-answer.js';
 import { loginResponseSchema } from './auth.js';
 import { LOGIN_PATH, type LoginResult, loginResult, TOKEN_LIFETIME_MS } from './login.js';
 import { LoginFailedError } from './login-failed-error.js';

@@ -1,13 +1,11 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { isRecord } from '../core/error-body.js';
-import { TemplateValidationError } from '../core/errors.js';
-import { invalidArgument } from '../core/invalid-argument.js';
+import { invalidArgument, TemplateValidationError, unexpectedAnswer } from '../core/errors.js';
 import { excerpt } from '../core/secrets.js';
 import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import type { DeepReadonly } from '../core/types.js';
-import { unexpectedAnswer } from '../core/unexpected-answer.js';
 import {
   type TemplateCreated,
   TemplateCreatedSchema,

@@ -1,6 +1,8 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { toApiError } from '../../src/core/error-body.js';
 import {
+  ApiError,
   AuthenticationError,
   BadRequestError,
   ConflictError,
@@ -12,9 +14,8 @@ import {
   RateLimitError,
   UnprocessableEntityError,
   UpstreamError,
-} from '../../src/core/api-errors.js';
-import { toApiError } from '../../src/core/error-body.js';
-import { ApiError, WaGatewayError } from '../../src/core/errors.js';
+  WaGatewayError,
+} from '../../src/core/errors.js';
 
 const json = (body: unknown) => JSON.stringify(body);
 const env = (code: string, group: string, description: string, extra: object = {}) =>

@@ -1,7 +1,6 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError } from '../../src/core/api-errors.js';
-import { TimeoutError } from '../../src/core/errors.js';
+import { AuthenticationError, TimeoutError } from '../../src/core/errors.js';
 import { scrub } from '../../src/core/secrets.js';
 import { Transport, type TransportConfig } from '../../src/core/transport.js';
 import { useMswServer } from '../helpers/msw.js';

@@ -4,8 +4,14 @@
  */
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { PaymentRequiredError, RateLimitError } from '../../src/core/api-errors.js';
-import { ApiError, ConnectionError, InvalidResponseError, NotSentError } from '../../src/core/errors.js';
+import {
+  ApiError,
+  ConnectionError,
+  InvalidResponseError,
+  NotSentError,
+  PaymentRequiredError,
+  RateLimitError,
+} from '../../src/core/errors.js';
 import { mayHaveBeenSent } from '../../src/core/retry-policy.js';
 import { GATEWAY_RETRY_RULES } from '../../src/gateway/retry-rules.js';
 import { GatewayClient, type SendManyResult } from '../../src/index.js';

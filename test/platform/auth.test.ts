@@ -1,9 +1,13 @@
 import { inspect } from 'node:util';
 import { delay, HttpResponse, http } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AuthenticationError, BadRequestError } from '../../src/core/api-errors.js';
 import { ApiPromise } from '../../src/core/api-promise.js';
-import { ConfigurationError, ConnectionError } from '../../src/core/errors.js';
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  ConnectionError,
+} from '../../src/core/errors.js';
 import {
   LoginFailedError,
   MemoryTokenStore,

@@ -1,18 +1,16 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  type ApiError,
   AuthenticationError,
   BadRequestError,
+  ConnectionError,
   InternalServerError,
+  InvalidResponseError,
+  MessageValidationError,
   MethodNotAllowedError,
   NotFoundError,
   PermissionDeniedError,
-} from '../../src/core/api-errors.js';
-import {
-  type ApiError,
-  ConnectionError,
-  InvalidResponseError,
-  MessageValidationError,
 } from '../../src/core/errors.js';
 import type { Logger } from '../../src/core/logger.js';
 import { type GroupBasedReport, PlatformClient, type Report } from '../../src/platform/index.js';

@@ -4,13 +4,11 @@ import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   BadRequestError,
-  InternalServerError,
-  PermissionDeniedError,
-} from '../../src/core/api-errors.js';
-import {
   ConfigurationError,
   ConnectionError,
+  InternalServerError,
   MessageValidationError,
+  PermissionDeniedError,
   StreamError,
   TimeoutError,
 } from '../../src/core/errors.js';
