@@ -61,9 +61,9 @@ export {
 } from './core/errors.js';
 export type { RequestEvent, RequestHooks, ResponseEvent } from './core/hooks.js';
 export type { Logger, LogLevel } from './core/logger.js';
+export type { DeepReadonly } from './core/plain-data.js';
 export { RateLimiter, type SendLimiter } from './core/rate-limiter.js';
 export type { RetryRules } from './core/retry-policy.js';
-export type { DeepReadonly } from './core/types.js';
 export { SDK_VERSION } from './core/version.js';
 export * from './gateway/index.js';
 // Templates as code: definitions, the catalogue and checked template sends.

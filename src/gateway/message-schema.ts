@@ -13,7 +13,7 @@ import { z } from 'zod';
  * Every issue carries the SDK's rule id (`MessageIssue.rule`): named here in `params.rule`, or derived from the
  * field and the kind of problem by `toIssue`.
  */
-import { isHttpUrl } from '../core/http-url.js';
+import { isHttpUrl } from '../core/text.js';
 import { limitedText } from './text-schema.js';
 import { unknownKeysError } from './unknown-keys.js';
 

@@ -4,10 +4,10 @@ import { checkServiceWindow } from '../conversations/window.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { MessageValidationError, unexpectedAnswer } from '../core/errors.js';
+import type { DeepReadonly } from '../core/plain-data.js';
 import { excerpt } from '../core/secrets.js';
 import { type Span, traced, tracingLoaded } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
-import type { DeepReadonly } from '../core/types.js';
 import type {
   TemplateDefinition,
   TemplateSendValues,

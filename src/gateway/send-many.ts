@@ -11,9 +11,9 @@ import {
   WaGatewayError,
 } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
+import type { DeepReadonly } from '../core/plain-data.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import { traced } from '../core/tracing.js';
-import type { DeepReadonly } from '../core/types.js';
 import type { OutboundMessage, SendContact } from './message-schema.js';
 import type { SendFlags, SendResult } from './messages.js';
 import { prepare } from './prepare-message.js';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { MessageIssue } from '../core/errors.js';
-import { isHttpUrl } from '../core/http-url.js';
-import { charCount } from '../core/text.js';
+import { charCount, isHttpUrl } from '../core/text.js';
 import { safeCheck } from '../core/zod.js';
 import { limitedText } from '../gateway/text-schema.js';
 import { uuidSchema } from './fields.js';

@@ -3,7 +3,7 @@
  * many body values, what the header takes, which buttons take a value), so a send that does not match it does
  * not compile. Types only, plus one validation: portable, no I/O.
  */
-import type { DeepReadonly } from '../core/types.js';
+import type { DeepReadonly } from '../core/plain-data.js';
 import type { TemplateCreateRequest } from './schema.js';
 import { assertValidTemplate } from './validate.js';
 

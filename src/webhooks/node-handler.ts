@@ -9,7 +9,7 @@
  * answers.
  */
 
-import { bytesOf } from '../core/bytes.js';
+import { bytesOf } from './body.js';
 import { resolveOptions, type WebhookHandlerOptions } from './handler.js';
 import {
   type BodyResult,

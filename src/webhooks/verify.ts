@@ -7,8 +7,9 @@
  * - `verifyUpstreamSignature`: the upstream platform's `X-Hub-Signature-256: sha256=<hex>` HMAC over the raw body
  *   bytes. Needs the exact bytes, which a JSON body parser destroys.
  */
-import { bytesOf } from '../core/bytes.js';
+
 import { brandError, WaGatewayError } from '../core/errors.js';
+import { bytesOf } from './body.js';
 
 const encoder = new TextEncoder();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDurationMs, parseRetryAfterHeader } from '../../src/core/duration.js';
+import { parseDurationMs, parseRetryAfterHeader } from '../../src/core/error-body.js';
 
 describe('parseDurationMs', () => {
   it.each([

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isHttpUrl } from '../../src/core/http-url.js';
-import { charCount } from '../../src/core/text.js';
+import { charCount, isHttpUrl } from '../../src/core/text.js';
 import { validateMessage, validateMessageItems } from '../../src/index.js';
 
 // One definition of "an http(s) URL" serves the gateway's media links and the platform's media items. The two
