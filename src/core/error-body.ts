@@ -157,9 +157,6 @@ export function requestIdHeader(headers: Headers): string | undefined {
   return headerValue(headers, 'x-request-id') ?? headerValue(headers, 'request-id');
 }
 
-// Defined in the dependency-free plain-data.ts, which the portable entries import without this module's weight.
-export { isRecord };
-
 /**
  * Parses the gateway's duration strings (`params.retry_after`: `1s`, `60s`) and HTTP `Retry-After` values into
  * milliseconds. Returns `undefined` for anything it cannot read, so a malformed hint falls back to backoff

@@ -1,7 +1,7 @@
 import { onAbort, sleep } from './abort.js';
 import { Deadlines, Exchange, guardBody, isRedirect } from './attempt.js';
 import { checkHeaders } from './call-options.js';
-import { isRecord, requestIdHeader, toApiError, toRedirectError } from './error-body.js';
+import { requestIdHeader, toApiError, toRedirectError } from './error-body.js';
 import {
   AuthenticationError,
   ConfigurationError,
@@ -12,6 +12,7 @@ import {
 } from './errors.js';
 import { callHook, type RequestHooks } from './hooks.js';
 import { type Logger, log, logFolded } from './logger.js';
+import { isRecord } from './plain-data.js';
 import type { SendLimiter } from './rate-limiter.js';
 import { mayHaveBeenSent, type RetryRules, retryDelay, settleAttempts } from './retry-policy.js';
 import { excerpt, scrub } from './secrets.js';

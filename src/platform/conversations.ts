@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
 import { invalidArgument } from '../core/errors.js';
-import type { DetailResponse } from './answers.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
 import { type CustomFields, customFieldsSchema } from './fields.js';
-import type { CallOptions, PlatformHttp } from './http.js';
+import type { CallOptions, DetailResponse, PlatformHttp } from './http.js';
 
 /** The agent of `POST /v2/conversations/assign/`: automatic assignment, or a specific agent by email. */
 export const assignAgentSchema = z.union(

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import type { DetailResponse } from './answers.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
 import { type CustomFields, customFieldsSchema } from './fields.js';
-import type { CallOptions, PlatformHttp } from './http.js';
+import type { CallOptions, DetailResponse, PlatformHttp } from './http.js';
 
 /** The `customer` of `POST /v2/customers/` (plain update). Unknown keys are refused, so a typo is caught. */
 export const customerUpdateSchema = z

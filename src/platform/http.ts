@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   type ApiPromise,
   apiPromise,
@@ -8,10 +8,11 @@ import {
 } from '../core/api-promise.js';
 import { type RequestOptions as CallRequestOptions, requestOf } from '../core/call-options.js';
 import type { ClientTransportConfig } from '../core/client-options.js';
-import { AuthenticationError } from '../core/errors.js';
+import { type AnswerSeen, AuthenticationError, unexpectedAnswer } from '../core/errors.js';
+import { isRecord } from '../core/plain-data.js';
 import { traced } from '../core/tracing.js';
 import { type RequestOptions, Transport } from '../core/transport.js';
-import { type DetailResponse, detailOf, parseAnswer } from './answers.js';
+import { describeIssues, safeCheck } from '../core/zod.js';
 import type { TokenManager } from './token-manager.js';
 
 /** `platform`: login, reports, sends and the `/v2` operations. `stream`: stats and the message stream. */
@@ -166,4 +167,25 @@ function header(token: string): string {
 
 function tokenOf(authorization: string | undefined): string | undefined {
   return authorization?.startsWith(SCHEME) ? authorization.slice(SCHEME.length) : authorization;
+}
+
+/** The answer of every `/v2/...` operation. */
+export const detailResponseSchema = z.object({
+  /** The server's confirmation text. */
+  detail: z.string(),
+});
+export interface DetailResponse extends z.infer<typeof detailResponseSchema> {}
+
+/** A 2xx body checked against its documented shape; the error names paths, never values. */
+export function parseAnswer<S extends z.ZodType>(schema: S, data: unknown, answer: AnswerSeen): z.output<S> {
+  const result = safeCheck(schema, data);
+  if (result.ok) return result.data;
+  // Paths and expectations only: the body itself may hold customer data.
+  const where = describeIssues(result.issues, 5);
+  throw unexpectedAnswer(answer, `with a body that does not have the documented shape (${where}).`);
+}
+
+/** The operation was accepted whatever its body says, so a missing or odd `detail` is not an error. */
+export function detailOf(data: unknown): DetailResponse {
+  return { detail: isRecord(data) && typeof data['detail'] === 'string' ? data['detail'] : '' };
 }

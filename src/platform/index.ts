@@ -1,10 +1,9 @@
-export type { DetailResponse } from './answers.js';
 export type { Auth, LoginResponse } from './auth.js';
 export { PlatformClient, type PlatformClientOptions } from './client.js';
 export type { AssignAgent, Conversations, ConversationTypeInput } from './conversations.js';
 export type { Customers, CustomerUpdate } from './customers.js';
 export { type CustomFields, type CustomFieldValue, type Instant, isUuid } from './fields.js';
-export type { CallOptions } from './http.js';
+export type { CallOptions, DetailResponse } from './http.js';
 export type { LoginResult } from './login.js';
 export { LoginFailedError } from './login-failed-error.js';
 export type {

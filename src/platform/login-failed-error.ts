@@ -1,5 +1,5 @@
-import { isRecord } from '../core/error-body.js';
 import { AuthenticationError, type BadRequestError, brandError } from '../core/errors.js';
+import { isRecord } from '../core/plain-data.js';
 import { LOGIN_PATH } from './login.js';
 
 /**

@@ -5,10 +5,9 @@ import { ConfigurationError, MessageValidationError, WaGatewayError } from '../c
 import { callHook } from '../core/hooks.js';
 import { mayHaveBeenSent as sentMaybe } from '../core/retry-policy.js';
 import { safeCheck } from '../core/zod.js';
-import type { DetailResponse } from './answers.js';
 // A cycle with client.ts, read only when a chunk fails: the retry table decides "was it sent?" too.
 import { PLATFORM_RETRY_RULES } from './client.js';
-import type { CallOptions, PlatformHttp } from './http.js';
+import type { CallOptions, DetailResponse, PlatformHttp } from './http.js';
 import {
   BATCH_SEND_MAX,
   batchSendAllInputSchema,

@@ -1,8 +1,8 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { isRecord } from '../core/error-body.js';
 import { invalidArgument, TemplateValidationError, unexpectedAnswer } from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
+import { isRecord } from '../core/plain-data.js';
 import { excerpt } from '../core/secrets.js';
 import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isRecord } from '../core/error-body.js';
 import { type Logger, log } from '../core/logger.js';
+import { isRecord } from '../core/plain-data.js';
 import { REDACTED } from '../core/secrets.js';
 import type { TokenEntry, TokenStore } from '../platform/token-store.js';
 import { RedisStoreError } from './errors.js';

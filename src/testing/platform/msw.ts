@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'msw';
-import { loadMsw } from '../msw-runtime.js';
+import { loadMsw } from '../msw-handlers.js';
 import { PlatformSimulator } from './simulator.js';
 import type { PlatformHandlersOptions, PlatformState } from './state.js';
 
