@@ -5,7 +5,7 @@ export type { Customers, CustomerUpdate } from './customers.js';
 export { type CustomFields, type CustomFieldValue, type Instant, isUuid } from './fields.js';
 export type { CallOptions, DetailResponse } from './http.js';
 export type { LoginResult } from './login.js';
-export { LoginFailedError } from './login-failed-error.js';
+export { LoginFailedError } from './errors.js';
 export type {
   BatchChunkResult,
   BatchSendAllOptions,

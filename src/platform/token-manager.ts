@@ -12,7 +12,7 @@ import { REDACTED } from '../core/secrets.js';
 import type { Transport } from '../core/transport.js';
 import { loginResponseSchema } from './auth.js';
 import { LOGIN_PATH, type LoginResult, loginResult, TOKEN_LIFETIME_MS } from './login.js';
-import { LoginFailedError } from './login-failed-error.js';
+import { LoginFailedError } from './errors.js';
 import { MemoryTokenStore, type TokenEntry, type TokenStore, tokenEntrySchema } from './token-store.js';
 
 /** A token is replaced this long before it expires, so no request goes out with a token about to lapse. */
