@@ -2,10 +2,10 @@ export type { Auth, LoginResponse } from './auth.js';
 export { PlatformClient, type PlatformClientOptions } from './client.js';
 export type { AssignAgent, Conversations, ConversationTypeInput } from './conversations.js';
 export type { Customers, CustomerUpdate } from './customers.js';
+export { LoginFailedError, StreamInterruptedError } from './errors.js';
 export { type CustomFields, type CustomFieldValue, type Instant, isUuid } from './fields.js';
 export type { CallOptions, DetailResponse } from './http.js';
 export type { LoginResult } from './login.js';
-export { LoginFailedError } from './errors.js';
 export type {
   BatchChunkResult,
   BatchSendAllOptions,
@@ -73,7 +73,6 @@ export {
   type StreamQuery,
   type StreamSender,
 } from './stream.schema.js';
-export { StreamInterruptedError } from './stream-interrupted-error.js';
 export {
   STREAM_MAX_MESSAGES,
   type StreamRangeOptions,

@@ -1,7 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import { ConnectionError, StreamError, TimeoutError } from '../core/errors.js';
+import { StreamInterruptedError } from './errors.js';
 import { type StreamMessage, streamMessageSchema } from './stream.schema.js';
-import { StreamInterruptedError } from './stream-interrupted-error.js';
 
 /** A record longer than this without a line break ends the stream with a `StreamError` (bounded memory). */
 export const STREAM_MAX_RECORD_CHARS = 4 * 1024 * 1024;

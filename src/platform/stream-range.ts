@@ -9,12 +9,12 @@ import { callHook } from '../core/hooks.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport.js';
 import { argumentsCheck, requireInstant } from './arguments.js';
+import { StreamInterruptedError } from './errors.js';
 import { type Instant, instantMs } from './fields.js';
 import type { PlatformHttp } from './http.js';
 import { checkStreamOptions, requestRecords, STREAM_MAX_SPAN_MS, type StreamOptions } from './stream.js';
 import { type StreamMessage, type StreamQuery, streamQueryFieldsSchema } from './stream.schema.js';
 import type { Progress } from './stream-decoding.js';
-import { StreamInterruptedError } from './stream-interrupted-error.js';
 
 /** The most messages one stream request returns. */
 export const STREAM_MAX_MESSAGES = 100_000;
