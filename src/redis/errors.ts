@@ -1,4 +1,5 @@
 import { brandError, WaGatewayError } from '../core/errors.js';
+import { errorMeta } from './redis-answer.js';
 
 /**
  * Why a Redis-backed store failed:
@@ -48,3 +49,38 @@ export class RedisStoreError extends WaGatewayError {
   }
 }
 brandError(RedisStoreError, 'RedisStoreError');
+
+/** Why an inbox operation failed. */
+export type InboxErrorReason =
+  /** Redis is not connected, or refused the write: the handler answers 500 and the gateway retries. */
+  | 'unavailable'
+  /** Redis did not answer within `enqueueTimeoutMs`. */
+  | 'timeout'
+  /** Redis answered something the inbox did not expect (a job without an id, data of another shape). */
+  | 'unexpected_reply'
+  /** The inbox was closed. */
+  | 'closed';
+
+/**
+ * An inbox operation failed. The message names the operation and the reason, never an event's content, its
+ * idempotency key or a connection secret.
+ */
+export class InboxError extends WaGatewayError {
+  override name = 'InboxError';
+  readonly reason: InboxErrorReason;
+  /** The underlying error's class name, when there was one. */
+  readonly causeName: string | undefined;
+  /** The system error code, when there was one (`ECONNREFUSED`, ...). */
+  readonly errno: string | undefined;
+
+  // The Redis or BullMQ error itself is not kept: ioredis attaches the command's arguments to its errors, and an
+  // enqueue's arguments are the event, customer data included.
+  constructor(message: string, reason: InboxErrorReason, cause?: unknown) {
+    super(message);
+    this.reason = reason;
+    const meta = cause === undefined ? undefined : errorMeta(cause);
+    this.causeName = meta?.errorName;
+    this.errno = meta?.code;
+  }
+}
+brandError(InboxError, 'InboxError');

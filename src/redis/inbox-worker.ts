@@ -22,13 +22,8 @@ import { ON_ERROR_HINT } from '../webhooks/claims.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import { resolveWebhookLogger } from '../webhooks/handler.js';
 import { noteConnectionError } from './connection-log.js';
-import {
-  INBOX_BACKOFF_TYPE,
-  InboxError,
-  type InboxQueueOptions,
-  inboxJobDataSchema,
-  queueOptions,
-} from './inbox.js';
+import { InboxError } from './errors.js';
+import { INBOX_BACKOFF_TYPE, type InboxQueueOptions, inboxJobDataSchema, queueOptions } from './inbox.js';
 import { closeRedis, openRedis } from './inbox-connection.js';
 import { errorMeta } from './redis-answer.js';
 

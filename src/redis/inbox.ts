@@ -17,7 +17,7 @@ import type * as BullMQ from 'bullmq';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { brandError, ConfigurationError, WaGatewayError } from '../core/errors.js';
+import { ConfigurationError } from '../core/errors.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
 import type { WebhookEvent } from '../webhooks/events.js';
@@ -32,46 +32,12 @@ import {
   type NodeWebhookRequest,
   type NodeWebhookResponse,
 } from '../webhooks/node-handler.js';
+import { InboxError } from './errors.js';
 import { closeRedis, type InboxConnection, openRedis } from './inbox-connection.js';
 import { errorMeta } from './redis-answer.js';
 
 /** The queue's name when none is given. Receivers and workers must agree on it (and on `prefix`). */
 export const DEFAULT_INBOX_QUEUE = 'wa-gateway-inbox';
-
-/** Why an inbox operation failed. */
-export type InboxErrorReason =
-  /** Redis is not connected, or refused the write: the handler answers 500 and the gateway retries. */
-  | 'unavailable'
-  /** Redis did not answer within `enqueueTimeoutMs`. */
-  | 'timeout'
-  /** Redis answered something the inbox did not expect (a job without an id, data of another shape). */
-  | 'unexpected_reply'
-  /** The inbox was closed. */
-  | 'closed';
-
-/**
- * An inbox operation failed. The message names the operation and the reason, never an event's content, its
- * idempotency key or a connection secret.
- */
-export class InboxError extends WaGatewayError {
-  override name = 'InboxError';
-  readonly reason: InboxErrorReason;
-  /** The underlying error's class name, when there was one. */
-  readonly causeName: string | undefined;
-  /** The system error code, when there was one (`ECONNREFUSED`, ...). */
-  readonly errno: string | undefined;
-
-  // The Redis or BullMQ error itself is not kept: ioredis attaches the command's arguments to its errors, and an
-  // enqueue's arguments are the event, customer data included.
-  constructor(message: string, reason: InboxErrorReason, cause?: unknown) {
-    super(message);
-    this.reason = reason;
-    const meta = cause === undefined ? undefined : errorMeta(cause);
-    this.causeName = meta?.errorName;
-    this.errno = meta?.code;
-  }
-}
-brandError(InboxError, 'InboxError');
 
 /**
  * The BullMQ job id of an event: `e` + base64url SHA-256 of its idempotency key. Deterministic, so every

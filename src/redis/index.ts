@@ -11,7 +11,7 @@ export {
   RedisWindowStore,
   type RedisWindowStoreOptions,
 } from './conversation-stores.js';
-export { RedisStoreError, type RedisStoreFailure } from './errors.js';
+export { InboxError, type InboxErrorReason, RedisStoreError, type RedisStoreFailure } from './errors.js';
 export {
   RedisIdempotencyStore,
   type RedisIdempotencyStoreOptions,
@@ -20,8 +20,6 @@ export {
   createInboxHandler,
   createNodeInboxHandler,
   DEFAULT_INBOX_QUEUE,
-  InboxError,
-  type InboxErrorReason,
   type InboxHandlerControls,
   type InboxHandlerOptions,
   type InboxQueueOptions,
