@@ -12,7 +12,6 @@ import { ConfigurationError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { watchConnection } from './connection-log.js';
-import { errorMeta } from './redis-answer.js';
 
 /** Where the inbox's Redis is: a `redis://` URL, ioredis options, or an ioredis client whose settings are copied. */
 export type InboxConnection = string | RedisOptions | Redis;
