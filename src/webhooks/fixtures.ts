@@ -5,21 +5,19 @@
  *
  * To be re-exported from `wa-gateway-sdk/testing`.
  */
-import { accountUpdateValue } from './account-update.fixture.js';
-import { base, FIXTURE_SENDER } from './fixture-base.js';
-import { audioMessage } from './messages/audio.fixture.js';
-import { buttonMessage } from './messages/button.fixture.js';
-import { contactsMessage } from './messages/contacts.fixture.js';
-import { documentMessage } from './messages/document.fixture.js';
-import { imageMessage } from './messages/image.fixture.js';
+import type { AudioMessage } from './messages/audio.js';
+import type { ButtonMessage } from './messages/button.js';
+import type { ContactsMessage } from './messages/contacts.js';
+import type { DocumentMessage } from './messages/document.js';
+import type { ImageMessage } from './messages/image.js';
 import type { KnownMessage, KnownMessageType } from './messages/index.js';
-import { buttonReplyMessage, listReplyMessage } from './messages/interactive.fixture.js';
-import { locationMessage } from './messages/location.fixture.js';
-import { orderMessage } from './messages/order.fixture.js';
-import { reactionMessage } from './messages/reaction.fixture.js';
-import { stickerMessage } from './messages/sticker.fixture.js';
-import { textMessage } from './messages/text.fixture.js';
-import { videoMessage } from './messages/video.fixture.js';
+import type { InteractiveMessage } from './messages/interactive.js';
+import type { LocationMessage } from './messages/location.js';
+import type { OrderMessage } from './messages/order.js';
+import type { ReactionMessage } from './messages/reaction.js';
+import type { StickerMessage } from './messages/sticker.js';
+import type { TextMessage } from './messages/text.js';
+import type { VideoMessage } from './messages/video.js';
 import type {
   AccountUpdateValue,
   TemplateStatusValue,
@@ -28,25 +26,6 @@ import type {
   WebhookMetadata,
   WebhookStatus,
 } from './schemas.js';
-import { templateStatusValue } from './template-status.fixture.js';
-
-// Each kind's builder lives beside its schema; this module is the one import of them all.
-export { accountUpdateValue } from './account-update.fixture.js';
-export { FIXTURE_SENDER, FIXTURE_TIMESTAMP, fixtureId } from './fixture-base.js';
-export { audioMessage } from './messages/audio.fixture.js';
-export { buttonMessage } from './messages/button.fixture.js';
-export { contactsMessage } from './messages/contacts.fixture.js';
-export { documentMessage } from './messages/document.fixture.js';
-export { imageMessage } from './messages/image.fixture.js';
-export { buttonReplyMessage, listReplyMessage } from './messages/interactive.fixture.js';
-export { locationMessage } from './messages/location.fixture.js';
-export { orderMessage } from './messages/order.fixture.js';
-export { reactionMessage } from './messages/reaction.fixture.js';
-export { stickerMessage } from './messages/sticker.fixture.js';
-export { textMessage } from './messages/text.fixture.js';
-export { videoMessage } from './messages/video.fixture.js';
-export { statusObject } from './status.fixture.js';
-export { templateStatusValue } from './template-status.fixture.js';
 
 /** The business number fixtures use. */
 export const FIXTURE_METADATA: WebhookMetadata = {
@@ -199,4 +178,278 @@ export function everyMessageType(): Record<string, { type: string; id: string } 
     order: orderMessage(),
     button: buttonMessage(),
   } satisfies Record<Exclude<KnownMessageType, 'interactive'> | 'button_reply' | 'list_reply', KnownMessage>;
+}
+
+// What every builder shares (unique ids, the fixed sender and time), then one builder per kind, A to Z.
+
+let sequence = 0;
+
+/** A new, unique `wamid`-like identifier. */
+export function fixtureId(prefix = 'wamid.FIXTURE'): string {
+  sequence += 1;
+  return `${prefix}${sequence.toString().padStart(6, '0')}`;
+}
+
+/** The sender number fixtures use unless told otherwise. */
+export const FIXTURE_SENDER = '15550001111';
+/** A fixed Unix time in seconds, as a string like the wire. */
+export const FIXTURE_TIMESTAMP = '1700000000';
+
+// `Omit` would flatten the loose objects' index signature away; `type` is written last instead.
+export type Overrides<T> = Partial<T>;
+
+export function base(overrides: { id?: string; from?: string; timestamp?: string | number } = {}) {
+  return {
+    from: overrides.from ?? FIXTURE_SENDER,
+    id: overrides.id ?? fixtureId(),
+    timestamp: overrides.timestamp ?? FIXTURE_TIMESTAMP,
+  };
+}
+
+/** An account update value (a ban by default). */
+export function accountUpdateValue(overrides: Partial<AccountUpdateValue> = {}): AccountUpdateValue {
+  return {
+    phone_number: '15550009999',
+    event: 'DISABLED_UPDATE',
+    ban_info: { waba_ban_state: 'DISABLE', waba_ban_date: '2024-01-31' },
+    ...overrides,
+  };
+}
+
+/** An `audio` message; `voice: true` is a voice note. */
+export function audioMessage(overrides: Overrides<AudioMessage> = {}): AudioMessage {
+  return {
+    ...base(overrides),
+    audio: {
+      id: fixtureId('media.'),
+      mime_type: 'audio/ogg; codecs=opus',
+      sha256: 'a'.repeat(64),
+      voice: true,
+    },
+    ...overrides,
+    type: 'audio',
+  };
+}
+
+/**
+ * A `button` message: a tap on a template's quick-reply button, replying (`context.id`) to the template sent.
+ *
+ * @example
+ * const tap = buttonMessage({ payload: 'confirm_order_42', text: 'Confirm' });
+ */
+export function buttonMessage(
+  button: { payload?: string; text?: string } = {},
+  overrides: Overrides<ButtonMessage> = {},
+): ButtonMessage {
+  return {
+    ...base(overrides),
+    context: { id: fixtureId() },
+    button: { payload: button.payload ?? 'quick_reply_yes', text: button.text ?? 'Yes' },
+    ...overrides,
+    type: 'button',
+  };
+}
+
+/** A `contacts` message sharing one contact card. */
+export function contactsMessage(overrides: Overrides<ContactsMessage> = {}): ContactsMessage {
+  return {
+    ...base(overrides),
+    contacts: [
+      {
+        name: { formatted_name: 'Ada Example', first_name: 'Ada', last_name: 'Example' },
+        phones: [{ phone: '+1 555 000 2222', type: 'CELL' }],
+        emails: [{ email: 'ada@example.com', type: 'WORK' }],
+      },
+    ],
+    ...overrides,
+    type: 'contacts',
+  };
+}
+
+/** A `document` message with a filename. */
+export function documentMessage(overrides: Overrides<DocumentMessage> = {}): DocumentMessage {
+  return {
+    ...base(overrides),
+    document: {
+      id: fixtureId('media.'),
+      filename: 'invoice.pdf',
+      mime_type: 'application/pdf',
+      sha256: 'd'.repeat(64),
+      caption: 'The invoice',
+    },
+    ...overrides,
+    type: 'document',
+  };
+}
+
+/** An `image` message with mime type, sha256 and caption. */
+export function imageMessage(overrides: Overrides<ImageMessage> = {}): ImageMessage {
+  return {
+    ...base(overrides),
+    image: { id: fixtureId('media.'), mime_type: 'image/jpeg', sha256: 'f'.repeat(64), caption: 'A photo' },
+    ...overrides,
+    type: 'image',
+  };
+}
+
+/** An `interactive` message: a tap on a reply button. */
+export function buttonReplyMessage(
+  reply: { id?: string; title?: string } = {},
+  overrides: Overrides<InteractiveMessage> = {},
+): InteractiveMessage {
+  return {
+    ...base(overrides),
+    interactive: {
+      type: 'button_reply',
+      button_reply: { id: reply.id ?? 'btn_yes', title: reply.title ?? 'Yes' },
+    },
+    ...overrides,
+    type: 'interactive',
+  };
+}
+
+/** An `interactive` message: a row chosen from a list. */
+export function listReplyMessage(
+  reply: { id?: string; title?: string; description?: string } = {},
+  overrides: Overrides<InteractiveMessage> = {},
+): InteractiveMessage {
+  return {
+    ...base(overrides),
+    interactive: {
+      type: 'list_reply',
+      list_reply: {
+        id: reply.id ?? 'row_1',
+        title: reply.title ?? 'First row',
+        ...(reply.description === undefined
+          ? { description: 'The first row' }
+          : { description: reply.description }),
+      },
+    },
+    ...overrides,
+    type: 'interactive',
+  };
+}
+
+/** A `location` message. */
+export function locationMessage(overrides: Overrides<LocationMessage> = {}): LocationMessage {
+  return {
+    ...base(overrides),
+    location: { latitude: 41.2995, longitude: 69.2401, name: 'Fixture Square', address: '1 Example Street' },
+    ...overrides,
+    type: 'location',
+  };
+}
+
+/** An `order` message with two product lines. */
+export function orderMessage(overrides: Overrides<OrderMessage> = {}): OrderMessage {
+  return {
+    ...base(overrides),
+    order: {
+      catalog_id: 'catalog_1',
+      text: 'Please deliver tomorrow',
+      product_items: [
+        { product_retailer_id: 'sku_1', quantity: 2, item_price: 9.5, currency: 'USD' },
+        { product_retailer_id: 'sku_2', quantity: 1, item_price: 20, currency: 'USD' },
+      ],
+    },
+    ...overrides,
+    type: 'order',
+  };
+}
+
+/** A `reaction` message; pass `emoji: ''` for a removed reaction. */
+export function reactionMessage(
+  reaction: { message_id?: string; emoji?: string } = {},
+  overrides: Overrides<ReactionMessage> = {},
+): ReactionMessage {
+  return {
+    ...base(overrides),
+    reaction: { message_id: reaction.message_id ?? fixtureId(), emoji: reaction.emoji ?? '\u{1F44D}' },
+    ...overrides,
+    type: 'reaction',
+  };
+}
+
+/** A `sticker` message. */
+export function stickerMessage(overrides: Overrides<StickerMessage> = {}): StickerMessage {
+  return {
+    ...base(overrides),
+    sticker: { id: fixtureId('media.'), mime_type: 'image/webp', sha256: 'b'.repeat(64), animated: false },
+    ...overrides,
+    type: 'sticker',
+  };
+}
+
+/**
+ * A `text` message.
+ *
+ * @example
+ * const msg = textMessage({ text: { body: 'hello' } });
+ */
+export function textMessage(overrides: Overrides<TextMessage> = {}): TextMessage {
+  return { ...base(overrides), text: { body: 'Hello from a fixture' }, ...overrides, type: 'text' };
+}
+
+/** A `video` message. */
+export function videoMessage(overrides: Overrides<VideoMessage> = {}): VideoMessage {
+  return {
+    ...base(overrides),
+    video: { id: fixtureId('media.'), mime_type: 'video/mp4', sha256: 'e'.repeat(64), caption: 'A clip' },
+    ...overrides,
+    type: 'video',
+  };
+}
+
+/**
+ * A status object. `delivered` carries billable pricing and `failed` an error, as the gateway sends them.
+ *
+ * @example
+ * const delivered = statusObject('delivered', { id: sent.id, timestamp: '1700000060' });
+ */
+export function statusObject(
+  status: 'sent' | 'delivered' | 'read' | 'failed' | (string & {}),
+  overrides: Partial<WebhookStatus> = {},
+): WebhookStatus {
+  const common = {
+    id: overrides.id ?? fixtureId(),
+    status,
+    timestamp: FIXTURE_TIMESTAMP,
+    recipient_id: FIXTURE_SENDER,
+  };
+  if (status === 'sent' || status === 'delivered') {
+    return {
+      ...common,
+      conversation: { id: 'conversation_1', origin: { type: 'utility' } },
+      pricing: { billable: true, pricing_model: 'PMP', category: 'utility' },
+      ...overrides,
+    };
+  }
+  if (status === 'failed') {
+    return {
+      ...common,
+      errors: [
+        {
+          code: 131026,
+          title: 'Message undeliverable',
+          message: 'Message undeliverable',
+          error_data: { details: 'The recipient is not reachable' },
+        },
+      ],
+      ...overrides,
+    };
+  }
+  return { ...common, ...overrides };
+}
+
+/** A template status value (`APPROVED` by default; `REJECTED` fills `reason`). */
+export function templateStatusValue(overrides: Partial<TemplateStatusValue> = {}): TemplateStatusValue {
+  const event = overrides.event ?? 'APPROVED';
+  return {
+    event,
+    message_template_id: 594425479261596,
+    message_template_name: 'order_update',
+    message_template_language: 'en_US',
+    reason: event === 'REJECTED' ? 'INCORRECT_CATEGORY' : null,
+    ...overrides,
+  };
 }
