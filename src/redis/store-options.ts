@@ -19,6 +19,9 @@ export interface RedisStoreOptions {
 
 export const DEFAULT_PREFIX = 'wa:';
 
+/** How long a store keeps a record after its last write when its options do not say: 30 days. */
+export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
 /**
  * ioredis emits `'error'` on every failed reconnect. Without a listener it prints each one to the console (it
  * does not throw), so a store attaches one listener per client, once (`watchConnection`), that logs an outage once,
