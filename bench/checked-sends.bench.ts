@@ -8,6 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import type * as Sdk from '../src/index.js';
+import { orderShippedDefinition } from '../test/helpers/template-definitions.js';
 import { spawnFixture } from './fixtures/spawn.js';
 import {
   compare,
@@ -24,21 +25,8 @@ const dist = new URL('../dist/index.js', import.meta.url);
 if (!existsSync(dist)) throw new Error('dist/ is missing: run `npm run build` first.');
 const { GatewayClient, TemplateCatalog, defineTemplate } = (await import(dist.href)) as typeof Sdk;
 
-const orderShipped = defineTemplate({
-  name: 'order_shipped',
-  language: 'en_US',
-  category: 'UTILITY',
-  header: { format: 'TEXT', text: 'Order {{1}} update', examples: ['#1042'] },
-  body: { text: 'Hi {{1}}, order {{2}} is on its way.', examples: ['Ali', '#1042'] },
-  buttons: [
-    {
-      type: 'URL',
-      text: 'Track',
-      url: 'https://shop.example.com/t/{{1}}',
-      example: ['https://shop.example.com/t/1'],
-    },
-  ],
-});
+// The template tests' definition (its quick-reply button takes no value here, so the body is the same).
+const orderShipped = defineTemplate(orderShippedDefinition);
 const values = { header: '#1042', body: ['Ali', '#1042'], buttons: { 0: '1042' } } as const;
 const text = (t: string) => ({ type: 'text', text: t }) as const;
 const sameBody = {

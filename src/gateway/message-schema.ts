@@ -260,18 +260,34 @@ export const outboundInteractiveMessageSchema = closed({
   }),
 });
 
+/**
+ * Schema of each outbound message type, keyed by `type`: the one list of the types `messages.send` takes. The
+ * union below and its error for an unknown `type` are derived from it; a type added here needs no other edit in
+ * this file (test/gateway/message-types.test.ts checks the keys against the schemas and `OutboundMessage`).
+ */
+const outboundMessageSchemas = {
+  text: outboundTextMessageSchema,
+  image: outboundImageMessageSchema,
+  audio: outboundAudioMessageSchema,
+  document: outboundDocumentMessageSchema,
+  template: outboundTemplateMessageSchema,
+  interactive: outboundInteractiveMessageSchema,
+} as const;
+
+type OutboundMessageSchemas = typeof outboundMessageSchemas;
+/** A message type `messages.send` takes. */
+export type OutboundMessageType = keyof OutboundMessageSchemas;
+/** The message types `messages.send` takes, in the table's order. */
+export const OUTBOUND_MESSAGE_TYPES = Object.keys(outboundMessageSchemas) as OutboundMessageType[];
+
 /** Any outbound message, discriminated by `type`. `messaging_product` is filled by the SDK. */
 export const outboundMessageSchema = z.discriminatedUnion(
   'type',
-  [
-    outboundTextMessageSchema,
-    outboundImageMessageSchema,
-    outboundAudioMessageSchema,
-    outboundDocumentMessageSchema,
-    outboundTemplateMessageSchema,
-    outboundInteractiveMessageSchema,
+  Object.values(outboundMessageSchemas) as [
+    OutboundMessageSchemas[OutboundMessageType],
+    ...OutboundMessageSchemas[OutboundMessageType][],
   ],
-  { error: "type must be one of 'text', 'image', 'audio', 'document', 'template', 'interactive'" },
+  { error: `type must be one of ${OUTBOUND_MESSAGE_TYPES.map((t) => `'${t}'`).join(', ')}` },
 );
 
 /** What `messages.send` accepts: one closed type per message type (the union of the schemas' inputs). */

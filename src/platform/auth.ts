@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type ApiPromise, apiPromise } from '../core/api-promise.js';
+import type { CallOptions } from './http.js';
 import type { LoginResult } from './login.js';
 import type { TokenManager } from './token-manager.js';
 
@@ -30,11 +31,15 @@ export class Auth {
    * `otp: true` in the answer is returned and logged as a warning. Like every call, `.withResponse()` adds the
    * answer's status, headers and request id (a caller that joined a login in flight gets that login's).
    *
+   * Per-call `options` as every method takes them: `timeoutMs`, `maxRetries` and `headers` apply to the login
+   * request this call makes; when it joins a login already in flight, that request is out already and only
+   * `signal` applies (it ends this call's wait, never the login the others wait for).
+   *
    * @example
    * const { accountUuid, otp, expiresAt } = await platform.auth.login();
-   * const { response } = await platform.auth.login().withResponse();
+   * const { response } = await platform.auth.login({ timeoutMs: 5_000 }).withResponse();
    */
-  login(options: { signal?: AbortSignal } = {}): ApiPromise<LoginResult> {
-    return apiPromise(() => this.#tokens.login(options.signal));
+  login(options: CallOptions = {}): ApiPromise<LoginResult> {
+    return apiPromise(() => this.#tokens.login(options));
   }
 }

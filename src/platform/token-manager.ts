@@ -1,5 +1,6 @@
 import { raceSignal } from '../core/abort.js';
 import { responseInfo, type WithResponse } from '../core/api-promise.js';
+import { type RequestOptions as CallOptions, requestOf } from '../core/call-options.js';
 import {
   AuthenticationError,
   BadRequestError,
@@ -32,6 +33,9 @@ export interface TokenManagerOptions {
   /** Default `TOKEN_REFRESH_MARGIN_MS`. */
   refreshMarginMs?: number | undefined;
 }
+
+/** What a caller's options change in a login request: never its signal (the login may be shared). */
+type LoginRequestOptions = Omit<CallOptions, 'signal'>;
 
 /** How many past tokens stay registered for scrubbing: a server may echo an older one in an error body. */
 const REMEMBERED_TOKENS = 8;
@@ -116,9 +120,10 @@ export class TokenManager {
 
   /**
    * Logs in now (joining a login already in flight) and caches the token. The answer's `ResponseInfo` is that of
-   * the login joined.
+   * the login joined. `options`' `timeoutMs`, `maxRetries` and `headers` shape the login request when this call
+   * starts it; its `signal` ends only this caller's wait, never a login others share.
    */
-  login(signal?: AbortSignal): Promise<WithResponse<LoginResult>> {
+  login(options: CallOptions = {}): Promise<WithResponse<LoginResult>> {
     if (!this.canLogIn) {
       return Promise.reject(
         new ConfigurationError(
@@ -126,7 +131,8 @@ export class TokenManager {
         ),
       );
     }
-    return raceSignal(this.#loginShared(), signal);
+    const { signal, ...request } = requestOf(options);
+    return raceSignal(this.#loginShared(request), signal);
   }
 
   /** Every credential held: the password and the tokens seen, for scrubbing errors and logs. */
@@ -192,9 +198,10 @@ export class TokenManager {
     return this.#acquiring;
   }
 
-  #loginShared(): Promise<WithResponse<LoginResult>> {
+  /** The login in flight, or a new one made with `request` (the options of the call that starts it). */
+  #loginShared(request: LoginRequestOptions = {}): Promise<WithResponse<LoginResult>> {
     if (!this.#loggingIn) {
-      const promise = this.#login().finally(() => {
+      const promise = this.#login(request).finally(() => {
         this.#loggingIn = undefined;
       });
       promise.catch(() => {});
@@ -203,7 +210,7 @@ export class TokenManager {
     return this.#loggingIn;
   }
 
-  async #login(): Promise<WithResponse<LoginResult>> {
+  async #login(options: LoginRequestOptions): Promise<WithResponse<LoginResult>> {
     this.#logins++;
     const started = Date.now();
     const request = { method: 'POST', path: LOGIN_PATH };
@@ -212,6 +219,7 @@ export class TokenManager {
     let response: WithResponse<LoginResult>['response'];
     try {
       const answer = await this.#transport.json({
+        ...options,
         method: 'POST',
         path: LOGIN_PATH,
         body: { username: this.#username, password: this.#password },

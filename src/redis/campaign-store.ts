@@ -5,7 +5,7 @@ import type {
   CampaignTotals,
 } from '../campaigns/store.js';
 import { call, expectNumber, hashedKey, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
-import { openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
+import { DEFAULT_RETENTION_MS, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /** Sets the smallest (`first…`) and largest (`last…`) time fields of a hash; used by both scripts below. */
 const TIMES = `
@@ -128,7 +128,7 @@ export class RedisCampaignStore implements CampaignStore {
     const { redis, prefix } = openStore(options, op);
     this.#redis = redis;
     this.#prefix = prefix;
-    this.#retentionMs = positiveMs(options.retentionMs, 30 * 24 * 60 * 60 * 1000, 'retentionMs', op);
+    this.#retentionMs = positiveMs(options.retentionMs, DEFAULT_RETENTION_MS, 'retentionMs', op);
     this.#parkMs = positiveMs(options.parkMs, 120_000, 'parkMs', op);
   }
 

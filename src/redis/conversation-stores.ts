@@ -17,7 +17,7 @@ import {
   Script,
   unexpectedReply,
 } from './redis-answer.js';
-import { openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
+import { DEFAULT_RETENTION_MS, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions extends RedisStoreOptions {
@@ -70,7 +70,7 @@ export class RedisSessionStore implements SessionStore {
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
     const op = 'RedisSessionStore.set';
-    const ms = Math.max(1, Math.ceil(ttlMs));
+    const ms = wholeMs(ttlMs);
     await call(op, () =>
       this.#redis.set(hashedKey(this.#prefix, 'conv', key), JSON.stringify(value), 'PX', ms),
     );
@@ -84,7 +84,7 @@ export class RedisSessionStore implements SessionStore {
     const op = 'RedisSessionStore.lock';
     const lockKey = hashedKey(this.#prefix, 'conv-lock', key);
     const token = leaseToken();
-    const lease = Math.max(1, Math.ceil(leaseMs));
+    const lease = wholeMs(leaseMs);
     const giveUpAt = Date.now() + this.#lockWaitMs;
     for (let attempt = 0; ; attempt++) {
       const got = await call(op, () => this.#redis.set(lockKey, token, 'PX', lease, 'NX'));
@@ -120,7 +120,7 @@ export class RedisSessionStore implements SessionStore {
       },
       save: async (value, ttlMs) => {
         const saveOp = 'RedisSessionStore.save';
-        const ms = Math.max(1, Math.ceil(ttlMs));
+        const ms = wholeMs(ttlMs);
         const written = await call(saveOp, () =>
           FENCED_SET.run(this.#redis, [lockKey, recordKey], [token, JSON.stringify(value), ms]),
         );
@@ -136,7 +136,7 @@ export class RedisSessionStore implements SessionStore {
 
   async claim(id: string, ttlMs: number): Promise<boolean> {
     const op = 'RedisSessionStore.claim';
-    const ms = Math.max(1, Math.ceil(ttlMs));
+    const ms = wholeMs(ttlMs);
     const got = await call(op, () =>
       this.#redis.set(hashedKey(this.#prefix, 'conv-reply', id), '1', 'PX', ms, 'NX'),
     );
@@ -146,6 +146,11 @@ export class RedisSessionStore implements SessionStore {
   async unclaim(id: string): Promise<void> {
     await call('RedisSessionStore.unclaim', () => this.#redis.del(hashedKey(this.#prefix, 'conv-reply', id)));
   }
+}
+
+/** A duration the router computed, as Redis's `PX` takes it: whole milliseconds, at least 1. */
+function wholeMs(ms: number): number {
+  return Math.max(1, Math.ceil(ms));
 }
 
 /** Writes KEYS[2] only while KEYS[1] (the lock) still holds this holder's token ARGV[1]; 1 or 0. */
@@ -190,7 +195,7 @@ export class RedisWindowStore implements WindowStore {
     const { redis, prefix } = openStore(options, op);
     this.#redis = redis;
     this.#prefix = prefix;
-    this.#ttlMs = positiveMs(options.ttlMs, 30 * 24 * 60 * 60 * 1000, 'ttlMs', op);
+    this.#ttlMs = positiveMs(options.ttlMs, DEFAULT_RETENTION_MS, 'ttlMs', op);
   }
 
   async recordInbound(customer: string, atMs: number): Promise<void> {

@@ -15,7 +15,7 @@ import type * as BullMQ from 'bullmq';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ConfigurationError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger, LogLevel } from '../core/logger.js';
 import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { ON_ERROR_HINT } from '../webhooks/claims.js';
@@ -75,8 +75,17 @@ export interface InboxWorkerOptions extends InboxQueueOptions {
    * run: keep it well above your longest synchronous stretch.
    */
   lockDurationMs?: number;
-  /** Operational messages: event kinds, job ids, error names. Never payloads, keys or secrets. */
-  logger?: Logger;
+  /**
+   * Operational messages: event kinds, job ids, error names; never payloads, keys or secrets. Default: the console,
+   * with the inbox handler's `[wa-gateway webhooks]` prefix. Pass your own (pino, winston) or `false` for silence.
+   * Either is filtered to `logLevel`, as the clients' and the handlers' loggers are.
+   */
+  logger?: Logger | false;
+  /**
+   * The least severe level logged (`'off'` logs nothing). Default: the `WA_GATEWAY_LOG` environment variable when
+   * it names a level, else `'warn'`.
+   */
+  logLevel?: LogLevel;
   /** Every failure, with the error itself (your `onEvent`'s errors may hold your data: log them with care). */
   onError?: (error: unknown, info: InboxWorkerErrorInfo) => void;
 }
@@ -172,8 +181,9 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
     throw new ConfigurationError(`${ROLE}: options are required ({ connection, onEvent })`);
   }
   const { onEvent } = options;
-  // The handler's and the inbox's rule: the given logger, else the console, at WA_GATEWAY_LOG or `warn`.
-  const logger = resolveWebhookLogger(options.logger);
+  // The handler's and the inbox's rule: the given logger (none for `false`), else the console, at `logLevel`,
+  // else WA_GATEWAY_LOG, else `warn`.
+  const logger = resolveWebhookLogger(options.logger, options.logLevel);
   if (typeof onEvent !== 'function') throw new ConfigurationError(`${ROLE}: \`onEvent\` must be a function`);
   const queue = queueOptions(options, ROLE);
   const concurrency = integerOption(options.concurrency, 1, 'concurrency', 10_000);

@@ -19,7 +19,7 @@ import {
   Script,
   unexpectedReply,
 } from './redis-answer.js';
-import { openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
+import { DEFAULT_RETENTION_MS, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /**
  * Compare-and-set: writes the new snapshot only if the stored one is still the one the update was computed
@@ -117,7 +117,7 @@ export class RedisStatusStore {
     const { redis, prefix, logger } = openStore(options, op);
     this.#redis = redis;
     this.#prefix = prefix;
-    this.#ttlMs = positiveMs(options.ttlMs, 30 * 24 * 60 * 60 * 1000, 'ttlMs', op);
+    this.#ttlMs = positiveMs(options.ttlMs, DEFAULT_RETENTION_MS, 'ttlMs', op);
     this.#maxAttempts = Math.floor(positiveMs(options.maxAttempts, 50, 'maxAttempts', op));
     this.#onChange = options.onChange;
     this.#logger = logger;

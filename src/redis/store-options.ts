@@ -1,6 +1,6 @@
 /** How every Redis store checks the options it is built with: the client, the key prefix, durations. */
 import { ConfigurationError } from '../core/errors.js';
-import { type Logger, resolveLogger } from '../core/logger.js';
+import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';
 import { watchConnection } from './connection-log.js';
 import type { RedisClient } from './redis-answer.js';
 
@@ -12,12 +12,17 @@ export interface RedisStoreOptions {
   prefix?: string;
   /**
    * Receives operation names and error classes only: never keys, values or tokens. Default `console`, filtered to
-   * the `WA_GATEWAY_LOG` level or `warn`, as the clients' logger.
+   * `logLevel`, as the clients' logger.
    */
   logger?: Logger;
+  /** The least severe level logged (`'off'` logs nothing). Default: the `WA_GATEWAY_LOG` environment variable, else `'warn'`. */
+  logLevel?: LogLevel;
 }
 
 export const DEFAULT_PREFIX = 'wa:';
+
+/** How long a store keeps a record after its last write when its options do not say: 30 days. */
+export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
  * ioredis emits `'error'` on every failed reconnect. Without a listener it prints each one to the console (it
@@ -66,8 +71,8 @@ export interface StoreBase {
  * `ConfigurationError` naming `operation`.
  */
 export function openStore(options: RedisStoreOptions | undefined, operation: string): StoreBase {
-  // The clients' rule: the given logger, else the console, at `WA_GATEWAY_LOG` or `warn`.
-  const logger = resolveLogger({ logger: options?.logger });
+  // The clients' rule: the given logger, else the console, at `logLevel`, else `WA_GATEWAY_LOG`, else `warn`.
+  const logger = resolveLogger({ logger: options?.logger, logLevel: options?.logLevel });
   guardClient(options?.redis as RedisClient, logger, operation);
   const { redis, prefix } = options as RedisStoreOptions;
   return { redis, prefix: checkPrefix(prefix, operation), logger };

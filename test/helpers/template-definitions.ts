@@ -1,6 +1,3 @@
-import { expect } from 'vitest';
-import { TemplateSendError } from '../../src/index.js';
-
 /** Template definitions the template tests share: one with a TEXT header, body variables and both button kinds. */
 export const orderShippedDefinition = {
   name: 'order_shipped',
@@ -18,13 +15,3 @@ export const orderShippedDefinition = {
     { type: 'QUICK_REPLY', text: 'Stop updates' },
   ],
 } as const;
-
-/** The `TemplateSendError` a call rejects with (fails the test when it resolves or throws anything else). */
-export async function templateSendRefusal(run: () => Promise<unknown>): Promise<TemplateSendError> {
-  const error = await run().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TemplateSendError);
-  return error as TemplateSendError;
-}

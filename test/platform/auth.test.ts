@@ -20,9 +20,8 @@ import { TOKEN_LIFETIME_MS } from '../../src/platform/login.js';
 import { TOKEN_REFRESH_MARGIN_MS } from '../../src/platform/token-manager.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { useMswServer } from '../helpers/msw.js';
+import { PLATFORM, STREAM } from '../helpers/platform.js';
 
-const PLATFORM = 'https://platform.test';
-const STREAM = 'https://stream.test';
 const USERNAME = 'ops@example.com';
 const PASSWORD = 'S3cret pass-phrase 42';
 const ACCOUNT = '7d3f1c2b-0a9e-4b8d-8c7f-6e5d4c3b2a19';

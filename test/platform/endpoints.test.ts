@@ -16,13 +16,7 @@ import type { Logger } from '../../src/core/logger.js';
 import { type GroupBasedReport, PlatformClient, type Report } from '../../src/platform/index.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { useMswServer } from '../helpers/msw.js';
-
-const PLATFORM = 'https://platform.test';
-const STREAM = 'https://stream.test';
-const TOKEN = 'ready-token-abcdef123456';
-const CONV = '3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f';
-const CUSTOMER = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
-const CHANNEL = '0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+import { CHANNEL, CONV, CUSTOMER, PLATFORM, STREAM, TOKEN } from '../helpers/platform.js';
 
 const server = useMswServer();
 

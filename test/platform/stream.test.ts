@@ -20,12 +20,7 @@ import {
   type StreamMessage,
 } from '../../src/platform/index.js';
 import { useMswServer } from '../helpers/msw.js';
-
-const PLATFORM = 'https://platform.test';
-const STREAM = 'https://stream.test';
-const TOKEN = 'ready-token-abcdef123456';
-const CHANNEL = '0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
-const CONV = '3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f';
+import { CHANNEL, CONV, PLATFORM, STREAM, TOKEN } from '../helpers/platform.js';
 
 const server = useMswServer();
 const encoder = new TextEncoder();

@@ -6,6 +6,7 @@
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
+import { ConfigurationError } from '../../src/core/errors.js';
 import { createInboxHandler } from '../../src/redis/inbox.js';
 import { createInboxWorker } from '../../src/redis/inbox-worker.js';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
@@ -51,6 +52,25 @@ describe('a Redis that cannot be reached', () => {
       );
       expect(meta).toEqual({ where: `127.0.0.1:${port}`, code: 'ECONNREFUSED' });
       expect(JSON.stringify(warn.mock.calls)).not.toContain(PASSWORD);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it("a store's logLevel filters its logger, as the clients' does; a bad one is a ConfigurationError", async () => {
+    const port = await closedPort();
+    const redis = new Redis(`redis://127.0.0.1:${port}`, {
+      maxRetriesPerRequest: 1,
+      retryStrategy: () => 10,
+    });
+    const warn = vi.fn();
+    try {
+      expect(() => new RedisIdempotencyStore({ redis, logLevel: 'loud' as 'warn' })).toThrow(
+        ConfigurationError,
+      );
+      new RedisIdempotencyStore({ redis, logger: { warn }, logLevel: 'error' });
+      await errors(redis, 5);
+      expect(warn).not.toHaveBeenCalled();
     } finally {
       redis.disconnect();
     }

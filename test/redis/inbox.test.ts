@@ -342,6 +342,53 @@ describeRedis('durable inbox (real redis-server)', () => {
     expect(log.lines).toHaveLength(2);
   });
 
+  it("filters the worker's lines to logLevel, and logger: false silences them, as the clients' options do", async () => {
+    const failing = () => {
+      throw new Error('down');
+    };
+    // logLevel 'error': the retry's warn line is dropped, the final error line is kept.
+    const filteredQueue = nextQueue();
+    const log = recordingLogger();
+    const filtered = worker({
+      queueName: filteredQueue,
+      logger: log.logger,
+      logLevel: 'error',
+      attempts: 2,
+      backoff: { type: 'fixed', delayMs: 0 },
+      onEvent: failing,
+    });
+    // logger: false: not even the default console lines.
+    const silentQueue = nextQueue();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const silent = worker({ queueName: silentQueue, logger: false, attempts: 1, onEvent: failing });
+      for (const [queueName, w] of [
+        [filteredQueue, filtered],
+        [silentQueue, silent],
+      ] as const) {
+        const h = handler(queueName);
+        await ready(h);
+        expect((await h(delivery(messageEnvelope(textMessage({ id: `wamid.${queueName}` }))))).status).toBe(
+          200,
+        );
+        await vi.waitFor(async () => expect((await w.counts()).failed).toBe(1), {
+          timeout: 15_000,
+          interval: 25,
+        });
+      }
+      const sdkLines = [...warn.mock.calls, ...error.mock.calls].filter((c) =>
+        String(c[0]).includes('wa-gateway'),
+      );
+      expect(sdkLines).toEqual([]);
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
+    expect(log.lines).toHaveLength(1);
+    expect(log.lines[0]).toContain('no attempt left');
+  });
+
   it('refuses bad options with ConfigurationError before opening a connection', () => {
     expect(() => createInboxHandler({ connection: server.url, secret: '' })).toThrow(ConfigurationError);
     expect(() => createInboxHandler({ connection: 'http://example.com', secret: SECRET })).toThrow(
@@ -365,6 +412,9 @@ describeRedis('durable inbox (real redis-server)', () => {
         onEvent: () => {},
         backoff: { type: 'linear' as 'fixed', delayMs: 1 },
       }),
+    ).toThrow(ConfigurationError);
+    expect(() =>
+      createInboxWorker({ connection: server.url, onEvent: () => {}, logLevel: 'loud' as 'warn' }),
     ).toThrow(ConfigurationError);
     expect(DEFAULT_INBOX_QUEUE).toBe('wa-gateway-inbox');
   });
