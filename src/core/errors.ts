@@ -527,6 +527,19 @@ export function invalidArgument(
   return new MessageValidationError([{ path, message, code: 'custom', rule }], `${call} argument`);
 }
 
+/**
+ * A text argument a call cannot go without (an id, a name): returned when it holds something besides spaces, else
+ * the argument error of the rule above, rule `<name>.required`, saying what to give.
+ *
+ * @example
+ * const id = requireText('media.download', 'mediaId', mediaId, 'the media id (image.id, ... of an incoming message)');
+ */
+export function requireText(call: string, name: string, value: unknown, give: string): string {
+  if (typeof value === 'string' && value.trim() !== '') return value;
+  const what = value === undefined || value === null ? 'missing' : 'empty';
+  throw invalidArgument(call, [name], `is ${what}: give ${give}`, `${name}.required`);
+}
+
 /** The answer a call got, as an error reports it. */
 export interface AnswerSeen {
   /** The answer's real status: a create may be answered 201 or 202, not only 200. */

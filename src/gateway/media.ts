@@ -1,6 +1,6 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { ApiError, ConnectionError, EndpointNotLiveError, invalidArgument } from '../core/errors.js';
+import { ApiError, ConnectionError, EndpointNotLiveError, requireText } from '../core/errors.js';
 import { headerParameter, headerValue } from '../core/headers.js';
 import type { Transport } from '../core/transport.js';
 
@@ -60,22 +60,18 @@ export class Media {
   }
 
   async #download(mediaId: string, options: DownloadOptions): Promise<WithResponse<MediaDownload>> {
-    if (typeof mediaId !== 'string' || mediaId.trim() === '') {
-      throw invalidArgument(
-        'media.download',
-        ['mediaId'],
-        'is empty: give the media id (image.id, audio.id, ... of an incoming message)',
-        'mediaId.required',
-      );
-    }
-    if (typeof options?.phoneNumberId !== 'string' || options.phoneNumberId.trim() === '') {
-      throw invalidArgument(
-        'media.download',
-        ['phoneNumberId'],
-        'is missing: give options.phoneNumberId, the value.metadata.phone_number_id of the event that carried the media',
-        'phoneNumberId.required',
-      );
-    }
+    requireText(
+      'media.download',
+      'mediaId',
+      mediaId,
+      'the media id (image.id, audio.id, ... of an incoming message)',
+    );
+    requireText(
+      'media.download',
+      'phoneNumberId',
+      options?.phoneNumberId,
+      'options.phoneNumberId, the value.metadata.phone_number_id of the event that carried the media',
+    );
     let opened: { response: Response; attempts: number };
     try {
       opened = await this.#transport.open({

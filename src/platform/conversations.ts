@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import { invalidArgument } from '../core/errors.js';
+import { requireText } from '../core/errors.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
 import { type CustomFields, customFieldsSchema } from './fields.js';
 import type { CallOptions, DetailResponse, PlatformHttp } from './http.js';
@@ -83,14 +83,7 @@ export class Conversations {
    */
   assignToGroup(uuid: string, groupName: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
     return this.#post('assignToGroup', uuid, options, () => {
-      if (typeof groupName !== 'string' || groupName.trim() === '') {
-        throw invalidArgument(
-          'conversations.assignToGroup',
-          ['groupName'],
-          'is empty: give the group name',
-          'groupName.required',
-        );
-      }
+      requireText('conversations.assignToGroup', 'groupName', groupName, 'the group name');
       return { group: { name: groupName } };
     });
   }

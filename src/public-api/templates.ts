@@ -1,6 +1,6 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { invalidArgument, TemplateValidationError, unexpectedAnswer } from '../core/errors.js';
+import { requireText, TemplateValidationError, unexpectedAnswer } from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { isRecord } from '../core/plain-data.js';
 import { excerpt } from '../core/secrets.js';
@@ -69,14 +69,7 @@ export class Templates {
     template: DeepReadonly<TemplateCreateRequest>,
     options: CreateTemplateOptions,
   ): Promise<WithResponse<TemplateCreated>> {
-    if (typeof appId !== 'string' || appId.trim() === '') {
-      throw invalidArgument(
-        'templates.create',
-        ['appId'],
-        'is empty: give the application id (app_id) the template belongs to',
-        'appId.required',
-      );
-    }
+    requireText('templates.create', 'appId', appId, 'the application id (app_id) the template belongs to');
     if (options.validate !== false) {
       const result = validateTemplate(template);
       if (!result.valid) throw new TemplateValidationError(result.issues);
