@@ -90,7 +90,7 @@ it('the simulator answers the new endpoint; the method checks its argument befor
   expect(state.requests).toHaveLength(requests);
   expect(testOnlyPinInputSchema.safeParse(pin).success).toBe(true);
   state.reset();
-  expect(state.testOnlyPins.size).toBe(0);
+  expect(state.testOnlyPins.size, 'PlatformState.reset() clears the new field').toBe(0);
 });
 `;
 
