@@ -18,19 +18,8 @@ import { statusSchema } from './status.js';
 import { messageBase } from './wire.js';
 
 export * from './account-update.js';
-export * from './messages/audio.js';
-export * from './messages/button.js';
-export * from './messages/contacts.js';
-export * from './messages/document.js';
-export * from './messages/image.js';
+// The message modules are listed once, in messages/index.ts, which re-exports each.
 export * from './messages/index.js';
-export * from './messages/interactive.js';
-export * from './messages/location.js';
-export * from './messages/order.js';
-export * from './messages/reaction.js';
-export * from './messages/sticker.js';
-export * from './messages/text.js';
-export * from './messages/video.js';
 export * from './status.js';
 export * from './template-status.js';
 export type { OpenEnum } from './wire.js';
