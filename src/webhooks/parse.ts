@@ -124,27 +124,6 @@ const changeReaders: { readonly [F in KnownChangeField]: ChangeReader } = {
   account_update: (value, ctx, events) => events.push(accountEvent(value, ctx)),
 };
 
-/**
- * How many items a schema validates on zod's interpreted path before it takes the compiled one. zod compiles an
- * object schema into a function the first time it parses with it, about 0.3-1 ms per object schema in a cold
- * process: most of what the first delivery after a cold start paid (~3 ms for a text message, against ~1.4 ms
- * interpreted). Interpreted, a message parses about as fast and a status batch ~25% slower; so a schema is
- * compiled once it is hot, when a busy receiver gains from it, and a function that sees a few deliveries never
- * pays for it. `jitless` is zod's documented parse option: the result is the same on both paths
- * (test/webhooks/parse-paths.test.ts holds it over the corpus).
- */
-export const COMPILE_AFTER = 100;
-const INTERPRETED = { jitless: true } as const;
-const validated = new Map<z.ZodMiniType, number>();
-
-/** `schema.safeParse(input)`, on the interpreted path until the schema is hot (see `COMPILE_AFTER`). */
-function validate<S extends z.ZodMiniType>(schema: S, input: unknown): ReturnType<S['safeParse']> {
-  const seen = validated.get(schema) ?? 0;
-  if (seen >= COMPILE_AFTER) return schema.safeParse(input) as ReturnType<S['safeParse']>;
-  validated.set(schema, seen + 1);
-  return schema.safeParse(input, INTERPRETED) as ReturnType<S['safeParse']>;
-}
-
 interface ChangeContext {
   businessAccountId: string | undefined;
   field: string;
@@ -190,7 +169,7 @@ type MetadataResult = { ok: true; metadata: WebhookMetadata } | { ok: false; iss
 
 /** The change's `value.metadata`, which the spec gives on every `messages` change (both fields required). */
 function parseMetadata(raw: unknown): MetadataResult {
-  const result = validate(metadataSchema, raw);
+  const result = metadataSchema.safeParse(raw);
   if (result.success) return { ok: true, metadata: result.data };
   return {
     ok: false,
@@ -256,7 +235,7 @@ function findContact(
       }
     }
   }
-  const result = validate(contactSchema, raw);
+  const result = contactSchema.safeParse(raw);
   const contact = result.success ? result.data : undefined;
   cache.set(cacheKey, contact);
   return contact;
@@ -288,7 +267,7 @@ function messageEvent(
     ? messageSchemas[type as keyof typeof messageSchemas]
     : null;
   if (schema) {
-    const result = validate(schema, mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
+    const result = schema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
     message = result.success
       ? withReceivedRaw(result.data, item)
       : unknownMessage(item, id, type, toIssues(result.error.issues));
@@ -343,7 +322,7 @@ function statusEvent(
   k: number,
   metadata: WebhookMetadata,
 ): WebhookEvent {
-  const result = validate(statusSchema, mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
+  const result = statusSchema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
   if (!result.success) {
     return unknownEvent(
       ctx,
@@ -380,7 +359,7 @@ function valueEvent<T>(
   ctx: ChangeContext,
   build: (data: T, hash: string) => WebhookEvent,
 ): WebhookEvent {
-  const result = validate(schema, value);
+  const result = schema.safeParse(value);
   if (!result.success)
     return unknownEvent(ctx, 'invalid_item', ctx.path, value, toIssues(result.error.issues));
   return build(result.data, contentHash(ctx.time, value));
