@@ -100,14 +100,29 @@ function walkEnvelope(body: DecodedBody): WebhookEvent[] {
         path: ['entry', i, 'changes', j, 'value'],
         body,
       };
-      if (field === 'messages') walkMessagesValue(value, ctx, events);
-      else if (field === 'message_template_status_update') events.push(templateEvent(value, ctx));
-      else if (field === 'account_update') events.push(accountEvent(value, ctx));
+      const read = Object.hasOwn(changeReaders, field) ? changeReaders[field as KnownChangeField] : null;
+      if (read) read(value, ctx, events);
       else events.push(unknownEvent(ctx, 'unknown_field', ctx.path, value, []));
     }
   }
   return events;
 }
+
+/** A change `field` the SDK types: the `field` of every event but `unknown`. */
+type KnownChangeField = Exclude<WebhookEvent, UnknownEvent>['field'];
+
+/** Turns one change's `value` into its events, appended to `events` in document order. */
+type ChangeReader = (value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]) => void;
+
+/**
+ * The reader of each change field the SDK types, keyed by field: an event kind added to `WebhookEvent` does not
+ * compile until its field has a reader here. A field not in the table becomes an `unknown_field` event.
+ */
+const changeReaders: { readonly [F in KnownChangeField]: ChangeReader } = {
+  messages: walkMessagesValue,
+  message_template_status_update: (value, ctx, events) => events.push(templateEvent(value, ctx)),
+  account_update: (value, ctx, events) => events.push(accountEvent(value, ctx)),
+};
 
 interface ChangeContext {
   businessAccountId: string | undefined;

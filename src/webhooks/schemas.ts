@@ -15,22 +15,11 @@
  */
 import * as z from '../core/zod.js';
 import { statusSchema } from './status.js';
-import { messageBase } from './wire.js';
+import { messageBase, nonEmptyString, optionalString, requiredString } from './wire.js';
 
 export * from './account-update.js';
-export * from './messages/audio.js';
-export * from './messages/button.js';
-export * from './messages/contacts.js';
-export * from './messages/document.js';
-export * from './messages/image.js';
+// The message modules are listed once, in messages/index.ts, which re-exports each.
 export * from './messages/index.js';
-export * from './messages/interactive.js';
-export * from './messages/location.js';
-export * from './messages/order.js';
-export * from './messages/reaction.js';
-export * from './messages/sticker.js';
-export * from './messages/text.js';
-export * from './messages/video.js';
 export * from './status.js';
 export * from './template-status.js';
 export type { OpenEnum } from './wire.js';
@@ -38,9 +27,9 @@ export type { OpenEnum } from './wire.js';
 /** `value.metadata`: which business number received the event. */
 export const metadataSchema = z.looseObject({
   /** Identifier of the receiving number; needed for routing and for media download. */
-  phone_number_id: z.string(),
+  phone_number_id: requiredString,
   /** Absent from some deliveries: route by `phone_number_id`. */
-  display_phone_number: z.optional(z.string()),
+  display_phone_number: optionalString,
 });
 export interface WebhookMetadata extends z.output<typeof metadataSchema> {}
 
@@ -50,18 +39,18 @@ export interface WebhookMetadata extends z.output<typeof metadataSchema> {}
  */
 export const contactSchema = z.looseObject({
   /** The user's number; absent for a user known by `user_id` only. */
-  wa_id: z.optional(z.string()),
+  wa_id: optionalString,
   /** Business-scoped user id, when sent. */
-  user_id: z.optional(z.string()),
+  user_id: optionalString,
   /** Business-scoped id of the parent account, when sent. */
-  parent_user_id: z.optional(z.string()),
+  parent_user_id: optionalString,
   /** Absent from some deliveries. */
   profile: z.optional(
     z.looseObject({
       /** Display name, when shared. */
-      name: z.optional(z.string()),
+      name: optionalString,
       /** Username, when the user set one. */
-      username: z.optional(z.string()),
+      username: optionalString,
     }),
   ),
 });
@@ -73,13 +62,13 @@ export interface WebhookContact extends z.output<typeof contactSchema> {}
  */
 export const incomingMessageWireSchema = z.looseObject({
   ...messageBase,
-  type: z.string().check(z.minLength(1)),
+  type: nonEmptyString,
 });
 export interface IncomingMessageWire extends z.output<typeof incomingMessageWireSchema> {}
 
 /** `value` of a `messages` change: incoming messages and/or statuses, with the receiving number and senders. */
 export const messagesValueSchema = z.looseObject({
-  messaging_product: z.optional(z.string()),
+  messaging_product: optionalString,
   metadata: z.optional(metadataSchema),
   contacts: z.optional(z.array(contactSchema)),
   messages: z.optional(z.array(incomingMessageWireSchema)),
@@ -89,14 +78,14 @@ export interface MessagesValue extends z.output<typeof messagesValueSchema> {}
 
 /** One `entry[].changes[]` item. */
 export const changeSchema = z.looseObject({
-  field: z.string(),
+  field: requiredString,
   value: z.looseObject({}),
 });
 
 /** One `entry[]` item: the business account and its changes. */
 export const entrySchema = z.looseObject({
   /** Business account identifier. */
-  id: z.string(),
+  id: requiredString,
   changes: z.array(changeSchema),
 });
 
@@ -108,7 +97,7 @@ export const entrySchema = z.looseObject({
  * const ok = webhookEnvelopeSchema.safeParse(JSON.parse(body)).success;
  */
 export const webhookEnvelopeSchema = z.looseObject({
-  object: z.optional(z.string()),
+  object: optionalString,
   entry: z.array(entrySchema),
 });
 /** The envelope as validated by `webhookEnvelopeSchema`. */

@@ -1,6 +1,6 @@
 /** `value.statuses[]`: the state changes of outbound messages. */
 import * as z from '../core/zod.js';
-import { openEnum, timestampSchema } from './wire.js';
+import { nonEmptyString, openEnum, optionalString, requiredString, timestampSchema } from './wire.js';
 
 /** Status values the spec documents. Others may appear and are accepted. */
 export const STATUS_VALUES = ['sent', 'delivered', 'read', 'failed'] as const;
@@ -17,11 +17,11 @@ export const CONVERSATION_ORIGIN_TYPES = ['marketing', 'utility', 'authenticatio
  */
 export const statusErrorSchema = z.looseObject({
   code: z.int(),
-  title: z.string(),
+  title: requiredString,
   /** When sent (often equal to `title`). */
-  message: z.optional(z.string()),
+  message: optionalString,
   /** When sent; may be `{}`. */
-  error_data: z.optional(z.looseObject({ /** When sent. */ details: z.optional(z.string()) })),
+  error_data: z.optional(z.looseObject({ /** When sent. */ details: optionalString })),
 });
 export interface StatusError extends z.output<typeof statusErrorSchema> {}
 
@@ -36,20 +36,20 @@ export interface StatusError extends z.output<typeof statusErrorSchema> {}
  */
 export const statusSchema = z.looseObject({
   /** The outbound message's `wamid` (the `data.messages[0].id` of the send response). */
-  id: z.string().check(z.minLength(1)),
+  id: nonEmptyString,
   status: openEnum(STATUS_VALUES, { nonEmpty: true }),
   /** Unix seconds of the change, as sent. Order statuses by this, not by arrival. */
   timestamp: timestampSchema,
   /** Recipient's number; absent for a user known by `recipient_user_id` only (see `customerOf`). */
-  recipient_id: z.optional(z.string()),
+  recipient_id: optionalString,
   /** Recipient's business-scoped user id, when sent. */
-  recipient_user_id: z.optional(z.string()),
+  recipient_user_id: optionalString,
   /** Business-scoped id of the recipient's parent account, when sent. */
-  parent_recipient_user_id: z.optional(z.string()),
+  parent_recipient_user_id: optionalString,
   conversation: z.optional(
     z.looseObject({
       /** When sent. */
-      id: z.optional(z.string()),
+      id: optionalString,
       /** When sent. */
       origin: z.optional(
         z.looseObject({ /** When sent. */ type: z.optional(openEnum(CONVERSATION_ORIGIN_TYPES)) }),
@@ -61,9 +61,9 @@ export const statusSchema = z.looseObject({
       /** `true`: the fee is deducted (on `delivered`); `false`: free tier; absent from some deliveries. */
       billable: z.optional(z.boolean()),
       /** When sent (`CBP`, `PMP`, ...). */
-      pricing_model: z.optional(z.string()),
+      pricing_model: optionalString,
       /** When sent (`marketing`, `utility`, ...). */
-      category: z.optional(z.string()),
+      category: optionalString,
     }),
   ),
   /** Filled on `failed`. */

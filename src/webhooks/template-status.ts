@@ -1,6 +1,6 @@
 /** The `message_template_status_update` change. */
 import * as z from '../core/zod.js';
-import { openEnum } from './wire.js';
+import { openEnum, optionalString, requiredString } from './wire.js';
 
 /** Template status events the spec documents. */
 export const TEMPLATE_STATUS_EVENTS = [
@@ -20,9 +20,9 @@ export const templateStatusValueSchema = z.looseObject({
   // already lost precision in JSON.parse; refusing it would only lose the event as well.
   message_template_id: z.number(),
   /** When sent (else look it up by id). */
-  message_template_name: z.optional(z.string()),
-  message_template_language: z.optional(z.string()),
+  message_template_name: optionalString,
+  message_template_language: optionalString,
   /** Filled for a rejection; `null` otherwise (an absent reason reads as `null`). */
-  reason: z._default(z.nullable(z.string()), null),
+  reason: z._default(z.nullable(requiredString), null),
 });
 export interface TemplateStatusValue extends z.output<typeof templateStatusValueSchema> {}

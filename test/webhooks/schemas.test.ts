@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   accountUpdateEnvelope,
@@ -113,5 +114,19 @@ describe('schemas: strict minimum, open enumerations, loose objects', () => {
 
   it('rejects unknown types in the known-message union', () => {
     expect(knownMessageSchema.safeParse(unknownTypeMessage()).success).toBe(false);
+  });
+});
+
+describe('the message table is the one list of message modules', () => {
+  const folder = new URL('../../src/webhooks/messages/', import.meta.url);
+  const modules = readdirSync(folder).filter(
+    (f) => f.endsWith('.ts') && !f.endsWith('.fixture.ts') && f !== 'index.ts',
+  );
+
+  it.each(modules)('%s has its schema in messageSchemas and every export re-exported', async (file) => {
+    const module = (await import(new URL(file, folder).href)) as Record<string, unknown>;
+    const table = (await import('../../src/webhooks/messages/index.js')) as Record<string, unknown>;
+    expect(Object.values(module).some((v) => Object.values(messageSchemas).includes(v as never))).toBe(true);
+    for (const [name, value] of Object.entries(module)) expect(table[name], name).toBe(value);
   });
 });

@@ -7,7 +7,7 @@
  * from the `unknown` variant's `raw`.
  */
 import * as z from '../../core/zod.js';
-import { messageBase } from '../wire.js';
+import { messageBase, requiredString } from '../wire.js';
 
 export const buttonMessageSchema = z.looseObject({
   ...messageBase,
@@ -16,9 +16,9 @@ export const buttonMessageSchema = z.looseObject({
   // sent, is the wamid of the template message whose button was tapped.
   button: z.looseObject({
     /** The payload the business set on the button when it sent the template: what a bot routes by. */
-    payload: z.string(),
+    payload: requiredString,
     /** The button's label as the customer saw it. */
-    text: z.string(),
+    text: requiredString,
   }),
 });
 

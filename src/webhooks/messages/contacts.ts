@@ -1,6 +1,6 @@
 /** The `contacts` incoming message. */
 import * as z from '../../core/zod.js';
-import { messageBase } from '../wire.js';
+import { messageBase, optionalString, requiredString } from '../wire.js';
 
 /**
  * One shared contact card inside a `contacts` message: whatever the user's address book held. Only the display
@@ -9,21 +9,21 @@ import { messageBase } from '../wire.js';
  */
 export const sharedContactSchema = z.looseObject({
   name: z.looseObject({
-    formatted_name: z.string(),
-    first_name: z.optional(z.string()),
-    last_name: z.optional(z.string()),
+    formatted_name: requiredString,
+    first_name: optionalString,
+    last_name: optionalString,
   }),
   phones: z.optional(
     z.array(
       z.looseObject({
-        phone: z.optional(z.string()),
+        phone: optionalString,
         /** `CELL`, `HOME`, `WORK`, ... when the card has a label. */
-        type: z.optional(z.string()),
-        wa_id: z.optional(z.string()),
+        type: optionalString,
+        wa_id: optionalString,
       }),
     ),
   ),
-  emails: z.optional(z.array(z.looseObject({ email: z.optional(z.string()), type: z.optional(z.string()) }))),
+  emails: z.optional(z.array(z.looseObject({ email: optionalString, type: optionalString }))),
 });
 export interface SharedContact extends z.output<typeof sharedContactSchema> {}
 

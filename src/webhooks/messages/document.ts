@@ -1,6 +1,6 @@
 /** The `document` incoming message. */
 import * as z from '../../core/zod.js';
-import { mediaFields, messageBase } from '../wire.js';
+import { mediaFields, messageBase, optionalString } from '../wire.js';
 
 export const documentMessageSchema = z.looseObject({
   ...messageBase,
@@ -8,8 +8,8 @@ export const documentMessageSchema = z.looseObject({
   document: z.looseObject({
     ...mediaFields,
     /** Absent when the user's app gave none. */
-    filename: z.optional(z.string()),
-    caption: z.optional(z.string()),
+    filename: optionalString,
+    caption: optionalString,
   }),
 });
 

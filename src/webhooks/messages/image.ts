@@ -1,6 +1,6 @@
 /** The `image` incoming message. */
 import * as z from '../../core/zod.js';
-import { mediaFields, messageBase, openEnum } from '../wire.js';
+import { mediaFields, messageBase, openEnum, optionalString } from '../wire.js';
 
 export const imageMessageSchema = z.looseObject({
   ...messageBase,
@@ -8,7 +8,7 @@ export const imageMessageSchema = z.looseObject({
   image: z.looseObject({
     ...mediaFields,
     mime_type: z.optional(openEnum(['image/jpeg', 'image/png'])),
-    caption: z.optional(z.string()),
+    caption: optionalString,
   }),
 });
 

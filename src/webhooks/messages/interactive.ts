@@ -1,14 +1,14 @@
 /** The `interactive` incoming message. */
 import * as z from '../../core/zod.js';
-import { messageBase } from '../wire.js';
+import { messageBase, optionalString, requiredString } from '../wire.js';
 
 /** A tap on a reply button the business sent. */
 export const buttonReplySchema = z.looseObject({
   type: z.literal('button_reply'),
   button_reply: z.looseObject({
     /** The `reply.id` the business sent with the button. */
-    id: z.string(),
-    title: z.string(),
+    id: requiredString,
+    title: requiredString,
   }),
 });
 
@@ -16,10 +16,10 @@ export const buttonReplySchema = z.looseObject({
 export const listReplySchema = z.looseObject({
   type: z.literal('list_reply'),
   list_reply: z.looseObject({
-    id: z.string(),
-    title: z.string(),
+    id: requiredString,
+    title: requiredString,
     /** Present when the row had one. */
-    description: z.optional(z.string()),
+    description: optionalString,
   }),
 });
 
@@ -35,7 +35,7 @@ export const INTERACTIVE_TYPES = ['button_reply', 'list_reply'] as const;
 export const unknownInteractiveSchema = z.looseObject({
   type: z.literal('unknown'),
   /** The `interactive.type` the message carried, e.g. `'nfm_reply'`. */
-  originalType: z.string(),
+  originalType: requiredString,
   /** The `interactive` object as received. */
   raw: z.looseObject({}),
 });

@@ -1,6 +1,6 @@
 /** The `location` incoming message. */
 import * as z from '../../core/zod.js';
-import { messageBase } from '../wire.js';
+import { messageBase, optionalString } from '../wire.js';
 
 export const locationMessageSchema = z.looseObject({
   ...messageBase,
@@ -9,9 +9,9 @@ export const locationMessageSchema = z.looseObject({
     latitude: z.number(),
     longitude: z.number(),
     /** Name, address, url: for a chosen place, not a current location. */
-    name: z.optional(z.string()),
-    address: z.optional(z.string()),
-    url: z.optional(z.string()),
+    name: optionalString,
+    address: optionalString,
+    url: optionalString,
   }),
 });
 

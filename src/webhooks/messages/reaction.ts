@@ -1,15 +1,15 @@
 /** The `reaction` incoming message. */
 import * as z from '../../core/zod.js';
-import { messageBase } from '../wire.js';
+import { messageBase, optionalString, requiredString } from '../wire.js';
 
 export const reactionMessageSchema = z.looseObject({
   ...messageBase,
   type: z.literal('reaction'),
   reaction: z.looseObject({
     /** The `wamid` reacted to. */
-    message_id: z.string(),
+    message_id: requiredString,
     /** Empty or absent: the reaction was removed (test with `isReactionRemoved`). */
-    emoji: z.optional(z.string()),
+    emoji: optionalString,
   }),
 });
 

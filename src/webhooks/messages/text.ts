@@ -1,11 +1,11 @@
 /** The `text` incoming message. */
 import * as z from '../../core/zod.js';
-import { messageBase } from '../wire.js';
+import { messageBase, requiredString } from '../wire.js';
 
 export const textMessageSchema = z.looseObject({
   ...messageBase,
   type: z.literal('text'),
-  text: z.looseObject({ body: z.string() }),
+  text: z.looseObject({ body: requiredString }),
 });
 
 export interface TextMessage extends z.output<typeof textMessageSchema> {}

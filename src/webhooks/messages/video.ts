@@ -1,6 +1,6 @@
 /** The `video` incoming message. */
 import * as z from '../../core/zod.js';
-import { mediaFields, messageBase, openEnum } from '../wire.js';
+import { mediaFields, messageBase, openEnum, optionalString } from '../wire.js';
 
 export const videoMessageSchema = z.looseObject({
   ...messageBase,
@@ -8,7 +8,7 @@ export const videoMessageSchema = z.looseObject({
   video: z.looseObject({
     ...mediaFields,
     mime_type: z.optional(openEnum(['video/mp4', 'video/3gp'])),
-    caption: z.optional(z.string()),
+    caption: optionalString,
   }),
 });
 
