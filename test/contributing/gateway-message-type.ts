@@ -79,7 +79,10 @@ export const gatewayMessageType: WalkThrough = {
     {
       guide: 'an entry of the `outboundMessageSchemas` table',
       file: SCHEMA,
-      edit: after('  audio: outboundAudioMessageSchema,', '  test_only_note: outboundTestOnlyNoteMessageSchema,'),
+      edit: after(
+        '  audio: outboundAudioMessageSchema,',
+        '  test_only_note: outboundTestOnlyNoteMessageSchema,',
+      ),
     },
     {
       guide: 'and an interface inferred from it',

@@ -2,8 +2,8 @@
  * "Adding a webhook change field", replayed for `test_only_update` (a change field invented for this test, in the
  * copy only): `value: { event, detail? }`, delivered as an event of kind `test_only_update`.
  *
- * Step 3 (the dispatch) follows the guide as it is while `parseWebhook` routes changes with an `if` chain in
- * `src/webhooks/parse.ts`: when the dispatch becomes a table, that step (and the guide's) changes with it.
+ * Step 3 gives the field its reader in `changeReaders` (`src/webhooks/parse.ts`), the table keyed by every event's
+ * `field`: left out, the table does not compile, as the guide says.
  */
 import { after, all, before, create, type WalkThrough } from './replay.js';
 
@@ -164,24 +164,23 @@ export const webhookChangeField: WalkThrough = {
       file: 'src/webhooks/events.ts',
       edit: after('  | AccountUpdateEvent', '  | TestOnlyUpdateEvent'),
     },
-    // The dispatch, as the guide gives it today (an `if` chain in parseWebhook): to adjust when it becomes a table.
     {
       guide:
-        "**3. The dispatch:** one branch in `parseWebhook`'s walk of the changes (`src/webhooks/parse.ts`, with the import of the schema)",
+        "**3. The reader:** the field's entry in `changeReaders` (`src/webhooks/parse.ts`, with the import of the schema)",
       file: 'src/webhooks/parse.ts',
       edit: after('  templateStatusValueSchema,', '  testOnlyUpdateValueSchema,'),
     },
     {
-      guide:
-        "**3. The dispatch:** one branch in `parseWebhook`'s walk of the changes (`src/webhooks/parse.ts`, with the import of the schema)",
+      guide: 'so it does not compile until the event of step 2 has its reader',
       file: 'src/webhooks/parse.ts',
       edit: after(
-        "      else if (field === 'account_update') events.push(accountEvent(value, ctx));",
-        "      else if (field === 'test_only_update') events.push(testOnlyUpdateEvent(value, ctx));",
+        '  account_update: (value, ctx, events) => events.push(accountEvent(value, ctx)),',
+        '  test_only_update: (value, ctx, events) => events.push(testOnlyUpdateEvent(value, ctx)),',
       ),
+      needed: { near: 'const changeReaders', mentions: 'test_only_update' },
     },
     {
-      guide: 'and the builder of the event, whose `idempotencyKey` is what dedup stores see',
+      guide: 'Then the builder of the event, whose `idempotencyKey` is what dedup stores see',
       file: 'src/webhooks/parse.ts',
       edit: before('function unknownEvent(', eventBuilder),
     },

@@ -77,7 +77,7 @@ export const webhookMessageType: WalkThrough = {
       edit: create(module),
     },
     {
-      guide: '**2. One line in the table:** `src/webhooks/messages/index.ts` (with the import of the schema)',
+      guide: '**2. The table:** `src/webhooks/messages/index.ts`. Import the schema',
       file: 'src/webhooks/messages/index.ts',
       edit: after(
         "import { stickerMessageSchema } from './sticker.js';",
@@ -85,9 +85,14 @@ export const webhookMessageType: WalkThrough = {
       ),
     },
     {
-      guide: '**2. One line in the table:** `src/webhooks/messages/index.ts`',
+      guide: 'give it its line in `messageSchemas`',
       file: 'src/webhooks/messages/index.ts',
       edit: after('  reaction: reactionMessageSchema,', '  test_only_vote: testOnlyVoteMessageSchema,'),
+    },
+    {
+      guide: 'and re-export the module',
+      file: 'src/webhooks/messages/index.ts',
+      edit: after("export * from './sticker.js';", "export * from './test-only-vote.js';"),
     },
     {
       guide:
@@ -109,11 +114,6 @@ export const webhookMessageType: WalkThrough = {
       file: 'src/webhooks/fixtures.ts',
       edit: after('    button: buttonMessage(),', '    test_only_vote: testOnlyVoteMessage(),'),
       needed: { near: 'export function everyMessageType', mentions: 'test_only_vote' },
-    },
-    {
-      guide: "add `export * from './messages/reaction.js'` to `src/webhooks/schemas.ts`",
-      file: 'src/webhooks/schemas.ts',
-      edit: after("export * from './messages/sticker.js';", "export * from './messages/test-only-vote.js';"),
     },
     {
       guide:
