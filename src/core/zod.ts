@@ -8,15 +8,15 @@
  */
 import {
   config,
-  type looseObject as miniLooseObject,
-  type object as miniObject,
-  type strictObject as miniStrictObject,
+  looseObject as miniLooseObject,
+  object as miniObject,
+  strictObject as miniStrictObject,
   never,
   unknown,
   type ZodMiniObject,
   ZodMiniType,
 } from 'zod/mini';
-import { $constructor, $ZodObjectJIT, type $ZodType, type output, util } from 'zod/v4/core';
+import { $constructor, $ZodObjectJIT, type $ZodType, type output } from 'zod/v4/core';
 import en from 'zod/v4/locales/en.js';
 
 config(en());
@@ -37,21 +37,29 @@ const ZodMiniObjectJIT = $constructor<ZodMiniObject>('ZodMiniObject', (inst, def
   ZodMiniType.init(inst, def);
 });
 
-/** An object constructor like zod/mini's, on `ZodMiniObjectJIT`; `catchall` decides loose, strict or strip. */
-const objectWith = (catchall: () => ZodMiniType | undefined) => (shape: unknown, params?: unknown) => {
-  const rest = catchall();
-  return new ZodMiniObjectJIT({
-    type: 'object',
-    shape,
-    ...(rest ? { catchall: rest } : {}),
-    ...(util.normalizeParams(params as never) as object),
-  } as never) as never;
-};
+/**
+ * An object constructor like zod/mini's `mini`, on `ZodMiniObjectJIT`; `catchall` decides loose, strict or strip.
+ * With params (an error or a description), mini itself builds the definition, so their normalisation is zod's
+ * own; without (every schema of the SDK's), the definition is written here and no second instance is built.
+ * Not through zod's `util.normalizeParams`: `util` is a namespace object, and importing it kept all of zod's util
+ * module (13.6 KB) in the webhooks bundle.
+ */
+const objectWith =
+  <M extends (shape: never, params?: never) => { _zod: { def: unknown } }>(
+    mini: M,
+    catchall: () => ZodMiniType | undefined,
+  ) =>
+  (shape: unknown, params?: unknown) => {
+    if (params !== undefined)
+      return new ZodMiniObjectJIT(mini(shape as never, params as never)._zod.def as never);
+    const rest = catchall();
+    return new ZodMiniObjectJIT({ type: 'object', shape, ...(rest ? { catchall: rest } : {}) } as never);
+  };
 
 /** zod/mini's object constructors with the compiled parse path (see `ZodMiniObjectJIT`); same types. */
-export const looseObject: typeof miniLooseObject = objectWith(unknown);
-export const strictObject: typeof miniStrictObject = objectWith(never);
-export const object: typeof miniObject = objectWith(() => undefined);
+export const looseObject = objectWith(miniLooseObject, unknown) as unknown as typeof miniLooseObject;
+export const strictObject = objectWith(miniStrictObject, never) as unknown as typeof miniStrictObject;
+export const object = objectWith(miniObject, () => undefined) as unknown as typeof miniObject;
 
 /**
  * An issue as the SDK reports it (`MessageIssue` in errors.ts, the same shape, written out here so that this
