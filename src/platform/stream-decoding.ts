@@ -1,4 +1,5 @@
 import { createParser } from 'eventsource-parser';
+import { z } from 'zod';
 import { ConnectionError, StreamError, TimeoutError } from '../core/errors.js';
 import { StreamInterruptedError } from './errors.js';
 import { type StreamMessage, streamMessageSchema } from './stream.schema.js';
@@ -225,20 +226,19 @@ function tooLong(state: DecodeState, what: 'line' | 'event'): StreamError {
 }
 
 /**
- * The cheap check: enough to trust `id` and `created_at` (what `streamRange` relies on) at a cost that keeps
- * the stream near the speed of a bare `JSON.parse`. The rest of the record is passed as the server sent it.
+ * What the light check holds a record to: the schema's own `id` and `created_at` (what `streamRange` relies on),
+ * taken from it so that the two cannot disagree; the rest of the record is passed as the server sent it.
  */
+const LIGHT_FIELDS = z.object({
+  id: streamMessageSchema.shape.id,
+  created_at: streamMessageSchema.shape.created_at,
+});
+
+/** The cheap check, at a cost that keeps the stream near the speed of a bare `JSON.parse` (docs/benchmarks.md). */
 export function lightCheck(value: unknown, state: DecodeState, what: string): StreamMessage {
-  if (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { id?: unknown }).id === 'number' &&
-    typeof (value as { created_at?: unknown }).created_at === 'string'
-  ) {
-    return value as StreamMessage;
-  }
+  if (LIGHT_FIELDS.safeParse(value).success) return value as StreamMessage;
   throw new StreamError(
-    `${capital(what)} ${state.unit} of the message stream is not a message record (it needs a numeric id and a created_at).`,
+    `${capital(what)} ${state.unit} of the message stream is not a message record (it needs an integer id and a created_at).`,
     { recordsDelivered: state.progress().recordsDelivered },
   );
 }

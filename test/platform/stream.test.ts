@@ -295,6 +295,13 @@ describe('NDJSON decoding', () => {
     expect((error as StreamError).message).toMatch(/Line 2 .* not a message record/);
   });
 
+  it('the light check holds id and created_at to the schema itself: a fractional id is refused', async () => {
+    serveStream(() => `${JSON.stringify(message(1))}\n${JSON.stringify({ ...message(2), id: 2.5 })}\n`);
+    const { items, error } = await collect(client().messages.stream());
+    expect(items.map((m) => m.id)).toEqual([1]);
+    expect((error as StreamError).message).toMatch(/Line 2 .* not a message record \(it needs an integer id/);
+  });
+
   it("validate: 'full' checks every field with the schema", async () => {
     const bad = { ...message(2), agent: 42 };
     serveStream(() => `${JSON.stringify(message(1))}\n${JSON.stringify(bad)}\n`);
