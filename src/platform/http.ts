@@ -9,7 +9,6 @@ import {
 import { type RequestOptions as CallRequestOptions, requestOf } from '../core/call-options.js';
 import type { ClientTransportConfig } from '../core/client-options.js';
 import { type AnswerSeen, AuthenticationError, unexpectedAnswer } from '../core/errors.js';
-import { isRecord } from '../core/plain-data.js';
 import { traced } from '../core/tracing.js';
 import { type RequestOptions, Transport } from '../core/transport.js';
 import { describeIssues, safeCheck } from '../core/zod.js';
@@ -187,5 +186,6 @@ export function parseAnswer<S extends z.ZodType>(schema: S, data: unknown, answe
 
 /** The operation was accepted whatever its body says, so a missing or odd `detail` is not an error. */
 export function detailOf(data: unknown): DetailResponse {
-  return { detail: isRecord(data) && typeof data['detail'] === 'string' ? data['detail'] : '' };
+  const read = detailResponseSchema.safeParse(data);
+  return { detail: read.success ? read.data.detail : '' };
 }
