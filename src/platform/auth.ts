@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type ApiPromise, apiPromise } from '../core/api-promise.js';
-import type { CallOptions } from './http.js';
+import type { RequestOptions } from '../core/call-options.js';
+
 import type { LoginResult } from './login.js';
 import type { TokenManager } from './token-manager.js';
 
@@ -39,7 +40,7 @@ export class Auth {
    * const { accountUuid, otp, expiresAt } = await platform.auth.login();
    * const { response } = await platform.auth.login({ timeoutMs: 5_000 }).withResponse();
    */
-  login(options: CallOptions = {}): ApiPromise<LoginResult> {
+  login(options: RequestOptions = {}): ApiPromise<LoginResult> {
     return apiPromise(() => this.#tokens.login(options));
   }
 }

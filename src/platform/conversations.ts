@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/call-options.js';
 import { requireText } from '../core/errors.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
 import { type CustomFields, customFieldsSchema } from './fields.js';
-import type { CallOptions, DetailResponse, PlatformHttp } from './http.js';
+import type { DetailResponse, PlatformHttp } from './http.js';
 
 /** The agent of `POST /v2/conversations/assign/`: automatic assignment, or a specific agent by email. */
 export const assignAgentSchema = z.union(
@@ -48,7 +49,7 @@ export class Conversations {
    * @example
    * await platform.conversations.archive(conversationUuid);
    */
-  archive(uuid: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
+  archive(uuid: string, options: RequestOptions = {}): ApiPromise<DetailResponse> {
     return this.#post('archive', uuid, options);
   }
 
@@ -58,7 +59,7 @@ export class Conversations {
    * @example
    * await platform.conversations.unarchive(conversationUuid);
    */
-  unarchive(uuid: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
+  unarchive(uuid: string, options: RequestOptions = {}): ApiPromise<DetailResponse> {
     return this.#post('unarchive', uuid, options);
   }
 
@@ -69,7 +70,7 @@ export class Conversations {
    * @example
    * await platform.conversations.assign(conversationUuid, { email: 'agent@example.com' });
    */
-  assign(uuid: string, agent: AssignAgent, options: CallOptions = {}): ApiPromise<DetailResponse> {
+  assign(uuid: string, agent: AssignAgent, options: RequestOptions = {}): ApiPromise<DetailResponse> {
     return this.#post('assign', uuid, options, () => ({
       agent: argumentsCheck(assignAgentSchema, agent, 'conversations.assign agent'),
     }));
@@ -81,7 +82,7 @@ export class Conversations {
    * @example
    * await platform.conversations.assignToGroup(conversationUuid, 'Billing');
    */
-  assignToGroup(uuid: string, groupName: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
+  assignToGroup(uuid: string, groupName: string, options: RequestOptions = {}): ApiPromise<DetailResponse> {
     return this.#post('assignToGroup', uuid, options, () => {
       requireText('conversations.assignToGroup', 'groupName', groupName, 'the group name');
       return { group: { name: groupName } };
@@ -94,7 +95,7 @@ export class Conversations {
    * @example
    * await platform.conversations.unassign(conversationUuid);
    */
-  unassign(uuid: string, options: CallOptions = {}): ApiPromise<DetailResponse> {
+  unassign(uuid: string, options: RequestOptions = {}): ApiPromise<DetailResponse> {
     return this.#post('unassign', uuid, options);
   }
 
@@ -105,7 +106,11 @@ export class Conversations {
    * @example
    * await platform.conversations.setType(conversationUuid, { name: 'Complaint', sub: 'Delivery' });
    */
-  setType(uuid: string, type: ConversationTypeInput, options: CallOptions = {}): ApiPromise<DetailResponse> {
+  setType(
+    uuid: string,
+    type: ConversationTypeInput,
+    options: RequestOptions = {},
+  ): ApiPromise<DetailResponse> {
     return this.#post('setType', uuid, options, () => {
       const t = argumentsCheck(conversationTypeInputSchema, type, 'conversations.setType type');
       return { type: { name: t.name, sub: t.sub ?? null } };
@@ -119,7 +124,11 @@ export class Conversations {
    * @example
    * await platform.conversations.setCustomFields(conversationUuid, { order_id: 'A-1042', priority: 2 });
    */
-  setCustomFields(uuid: string, fields: CustomFields, options: CallOptions = {}): ApiPromise<DetailResponse> {
+  setCustomFields(
+    uuid: string,
+    fields: CustomFields,
+    options: RequestOptions = {},
+  ): ApiPromise<DetailResponse> {
     return this.#post('setCustomFields', uuid, options, () => ({
       custom_fields: wrapValues(
         argumentsCheck(customFieldsSchema, fields, 'conversations.setCustomFields fields'),
@@ -134,7 +143,7 @@ export class Conversations {
   #post(
     method: keyof typeof PATHS,
     uuid: string,
-    options: CallOptions,
+    options: RequestOptions,
     fields: () => Record<string, unknown> = () => ({}),
   ): ApiPromise<DetailResponse> {
     return this.#http.operation(PATHS[method], options, () => ({

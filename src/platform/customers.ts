@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/call-options.js';
 import { argumentsCheck, requireUuid, wrapValues } from './arguments.js';
 import { type CustomFields, customFieldsSchema } from './fields.js';
-import type { CallOptions, DetailResponse, PlatformHttp } from './http.js';
+import type { DetailResponse, PlatformHttp } from './http.js';
 
 /** The `customer` of `POST /v2/customers/` (plain update). Unknown keys are refused, so a typo is caught. */
 export const customerUpdateSchema = z
@@ -38,7 +39,7 @@ export class Customers {
    * @example
    * await platform.customers.update(customerUuid, { name: 'Aziza Karimova', email: 'aziza@example.com' });
    */
-  update(uuid: string, customer: CustomerUpdate, options: CallOptions = {}): ApiPromise<DetailResponse> {
+  update(uuid: string, customer: CustomerUpdate, options: RequestOptions = {}): ApiPromise<DetailResponse> {
     return this.#http.operation('/v2/customers/', options, () => ({
       uuid: requireUuid(uuid, 'customers.update uuid'),
       customer: argumentsCheck(customerUpdateSchema, customer, 'customers.update customer'),
@@ -51,7 +52,11 @@ export class Customers {
    * @example
    * await platform.customers.setCustomFields(customerUuid, { loyalty_tier: 'gold' });
    */
-  setCustomFields(uuid: string, fields: CustomFields, options: CallOptions = {}): ApiPromise<DetailResponse> {
+  setCustomFields(
+    uuid: string,
+    fields: CustomFields,
+    options: RequestOptions = {},
+  ): ApiPromise<DetailResponse> {
     return this.#http.operation('/v2/customers/', options, () => ({
       uuid: requireUuid(uuid, 'customers.setCustomFields uuid'),
       customer: {

@@ -17,9 +17,6 @@ import type { TokenManager } from './token-manager.js';
 /** `platform`: login, reports, sends and the `/v2` operations. `stream`: stats and the message stream. */
 export type Host = 'platform' | 'stream';
 
-/** Per-request options of every operation: the SDK's `RequestOptions`, under the name the platform used. */
-export type CallOptions = CallRequestOptions;
-
 /**
  * `PlatformHttp.json` as handed to the body of a call that reports its answer (`run`). Given a schema, it checks
  * the 2xx body against it, and a body of another shape is an `InvalidResponseError` with the answer's status.
@@ -106,7 +103,7 @@ export class PlatformHttp {
    * checks the arguments and builds the request body; it runs inside the call, so a bad argument rejects the
    * promise before any request.
    */
-  operation(path: string, options: CallOptions, body: () => unknown): ApiPromise<DetailResponse> {
+  operation(path: string, options: CallRequestOptions, body: () => unknown): ApiPromise<DetailResponse> {
     return this.run(async (json) =>
       detailOf(
         await json('platform', {

@@ -1,10 +1,16 @@
+import type { RequestOptions } from '../core/call-options.js';
+
 export type { Auth, LoginResponse } from './auth.js';
 export { PlatformClient, type PlatformClientOptions } from './client.js';
 export type { AssignAgent, Conversations, ConversationTypeInput } from './conversations.js';
 export type { Customers, CustomerUpdate } from './customers.js';
 export { LoginFailedError, StreamInterruptedError } from './errors.js';
 export { type CustomFields, type CustomFieldValue, type Instant, isUuid } from './fields.js';
-export type { CallOptions, DetailResponse } from './http.js';
+
+export type { DetailResponse } from './http.js';
+
+/** @deprecated Use `RequestOptions`: the same per-call options, under the name every client takes them by. */
+export type CallOptions = RequestOptions;
 export type { LoginResult } from './login.js';
 export type {
   BatchChunkResult,

@@ -7,7 +7,7 @@ import { mayHaveBeenSent as sentMaybe } from '../core/retry-policy.js';
 import { safeCheck } from '../core/zod.js';
 // A cycle with client.ts, read only when a chunk fails: the retry table decides "was it sent?" too.
 import { PLATFORM_RETRY_RULES } from './client.js';
-import type { CallOptions, DetailResponse, PlatformHttp } from './http.js';
+import type { DetailResponse, PlatformHttp } from './http.js';
 import {
   BATCH_SEND_MAX,
   batchSendAllInputSchema,
@@ -149,7 +149,7 @@ export class PlatformMessages {
   send(
     conversationUuid: string,
     items: readonly MessageItem[],
-    options: CallOptions = {},
+    options: RequestOptions = {},
   ): ApiPromise<DetailResponse> {
     return this.#http.operation('/v2/messages/', options, () => {
       const result = safeCheck(sendMessagesBodySchema, { uuid: conversationUuid, messages: items });
@@ -166,7 +166,7 @@ export class PlatformMessages {
    * @example
    * await platform.messages.batchSend({ message: 'We are closed today.', conversations: uuids });
    */
-  batchSend(input: BatchSendInput, options: CallOptions = {}): ApiPromise<void> {
+  batchSend(input: BatchSendInput, options: RequestOptions = {}): ApiPromise<void> {
     return this.#http.run(async (json) => {
       const result = safeCheck(batchSendBodySchema, input);
       if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');

@@ -6,7 +6,7 @@ import { callHook } from '../core/hooks.js';
 import type { QueryParams } from '../core/transport.js';
 import { argumentsCheck, requireInstant, toWire } from './arguments.js';
 import { type Instant, instantMs } from './fields.js';
-import type { CallOptions, JsonCall, PlatformHttp } from './http.js';
+import type { JsonCall, PlatformHttp } from './http.js';
 import {
   type ConversationRecord,
   type ConversationsQuery,
@@ -74,10 +74,13 @@ export class Reports {
    * const report = await platform.reports.get({ date_range: 'last_30', trunc: 'day', data: 'messages' });
    * const byGroup = await platform.reports.get({ date_range: 'mtd', data: 'response_times', group_based: true });
    */
-  get(query: ReportQuery & { group_based: true }, options?: CallOptions): ApiPromise<GroupBasedReport>;
-  get(query?: ReportQuery & { group_based?: false | undefined }, options?: CallOptions): ApiPromise<Report>;
-  get(query?: ReportQuery, options?: CallOptions): ApiPromise<Report | GroupBasedReport>;
-  get(query: ReportQuery = {}, options: CallOptions = {}): ApiPromise<Report | GroupBasedReport> {
+  get(query: ReportQuery & { group_based: true }, options?: RequestOptions): ApiPromise<GroupBasedReport>;
+  get(
+    query?: ReportQuery & { group_based?: false | undefined },
+    options?: RequestOptions,
+  ): ApiPromise<Report>;
+  get(query?: ReportQuery, options?: RequestOptions): ApiPromise<Report | GroupBasedReport>;
+  get(query: ReportQuery = {}, options: RequestOptions = {}): ApiPromise<Report | GroupBasedReport> {
     return this.#http.run((json) => {
       const q = argumentsCheck(reportQuerySchema, query, 'reports.get query');
       const schema = q.group_based === true ? groupBasedReportSchema : reportSchema;
@@ -91,7 +94,10 @@ export class Reports {
    * @example
    * const archived = await platform.reports.conversations({ archived_at_range: 'yesterday' });
    */
-  conversations(query: ConversationsQuery = {}, options: CallOptions = {}): ApiPromise<ConversationRecord[]> {
+  conversations(
+    query: ConversationsQuery = {},
+    options: RequestOptions = {},
+  ): ApiPromise<ConversationRecord[]> {
     return this.#http.run((json) => {
       const q = argumentsCheck(conversationsQuerySchema, query, 'reports.conversations query');
       return this.#get(json, '/reports/conversations/', { ...q }, options, conversationsResponseSchema);
@@ -104,7 +110,7 @@ export class Reports {
    * @example
    * const nps = await platform.reports.feedbacks({ type: 'nps', start_date: '2024-05-01T00:00:00Z', end_date: '2024-05-31T23:59:59Z' });
    */
-  feedbacks(query: FeedbacksQuery = {}, options: CallOptions = {}): ApiPromise<Feedback[]> {
+  feedbacks(query: FeedbacksQuery = {}, options: RequestOptions = {}): ApiPromise<Feedback[]> {
     return this.#http.run((json) => this.#feedbacks(json, query, options));
   }
 
@@ -113,13 +119,13 @@ export class Reports {
     json: JsonCall,
     path: string,
     query: QueryParams,
-    options: CallOptions,
+    options: RequestOptions,
     schema: S,
   ): Promise<z.output<S>> {
     return json('platform', { method: 'GET', path, query, ...requestOf(options) }, schema);
   }
 
-  async #feedbacks(json: JsonCall, query: FeedbacksQuery, options: CallOptions): Promise<Feedback[]> {
+  async #feedbacks(json: JsonCall, query: FeedbacksQuery, options: RequestOptions): Promise<Feedback[]> {
     const q = argumentsCheck(feedbacksQuerySchema, query, 'reports.feedbacks query');
     const wire = {
       type: q.type,

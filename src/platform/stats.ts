@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import { requestOf } from '../core/call-options.js';
+import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { nullableFigure, optionalText } from './fields.js';
-import type { CallOptions, PlatformHttp } from './http.js';
+import type { PlatformHttp } from './http.js';
 
 /** The periods of the stats counters. */
 export const STATS_PERIODS = ['today', 'yesterday', 'wtd', 'mtd'] as const;
@@ -66,7 +66,7 @@ export class Stats {
    * const summary = summarizeStats(await platform.stats.get());
    * console.log(summary.frt.today); // seconds, or null when nobody was answered today
    */
-  get(options: CallOptions = {}): ApiPromise<StatsChannel[]> {
+  get(options: RequestOptions = {}): ApiPromise<StatsChannel[]> {
     return this.#http.run(async (json) => {
       return json('stream', { method: 'GET', path: '/stats', ...requestOf(options) }, statsResponseSchema);
     });

@@ -1,6 +1,6 @@
 import { raceSignal } from '../core/abort.js';
 import { responseInfo, type WithResponse } from '../core/api-promise.js';
-import { type RequestOptions as CallOptions, requestOf } from '../core/call-options.js';
+import { type RequestOptions, requestOf } from '../core/call-options.js';
 import {
   AuthenticationError,
   BadRequestError,
@@ -35,7 +35,7 @@ export interface TokenManagerOptions {
 }
 
 /** What a caller's options change in a login request: never its signal (the login may be shared). */
-type LoginRequestOptions = Omit<CallOptions, 'signal'>;
+type LoginRequestOptions = Omit<RequestOptions, 'signal'>;
 
 /** How many past tokens stay registered for scrubbing: a server may echo an older one in an error body. */
 const REMEMBERED_TOKENS = 8;
@@ -123,7 +123,7 @@ export class TokenManager {
    * the login joined. `options`' `timeoutMs`, `maxRetries` and `headers` shape the login request when this call
    * starts it; its `signal` ends only this caller's wait, never a login others share.
    */
-  login(options: CallOptions = {}): Promise<WithResponse<LoginResult>> {
+  login(options: RequestOptions = {}): Promise<WithResponse<LoginResult>> {
     if (!this.canLogIn) {
       return Promise.reject(
         new ConfigurationError(

@@ -1,15 +1,15 @@
 /**
- * Every method of every platform resource takes the per-call options (`CallOptions`: signal, timeoutMs, maxRetries,
+ * Every method of every platform resource takes the per-call options (`RequestOptions`: signal, timeoutMs, maxRetries,
  * headers) as its last parameter, and they reach the request: the compiler checks the parameter on every method of
  * every resource class, and each method is called here with a header, a timeout and a signal of its own.
  */
 import { delay, HttpResponse, http } from 'msw';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { TimeoutError } from '../../src/core/errors.js';
+import type { RequestOptions } from '../../src/index.js';
 import type { Auth } from '../../src/platform/auth.js';
 import type { Conversations } from '../../src/platform/conversations.js';
 import type { Customers } from '../../src/platform/customers.js';
-import type { CallOptions } from '../../src/platform/http.js';
 import { PlatformClient } from '../../src/platform/index.js';
 import type { PlatformMessages } from '../../src/platform/messages.js';
 import type { Reports } from '../../src/platform/reports.js';
@@ -31,8 +31,8 @@ type LastParameter<F> = F extends (...args: infer A) => unknown
 type MethodNames<T> = { [K in keyof T]: T[K] extends (...args: never[]) => unknown ? K : never }[keyof T];
 /** `true`, or the names of the methods whose last parameter is not the call options (or a type extending them). */
 type TakeCallOptions<T> = {
-  [K in MethodNames<T>]: LastParameter<T[K]> extends CallOptions
-    ? keyof CallOptions extends keyof LastParameter<T[K]>
+  [K in MethodNames<T>]: LastParameter<T[K]> extends RequestOptions
+    ? keyof RequestOptions extends keyof LastParameter<T[K]>
       ? true
       : K
     : K;
@@ -54,7 +54,7 @@ async function drain(records: AsyncIterable<unknown>): Promise<void> {
 }
 
 /** Each platform method, called with the given options (and arguments it accepts). */
-const calls: [string, (options: CallOptions) => Promise<unknown>][] = [
+const calls: [string, (options: RequestOptions) => Promise<unknown>][] = [
   ['auth.login', (o) => loginClient().auth.login(o)],
   ['stats.get', (o) => tokenClient().stats.get(o)],
   ['reports.get', (o) => tokenClient().reports.get({ data: 'messages' }, o)],
