@@ -7,7 +7,7 @@
 /**
  * Length in Unicode code points: an emoji is one character, a lone surrogate is one too, a combining mark is one
  * of its own (`'e\u0301'` is 2). The one unit of every character limit of both specs, in every checker of the SDK
- * (outbound messages, their fast path, platform items, template rules) and in every message that names a length.
+ * (outbound messages, platform items, template rules) and in every message that names a length.
  *
  * Why code points (the specs say "characters" without a unit):
  * - the platform is a Python service, and Python's `len()` counts code points;

@@ -1,6 +1,5 @@
 import { type MessageIssue, MessageValidationError } from '../core/errors.js';
 import { type IssueLike, safeCheck, toIssue } from '../core/zod.js';
-import { fastValidMessage } from './message-fast-path.js';
 import { outboundMessageSchema, type ValidatedMessage } from './message-schema.js';
 import { splitUnknownKeys } from './unknown-keys.js';
 
@@ -31,8 +30,6 @@ export type MessageValidationResult =
  * // valid === false; issues[0].path === ['to']
  */
 export function validateMessage(message: unknown): MessageValidationResult {
-  const fast = quickCheck(message);
-  if (fast) return { valid: true, message: fast, issues: [] };
   const result = safeCheck(outboundMessageSchema, message, CHECK);
   return result.ok
     ? { valid: true, message: result.data, issues: [] }
@@ -40,15 +37,6 @@ export function validateMessage(message: unknown): MessageValidationResult {
 }
 
 const CHECK = { what: 'message', mapIssues: toMessageIssues } as const;
-
-/** The fast path's answer; a getter or Proxy that throws is left to the schema, which reports it. */
-function quickCheck(message: unknown): ValidatedMessage | undefined {
-  try {
-    return fastValidMessage(message);
-  } catch {
-    return undefined;
-  }
-}
 
 /** Like `validateMessage`, but throws `MessageValidationError` listing every issue. */
 export function assertValidMessage(message: unknown): ValidatedMessage {

@@ -140,7 +140,6 @@ export const gatewayMessageType: WalkThrough = {
   tests: [
     'test/gateway/test-only-note.test.ts',
     'test/fuzz/send-validation.test.ts',
-    'test/fuzz/message-fast-path.test.ts',
     'test/api-surface.test.ts',
   ],
   newTests: ['test_only_note: the gateway receives the note as given'],

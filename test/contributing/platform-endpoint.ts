@@ -19,7 +19,7 @@ const method = `  /**
    * @example
    * await platform.conversations.testOnlyPin(conversationUuid, { note: 'Call back at 5' });
    */
-  testOnlyPin(uuid: string, pin: TestOnlyPinInput, options: CallOptions = {}): ApiPromise<DetailResponse> {
+  testOnlyPin(uuid: string, pin: TestOnlyPinInput, options: RequestOptions = {}): ApiPromise<DetailResponse> {
     return this.#post('testOnlyPin', uuid, options, () => ({
       pin: argumentsCheck(testOnlyPinInputSchema, pin, 'conversations.testOnlyPin pin'),
     }));

@@ -317,6 +317,74 @@ describe('invalid messages throw MessageValidationError listing every issue, and
   });
 });
 
+describe('validateMessage on inputs no generator reaches', () => {
+  const template = (components: unknown[]) => ({
+    to,
+    type: 'template',
+    template: { name: 'n', language: { code: 'en' }, components },
+  });
+
+  it('takes the recipient rule over the whole string, across line breaks', () => {
+    for (const bad of [`${to}\nx`, `x\n${to}`, `${to}\n`, `\n${to}`]) {
+      expect(validateMessage({ to: bad, type: 'text', text: { body: 'hi' } }).valid).toBe(false);
+    }
+  });
+
+  it('takes no array for an object', () => {
+    expect(validateMessage({ to, type: 'text', text: Object.assign([], { body: 'hi' }) }).valid).toBe(false);
+    expect(validateMessage(Object.assign([], { to, type: 'text', text: { body: 'hi' } })).valid).toBe(false);
+  });
+
+  it('reports a throwing getter as unreadable, and never throws', () => {
+    const message = {
+      to,
+      type: 'text',
+      get text(): never {
+        throw new Error('boom');
+      },
+    };
+    const result = validateMessage(message);
+    expect(result.valid).toBe(false);
+    expect(result.issues[0]?.code).toBe('unreadable');
+  });
+
+  it('meets an array whose length no array can have at once, as unreadable, without reading items', () => {
+    for (const length of [2 ** 32, -1, 1.5]) {
+      let reads = 0;
+      const parameters = new Proxy([], {
+        get: (target, key) => {
+          if (key === 'length') return length;
+          if (typeof key === 'string' && /^\d+$/.test(key)) {
+            reads++;
+            return { type: 'text', text: 'x' };
+          }
+          return Reflect.get(target, key);
+        },
+      });
+      const result = validateMessage(template([{ type: 'body', parameters }]));
+      expect(result.valid).toBe(false);
+      expect(result.issues[0]?.code).toBe('unreadable');
+      expect(reads).toBe(0);
+    }
+  });
+
+  it('copies: the validated message shares no object with the input', () => {
+    const input = {
+      to,
+      type: 'template' as const,
+      template: {
+        name: 'n',
+        language: { code: 'en' },
+        components: [{ type: 'body' as const, parameters: [{ type: 'text' as const, text: 'a' }] }],
+      },
+    };
+    const result = validateMessage(input);
+    if (!result.valid || result.message.type !== 'template') throw new Error('expected a valid template');
+    input.template.components[0]!.parameters[0]!.text = 'changed';
+    expect(result.message.template.components?.[0]?.parameters[0]).toEqual({ type: 'text', text: 'a' });
+  });
+});
+
 describe('normalizeRecipient', () => {
   it.each([
     ['+998 (90) 123-45-67', '998901234567'],
