@@ -2,33 +2,23 @@
  * `requireText`, the one rule for a text argument a call cannot go without, at each call that uses it: an empty,
  * blank or missing value is a `MessageValidationError` with rule `<name>.required` and no request at all.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayClient, MessageValidationError, PlatformClient, PublicApiClient } from '../../src/index.js';
+import { GatewayClient, PlatformClient, PublicApiClient } from '../../src/index.js';
+import { startServer } from '../helpers/http-server.js';
+import { refusal } from '../helpers/refusal.js';
 
-let server: Server;
+let server: Awaited<ReturnType<typeof startServer>>;
 let base = '';
 let hits = 0;
 
 beforeAll(async () => {
-  server = createServer((_req, res) => {
+  server = await startServer((_req, res) => {
     hits += 1;
     res.writeHead(500).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.url;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
-async function refusal(call: () => Promise<unknown>): Promise<MessageValidationError> {
-  const error = await call().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(MessageValidationError);
-  return error as MessageValidationError;
-}
+afterAll(() => server.close());
 
 describe('requireText at every call that takes a required text', () => {
   const blank = ['', '   ', undefined] as const;

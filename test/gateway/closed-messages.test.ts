@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
   GatewayClient,
-  MessageValidationError,
   type OutboundMessage,
   validateMessage,
   WaGatewayError,
 } from '../../src/index.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
+import { refusal } from '../helpers/refusal.js';
 
 const server = useMswServer();
 const to = '998901234567';
@@ -28,15 +28,6 @@ function gateway() {
 }
 
 const client = () => new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
-
-async function refusal(run: () => Promise<unknown>): Promise<MessageValidationError> {
-  const error = await run().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(MessageValidationError);
-  return error as MessageValidationError;
-}
 
 describe('outbound messages are closed', () => {
   it('a misplaced isFake with a misspelt previewUrl is refused, naming both, and nothing is sent', async () => {
