@@ -250,9 +250,13 @@ export class PlatformMessages {
             error:
               error instanceof WaGatewayError
                 ? error
-                : new WaGatewayError('This chunk failed with an error that is not an SDK error.', {
-                    cause: error,
-                  }),
+                : new WaGatewayError(
+                    options.signal?.aborted && error === options.signal.reason
+                      ? 'This chunk was in flight when your signal stopped batchSendAll: it may have been sent. ' +
+                          'Check these conversations before sending it to them again.'
+                      : 'This chunk failed with an error that is not an SDK error.',
+                    { cause: error },
+                  ),
             mayHaveBeenSent,
           });
           (mayHaveBeenSent ? out.uncertain : out.failed).push(...chunk);

@@ -1,4 +1,4 @@
-import { HttpResponse, http } from 'msw';
+import { delay, HttpResponse, http } from 'msw';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type ApiError,
@@ -586,6 +586,32 @@ describe('batch send limits', () => {
     expect(result.chunks.map((c) => c.status)).toEqual(['failed', 'sent']);
     expect(result.uncertain).toEqual(all.slice(0, 500));
     expect(result.sent).toEqual(all.slice(500));
+  });
+
+  it('batchSendAll stopped by the caller mid-chunk: that chunk may have been sent, the rest were not', async () => {
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    let n = 0;
+    server.use(
+      http.post(`${PLATFORM}/batch_send_message/`, async () => {
+        n += 1;
+        controller.abort(reason);
+        await delay('infinite');
+        return new HttpResponse(null, { status: 200 });
+      }),
+    );
+    const all = uuids(700);
+    const result = await client().messages.batchSendAll(
+      { message: 'x', conversations: all },
+      { signal: controller.signal },
+    );
+    expect(n).toBe(1);
+    expect(result.chunks.map((c) => c.status)).toEqual(['failed', 'skipped']);
+    expect(result.uncertain).toEqual(all.slice(0, 500));
+    expect(result.skipped).toEqual(all.slice(500));
+    const error = result.chunks[0]?.error;
+    expect(error?.cause).toBe(reason);
+    expect(error?.message).toMatch(/in flight when your signal stopped batchSendAll: it may have been sent/);
   });
 
   it('batchSendAll validates the whole list before the first request', async () => {
