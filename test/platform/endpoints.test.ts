@@ -609,9 +609,12 @@ describe('batch send limits', () => {
     expect(result.chunks.map((c) => c.status)).toEqual(['failed', 'skipped']);
     expect(result.uncertain).toEqual(all.slice(0, 500));
     expect(result.skipped).toEqual(all.slice(500));
-    const error = result.chunks[0]?.error;
-    expect(error?.cause).toBe(reason);
-    expect(error?.message).toMatch(/in flight when your signal stopped batchSendAll: it may have been sent/);
+    const chunk = result.chunks[0];
+    if (chunk?.status !== 'failed') throw new Error('expected the first chunk to have failed');
+    expect(chunk.mayHaveBeenSent).toBe(true);
+    const error = chunk.error;
+    expect(error.cause).toBe(reason);
+    expect(error.message).toMatch(/in flight when your signal stopped batchSendAll: it may have been sent/);
   });
 
   it('batchSendAll validates the whole list before the first request', async () => {
