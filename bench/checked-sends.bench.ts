@@ -20,6 +20,9 @@ import {
   round,
 } from './lib.js';
 
+/** The bar; `limit` lets the quick CI pass apply its margin for a busy machine, as every timed bench does. */
+const BAR = 1.05;
+
 const KEY = 'pk_live_bench_0123456789abcdef';
 const dist = new URL('../dist/index.js', import.meta.url);
 if (!existsSync(dist)) throw new Error('dist/ is missing: run `npm run build` first.');
@@ -87,8 +90,9 @@ runs[0]!.forEach(({ metric }, i) => {
     metric: `${metric} (time ratio, ${medianOfProcesses(runs.length)})`,
     value: ratio,
     unit: 'x',
-    bar: '<= 1.05x',
-    pass: ratio <= 1.05,
+    bar: `<= ${BAR}x`,
+    limit: BAR,
+    pass: ratio <= BAR,
     detail: {
       subjectMsPerSend: round(median(runs.map((r) => r[i]!.subjectMs))),
       baselineMsPerSend: round(median(runs.map((r) => r[i]!.baselineMs))),
