@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defineTemplate, GatewayClient, PublicApiClient, TemplateCatalog } from '../../src/index.js';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { createNodeWebhookHandler, type TemplateStatusEvent } from '../../src/webhooks/index.js';
+import { templateSendRefusal } from '../helpers/refusal.js';
 import { orderShippedDefinition } from '../helpers/template-definitions.js';
-import { templateSendRefusal } from '../helpers/template-send-refusal.js';
 
 const SECRET = 'template-e2e-secret-0123456789abcdef';
 const orderShipped = defineTemplate(orderShippedDefinition);

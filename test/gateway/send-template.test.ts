@@ -11,8 +11,8 @@ import {
 import { templateStatusEnvelope } from '../../src/webhooks/fixtures.js';
 import { parseWebhook, type TemplateStatusValue } from '../../src/webhooks/index.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
+import { templateSendRefusal } from '../helpers/refusal.js';
 import { orderShippedDefinition } from '../helpers/template-definitions.js';
-import { templateSendRefusal } from '../helpers/template-send-refusal.js';
 
 const server = useMswServer();
 const templateStatusEvent = (value: TemplateStatusValue) => parseWebhook(templateStatusEnvelope(value))[0]!;
