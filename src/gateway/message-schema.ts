@@ -181,8 +181,14 @@ const replyButtonSchema = closed({
   }),
 });
 
-/** Run a refinement even when the items have issues (zod skips it by default). */
-const ALWAYS = { when: () => true } as unknown as Parameters<z.ZodArray['superRefine']>[1];
+/**
+ * Run a refinement of an array even when its items have issues (zod skips it by default), but only on an array:
+ * `when` replaces zod's whole gate, the type check's included, and a count or a `forEach` on a string or a number
+ * would report a wrong count or throw.
+ */
+const ON_ARRAYS = {
+  when: (payload: { value: unknown }) => Array.isArray(payload.value),
+} as unknown as Parameters<z.ZodArray['superRefine']>[1];
 
 /**
  * An array with a count limit that is checked *alongside* its items. zod's own `.min()`/`.max()` on arrays
@@ -204,7 +210,7 @@ function arrayOf<T extends z.ZodType>(item: T, what: string, min: number, max?: 
         params: { rule: `${rule}.max_items` },
         message: `${what} has ${n}; the maximum is ${max}`,
       });
-  }, ALWAYS);
+  }, ON_ARRAYS);
 }
 
 const interactiveButtonSchema = closed({
@@ -226,7 +232,7 @@ const interactiveButtonSchema = closed({
         }
         seen.add(id);
       });
-    }, ALWAYS),
+    }, ON_ARRAYS),
   }),
 });
 

@@ -1,6 +1,6 @@
 /**
  * Property tests for outbound message validation: whatever the input, `validateMessage` answers
- * `{ valid, issues }` and never throws; every valid message generated from the spec's rules passes; mutations
+ * `{ valid, issues }` and never throws (nor calls plain data unreadable); every valid message generated from the spec's rules passes; mutations
  * of valid messages are either still valid or yield issues with a path and a message; and `messages.send`
  * meets invalid input with `MessageValidationError` before any request. Runs per property: FUZZ_RUNS
  * (default 1,000; `npm run test:fuzz` uses 100,000).
@@ -25,6 +25,9 @@ function checkShape(result: ReturnType<typeof validateMessage>): void {
     ) {
       throw new Error(`malformed issue ${JSON.stringify(issue)}`);
     }
+    // Plain data has no getter or proxy: 'could not be read' would be a refinement that threw on a wrong type.
+    if (issue.code === 'unreadable')
+      throw new Error(`plain data reported as unreadable: ${JSON.stringify(issue)}`);
   }
 }
 
