@@ -1,3 +1,4 @@
+import { hot } from '../core/compiled.js';
 import { type SendContact, sendResponseSchema } from './message-schema.js';
 
 /**
@@ -7,7 +8,7 @@ import { type SendContact, sendResponseSchema } from './message-schema.js';
  * the send bar's miss in docs/benchmarks.md, but a second copy of the rules is what issue 24 removed.
  */
 export function readSendResponse(data: unknown): { messageId: string; contacts: SendContact[] } | undefined {
-  const parsed = sendResponseSchema.safeParse(data);
+  const parsed = hot(sendResponseSchema).safeParse(data);
   return parsed.success
     ? { messageId: parsed.data.data.messages[0]!.id, contacts: parsed.data.data.contacts }
     : undefined;

@@ -1,3 +1,4 @@
+import { hot } from '../core/compiled.js';
 import { type MessageIssue, MessageValidationError } from '../core/errors.js';
 import { type IssueLike, safeCheck, toIssue } from '../core/zod.js';
 import { outboundMessageSchema, type ValidatedMessage } from './message-schema.js';
@@ -30,7 +31,7 @@ export type MessageValidationResult =
  * // valid === false; issues[0].path === ['to']
  */
 export function validateMessage(message: unknown): MessageValidationResult {
-  const result = safeCheck(outboundMessageSchema, message, CHECK);
+  const result = safeCheck(hot(outboundMessageSchema), message, CHECK);
   return result.ok
     ? { valid: true, message: result.data, issues: [] }
     : { valid: false, issues: result.issues };

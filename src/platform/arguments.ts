@@ -4,12 +4,13 @@
  */
 
 import type { z } from 'zod';
+import { hot } from '../core/compiled.js';
 import { invalidArgument, MessageValidationError } from '../core/errors.js';
 import { safeCheck } from '../core/zod.js';
 import { type Instant, instantMs, isUuid } from './fields.js';
 
 export function argumentsCheck<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
-  const result = safeCheck(schema, input);
+  const result = safeCheck(hot(schema), input);
   if (result.ok) return result.data;
   throw new MessageValidationError(result.issues, what);
 }

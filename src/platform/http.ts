@@ -8,6 +8,7 @@ import {
 } from '../core/api-promise.js';
 import { type RequestOptions as CallRequestOptions, requestOf } from '../core/call-options.js';
 import type { ClientTransportConfig } from '../core/client-options.js';
+import { hot } from '../core/compiled.js';
 import { type AnswerSeen, AuthenticationError, unexpectedAnswer } from '../core/errors.js';
 import { traced } from '../core/tracing.js';
 import { type RequestOptions, Transport } from '../core/transport.js';
@@ -174,7 +175,7 @@ export interface DetailResponse extends z.infer<typeof detailResponseSchema> {}
 
 /** A 2xx body checked against its documented shape; the error names paths, never values. */
 export function parseAnswer<S extends z.ZodType>(schema: S, data: unknown, answer: AnswerSeen): z.output<S> {
-  const result = safeCheck(schema, data);
+  const result = safeCheck(hot(schema), data);
   if (result.ok) return result.data;
   // Paths and expectations only: the body itself may hold customer data.
   const where = describeIssues(result.issues, 5);
@@ -183,6 +184,6 @@ export function parseAnswer<S extends z.ZodType>(schema: S, data: unknown, answe
 
 /** The operation was accepted whatever its body says, so a missing or odd `detail` is not an error. */
 export function detailOf(data: unknown): DetailResponse {
-  const read = detailResponseSchema.safeParse(data);
+  const read = hot(detailResponseSchema).safeParse(data);
   return { detail: read.success ? read.data.detail : '' };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hot } from '../core/compiled.js';
 import type { MessageIssue } from '../core/errors.js';
 import { charCount, isHttpUrl } from '../core/text.js';
 import { safeCheck } from '../core/zod.js';
@@ -345,6 +346,6 @@ export const batchSendAllInputSchema = z.object({
  * // valid === false; issues[0].path → [0, 'content']
  */
 export function validateMessageItems(items: unknown): { valid: boolean; issues: MessageIssue[] } {
-  const result = safeCheck(sendMessagesBodySchema.shape.messages, items);
+  const result = safeCheck(hot(sendMessagesBodySchema.shape.messages), items);
   return result.ok ? { valid: true, issues: [] } : { valid: false, issues: result.issues };
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { hot } from '../core/compiled.js';
 import { ConfigurationError, MessageValidationError, WaGatewayError } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
 import { mayHaveBeenSent as sentMaybe } from '../core/retry-policy.js';
@@ -152,7 +153,7 @@ export class PlatformMessages {
     options: RequestOptions = {},
   ): ApiPromise<DetailResponse> {
     return this.#http.operation('/v2/messages/', options, () => {
-      const result = safeCheck(sendMessagesBodySchema, { uuid: conversationUuid, messages: items });
+      const result = safeCheck(hot(sendMessagesBodySchema), { uuid: conversationUuid, messages: items });
       if (!result.ok) throw new MessageValidationError(result.issues, 'messages');
       return result.data;
     });
@@ -168,7 +169,7 @@ export class PlatformMessages {
    */
   batchSend(input: BatchSendInput, options: RequestOptions = {}): ApiPromise<void> {
     return this.#http.run(async (json) => {
-      const result = safeCheck(batchSendBodySchema, input);
+      const result = safeCheck(hot(batchSendBodySchema), input);
       if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
       await json('platform', {
         method: 'POST',
@@ -193,7 +194,7 @@ export class PlatformMessages {
    */
   batchSendAll(input: BatchSendInput, options: BatchSendAllOptions = {}): ApiPromise<BatchSendAllResult> {
     return this.#http.run(async (json) => {
-      const result = safeCheck(batchSendAllInputSchema, input);
+      const result = safeCheck(hot(batchSendAllInputSchema), input);
       if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
       const size = options.chunkSize ?? BATCH_SEND_MAX;
       if (!Number.isInteger(size) || size < 1 || size > BATCH_SEND_MAX) {

@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { z } from 'zod';
+import { hot } from '../core/compiled.js';
 import { ConnectionError, StreamError, TimeoutError } from '../core/errors.js';
 import { StreamInterruptedError } from './errors.js';
 import { type StreamMessage, streamMessageSchema } from './stream.schema.js';
@@ -236,7 +237,7 @@ const LIGHT_FIELDS = z.object({
 
 /** The cheap check, at a cost that keeps the stream near the speed of a bare `JSON.parse` (docs/benchmarks.md). */
 export function lightCheck(value: unknown, state: DecodeState, what: string): StreamMessage {
-  if (LIGHT_FIELDS.safeParse(value).success) return value as StreamMessage;
+  if (hot(LIGHT_FIELDS).safeParse(value).success) return value as StreamMessage;
   throw new StreamError(
     `${capital(what)} ${state.unit} of the message stream is not a message record (it needs an integer id and a created_at).`,
     { recordsDelivered: state.progress().recordsDelivered },
@@ -244,7 +245,7 @@ export function lightCheck(value: unknown, state: DecodeState, what: string): St
 }
 
 export function fullCheck(value: unknown, state: DecodeState, what: string): StreamMessage {
-  const result = streamMessageSchema.safeParse(value);
+  const result = hot(streamMessageSchema).safeParse(value);
   if (result.success) return result.data;
   const where = result.error.issues
     .slice(0, 3)
