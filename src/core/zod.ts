@@ -8,11 +8,13 @@
  */
 import {
   config,
+  type catch as miniCatch,
   looseObject as miniLooseObject,
   object as miniObject,
   strictObject as miniStrictObject,
   never,
   unknown,
+  ZodMiniCatch,
   type ZodMiniObject,
   ZodMiniType,
 } from 'zod/mini';
@@ -60,6 +62,19 @@ const objectWith =
 export const looseObject = objectWith(miniLooseObject, unknown) as unknown as typeof miniLooseObject;
 export const strictObject = objectWith(miniStrictObject, never) as unknown as typeof miniStrictObject;
 export const object = objectWith(miniObject, () => undefined) as unknown as typeof miniObject;
+
+/**
+ * zod/mini's `catch`, the same schema built here: mini's own reads `core.util.constantCatch`, and that one reference
+ * kept all of zod's util module (about 9 KB minified) in the webhooks bundle.
+ */
+const catchWith = ((inner: ZodMiniType, value: unknown) =>
+  new ZodMiniCatch({
+    type: 'catch',
+    innerType: inner,
+    catchValue: typeof value === 'function' ? (value as () => unknown) : () => value,
+  } as never)) as unknown as typeof miniCatch;
+
+export { catchWith as catch };
 
 /**
  * An issue as the SDK reports it (`MessageIssue` in errors.ts, the same shape, written out here so that this

@@ -35,6 +35,7 @@ import {
   type WebhookContact,
   type WebhookMetadata,
   type WebhookStatus,
+  webhookEnvelopeSchema,
 } from './schemas.js';
 
 /**
@@ -65,34 +66,20 @@ export function parseWebhook(body: WebhookBody): WebhookEvent[] {
   }
 }
 
-function fail(path: Path, expected: string, got: unknown): never {
-  throw new WebhookParseError(
-    `Invalid webhook envelope at ${formatPath(path)}: expected ${expected}, got ${describe(got)}`,
-    path,
-  );
-}
-
+/**
+ * Reads the envelope through `webhookEnvelopeSchema`, its one checker: the skeleton must be there (else
+ * `WebhookParseError` at the first place it breaks), and every change becomes events through its field's reader.
+ */
 function walkEnvelope(body: DecodedBody): WebhookEvent[] {
-  const root = body.root;
-  const entries = root['entry'];
-  if (!Array.isArray(entries)) fail(['entry'], 'an array', entries);
+  const read = webhookEnvelopeSchema.safeParse(body.root);
+  if (!read.success) throw skeletonError(body.root, read.error.issues[0]);
   const events: WebhookEvent[] = [];
+  const entries = read.data.entry;
   for (let i = 0; i < entries.length; i++) {
-    const entry: unknown = entries[i];
-    if (!isRecord(entry)) fail(['entry', i], 'an object', entry);
-    const changes = entry['changes'];
-    if (!Array.isArray(changes)) fail(['entry', i, 'changes'], 'an array', changes);
-    const rawId = entry['id'];
-    const businessAccountId =
-      typeof rawId === 'string' ? rawId : typeof rawId === 'number' ? String(rawId) : undefined;
-    const time = entry['time'];
+    const { id, changes, time } = entries[i]!;
+    const businessAccountId = typeof id === 'number' ? String(id) : id;
     for (let j = 0; j < changes.length; j++) {
-      const change: unknown = changes[j];
-      if (!isRecord(change)) fail(['entry', i, 'changes', j], 'an object', change);
-      const value = change['value'];
-      if (!isRecord(value)) fail(['entry', i, 'changes', j, 'value'], 'an object', value);
-      const rawField = change['field'];
-      const field = typeof rawField === 'string' ? rawField : '';
+      const { field, value } = changes[j]!;
       const ctx: ChangeContext = {
         businessAccountId,
         field,
@@ -100,12 +87,28 @@ function walkEnvelope(body: DecodedBody): WebhookEvent[] {
         path: ['entry', i, 'changes', j, 'value'],
         body,
       };
-      const read = Object.hasOwn(changeReaders, field) ? changeReaders[field as KnownChangeField] : null;
-      if (read) read(value, ctx, events);
+      const reader = Object.hasOwn(changeReaders, field) ? changeReaders[field as KnownChangeField] : null;
+      if (reader) reader(value, ctx, events);
       else events.push(unknownEvent(ctx, 'unknown_field', ctx.path, value, []));
     }
   }
   return events;
+}
+
+/** Where the skeleton broke and what was there instead (its type, never its value: payloads hold personal data). */
+function skeletonError(root: JsonObject, issue: z.core.$ZodIssue | undefined): WebhookParseError {
+  const path = (issue?.path ?? []).filter((p): p is string | number => typeof p !== 'symbol');
+  let got: unknown = root;
+  for (const key of path)
+    got = isRecord(got) || Array.isArray(got) ? (got as Record<string, unknown>)[key] : undefined;
+  const expected =
+    issue?.code === 'invalid_type'
+      ? `${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`
+      : "the envelope's structure";
+  return new WebhookParseError(
+    `Invalid webhook envelope at ${formatPath(path)}: expected ${expected}, got ${describe(got)}`,
+    path,
+  );
 }
 
 /** A change `field` the SDK types: the `field` of every event but `unknown`. */

@@ -76,16 +76,27 @@ export const messagesValueSchema = z.looseObject({
 });
 export interface MessagesValue extends z.output<typeof messagesValueSchema> {}
 
+/*
+ * The skeleton below is what `parseWebhook` reads the envelope with (its one checker), so it holds the parse's
+ * rule: the structure (`entry[]`, `changes[]`, `value`) must be there, and nothing else may refuse a delivery (a
+ * 400 makes the gateway drop every event in it). The fields beside the structure are read leniently, each as
+ * its own comment says.
+ */
+
 /** One `entry[].changes[]` item. */
 export const changeSchema = z.looseObject({
-  field: requiredString,
+  /** The kind of change. `''` when it is missing or not a string: `parseWebhook` makes it an `unknown_field` event. */
+  field: z.catch(requiredString, ''),
   value: z.looseObject({}),
 });
 
 /** One `entry[]` item: the business account and its changes. */
 export const entrySchema = z.looseObject({
-  /** Business account identifier. */
-  id: requiredString,
+  /**
+   * Business account identifier: a string, or a number where a relay re-serialised the JSON (the event's
+   * `businessAccountId` is always its string). `undefined` when it is missing or neither.
+   */
+  id: z.catch(z.optional(z.union([requiredString, z.number()])), undefined),
   changes: z.array(changeSchema),
 });
 
@@ -97,7 +108,8 @@ export const entrySchema = z.looseObject({
  * const ok = webhookEnvelopeSchema.safeParse(JSON.parse(body)).success;
  */
 export const webhookEnvelopeSchema = z.looseObject({
-  object: optionalString,
+  /** `'whatsapp_business_account'` as sent; `undefined` when missing or not a string (nothing reads it). */
+  object: z.catch(optionalString, undefined),
   entry: z.array(entrySchema),
 });
 /** The envelope as validated by `webhookEnvelopeSchema`. */

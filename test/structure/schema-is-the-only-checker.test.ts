@@ -2,15 +2,19 @@
  * The schemas are the only checkers: a field added to one is enforced on every path that reads that shape, with
  * no second edit anywhere. The test copies `src/` to a temporary folder, adds a required field to the gateway's
  * outbound text message (`message-schema.ts`) and to the webhook's text message (`webhooks/messages/text.ts`),
- * and runs the copy and the repository's own `src/` side by side in one child process (tsx):
+ * and to the envelope's `entry[]` item (`webhooks/schemas.ts`), and runs the copy and the repository's own `src/`
+ * side by side in one child process (tsx):
  *
  * - `validateMessage`, `messages.send` and `messages.sendMany` against a node:http server on 127.0.0.1 refuse a
- *   message without the field before any request, and send one with it;
+ *   message without the field before any request, and send one with it; so does `validateMessage` once the schema
+ *   is hot and runs compiled (`core/compiled.ts`);
  * - `parseWebhook` and the webhook handler turn a text message without the field into an `unknown` message naming
- *   it (docs/webhooks.md, "What is required"), and keep the field when present.
+ *   it (docs/webhooks.md, "What is required"), and keep the field when present;
+ * - `parseWebhook` and the handler refuse an envelope whose entry lacks the entry's new field (the skeleton is read
+ *   through `webhookEnvelopeSchema`), and take it with the field.
  *
  * The unpatched `src/` must answer otherwise on the same inputs (the message without the field is sent and parsed
- * as a text), or the test would prove nothing. A hand-kept second checker of either shape (a fast path, a twin)
+ * as a text, the envelope is taken), or the test would prove nothing. A hand-kept second checker of either shape (a fast path, a twin)
  * would let the message without the field through on its path, and this test fails.
  */
 import { execFile } from 'node:child_process';
@@ -22,6 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const FIELD = 'tracking_tag';
+const ENTRY_FIELD = 'region';
 
 /** Each edit must apply exactly once: a schema rewritten elsewhere must fail here, not test nothing. */
 const PATCHES: { file: string; from: string; to: string }[] = [
@@ -35,15 +40,24 @@ const PATCHES: { file: string; from: string; to: string }[] = [
     from: 'text: z.looseObject({ body: requiredString }),',
     to: `text: z.looseObject({ body: requiredString, ${FIELD}: requiredString }),`,
   },
+  {
+    file: 'src/webhooks/schemas.ts',
+    from: '  changes: z.array(changeSchema),\n',
+    to: `  changes: z.array(changeSchema),\n  ${ENTRY_FIELD}: requiredString,\n`,
+  },
 ];
 
 /** What the child process reports for one copy of `src/`. */
 interface Verdicts {
   validate: { without: string[] | 'valid'; with: string[] | 'valid' };
+  /** The same, from the last of `2 × HOT_AFTER` checks each: on the compiled schema. */
+  validateHot: { without: string[] | 'valid'; with: string[] | 'valid'; compiled: boolean };
   send: { without: string; with: string; requests: number; sentField: unknown };
   sendMany: { results: string[]; requests: number };
   parse: { without: WebhookVerdict; with: WebhookVerdict };
   handler: { without: WebhookVerdict; with: WebhookVerdict; status: number[] };
+  /** An envelope whose entry lacks (or has) the entry's new field: parseWebhook's error, and the handler's status. */
+  envelope: { without: string; with: string; status: number[] };
 }
 interface WebhookVerdict {
   type: string;
@@ -57,15 +71,16 @@ const PROBE = `
 import { createServer } from 'node:http';
 
 const FIELD = ${JSON.stringify(FIELD)};
+const ENTRY_FIELD = ${JSON.stringify(ENTRY_FIELD)};
 const to = '998901234567';
 const without = { to, type: 'text', text: { body: 'Hi' } };
 const withField = { to, type: 'text', text: { body: 'Hi', [FIELD]: 'campaign-7' } };
 const paths = (issues) => issues.map((i) => i.path.join('.'));
 
-function delivery(text) {
+function delivery(text, entryFields = { [ENTRY_FIELD]: 'eu' }) {
   return JSON.stringify({
     object: 'whatsapp_business_account',
-    entry: [{ id: 'waba-1', changes: [{ field: 'messages', value: {
+    entry: [{ id: 'waba-1', ...entryFields, changes: [{ field: 'messages', value: {
       messaging_product: 'whatsapp',
       metadata: { display_phone_number: '15550001111', phone_number_id: 'pn-1' },
       contacts: [{ profile: { name: 'Ali' }, wa_id: to }],
@@ -85,6 +100,8 @@ function webhookVerdict(event) {
 async function probe(root) {
   const sdk = await import(root + '/src/index.ts');
   const webhooks = await import(root + '/src/webhooks/index.ts');
+  const { HOT_AFTER, hot } = await import(root + '/src/core/compiled.ts');
+  const { outboundMessageSchema } = await import(root + '/src/gateway/message-schema.ts');
   const bodies = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -103,6 +120,12 @@ async function probe(root) {
     promise.then((r) => 'sent', (e) => e.name + (e.issues ? ' ' + paths(e.issues).join(',') : ''));
   const out = {};
   out.validate = { without: verdict(sdk.validateMessage(without)), with: verdict(sdk.validateMessage(withField)) };
+  const last = (message) => {
+    let result;
+    for (let i = 0; i < 2 * HOT_AFTER; i++) result = sdk.validateMessage(message);
+    return verdict(result);
+  };
+  out.validateHot = { without: last(without), with: last(withField), compiled: hot(outboundMessageSchema) !== outboundMessageSchema };
   out.send = { without: await outcome(gw.messages.send(without)) };
   out.send.with = await outcome(gw.messages.send(withField));
   out.send.requests = bodies.length;
@@ -128,6 +151,15 @@ async function probe(root) {
     method: 'POST', headers: { authorization: 'Bearer ' + secret, 'content-type': 'application/json' }, body }));
   const status = [(await post(plain)).status, (await post(tagged)).status];
   out.handler = { without: webhookVerdict(seen[0]), with: webhookVerdict(seen[1]), status };
+  const bare = delivery({ body: 'Hi', [FIELD]: 'campaign-7' }, {});
+  const parsed = (body) => {
+    try {
+      return 'events ' + webhooks.parseWebhook(body).length;
+    } catch (e) {
+      return e.name + ' ' + (e.path ?? []).join('.');
+    }
+  };
+  out.envelope = { without: parsed(bare), with: parsed(tagged), status: [(await post(bare)).status, (await post(tagged)).status] };
   return out;
 }
 
@@ -189,8 +221,21 @@ describe('a required field added to the gateway text message schema', () => {
     });
   });
 
+  it('validateMessage holds the same verdicts once the schema is hot and runs compiled', () => {
+    expect(verdicts.patched.validateHot).toEqual({
+      without: [`text.${FIELD}`],
+      with: 'valid',
+      compiled: true,
+    });
+  });
+
   it('could fail: the unpatched source sends the message without it and refuses the field as unknown', () => {
     expect(verdicts.original.validate).toEqual({ without: 'valid', with: [`text.${FIELD}`] });
+    expect(verdicts.original.validateHot).toEqual({
+      without: 'valid',
+      with: [`text.${FIELD}`],
+      compiled: true,
+    });
     expect(verdicts.original.send).toMatchObject({
       without: 'sent',
       with: `MessageValidationError text.${FIELD}`,
@@ -221,5 +266,20 @@ describe('a required field added to the webhook text message schema', () => {
       with: { type: 'text', field: 'campaign-7' },
     });
     expect(verdicts.original.handler.without).toEqual({ type: 'text' });
+  });
+});
+
+describe("a required field added to the envelope's entry schema", () => {
+  it('parseWebhook refuses an envelope whose entry lacks it, at its path, and parses one that has it', () => {
+    expect(verdicts.patched.envelope.without).toBe(`WebhookParseError entry.0.${ENTRY_FIELD}`);
+    expect(verdicts.patched.envelope.with).toBe('events 1');
+  });
+
+  it('the webhook handler answers 400 to the envelope without it and 200 to the one with it', () => {
+    expect(verdicts.patched.envelope.status).toEqual([400, 200]);
+  });
+
+  it('could fail: the unpatched source takes both envelopes', () => {
+    expect(verdicts.original.envelope).toEqual({ without: 'events 1', with: 'events 1', status: [200, 200] });
   });
 });

@@ -36,6 +36,7 @@ import {
   customerOf,
   isReactionRemoved,
   parseWebhook,
+  webhookEnvelopeSchema,
 } from '../../src/webhooks/index.js';
 
 function only<K extends WebhookEvent['kind']>(
@@ -502,6 +503,78 @@ describe('parseWebhook: template status and account updates', () => {
     const event = only(parseWebhook(JSON.stringify(body)), 'unknown');
     expect(event.field).toBe('message_template_status_update');
     expect(event.issues[0]?.path).toEqual(['message_template_id']);
+  });
+});
+
+describe('parseWebhook: the skeleton is webhookEnvelopeSchema, the exported schema and the parse agree', () => {
+  const withEntry = (fields: Record<string, unknown>) => ({
+    object: 'whatsapp_business_account',
+    entry: [
+      { ...fields, changes: [change('messages', messagesChange({ messages: [textMessage()] }).value)] },
+    ],
+  });
+
+  it.each([
+    ['a string', 'waba-1', 'waba-1', 'waba-1'],
+    ['a number (a relay re-serialised it)', 1234567890, 1234567890, '1234567890'],
+    ['missing', undefined, undefined, undefined],
+    ['an object', { id: 1 }, undefined, undefined],
+  ])(
+    'an entry id that is %s: the schema reads %j and the event has businessAccountId %j',
+    (_, id, read, expected) => {
+      const body = withEntry(id === undefined ? {} : { id });
+      expect(parseWebhook(JSON.stringify(body))[0]?.businessAccountId).toBe(expected);
+      const parsed = webhookEnvelopeSchema.safeParse(body);
+      expect(parsed.success && parsed.data.entry[0]?.id).toBe(read);
+    },
+  );
+
+  it.each([
+    ['missing', undefined],
+    ['a number', 7],
+  ])(
+    'a change field that is %s: an unknown_field event; the schema reads it as an empty field',
+    (_, field) => {
+      const body = {
+        entry: [{ id: 'w', changes: [{ ...(field === undefined ? {} : { field }), value: { a: 1 } }] }],
+      };
+      const event = only(parseWebhook(JSON.stringify(body)), 'unknown');
+      expect([event.reason, event.field]).toEqual(['unknown_field', '']);
+      const read = webhookEnvelopeSchema.safeParse(body);
+      expect(read.success && read.data.entry[0]?.changes[0]?.field).toBe('');
+    },
+  );
+
+  it.each([
+    [{ entry: {} }, ['entry'], 'expected an array, got an object'],
+    [{ entry: [3] }, ['entry', 0], 'expected an object, got a number'],
+    [{ entry: [{ id: 'w' }] }, ['entry', 0, 'changes'], 'expected an array, got nothing'],
+    [
+      { entry: [{ changes: [{ field: 'messages', value: [] }] }] },
+      ['entry', 0, 'changes', 0, 'value'],
+      'expected an object, got an array',
+    ],
+  ])(
+    'a broken skeleton %j: WebhookParseError at its path, and the schema refuses it there too',
+    (body, path, what) => {
+      let error: unknown;
+      try {
+        parseWebhook(JSON.stringify(body));
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(WebhookParseError);
+      expect((error as WebhookParseError).path).toEqual(path);
+      expect((error as Error).message).toContain(what);
+      const read = webhookEnvelopeSchema.safeParse(body);
+      expect(read.success ? [] : read.error.issues[0]?.path).toEqual(path);
+    },
+  );
+
+  it('a top-level object that is not a string does not refuse the delivery', () => {
+    const body = { ...withEntry({ id: 'w' }), object: 42 };
+    expect(parseWebhook(JSON.stringify(body))).toHaveLength(1);
+    expect(webhookEnvelopeSchema.safeParse(body).success).toBe(true);
   });
 });
 
