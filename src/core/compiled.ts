@@ -29,7 +29,7 @@ export function hot<S extends z.ZodType>(schema: S): S {
   const tier = tiers.get(schema);
   if (typeof tier === 'object') return tier as S;
   const uses = (tier ?? 0) + 1;
-  if (uses < HOT_AFTER) {
+  if (uses <= HOT_AFTER) {
     tiers.set(schema, uses);
     return schema;
   }

@@ -98,7 +98,8 @@ export interface IssueLike {
  * of problem, in the template rules' vocabulary (`<field>.required`, `<field>.type`, `<field>.enum`,
  * `<field>.max_length`, `<field>.min_length`, `<field>.invalid`).
  */
-export function toIssue(issue: IssueLike): MessageIssue {
+export function toIssue(raw: IssueLike): MessageIssue {
+  const issue = standingFor(raw);
   const named = issue.params?.['rule'];
   const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
   return {
@@ -113,6 +114,17 @@ export function toIssue(issue: IssueLike): MessageIssue {
           ? named
           : `${fieldOf(path)}.${named}`,
   };
+}
+
+/**
+ * A predicate's issue (`.refine`, always `custom`) that names the zod issue it stands for in `params.code` (and its
+ * bound in `params.minimum`), read as that issue: a length counted in code points is `too_small`/`too_big` like
+ * zod's own (`gateway/text-schema.ts`).
+ */
+function standingFor(issue: IssueLike): IssueLike {
+  const code = issue.code === 'custom' ? issue.params?.['code'] : undefined;
+  if (typeof code !== 'string') return issue;
+  return { path: issue.path, code, message: issue.message, minimum: issue.params?.['minimum'] };
 }
 
 /** The field of a rule id: the path without list indices (`interactive.action.buttons.reply.title`). */

@@ -23,30 +23,56 @@ import { unknownKeysError } from './unknown-keys.js';
  * short as 7 digits (`2904567`, Saint Helena). Each rule has its own message and rule id. The number itself is
  * never quoted (it is personal data and errors end up in logs).
  */
-export const recipientSchema = z.string({ error: 'must be a string of digits' }).superRefine((to, ctx) => {
-  const fail = (rule: string, message: string) => ctx.addIssue({ code: 'custom', message, params: { rule } });
-  const normalise = "normalizeRecipient('+998 90 123-45-67') gives '998901234567'";
-  if (to === '') {
-    fail('to.required', 'is empty: give the number with its country code, digits only (e.g. 998901234567)');
-  } else if (/[+\s\-().]/.test(to)) {
-    fail(
+export const recipientSchema = z
+  .string({ error: 'must be a string of digits' })
+  .refine(
+    (to) => to !== '',
+    digitsRule(
+      'to.required',
+      'is empty: give the number with its country code, digits only (e.g. 998901234567)',
+    ),
+  )
+  .refine(
+    (to) => !/[+\s\-().]/.test(to),
+    digitsRule(
       'to.digits_only',
-      `must be digits only, country code first: no '+', spaces, dashes or brackets (${normalise})`,
-    );
-  } else if (/\D/.test(to)) {
-    fail('to.digits_only', 'must be digits only, country code first (e.g. 998901234567)');
-  } else if (to.startsWith('0')) {
-    fail(
+      "must be digits only, country code first: no '+', spaces, dashes or brackets (normalizeRecipient('+998 90 123-45-67') gives '998901234567')",
+    ),
+  )
+  .refine(
+    (to) => !/\D/.test(to),
+    digitsRule('to.digits_only', 'must be digits only, country code first (e.g. 998901234567)'),
+  )
+  .refine(
+    (to) => !to.startsWith('0'),
+    digitsRule(
       'to.country_code',
-      `must start with the country code, not 0 (${normalise}; '00998...' gives '998...')`,
-    );
-  } else if (to.length > MAX_RECIPIENT_DIGITS) {
-    fail(
+      "must start with the country code, not 0 (normalizeRecipient('+998 90 123-45-67') gives '998901234567'; '00998...' gives '998...')",
+    ),
+  )
+  .refine(
+    (to) => to.length <= MAX_RECIPIENT_DIGITS,
+    digitsRule(
       'to.max_length',
-      `has ${to.length} digits; E.164 numbers have at most ${MAX_RECIPIENT_DIGITS}, country code included`,
-    );
-  }
-});
+      (to) =>
+        `has ${to.length} digits; E.164 numbers have at most ${MAX_RECIPIENT_DIGITS}, country code included`,
+    ),
+  );
+
+/**
+ * One rule of the recipient: its id and message, and `abort` so that only the first broken rule is reported (a
+ * number with a '+' is not also told it has a non-digit). Predicates (`.refine`), not one `.superRefine`, because
+ * zod compiles a predicate into the hot send path's code and runs a `.superRefine` through a context object on
+ * every check: 3 µs of a loopback send (docs/benchmarks.md).
+ */
+function digitsRule(rule: string, message: string | ((to: string) => string)) {
+  return {
+    abort: true,
+    params: { rule },
+    error: (issue: { input?: unknown }) =>
+      typeof message === 'string' ? message : message(String(issue.input ?? '')),
+  };
+}
 
 /** E.164's longest number, country code included. */
 export const MAX_RECIPIENT_DIGITS = 15;
@@ -99,30 +125,30 @@ const PARAMETER_TYPES = ['text', 'image', 'document', 'video', 'currency', 'date
 /**
  * A template variable value. The object named after `type` must be present; `text` and `image.link` are
  * typed as the spec states. The `document`, `video`, `currency` and `date_time` objects stay open: the spec
- * names them but not their fields, so whatever they hold is sent as given.
+ * names them but not their fields, so whatever they hold is sent as given. One predicate per type, each reporting at
+ * the missing key (`.refine`, which zod compiles into the hot send path; see `templateComponentSchema`).
  */
-export const templateParameterSchema = closed({
-  type: z.enum(PARAMETER_TYPES),
-  text: z.string().optional(),
-  image: closed({ link: httpUrl }).optional(),
-  document: z.looseObject({}).optional(),
-  video: z.looseObject({}).optional(),
-  currency: z.looseObject({}).optional(),
-  date_time: z.looseObject({}).optional(),
-}).superRefine((p, ctx) => {
-  if (p[p.type] === undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      path: [p.type],
+export const templateParameterSchema = PARAMETER_TYPES.reduce(
+  (schema, type) =>
+    schema.refine((p) => p.type !== type || p[type] !== undefined, {
+      path: [type],
       params: { rule: 'template.components.parameters.value.required' },
-      message: `a '${p.type}' parameter needs its '${p.type}' ${p.type === 'text' ? 'value' : 'object'}`,
-    });
-  }
-});
+      error: `a '${type}' parameter needs its '${type}' ${type === 'text' ? 'value' : 'object'}`,
+    }),
+  closed({
+    type: z.enum(PARAMETER_TYPES),
+    text: z.string().optional(),
+    image: closed({ link: httpUrl }).optional(),
+    document: z.looseObject({}).optional(),
+    video: z.looseObject({}).optional(),
+    currency: z.looseObject({}).optional(),
+    date_time: z.looseObject({}).optional(),
+  }),
+);
 
 const BUTTON_INDEX = ['0', '1', '2'] as const;
 
-export const templateComponentSchema = closed({
+const componentFields = closed({
   type: z.enum(['header', 'body', 'button']),
   sub_type: z.enum(['url', 'quick_reply']).optional(),
   // Accept 0, 1, 2 as numbers too: the wire wants a string, and nobody should lose a send over quotes.
@@ -133,26 +159,28 @@ export const templateComponentSchema = closed({
     ])
     .optional(),
   parameters: z.array(templateParameterSchema),
-}).superRefine((c, ctx) => {
-  for (const key of ['sub_type', 'index'] as const) {
-    if (c.type === 'button' && c[key] === undefined) {
-      ctx.addIssue({
-        code: 'custom',
+});
+
+/**
+ * `sub_type` and `index` are required on a button component and not allowed on another, each its own issue at its
+ * own key. Predicates (`.refine`), one per rule, like every rule of a template message: zod compiles them into the
+ * hot send path, where a `.superRefine` costs a context object per check (docs/benchmarks.md).
+ */
+export const templateComponentSchema = (['sub_type', 'index'] as const).reduce(
+  (schema, key) =>
+    schema
+      .refine((c) => c.type !== 'button' || c[key] !== undefined, {
         path: [key],
         params: { rule: `template.components.${key}.required` },
-        message: `a button component needs '${key}'`,
-      });
-    }
-    if (c.type !== 'button' && c[key] !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
+        error: `a button component needs '${key}'`,
+      })
+      .refine((c) => c.type === 'button' || c[key] === undefined, {
         path: [key],
         params: { rule: `template.components.${key}.not_allowed` },
-        message: `'${key}' is only for button components`,
-      });
-    }
-  }
-});
+        error: `'${key}' is only for button components`,
+      }),
+  componentFields,
+);
 
 export const outboundTemplateMessageSchema = closed({
   to: recipientSchema,
