@@ -17,6 +17,9 @@ import { isHttpUrl } from '../core/text.js';
 import { limitedText } from './text-schema.js';
 import { unknownKeysError } from './unknown-keys.js';
 
+/** What the recipient's messages suggest to write instead of a formatted number. */
+const NORMALISE = "normalizeRecipient('+998 90 123-45-67') gives '998901234567'";
+
 /**
  * The recipient as the spec gives it: digits only, country code first (so no leading zero), and what E.164 rules
  * out: more than 15 digits. No lower bound: the spec has none, and real numbers with their country code are as
@@ -36,7 +39,7 @@ export const recipientSchema = z
     (to) => !/[+\s\-().]/.test(to),
     digitsRule(
       'to.digits_only',
-      "must be digits only, country code first: no '+', spaces, dashes or brackets (normalizeRecipient('+998 90 123-45-67') gives '998901234567')",
+      `must be digits only, country code first: no '+', spaces, dashes or brackets (${NORMALISE})`,
     ),
   )
   .refine(
@@ -47,7 +50,7 @@ export const recipientSchema = z
     (to) => !to.startsWith('0'),
     digitsRule(
       'to.country_code',
-      "must start with the country code, not 0 (normalizeRecipient('+998 90 123-45-67') gives '998901234567'; '00998...' gives '998...')",
+      `must start with the country code, not 0 (${NORMALISE}; '00998...' gives '998...')`,
     ),
   )
   .refine(
