@@ -243,6 +243,17 @@ export function isRedirect(response: Response): boolean {
   return (response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect';
 }
 
+/**
+ * Whether a fetch rejected because the server answered with a redirect the request asked it to refuse
+ * (`redirect: 'error'`): undici's `TypeError('fetch failed')` and msw's `TypeError('Failed to fetch')` both give
+ * the cause `unexpected redirect` (an `Error` or a string).
+ */
+export function refusedRedirect(error: unknown): boolean {
+  if (!(error instanceof TypeError)) return false;
+  const cause: unknown = error.cause;
+  return (cause instanceof Error ? cause.message : cause) === 'unexpected redirect';
+}
+
 /** The system error code from undici's `fetch failed` chain (`cause`, or the first of an AggregateError). */
 export function errnoOf(error: unknown, depth = 0): string | undefined {
   if (depth > 5 || typeof error !== 'object' || error === null) return undefined;

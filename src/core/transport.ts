@@ -1,5 +1,5 @@
 import { onAbort, sleep } from './abort.js';
-import { Deadlines, Exchange, guardBody, isRedirect } from './attempt.js';
+import { Deadlines, Exchange, guardBody, isRedirect, refusedRedirect } from './attempt.js';
 import { checkHeaders } from './call-options.js';
 import { requestIdHeader, toApiError, toRedirectError } from './error-body.js';
 import {
@@ -8,6 +8,7 @@ import {
   InvalidResponseError,
   PaymentRequiredError,
   RateLimitError,
+  type RedirectError,
   WaGatewayError,
 } from './errors.js';
 import { callHook, type RequestHooks } from './hooks.js';
@@ -17,7 +18,7 @@ import type { SendLimiter } from './rate-limiter.js';
 import { mayHaveBeenSent, type RetryRules, retryDelay, settleAttempts } from './retry-policy.js';
 import { excerpt, scrub } from './secrets.js';
 import { serialise } from './serialise.js';
-import { userAgent } from './version.js';
+import { runtime, userAgent } from './version.js';
 
 /** An attempt's outcome: the response, its body when read, and how many attempts it took. */
 interface Answer {
@@ -56,9 +57,17 @@ export class Transport {
   readonly #base: string;
   readonly #deadlines = new Deadlines();
   readonly #observers: Observers;
+  /**
+   * Node's own fetch is asked to refuse redirects (`redirect: 'error'`, with `window: null`) rather than to hand
+   * them back (`'manual'`): for any other mode undici clones the request and tees its body, which cost about 10%
+   * of a loopback send (docs/benchmarks.md). A redirect it refuses carries no status or `Location`, so
+   * `#refusedRedirect` asks for them. Elsewhere (Workers refuse `'error'`) and with a custom `fetch`, `'manual'`.
+   */
+  readonly #refuseRedirects: boolean;
 
   constructor(config: TransportConfig) {
     this.#config = config;
+    this.#refuseRedirects = config.fetch === undefined && runtime().startsWith('node/');
     this.host = new URL(config.baseUrl).hostname;
     this.#base = config.baseUrl.replace(/\/+$/, '');
     this.#defaultHeaders = checkHeaders(config.defaultHeaders, 'defaultHeaders');
@@ -305,11 +314,12 @@ export class Transport {
       try {
         response = await (config.fetch ?? globalThis.fetch)(this.#url(options), init);
       } catch (error) {
-        throw x.fault(error, 'connect');
-      } finally {
         // Answered (or failed): the limiter may count this request's window from now.
         release?.();
+        if (this.#refuseRedirects && refusedRedirect(error)) throw await this.#refusedRedirect(options, x);
+        throw x.fault(error, 'connect');
       }
+      release?.();
       if (!response.ok || isRedirect(response)) throw await this.#refusal(options, response);
       if (!readBody) {
         keepSignalLinked = true;
@@ -355,12 +365,44 @@ export class Transport {
     const { method } = options;
     const signal = x.controller.signal;
     // Never followed: a 307/308 would re-send the body (a password, a message) to the Location's host.
-    const redirect = 'manual';
-    if (options.body === undefined) {
-      return { method, headers: this.#headers(options, authorization, undefined), signal, redirect };
+    const body = options.body === undefined ? undefined : serialise(options.body);
+    const headers = this.#headers(options, authorization, body);
+    if (this.#refuseRedirects) {
+      // `window: null` and `'error'` together are undici's one path that sends the request without cloning it.
+      return body === undefined
+        ? { method, headers, signal, redirect: 'error', window: null }
+        : { method, headers, body, signal, redirect: 'error', window: null };
     }
-    const body = serialise(options.body);
-    return { method, headers: this.#headers(options, authorization, body), body, signal, redirect };
+    return body === undefined
+      ? { method, headers, signal, redirect: 'manual' }
+      : { method, headers, body, signal, redirect: 'manual' };
+  }
+
+  /**
+   * The `RedirectError` for a 3xx that Node's fetch refused (`redirect: 'error'`), which rejects without the
+   * status or the `Location`. One GET of the same URL asks for them: without the credential, the caller's headers
+   * or the body, never followed, bounded by the attempt's signal. A server that redirects the POST but not the GET
+   * (or that fails to answer it) gets the error without them: status 0, no location.
+   */
+  async #refusedRedirect(options: RequestOptions, x: Exchange): Promise<RedirectError> {
+    const url = this.#url(options);
+    const request = { method: options.method, path: options.path };
+    const secrets = this.#config.secrets();
+    try {
+      const probe = await globalThis.fetch(url, {
+        method: 'GET',
+        headers: { 'user-agent': this.#userAgent },
+        signal: x.controller.signal,
+        redirect: 'manual',
+      });
+      probe.body?.cancel().catch(() => {});
+      if (isRedirect(probe)) {
+        return toRedirectError({ status: probe.status, headers: probe.headers, url, secrets, request });
+      }
+    } catch {
+      // The redirect stands; only where it pointed is unknown.
+    }
+    return toRedirectError({ status: 0, headers: new Headers(), url, secrets, request });
   }
 
   /** The error for a 3xx (never followed) or another non-2xx answer. */

@@ -22,12 +22,33 @@ interface Scenario {
 }
 
 let scenario: Scenario = { status: 307, target: 'other', loginOk: false };
+/** How the origin answers a GET: like any request ('redirect'), with a 200 ('ok'), or never ('hang'). */
+let onGet: 'redirect' | 'ok' | 'hang' = 'redirect';
+/** Every request that reached the origin, in order. */
+const arrivals: {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  tenant: string | undefined;
+  body: string;
+}[] = [];
 let other: Awaited<ReturnType<typeof startServer>>;
 let origin: Awaited<ReturnType<typeof startServer>>;
 const reached = { other: 0, sameOriginTarget: 0 };
 
-function redirecting(req: IncomingMessage, res: ServerResponse): void {
+function redirecting(req: IncomingMessage, res: ServerResponse, body: string): void {
   const path = new URL(req.url ?? '/', 'http://x').pathname;
+  arrivals.push({
+    method: req.method ?? '',
+    path,
+    authorization: req.headers.authorization,
+    tenant: req.headers['x-tenant'] as string | undefined,
+    body,
+  });
+  if (req.method === 'GET' && onGet === 'hang') return;
+  if (req.method === 'GET' && onGet === 'ok') {
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  }
   if (path.startsWith('/landing')) {
     reached.sameOriginTarget++;
     return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
@@ -54,7 +75,7 @@ beforeAll(async () => {
       }),
     );
   });
-  origin = await startServer((req, res) => redirecting(req, res));
+  origin = await startServer((req, res, body) => redirecting(req, res, body));
 });
 afterAll(async () => {
   await other.close();
@@ -131,5 +152,73 @@ describe.each(STATUSES)('a %i answer', (status) => {
         expect(reached).toEqual({ other: 0, sameOriginTarget: 0 });
       },
     );
+  });
+});
+
+/**
+ * Node's fetch sends the SDK's requests with `redirect: 'error'` (undici clones every request sent with another
+ * mode: about 10% of a send). It then refuses a 3xx without saying which or where, so the transport asks once more
+ * with a GET of the same URL: no credential, no header of the caller's, no body, never followed.
+ */
+describe("on Node's own fetch, the redirect's status and origin come from one bare GET", () => {
+  const send = (client: GatewayClient) =>
+    client.messages.send({ to: '998901234567', type: 'text', text: { body: 'hi' } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  const tenantClient = (extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {}) =>
+    new GatewayClient({
+      apiKey: 'gw_key_0123456789abcdef',
+      baseUrl: origin.url,
+      maxRetries: 0,
+      defaultHeaders: { 'x-tenant': 'tenant-secret' },
+      ...extra,
+    });
+
+  it('asks with a GET that carries nothing of the request', async () => {
+    scenario = { status: 308, target: 'other', loginOk: false };
+    onGet = 'redirect';
+    arrivals.length = 0;
+    const error = (await send(tenantClient())) as RedirectError;
+    expect(error).toBeInstanceOf(RedirectError);
+    expect([error.status, error.location]).toEqual([308, other.url]);
+    expect(arrivals).toEqual([
+      expect.objectContaining({ method: 'POST', path: '/v1/wa/message', tenant: 'tenant-secret' }),
+      { method: 'GET', path: '/v1/wa/message', authorization: undefined, tenant: undefined, body: '' },
+    ]);
+    expect(arrivals[0]!.authorization).toBe('Bearer gw_key_0123456789abcdef');
+  });
+
+  it('says it was a redirect, without status or origin, when the GET is not redirected', async () => {
+    scenario = { status: 307, target: 'other', loginOk: false };
+    onGet = 'ok';
+    try {
+      const error = (await send(tenantClient())) as RedirectError;
+      expect(error).toBeInstanceOf(RedirectError);
+      expect([error.status, error.location]).toEqual([0, undefined]);
+      expect(error.message).toContain('HTTP 3xx: a redirect');
+    } finally {
+      onGet = 'redirect';
+    }
+  });
+
+  it("ends within the call's timeout when the GET is never answered", async () => {
+    scenario = { status: 307, target: 'other', loginOk: false };
+    onGet = 'hang';
+    try {
+      const error = (await send(tenantClient({ timeoutMs: 300 }))) as RedirectError;
+      expect(error).toBeInstanceOf(RedirectError);
+      expect([error.status, error.location]).toEqual([0, undefined]);
+    } finally {
+      onGet = 'redirect';
+    }
+  });
+
+  it('is not needed with a custom fetch, which gets the redirect itself', async () => {
+    scenario = { status: 302, target: 'same', loginOk: false };
+    arrivals.length = 0;
+    const error = (await send(tenantClient({ fetch: (input, init) => fetch(input, init) }))) as RedirectError;
+    expect([error.status, error.location]).toEqual([302, origin.url]);
+    expect(arrivals.map((a) => a.method)).toEqual(['POST']);
   });
 });
