@@ -4,6 +4,10 @@
  * process. The SDK side includes validation, the transport, error mapping and result parsing (rate limiting
  * off: its waits are not overhead and are measured by rate-limiter.bench.ts).
  *
+ * The SDK sends with `redirect: 'error'` on Node, the one mode undici does not clone the request for; the baseline
+ * keeps fetch's default. `vsUnclonedFetch` reports the SDK against a bare fetch given the same mode: what the SDK's
+ * own work costs (informational; docs/benchmarks.md).
+ *
  * The figure is the median over fresh processes, each the median of many interleaved rounds. Within one process
  * the rounds agree closely, but processes differ (what the JIT made of each side, where the heap landed): single
  * processes of the same build have measured anywhere in a band several percent wide, and one of them is as much a
@@ -50,29 +54,45 @@ if (!existsSync(dist)) throw new Error('dist/ is missing: run `npm run build` fi
 const { GatewayClient } = (await import(dist.href)) as { GatewayClient: typeof GatewayClientType };
 
 /** One process's figure: the median of interleaved rounds against the echo gateway. */
-async function measureHere(): Promise<{ ratio: number; subjectMs: number; baselineMs: number }> {
+async function measureHere(): Promise<{
+  ratio: number;
+  subjectMs: number;
+  baselineMs: number;
+  vsUnclonedFetch: number;
+}> {
   const fixture = await spawnFixture('echo-gateway');
   try {
     const gw = new GatewayClient({ apiKey: KEY, baseUrl: fixture.url, rateLimit: false });
     const url = `${fixture.url}/v1/wa/message`;
     // The baseline is what a careful caller would write by hand: serialise, POST, read the JSON answer.
-    const bare = async () => {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${KEY}`,
-          'content-type': 'application/json',
-          accept: 'application/json',
-        },
-        body: JSON.stringify({ messaging_product: 'whatsapp', ...message }),
-      });
-      const json = (await res.json()) as { data: { messages: { id: string }[] } };
-      return json.data.messages[0]?.id;
-    };
+    const headers = () => ({
+      authorization: `Bearer ${KEY}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+    });
+    const body = () => JSON.stringify({ messaging_product: 'whatsapp', ...message });
+    const messageId = async (res: Response) =>
+      ((await res.json()) as { data: { messages: { id: string }[] } }).data.messages[0]?.id;
+    const bare = async () =>
+      messageId(await fetch(url, { method: 'POST', headers: headers(), body: body() }));
+    // The fastest fetch Node offers: the one request mode undici sends without cloning it (and its body), which
+    // the SDK uses. Against it, the figure is what the SDK's own work costs, whatever the request mode saves.
+    const unclonedBare = async () =>
+      messageId(
+        await fetch(url, {
+          method: 'POST',
+          headers: headers(),
+          body: body(),
+          redirect: 'error',
+          window: null,
+        }),
+      );
     const sdk = async () => (await gw.messages.send(message)).messageId;
     // Many short interleaved rounds (50 sends a side, ~25 ms): drift in machine load hits both sides alike, and
     // the median of 121 ratios is stable within a process (blocks of 400 varied ±10%).
-    return await compare(sdk, bare, { iterations: 50, rounds: QUICK ? 41 : 121 });
+    const main = await compare(sdk, bare, { iterations: 50, rounds: QUICK ? 41 : 121 });
+    const uncloned = await compare(sdk, unclonedBare, { iterations: 50, rounds: QUICK ? 21 : 61 });
+    return { ...main, vsUnclonedFetch: uncloned.ratio };
   } finally {
     fixture.stop();
   }
@@ -92,5 +112,6 @@ report({
     sdkMsPerSend: round(median(runs.map((r) => r.subjectMs))),
     fetchMsPerSend: round(median(runs.map((r) => r.baselineMs))),
     perProcess: runs.map((r) => round(r.ratio)).join(' '),
+    vsUnclonedFetch: round(median(runs.map((r) => r.vsUnclonedFetch))),
   },
 });
