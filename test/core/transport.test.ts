@@ -1,6 +1,6 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError, TimeoutError } from '../../src/core/errors.js';
+import { AuthenticationError, RedirectError, TimeoutError } from '../../src/core/errors.js';
 import { scrub } from '../../src/core/secrets.js';
 import { Transport, type TransportConfig } from '../../src/core/transport.js';
 import { useMswServer } from '../helpers/msw.js';
@@ -155,5 +155,32 @@ describe('streamed answers', () => {
 describe('scrub', () => {
   it('hides every non-empty secret, however short', () => {
     expect(scrub('user ab1 failed with ab1', ['ab1', ''])).toBe('user [redacted] failed with [redacted]');
+  });
+});
+
+describe('a redirect under msw (its fetch rejects a refused redirect with a string cause, unlike undici)', () => {
+  it('is a RedirectError with the status and origin, learnt from a GET without the credential', async () => {
+    const seen: { method: string; authorization: string | null }[] = [];
+    server.use(
+      http.all(`${BASE}/x`, ({ request }) => {
+        seen.push({ method: request.method, authorization: request.headers.get('authorization') });
+        return new HttpResponse(null, { status: 307, headers: { location: 'https://elsewhere.test/y' } });
+      }),
+    );
+    const error = await transport({ maxRetries: 0 })
+      .json({ method: 'POST', path: '/x', body: { a: 1 } })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(RedirectError);
+    expect([(error as RedirectError).status, (error as RedirectError).location]).toEqual([
+      307,
+      'https://elsewhere.test',
+    ]);
+    expect(seen).toEqual([
+      { method: 'POST', authorization: 'Bearer t0' },
+      { method: 'GET', authorization: null },
+    ]);
   });
 });
