@@ -1,8 +1,12 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/** `*.proof.test.ts`: the system proofs (process fleets, clusters, failovers, long runs), run by `npm run test:proofs`. */
+export const PROOFS = 'test/**/*.proof.test.ts';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, PROOFS],
     globalSetup: ['test/helpers/global-setup.ts'],
     // Fails a test that makes the SDK print a warning through its default logger (a green run prints none).
     setupFiles: ['test/helpers/no-sdk-warnings.ts'],
