@@ -1,8 +1,8 @@
 import type { ValidatedMessage } from '../gateway/message-schema.js';
 import { validateMessage } from '../gateway/validate-message.js';
-import { statusEnvelope, statusObject } from '../webhooks/fixtures.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
 import type { TemplateRegistry } from './template-registry.js';
+import { statusEnvelope, statusObject } from './webhook-fixtures.js';
 
 /**
  * The gateway's behaviour as data, shared by the msw handlers and the sandbox HTTP server: the order of

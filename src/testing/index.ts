@@ -4,7 +4,7 @@
  * for upstream signatures, and `startSandbox`, a local gateway on a real socket that delivers webhooks.
  * Needs `msw` (an optional peer dependency) for the handlers.
  */
-export * from '../webhooks/fixtures.js';
+
 export { signUpstreamBody } from '../webhooks/verify.js';
 export {
   type DeliverOptions,
@@ -49,3 +49,4 @@ export {
   startSandbox,
 } from './sandbox.js';
 export { type RegisteredTemplate, TemplateRegistry } from './template-registry.js';
+export * from './webhook-fixtures.js';
