@@ -8,6 +8,7 @@ import type { DeepReadonly } from '../core/plain-data.js';
 import { excerpt } from '../core/secrets.js';
 import { type Span, traced, tracingLoaded } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
+import type { TemplateCatalog } from '../templates/catalog.js';
 import type {
   TemplateDefinition,
   TemplateSendValues,
@@ -25,7 +26,6 @@ import {
 } from './send-many.js';
 import { readSendResponse } from './send-response.js';
 import { checkTemplateMessage, templateMessage } from './send-template.js';
-import type { TemplateCatalog } from './template-catalog.js';
 
 export type { SendManyOptions, SendManyProgress, SendManyResult } from './send-many.js';
 
