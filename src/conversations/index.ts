@@ -5,6 +5,7 @@
  * `wa-gateway-sdk/redis`.
  */
 export { WaGatewayError } from '../core/errors.js';
+export { checkServiceWindow, SERVICE_WINDOW_MS, windowClosesAt } from '../gateway/service-window.js';
 export { ConversationError, type ConversationErrorReason, ServiceWindowClosedError } from './errors.js';
 export {
   type AccountUpdateContext,
@@ -36,4 +37,3 @@ export {
   type SessionStore,
   type WindowStore,
 } from './stores.js';
-export { checkServiceWindow, SERVICE_WINDOW_MS, windowClosesAt } from './window.js';

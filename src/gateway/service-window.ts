@@ -1,6 +1,6 @@
 /** The 24-hour customer service window: when it is open, and the guard every free-form send goes through. */
-import { ServiceWindowClosedError } from './errors.js';
-import type { WindowStore } from './stores.js';
+import { ServiceWindowClosedError } from '../conversations/errors.js';
+import type { WindowStore } from '../conversations/stores.js';
 
 /** "Non-template messages can only be sent within 24 hours of the last message from the user." */
 export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
