@@ -3,7 +3,11 @@
  * `webhook-core.ts`, for Next.js route handlers, Hono, Bun, Deno and Workers. `node-handler.ts` is the Node one.
  */
 
-import { resolveOptions, type WebhookHandlerOptions, type WebhookPlatformContext } from './handler.js';
+import {
+  resolveOptions,
+  type WebhookHandlerOptions,
+  type WebhookPlatformContext,
+} from './handler-options.js';
 import { type BodyResult, concat, createWebhookCore } from './webhook-core.js';
 
 async function readFetchBody(request: Request, maxBytes: number): Promise<BodyResult> {

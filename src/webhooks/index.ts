@@ -34,7 +34,7 @@ export type {
   WebhookHandlerOptions,
   WebhookLogger,
   WebhookPlatformContext,
-} from './handler.js';
+} from './handler-options.js';
 export {
   createNodeWebhookHandler,
   type NodeWebhookRequest,

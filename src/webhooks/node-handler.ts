@@ -10,7 +10,7 @@
  */
 
 import { bytesOf } from './body.js';
-import { resolveOptions, type WebhookHandlerOptions } from './handler.js';
+import { resolveOptions, type WebhookHandlerOptions } from './handler-options.js';
 import {
   type BodyResult,
   type CoreRequest,

@@ -27,7 +27,7 @@ import {
   type ResolvedOptions,
   type WebhookEventContext,
   type WebhookPlatformContext,
-} from './handler.js';
+} from './handler-options.js';
 import { parseWebhook } from './parse.js';
 import { authorizationFailure, importHmacKey, verifySignatureWithKeys } from './verify.js';
 
