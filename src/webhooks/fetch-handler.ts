@@ -1,6 +1,6 @@
 /**
  * `createWebhookHandler`: the Fetch API adapter (`Request` in, `Response` out) over the webhook core in
- * `webhook-core.ts`, for Next.js route handlers, Hono, Bun, Deno and Workers. `node-handler.ts` is the Node one.
+ * `request-handler.ts`, for Next.js route handlers, Hono, Bun, Deno and Workers. `node-handler.ts` is the Node one.
  */
 
 import {
@@ -8,7 +8,7 @@ import {
   type WebhookHandlerOptions,
   type WebhookPlatformContext,
 } from './handler-options.js';
-import { type BodyResult, concat, createWebhookCore } from './webhook-core.js';
+import { type BodyResult, concat, createWebhookCore } from './request-handler.js';
 
 async function readFetchBody(request: Request, maxBytes: number): Promise<BodyResult> {
   const declared = request.headers.get('content-length');

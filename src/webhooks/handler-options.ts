@@ -1,6 +1,6 @@
 /**
  * The webhook handlers' options, their defaults and their validation: what `createWebhookHandler` and
- * `createNodeWebhookHandler` accept. `webhook-core.ts` is what they do with them.
+ * `createNodeWebhookHandler` accept. `request-handler.ts` is what they do with them.
  */
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';

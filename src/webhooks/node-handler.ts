@@ -17,7 +17,7 @@ import {
   type CoreResponse,
   concat,
   createWebhookCore,
-} from './webhook-core.js';
+} from './request-handler.js';
 
 /** The parts of `http.IncomingMessage` (or an Express `Request`) the handler uses. */
 export interface NodeWebhookRequest {
