@@ -4,8 +4,8 @@
  */
 export { ConfigurationError, WaGatewayError, WebhookParseError } from '../core/errors.js';
 export type { Logger, LogLevel } from '../core/logger.js';
-export type { WebhookBody } from './body.js';
 export { type Customer, customerOf } from './customer.js';
+export type { WebhookBody } from './decode-body.js';
 export {
   type ClaimResult,
   DEFAULT_DEDUPE_TTL_MS,

@@ -9,7 +9,7 @@
  * answers.
  */
 
-import { bytesOf } from './body.js';
+import { bytesOf } from './decode-body.js';
 import { resolveOptions, type WebhookHandlerOptions } from './handler-options.js';
 import {
   type BodyResult,

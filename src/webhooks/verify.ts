@@ -9,7 +9,7 @@
  */
 
 import { brandError, WaGatewayError } from '../core/errors.js';
-import { bytesOf } from './body.js';
+import { bytesOf } from './decode-body.js';
 
 const encoder = new TextEncoder();
 
