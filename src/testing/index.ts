@@ -47,6 +47,6 @@ export {
   type SandboxPlatform,
   type SandboxSend,
   startSandbox,
-} from './sandbox.js';
+} from './sandbox/sandbox.js';
 export { type RegisteredTemplate, TemplateRegistry } from './template-registry.js';
 export * from './webhook-fixtures.js';

@@ -144,8 +144,8 @@ export const webhookMessageType: WalkThrough = {
     },
     {
       guide:
-        "and in `INCOMING` (`src/testing/inbox/client/render.ts`: a function from the type's object to the elements the inbox shows, built with `h` and `str`); neither compiles without it",
-      file: 'src/testing/inbox/client/render.ts',
+        "and in `INCOMING` (`src/testing/sandbox/inbox/client/render.ts`: a function from the type's object to the elements the inbox shows, built with `h` and `str`); neither compiles without it",
+      file: 'src/testing/sandbox/inbox/client/render.ts',
       edit: before(
         '  order: (o) => [',
         "  test_only_vote: (o) => [h('p', { class: 'text' }, 'Vote: ' + str(o['choice']))],",

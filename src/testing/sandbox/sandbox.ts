@@ -1,24 +1,24 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CampaignTracker } from '../campaigns/tracker.js';
-import type { WebhookEnvelope } from '../webhooks/schemas.js';
-import type { TemplateStatusEventName } from '../webhooks/template-status.js';
-import type { DeliveryAttempt } from './deliver.js';
+import type { CampaignTracker } from '../../campaigns/tracker.js';
+import type { WebhookEnvelope } from '../../webhooks/schemas.js';
+import type { TemplateStatusEventName } from '../../webhooks/template-status.js';
+import type { DeliveryAttempt } from '../deliver.js';
 import type {
   GatewaySimulator,
   GatewaySimulatorOptions,
   SentMessage,
   UpstreamFailure,
-} from './gateway-simulator.js';
+} from '../gateway-simulator.js';
+import { PlatformSimulator } from '../platform/simulator.js';
+import type { PlatformHandlersOptions } from '../platform/state.js';
+import type { RegisteredTemplate, TemplateRegistry } from '../template-registry.js';
 import { type Inbox, startInbox } from './inbox/server.js';
-import { PlatformSimulator } from './platform/simulator.js';
-import type { PlatformHandlersOptions } from './platform/state.js';
-import { PLATFORM_PATH, type PlatformMount, STREAM_PATH } from './sandbox-platform.js';
-import { BodyTooLarge, readBody, route, SANDBOX_MAX_BODY_BYTES, send } from './sandbox-routes.js';
-import { SandboxRuntime } from './sandbox-runtime.js';
-import type { RegisteredTemplate, TemplateRegistry } from './template-registry.js';
+import { PLATFORM_PATH, type PlatformMount, STREAM_PATH } from './platform-mount.js';
+import { BodyTooLarge, readBody, route, SANDBOX_MAX_BODY_BYTES, send } from './routes.js';
+import { SandboxRuntime } from './runtime.js';
 
-export type { DeliveryAttempt } from './deliver.js';
+export type { DeliveryAttempt } from '../deliver.js';
 
 export interface SandboxOptions extends GatewaySimulatorOptions {
   /** Port to listen on; 0 (default) picks a free one. */

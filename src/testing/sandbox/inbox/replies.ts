@@ -1,6 +1,5 @@
 /** The page's customer actions (replies, taps, reactions, files, locations) turned into incoming messages. */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Sandbox } from '../sandbox.js';
 import {
   audioMessage,
   buttonReplyMessage,
@@ -11,7 +10,8 @@ import {
   locationMessage,
   reactionMessage,
   textMessage,
-} from '../webhook-fixtures.js';
+} from '../../webhook-fixtures.js';
+import type { Sandbox } from '../sandbox.js';
 import type { ReplyRequest } from './protocol.js';
 
 /** Media the page may show inline: the types the spec allows for images, served as exactly that type. */
