@@ -18,6 +18,7 @@ import type { SendLimiter } from './rate-limiter.js';
 import { mayHaveBeenSent, type RetryRules, retryDelay, settleAttempts } from './retry-policy.js';
 import { excerpt, scrub } from './secrets.js';
 import { serialise } from './serialise.js';
+import type { QueryParams, TransportRequest } from './transport-request.js';
 import { runtime, userAgent } from './version.js';
 
 /** An attempt's outcome: the response, its body when read, and how many attempts it took. */
@@ -93,12 +94,12 @@ export class Transport {
    * Sends the request and returns the 2xx response with its body unread (for streams and downloads). The
    * timeout covers the wait for the headers; the caller's signal stays linked for the life of the body.
    */
-  stream(options: RequestOptions): Promise<Response> {
+  stream(options: TransportRequest): Promise<Response> {
     return this.#withRetries(options, false).then((r) => r.response);
   }
 
   /** `stream()` with the number of attempts it took, for `withResponse()`. */
-  open(options: RequestOptions): Promise<{ response: Response; attempts: number }> {
+  open(options: TransportRequest): Promise<{ response: Response; attempts: number }> {
     return this.#withRetries(options, false);
   }
 
@@ -106,7 +107,7 @@ export class Transport {
    * Sends the request and returns the parsed JSON body (`undefined` for an empty body). The timeout covers
    * reading the body too, so a server that trickles bytes still ends in `TimeoutError`.
    */
-  async json(options: RequestOptions): Promise<{ data: unknown; response: Response; attempts: number }> {
+  async json(options: TransportRequest): Promise<{ data: unknown; response: Response; attempts: number }> {
     const { response, text, attempts } = await this.#withRetries(options, true);
     if (text === undefined) return { data: undefined, response, attempts };
     let data: unknown;
@@ -138,7 +139,7 @@ export class Transport {
     return { data, response, attempts };
   }
 
-  async #withRetries(options: RequestOptions, readBody: boolean): Promise<Answer> {
+  async #withRetries(options: TransportRequest, readBody: boolean): Promise<Answer> {
     const config = this.#config;
     const idempotent = options.idempotent ?? options.method === 'GET';
     const maxRetries = callMaxRetries(options.maxRetries) ?? config.maxRetries;
@@ -203,7 +204,7 @@ export class Transport {
 
   /** Throws `error` when no retry follows (`delay` null); else tells who must know, and waits `delay`. */
   async #afterFailure(
-    options: RequestOptions,
+    options: TransportRequest,
     attempt: number,
     error: unknown,
     delay: number | null,
@@ -235,7 +236,7 @@ export class Transport {
 
   /** The fetch headers: the client's defaults, then the caller's, then those only the SDK sets. */
   #headers(
-    options: RequestOptions,
+    options: TransportRequest,
     authorization: string | undefined,
     body: string | undefined,
   ): Record<string, string> {
@@ -263,7 +264,7 @@ export class Transport {
 
   /** One attempt: wait for the limiter, take the credential, send, and map what comes back. */
   async #attempt(
-    options: RequestOptions,
+    options: TransportRequest,
     readBody: boolean,
     auth: AuthState,
     idempotent: boolean,
@@ -384,7 +385,7 @@ export class Transport {
    * or the body, never followed, bounded by the attempt's signal. A server that redirects the POST but not the GET
    * (or that fails to answer it) gets the error without them: status 0, no location.
    */
-  async #refusedRedirect(options: RequestOptions, x: Exchange): Promise<RedirectError> {
+  async #refusedRedirect(options: TransportRequest, x: Exchange): Promise<RedirectError> {
     const url = this.#url(options);
     const request = { method: options.method, path: options.path };
     const secrets = this.#config.secrets();
@@ -406,7 +407,7 @@ export class Transport {
   }
 
   /** The error for a 3xx (never followed) or another non-2xx answer. */
-  async #refusal(options: RequestOptions, response: Response): Promise<unknown> {
+  async #refusal(options: TransportRequest, response: Response): Promise<unknown> {
     const request = { method: options.method, path: options.path };
     const secrets = this.#config.secrets();
     if (isRedirect(response)) {
@@ -439,7 +440,7 @@ export class Transport {
     });
   }
 
-  #url(options: RequestOptions): string {
+  #url(options: TransportRequest): string {
     const base = this.#base;
     const path = options.path.startsWith('/') ? options.path : `/${options.path}`;
     const query = options.query ? queryString(options.query) : '';
@@ -458,18 +459,6 @@ interface AuthState {
 class AuthorizationFailed {
   constructor(readonly error: unknown) {}
 }
-
-// What a request is: the types the clients build requests with.
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type QueryValue =
-  | string
-  | number
-  | boolean
-  | null
-  | undefined
-  | readonly (string | number | boolean)[];
-export type QueryParams = Readonly<Record<string, QueryValue>>;
 
 /** What a client plugs into the shared transport. The transport itself knows no endpoint and no scheme. */
 export interface TransportConfig {
@@ -502,42 +491,6 @@ export interface TransportConfig {
   /** Sent with every request; per-call `headers` override them. Checked by `checkHeaders`. */
   defaultHeaders?: Readonly<Record<string, string>> | undefined;
   hooks?: RequestHooks | undefined;
-}
-
-export interface RequestOptions {
-  method: HttpMethod;
-  /** Path below the base URL, with any path parameters already encoded. */
-  path: string;
-  query?: QueryParams | undefined;
-  /** Serialised as JSON. */
-  body?: unknown;
-  signal?: AbortSignal | undefined;
-  timeoutMs?: number | undefined;
-  /** Whether repeating the request has no further effect. Defaults to `true` for GET. */
-  idempotent?: boolean | undefined;
-  /** Repeat even a request that failed in flight (it may run twice). Default `false`. */
-  retryInFlight?: boolean | undefined;
-  /**
-   * For `stream()`: the longest silence allowed between two chunks of the body before the request ends in
-   * `TimeoutError`. Default: the request's timeout.
-   */
-  idleTimeoutMs?: number | undefined;
-  /** Wait for the client's rate limiter before each attempt. Default `false`. */
-  rateLimited?: boolean | undefined;
-  maxRetries?: number | undefined;
-  /** The caller's extra headers (see `checkHeaders`), over the client's `defaultHeaders`. */
-  headers?: Readonly<Record<string, string>> | undefined;
-  accept?: string | undefined;
-  /**
-   * Aborting it stops the request from *starting* (while it waits for the rate limiter or between attempts)
-   * but never cancels one in flight; the request rejects with the signal's reason. Lets a batch stop every
-   * queued send the moment one of them learns the balance is gone, without losing track of those already out.
-   */
-  stopSignal?: AbortSignal | undefined;
-  /** A send of a batch (`sendMany`): the rate limiter may refuse it while bulk sending is stopped. */
-  bulk?: boolean | undefined;
-  /** Told each wait before a retry, in ms (for progress reports). */
-  onRetryWait?: ((ms: number) => void) | undefined;
 }
 
 // The parts of a request a call supplies, checked before the first attempt.
@@ -591,14 +544,14 @@ interface Observers {
 }
 
 /** The `onRequest` event of an attempt (and the base of its `onResponse`). */
-function requestEvent(options: RequestOptions, host: string, attempt: number) {
+function requestEvent(options: TransportRequest, host: string, attempt: number) {
   return { method: options.method, path: options.path, host, attempt: attempt + 1 };
 }
 
 /** One attempt's debug line and `onResponse` event: metadata only, never a header value or a body. */
 function observeAttempt(
   observers: Observers,
-  options: RequestOptions,
+  options: TransportRequest,
   attempt: number,
   started: number,
   outcome: { response: Response | undefined; error: unknown; retryInMs: number | undefined },
@@ -639,7 +592,7 @@ function observeAttempt(
 }
 
 /** The log fields of a failed attempt. */
-function failureMeta(options: RequestOptions, attempt: number, error: unknown) {
+function failureMeta(options: TransportRequest, attempt: number, error: unknown) {
   return {
     method: options.method,
     path: options.path,

@@ -4,7 +4,8 @@ import { type CommonClientOptions, transportConfigOf } from '../core/client-opti
 import { ConfigurationError } from '../core/errors.js';
 import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
 import type { RetryRules } from '../core/retry-policy.js';
-import { type HttpMethod, type QueryParams, Transport } from '../core/transport.js';
+import { Transport } from '../core/transport.js';
+import type { HttpMethod, QueryParams } from '../core/transport-request.js';
 import { Templates } from './templates.js';
 
 export interface PublicApiClientOptions extends CommonClientOptions {
