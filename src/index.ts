@@ -22,8 +22,6 @@ export {
   CampaignTracker,
   type CampaignTrackerOptions,
 } from './campaigns/tracker.js';
-export { ServiceWindowClosedError } from './conversations/errors.js';
-export type { WindowStore } from './conversations/stores.js';
 export { ApiPromise, type ResponseInfo, type WithResponse } from './core/api-promise.js';
 export type { RequestOptions } from './core/call-options.js';
 export type { CommonClientOptions } from './core/client-options.js';

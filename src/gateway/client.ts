@@ -1,5 +1,4 @@
 import type { CampaignTracker } from '../campaigns/tracker.js';
-import type { WindowStore } from '../conversations/stores.js';
 import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
@@ -9,6 +8,7 @@ import type { TemplateCatalog } from '../templates/catalog.js';
 import { Media } from './media.js';
 import { Messages } from './messages.js';
 import { GATEWAY_RETRY_RULES } from './retry-rules.js';
+import type { WindowStore } from './service-window.js';
 
 export interface GatewayClientOptions extends CommonClientOptions {
   /** The gateway API key (`pk_...` production, `sk_...` staging). Server-side only. */

@@ -27,6 +27,7 @@ export type {
   UnshownFields,
 } from './messages.js';
 export { normalizeRecipient } from './recipient.js';
+export { ServiceWindowClosedError, type WindowStore } from './service-window.js';
 export {
   assertValidMessage,
   type MessageValidationResult,

@@ -1,5 +1,4 @@
 import { type CampaignTracker, campaignSends } from '../campaigns/tracker.js';
-import type { WindowStore } from '../conversations/stores.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { MessageValidationError, unexpectedAnswer } from '../core/errors.js';
@@ -25,7 +24,7 @@ import {
 } from './send-many.js';
 import { readSendResponse } from './send-response.js';
 import { checkTemplateMessage, templateMessage } from './send-template.js';
-import { checkServiceWindow } from './service-window.js';
+import { checkServiceWindow, type WindowStore } from './service-window.js';
 
 export type { SendManyOptions, SendManyProgress, SendManyResult } from './send-many.js';
 

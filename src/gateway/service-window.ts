@@ -1,9 +1,52 @@
-/** The 24-hour customer service window: when it is open, and the guard every free-form send goes through. */
-import { ServiceWindowClosedError } from '../conversations/errors.js';
-import type { WindowStore } from '../conversations/stores.js';
+/**
+ * The 24-hour customer service window: when it is open, the store its times are read from, and the guard every
+ * free-form send goes through, with the error it throws. The conversations router records the times; both it and
+ * `GatewayClient`'s `serviceWindow` apply the guard from here.
+ */
+import { brandError, WaGatewayError } from '../core/errors.js';
 
 /** "Non-template messages can only be sent within 24 hours of the last message from the user." */
 export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * When each customer last wrote to the business (ms since the epoch): what the 24-hour service window is
+ * computed from. `recordInbound` keeps the latest time (an older, redelivered message never moves it back).
+ */
+export interface WindowStore {
+  recordInbound(customer: string, atMs: number): Promise<void>;
+  lastInbound(customer: string): Promise<number | undefined>;
+}
+
+/**
+ * A free-form (non-template) message to a customer whose 24-hour service window is closed, or whose last
+ * message is not known, refused before any request: the gateway would answer `GW_001`. Send a template
+ * instead. Certainly not sent (`mayHaveBeenSent` is `false`), so `sendMany` reports it `notSent`.
+ *
+ * @example
+ * try { await gw.messages.send({ to, type: 'text', text: { body: 'Hi' } }) }
+ * catch (e) { if (e instanceof ServiceWindowClosedError) await gw.messages.send(reminderTemplate(to)) }
+ */
+export class ServiceWindowClosedError extends WaGatewayError {
+  override name = 'ServiceWindowClosedError';
+  /** When the window closed (24 hours after the customer's last message); `undefined` when never seen. */
+  readonly closedAt: Date | undefined;
+  /** The customer the send was addressed to. */
+  readonly recipient: string;
+  readonly mayHaveBeenSent = false;
+
+  constructor(recipient: string, closedAt: Date | undefined) {
+    super(
+      closedAt === undefined
+        ? 'Not sent: this customer has not written to the business (no inbound message is recorded), so no ' +
+            '24-hour service window is open. Only a template (type: "template") can start the conversation.'
+        : `Not sent: the customer's 24-hour service window closed at ${closedAt.toISOString()}. Only a ` +
+            'template (type: "template") can be sent until the customer writes again.',
+    );
+    this.recipient = recipient;
+    this.closedAt = closedAt;
+  }
+}
+brandError(ServiceWindowClosedError, 'ServiceWindowClosedError');
 
 /**
  * When the window of a customer whose last message came at `lastInboundMs` closes (ms since the epoch).
