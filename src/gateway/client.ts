@@ -1,4 +1,3 @@
-import type { CampaignTracker } from '../campaigns/tracker.js';
 import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
@@ -8,6 +7,7 @@ import type { TemplateCatalog } from '../templates/catalog.js';
 import { Media } from './media.js';
 import { Messages } from './messages.js';
 import { GATEWAY_RETRY_RULES } from './retry-rules.js';
+import type { CampaignObserver } from './send-many.js';
 import type { WindowStore } from './service-window.js';
 
 export interface GatewayClientOptions extends CommonClientOptions {
@@ -42,8 +42,11 @@ export interface GatewayClientOptions extends CommonClientOptions {
    * the window store the conversations router records inbound messages in (`wa-gateway-sdk/conversations`).
    */
   serviceWindow?: WindowStore;
-  /** Records `sendMany(messages, { campaign })` results for campaign reports: see `CampaignTracker`. */
-  campaigns?: CampaignTracker;
+  /**
+   * Records `sendMany(messages, { campaign })` results for campaign reports: a `CampaignTracker` (any
+   * `CampaignObserver`).
+   */
+  campaigns?: CampaignObserver;
   /**
    * A `TemplateCatalog`: template sends (`sendTemplate`, `send` and `sendMany` of a template message) are checked against it
    * before any request (known name and language, status `APPROVED`, parameters), and `sendTemplate` takes names.
