@@ -7,7 +7,7 @@ import { type DeliveryAttempt, deliverWebhook, GATEWAY_RETRY_DELAYS_MS } from '.
 import { GatewaySimulator, type SentMessage } from '../gateway-simulator.js';
 import { TemplateRegistry } from '../template-registry.js';
 import { messageEnvelope, templateStatusEnvelope } from '../webhook-fixtures.js';
-import type { SandboxEvent, SandboxFaults, SandboxOptions } from './sandbox.js';
+import type { SandboxEvent, SandboxFaults, SandboxOptions } from './types.js';
 
 /** @internal What `startSandbox` runs; its members back the `Sandbox` it returns. */
 export class SandboxRuntime {

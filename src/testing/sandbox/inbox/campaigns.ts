@@ -5,7 +5,7 @@
  * a burst of events costs one report per campaign.
  */
 import type { CampaignTracker } from '../../../campaigns/tracker.js';
-import type { Sandbox } from '../sandbox.js';
+import type { Sandbox } from '../types.js';
 import type { InboxCampaign, StreamEvent } from './protocol.js';
 
 export interface CampaignWatch {

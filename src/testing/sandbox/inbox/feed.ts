@@ -7,7 +7,7 @@ import type { CampaignTracker } from '../../../campaigns/tracker.js';
 import type { WebhookEnvelope } from '../../../webhooks/schemas.js';
 import type { RegisteredTemplate } from '../../template-registry.js';
 import { fixtureId } from '../../webhook-fixtures.js';
-import type { Sandbox, SandboxEvent } from '../sandbox.js';
+import type { Sandbox, SandboxEvent } from '../types.js';
 import { watchCampaigns } from './campaigns.js';
 import { SECURITY_HEADERS } from './http.js';
 import type { InboxControls, InboxMessage, InboxTemplate, LogEvent, StreamEvent } from './protocol.js';

@@ -11,7 +11,7 @@ import {
   reactionMessage,
   textMessage,
 } from '../../webhook-fixtures.js';
-import type { Sandbox } from '../sandbox.js';
+import type { Sandbox } from '../types.js';
 import type { ReplyRequest } from './protocol.js';
 
 /** Media the page may show inline: the types the spec allows for images, served as exactly that type. */
