@@ -1,9 +1,9 @@
 import { checkHeaders } from './call-options.js';
 import type { RequestHooks } from './hooks.js';
 import { type Logger, type LogLevel, resolveLogger } from './logger.js';
-import { nonNegativeInt, positive } from './options.js';
 import type { SendLimiter } from './rate-limiter.js';
 import type { RetryRules } from './retry-policy.js';
+import { nonNegativeInt, positive } from './secret-advice.js';
 import { loadTracing } from './tracing.js';
 import type { TransportConfig } from './transport.js';
 

@@ -1,7 +1,7 @@
 import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
-import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
 import { noteOwnLimiter, RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
+import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/secret-advice.js';
 import { Transport } from '../core/transport.js';
 import type { TemplateCatalog } from '../templates/catalog.js';
 import { Media } from './media.js';

@@ -10,7 +10,7 @@ import {
   requireBaseUrl,
   requireSecret,
   secretAdvice,
-} from '../core/options.js';
+} from '../core/secret-advice.js';
 import { REDACTED } from '../core/secrets.js';
 import { Transport } from '../core/transport.js';
 import { Auth } from './auth.js';

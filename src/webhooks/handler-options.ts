@@ -5,7 +5,7 @@
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';
 import { callObserver } from '../core/observer.js';
-import { describeSecret, isHeaderSecret, type SecretHint, secretAdvice } from '../core/options.js';
+import { describeSecret, isHeaderSecret, type SecretHint, secretAdvice } from '../core/secret-advice.js';
 import {
   DEFAULT_CLAIM_LEASE_MS,
   DEFAULT_DEDUPE_TTL_MS,

@@ -43,7 +43,7 @@ const PORTABLE_CORE = [
   'plain-data.js',
   'observer.js',
   'abort.js',
-  'options.js',
+  'secret-advice.js',
 ];
 
 /** Whether a file in `from` (a folder inside src/webhooks) may import `specifier`. */
