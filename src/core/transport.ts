@@ -71,7 +71,7 @@ export class Transport {
     this.#refuseRedirects = config.fetch === undefined && runtime().startsWith('node/');
     this.host = new URL(config.baseUrl).hostname;
     this.#base = config.baseUrl.replace(/\/+$/, '');
-    this.#defaultHeaders = checkHeaders(config.defaultHeaders, 'defaultHeaders');
+    this.#defaultHeaders = config.defaultHeaders;
     this.#plainHeaders = {
       'user-agent': this.#userAgent,
       accept: 'application/json',
@@ -488,7 +488,7 @@ export interface TransportConfig {
   fetch?: typeof fetch | undefined;
   /** Already filtered to the client's level (`resolveLogger`). */
   logger?: Logger | undefined;
-  /** Sent with every request; per-call `headers` override them. Checked by `checkHeaders`. */
+  /** Sent with every request; per-call `headers` override them. Checked and lower-cased (`transportConfigOf`). */
   defaultHeaders?: Readonly<Record<string, string>> | undefined;
   hooks?: RequestHooks | undefined;
 }

@@ -1,7 +1,12 @@
-import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
+import {
+  type CommonClientOptions,
+  refuseVersionSuffix,
+  requireBaseUrl,
+  requireSecret,
+  transportConfigOf,
+} from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { noteOwnLimiter, RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
-import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/secret-advice.js';
 import { Transport } from '../core/transport.js';
 import type { TemplateCatalog } from '../templates/catalog.js';
 import { Media } from './media.js';
@@ -88,12 +93,11 @@ export class GatewayClient {
       'v1',
       'https://gw.example.com',
     );
-    this.rateLimiter = toRateLimiter(options.rateLimit);
     const config = transportConfigOf(options, {
       retryRules: GATEWAY_RETRY_RULES,
       secrets: () => [this.#apiKey],
-      rateLimiter: this.rateLimiter,
     });
+    this.rateLimiter = toRateLimiter(options.rateLimit);
     // A limiter built here (not one the caller shares) only limits this client: a second such client on one key
     // (a client per request) is the usual cause of a RATE_001 storm.
     if (this.rateLimiter instanceof RateLimiter && this.rateLimiter !== options.rateLimit) {
@@ -101,6 +105,7 @@ export class GatewayClient {
     }
     const transport = new Transport({
       ...config,
+      rateLimiter: this.rateLimiter,
       baseUrl: this.baseUrl,
       authorization: () => `Bearer ${this.#apiKey}`,
     });
@@ -124,8 +129,10 @@ export class GatewayClient {
   }
 }
 
+/** The `rateLimit` option as a limiter: a shared one as given, `{ perSecond }` as a `RateLimiter` (which checks it). */
 function toRateLimiter(option: GatewayClientOptions['rateLimit']): SendLimiter | undefined {
   if (option === false) return undefined;
+  if (option === undefined) return new RateLimiter({ perSecond: 80 });
   if (option instanceof RateLimiter) return option;
   if (
     typeof option === 'object' &&
@@ -135,12 +142,10 @@ function toRateLimiter(option: GatewayClientOptions['rateLimit']): SendLimiter |
   ) {
     return option as SendLimiter;
   }
-  if (option === undefined) return new RateLimiter({ perSecond: 80 });
-  const perSecond = (option as { perSecond?: unknown } | null)?.perSecond;
-  if (typeof perSecond !== 'number' || !Number.isInteger(perSecond) || perSecond < 1) {
+  if (typeof option !== 'object' || option === null) {
     throw new ConfigurationError(
       'rateLimit must be { perSecond: <positive integer> }, a RateLimiter (or another limiter with acquire and pause), or false.',
     );
   }
-  return new RateLimiter({ perSecond });
+  return new RateLimiter({ perSecond: (option as { perSecond: number }).perSecond });
 }

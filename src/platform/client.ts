@@ -1,16 +1,13 @@
 import {
   type ClientTransportConfig,
   type CommonClientOptions,
-  transportConfigOf,
-} from '../core/client-options.js';
-import { ConfigurationError } from '../core/errors.js';
-import {
-  describeSecret,
   refuseVersionSuffix,
   requireBaseUrl,
   requireSecret,
-  secretAdvice,
-} from '../core/secret-advice.js';
+  transportConfigOf,
+} from '../core/client-options.js';
+import { ConfigurationError } from '../core/errors.js';
+import { describeSecret, secretAdvice } from '../core/secret-advice.js';
 import { REDACTED } from '../core/secrets.js';
 import { Transport } from '../core/transport.js';
 import { Auth } from './auth.js';

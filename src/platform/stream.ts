@@ -1,6 +1,6 @@
 import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { positive } from '../core/client-options.js';
 import { headerValue } from '../core/headers.js';
-import { positive } from '../core/secret-advice.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport-request.js';
 import { argumentsCheck, toWire } from './arguments.js';
