@@ -5,7 +5,7 @@
  * Needs `msw` (an optional peer dependency) for the handlers.
  */
 
-export { signUpstreamBody } from '../webhooks/verify.js';
+export { signUpstreamBody } from '../webhooks/upstream-signature.js';
 export {
   type DeliverOptions,
   type DeliveryAttempt,

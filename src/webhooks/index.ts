@@ -117,6 +117,6 @@ export {
 export {
   RawBodyRequiredError,
   signUpstreamBody,
-  verifyAuthorization,
   verifyUpstreamSignature,
-} from './verify.js';
+} from './upstream-signature.js';
+export { verifyAuthorization } from './verify.js';
