@@ -137,7 +137,7 @@ export const webhookChangeField: WalkThrough = {
       edit: create(module),
     },
     {
-      guide: 'with its test builder in `fixtures.ts`',
+      guide: 'with its test builder in `webhook-fixtures.ts`',
       file: 'src/testing/webhook-fixtures.ts',
       edit: after(
         "import type { VideoMessage } from '../webhooks/messages/video.js';",
@@ -145,7 +145,7 @@ export const webhookChangeField: WalkThrough = {
       ),
     },
     {
-      guide: 'with its test builder in `fixtures.ts`',
+      guide: 'with its test builder in `webhook-fixtures.ts`',
       file: 'src/testing/webhook-fixtures.ts',
       edit: before('/** An `audio` message; `voice: true` is a voice note. */', valueBuilder),
     },
