@@ -33,16 +33,11 @@ interface Answer {
  * the caller's `AbortSignal` (also during waits between retries), rate limiting, retries by `RetryRules`,
  * and error mapping through `toApiError`.
  *
- * Every request carries its own AbortSignal, although undici on Node 20 spends 3–8% of a loopback send
- * following one (measured; sharing one signal between requests was slower still): without it a timed-out
- * request would hold its socket until undici's own 5-minute limit, thousands of sockets against a gateway
- * that hangs at 80 sends per second. Its timeout is an entry in the transport's `Deadlines` (one timer for
- * all requests in flight) rather than a timer of its own.
- *
- * It calls `fetch` directly rather than through ky. Retries and timeouts must follow the gateway's error
- * codes, so ky would only build the Request; measured on loopback that alone cost 1.26–1.34× a bare fetch
- * (the bar for the whole send is 1.15×), and ky's per-request clone tees the body and then waits on a tee
- * branch that a fetch double which never reads the body leaves pending forever.
+ * Every request carries its own AbortSignal, whatever it costs a send (docs/benchmarks.md, send-overhead):
+ * without it a timed-out request would hold its socket until undici's own 5-minute limit. Its timeout is an entry
+ * in the transport's `Deadlines` (one timer for all requests in flight), not a timer of its own. It calls `fetch`
+ * directly: retries and timeouts follow the servers' error codes, so a client library would only build the
+ * request, at a cost the send bar has no room for.
  *
  * @internal The SDK's own plumbing: built by the clients, never by a user; kept out of the published types.
  */
@@ -60,9 +55,9 @@ export class Transport {
   readonly #observers: Observers;
   /**
    * Node's own fetch is asked to refuse redirects (`redirect: 'error'`, with `window: null`) rather than to hand
-   * them back (`'manual'`): for any other mode undici clones the request and tees its body, which cost about 10%
-   * of a loopback send (docs/benchmarks.md). A redirect it refuses carries no status or `Location`, so
-   * `#refusedRedirect` asks for them. Elsewhere (Workers refuse `'error'`) and with a custom `fetch`, `'manual'`.
+   * them back (`'manual'`): for any other mode undici clones the request and tees its body (docs/benchmarks.md,
+   * "The request mode"). A redirect it refuses carries no status or `Location`, so `#refusedRedirect` asks for
+   * them. Elsewhere (Workers refuse `'error'`) and with a custom `fetch`, `'manual'`.
    */
   readonly #refuseRedirects: boolean;
 

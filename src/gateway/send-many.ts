@@ -98,25 +98,8 @@ export const SEND_SPAN = {
 } as const;
 
 /**
- * Sends many messages with bounded concurrency, sharing the client's rate limiter, and yields one result
- * per message **in input order**. Accepts any iterable or async iterable, so 100,000 messages can be read
- * lazily from a file or a database cursor.
- *
- * - A `RATE_001` pauses every worker for the server's `retry_after`, then the send is retried.
- * - A `BILL_001` (balance exhausted) stops starting new sends, as the spec asks: every message not yet
- *   started is reported with `ok: false`, `notSent: true` and the same `PaymentRequiredError`, so nothing
- *   is silently dropped.
- * - An invalid message is reported (`MessageValidationError`, `notSent: true`) and the others go on.
- * - Breaking out of the loop stops every send not yet started, queued ones included; sends already in flight
- *   complete (they are not aborted, the message may be out) but their results are no longer reported.
- * - A slow send does not stall the batch: the others go on, and results wait for it to keep the order.
- *
- * @example
- * for await (const r of gw.messages.sendMany(customers.map(toTemplateMessage), { concurrency: 8 })) {
- *   if (r.ok) db.saveWamid(r.index, r.messageId);
- *   else if (r.notSent) retryLater(r.index, r.error);
- *   else alertOps(r.index, r.error);
- * }
+ * The loop behind `messages.sendMany` (its TSDoc says what a caller gets): `post` is `Messages`' one send, and
+ * `campaign` the recorder its results go to.
  */
 export async function* sendMany(
   post: PostSend,
