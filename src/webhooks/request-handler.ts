@@ -54,12 +54,6 @@ export interface HandlerAnswer {
   headers: Record<string, string>;
 }
 
-/** @internal */
-export type RequestHandler = (
-  request: HandlerRequest,
-  platform?: WebhookPlatformContext,
-) => Promise<HandlerAnswer>;
-
 /** One handler's resolved options and what it keeps between deliveries. */
 interface Handler extends ResolvedOptions {
   /** Logs without ever throwing: a broken logger must not change the answer. */
@@ -74,7 +68,9 @@ interface Handler extends ResolvedOptions {
 }
 
 /** @internal The handler both adapters call, from the resolved options (once per handler). */
-export function createRequestHandler(options: ResolvedOptions): RequestHandler {
+export function createRequestHandler(
+  options: ResolvedOptions,
+): (request: HandlerRequest, platform?: WebhookPlatformContext) => Promise<HandlerAnswer> {
   const { logger, onError, templates } = options;
   const logLine: Handler['log'] = (level, message, meta) => log(logger, level, message, meta);
   // The application's error hook must not change the answer, even when it is async and rejects.
