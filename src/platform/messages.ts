@@ -14,7 +14,7 @@ import {
   type MessageItem,
   sendMessagesBodySchema,
 } from './messages.schema.js';
-// A cycle with client.ts, read only when a chunk fails: the retry table decides "was it sent?" too.
+// The retry table decides "was it sent?" for a failed chunk too.
 import { PLATFORM_RETRY_RULES } from './retry-rules.js';
 import { type StreamOptions, streamMessages } from './stream.js';
 import type { StreamMessage, StreamQuery } from './stream.schema.js';
