@@ -5,19 +5,19 @@
  *
  * To be re-exported from `wa-gateway-sdk/testing`.
  */
-import type { AudioMessage } from './messages/audio.js';
-import type { ButtonMessage } from './messages/button.js';
-import type { ContactsMessage } from './messages/contacts.js';
-import type { DocumentMessage } from './messages/document.js';
-import type { ImageMessage } from './messages/image.js';
-import type { KnownMessage, KnownMessageType } from './messages/index.js';
-import type { InteractiveMessage } from './messages/interactive.js';
-import type { LocationMessage } from './messages/location.js';
-import type { OrderMessage } from './messages/order.js';
-import type { ReactionMessage } from './messages/reaction.js';
-import type { StickerMessage } from './messages/sticker.js';
-import type { TextMessage } from './messages/text.js';
-import type { VideoMessage } from './messages/video.js';
+import type { AudioMessage } from '../webhooks/messages/audio.js';
+import type { ButtonMessage } from '../webhooks/messages/button.js';
+import type { ContactsMessage } from '../webhooks/messages/contacts.js';
+import type { DocumentMessage } from '../webhooks/messages/document.js';
+import type { ImageMessage } from '../webhooks/messages/image.js';
+import type { KnownMessage, KnownMessageType } from '../webhooks/messages/index.js';
+import type { InteractiveMessage } from '../webhooks/messages/interactive.js';
+import type { LocationMessage } from '../webhooks/messages/location.js';
+import type { OrderMessage } from '../webhooks/messages/order.js';
+import type { ReactionMessage } from '../webhooks/messages/reaction.js';
+import type { StickerMessage } from '../webhooks/messages/sticker.js';
+import type { TextMessage } from '../webhooks/messages/text.js';
+import type { VideoMessage } from '../webhooks/messages/video.js';
 import type {
   AccountUpdateValue,
   TemplateStatusValue,
@@ -25,7 +25,7 @@ import type {
   WebhookEnvelope,
   WebhookMetadata,
   WebhookStatus,
-} from './schemas.js';
+} from '../webhooks/schemas.js';
 
 /** The business number fixtures use. */
 export const FIXTURE_METADATA: WebhookMetadata = {

@@ -1,6 +1,6 @@
 import { config } from 'zod';
-import { type TemplateIssue, validateTemplate } from '../../../templates/index.js';
-import { formatPath } from '../../../templates/rules.js';
+import { type TemplateIssue, validateTemplate } from '../../../../templates/index.js';
+import { formatPath } from '../../../../templates/rules.js';
 import type { InboxTemplate, StreamEvent } from '../protocol.js';
 import { banner, fill, h, obj, postJson, submitForm } from './dom.js';
 import { exampleValues, templateView } from './render.js';

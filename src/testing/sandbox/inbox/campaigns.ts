@@ -4,8 +4,8 @@
  * (the application has applied the status by the time it answers) and after each send; reads are coalesced, so
  * a burst of events costs one report per campaign.
  */
-import type { CampaignTracker } from '../../campaigns/tracker.js';
-import type { Sandbox } from '../sandbox.js';
+import type { CampaignTracker } from '../../../campaigns/tracker.js';
+import type { Sandbox } from '../types.js';
 import type { InboxCampaign, StreamEvent } from './protocol.js';
 
 export interface CampaignWatch {

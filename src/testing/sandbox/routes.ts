@@ -1,11 +1,11 @@
 /** The sandbox's HTTP side: its routes, how it reads a body (bounded) and how it answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { callObserver } from '../core/observer.js';
+import { callObserver } from '../../core/observer.js';
 import { refuseCrossSite } from './inbox/http.js';
 import { MAX_UPLOAD_BYTES } from './inbox/replies.js';
 import type { Inbox } from './inbox/server.js';
-import { answerPlatform, isPlatformPath, type PlatformMount } from './sandbox-platform.js';
-import type { SandboxRuntime } from './sandbox-runtime.js';
+import { answerPlatform, isPlatformPath, type PlatformMount } from './platform-mount.js';
+import type { SandboxRuntime } from './runtime.js';
 
 /**
  * The largest request body the sandbox reads, in bytes. A gateway request is small (media travel by link,

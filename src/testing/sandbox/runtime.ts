@@ -1,13 +1,13 @@
 /** The sandbox's moving parts: the simulator, the schedule of status events, and webhook delivery. */
 import { setMaxListeners } from 'node:events';
-import { callObserver } from '../core/observer.js';
-import { messageEnvelope, templateStatusEnvelope } from '../webhooks/fixtures.js';
-import type { WebhookEnvelope } from '../webhooks/schemas.js';
-import type { TemplateStatusEventName } from '../webhooks/template-status.js';
-import { type DeliveryAttempt, deliverWebhook, GATEWAY_RETRY_DELAYS_MS } from './deliver.js';
-import { GatewaySimulator, type SentMessage } from './gateway-simulator.js';
-import type { SandboxEvent, SandboxFaults, SandboxOptions } from './sandbox.js';
-import { TemplateRegistry } from './template-registry.js';
+import { callObserver } from '../../core/observer.js';
+import type { WebhookEnvelope } from '../../webhooks/schemas.js';
+import type { TemplateStatusEventName } from '../../webhooks/template-status.js';
+import { type DeliveryAttempt, deliverWebhook, GATEWAY_RETRY_DELAYS_MS } from '../deliver.js';
+import { GatewaySimulator, type SentMessage } from '../gateway-simulator.js';
+import { TemplateRegistry } from '../template-registry.js';
+import { messageEnvelope, templateStatusEnvelope } from '../webhook-fixtures.js';
+import type { SandboxEvent, SandboxFaults, SandboxOptions } from './types.js';
 
 /** @internal What `startSandbox` runs; its members back the `Sandbox` it returns. */
 export class SandboxRuntime {

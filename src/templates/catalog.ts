@@ -5,17 +5,17 @@
  * it learns in a store (in memory by default, `RedisTemplateStore` to share it between instances).
  */
 import { ConfigurationError } from '../core/errors.js';
-import type { TemplateDefinition } from '../templates/define.js';
-import type { TemplateCreated } from '../templates/schema.js';
+import type { TemplateStatusValue } from '../webhooks/template-status.js';
+import type { TemplateDefinition } from './define.js';
+import type { TemplateCreated } from './schema.js';
 import {
   parameterProblem,
   statusProblem,
   TemplateSendError,
   type TemplateSendInput,
   type TemplateSendProblem,
-} from '../templates/send-check.js';
-import { assertValidTemplate } from '../templates/validate.js';
-import type { TemplateStatusValue } from '../webhooks/template-status.js';
+} from './send-check.js';
+import { assertValidTemplate } from './validate.js';
 
 /**
  * What a store keeps per template name and language. `status` is the last status learnt (a create answer's

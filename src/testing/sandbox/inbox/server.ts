@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
-import type { CampaignTracker } from '../../campaigns/tracker.js';
-import type { WebhookEnvelope } from '../../webhooks/schemas.js';
-import type { Sandbox } from '../sandbox.js';
-import type { TemplateLifecyclePlan } from '../template-registry.js';
+import type { CampaignTracker } from '../../../campaigns/tracker.js';
+import type { WebhookEnvelope } from '../../../webhooks/schemas.js';
+import type { TemplateLifecyclePlan } from '../../template-registry.js';
+import type { Sandbox } from '../types.js';
 import { loadInboxAssets } from './assets.js';
 import { type InboxFeed, parseJson, startFeed } from './feed.js';
 import { answer, PAGES, refuseCrossSite, SECURITY_HEADERS, serveAsset } from './http.js';

@@ -1,5 +1,5 @@
-import type { OutboundMessage } from '../../../gateway/message-schema.js';
-import type { KnownMessageType } from '../../../webhooks/messages/index.js';
+import type { OutboundMessage } from '../../../../gateway/message-schema.js';
+import type { KnownMessageType } from '../../../../webhooks/messages/index.js';
 import type { InboxMessage, InboxTemplate } from '../protocol.js';
 import { type Child, h, link, list, obj, str } from './dom.js';
 

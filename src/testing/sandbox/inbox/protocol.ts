@@ -3,8 +3,8 @@
  * imports only types from here; the server checks what the page posts with the schemas.
  */
 import { z } from 'zod';
-import type { CampaignReport } from '../../campaigns/tracker.js';
-import type { DeliveryAttempt } from '../deliver.js';
+import type { CampaignReport } from '../../../campaigns/tracker.js';
+import type { DeliveryAttempt } from '../../deliver.js';
 
 /** One message in a conversation, drawn as the recipient sees it. */
 export interface InboxMessage {

@@ -1,5 +1,6 @@
 import { WebhookParseError } from '../core/errors.js';
 import { isRecord } from '../core/plain-data.js';
+import { bytesOf } from './bytes.js';
 
 /**
  * Webhook body in, plain JSON tree out: text or bytes through `JSON.parse`, an object handed in through a bounded
@@ -159,24 +160,4 @@ export function withoutNulls(value: unknown, depth = 0): unknown {
     if (out !== undefined && after !== null) setOwn(out, key, after);
   }
   return out ?? value;
-}
-
-/**
- * Body bytes from the forms a caller or a framework hands over. Portable (no `node:`): the webhooks entry uses it
- * on Workers and in browsers.
- */
-const encoder = new TextEncoder();
-
-/**
- * The bytes of `body` given as text (UTF-8), a `Uint8Array`, an `ArrayBuffer` or another view (a Node `Buffer`,
- * a `DataView`); `undefined` for anything else. Views share their memory: nothing is copied. An `ArrayBuffer` is
- * recognised by its tag too, since `instanceof` fails across realms (vm contexts, some Worker runtimes).
- */
-export function bytesOf(body: unknown): Uint8Array | undefined {
-  if (body instanceof Uint8Array) return body;
-  if (typeof body === 'string') return encoder.encode(body);
-  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  if (body instanceof ArrayBuffer || Object.prototype.toString.call(body) === '[object ArrayBuffer]')
-    return new Uint8Array(body as ArrayBuffer);
-  return undefined;
 }

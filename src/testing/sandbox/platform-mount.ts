@@ -4,7 +4,7 @@
  * platform.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PlatformSimulator } from './platform/simulator.js';
+import type { PlatformSimulator } from '../platform/simulator.js';
 
 /** A sandbox's platform: the simulator and the base URL requests are resolved against. */
 export interface PlatformMount {

@@ -3,11 +3,11 @@
  * to as server-sent events.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CampaignTracker } from '../../campaigns/tracker.js';
-import { fixtureId } from '../../webhooks/fixtures.js';
-import type { WebhookEnvelope } from '../../webhooks/schemas.js';
-import type { Sandbox, SandboxEvent } from '../sandbox.js';
-import type { RegisteredTemplate } from '../template-registry.js';
+import type { CampaignTracker } from '../../../campaigns/tracker.js';
+import type { WebhookEnvelope } from '../../../webhooks/schemas.js';
+import type { RegisteredTemplate } from '../../template-registry.js';
+import { fixtureId } from '../../webhook-fixtures.js';
+import type { Sandbox, SandboxEvent } from '../types.js';
 import { watchCampaigns } from './campaigns.js';
 import { SECURITY_HEADERS } from './http.js';
 import type { InboxControls, InboxMessage, InboxTemplate, LogEvent, StreamEvent } from './protocol.js';

@@ -8,7 +8,7 @@ import {
   TemplateSendError,
   TemplateValidationError,
 } from '../../src/index.js';
-import { accountUpdateEnvelope, templateStatusValue } from '../../src/webhooks/fixtures.js';
+import { accountUpdateEnvelope, templateStatusValue } from '../../src/testing/webhook-fixtures.js';
 import { parseWebhook } from '../../src/webhooks/index.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
 import { orderShippedDefinition } from '../helpers/template-definitions.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ConfigurationError } from '../../core/errors.js';
+import { ConfigurationError } from '../../../core/errors.js';
 
 /** A file the inbox serves under `/inbox/`. */
 export interface Asset {

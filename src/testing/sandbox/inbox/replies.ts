@@ -10,8 +10,8 @@ import {
   locationMessage,
   reactionMessage,
   textMessage,
-} from '../../webhooks/fixtures.js';
-import type { Sandbox } from '../sandbox.js';
+} from '../../webhook-fixtures.js';
+import type { Sandbox } from '../types.js';
 import type { ReplyRequest } from './protocol.js';
 
 /** Media the page may show inline: the types the spec allows for images, served as exactly that type. */

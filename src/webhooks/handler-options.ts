@@ -1,11 +1,10 @@
 /**
  * The webhook handlers' options, their defaults and their validation: what `createWebhookHandler` and
- * `createNodeWebhookHandler` accept. `webhook-core.ts` is what they do with them.
+ * `createNodeWebhookHandler` accept. `request-handler.ts` is what they do with them.
  */
 import { ConfigurationError } from '../core/errors.js';
-import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';
-import { callObserver } from '../core/observer.js';
-import { describeSecret, isHeaderSecret, type SecretHint, secretAdvice } from '../core/options.js';
+import { type Logger, type LogLevel, log, resolveLogger } from '../core/logger.js';
+import { describeSecret, isHeaderSecret, type SecretHint, secretAdvice } from '../core/secret-advice.js';
 import {
   DEFAULT_CLAIM_LEASE_MS,
   DEFAULT_DEDUPE_TTL_MS,
@@ -188,23 +187,25 @@ function secretList(value: unknown, option: string, fn: string): string[] {
   return list as string[];
 }
 
-/** @internal The handler options, validated, with their defaults resolved. */
+/**
+ * @internal The handler options, validated, with their defaults resolved: plain values, resolved once per
+ * handler. What the handler does with them per request is `request-handler.ts`'s.
+ */
 export interface ResolvedOptions {
-  /** Logs without ever throwing: a broken logger must not change the answer. */
-  log: (level: 'warn' | 'error', message: string, meta?: Record<string, unknown>) => void;
-  /** Calls `onError` without ever throwing. */
-  report: (error: unknown, info: WebhookErrorInfo) => void;
-  /** Whether the application set `onError`: if not, an `onEvent` failure's log line says how to see the error. */
-  hasOnError: boolean;
+  /** Already filtered to `logLevel`; `undefined` logs nothing. */
+  logger: Logger | undefined;
+  onError: WebhookHandlerOptions['onError'];
   secrets: string[];
   onEvent: WebhookHandlerOptions['onEvent'];
+  templates: WebhookHandlerOptions['templates'];
+  /** `undefined`: the event's own `idempotencyKey`. */
+  dedupeKey: WebhookHandlerOptions['dedupeKey'];
   deadlineMs: number;
   maxBodyBytes: number;
   dedupeTtlMs: number;
   claimLeaseMs: number;
   onStoreUnavailable: 'process' | 'fail';
   store: IdempotencyStore | null;
-  dedupeKey: (event: WebhookEvent) => string | null | undefined;
   upstreamSecrets: string[] | null;
   requireSignature: boolean;
   waitUntil: WebhookHandlerOptions['waitUntil'];
@@ -277,17 +278,12 @@ export function resolveOptions(
     throw new ConfigurationError(`${fn}: options are required ({ secret, onEvent })`);
   }
   const logger = resolveWebhookLogger(options.logger, options.logLevel);
-  const log: ResolvedOptions['log'] = (level, message, meta) => {
-    try {
-      logger?.[level]?.(message, meta);
-    } catch {
-      // A broken logger must not change the answer.
-    }
-  };
   const secrets = secretList(options.secret, 'secret', fn);
   secrets.forEach((s, index) => {
     if (s.length < 32) {
-      log('warn', 'A webhook secret is shorter than the 32 random characters the gateway advises', { index });
+      log(logger, 'warn', 'A webhook secret is shorter than the 32 random characters the gateway advises', {
+        index,
+      });
     }
   });
   const onEvent = options.onEvent;
@@ -295,29 +291,17 @@ export function resolveOptions(
   const templates = options.templates;
   if (templates !== undefined && typeof templates?.apply !== 'function')
     throw new ConfigurationError(`${fn}: \`templates\` must be a TemplateCatalog (with apply)`);
-  const dedupeKey = options.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey);
   const limits = resolveLimits(options, fn);
   return {
-    log,
-    // The application's error hook must not change the answer, even when it is async and rejects.
-    report: (error, info) =>
-      callObserver(options.onError, [error, info], (errorName) =>
-        log('warn', 'onError failed', { errorName }),
-      ),
-    hasOnError: typeof options.onError === 'function',
+    logger,
+    onError: options.onError,
     secrets,
-    onEvent: templates
-      ? async (event: WebhookEvent, context: WebhookEventContext) => {
-          if (event.kind === 'template_status') await templates.apply(event);
-          await onEvent(event, context);
-        }
-      : onEvent,
+    onEvent,
+    templates,
+    dedupeKey: options.dedupeKey,
     ...limits,
     onStoreUnavailable: resolveOnStoreUnavailable(options.onStoreUnavailable, fn),
     store: resolveStore(options.dedupe, limits.dedupeTtlMs, fn),
-    dedupeKey: templates
-      ? (event) => (event.kind === 'template_status' ? null : dedupeKey(event))
-      : dedupeKey,
     ...resolveUpstream(options, fn),
     waitUntil: options.waitUntil,
   };
