@@ -11,13 +11,25 @@ import { type Answers, type Args, OBJECT_ORIGIN, type Operation, PROTOCOL_VERSIO
 /** How long a record is kept after its last write when a store's options do not say: 30 days. */
 export const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** What a Durable Object namespace binding offers the stores: a `DurableObjectNamespace` (`env.WA_STATE`). */
+/**
+ * What a Durable Object namespace binding offers the stores: a `DurableObjectNamespace` (`env.WA_STATE`), typed by
+ * `@cloudflare/workers-types` or not.
+ *
+ * @example
+ * interface Env { WA_STATE: DurableObjectNamespace } // assignable to DurableObjectNamespaceLike
+ * const window = new DurableObjectWindowStore({ namespace: env.WA_STATE });
+ */
 export interface DurableObjectNamespaceLike {
   idFromName(name: string): object;
   get(id: object): DurableObjectStubLike;
 }
 
-/** A stub of one object: its `fetch`. */
+/**
+ * A stub of one object: its `fetch`, the one method the stores call.
+ *
+ * @example
+ * const stub: DurableObjectStubLike = env.WA_STATE.get(env.WA_STATE.idFromName('wa:window:998901234567'));
+ */
 export interface DurableObjectStubLike {
   fetch(
     url: string,
@@ -25,7 +37,12 @@ export interface DurableObjectStubLike {
   ): Promise<{ readonly status: number; text(): Promise<string> }>;
 }
 
-/** Options every Durable Objects store accepts. */
+/**
+ * Options every Durable Objects store accepts.
+ *
+ * @example
+ * const options: DurableObjectStoreOptions = { namespace: env.WA_STATE, prefix: 'staging:' };
+ */
 export interface DurableObjectStoreOptions {
   /** The namespace bound to `WaGatewayDurableObject` in `wrangler.toml` (`env.WA_STATE`). */
   namespace: DurableObjectNamespaceLike;

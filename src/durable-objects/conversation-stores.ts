@@ -17,7 +17,12 @@ import {
 } from './binding.js';
 import { DurableObjectStoreError } from './errors.js';
 
-/** Options of {@link DurableObjectSessionStore}. */
+/**
+ * Options of {@link DurableObjectSessionStore}.
+ *
+ * @example
+ * new DurableObjectSessionStore({ namespace: env.WA_STATE, lockWaitMs: 2_000 });
+ */
 export interface DurableObjectSessionStoreOptions extends DurableObjectStoreOptions {
   /**
    * How long `lock` waits for a customer's lock before rejecting with `DurableObjectStoreError` (`lock_timeout`),
@@ -199,7 +204,12 @@ export class DurableObjectSessionStore implements SessionStore {
   }
 }
 
-/** Options of {@link DurableObjectWindowStore}. */
+/**
+ * Options of {@link DurableObjectWindowStore}.
+ *
+ * @example
+ * new DurableObjectWindowStore({ namespace: env.WA_STATE, ttlMs: 7 * 24 * 60 * 60 * 1000 });
+ */
 export interface DurableObjectWindowStoreOptions extends DurableObjectStoreOptions {
   /** How long a customer's last inbound time is kept (so a window's `closedAt` can be told). Default 30 days. */
   ttlMs?: number;

@@ -9,6 +9,9 @@ import { brandError, WaGatewayError } from '../core/errors.js';
  * - `refused`: the object refused the call (it speaks another version of the stores' protocol, or was given
  *   something it cannot store);
  * - `lock_timeout`: another request held a customer's lock for longer than this one would wait.
+ *
+ * @example
+ * if (error instanceof DurableObjectStoreError && error.failure === 'unavailable') console.warn(error.operation);
  */
 export type DurableObjectStoreFailure = 'unavailable' | 'unexpected_answer' | 'refused' | 'lock_timeout';
 

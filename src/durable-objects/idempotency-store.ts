@@ -13,7 +13,12 @@ import {
 
 const CLAIM_RESULTS: readonly unknown[] = ['claimed', 'in_progress', 'done'];
 
-/** Options of {@link DurableObjectIdempotencyStore}. */
+/**
+ * Options of {@link DurableObjectIdempotencyStore}.
+ *
+ * @example
+ * new DurableObjectIdempotencyStore({ namespace: env.WA_STATE, ttlMs: 48 * 60 * 60 * 1000 });
+ */
 export interface DurableObjectIdempotencyStoreOptions extends DurableObjectStoreOptions {
   /** How long `done` is remembered when `complete` is called without a TTL. Default 24 h. */
   ttlMs?: number;

@@ -24,7 +24,12 @@ import type { StatusEvent } from '../webhooks/events.js';
 import type { WebhookStatus } from '../webhooks/schemas.js';
 import { applyStatus, type StatusUpdateResult, type TrackedStatus } from '../webhooks/status-tracker.js';
 
-/** The storage API the object uses: a `DurableObjectStorage`, key-value or SQLite-backed alike. */
+/**
+ * The storage API the object uses: a `DurableObjectStorage`, key-value or SQLite-backed alike.
+ *
+ * @example
+ * const storage: DurableObjectStorageLike = ctx.storage;
+ */
 export interface DurableObjectStorageLike {
   get<T = unknown>(keys: string[]): Promise<Map<string, T>>;
   list<T = unknown>(options: { prefix: string }): Promise<Map<string, T>>;
@@ -35,7 +40,12 @@ export interface DurableObjectStorageLike {
   setAlarm(scheduledTime: number): Promise<void>;
 }
 
-/** What the runtime gives the object's constructor: a `DurableObjectState` (`ctx`). */
+/**
+ * What the runtime gives the object's constructor: a `DurableObjectState` (`ctx`).
+ *
+ * @example
+ * class Mine extends WaGatewayDurableObject { constructor(ctx: DurableObjectState, env: Env) { super(ctx, env) } }
+ */
 export interface DurableObjectStateLike {
   readonly storage: DurableObjectStorageLike;
   blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>;

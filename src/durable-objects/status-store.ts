@@ -20,7 +20,12 @@ import {
   unexpectedAnswer,
 } from './binding.js';
 
-/** Options of {@link DurableObjectStatusStore}. */
+/**
+ * Options of {@link DurableObjectStatusStore}.
+ *
+ * @example
+ * new DurableObjectStatusStore({ namespace: env.WA_STATE, onChange: ({ current }) => record(current) });
+ */
 export interface DurableObjectStatusStoreOptions extends DurableObjectStoreOptions {
   /** How long a message's state is kept after its last update. Default 30 days. */
   ttlMs?: number;
