@@ -48,6 +48,38 @@ export interface TemplateStore {
   list(): Promise<TemplateRecord[]>;
 }
 
+/** The fields a patch may set: anything else in it (a `name`, a `__proto__`) is not merged. */
+const PATCH_FIELDS = [
+  'status',
+  'reason',
+  'sourceId',
+  'definition',
+] as const satisfies readonly (keyof TemplateRecordPatch)[];
+
+/**
+ * `previous` with `patch` merged in, as every `TemplateStore.update` merges: an absent field is kept, `reason: null`
+ * clears the reason, and `updatedAt` becomes `now`. A new object; `previous` is not changed.
+ *
+ * @example
+ * const next = mergeTemplateRecord(stored, 'order_shipped', 'en_US', { status: 'PAUSED' }, Date.now());
+ */
+export function mergeTemplateRecord(
+  previous: TemplateRecord | undefined,
+  name: string,
+  language: string,
+  patch: TemplateRecordPatch,
+  now: number,
+): TemplateRecord {
+  const next: TemplateRecord = { ...previous, name, language, updatedAt: now };
+  for (const field of PATCH_FIELDS) {
+    const value = patch[field];
+    if (value === undefined) continue;
+    if (value === null && field === 'reason') delete next.reason;
+    else (next as unknown as Record<string, unknown>)[field] = value;
+  }
+  return next;
+}
+
 /**
  * The default store: a `Map` in this process. Correct for one process only; with several instances, a status
  * event reaches one of them: use `RedisTemplateStore` (`wa-gateway-sdk/redis`) so that every instance sees it.
@@ -65,12 +97,7 @@ export class MemoryTemplateStore implements TemplateStore {
 
   async update(name: string, language: string, patch: TemplateRecordPatch): Promise<TemplateRecord> {
     const key = keyOf(name, language);
-    const next: TemplateRecord = { ...this.#records.get(key), name, language, updatedAt: Date.now() };
-    for (const [field, value] of Object.entries(patch) as [keyof TemplateRecordPatch, unknown][]) {
-      if (value === undefined) continue;
-      if (value === null && field === 'reason') delete next.reason;
-      else (next as unknown as Record<string, unknown>)[field] = value;
-    }
+    const next = mergeTemplateRecord(this.#records.get(key), name, language, patch, Date.now());
     this.#records.set(key, next);
     return { ...next };
   }

@@ -21,6 +21,7 @@ const LAYERS = [
   'gateway',
   'conversations',
   'campaigns',
+  'durable-objects',
   'public-api',
   'platform',
   'redis',
