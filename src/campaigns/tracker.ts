@@ -5,17 +5,22 @@
  * campaign's counters move with it in the same atomic store step, so duplicates and any arrival order give the
  * same counts, with one process or many.
  */
-import { ApiError, ConfigurationError, WaGatewayError } from '../core/errors.js';
-import { errorNameOf } from '../core/observer.js';
-import type { CampaignObserver, SendManyRecorder, SendManyResult } from '../gateway/send-many.js';
+import { ConfigurationError, WaGatewayError } from '../core/errors.js';
+import type { CampaignObserver } from '../gateway/send-many.js';
 import { parseTimestamp } from '../webhooks/event-fields.js';
 import type { StatusEvent, WebhookEvent } from '../webhooks/events.js';
-import type { KnownStatusValue, WebhookStatus } from '../webhooks/schemas.js';
+import type { WebhookStatus } from '../webhooks/schemas.js';
 import { applyStatus, type TrackedStatus } from '../webhooks/status-tracker.js';
+import { CampaignRecorder } from './recorder.js';
+import {
+  Batch,
+  type CampaignMessageStatus,
+  type CampaignRefusal,
+  type CampaignResult,
+  decodeState,
+  encodeState,
+} from './records.js';
 import { type CampaignRecordBatch, type CampaignStore, MemoryCampaignStore } from './store.js';
-
-/** A message's latest status in a campaign: `accepted` until its first status event arrives. */
-export type CampaignMessageStatus = 'accepted' | KnownStatusValue;
 
 /** A recipient worth sending to again. */
 export interface CampaignRetry {
@@ -29,15 +34,6 @@ export interface CampaignRetry {
   index?: number;
   /** The wamid of the failed message (for `failed`). */
   wamid?: string;
-}
-
-/** A recorded refusal: a `sendMany` result with `ok: false`. */
-export interface CampaignRefusal {
-  to: string;
-  code: string;
-  /** `true`: certainly not sent (safe to resend); `false`: it may have been sent (check before resending). */
-  notSent: boolean;
-  index: number;
 }
 
 /** The funnel and what went wrong, from `tracker.report(id)`. */
@@ -91,53 +87,6 @@ export interface CampaignTrackerOptions {
   batchSize?: number;
 }
 
-/** Some `sendMany` results of a campaign could not be recorded (the store failed); the sends themselves stand. */
-export class CampaignRecordError extends WaGatewayError {
-  override name = 'CampaignRecordError';
-  /** The campaign whose results were not recorded. */
-  readonly campaign: string;
-  /** Results not recorded: pass them to `tracker.record(campaign, results)` once the store is back. */
-  readonly unrecorded: readonly CampaignResult[];
-  constructor(campaign: string, unrecorded: readonly CampaignResult[], cause: unknown) {
-    super(
-      `${unrecorded.length} send results of campaign '${campaign}' could not be recorded (the campaign store failed); the messages were sent as reported. Record them again with tracker.record('${campaign}', error.unrecorded) once the store is reachable.`,
-      { cause },
-    );
-    this.campaign = campaign;
-    this.unrecorded = unrecorded;
-  }
-}
-
-/** A `sendMany` result with the recipient it was for, as `tracker.record` takes it. */
-export interface CampaignResult {
-  result: SendManyResult;
-  to: string;
-}
-
-const LETTER: Readonly<Record<CampaignMessageStatus, string>> = {
-  accepted: 'a',
-  sent: 's',
-  delivered: 'd',
-  read: 'r',
-  failed: 'f',
-};
-const STATUS_OF: Readonly<Record<string, CampaignMessageStatus>> = {
-  a: 'accepted',
-  s: 'sent',
-  d: 'delivered',
-  r: 'read',
-  f: 'failed',
-};
-
-/** A message's state in one short string (`<status letter><billable 0|1><recipient>`): Redis keeps 100,000s. */
-function encodeState(status: CampaignMessageStatus, billable: boolean, to: string): string {
-  return `${LETTER[status]}${billable ? '1' : '0'}${to}`;
-}
-
-function decodeState(state: string): { status: CampaignMessageStatus; billable: boolean; to: string } {
-  return { status: STATUS_OF[state[0] ?? 'a'] ?? 'accepted', billable: state[1] === '1', to: state.slice(2) };
-}
-
 /** The tracker's snapshot for `applyStatus` from what is stored (`undefined` before the first status). */
 function snapshotOf(
   wamid: string,
@@ -159,12 +108,6 @@ function snapshotOf(
     errors: undefined,
     events: 1,
   };
-}
-
-/** The code a refusal is counted under: the gateway's code, else the status, else the SDK error's class. */
-export function refusalCode(error: WaGatewayError): string {
-  if (error instanceof ApiError) return error.code ?? `HTTP_${error.status}`;
-  return errorNameOf(error);
 }
 
 /** A status's raw `statuses[]` object, whichever form was given; `undefined` for any other event. */
@@ -424,125 +367,5 @@ function checkCampaign(campaign: unknown, where: string): asserts campaign is st
     throw new ConfigurationError(
       `${where} must be a campaign id: a non-empty string of at most 200 characters without control characters, e.g. 'spring-sale'.`,
     );
-  }
-}
-
-/** Send results buffered into one store step. */
-class Batch {
-  accepted: { wamid: string; state: string }[] = [];
-  refused: string[] = [];
-  counts: Record<string, number> = {};
-  examples: Record<string, string> = {};
-  results: CampaignResult[] = [];
-  firstAt = Number.POSITIVE_INFINITY;
-  lastAt = 0;
-
-  get size(): number {
-    return this.results.length;
-  }
-
-  add(entry: CampaignResult): void {
-    const { result, to } = entry;
-    this.results.push(entry);
-    const now = Date.now();
-    if (now < this.firstAt) this.firstAt = now;
-    if (now > this.lastAt) this.lastAt = now;
-    if (result.ok) {
-      this.accepted.push({ wamid: result.messageId, state: encodeState('accepted', false, to) });
-      this.#count('accepted');
-      this.#count('s:accepted');
-      return;
-    }
-    const code = refusalCode(result.error);
-    const refusal: CampaignRefusal = { to, code, notSent: result.notSent, index: result.index };
-    this.refused.push(JSON.stringify(refusal));
-    this.#count(result.notSent ? 'notSent' : 'maybeSent');
-    this.#count(`r:${code}`);
-    if (result.notSent) this.#count(`rn:${code}`);
-    if (!(`rx:${code}` in this.examples)) this.examples[`rx:${code}`] = to;
-  }
-
-  #count(key: string): void {
-    this.counts[key] = (this.counts[key] ?? 0) + 1;
-  }
-
-  take(): CampaignRecordBatch & { results: CampaignResult[] } {
-    const taken = {
-      accepted: this.accepted,
-      refused: this.refused,
-      counts: this.counts,
-      examples: this.examples,
-      firstAt: this.firstAt,
-      lastAt: this.lastAt,
-      results: this.results,
-    };
-    this.accepted = [];
-    this.refused = [];
-    this.counts = {};
-    this.examples = {};
-    this.results = [];
-    this.firstAt = Number.POSITIVE_INFINITY;
-    this.lastAt = 0;
-    return taken;
-  }
-}
-
-/**
- * One `sendMany`'s recording (made by `sendMany({ campaign })`, not by applications; its type is published because
- * `sendMany`'s declaration names it): results are buffered and written `batchSize` at a time (the send that
- * fills the buffer waits for the write, so a slow store slows the batch instead of growing memory). A failed
- * write keeps its results; `close` writes what is left and throws `CampaignRecordError` with every result that
- * could not be recorded.
- */
-export class CampaignRecorder implements SendManyRecorder {
-  readonly #batch = new Batch();
-  readonly #unrecorded: CampaignResult[] = [];
-  #error: unknown;
-  /** `ready` has resolved: sends go straight on, without a promise turn each. */
-  isReady = false;
-  #closed = false;
-
-  constructor(
-    readonly campaign: string,
-    /** The store's "a send is under way" mark: every send of the campaign waits for it. */
-    readonly ready: Promise<void>,
-    private readonly batchSize: number,
-    private readonly write: (batch: CampaignRecordBatch) => Promise<void>,
-  ) {
-    // Its failure is reported by every send that waits on it; never an unhandled rejection.
-    ready.then(
-      () => {
-        this.isReady = true;
-      },
-      () => {},
-    );
-  }
-
-  /** Buffers one result (`message` is what `sendMany` was given); a promise only when the buffer is written. */
-  add(result: SendManyResult, message: unknown): Promise<void> | undefined {
-    const to = (message as { to?: unknown } | null)?.to;
-    this.#batch.add({ result, to: typeof to === 'string' ? to : '' });
-    // After `close` (the caller left the loop), a send that was in flight still lands: written on its own.
-    return this.#batch.size >= this.batchSize || this.#closed ? this.#flush() : undefined;
-  }
-
-  async #flush(): Promise<void> {
-    if (this.#batch.size === 0) return;
-    const taken = this.#batch.take();
-    try {
-      await this.write(taken);
-    } catch (error) {
-      this.#error ??= error;
-      this.#unrecorded.push(...taken.results);
-    }
-  }
-
-  /** Writes what is buffered; throws `CampaignRecordError` if any result could not be recorded. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#flush();
-    if (this.#unrecorded.length > 0) {
-      throw new CampaignRecordError(this.campaign, this.#unrecorded, this.#error);
-    }
   }
 }
