@@ -20,9 +20,10 @@ end
 /**
  * One batch of send results, all at once: counters, first examples, refusals, the messages (each expiring after
  * the retention), the campaign's id in the index, the "sending" mark; returns and removes the statuses parked
- * for the batch's wamids. KEYS: counts, examples, refusals, ids, sending. ARGV: retention, parkMs, campaign,
- * firstAt, lastAt, (unused), then counted lists: counters (k, n), examples (k, v), refusals, messages (message
- * key, parking key, state). The message keys are hashed by the caller, so they are passed as arguments.
+ * for the batch's wamids. Every key of the campaign (failures included) expires `retention` after this write.
+ * KEYS: counts, examples, refusals, ids, sending, failures. ARGV: retention, parkMs, campaign, firstAt, lastAt,
+ * (unused), then counted lists: counters (k, n), examples (k, v), refusals, messages (message key, parking key,
+ * state). The message keys are hashed by the caller, so they are passed as arguments.
  */
 const RECORD = new Script(`${TIMES}
 local retention, park, campaign = ARGV[1], ARGV[2], ARGV[3]
@@ -45,7 +46,7 @@ for _ = 1, n do
   end
   i = i + 3
 end
-for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], retention) end
+for _, k in ipairs({1, 2, 3, 6}) do redis.call('PEXPIRE', KEYS[k], retention) end
 redis.call('SADD', KEYS[4], campaign)
 redis.call('PEXPIRE', KEYS[4], retention)
 redis.call('SET', KEYS[5], '1', 'PX', park)
@@ -68,22 +69,33 @@ return false
 
 /**
  * Compare-and-set of a message's value with its counters, examples, event times and retry entry in the same
- * step, so concurrent instances count each change exactly once. KEYS: message, counts, examples, retries.
- * ARGV: expected, next, retention, eventAt ('' = none), retry ('' = none), wamid, counters (k, n), examples (k, v).
+ * step, so concurrent instances count each change exactly once; every key of the campaign expires `retention`
+ * after it, as the message's key does, so the counters never expire before a message that moves them. A message
+ * whose counters are gone, or too low for the change (its campaign expired or was deleted, perhaps recorded
+ * again since), belongs to no campaign: its key is removed and nothing is counted. KEYS: message, counts,
+ * examples, retries, refusals. ARGV: expected, next, retention, eventAt ('' = none), retry ('' = none), wamid,
+ * counters (k, n), examples (k, v).
  */
 const COMMIT = new Script(`${TIMES}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-if ARGV[4] ~= '' then times(KEYS[2], 'Event', tonumber(ARGV[4]), tonumber(ARGV[4])) end
-if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[4], ARGV[6], ARGV[5])
-  redis.call('PEXPIRE', KEYS[4], ARGV[3])
-end
 local i = 7
 local n = tonumber(ARGV[i]); i = i + 1
+local orphan = redis.call('EXISTS', KEYS[2]) == 0
+for j = i, i + 2 * n - 1, 2 do
+  local d = tonumber(ARGV[j + 1])
+  if d < 0 and (tonumber(redis.call('HGET', KEYS[2], ARGV[j])) or 0) + d < 0 then orphan = true end
+end
+if orphan then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+if ARGV[4] ~= '' then times(KEYS[2], 'Event', tonumber(ARGV[4]), tonumber(ARGV[4])) end
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[4], ARGV[6], ARGV[5]) end
 for _ = 1, n do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]); i = i + 2 end
 n = tonumber(ARGV[i]); i = i + 1
 for _ = 1, n do redis.call('HSETNX', KEYS[3], ARGV[i], ARGV[i + 1]); i = i + 2 end
+for k = 2, 5 do redis.call('PEXPIRE', KEYS[k], ARGV[3]) end
 return 1
 `);
 
@@ -107,7 +119,7 @@ export interface RedisCampaignStoreOptions extends RedisStoreOptions {
  *
  * Keys (`<prefix>` default `wa:`): `camp:m:<sha256 of the wamid>` per message (its campaign, status, billable
  * flag and recipient: about 200 bytes each, see docs/campaigns.md), `camp:c|x|r|f:<campaign>` (counters,
- * examples, refusals, retryable failures), `camp:ids`, `camp:sending`, `camp:p:<sha256 of the wamid>` (parked
+ * examples, refusals, failures), `camp:ids`, `camp:sending`, `camp:p:<sha256 of the wamid>` (parked
  * statuses). On Redis
  * Cluster, put a hash tag in the prefix (`{wa}:`) so that all keys share a slot.
  *
@@ -160,6 +172,7 @@ export class RedisCampaignStore implements CampaignStore {
       this.#key('r', campaign),
       this.#key('ids'),
       this.#key('sending'),
+      this.#key('f', campaign),
     ];
     const parked = await call(op, () => RECORD.run(this.#redis, keys, args));
     if (!Array.isArray(parked) || !parked.every((p) => typeof p === 'string')) {
@@ -187,6 +200,7 @@ export class RedisCampaignStore implements CampaignStore {
       this.#key('c', change.campaign),
       this.#key('x', change.campaign),
       this.#key('f', change.campaign),
+      this.#key('r', change.campaign),
     ];
     const args: (string | number)[] = [
       `${change.campaign}\t${change.expected}`,
