@@ -15,9 +15,18 @@ export type CampaignMessageStatus = 'accepted' | KnownStatusValue;
 export interface CampaignRefusal {
   to: string;
   code: string;
-  /** `true`: certainly not sent (safe to resend); `false`: it may have been sent (check before resending). */
+  /**
+   * `true`: certainly not sent, so a resend cannot duplicate it (`retries()` lists those worth one); `false`: it
+   * may have been sent (check its status events before resending).
+   */
   notSent: boolean;
   index: number;
+  /**
+   * Why, in words: the gateway's `description` (for `GW_001`, the upstream's reason: an unregistered recipient, a
+   * closed window, an unknown template...), else the SDK error's message; at most 300 characters. Absent from
+   * refusals recorded by earlier versions.
+   */
+  description?: string;
 }
 
 /** A `sendMany` result with the recipient it was for, as `tracker.record` takes it. */
@@ -56,6 +65,14 @@ export function refusalCode(error: WaGatewayError): string {
   return errorNameOf(error);
 }
 
+const MAX_DESCRIPTION = 300;
+
+/** A refusal's reason in words, short enough to keep one per refused message. */
+function describe(error: WaGatewayError): string {
+  const text = error instanceof ApiError ? error.description : error.message;
+  return text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1)}…`;
+}
+
 /** Send results buffered into one store step. */
 export class Batch {
   accepted: { wamid: string; state: string }[] = [];
@@ -83,7 +100,13 @@ export class Batch {
       return;
     }
     const code = refusalCode(result.error);
-    const refusal: CampaignRefusal = { to, code, notSent: result.notSent, index: result.index };
+    const refusal: CampaignRefusal = {
+      to,
+      code,
+      notSent: result.notSent,
+      index: result.index,
+      description: describe(result.error),
+    };
     this.refused.push(JSON.stringify(refusal));
     this.#count(result.notSent ? 'notSent' : 'maybeSent');
     this.#count(`r:${code}`);

@@ -36,7 +36,10 @@ export interface CampaignCommit {
   readonly examples: Readonly<Record<string, string>>;
   /** The status event's time in ms since the epoch, when it carried one. */
   readonly eventAt: number | undefined;
-  /** A failure a retry can fix: the retry list's entry (encoded by the tracker). */
+  /**
+   * The message failed: its entry for the retry list (encoded by the tracker), kept whatever its code, since the
+   * tracker that reads a report decides which codes are retried.
+   */
   readonly retry: string | undefined;
 }
 
@@ -67,13 +70,16 @@ export interface CampaignStore {
    * is written.
    */
   lookup(wamid: string, park: () => string): Promise<{ campaign: string; state: string } | undefined>;
-  /** Applies `change` if the message's state is still `change.expected`; `false` when another update won. */
+  /**
+   * Applies `change` if the message's state is still `change.expected`; `false` when another update won. A
+   * message whose campaign is gone (its counters expired or deleted) takes no change: `true`, nothing written.
+   */
   commit(change: CampaignCommit): Promise<boolean>;
   /** A campaign's counters and examples, or `undefined` when nothing was recorded for it. */
   totals(campaign: string): Promise<CampaignTotals | undefined>;
   /** The refusals recorded (as `record` got them), in pages. */
   refusals(campaign: string): AsyncIterable<readonly string[]>;
-  /** The retry entries of failures a retry can fix (as `commit` got them), in pages. */
+  /** The retry entries of failed messages (as `commit` got them, whatever their code), in pages. */
   failedRetries(campaign: string): AsyncIterable<readonly string[]>;
   /** The campaign ids the store holds. */
   campaigns(): Promise<string[]>;

@@ -6,6 +6,7 @@
  * same counts, with one process or many.
  */
 import { ConfigurationError, WaGatewayError } from '../core/errors.js';
+import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
 import type { CampaignObserver } from '../gateway/send-many.js';
 import { parseTimestamp } from '../webhooks/event-fields.js';
 import type { StatusEvent, WebhookEvent } from '../webhooks/events.js';
@@ -26,7 +27,10 @@ import { type CampaignRecordBatch, type CampaignStore, MemoryCampaignStore } fro
 export interface CampaignRetry {
   /** The recipient as it was given to `sendMany` (`to`). */
   to: string;
-  /** `not_sent`: certainly not sent; `failed`: a `failed` status with a code in `retryableFailureCodes`. */
+  /**
+   * `not_sent`: certainly not sent, and worth sending again (a refusal the same message would meet again, such as
+   * `GW_001`, is not); `failed`: a `failed` status whose code is in the reading tracker's `retryableFailureCodes`.
+   */
   reason: 'not_sent' | 'failed';
   /** The refusal's code (`BILL_001`, `MessageValidationError`...) or the upstream error code of the failure. */
   code: string;
@@ -43,7 +47,8 @@ export interface CampaignReport {
    * How far messages got. `accepted` counts every accepted wamid; `sent`, `delivered` and `read` count those
    * that reached at least that state and did not fail afterwards (`read` implies delivered, which implies sent);
    * `failed` counts messages whose latest status is `failed`; `notSent` the refusals that certainly did not go
-   * out; `maybeSent` those that may have (`GW_001`, a fault in flight).
+   * out (`GW_001`, the upstream's refusal, among them); `maybeSent` those that may have (a fault in flight, a 502
+   * without the gateway's code).
    */
   funnel: {
     accepted: number;
@@ -68,7 +73,10 @@ export interface CampaignReport {
   /** When the first and last send result was recorded, ISO 8601. */
   firstSendAt: string | null;
   lastSendAt: string | null;
-  /** Recipients to send to again: refusals that certainly did not go out, and retryable failures. */
+  /**
+   * Recipients to send to again: refusals that certainly did not go out (but those the same message would meet
+   * again, `GW_001`), and failures whose code is in the `retryableFailureCodes` of the tracker that read the report.
+   */
   retries(): AsyncIterable<CampaignRetry>;
   /** Every refusal, including those that may have been sent. */
   refused(): AsyncIterable<CampaignRefusal>;
@@ -79,8 +87,9 @@ export interface CampaignTrackerOptions {
   store?: CampaignStore;
   /**
    * Upstream error codes (of a `failed` status's `errors[0].code`) that a later retry can fix, so their
-   * recipients appear in `retries()`. Default none: the spec documents no upstream codes, so the SDK does not
-   * guess; name the ones your upstream documents as transient.
+   * recipients appear in `retries()` of the reports this tracker reads (whichever tracker applied the statuses:
+   * every failure is kept, and the list is decided when it is read). Default none: the spec documents no upstream
+   * codes, so the SDK does not guess; name the ones your upstream documents as transient.
    */
   retryableFailureCodes?: readonly (number | string)[];
   /** Results buffered by a `sendMany` before they are written in one store step. Default 256. */
@@ -121,6 +130,12 @@ function rawStatusOf(input: unknown): WebhookStatus | undefined {
   }
   return typeof (input as { id?: unknown }).id === 'string' ? (input as WebhookStatus) : undefined;
 }
+
+/**
+ * Refusals that certainly did not go out but are not worth resending unchanged: the same message meets the same
+ * answer (`GW_001`, the upstream's refusal of the message). The gateway's retry table decides, not a list here.
+ */
+const NEVER_RESENT: ReadonlySet<string> = new Set(GATEWAY_RETRY_RULES.neverRetryCodes);
 
 /** Wamids longer than any the gateway issues are in no campaign: they are never looked up (or parked). */
 const MAX_WAMID = 256;
@@ -218,7 +233,8 @@ export class CampaignTracker implements CampaignObserver {
           const code = String(result.current.errors?.[0]?.code ?? 'unknown');
           counts[`f:${code}`] = 1;
           examples[`fx:${code}`] = wamid;
-          if (this.#retryable.has(code)) retry = JSON.stringify({ to, code, wamid });
+          // Every failure is kept: whether it is retried is the reading tracker's call (`report().retries()`).
+          retry = JSON.stringify({ to, code, wamid });
         }
       }
       if (result.newlyBillable) counts['billable'] = 1;
@@ -280,6 +296,7 @@ export class CampaignTracker implements CampaignObserver {
     refusals.sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
     const time = (k: string) => (totals.counts[k] === undefined ? null : new Date(n(k)).toISOString());
     const store = this.store;
+    const retryable = this.#retryable;
     return {
       campaign,
       funnel: {
@@ -303,13 +320,14 @@ export class CampaignTracker implements CampaignObserver {
         for await (const page of store.refusals(campaign)) {
           for (const text of page) {
             const r = JSON.parse(text) as CampaignRefusal;
-            if (r.notSent) yield { to: r.to, reason: 'not_sent', code: r.code, index: r.index };
+            if (r.notSent && !NEVER_RESENT.has(r.code))
+              yield { to: r.to, reason: 'not_sent', code: r.code, index: r.index };
           }
         }
         for await (const page of store.failedRetries(campaign)) {
           for (const text of page) {
             const f = JSON.parse(text) as { to: string; code: string; wamid: string };
-            yield { to: f.to, reason: 'failed', code: f.code, wamid: f.wamid };
+            if (retryable.has(f.code)) yield { to: f.to, reason: 'failed', code: f.code, wamid: f.wamid };
           }
         }
       },

@@ -84,8 +84,9 @@ export type SendManyResult =
        * `true` when the message certainly did not go out, so resending it cannot duplicate it: it failed
        * validation; it was never started (`BILL_001` paused the batch, the signal aborted, the loop was left);
        * the gateway refused it before forwarding (`AUTH_*`, `RATE_001` after its retries, `BILL_*`, `WABA_001`,
-       * `SEC_001`); or the connection was never made. `false` when it may have gone out (`GW_001`, a fault in
-       * flight, an answer without a code): check its status events before resending.
+       * `SEC_001`); the upstream refused it (`GW_001`: resending it unchanged gets the same answer); or the
+       * connection was never made. `false` when it may have gone out (a fault in flight, an answer without the
+       * gateway's code, such as a proxy's bare 502): check its status events before resending.
        */
       notSent: boolean;
     };
