@@ -83,6 +83,9 @@ export class Batch {
   firstAt = Number.POSITIVE_INFINITY;
   lastAt = 0;
 
+  /** `now` is the recorder's clock: the batch's times are the report's `firstSendAt`/`lastSendAt`. */
+  constructor(private readonly now: () => number = Date.now) {}
+
   get size(): number {
     return this.results.length;
   }
@@ -90,7 +93,7 @@ export class Batch {
   add(entry: CampaignResult): void {
     const { result, to } = entry;
     this.results.push(entry);
-    const now = Date.now();
+    const now = this.now();
     if (now < this.firstAt) this.firstAt = now;
     if (now > this.lastAt) this.lastAt = now;
     if (result.ok) {

@@ -5,14 +5,15 @@
  * campaign's counters move with it in the same atomic store step, so duplicates and any arrival order give the
  * same counts, with one process or many.
  */
+import { positive } from '../core/client-options.js';
 import { ConfigurationError, WaGatewayError } from '../core/errors.js';
 import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
-import type { CampaignObserver } from '../gateway/send-many.js';
+import type { CampaignObserver, SendManyRecorder } from '../gateway/send-many.js';
 import { parseTimestamp } from '../webhooks/event-fields.js';
 import type { StatusEvent, WebhookEvent } from '../webhooks/events.js';
 import type { WebhookStatus } from '../webhooks/schemas.js';
 import { applyStatus, type TrackedStatus } from '../webhooks/status-tracker.js';
-import { CampaignRecorder } from './recorder.js';
+import { type CampaignClock, CampaignRecorder, SYSTEM_CLOCK } from './recorder.js';
 import {
   Batch,
   type CampaignMessageStatus,
@@ -21,7 +22,12 @@ import {
   decodeState,
   encodeState,
 } from './records.js';
-import { type CampaignRecordBatch, type CampaignStore, MemoryCampaignStore } from './store.js';
+import {
+  type CampaignRecordBatch,
+  type CampaignStore,
+  DEFAULT_PARK_MS,
+  MemoryCampaignStore,
+} from './store.js';
 
 /** A recipient worth sending to again. */
 export interface CampaignRetry {
@@ -92,8 +98,20 @@ export interface CampaignTrackerOptions {
    * codes, so the SDK does not guess; name the ones your upstream documents as transient.
    */
   retryableFailureCodes?: readonly (number | string)[];
-  /** Results buffered by a `sendMany` before they are written in one store step. Default 256. */
+  /** Results a recorder buffers before writing them in one store step. Default 256. */
   batchSize?: number;
+  /**
+   * The longest a result waits in a recorder's buffer, in ms: a buffer is written when it holds `batchSize`
+   * results or when its oldest is this old, whichever comes first, however slow the loop's consumer or source.
+   * Default 1,000, and at most half of the store's `parkMs` (a status that arrived before its result waits that
+   * long for it): a `ConfigurationError` beyond.
+   */
+  maxBatchAgeMs?: number;
+  /**
+   * The clock and timers recorders measure ages on. Default `Date.now` and the global timers (which never keep a
+   * process alive on their own); tests pass a manual one.
+   */
+  clock?: CampaignClock;
 }
 
 /** The tracker's snapshot for `applyStatus` from what is stored (`undefined` before the first status). */
@@ -160,6 +178,9 @@ export class CampaignTracker implements CampaignObserver {
   readonly store: CampaignStore;
   readonly #retryable: ReadonlySet<string>;
   readonly #batchSize: number;
+  readonly #maxAgeMs: number;
+  readonly #parkMs: number;
+  readonly #clock: CampaignClock;
 
   constructor(options: CampaignTrackerOptions = {}) {
     if (typeof options !== 'object' || options === null) {
@@ -180,6 +201,19 @@ export class CampaignTracker implements CampaignObserver {
       );
     }
     this.#batchSize = size;
+    this.#parkMs = positive(store.parkMs, 'CampaignTracker store.parkMs') ?? DEFAULT_PARK_MS;
+    const age = positive(options.maxBatchAgeMs, 'CampaignTracker maxBatchAgeMs');
+    if (age !== undefined && age > this.#parkMs / 2) {
+      throw new ConfigurationError(
+        `CampaignTracker maxBatchAgeMs must be at most half of the store's parkMs (${this.#parkMs} ms), so that a status parked before its send result is still there when the result is written; got ${age}.`,
+      );
+    }
+    this.#maxAgeMs = age ?? Math.min(1000, this.#parkMs / 2);
+    const clock = options.clock ?? SYSTEM_CLOCK;
+    if (![clock.now, clock.setTimeout, clock.clearTimeout].every((f) => typeof f === 'function')) {
+      throw new ConfigurationError('CampaignTracker clock must have now(), setTimeout() and clearTimeout().');
+    }
+    this.#clock = clock;
   }
 
   /**
@@ -191,7 +225,7 @@ export class CampaignTracker implements CampaignObserver {
    */
   async record(campaign: string, results: Iterable<CampaignResult>): Promise<void> {
     checkCampaign(campaign, 'tracker.record');
-    const batch = new Batch();
+    const batch = new Batch(this.#clock.now);
     for (const r of results) {
       batch.add(r);
       if (batch.size >= this.#batchSize) await this.#write(campaign, batch.take());
@@ -350,14 +384,27 @@ export class CampaignTracker implements CampaignObserver {
   }
 
   /**
-   * What `sendMany(messages, { campaign })` records the campaign's results through (the gateway's
-   * `CampaignObserver`); applications do not call it.
+   * Opens a recording of `campaign`'s send results (the gateway's `CampaignObserver`): what `sendMany(messages,
+   * { campaign })` records through, and what any other sender of a campaign uses. Results are written
+   * `batchSize` at a time or when the oldest is `maxBatchAgeMs` old; while it is open, the store keeps the note
+   * that a campaign send is under way (so a status that beats its result is parked). Close it when done.
+   *
+   * @example
+   * const recorder = tracker.recorder('spring-sale');
+   * await recorder.ready; // before the first send
+   * await recorder.add({ index: 0, ok: true, messageId: 'wamid.X', contacts: [] }, { to: '998901234567' });
+   * await recorder.close(); // throws CampaignRecordError with the results it could not write
    */
-  recorder(campaign: string): CampaignRecorder {
+  recorder(campaign: string): SendManyRecorder {
     checkCampaign(campaign, 'sendMany campaign');
-    return new CampaignRecorder(campaign, this.store.sending(campaign), this.#batchSize, (batch) =>
-      this.#write(campaign, batch),
-    );
+    return new CampaignRecorder(campaign, {
+      sending: () => this.store.sending(campaign),
+      write: (batch) => this.#write(campaign, batch),
+      clock: this.#clock,
+      batchSize: this.#batchSize,
+      maxAgeMs: this.#maxAgeMs,
+      parkMs: this.#parkMs,
+    });
   }
 
   async #write(campaign: string, batch: CampaignRecordBatch): Promise<void> {

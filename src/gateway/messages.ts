@@ -228,7 +228,9 @@ export class Messages {
    *   is silently dropped.
    * - An invalid message is reported (`MessageValidationError`, `notSent: true`) and the others go on.
    * - Breaking out of the loop stops every send not yet started, queued ones included; sends already in flight
-   *   complete (they are not aborted, the message may be out) but their results are no longer reported.
+   *   complete (they are not aborted, the message may be out) but their results are no longer reported. With a
+   *   `campaign`, leaving the loop resolves only once those results are recorded too (or throws
+   *   `CampaignRecordError` with the ones the store refused).
    * - A slow send does not stall the batch: the others go on, and results wait for it to keep the order.
    *
    * @example

@@ -41,23 +41,50 @@ export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal
 }
 
 /**
- * What records the results of `sendMany(messages, { campaign })`: `GatewayClient`'s `campaigns` option, a
- * `CampaignTracker`. The gateway owns this contract and campaigns implement it, so a send imports no campaign code.
+ * What observes the results of sends made for a campaign: `GatewayClient`'s `campaigns` option, a
+ * `CampaignTracker`. The gateway owns this contract and campaigns implement it, so a send imports no campaign
+ * code. `sendMany(messages, { campaign })` opens one recorder per call; any other sender of a campaign (a queue's
+ * worker) opens its own, hands it each result with `add`, and `flush`es or `close`s it.
  */
 export interface CampaignObserver {
-  /** Opens one `sendMany`'s recording of `campaign`; throws `ConfigurationError` for an id it refuses. */
+  /** Opens a recording of `campaign`'s send results; throws `ConfigurationError` for an id it refuses. */
   recorder(campaign: string): SendManyRecorder;
 }
 
-/** One `sendMany`'s recording of its campaign's results (see `CampaignObserver`). */
+/**
+ * One recording of a campaign's send results (see `CampaignObserver`). Its contract with a sender:
+ *
+ * - each send is bracketed: `beginSend()` before its request (awaiting the promise it may return), `endSend()`
+ *   once the request has settled; meanwhile the store keeps its note that a campaign send is under way, so a
+ *   status that beats the send's result is parked, not dropped;
+ * - every result is handed to `add` (with the message it was for), accepted or refused; the recorder writes it
+ *   within a bounded time however long the sender then waits;
+ * - `close` is called once the last result has been added (so after every send has settled), and resolves once
+ *   every result is written, or throws `CampaignRecordError` with those that could not be.
+ */
 export interface SendManyRecorder {
-  /** Settles once sends may start: the recorder's store knows the campaign is sending. */
+  /** Settles once the store's note is written (the first, or the renewal under way). */
   readonly ready: Promise<void>;
-  /** `ready` has resolved, so sends go straight on without waiting a promise turn each. */
+  /** The store's note is fresh: a send may start without waiting. */
   readonly isReady: boolean;
-  /** Takes one result (`message` is what `sendMany` was given); a promise only when it writes. */
+  /**
+   * A send is about to start: `undefined` when it may at once, else a promise that settles when it may (and
+   * rejects when the store's note could not be written: the send must not start). Pair it with `endSend`.
+   */
+  beginSend(): Promise<void> | undefined;
+  /** The request of a send begun with `beginSend` has settled (whatever its outcome). */
+  endSend(): void;
+  /**
+   * Takes one result (`message` is what was sent, for its recipient); a promise only when the call writes (a
+   * full buffer), which a sender awaits to slow down to the store's pace.
+   */
   add(result: SendManyResult, message: unknown): Promise<void> | undefined;
-  /** Writes what is left; throws when a result could not be recorded. */
+  /**
+   * Writes what is buffered and waits for every write under way; throws `CampaignRecordError` with the results
+   * that could not be recorded since the last throw.
+   */
+  flush(): Promise<void>;
+  /** Stops the recording: writes what is left, then throws like `flush` if a result could not be recorded. */
   close(): Promise<void>;
 }
 
@@ -158,8 +185,16 @@ export async function* sendMany(
     // Broke out, threw, or finished: nothing queued may go out unreported. Sends in flight complete.
     batch.halt(new NotSentError('sendMany ended before this message was sent.'));
     batch.unlinkCaller();
-    await source.return?.();
-    await campaign?.close();
+    try {
+      await source.return?.();
+    } finally {
+      // A campaign's loop is left only once the sends in flight have settled and every result is recorded (or
+      // `close` throws CampaignRecordError with those that could not be): none is written after the caller moved on.
+      if (campaign) {
+        await Promise.allSettled(inFlight);
+        await campaign.close();
+      }
+    }
   }
 }
 
@@ -230,15 +265,24 @@ function startBatch(
     } catch (error) {
       if (error === NOT_STARTED) return notStarted(index);
       if (error instanceof PaymentRequiredError) halt(error);
-      // The transport throws SDK errors only; anything else (a hostile fetch double) is wrapped, not passed on.
-      const e =
-        error instanceof WaGatewayError
-          ? error
-          : new WaGatewayError('The send failed with an error that is not an SDK error.', { cause: error });
-      return { index, ok: false, error: e, notSent: !mayHaveBeenSent(e, GATEWAY_RETRY_RULES) };
+      return failedSend(index, error);
     }
   };
   return { send, halt, progress, report, unlinkCaller };
+}
+
+/**
+ * The result of a send that failed, as `sendMany` reports it and a campaign records it: the SDK error, and
+ * whether the message certainly did not go out, read from the gateway's retry table. For any sender of a
+ * campaign (a queue's worker) that hands its results to a `SendManyRecorder`.
+ */
+export function failedSend(index: number, error: unknown): SendManyResult {
+  // The transport throws SDK errors only; anything else (a hostile fetch double) is wrapped, not passed on.
+  const e =
+    error instanceof WaGatewayError
+      ? error
+      : new WaGatewayError('The send failed with an error that is not an SDK error.', { cause: error });
+  return { index, ok: false, error: e, notSent: !mayHaveBeenSent(e, GATEWAY_RETRY_RULES) };
 }
 
 function toAsyncIterator<T>(source: Iterable<T> | AsyncIterable<T>): AsyncIterator<T> {
@@ -258,9 +302,9 @@ function abortError(signal: AbortSignal): NotSentError {
 }
 
 /**
- * How `messages.sendMany` takes a campaign: its recorder, and the send wrapped so that none starts before the
- * recorder is ready (a campaign store must know the campaign is sending, or a status could beat its send result
- * and be lost).
+ * How `messages.sendMany` takes a campaign: its recorder, and each send bracketed by `beginSend`/`endSend`, so
+ * that none starts before the store knows a campaign send is under way and the store keeps knowing it while the
+ * send is out (else a status that beats its send result could be lost).
  */
 export function campaignSends(
   tracker: CampaignObserver | undefined,
@@ -274,19 +318,21 @@ export function campaignSends(
     );
   }
   const recorder = tracker.recorder(campaign);
+  const notSent = (error: unknown) => {
+    throw new NotSentError(
+      `The campaign store could not be reached, so this message of campaign '${campaign}' was not sent.`,
+      { cause: error },
+    );
+  };
   return {
     recorder,
-    post: (valid, flags, request, stop) =>
-      recorder.isReady
-        ? post(valid, flags, request, stop)
-        : recorder.ready.then(
-            () => post(valid, flags, request, stop),
-            (error: unknown) => {
-              throw new NotSentError(
-                `The campaign store could not be reached, so this message of campaign '${campaign}' was not sent.`,
-                { cause: error },
-              );
-            },
-          ),
+    post: (valid, flags, request, stop) => {
+      const wait = recorder.beginSend();
+      const sent =
+        wait === undefined
+          ? post(valid, flags, request, stop)
+          : wait.then(() => post(valid, flags, request, stop), notSent);
+      return sent.finally(() => recorder.endSend());
+    },
   };
 }

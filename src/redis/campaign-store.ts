@@ -135,6 +135,11 @@ export class RedisCampaignStore implements CampaignStore {
   readonly #retentionMs: number;
   readonly #parkMs: number;
 
+  /** How long a status for an unknown wamid is parked (`CampaignStore.parkMs`). */
+  get parkMs(): number {
+    return this.#parkMs;
+  }
+
   constructor(options: RedisCampaignStoreOptions) {
     const op = 'new RedisCampaignStore';
     const { redis, prefix } = openStore(options, op);
