@@ -324,6 +324,15 @@ export function campaignSends(
       { cause: error },
     );
   };
+  // Made once, not per send: the cost per send stays one promise turn.
+  const ended = <T>(value: T): T => {
+    recorder.endSend();
+    return value;
+  };
+  const failed = (error: unknown): never => {
+    recorder.endSend();
+    throw error;
+  };
   return {
     recorder,
     post: (valid, flags, request, stop) => {
@@ -332,7 +341,7 @@ export function campaignSends(
         wait === undefined
           ? post(valid, flags, request, stop)
           : wait.then(() => post(valid, flags, request, stop), notSent);
-      return sent.finally(() => recorder.endSend());
+      return sent.then(ended, failed);
     },
   };
 }
