@@ -4,7 +4,7 @@ import type {
   CampaignStore,
   CampaignTotals,
 } from '../campaigns/store.js';
-import { call, expectNumber, hashedKey, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
+import { call, expectNumber, hashedKey, type RedisClient, Script, unexpectedReply } from './replies.js';
 import { DEFAULT_RETENTION_MS, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /** Sets the smallest (`first…`) and largest (`last…`) time fields of a hash; used by both scripts below. */

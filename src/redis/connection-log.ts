@@ -6,7 +6,7 @@
  * words); then once more when the connection is back, at the same level: an outage's end matters as much as its start.
  */
 import { type Logger, log } from '../core/logger.js';
-import { errorMeta } from './redis-answer.js';
+import { errorMeta } from './replies.js';
 
 /** What a client listener needs of an ioredis client (or of a copy from another ioredis version). */
 interface WatchedClient {

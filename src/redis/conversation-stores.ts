@@ -16,7 +16,7 @@ import {
   type RedisClient,
   Script,
   unexpectedReply,
-} from './redis-answer.js';
+} from './replies.js';
 import { DEFAULT_RETENTION_MS, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /** Options of {@link RedisSessionStore}. */

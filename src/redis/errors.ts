@@ -1,5 +1,5 @@
 import { brandError, WaGatewayError } from '../core/errors.js';
-import { errorMeta } from './redis-answer.js';
+import { errorMeta } from './replies.js';
 
 /**
  * Why a Redis-backed store failed:

@@ -12,7 +12,7 @@ import {
   type RedisClient,
   Script,
   unexpectedReply,
-} from './redis-answer.js';
+} from './replies.js';
 import { openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /**

@@ -25,7 +25,7 @@ import { noteConnectionError } from './connection-log.js';
 import { InboxError } from './errors.js';
 import { INBOX_BACKOFF_TYPE, type InboxQueueOptions, inboxJobDataSchema, queueOptions } from './inbox.js';
 import { closeRedis, openRedis } from './inbox-connection.js';
-import { errorMeta } from './redis-answer.js';
+import { errorMeta } from './replies.js';
 
 /** Passed to the worker's `onEvent` with each event. */
 export interface InboxEventContext {

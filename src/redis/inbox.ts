@@ -34,7 +34,7 @@ import {
 } from '../webhooks/node-handler.js';
 import { InboxError } from './errors.js';
 import { closeRedis, type InboxConnection, openRedis } from './inbox-connection.js';
-import { errorMeta } from './redis-answer.js';
+import { errorMeta } from './replies.js';
 
 /** The queue's name when none is given. Receivers and workers must agree on it (and on `prefix`). */
 export const DEFAULT_INBOX_QUEUE = 'wa-gateway-inbox';

@@ -37,7 +37,7 @@ export {
   type InboxWorkerOptions,
 } from './inbox-worker.js';
 export { RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';
-export type { RedisClient } from './redis-answer.js';
+export type { RedisClient } from './replies.js';
 export { RedisStatusStore, type RedisStatusStoreOptions } from './status-store.js';
 export type { RedisStoreOptions } from './store-options.js';
 export { RedisTemplateStore, type RedisTemplateStoreOptions } from './template-store.js';

@@ -3,7 +3,7 @@ import { onAbort } from '../core/abort.js';
 import { ConfigurationError, PaymentRequiredError } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
 import type { SendLimiter } from '../core/rate-limiter.js';
-import { call, expectNumber, leaseToken, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
+import { call, expectNumber, leaseToken, type RedisClient, Script, unexpectedReply } from './replies.js';
 import { checkPrefix, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 /**

@@ -2,7 +2,7 @@
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';
 import { watchConnection } from './connection-log.js';
-import type { RedisClient } from './redis-answer.js';
+import type { RedisClient } from './replies.js';
 
 /** Options every Redis store accepts. */
 export interface RedisStoreOptions {

@@ -1,6 +1,6 @@
 import type { TemplateRecord, TemplateRecordPatch, TemplateStore } from '../gateway/template-catalog.js';
 import type { TemplateDefinition } from '../templates/define.js';
-import { call, hashedKey, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
+import { call, hashedKey, type RedisClient, Script, unexpectedReply } from './replies.js';
 import { openStore, type RedisStoreOptions } from './store-options.js';
 
 /**

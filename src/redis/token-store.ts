@@ -12,7 +12,7 @@ import {
   leaseToken,
   type RedisClient,
   unexpectedReply,
-} from './redis-answer.js';
+} from './replies.js';
 import { checkPrefix, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
 
 export interface RedisTokenStoreOptions extends RedisStoreOptions {
