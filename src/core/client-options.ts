@@ -1,7 +1,8 @@
 import { checkHeaders } from './call-options.js';
+import { durationMs } from './duration.js';
 import type { RequestHooks } from './hooks.js';
 import { type Logger, type LogLevel, resolveLogger } from './logger.js';
-import { nonNegativeInt, positive } from './options.js';
+import { nonNegativeInt } from './options.js';
 import type { SendLimiter } from './rate-limiter.js';
 import type { RetryRules } from './retry-policy.js';
 import { loadTracing } from './tracing.js';
@@ -64,9 +65,9 @@ export function transportConfigOf(
 ): ClientTransportConfig {
   loadTracing();
   return {
-    timeoutMs: positive(options.timeoutMs, 'timeoutMs') ?? 30_000,
+    timeoutMs: durationMs(options.timeoutMs, 'timeoutMs', 30_000),
     maxRetries: nonNegativeInt(options.maxRetries, 'maxRetries') ?? 2,
-    maxRetryWaitMs: positive(options.maxRetryWaitMs, 'maxRetryWaitMs') ?? 60_000,
+    maxRetryWaitMs: durationMs(options.maxRetryWaitMs, 'maxRetryWaitMs', 60_000),
     retryRules: client.retryRules,
     secrets: client.secrets,
     rateLimiter: client.rateLimiter,

@@ -129,14 +129,6 @@ export function refuseVersionSuffix(
   );
 }
 
-export function positive(value: number | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
-    throw new ConfigurationError(`${name} must be a positive number of milliseconds; got ${String(value)}.`);
-  }
-  return value;
-}
-
 export function nonNegativeInt(value: number | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isInteger(value) || value < 0) {
