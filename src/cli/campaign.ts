@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { type CampaignReport, CampaignTracker } from '../campaigns/tracker.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { RedisCampaignStore } from '../redis/campaign-store.js';
-import type { RedisClient } from '../redis/replies.js';
+import type { RedisClient } from '../redis/client.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
 export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url>] [--prefix <prefix>] [--json | --csv <list>]

@@ -22,10 +22,9 @@ import { ON_ERROR_HINT } from '../webhooks/claims.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import { resolveWebhookLogger } from '../webhooks/handler.js';
 import { noteConnectionError } from './connection-log.js';
-import { InboxError } from './errors.js';
+import { errorMeta, InboxError } from './errors.js';
 import { INBOX_BACKOFF_TYPE, type InboxQueueOptions, inboxJobDataSchema, queueOptions } from './inbox.js';
 import { closeRedis, openRedis } from './inbox-connection.js';
-import { errorMeta } from './replies.js';
 
 /** Passed to the worker's `onEvent` with each event. */
 export interface InboxEventContext {

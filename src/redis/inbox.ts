@@ -17,6 +17,7 @@ import type * as BullMQ from 'bullmq';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
@@ -32,9 +33,8 @@ import {
   type NodeWebhookRequest,
   type NodeWebhookResponse,
 } from '../webhooks/node-handler.js';
-import { InboxError } from './errors.js';
+import { errorMeta, InboxError } from './errors.js';
 import { closeRedis, type InboxConnection, openRedis } from './inbox-connection.js';
-import { errorMeta } from './replies.js';
 
 /** The queue's name when none is given. Receivers and workers must agree on it (and on `prefix`). */
 export const DEFAULT_INBOX_QUEUE = 'wa-gateway-inbox';
@@ -112,14 +112,6 @@ export interface InboxHandlerControls {
   ready(): Promise<void>;
   /** Closes the queue and its connection. Deliveries arriving afterwards are answered 500. */
   close(): Promise<void>;
-}
-
-function positiveOption(value: unknown, fallback: number, name: string, role: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigurationError(`${role}: \`${name}\` must be a positive number of milliseconds`);
-  }
-  return value;
 }
 
 /** @internal Checks the queue options both sides share. */
@@ -201,12 +193,11 @@ function createInbox<H>(
   }
   const { connection, queueName: _q, prefix: _p, enqueueTimeoutMs, keepCompletedMs, ...webhook } = options;
   const queue = queueOptions(options, role);
-  const timeoutMs = positiveOption(enqueueTimeoutMs, 1500, 'enqueueTimeoutMs', role);
-  const keepMs = positiveOption(
+  const timeoutMs = durationMs(enqueueTimeoutMs, `${role}: \`enqueueTimeoutMs\``, 1500);
+  const keepMs = durationMs(
     keepCompletedMs,
-    positiveOption(webhook.dedupeTtlMs, DEFAULT_DEDUPE_TTL_MS, 'dedupeTtlMs', role),
-    'keepCompletedMs',
-    role,
+    `${role}: \`keepCompletedMs\``,
+    durationMs(webhook.dedupeTtlMs, `${role}: \`dedupeTtlMs\``, DEFAULT_DEDUPE_TTL_MS),
   );
   const dedupeKey = webhook.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey);
   let closed = false;

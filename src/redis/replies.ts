@@ -1,17 +1,12 @@
 /**
- * The helpers every Redis store shares: how a call to Redis is made, how its failure becomes a
- * `RedisStoreError`, how an answer is checked, how keys are named, and how Lua scripts run. How a store checks
- * its options is in store-options.ts.
+ * How a store's call to Redis is made and its answer checked: any failure becomes a `RedisStoreError` that holds
+ * none of the client error's text (ioredis attaches the command's arguments, tokens included, to its errors), and
+ * an answer of a shape the store never writes is a typed error too.
  *
  * Why ioredis: BullMQ (the durable inbox) works only with ioredis, so this entry takes one client for everything
  * instead of asking users to run two clients against one Redis.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { RedisStoreError, type RedisStoreFailure } from './errors.js';
-
-/** The client every store takes: an ioredis `Redis` (a `Cluster` works too when all keys share a hash tag). */
-export type RedisClient = Redis;
+import { errorMeta, RedisStoreError, type RedisStoreFailure } from './errors.js';
 
 /** @internal */
 export function nameOf(error: unknown): string {
@@ -24,20 +19,56 @@ export function errnoOf(error: unknown): string | undefined {
   return code !== undefined && /^E[A-Z]+$/.test(code) ? code : undefined;
 }
 
+/** A cluster node's refusal to serve a key of another node's slots: the client is not a cluster client. */
+const NEEDS_CLUSTER = {
+  failure: 'needs_cluster_client',
+  what:
+    'this Redis is a node of a Redis Cluster and the client is a standalone one (Redis answered MOVED). ' +
+    "Connect with ioredis's Cluster instead: `new Cluster([{ host, port }])`, with the same options",
+} as const;
+
 /**
- * @internal The name and string `code` of an error, for logs and typed errors: never its message, which may quote
- * a command's arguments. A hostile error object (a throwing getter or Proxy) gives its `typeof`.
+ * Error replies the stores explain, by their first word (never the rest of the reply, which may quote a key).
+ * Any other `ReplyError` is `command_failed`; any other error (connection, timeout) is `unavailable`.
  */
-export function errorMeta(error: unknown): { errorName: string; code?: string } {
+const REPLIES: Readonly<Record<string, { failure: RedisStoreFailure; what: string }>> = {
+  MOVED: NEEDS_CLUSTER,
+  ASK: NEEDS_CLUSTER,
+  // The stores never send keys of two slots in one command to a `Cluster` client (the cluster proofs count 0):
+  // this comes from a cluster, or a proxy in front of one, reached through a standalone client.
+  CROSSSLOT: {
+    failure: 'needs_cluster_client',
+    what:
+      'Redis refused one command over keys of different hash slots (CROSSSLOT): it is a Redis Cluster, or a ' +
+      "proxy in front of one, reached through a standalone client. Connect with ioredis's Cluster instead: " +
+      '`new Cluster([{ host, port }])`, with the same options',
+  },
+  CLUSTERDOWN: {
+    failure: 'unavailable',
+    what: 'the Redis Cluster cannot serve this slot right now (CLUSTERDOWN: a failover under way?)',
+  },
+  TRYAGAIN: { failure: 'unavailable', what: 'the Redis Cluster is moving this slot (TRYAGAIN)' },
+  READONLY: {
+    failure: 'unavailable',
+    what: 'Redis is a read-only replica (READONLY: a failover under way, or a URL pointing at a replica)',
+  },
+  LOADING: { failure: 'unavailable', what: 'Redis is loading its data set (LOADING)' },
+  OOM: { failure: 'command_failed', what: 'Redis is out of memory (OOM; see maxmemory)' },
+  LEASE_LOST: {
+    failure: 'lease_lost',
+    what: 'this holder no longer holds the lease (it ran out, or another holder took it); nothing was written',
+  },
+};
+
+/** The first word of a Redis error reply (`MOVED`, `CROSSSLOT`), or `undefined` for any other error. */
+export function replyCode(error: unknown): string | undefined {
   try {
-    if (error instanceof Error) {
-      const code = (error as { code?: unknown }).code;
-      return typeof code === 'string' ? { errorName: error.name, code } : { errorName: error.name };
-    }
+    if (error instanceof Error && error.name === 'ReplyError')
+      return /^[A-Z_]{2,20}\b/.exec(error.message)?.[0];
   } catch {
-    // A hostile error object: fall through.
+    // A hostile error: no code.
   }
-  return { errorName: typeof error };
+  return undefined;
 }
 
 /** Maps any failure of a Redis call to a `RedisStoreError` that holds none of the client error's text. */
@@ -45,11 +76,14 @@ export function toStoreError(error: unknown, operation: string): RedisStoreError
   if (isStoreError(error)) return error;
   const name = nameOf(error);
   const errno = errnoOf(error);
-  const failure: RedisStoreFailure = name === 'ReplyError' ? 'command_failed' : 'unavailable';
+  const known = REPLIES[replyCode(error) ?? ''];
+  const failure: RedisStoreFailure =
+    known?.failure ?? (name === 'ReplyError' ? 'command_failed' : 'unavailable');
   const what =
-    failure === 'command_failed'
+    known?.what ??
+    (failure === 'command_failed'
       ? 'Redis refused the command'
-      : `Redis is unreachable or the connection dropped (${errno ?? name})`;
+      : `Redis is unreachable or the connection dropped (${errno ?? name})`);
   return new RedisStoreError(`${operation}: ${what}.`, {
     failure,
     operation,
@@ -97,45 +131,3 @@ export function expectOneOf<T extends string>(operation: string, got: unknown, a
   if (typeof got === 'string' && (allowed as readonly string[]).includes(got)) return got as T;
   throw unexpectedReply(operation, `one of ${allowed.join(', ')}`, got);
 }
-
-/**
- * A key for a caller-given id: its SHA-256, so neither a payload fragment nor an overlong or odd string ever
- * becomes (part of) a key name.
- */
-export function hashedKey(prefix: string, kind: string, id: string): string {
-  return `${prefix}${kind}:${createHash('sha256').update(id).digest('base64url')}`;
-}
-
-/** A random token that proves who holds a lease. */
-export function leaseToken(): string {
-  return randomBytes(16).toString('base64url');
-}
-
-/** A Lua script run by its SHA (`EVALSHA`), loaded with `EVAL` the first time a server does not know it. */
-export class Script {
-  readonly sha: string;
-  constructor(readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
-  }
-
-  async run(redis: RedisClient, keys: string[], args: (string | number)[]): Promise<unknown> {
-    try {
-      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return redis.eval(this.source, keys.length, ...keys, ...args);
-    }
-  }
-}
-
-/** Deletes a key only if it still holds `value` (a lease's token): a holder whose lease ran out frees nothing. */
-export const COMPARE_AND_DELETE = new Script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`);
-
-/** Extends a lease (`PEXPIRE` to ARGV[2]) only while the key still holds the holder's value ARGV[1]; 1 or 0. */
-export const COMPARE_AND_PEXPIRE = new Script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`);

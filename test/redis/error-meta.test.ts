@@ -1,7 +1,7 @@
 /** One helper names a Redis error for logs and typed errors (the stores' and the inbox's), never by its message. */
 import { describe, expect, it } from 'vitest';
-import { RedisStoreError } from '../../src/redis/errors.js';
-import { errorMeta, toStoreError } from '../../src/redis/replies.js';
+import { errorMeta, RedisStoreError } from '../../src/redis/errors.js';
+import { toStoreError } from '../../src/redis/replies.js';
 
 const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379 password=SECRET'), {
   code: 'ECONNREFUSED',
