@@ -36,6 +36,7 @@ export {
   ConfigurationError,
   ConflictError,
   ConnectionError,
+  ContentionError,
   EndpointNotLiveError,
   type FieldIssue,
   InternalServerError,

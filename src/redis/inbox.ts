@@ -15,7 +15,6 @@
 import { createHash } from 'node:crypto';
 import type * as BullMQ from 'bullmq';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
@@ -33,8 +32,16 @@ import {
   type NodeWebhookRequest,
   type NodeWebhookResponse,
 } from '../webhooks/node-handler.js';
+import { connectedToClusterNode, type RedisClient } from './client.js';
 import { errorMeta, InboxError } from './errors.js';
-import { closeRedis, type InboxConnection, openRedis } from './inbox-connection.js';
+import {
+  closeRedis,
+  clusterNodeError,
+  type InboxConnection,
+  openRedis,
+  refuseClusterNode,
+} from './inbox-connection.js';
+import { queuePrefix } from './queue-keys.js';
 
 /** The queue's name when none is given. Receivers and workers must agree on it (and on `prefix`). */
 export const DEFAULT_INBOX_QUEUE = 'wa-gateway-inbox';
@@ -78,7 +85,10 @@ export const INBOX_ATTEMPTS_CEILING = 1_000_000;
 
 /** Where the queue lives; receivers and workers must use the same values. */
 export interface InboxQueueOptions {
-  /** The Redis the queue lives in: a `redis://` URL, ioredis options, or an ioredis client (it is duplicated). */
+  /**
+   * The Redis the queue lives in: a `redis://` URL, ioredis options, or an ioredis client (it is duplicated). For
+   * a Redis Cluster, an ioredis `Cluster`: the queue's keys then get a hash tag naming it (`bull:{<queue>}:...`).
+   */
   connection: InboxConnection;
   /** Default `'wa-gateway-inbox'`. */
   queueName?: string;
@@ -201,11 +211,13 @@ function createInbox<H>(
   );
   const dedupeKey = webhook.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey);
   let closed = false;
-  let client: Redis | undefined;
+  let client: RedisClient | undefined;
   let bull: Queue | undefined;
+  let clusterNode = false;
 
   const enqueue = async (event: WebhookEvent): Promise<void> => {
     if (closed || !client || !bull) throw new InboxError('The inbox is closed', 'closed');
+    if (clusterNode) throw clusterNodeError();
     // Refused before BullMQ is asked: its first command waits for the connection to be ready, however long.
     if (client.status !== 'ready') {
       throw new InboxError(
@@ -220,15 +232,22 @@ function createInbox<H>(
   const handler = build({ ...webhook, onEvent: enqueue, dedupe: false });
   // Loaded before any connection is opened: a missing bullmq must not leave a Redis connection behind.
   const { Queue } = loadOptionalPeer<typeof BullMQ>('bullmq', role);
+  const logger = resolveWebhookLogger(webhook.logger, webhook.logLevel);
   client = openRedis(
     connection,
     // Fail fast: no offline queue (a command while disconnected is refused at once), no replay of a command cut
     // by a dropped connection (the gateway's retry is the retry), and a bound on every command.
     { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: timeoutMs },
-    resolveWebhookLogger(webhook.logger, webhook.logLevel),
+    logger,
     role,
   );
-  bull = new Queue(queue.name, { connection: client, prefix: queue.prefix });
+  refuseClusterNode(client, logger, role, () => {
+    clusterNode = true;
+  });
+  bull = new Queue(queue.name, {
+    connection: client,
+    prefix: queuePrefix(client, queue.prefix, queue.name),
+  });
   bull.on('error', () => {
     // Already logged by the connection's own listener; this one keeps the emitter from throwing.
   });
@@ -245,6 +264,7 @@ function createInbox<H>(
           error,
         );
       }
+      if (await connectedToClusterNode(ownClient)) throw clusterNodeError();
     },
     async close(): Promise<void> {
       if (closed) return;
