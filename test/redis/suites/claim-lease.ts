@@ -1,29 +1,20 @@
 /**
  * The claim lease against the gateway's real retry schedule (attempt 2 comes 1 s after a failed attempt 1), with
- * two handler instances sharing one real redis-server, each with a client of its own (as two processes would).
+ * two handler instances sharing one real Redis (one node, or a cluster), each with a client of its own (as two
+ * processes would).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { RedisIdempotencyStore } from '../../src/redis/index.js';
-import { deliverWebhook } from '../../src/testing/index.js';
-import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
-import { createNodeWebhookHandler, createWebhookHandler } from '../../src/webhooks/index.js';
-import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { type RedisClient, RedisIdempotencyStore } from '../../../src/redis/index.js';
+import { deliverWebhook } from '../../../src/testing/index.js';
+import { statusEnvelope, statusObject } from '../../../src/webhooks/fixtures.js';
+import { createNodeWebhookHandler, createWebhookHandler } from '../../../src/webhooks/index.js';
+import { connect, type RedisTarget } from '../../helpers/redis-target.js';
 
 const secret = 'claim-lease-secret-0123456789abcdef';
 const LEASE = 800;
-let server: RedisServer;
-const clients: Redis[] = [];
-const servers: Server[] = [];
-
-function client(): Redis {
-  const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
-  clients.push(redis);
-  return redis;
-}
 
 function deferred() {
   let resolve!: () => void;
@@ -33,16 +24,18 @@ function deferred() {
   return { promise, resolve };
 }
 
-describeRedis('claim leases with RedisIdempotencyStore', () => {
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    await server?.dispose();
-  });
+/** The claim-lease tests, on `target` (one redis-server, or a cluster). */
+export function claimLeaseSuite(target: () => RedisTarget): void {
+  const clients: RedisClient[] = [];
+  const servers: Server[] = [];
+  /** A client of its own, as another process would have. */
+  const client = (): RedisClient => {
+    const redis = connect(target().url, { maxRetriesPerRequest: 1 });
+    clients.push(redis);
+    return redis;
+  };
   beforeEach(async () => {
-    const admin = client();
-    await admin.flushall();
+    await target().flush();
   });
   afterEach(async () => {
     for (const s of servers.splice(0)) {
@@ -57,7 +50,7 @@ describeRedis('claim leases with RedisIdempotencyStore', () => {
     const a = new RedisIdempotencyStore({ redis: client() });
     const b = new RedisIdempotencyStore({ redis: client() });
     expect(await a.claim('evt', LEASE)).toBe('claimed');
-    const [key] = await admin.keys('wa:dedup:*');
+    const [key] = await target().keys('wa:dedup:*');
     expect(await a.renew('evt', 60_000)).toBe(true);
     expect(await admin.pttl(key!)).toBeGreaterThan(LEASE); // extended past the lease it was claimed with
     expect(await b.renew('evt', 60_000)).toBe(false); // b never held it
@@ -152,4 +145,4 @@ describeRedis('claim leases with RedisIdempotencyStore', () => {
     expect(again.headers.get('x-wa-gateway-duplicates')).toBe('1');
     expect(runsOnB).toBe(0);
   });
-});
+}

@@ -3,19 +3,27 @@
  * dead holder by one lease, gives up with a typed error), the reply ledger, records, and the window's latest time.
  */
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { expect, it } from 'vitest';
-import { ConversationError } from '../../src/conversations/index.js';
-import { RedisSessionStore, RedisStoreError, RedisWindowStore } from '../../src/redis/index.js';
-import { describeRedis, useRedis } from '../helpers/redis-server.js';
+import { beforeAll, expect, it } from 'vitest';
+import { ConversationError } from '../../../src/conversations/index.js';
+import {
+  type RedisClient,
+  RedisSessionStore,
+  RedisStoreError,
+  RedisWindowStore,
+} from '../../../src/redis/index.js';
+import type { RedisTarget } from '../../helpers/redis-target.js';
 
-let redis: Redis;
-const key = (kind: string, id: string) => `t:${kind}:${createHash('sha256').update(id).digest('base64url')}`;
-
-describeRedis('conversation stores on Redis', () => {
-  useRedis((_s, r) => {
-    redis = r;
+/** The conversation stores' tests, on `target` (one redis-server, or a cluster). */
+export function conversationStoresSuite(target: () => RedisTarget): void {
+  let redis: RedisClient;
+  beforeAll(() => {
+    redis = target().redis;
   });
+  /** A customer's record or lock: on a cluster both carry the customer's hash as their hash tag. */
+  const key = (kind: string, id: string) => {
+    const hash = createHash('sha256').update(id).digest('base64url');
+    return target().kind === 'cluster' ? `t:${kind}:{${hash}}` : `t:${kind}:${hash}`;
+  };
 
   it("one customer's lock is held by one holder at a time; another customer's is free", async () => {
     const a = new RedisSessionStore({ redis, prefix: 't:' });
@@ -97,4 +105,4 @@ describeRedis('conversation stores on Redis', () => {
     expect(() => new RedisSessionStore({} as never)).toThrow(/ioredis client/);
     expect(() => new RedisWindowStore({ redis, ttlMs: -1 })).toThrow(/ttlMs/);
   });
-});
+}

@@ -1,29 +1,32 @@
-import { Redis } from 'ioredis';
+/**
+ * Each store's behaviour against a real Redis: one redis-server (stores.test.ts) and a Redis Cluster
+ * (cluster.proof.test.ts), with the same tests.
+ */
 import { beforeEach, expect, it } from 'vitest';
-import { ConfigurationError, GatewayClient, PaymentRequiredError } from '../../src/index.js';
+import { ConfigurationError, GatewayClient, PaymentRequiredError } from '../../../src/index.js';
 import {
+  type RedisClient,
   RedisIdempotencyStore,
   RedisRateLimiter,
   RedisStatusStore,
   RedisStoreError,
   RedisTokenStore,
-} from '../../src/redis/index.js';
-import { statusObject } from '../../src/webhooks/fixtures.js';
-import { StatusTracker, WebhookParseError, type WebhookStatus } from '../../src/webhooks/index.js';
-import { startServer } from '../helpers/http-server.js';
-import { envelope } from '../helpers/msw.js';
-import { describeRedis, type RedisServer, useRedis } from '../helpers/redis-server.js';
+} from '../../../src/redis/index.js';
+import { statusObject } from '../../../src/webhooks/fixtures.js';
+import { StatusTracker, WebhookParseError, type WebhookStatus } from '../../../src/webhooks/index.js';
+import { startServer } from '../../helpers/http-server.js';
+import { envelope } from '../../helpers/msw.js';
+import type { RedisTarget } from '../../helpers/redis-target.js';
 
-let server: RedisServer;
-let redis: Redis;
-
-describeRedis('Redis stores against a real redis-server', () => {
-  useRedis((s, r) => {
-    server = s;
-    redis = r;
-  });
+/** The store tests, on `target` (registered inside a `describeRedis` that started it). */
+export function storesSuite(target: () => RedisTarget): void {
+  let redis: RedisClient;
+  /** A limiter's key: its name is the hash tag of its keys on a cluster. */
+  const limitKey = (name: string, part: string) =>
+    target().kind === 'cluster' ? `wa:limit:{${name}}:${part}` : `wa:limit:${name}:${part}`;
   beforeEach(async () => {
-    await redis.flushall();
+    redis = target().redis;
+    await target().flush();
   });
 
   it('RedisIdempotencyStore: exactly one of many concurrent claims wins; done is remembered', async () => {
@@ -35,7 +38,7 @@ describeRedis('Redis stores against a real redis-server', () => {
     await holder.complete('evt-1', 60_000);
     expect(await stores[0]!.claim('evt-1', 10_000)).toBe('done');
     expect(await holder.peek('evt-1')).toBe('done');
-    const ttl = await redis.pttl((await redis.keys('wa:dedup:*'))[0]!);
+    const ttl = await redis.pttl((await target().keys('wa:dedup:*'))[0]!);
     expect(ttl).toBeGreaterThan(50_000);
   });
 
@@ -51,8 +54,8 @@ describeRedis('Redis stores against a real redis-server', () => {
     // A holder that died: its lease expires in Redis; a late release by it cannot free the successor's claim.
     const dead = new RedisIdempotencyStore({ redis });
     expect(await dead.claim('evt-3', 60_000)).toBe('claimed');
-    const [key] = await redis.keys('wa:dedup:*');
-    await redis.flushall(); // the lease ran out (as PX would do)
+    const [key] = await target().keys('wa:dedup:*');
+    await target().flush(); // the lease ran out (as PX would do)
     expect(await b.claim('evt-3', 60_000)).toBe('claimed');
     await dead.release('evt-3');
     expect(await a.claim('evt-3', 60_000)).toBe('in_progress');
@@ -62,7 +65,7 @@ describeRedis('Redis stores against a real redis-server', () => {
   it('RedisIdempotencyStore: keys are hashes under the prefix; an alien value is a typed error', async () => {
     const store = new RedisIdempotencyStore({ redis, prefix: 'app1:' });
     await store.claim('wamid.SECRET-PAYLOAD', 10_000);
-    const keys = await redis.keys('*');
+    const keys = await target().keys('*');
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatch(/^app1:dedup:/);
     expect(keys[0]).not.toContain('SECRET');
@@ -72,7 +75,7 @@ describeRedis('Redis stores against a real redis-server', () => {
       failure: 'unexpected_reply',
     });
     expect(() => new RedisIdempotencyStore({ redis, prefix: 'a b' })).toThrow(ConfigurationError);
-    expect(() => new RedisIdempotencyStore({ redis: {} as Redis })).toThrow(ConfigurationError);
+    expect(() => new RedisIdempotencyStore({ redis: {} as RedisClient })).toThrow(ConfigurationError);
   });
 
   it('RedisTokenStore: get/set round-trip with the token expiry; garbage is a typed error', async () => {
@@ -92,8 +95,8 @@ describeRedis('Redis stores against a real redis-server', () => {
   });
 
   it('RedisTokenStore.lock: one holder at a time across clients; the lock is released after a failure', async () => {
-    const other = new Redis(server.url, { maxRetriesPerRequest: 1 });
-    try {
+    const other = await target().newClient();
+    {
       const a = new RedisTokenStore({ redis });
       const b = new RedisTokenStore({ redis: other });
       let inside = 0;
@@ -111,8 +114,6 @@ describeRedis('Redis stores against a real redis-server', () => {
       expect(most).toBe(1);
       await expect(a.lock(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
       expect(await redis.exists('wa:token-lock:platform')).toBe(0);
-    } finally {
-      other.disconnect();
     }
   });
 
@@ -204,7 +205,7 @@ describeRedis('Redis stores against a real redis-server', () => {
   it('RedisStatusStore: a stored value of another shape is a typed error', async () => {
     const store = new RedisStatusStore({ redis });
     await store.update(status('sent', 100));
-    const [key] = await redis.keys('wa:status:*');
+    const [key] = await target().keys('wa:status:*');
     await redis.set(key!, '{"wamid":"x","status":"sent"}');
     await expect(store.update(status('delivered', 101))).rejects.toMatchObject({
       name: 'RedisStoreError',
@@ -216,7 +217,7 @@ describeRedis('Redis stores against a real redis-server', () => {
     const a = new RedisRateLimiter({ redis, perSecond: 3, name: 't1' });
     const b = new RedisRateLimiter({ redis, perSecond: 3, name: 't1' });
     const releases = await Promise.all([a.acquire(), b.acquire(), a.acquire()]);
-    expect(await redis.zcard('wa:limit:t1:slots')).toBe(3);
+    expect(await redis.zcard(limitKey('t1', 'slots'))).toBe(3);
     let fourth = false;
     const next = b.acquire().then((release) => {
       fourth = true;
@@ -236,12 +237,12 @@ describeRedis('Redis stores against a real redis-server', () => {
     const a = new RedisRateLimiter({ redis, perSecond: 50, name: 't2' });
     const b = new RedisRateLimiter({ redis, perSecond: 50, name: 't2' });
     a.pause(60_000);
-    await expect.poll(() => redis.exists('wa:limit:t2:pause')).toBe(1);
+    await expect.poll(() => redis.exists(limitKey('t2', 'pause'))).toBe(1);
     const stop = new AbortController();
     const waiting = b.acquire(stop.signal);
     stop.abort(new Error('gave up'));
     await expect(waiting).rejects.toThrow('gave up');
-    await redis.del('wa:limit:t2:pause');
+    await redis.del(limitKey('t2', 'pause'));
 
     a.paymentRequired(new Error('BILL_001'));
     await expect.poll(() => b.bulkStopped()).toBe(true);
@@ -285,11 +286,11 @@ describeRedis('Redis stores against a real redis-server', () => {
         }),
       );
     });
-    const otherRedis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    const otherRedis = await target().newClient();
     const logged: string[] = [];
     const logger = { warn: (m: string) => void logged.push(m) };
     try {
-      const client = (r: Redis) =>
+      const client = (r: RedisClient) =>
         new GatewayClient({
           apiKey: 'pk_test_shared_0123',
           baseUrl: gateway.url,
@@ -301,7 +302,7 @@ describeRedis('Redis stores against a real redis-server', () => {
       const text = (i: number) => ({ to: '998901234567', type: 'text' as const, text: { body: `m${i}` } });
 
       await expect(a.messages.send(text(0))).rejects.toBeInstanceOf(PaymentRequiredError);
-      await expect.poll(() => redis.exists('wa:limit:gw:bill')).toBe(1);
+      await expect.poll(() => redis.exists(limitKey('gw', 'bill'))).toBe(1);
       const results = [];
       for await (const r of b.messages.sendMany([1, 2, 3, 4, 5].map(text))) results.push(r);
       expect(results.map((r) => (r.ok ? 'ok' : r.notSent && r.error.name))).toEqual(
@@ -312,7 +313,7 @@ describeRedis('Redis stores against a real redis-server', () => {
       await (b.rateLimiter as RedisRateLimiter).resumeBulk();
       answer = 'rate-once';
       const first = a.messages.send(text(6)); // 429, then retried after retry_after
-      await expect.poll(() => redis.exists('wa:limit:gw:pause')).toBe(1);
+      await expect.poll(() => redis.exists(limitKey('gw', 'pause'))).toBe(1);
       await b.messages.send(text(7));
       await first;
       expect(hits).toHaveLength(4);
@@ -321,7 +322,6 @@ describeRedis('Redis stores against a real redis-server', () => {
       // a's RATE_001 is retried, and says so; the clients share one limiter, so no shared-key warning.
       expect(logged).toEqual(['wa-gateway-sdk: retrying request']);
     } finally {
-      otherRedis.disconnect();
       await gateway.close();
     }
   });
@@ -336,4 +336,4 @@ describeRedis('Redis stores against a real redis-server', () => {
     expect(gw.rateLimiter).toBe(limiter);
     expect(() => new RedisRateLimiter({ redis, perSecond: 0 })).toThrow(ConfigurationError);
   });
-});
+}

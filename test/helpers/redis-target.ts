@@ -1,0 +1,134 @@
+/**
+ * Where a Redis suite runs: one redis-server, or a Redis Cluster (redis-cluster.ts). A suite written against a
+ * `RedisTarget` runs on both: `npm test` runs it on one node, a `*.proof.test.ts` on the cluster.
+ *
+ * Child processes get the target's `url`: `redis://127.0.0.1:<port>` or `redis-cluster://127.0.0.1:<p>,...`,
+ * which `connect()` turns into an ioredis `Redis` or `Cluster`.
+ */
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import type { RedisClient } from '../../src/redis/index.js';
+import { type RedisCluster, sharedCluster } from './redis-cluster.js';
+import { type RedisServer, startRedis, whenClient } from './redis-server.js';
+
+export type TargetKind = 'node' | 'cluster';
+
+export interface RedisTarget {
+  readonly kind: TargetKind;
+  /** What a child process passes to `connect()`. */
+  readonly url: string;
+  /** The suite's own client, connected (a `Cluster` on a cluster). */
+  readonly redis: RedisClient;
+  /** Another connected client, as another process would have; closed with the suite. */
+  newClient(options?: RedisOptions): Promise<RedisClient>;
+  /** Deletes every key (every primary of a cluster). */
+  flush(): Promise<void>;
+  /** Every key matching `pattern` (on every primary of a cluster), sorted. */
+  keys(pattern: string): Promise<string[]>;
+  /** How many keys matching `pattern` each primary holds (one entry on one node). */
+  keysPerPrimary(pattern: string): Promise<number[]>;
+  /** `CROSSSLOT` refusals counted by the servers since they started (0 on one node). */
+  crossSlotErrors(): Promise<number>;
+  /** The single redis-server (`kind: 'node'`), for suites that stop or kill it. */
+  readonly server: RedisServer | undefined;
+  /** The cluster (`kind: 'cluster'`). */
+  readonly cluster: RedisCluster | undefined;
+}
+
+/** An ioredis client for a target URL: `redis-cluster://h:p,h:p` gives a `Cluster`, anything else a `Redis`. */
+export function connect(url: string, options: RedisOptions = {}): RedisClient {
+  const cluster = /^redis-cluster:\/\/(.+)$/.exec(url);
+  if (!cluster) return new Redis(url, options);
+  const nodes = cluster[1]!.split(',').map((n) => {
+    const [host, port] = n.split(':');
+    return { host: host!, port: Number(port) };
+  });
+  return new Cluster(nodes, { redisOptions: options });
+}
+
+/** Resolves once a `Redis` or `Cluster` is ready. */
+export function whenReady(client: RedisClient): Promise<void> {
+  return whenClient(client, 'ready');
+}
+
+/** SCAN on one node for `pattern`. */
+async function scanNode(node: Redis, pattern: string): Promise<string[]> {
+  const out: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    out.push(...keys);
+  } while (cursor !== '0');
+  return out;
+}
+
+function primariesOf(client: RedisClient): Redis[] {
+  return client instanceof Cluster ? client.nodes('master') : [client];
+}
+
+/**
+ * Inside a `describeRedis`: the suite's target, started before its tests and stopped after them (a cluster once
+ * per suite file at most: CI's, or one of its own). Read it in tests through the returned getter.
+ */
+export function useRedisTarget(kind: TargetKind): () => RedisTarget {
+  let target: RedisTarget | undefined;
+  const clients: RedisClient[] = [];
+  let dispose: () => Promise<void> = async () => {};
+  beforeAll(async () => {
+    let url: string;
+    let server: RedisServer | undefined;
+    let cluster: RedisCluster | undefined;
+    if (kind === 'node') {
+      server = await startRedis();
+      url = server.url;
+      dispose = () => server!.dispose();
+    } else {
+      cluster = await sharedCluster();
+      url = cluster.url;
+      dispose = () => cluster!.dispose();
+    }
+    const newClient = async (options: RedisOptions = {}) => {
+      const client = connect(url, { maxRetriesPerRequest: 1, ...options });
+      clients.push(client);
+      await whenReady(client);
+      return client;
+    };
+    const redis = await newClient();
+    target = {
+      kind,
+      url,
+      redis,
+      newClient,
+      server,
+      cluster,
+      async flush() {
+        await Promise.all(primariesOf(redis).map((node) => node.flushall()));
+      },
+      async keys(pattern) {
+        const all = await Promise.all(primariesOf(redis).map((node) => scanNode(node, pattern)));
+        return all.flat().sort();
+      },
+      async keysPerPrimary(pattern) {
+        return Promise.all(primariesOf(redis).map(async (node) => (await scanNode(node, pattern)).length));
+      },
+      async crossSlotErrors() {
+        const counts = await Promise.all(
+          primariesOf(redis).map(async (node) => {
+            const stats = String(await node.info('errorstats'));
+            return Number(/errorstat_CROSSSLOT:count=(\d+)/.exec(stats)?.[1] ?? 0);
+          }),
+        );
+        return counts.reduce((a, b) => a + b, 0);
+      },
+    };
+  }, 60_000);
+  afterAll(async () => {
+    for (const client of clients.splice(0)) client.disconnect();
+    await dispose();
+  }, 60_000);
+  return () => {
+    if (!target) throw new Error('the Redis target is not started (use it inside a test or hook)');
+    return target;
+  };
+}

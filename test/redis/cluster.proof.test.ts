@@ -1,0 +1,23 @@
+/**
+ * The Redis suites on a real Redis Cluster (three primaries, three replicas on loopback: test/helpers/redis-cluster.ts;
+ * CI's own when `WA_REDIS_CLUSTER` is set): the same tests as on one redis-server, and no command refused with
+ * `CROSSSLOT` on the way.
+ */
+import { afterAll, describe, expect } from 'vitest';
+import { describeRedis } from '../helpers/redis-server.js';
+import { useRedisTarget } from '../helpers/redis-target.js';
+import { campaignStoreSuite } from './suites/campaign-store.js';
+import { claimLeaseSuite } from './suites/claim-lease.js';
+import { conversationStoresSuite } from './suites/conversation-stores.js';
+import { storesSuite } from './suites/stores.js';
+
+describeRedis('on a Redis Cluster', () => {
+  const target = useRedisTarget('cluster');
+  describe('stores', () => storesSuite(target));
+  describe('conversation stores', () => conversationStoresSuite(target));
+  describe('claim leases across instances', () => claimLeaseSuite(target));
+  describe('campaign store', () => campaignStoreSuite(target));
+  afterAll(async () => {
+    expect(await target().crossSlotErrors()).toBe(0);
+  });
+});

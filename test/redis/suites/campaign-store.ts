@@ -1,0 +1,77 @@
+/**
+ * RedisCampaignStore on a real Redis (one node: campaign-store.test.ts; a cluster: cluster.proof.test.ts): the
+ * sandbox campaign reported exactly through Redis, nothing written for a stranger's status, and every key the
+ * store's scripts write (the batch, the parked statuses, the compare-and-set of a status) expiring.
+ */
+import type { Server } from 'node:http';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { CampaignTracker } from '../../../src/index.js';
+import { RedisCampaignStore } from '../../../src/redis/index.js';
+import type { Sandbox } from '../../../src/testing/index.js';
+import { statusObject } from '../../../src/webhooks/fixtures.js';
+import { runPlannedCampaign } from '../../campaigns/run-campaign.js';
+import { closeAll } from '../../helpers/close-all.js';
+import type { RedisTarget } from '../../helpers/redis-target.js';
+
+const accepted = (index: number, messageId: string) => ({
+  result: { index, ok: true as const, messageId, contacts: [] },
+  to: `99890000000${index}`,
+});
+
+/** The campaign store's tests, on `target`. */
+export function campaignStoreSuite(target: () => RedisTarget): void {
+  let sandbox: Sandbox | undefined;
+  let receiver: Server | undefined;
+  beforeEach(async () => {
+    await target().flush();
+  });
+  afterEach(async () => {
+    await closeAll(sandbox, receiver);
+    sandbox = receiver = undefined;
+  });
+
+  it('reports exactly what happened, through Redis', async () => {
+    const store = new RedisCampaignStore({ redis: target().redis, prefix: 'one:' });
+    const tracker = new CampaignTracker({ store, retryableFailureCodes: [131026], batchSize: 16 });
+    await runPlannedCampaign(tracker, (opened) => {
+      ({ sandbox, receiver } = opened);
+    });
+  });
+
+  it('a status for a wamid in no campaign writes nothing when no send is under way', async () => {
+    const redis = target().redis;
+    const tracker = new CampaignTracker({ store: new RedisCampaignStore({ redis, prefix: 'quiet:' }) });
+    await tracker.apply(statusObject('delivered', { id: 'wamid.stranger' }));
+    expect(await target().keys('quiet:*')).toEqual([]);
+  });
+
+  it('every key it writes expires: with the retention, parked statuses with parkMs (statuses applied too)', async () => {
+    const redis = target().redis;
+    const store = new RedisCampaignStore({ redis, prefix: 'ret:', retentionMs: 60_000, parkMs: 30_000 });
+    const tracker = new CampaignTracker({ store, retryableFailureCodes: [131026] });
+    const recorder = tracker.recorder('c');
+    await recorder.ready;
+    // Parked: its send result is not recorded yet.
+    await tracker.apply(statusObject('sent', { id: 'wamid.p' }));
+    expect(await target().keys('ret:camp:p:*')).toHaveLength(1);
+    await tracker.record('c', [accepted(0, 'wamid.r'), accepted(1, 'wamid.p')]);
+    // The compare-and-set of a status: the message's state, the counters, the examples and the retry entries.
+    await tracker.apply(
+      statusObject('failed', { id: 'wamid.r', errors: [{ code: 131026, title: 'undeliverable' }] }),
+    );
+    await tracker.apply(statusObject('delivered', { id: 'wamid.p' }));
+    await recorder.close();
+    const keys = await target().keys('ret:*');
+    // The pointer, the state once moved (a cluster keeps it beside the campaign), counters, examples, retries.
+    expect(keys.length).toBeGreaterThanOrEqual(6);
+    for (const key of keys) {
+      const ttl = await redis.pttl(key);
+      const limit = key === 'ret:camp:sending' || key.startsWith('ret:camp:p:') ? 30_000 : 60_000;
+      expect(ttl, key).toBeGreaterThan(0);
+      expect(ttl, key).toBeLessThanOrEqual(limit);
+    }
+    expect((await tracker.report('c'))?.funnel).toMatchObject({ accepted: 2, failed: 1, delivered: 1 });
+    expect(await store.delete('c')).toBe(true);
+    expect(await tracker.report('c')).toBeUndefined();
+  });
+}
