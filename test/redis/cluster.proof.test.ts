@@ -9,10 +9,12 @@ import { useRedisTarget } from '../helpers/redis-target.js';
 import { campaignStoreSuite } from './suites/campaign-store.js';
 import { claimLeaseSuite } from './suites/claim-lease.js';
 import { conversationStoresSuite } from './suites/conversation-stores.js';
+import { kitSuite } from './suites/kit.js';
 import { storesSuite } from './suites/stores.js';
 
 describeRedis('on a Redis Cluster', () => {
   const target = useRedisTarget('cluster');
+  describe('the kit', () => kitSuite(target));
   describe('stores', () => storesSuite(target));
   describe('conversation stores', () => conversationStoresSuite(target));
   describe('claim leases across instances', () => claimLeaseSuite(target));
