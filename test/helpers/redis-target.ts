@@ -6,12 +6,20 @@
  * which `connect()` turns into an ioredis `Redis` or `Cluster`.
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { RedisClient } from '../../src/redis/index.js';
-import { type RedisCluster, sharedCluster } from './redis-cluster.js';
+import { type RedisCluster, sharedCluster, startRedisCluster } from './redis-cluster.js';
 import { type RedisServer, startRedis, whenClient } from './redis-server.js';
 
 export type TargetKind = 'node' | 'cluster';
+
+/** Where the multi-process proofs run: one node, then a cluster. */
+export const TARGETS: readonly TargetKind[] = ['node', 'cluster'];
+
+/** A suite title's suffix for a target. */
+export function onTarget(kind: TargetKind): string {
+  return kind === 'node' ? 'on one redis-server' : 'on a Redis Cluster';
+}
 
 export interface RedisTarget {
   readonly kind: TargetKind;
@@ -46,6 +54,11 @@ export function connect(url: string, options: RedisOptions = {}): RedisClient {
   return new Cluster(nodes, { redisOptions: options });
 }
 
+/** What the inbox takes for a target URL: the URL itself for one node, an ioredis `Cluster` for a cluster. */
+export function inboxConnection(url: string): string | RedisClient {
+  return url.startsWith('redis-cluster://') ? connect(url) : url;
+}
+
 /** Resolves once a `Redis` or `Cluster` is ready. */
 export function whenReady(client: RedisClient): Promise<void> {
   return whenClient(client, 'ready');
@@ -69,9 +82,11 @@ function primariesOf(client: RedisClient): Redis[] {
 
 /**
  * Inside a `describeRedis`: the suite's target, started before its tests and stopped after them (a cluster once
- * per suite file at most: CI's, or one of its own). Read it in tests through the returned getter.
+ * per suite file at most: CI's, or one of its own). Read it in tests through the returned getter. A suite that
+ * flushes the cluster between its tests asks for an `exclusive` one: CI's is shared by proof files running at
+ * the same time.
  */
-export function useRedisTarget(kind: TargetKind): () => RedisTarget {
+export function useRedisTarget(kind: TargetKind, options: { exclusive?: boolean } = {}): () => RedisTarget {
   let target: RedisTarget | undefined;
   const clients: RedisClient[] = [];
   let dispose: () => Promise<void> = async () => {};
@@ -84,7 +99,7 @@ export function useRedisTarget(kind: TargetKind): () => RedisTarget {
       url = server.url;
       dispose = () => server!.dispose();
     } else {
-      cluster = await sharedCluster();
+      cluster = options.exclusive ? await startRedisCluster() : await sharedCluster();
       url = cluster.url;
       dispose = () => cluster!.dispose();
     }
@@ -124,8 +139,11 @@ export function useRedisTarget(kind: TargetKind): () => RedisTarget {
     };
   }, 60_000);
   afterAll(async () => {
+    // Every suite on a cluster ends by checking that no command of it was refused for keys of two slots.
+    const crossSlot = kind === 'cluster' && target ? await target.crossSlotErrors() : 0;
     for (const client of clients.splice(0)) client.disconnect();
     await dispose();
+    expect(crossSlot, 'commands refused with CROSSSLOT').toBe(0);
   }, 60_000);
   return () => {
     if (!target) throw new Error('the Redis target is not started (use it inside a test or hook)');
