@@ -40,52 +40,11 @@ export function writes(key: string, ttlMs: number): ScriptKey {
 }
 
 /** The commands that create a key or write into it: the ones whose key must be declared written. */
-const WRITE_COMMANDS = [
-  'SET',
-  'SETNX',
-  'SETEX',
-  'PSETEX',
-  'GETSET',
-  'GETEX',
-  'APPEND',
-  'SETRANGE',
-  'INCR',
-  'INCRBY',
-  'INCRBYFLOAT',
-  'DECR',
-  'DECRBY',
-  'HSET',
-  'HSETNX',
-  'HMSET',
-  'HINCRBY',
-  'HINCRBYFLOAT',
-  'LPUSH',
-  'RPUSH',
-  'LPUSHX',
-  'RPUSHX',
-  'LINSERT',
-  'LSET',
-  'SADD',
-  'ZADD',
-  'ZINCRBY',
-  'XADD',
-  'PEXPIRE',
-  'EXPIRE',
-  'PEXPIREAT',
-  'EXPIREAT',
-  'PERSIST',
-  'RESTORE',
-  'COPY',
-  'RENAME',
-  'SMOVE',
-  'LMOVE',
-  'RPOPLPUSH',
-  'ZUNIONSTORE',
-  'ZINTERSTORE',
-  'SUNIONSTORE',
-  'SINTERSTORE',
-  'SDIFFSTORE',
-];
+const WRITE_COMMANDS =
+  'SET SETNX SETEX PSETEX GETSET GETEX APPEND SETRANGE INCR INCRBY INCRBYFLOAT DECR DECRBY HSET HSETNX HMSET ' +
+  'HINCRBY HINCRBYFLOAT LPUSH RPUSH LPUSHX RPUSHX LINSERT LSET SADD ZADD ZINCRBY XADD PEXPIRE EXPIRE PEXPIREAT ' +
+  'EXPIREAT PERSIST RESTORE COPY RENAME SMOVE LMOVE RPOPLPUSH ZUNIONSTORE ZINTERSTORE SUNIONSTORE SINTERSTORE ' +
+  'SDIFFSTORE';
 
 /**
  * The wrapper. ABI: KEYS = [fence key?, ...the script's keys]; ARGV = [fence value ('' = not fenced), the expiry
@@ -94,28 +53,30 @@ const WRITE_COMMANDS = [
  */
 function wrap(source: string): string {
   return `
-local __real = redis
-local __fenced = ARGV[1] ~= ''
-local __first = __fenced and 1 or 0
-if __fenced and __real.call('GET', KEYS[1]) ~= ARGV[1] then
-  return __real.error_reply('LEASE_LOST the lease is held by another holder or has expired')
-end
-local __keys, __ttl, __at, __args, __wrote = {}, {}, {}, {}, {}
-for i = __first + 1, #KEYS do
-  local n = #__keys + 1
-  __keys[n] = KEYS[i]
-  __ttl[n] = tonumber(ARGV[1 + n])
-  __at[KEYS[i]] = n
-end
-for i = 2 + #__keys, #ARGV do __args[#__args + 1] = ARGV[i] end
-local __writes = {${WRITE_COMMANDS.map((c) => `${c}=true`).join(',')}}
-local function __check(command, key)
-  if __writes[string.upper(command)] then
-    local n = __at[key]
-    if n == nil then error('wa-gateway-sdk: a script wrote a key it was not given in KEYS') end
-    if __ttl[n] <= 0 then error('wa-gateway-sdk: a script wrote a key declared read-only') end
-    __wrote[n] = true
+local __real, __keys, __ttl, __args, __wrote = redis, {}, {}, {}, {}
+local __first = 0
+if ARGV[1] ~= '' then
+  if __real.call('GET', KEYS[1]) ~= ARGV[1] then
+    return __real.error_reply('LEASE_LOST the lease is held by another holder or has expired')
   end
+  __first = 1
+end
+local __n = #KEYS - __first
+for n = 1, __n do
+  __keys[n] = KEYS[__first + n]
+  __ttl[n] = tonumber(ARGV[1 + n])
+end
+for i = 2 + __n, #ARGV do __args[i - 1 - __n] = ARGV[i] end
+local function __check(command, key)
+  if not string.find(' ${WRITE_COMMANDS} ', ' ' .. string.upper(command) .. ' ', 1, true) then return end
+  for n = 1, __n do
+    if __keys[n] == key then
+      if __ttl[n] <= 0 then error('wa-gateway-sdk: a script wrote a key declared read-only') end
+      __wrote[n] = true
+      return
+    end
+  end
+  error('wa-gateway-sdk: a script wrote a key it was not given in KEYS')
 end
 local __redis = setmetatable({
   call = function(command, ...) __check(command, (...)) return __real.call(command, ...) end,
@@ -125,7 +86,7 @@ local function __body(KEYS, ARGV, redis)
 ${source}
 end
 local __result = __body(__keys, __args, __redis)
-for n = 1, #__keys do
+for n = 1, __n do
   if __wrote[n] then __real.call('PEXPIRE', __keys[n], __ttl[n]) end
 end
 return __result
