@@ -37,6 +37,8 @@ export interface RedisTarget {
   keysPerPrimary(pattern: string): Promise<number[]>;
   /** `CROSSSLOT` refusals counted by the servers since they started (0 on one node). */
   crossSlotErrors(): Promise<number>;
+  /** Zeroes the servers' error counts (after a test that provokes refusals on purpose). */
+  resetErrorStats(): Promise<void>;
   /** The single redis-server (`kind: 'node'`), for suites that stop or kill it. */
   readonly server: RedisServer | undefined;
   /** The cluster (`kind: 'cluster'`). */
@@ -135,6 +137,9 @@ export function useRedisTarget(kind: TargetKind, options: { exclusive?: boolean 
           }),
         );
         return counts.reduce((a, b) => a + b, 0);
+      },
+      async resetErrorStats() {
+        await Promise.all(primariesOf(redis).map((node) => node.config('RESETSTAT')));
       },
     };
   }, 60_000);

@@ -47,3 +47,24 @@ describe('toStoreError, built on it', () => {
     expect(error).toMatchObject({ failure: 'unavailable', causeName: 'object' });
   });
 });
+
+describe('toStoreError: the replies of a cluster reached the wrong way', () => {
+  const replyError = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });
+  it('MOVED and CROSSSLOT name the fix (an ioredis Cluster); CLUSTERDOWN is unavailable; LEASE_LOST is lease_lost', () => {
+    for (const reply of [
+      'MOVED 3999 127.0.0.1:7001',
+      "CROSSSLOT Keys in request don't hash to the same slot",
+    ]) {
+      const error = toStoreError(replyError(reply), 'Store.op');
+      expect(error).toMatchObject({ failure: 'needs_cluster_client', operation: 'Store.op' });
+      expect(error.message).toMatch(/new Cluster\(\[\{ host, port \}\]\)/);
+      expect(error.message).not.toContain('127.0.0.1:7001');
+    }
+    expect(toStoreError(replyError('CLUSTERDOWN The cluster is down'), 'op').failure).toBe('unavailable');
+    expect(toStoreError(replyError('LEASE_LOST the lease is held'), 'op').failure).toBe('lease_lost');
+    expect(toStoreError(replyError('ERR something else wa:SECRET'), 'op')).toMatchObject({
+      failure: 'command_failed',
+      message: 'op: Redis refused the command.',
+    });
+  });
+});
