@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { runCli } from '../../../src/cli/main.js';
 import { CampaignTracker } from '../../../src/index.js';
 import { RedisCampaignStore } from '../../../src/redis/index.js';
 import type { Sandbox } from '../../../src/testing/index.js';
@@ -36,6 +37,25 @@ export function campaignStoreSuite(target: () => RedisTarget): void {
     await runPlannedCampaign(tracker, (opened) => {
       ({ sandbox, receiver } = opened);
     });
+  });
+
+  it('wa-gateway campaign list reads it (with --cluster on a cluster)', async () => {
+    const store = new RedisCampaignStore({ redis: target().redis, prefix: 'cli:' });
+    await new CampaignTracker({ store }).record('listed', [accepted(0, 'wamid.cli')]);
+    let out = '';
+    const io = {
+      stdout: (t: string) => void (out += t),
+      stderr: (t: string) => void (out += t),
+      env: {},
+      interrupted: new Promise<void>(() => {}),
+    };
+    const node = target().kind === 'cluster' ? target().cluster!.nodes.split(',')[0] : target().url.slice(8);
+    const flags = target().kind === 'cluster' ? ['--cluster'] : [];
+    const code = await runCli(
+      ['campaign', 'list', '--redis-url', `redis://${node}`, ...flags, '--prefix', 'cli:'],
+      io,
+    );
+    expect({ code, out }).toEqual({ code: 0, out: 'listed\n' });
   });
 
   it('a status for a wamid in no campaign writes nothing when no send is under way', async () => {
