@@ -10,6 +10,7 @@ export default defineConfig([
       redis: 'src/redis/index.ts',
       schemas: 'src/schemas.ts',
       conversations: 'src/conversations/index.ts',
+      'durable-objects': 'src/durable-objects/index.ts',
     },
     format: ['esm', 'cjs'],
     // `@internal` declarations (the transport, the token manager, the resource constructors, ...) stay out of the

@@ -7,7 +7,12 @@
  * Run: `npx tsx bench/webhook.bench.ts`
  */
 import { timingSafeEqual } from 'node:crypto';
-import { messageEnvelope, statusEnvelope, statusObject, textMessage } from '../src/webhooks/fixtures.js';
+import {
+  messageEnvelope,
+  statusEnvelope,
+  statusObject,
+  textMessage,
+} from '../src/testing/webhook-fixtures.js';
 import { parseWebhook, verifyAuthorization } from '../src/webhooks/index.js';
 import { compare, QUICK, report } from './lib.js';
 

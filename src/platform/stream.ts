@@ -2,7 +2,7 @@ import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { durationMs } from '../core/duration.js';
 import { headerValue } from '../core/headers.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
-import type { QueryParams } from '../core/transport.js';
+import type { QueryParams } from '../core/transport-request.js';
 import { argumentsCheck, toWire } from './arguments.js';
 import type { PlatformHttp } from './http.js';
 import { type StreamMessage, type StreamQuery, streamQuerySchema } from './stream.schema.js';

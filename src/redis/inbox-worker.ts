@@ -19,7 +19,7 @@ import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { ON_ERROR_HINT } from '../webhooks/claims.js';
 import type { WebhookEvent } from '../webhooks/events.js';
-import { resolveWebhookLogger } from '../webhooks/handler.js';
+import { resolveWebhookLogger } from '../webhooks/handler-options.js';
 import { connectedToClusterNode, type RedisClient } from './client.js';
 import { noteConnectionError } from './connection-log.js';
 import { errorMeta, InboxError } from './errors.js';
@@ -249,7 +249,8 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
       try {
         await worker.waitUntilReady();
       } catch (error) {
-        throw wrap('Connecting the inbox worker', error);
+        // Closed because its connection reached a cluster node: say that, not "could not connect".
+        throw clusterNode ? clusterNodeError() : wrap('Connecting the inbox worker', error);
       }
       if (await connectedToClusterNode(client)) throw clusterNodeError();
     },

@@ -26,7 +26,7 @@ import {
   resolveWebhookLogger,
   type WebhookHandlerOptions,
   type WebhookPlatformContext,
-} from '../webhooks/handler.js';
+} from '../webhooks/handler-options.js';
 import {
   createNodeWebhookHandler,
   type NodeWebhookRequest,
@@ -258,6 +258,7 @@ function createInbox<H>(
       try {
         await ownQueue.waitUntilReady();
       } catch (error) {
+        if (clusterNode) throw clusterNodeError();
         throw new InboxError(
           `Connecting the inbox failed (${errorMeta(error).errorName})`,
           closed ? 'closed' : 'unavailable',

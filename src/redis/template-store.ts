@@ -1,4 +1,4 @@
-import type { TemplateRecord, TemplateRecordPatch, TemplateStore } from '../gateway/template-catalog.js';
+import type { TemplateRecord, TemplateRecordPatch, TemplateStore } from '../templates/catalog.js';
 import type { TemplateDefinition } from '../templates/define.js';
 import type { RedisClient } from './client.js';
 import { hashId, type KeySpace } from './keys.js';

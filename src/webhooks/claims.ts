@@ -7,7 +7,7 @@ import { WaGatewayError } from '../core/errors.js';
 import { keepRenewed } from '../core/lease.js';
 import { type IdempotencyStore, toClaimResult } from './dedup.js';
 import type { WebhookEvent } from './events.js';
-import type { WebhookErrorInfo, WebhookEventContext, WebhookHandlerOptions } from './handler.js';
+import type { WebhookErrorInfo, WebhookEventContext, WebhookHandlerOptions } from './handler-options.js';
 
 /** How one keyed event ended for this delivery. */
 export type Outcome = 'ok' | 'duplicate' | 'failed' | 'busy';

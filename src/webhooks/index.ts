@@ -4,8 +4,8 @@
  */
 export { ConfigurationError, WaGatewayError, WebhookParseError } from '../core/errors.js';
 export type { Logger, LogLevel } from '../core/logger.js';
-export type { WebhookBody } from './body.js';
 export { type Customer, customerOf } from './customer.js';
+export type { WebhookBody } from './decode-body.js';
 export {
   type ClaimResult,
   DEFAULT_DEDUPE_TTL_MS,
@@ -34,7 +34,7 @@ export type {
   WebhookHandlerOptions,
   WebhookLogger,
   WebhookPlatformContext,
-} from './handler.js';
+} from './handler-options.js';
 export {
   createNodeWebhookHandler,
   type NodeWebhookRequest,
@@ -117,6 +117,6 @@ export {
 export {
   RawBodyRequiredError,
   signUpstreamBody,
-  verifyAuthorization,
   verifyUpstreamSignature,
-} from './verify.js';
+} from './upstream-signature.js';
+export { verifyAuthorization } from './verify.js';

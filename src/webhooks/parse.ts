@@ -22,7 +22,7 @@ import {
   type Path,
   type WebhookBody,
   withoutNulls,
-} from './body.js';
+} from './decode-body.js';
 import { contentHash, issue, parseTimestamp, rawTimestampString, toIssues } from './event-fields.js';
 import type { IncomingMessage, UnknownEvent, UnknownMessage, WebhookEvent, WebhookIssue } from './events.js';
 import {

@@ -6,7 +6,7 @@ import {
   MemoryCampaignStore,
   PaymentRequiredError,
 } from '../../src/index.js';
-import { statusObject } from '../../src/webhooks/fixtures.js';
+import { statusObject } from '../../src/testing/webhook-fixtures.js';
 
 const accepted = (index: number, messageId: string) => ({
   result: { index, ok: true as const, messageId, contacts: [] },

@@ -15,7 +15,7 @@ import {
   ContentionError,
   MemoryCampaignStore,
 } from '../../src/index.js';
-import { statusObject } from '../../src/webhooks/fixtures.js';
+import { statusObject } from '../../src/testing/webhook-fixtures.js';
 import { MemoryIdempotencyStore } from '../../src/webhooks/index.js';
 
 describe('durationMs: one rule for every duration option', () => {

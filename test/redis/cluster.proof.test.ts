@@ -4,9 +4,11 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisRateLimiter, RedisStatusStore } from '../../src/redis/index.js';
-import { statusObject } from '../../src/webhooks/fixtures.js';
+import { statusObject } from '../../src/testing/webhook-fixtures.js';
 import { describeRedis } from '../helpers/redis-server.js';
 import { useRedisTarget } from '../helpers/redis-target.js';
+import { storeContracts } from '../store-contracts/contracts.js';
+import { redisBackend } from '../store-contracts/redis-backend.js';
 import { campaignStoreSuite } from './suites/campaign-store.js';
 import { claimLeaseSuite } from './suites/claim-lease.js';
 import { conversationStoresSuite } from './suites/conversation-stores.js';
@@ -22,6 +24,7 @@ describeRedis('on a Redis Cluster', () => {
   describe('conversation stores', () => conversationStoresSuite(target));
   describe('claim leases across instances', () => claimLeaseSuite(target));
   describe('campaign store', () => campaignStoreSuite(target));
+  describe('the store contracts', () => storeContracts(redisBackend(() => target().redis, 'cluster')));
   it("a prefix with a hash tag (the previous versions' advice) keeps their key names in one slot, and says so once", async () => {
     const logged: string[] = [];
     const logger = { warn: (m: string) => void logged.push(m) };

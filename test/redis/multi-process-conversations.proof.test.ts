@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
-import { buttonReplyMessage, messageEnvelope, textMessage } from '../../src/webhooks/fixtures.js';
+import { buttonReplyMessage, messageEnvelope, textMessage } from '../../src/testing/webhook-fixtures.js';
 import type { WebhookEnvelope } from '../../src/webhooks/index.js';
 import { describeRedis } from '../helpers/redis-server.js';
 import { onTarget, type RedisTarget, TARGETS, useRedisTarget } from '../helpers/redis-target.js';

@@ -9,7 +9,7 @@ import { runCli } from '../../../src/cli/main.js';
 import { CampaignTracker } from '../../../src/index.js';
 import { RedisCampaignStore } from '../../../src/redis/index.js';
 import type { Sandbox } from '../../../src/testing/index.js';
-import { statusObject } from '../../../src/webhooks/fixtures.js';
+import { statusObject } from '../../../src/testing/webhook-fixtures.js';
 import { runPlannedCampaign } from '../../campaigns/run-campaign.js';
 import { closeAll } from '../../helpers/close-all.js';
 import type { RedisTarget } from '../../helpers/redis-target.js';
@@ -42,10 +42,10 @@ export function campaignStoreSuite(target: () => RedisTarget): void {
   it('wa-gateway campaign list reads it (with --cluster on a cluster)', async () => {
     const store = new RedisCampaignStore({ redis: target().redis, prefix: 'cli:' });
     await new CampaignTracker({ store }).record('listed', [accepted(0, 'wamid.cli')]);
-    let out = '';
+    const out: string[] = [];
     const io = {
-      stdout: (t: string) => void (out += t),
-      stderr: (t: string) => void (out += t),
+      stdout: (t: string) => void out.push(t),
+      stderr: (t: string) => void out.push(t),
       env: {},
       interrupted: new Promise<void>(() => {}),
     };
@@ -55,7 +55,7 @@ export function campaignStoreSuite(target: () => RedisTarget): void {
       ['campaign', 'list', '--redis-url', `redis://${node}`, ...flags, '--prefix', 'cli:'],
       io,
     );
-    expect({ code, out }).toEqual({ code: 0, out: 'listed\n' });
+    expect({ code, out: out.join('') }).toEqual({ code: 0, out: 'listed\n' });
   });
 
   it('a status for a wamid in no campaign writes nothing when no send is under way', async () => {

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type RedisClient, RedisIdempotencyStore } from '../../../src/redis/index.js';
 import { deliverWebhook } from '../../../src/testing/index.js';
-import { statusEnvelope, statusObject } from '../../../src/webhooks/fixtures.js';
+import { statusEnvelope, statusObject } from '../../../src/testing/webhook-fixtures.js';
 import { createNodeWebhookHandler, createWebhookHandler } from '../../../src/webhooks/index.js';
 import { connect, type RedisTarget } from '../../helpers/redis-target.js';
 

@@ -22,7 +22,7 @@ import {
 import { KeySpace } from '../../../src/redis/keys.js';
 import { RedisLease } from '../../../src/redis/lease.js';
 import { reads, Script, writes } from '../../../src/redis/script.js';
-import { statusObject } from '../../../src/webhooks/fixtures.js';
+import { statusObject } from '../../../src/testing/webhook-fixtures.js';
 import type { RedisTarget } from '../../helpers/redis-target.js';
 
 /** Resolves once `key` is gone from Redis (its expiry ran out): a condition, not a fixed sleep. */
