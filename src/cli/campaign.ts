@@ -4,6 +4,7 @@ import { type CampaignReport, CampaignTracker } from '../campaigns/tracker.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { RedisCampaignStore } from '../redis/campaign-store.js';
 import type { RedisClient } from '../redis/client.js';
+import { RedisStoreError } from '../redis/errors.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
 export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url> [--cluster]] [--prefix <prefix>] [--json | --csv <list>]
@@ -72,6 +73,12 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
     else if (values.json) io.stdout(`${JSON.stringify(await asJson(report), null, 2)}\n`);
     else await printTable(report, io);
     return EXIT.ok;
+  } catch (error) {
+    // The store's message names the library's fix (an ioredis Cluster); here the fix is a flag.
+    if (error instanceof RedisStoreError && error.failure === 'needs_cluster_client' && !values.cluster) {
+      throw new UsageError('the Redis at --redis-url is a node of a Redis Cluster: pass --cluster.');
+    }
+    throw error;
   } finally {
     redis.disconnect();
   }

@@ -56,6 +56,18 @@ export function campaignStoreSuite(target: () => RedisTarget): void {
       io,
     );
     expect({ code, out: out.join('') }).toEqual({ code: 0, out: 'listed\n' });
+    if (target().kind === 'cluster') {
+      // Without --cluster, a node of a cluster is a usage error naming the flag (not a MOVED from the store).
+      out.length = 0;
+      // The campaign's keys are on one node: asked through every node, the others answer MOVED.
+      const codes: number[] = [];
+      for (const other of target().cluster!.nodes.split(',')) {
+        const args = ['campaign', 'report', 'listed', '--redis-url', `redis://${other}`, '--prefix', 'cli:'];
+        codes.push(await runCli(args, io));
+      }
+      expect(codes).toContain(2);
+      expect(out.join('')).toMatch(/is a node of a Redis Cluster: pass --cluster/);
+    }
   });
 
   it('a status for a wamid in no campaign writes nothing when no send is under way', async () => {
