@@ -33,10 +33,11 @@ for (const kind of TARGETS)
     let dir: string | undefined;
     afterEach(() => cleanUp(children, dir));
 
-    it('4 receivers, 2 workers, 10,000 deliveries, onEvent failing 30%, a receiver SIGKILLed: 0 lost, 0 twice', {
+    // 10,000 on one node; 5,000 on the cluster, where the queue is one slot all the same (CI's time is counted).
+    const total = kind === 'node' ? 10_000 : 5_000;
+    it(`4 receivers, 2 workers, ${total.toLocaleString('en')} deliveries, onEvent failing 30%, a receiver SIGKILLed: 0 lost, 0 twice`, {
       timeout: 240_000,
     }, async () => {
-      const total = 10_000;
       const url = target().url;
       dir = mkdtempSync(join(tmpdir(), 'wa-inbox-fleet-'));
       const queueName = `fleet-${kind}`;

@@ -1,5 +1,5 @@
 /**
- * Keys that spread, and dedup across processes, with 10,000 events: four receiver processes (the ordinary webhook
+ * Keys that spread, and dedup across processes, with 10,000 events (2,000 on one node): four receiver processes (the ordinary webhook
  * handler with `RedisIdempotencyStore`, applying statuses, inbound times and sessions: fixtures/dedup-receiver.ts)
  * share one Redis (one redis-server, then a Redis Cluster). Every event is delivered twice at the same moment, to
  * two different receivers, and again after any 5xx, as the gateway retries: each `onEvent` runs exactly once across
@@ -14,7 +14,6 @@ import { onTarget, TARGETS, useRedisTarget } from '../helpers/redis-target.js';
 import { forkFleet } from './fixtures/processes.js';
 
 const SECRET = 'spread-proof-secret-0123456789abcdef';
-const TOTAL = 10_000;
 
 /** Event `i`: a text from one of 1,000 customers, or a status of a message of one of them. */
 function event(i: number): { key: string; body: string } {
@@ -46,8 +45,10 @@ async function deliver(port: number, body: string): Promise<void> {
   throw new Error('no 200 after 100 attempts');
 }
 
-for (const kind of TARGETS)
-  describeRedis(`10,000 events through four receivers ${onTarget(kind)}`, () => {
+for (const kind of TARGETS) {
+  // 10,000 on the cluster, where the keys land is the point; 2,000 on one node (dedup across processes).
+  const TOTAL = kind === 'cluster' ? 10_000 : 2_000;
+  describeRedis(`${TOTAL.toLocaleString('en')} events through four receivers ${onTarget(kind)}`, () => {
     const target = useRedisTarget(kind);
 
     it('each event runs once across the processes, delivered twice at once; on a cluster keys land on every primary', async () => {
@@ -104,3 +105,4 @@ for (const kind of TARGETS)
       }
     }, 240_000);
   });
+}
