@@ -90,10 +90,12 @@ export function kitSuite(target: () => RedisTarget): void {
 
   it('a lease whose renewal answers false is lost: the keeper says so and aborts its signal', async () => {
     const key = keys.name('lease', keys.tag('job-2'));
-    const lease = await RedisLease.acquire(redis, key, 60, 'kit');
+    // A lease long enough that its first renewal (a third of it in) is answered well before it could expire on a
+    // busy machine: the renewal, not the clock, must find it taken.
+    const lease = await RedisLease.acquire(redis, key, 3_000, 'kit');
+    await redis.set(key, 'another holder', 'PX', 60_000); // taken over
     const lost: string[] = [];
     const keeper = lease!.keep({ onLost: (why) => lost.push(why) });
-    await redis.set(key, 'another holder', 'PX', 60_000); // taken over
     await new Promise<void>((resolve) => keeper.signal.addEventListener('abort', () => resolve()));
     expect(lost).toEqual(['taken']);
     expect(keeper.lost).toBe('taken');
