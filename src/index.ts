@@ -32,6 +32,7 @@ export {
   ConfigurationError,
   ConflictError,
   ConnectionError,
+  ContentionError,
   EndpointNotLiveError,
   type FieldIssue,
   InternalServerError,

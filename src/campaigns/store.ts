@@ -4,7 +4,8 @@
  * rule (what a status does to a message, which counter moves); a store only keeps values and applies a change
  * all at once, so the in-process and the shared store cannot disagree.
  */
-import { nonNegativeInt, positive } from '../core/client-options.js';
+import { nonNegativeInt } from '../core/client-options.js';
+import { durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 
 /**
@@ -137,7 +138,7 @@ export class MemoryCampaignStore implements CampaignStore {
   readonly parkMs: number;
 
   constructor(options: MemoryCampaignStoreOptions = {}) {
-    this.parkMs = positive(options.parkMs, 'MemoryCampaignStore parkMs') ?? DEFAULT_PARK_MS;
+    this.parkMs = durationMs(options.parkMs, 'MemoryCampaignStore parkMs', DEFAULT_PARK_MS);
     this.#maxParked = nonNegativeInt(options.maxParked, 'MemoryCampaignStore maxParked') ?? 100_000;
     if (options.now !== undefined && typeof options.now !== 'function') {
       throw new ConfigurationError(

@@ -5,8 +5,9 @@
  * campaign's counters move with it in the same atomic store step, so duplicates and any arrival order give the
  * same counts, with one process or many.
  */
-import { positive } from '../core/client-options.js';
-import { ConfigurationError, WaGatewayError } from '../core/errors.js';
+import { compareAndSet, LOST_RACE } from '../core/compare-and-set.js';
+import { durationMs } from '../core/duration.js';
+import { ConfigurationError } from '../core/errors.js';
 import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
 import type { CampaignObserver, SendManyRecorder } from '../gateway/send-many.js';
 import { parseTimestamp } from '../webhooks/event-fields.js';
@@ -157,7 +158,6 @@ const NEVER_RESENT: ReadonlySet<string> = new Set(GATEWAY_RETRY_RULES.neverRetry
 
 /** Wamids longer than any the gateway issues are in no campaign: they are never looked up (or parked). */
 const MAX_WAMID = 256;
-const MAX_ATTEMPTS = 50;
 
 /**
  * Campaign outcomes: which messages of a bulk send were accepted, sent, delivered, read or failed, which were
@@ -201,8 +201,11 @@ export class CampaignTracker implements CampaignObserver {
       );
     }
     this.#batchSize = size;
-    this.#parkMs = positive(store.parkMs, 'CampaignTracker store.parkMs') ?? DEFAULT_PARK_MS;
-    const age = positive(options.maxBatchAgeMs, 'CampaignTracker maxBatchAgeMs');
+    this.#parkMs = durationMs(store.parkMs, "new CampaignTracker: the store's `parkMs`", DEFAULT_PARK_MS);
+    const age =
+      options.maxBatchAgeMs === undefined
+        ? undefined
+        : durationMs(options.maxBatchAgeMs, 'new CampaignTracker: `maxBatchAgeMs`');
     if (age !== undefined && age > this.#parkMs / 2) {
       throw new ConfigurationError(
         `CampaignTracker maxBatchAgeMs must be at most half of the store's parkMs (${this.#parkMs} ms), so that a status parked before its send result is still there when the result is written; got ${age}.`,
@@ -249,8 +252,9 @@ export class CampaignTracker implements CampaignObserver {
     await this.#apply(wamid, raw, true);
   }
 
-  async #apply(wamid: string, raw: WebhookStatus, park: boolean): Promise<boolean> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  /** One status through the store's compare-and-set (core/compare-and-set.ts): `ContentionError` if it keeps losing. */
+  #apply(wamid: string, raw: WebhookStatus, park: boolean): Promise<boolean> {
+    return compareAndSet('tracker.apply', async () => {
       const found = await this.store.lookup(wamid, () => (park ? JSON.stringify(raw) : ''));
       if (!found) return false;
       const { status, billable, to } = decodeState(found.state);
@@ -283,11 +287,8 @@ export class CampaignTracker implements CampaignObserver {
         eventAt: seconds === undefined ? undefined : seconds * 1000,
         retry,
       });
-      if (written) return true;
-    }
-    throw new WaGatewayError(
-      `tracker.apply: ${MAX_ATTEMPTS} concurrent updates of one message won the race in a row; apply the event again.`,
-    );
+      return written ? true : LOST_RACE;
+    });
   }
 
   /**
