@@ -143,7 +143,8 @@ export class Transport {
     // Timing and events only when someone listens: the common send pays one property read each.
     const observed = logger?.debug !== undefined || hooks !== undefined;
     let reauthenticated = false;
-    // The latest failed attempt that may have reached the server: "may have been sent" sticks to the call.
+    // The latest failed attempt that may have reached the server: "may have been sent" sticks to the call, and a
+    // stop keeps its reason unless such an attempt exists (`settleAttempts`, the one place of both rules).
     let earlier: unknown;
     for (let attempt = 0; ; attempt++) {
       const started = observed ? performance.now() : 0;
@@ -191,7 +192,8 @@ export class Transport {
             retryInMs: delay ?? undefined,
           });
         }
-        if (delay !== null && mayHaveBeenSent(error, config.retryRules)) earlier = error;
+        // Only where a repeat is not harmless does it matter that an attempt may have reached the server.
+        if (delay !== null && !idempotent && mayHaveBeenSent(error, config.retryRules)) earlier = error;
         await this.#afterFailure(options, attempt, error, delay, earlier);
       }
     }

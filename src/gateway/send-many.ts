@@ -178,7 +178,9 @@ function startBatch(
   const halt = (reason: WaGatewayError) => {
     if (stop.signal.aborted) return;
     stopReason = reason;
-    stop.abort(NOT_STARTED);
+    // The reason itself: a send whose earlier attempt may be out ends with that attempt's error, and this as its
+    // cause (`settleAttempts`).
+    stop.abort(reason);
   };
   const onCallerAbort = () => halt(abortError(options.signal!));
   if (options.signal?.aborted) onCallerAbort();
@@ -227,7 +229,8 @@ function startBatch(
       );
       return { index, ok: true, messageId: r.messageId, contacts: r.contacts };
     } catch (error) {
-      if (error === NOT_STARTED) return notStarted(index);
+      // The stop, met before this send's request went out.
+      if (stop.signal.aborted && error === stop.signal.reason) return notStarted(index);
       if (error instanceof PaymentRequiredError) halt(error);
       // The transport throws SDK errors only; anything else (a hostile fetch double) is wrapped, not passed on.
       const e =
@@ -248,9 +251,6 @@ function toAsyncIterator<T>(source: Iterable<T> | AsyncIterable<T>): AsyncIterat
     return: async (value?: unknown) => it.return?.(value) ?? { done: true, value: undefined },
   };
 }
-
-/** The stop signal's reason: the send was stopped before any request was made. */
-const NOT_STARTED: unique symbol = Symbol('not started');
 
 function abortError(signal: AbortSignal): NotSentError {
   return new NotSentError('sendMany was aborted before this message was sent.', { cause: signal.reason });
