@@ -17,6 +17,9 @@ import { excerpt, scrub, scrubValue } from './secrets.js';
  * - plain bodies `{ detail }`, `{ error }`, `{ info, error }`, `{ non_field_errors: [...] }` (platform API);
  * - anything else (an HTML page from a proxy, an empty or truncated body): the class still follows the
  *   status, with a short excerpt as the description.
+ *
+ * The class follows the envelope's code where the spec documents it (`apiErrorClassFor`), else the status: so
+ * a failure envelope on a 2xx is typed as its code says.
  */
 export function toApiError(input: {
   status: number;
@@ -57,7 +60,7 @@ export function toApiError(input: {
           ? `HTTP ${status}: ${excerpt(JSON.stringify(parsed) ?? '')}`
           : `HTTP ${status} with a non-JSON body (${contentTypeOf(headers, secrets)}): ${excerpt(text)}`;
   }
-  const ErrorClass = apiErrorClassFor(status);
+  const ErrorClass = apiErrorClassFor(status, details.code);
   if (ErrorClass === RateLimitError) {
     const limitType = details.params?.['limit_type'];
     const retryAfterMs =

@@ -21,10 +21,10 @@ import { serialise } from './serialise.js';
 import type { QueryParams, TransportRequest } from './transport-request.js';
 import { runtime, userAgent } from './version.js';
 
-/** An attempt's outcome: the response, its body when read, and how many attempts it took. */
+/** An attempt's outcome: the response, its JSON body when read, and how many attempts it took. */
 interface Answer {
   response: Response;
-  text: string | undefined;
+  data: unknown;
   attempts: number;
 }
 
@@ -102,15 +102,21 @@ export class Transport {
    * Sends the request and returns the parsed JSON body (`undefined` for an empty body). The timeout covers
    * reading the body too, so a server that trickles bytes still ends in `TimeoutError`.
    */
-  async json(options: TransportRequest): Promise<{ data: unknown; response: Response; attempts: number }> {
-    const { response, text, attempts } = await this.#withRetries(options, true);
-    if (text === undefined) return { data: undefined, response, attempts };
+  json(options: TransportRequest): Promise<{ data: unknown; response: Response; attempts: number }> {
+    return this.#withRetries(options, true);
+  }
+
+  /**
+   * A 2xx answer's JSON body. Decoded inside the attempt, so a failure envelope on a 2xx is retried, paused on
+   * and settled like the same failure on its own status.
+   */
+  #decode(options: TransportRequest, response: Response, text: string): unknown {
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch {
       // An empty body is checked only here, off the happy path (trim copies the whole answer).
-      if (text.trim() === '') return { data: undefined, response, attempts };
+      if (text.trim() === '') return undefined;
       throw new InvalidResponseError(
         `${options.method} ${options.path} answered ${response.status} with a body that is not valid JSON` +
           (options.method === 'GET' ? '.' : '; the request was accepted, so do not resend it blindly.'),
@@ -121,8 +127,8 @@ export class Transport {
         },
       );
     }
-    // A 2xx that still carries the failure envelope is a failure.
-    if (isRecord(data) && data['isSuccess'] === false && isRecord(data['errors'])) {
+    // A 2xx that still carries the failure envelope (`isSuccess: false`) is a failure, typed by its code.
+    if (isRecord(data) && data['isSuccess'] === false) {
       throw toApiError({
         status: response.status,
         text,
@@ -131,7 +137,7 @@ export class Transport {
         request: { method: options.method, path: options.path },
       });
     }
-    return { data, response, attempts };
+    return data;
   }
 
   async #withRetries(options: TransportRequest, readBody: boolean): Promise<Answer> {
@@ -151,6 +157,8 @@ export class Transport {
       if (hooks?.onRequest) callHook(hooks.onRequest, requestEvent(options, this.host, attempt));
       try {
         const result = await this.#attempt(options, readBody, auth, idempotent);
+        const data =
+          result.text === undefined ? undefined : this.#decode(options, result.response, result.text);
         if (observed) {
           observeAttempt(this.#observers, options, attempt, started, {
             response: result.response,
@@ -158,7 +166,7 @@ export class Transport {
             retryInMs: undefined,
           });
         }
-        return { response: result.response, text: result.text, attempts: attempt + 1 };
+        return { response: result.response, data, attempts: attempt + 1 };
       } catch (error) {
         if (options.signal?.aborted)
           throw settleAttempts(options.signal.reason, earlier, true, config.retryRules);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
+  AuthenticationError,
   EndpointNotLiveError,
   GatewayClient,
   type Logger,
@@ -111,7 +112,15 @@ describe('media.download', () => {
   it('maps the error envelope to typed errors', async () => {
     server.use(
       http.get(`${GW}/v1/wa/media/:id`, () =>
-        HttpResponse.json(envelope('WABA_001', 'FORBIDDEN', 'no credentials'), { status: 403 }),
+        HttpResponse.json(envelope('WABA_001', 'UNAUTHORIZED', 'no credentials'), { status: 401 }),
+      ),
+    );
+    await expect(gw().media.download('m', { phoneNumberId: 'p' })).rejects.toBeInstanceOf(
+      AuthenticationError,
+    );
+    server.use(
+      http.get(`${GW}/v1/wa/media/:id`, () =>
+        HttpResponse.json({ isSuccess: false, errors: { code: 'X', description: 'no' } }, { status: 403 }),
       ),
     );
     await expect(gw().media.download('m', { phoneNumberId: 'p' })).rejects.toBeInstanceOf(
