@@ -317,6 +317,7 @@ export class Transport {
     let keepSignalLinked = false;
     try {
       let response: Response;
+      options.onSend?.();
       try {
         response = await (config.fetch ?? globalThis.fetch)(this.#url(options), init);
       } catch (error) {
