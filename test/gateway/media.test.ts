@@ -57,6 +57,9 @@ describe('media.download', () => {
       `attachment; filename*=UTF-8''na%C3%AFve.pdf; filename="naÃ¯ve.pdf"`,
       'naïve.pdf',
     ],
+    ['a language tag', "attachment; filename*=UTF-8'en'na%C3%AFve.pdf", 'naïve.pdf'],
+    ['ISO-8859-1', "attachment; filename*=iso-8859-1''na%EFve.pdf", 'naïve.pdf'],
+    ['a path', `attachment; filename*=UTF-8''..%2F..%2Fna%C3%AFve.pdf`, 'naïve.pdf'],
     ['only a raw-byte filename', 'attachment; filename="naÃ¯ve.pdf"', undefined],
     ['a filename* holding raw bytes', "attachment; filename*=UTF-8''naÃ¯ve.pdf", undefined],
   ])(
