@@ -76,9 +76,10 @@ export function toApiError(input: {
 }
 
 /**
- * A 3xx answer as a `RedirectError`: the status and the target's origin, never its path or query. `url` is the
- * address the request went to, to resolve a relative `Location`. `status` 0 is a browser's opaque redirect,
- * whose target is hidden from the page.
+ * A 3xx answer as a `RedirectError`: the status and the target's origin, never its path or query, when the runtime
+ * gives them. `url` is the address the request went to (to resolve a relative `Location`, and to name the origin to
+ * check). `status` 0 is a redirect whose status and target the runtime hides: Node's fetch refusing it (the SDK asks
+ * it to: `redirect: 'error'`), or a browser's opaque redirect.
  */
 export function toRedirectError(input: {
   status: number;
@@ -87,23 +88,35 @@ export function toRedirectError(input: {
   secrets: readonly string[];
   request: { method: string; path: string };
 }): RedirectError {
-  const { status, request } = input;
+  const { status, request, secrets } = input;
   // A long Location is still a Location: only its origin is kept.
-  const location = originOf(headerValue(input.headers, 'location', 4096), input.url, input.secrets);
-  const target = location ? `to ${location}` : 'with no usable Location';
+  const location = originOf(headerValue(input.headers, 'location', 4096), input.url, secrets);
+  const address = scrub(input.url.split('?')[0] ?? '', secrets);
+  const origin = originOf(input.url, input.url, secrets) ?? address;
+  const what =
+    status === 0
+      ? `The server at ${origin} answered with a redirect (3xx); this runtime's fetch, which the SDK tells not to ` +
+        'follow redirects, does not say which status or where to.'
+      : `HTTP ${status}: ${origin} answered with a redirect ${location ? `to ${location}` : 'with no usable Location'}.`;
   const description =
-    `HTTP ${status || '3xx'}: a redirect ${target}. The SDK follows no redirect (it would re-send the ` +
-    'request and its credentials elsewhere): set the base URL to the address that answers.';
-  return new RedirectError({
-    status,
-    code: null,
-    group: null,
-    description,
-    body: undefined,
-    request,
-    location,
-    ...requestIdOf(input.headers, input.secrets),
-  });
+    `${what} The SDK follows no redirect (it would re-send the request and its credentials elsewhere): check the ` +
+    "client's base URL, which must be the address that answers, not one that redirects (http:// where https:// " +
+    `is served, a path missing or too many, a host that moved).${
+      status === 0 ? ` \`curl -sI ${address}\` shows the status and the Location.` : ''
+    }`;
+  return new RedirectError(
+    {
+      status,
+      code: null,
+      group: null,
+      description,
+      body: undefined,
+      request,
+      location,
+      ...requestIdOf(input.headers, secrets),
+    },
+    `${description} (${request.method} ${request.path})`,
+  );
 }
 
 function originOf(

@@ -56,8 +56,8 @@ export class Transport {
   /**
    * Node's own fetch is asked to refuse redirects (`redirect: 'error'`, with `window: null`) rather than to hand
    * them back (`'manual'`): for any other mode undici clones the request and tees its body (docs/benchmarks.md,
-   * "The request mode"). A redirect it refuses carries no status or `Location`, so `#refusedRedirect` asks for
-   * them. Elsewhere (Workers refuse `'error'`) and with a custom `fetch`, `'manual'`.
+   * "The request mode"). A redirect it refuses carries no status or `Location`, and the `RedirectError` goes
+   * without them (`#refusedRedirect`). Elsewhere (Workers refuse `'error'`) and with a custom `fetch`, `'manual'`.
    */
   readonly #refuseRedirects: boolean;
 
@@ -323,7 +323,7 @@ export class Transport {
       } catch (error) {
         // Answered (or failed): the limiter may count this request's window from now.
         release?.();
-        if (this.#refuseRedirects && refusedRedirect(error)) throw await this.#refusedRedirect(options, x);
+        if (this.#refuseRedirects && refusedRedirect(error)) throw this.#refusedRedirect(options);
         throw x.fault(error, 'connect');
       }
       release?.();
@@ -386,30 +386,19 @@ export class Transport {
   }
 
   /**
-   * The `RedirectError` for a 3xx that Node's fetch refused (`redirect: 'error'`), which rejects without the
-   * status or the `Location`. One GET of the same URL asks for them: without the credential, the caller's headers
-   * or the body, never followed, bounded by the attempt's signal. A server that redirects the POST but not the GET
-   * (or that fails to answer it) gets the error without them: status 0, no location.
+   * The `RedirectError` for a 3xx that Node's fetch refused (`redirect: 'error'`): it rejects without the status
+   * or the `Location`, and nothing more is asked (a second request would go out unasked for, and `'manual'`, which
+   * hands the 3xx back, costs a clone of every request: docs/benchmarks.md, "The request mode"). The error says a
+   * redirect happened and what to check; status 0, no location.
    */
-  async #refusedRedirect(options: TransportRequest, x: Exchange): Promise<RedirectError> {
-    const url = this.#url(options);
-    const request = { method: options.method, path: options.path };
-    const secrets = this.#config.secrets();
-    try {
-      const probe = await globalThis.fetch(url, {
-        method: 'GET',
-        headers: { 'user-agent': this.#userAgent },
-        signal: x.controller.signal,
-        redirect: 'manual',
-      });
-      probe.body?.cancel().catch(() => {});
-      if (isRedirect(probe)) {
-        return toRedirectError({ status: probe.status, headers: probe.headers, url, secrets, request });
-      }
-    } catch {
-      // The redirect stands; only where it pointed is unknown.
-    }
-    return toRedirectError({ status: 0, headers: new Headers(), url, secrets, request });
+  #refusedRedirect(options: TransportRequest): RedirectError {
+    return toRedirectError({
+      status: 0,
+      headers: new Headers(),
+      url: this.#url(options),
+      secrets: this.#config.secrets(),
+      request: { method: options.method, path: options.path },
+    });
   }
 
   /** The error for a 3xx (never followed) or another non-2xx answer. */
