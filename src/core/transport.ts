@@ -3,6 +3,7 @@ import { Deadlines, Exchange, guardBody, isRedirect, refusedRedirect } from './a
 import { checkHeaders } from './call-options.js';
 import { requestIdHeader, toApiError, toRedirectError } from './error-body.js';
 import {
+  type ApiError,
   AuthenticationError,
   ConfigurationError,
   InvalidResponseError,
@@ -128,16 +129,28 @@ export class Transport {
       );
     }
     // A 2xx that still carries the failure envelope (`isSuccess: false`) is a failure, typed by its code.
-    if (isRecord(data) && data['isSuccess'] === false) {
-      throw toApiError({
-        status: response.status,
-        text,
-        headers: response.headers,
-        secrets: this.#config.secrets(),
-        request: { method: options.method, path: options.path },
-      });
-    }
+    if (isRecord(data) && data['isSuccess'] === false) throw this.#answerError(options, response, text);
     return data;
+  }
+
+  /**
+   * An error answer as its `ApiError`; a refusal of the client's credential (a 401 with one of the client's
+   * `refusedCredential.codes`) also says which server refused it and what it takes, never the credential.
+   */
+  #answerError(options: TransportRequest, response: Response, text: string): ApiError {
+    const secrets = this.#config.secrets();
+    const error = toApiError({
+      status: response.status,
+      text,
+      headers: response.headers,
+      secrets,
+      request: { method: options.method, path: options.path },
+    });
+    const refused = this.#config.refusedCredential;
+    if (!(error instanceof AuthenticationError) || !refused?.codes.includes(error.code ?? '')) return error;
+    // Scrubbed whole, like a body: a key as short as a prefix must not show even there.
+    const advice = scrub(refused.advice(new URL(this.#base).origin), secrets);
+    return new AuthenticationError(error.details, `${error.message}${advice}`);
   }
 
   async #withRetries(options: TransportRequest, readBody: boolean): Promise<Answer> {
@@ -403,16 +416,14 @@ export class Transport {
 
   /** The error for a 3xx (never followed) or another non-2xx answer. */
   async #refusal(options: TransportRequest, response: Response): Promise<unknown> {
-    const request = { method: options.method, path: options.path };
-    const secrets = this.#config.secrets();
     if (isRedirect(response)) {
       response.body?.cancel().catch(() => {});
       return toRedirectError({
         status: response.status,
         headers: response.headers,
         url: this.#url(options),
-        secrets,
-        request,
+        secrets: this.#config.secrets(),
+        request: { method: options.method, path: options.path },
       });
     }
     let text = '';
@@ -421,7 +432,7 @@ export class Transport {
     } catch {
       // A cut error body still has a status worth reporting.
     }
-    return toApiError({ status: response.status, text, headers: response.headers, secrets, request });
+    return this.#answerError(options, response, text);
   }
 
   /** A streamed body under the idle timeout, still following the caller's signal until it ends. */
@@ -471,6 +482,11 @@ export interface TransportConfig {
   }) => string | undefined | Promise<string | undefined>;
   /** On a 401, fetch a fresh credential once and repeat the request (expired platform tokens). */
   reauthenticateOn401?: boolean;
+  /**
+   * The 401 codes that mean the server refused the credential the client sent (`AUTH_001`), and what to add to
+   * that `AuthenticationError`'s message, given the origin the request went to (`refusedSecretAdvice`).
+   */
+  refusedCredential?: { codes: readonly string[]; advice: (origin: string) => string } | undefined;
   /** Every credential the client holds, scrubbed from anything that reaches an error or a log. */
   secrets: () => readonly string[];
   timeoutMs: number;
