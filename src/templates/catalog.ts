@@ -424,8 +424,9 @@ function sendKeyOf(template: unknown): { name: string; language: string } {
       code: 'invalid_type',
       rule,
       message:
-        `must be a string: the template catalogue checks a template send by its name and language ` +
-        '(`validate: false` skips the message rules, not the catalogue)',
+        `${path.length === 1 ? 'must be an object with name and language' : 'must be a string'}: the template ` +
+        'catalogue checks a template send by its name and language (`validate: false` skips the message rules, ' +
+        'not the catalogue)',
     },
   ]);
 }
