@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
+import { createRouter, MemoryWindowStore } from '../../src/conversations/index.js';
 import { GatewayClient, PlatformClient } from '../../src/index.js';
+import { startSandbox } from '../../src/testing/index.js';
 import { createNodeWebhookHandler, MESSAGE_TYPES } from '../../src/webhooks/index.js';
 
 const SECRET = 'cli-test-secret-0123456789abcdefghijkl';
@@ -249,6 +251,49 @@ describe('wa-gateway trigger', () => {
     const t = io();
     expect(await runCli([...args, '--wamid', 'wamid.X'], t.io)).toBe(2);
     expect(t.out.stderr).toContain('--wamid applies to message.* and status.* events');
+  });
+
+  it('a message carries now, so a bot guarding the 24-hour window answers it; --timestamp sets another time', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const gateway = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url, maxRetries: 0 });
+      const router = createRouter({ gateway, window: new MemoryWindowStore(), logger: false });
+      router.otherwise((ctx) => ctx.reply('Hello!'));
+      const url = await sdkReceiver(router.handle);
+      const send = (...extra: string[]) =>
+        runCli(['trigger', 'message.text', '--url', url, '--secret', SECRET, ...extra], io().io);
+      // 25 hours ago (the customer's first message): the window is closed, the reply refused, the delivery
+      // still answered 200.
+      const old = String(Math.floor(Date.now() / 1000) - 25 * 3600);
+      expect(await send('--timestamp', old)).toBe(0);
+      expect(await send('--timestamp', new Date(Date.now() - 25 * 3600_000).toISOString())).toBe(0);
+      expect(sandbox.simulator.sent).toEqual([]);
+      expect(await send()).toBe(0);
+      expect(sandbox.simulator.sent.map((m) => m.type)).toEqual(['text']);
+      expect(await send('--timestamp', new Date().toISOString())).toBe(0);
+      expect(sandbox.simulator.sent).toHaveLength(2);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('--timestamp takes Unix seconds or an ISO date-time, on message and status events only', async () => {
+    const hook = await receiver(200);
+    const t = io();
+    const args = ['trigger', 'status.read', '--url', hook.url, '--secret', SECRET];
+    expect(await runCli([...args, '--timestamp', '2024-05-01T09:00:00Z'], t.io)).toBe(0);
+    expect(JSON.parse(hook.seen[0]!.body).entry[0].changes[0].value.statuses[0].timestamp).toBe('1714554000');
+    const bad = io();
+    expect(await runCli([...args, '--timestamp', 'yesterday'], bad.io)).toBe(2);
+    expect(bad.out.stderr).toContain('--timestamp takes Unix seconds (1714554000) or an ISO date-time');
+    const template = io();
+    expect(
+      await runCli(
+        ['trigger', 'template_status.approved', '--url', hook.url, '--timestamp', '1714554000'],
+        template.io,
+      ),
+    ).toBe(2);
+    expect(template.out.stderr).toContain('--timestamp applies to message.* and status.* events');
   });
 
   it('warns on stderr when no secret is given', async () => {
