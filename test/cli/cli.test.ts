@@ -416,6 +416,82 @@ describe('wa-gateway sandbox', () => {
   });
 });
 
+describe('wa-gateway say', () => {
+  it("writes to the bot as a customer through the sandbox and prints the bot's replies; --button taps", async () => {
+    const sandboxUrl = { value: '' };
+    const gateway = {
+      messages: {
+        send: (m: never) =>
+          new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandboxUrl.value }).messages.send(m),
+      },
+    };
+    const router = createRouter({ gateway, window: new MemoryWindowStore() });
+    router.button('tue', (ctx) => ctx.reply(`Booked: ${ctx.choice}.`));
+    router.otherwise(async (ctx) => {
+      await ctx.reply(`Hi +${ctx.customer}, you said "${ctx.text}".`);
+      await ctx.reply({
+        type: 'interactive',
+        interactive: {
+          type: 'button',
+          body: { text: 'Pick a day' },
+          action: { buttons: [{ type: 'reply', reply: { id: 'tue', title: 'Tuesday' } }] },
+        },
+      });
+    });
+    const url = await sdkReceiver(router.handle);
+    const sandbox = await startSandbox({ webhookUrl: url, webhookSecret: SECRET });
+    sandboxUrl.value = sandbox.url;
+    try {
+      const t = io();
+      const args = ['--from', '998901234567', '--sandbox', sandbox.url];
+      expect(await runCli(['say', 'hello', 'there', ...args], t.io)).toBe(0);
+      expect(t.out.stdout).toMatch(
+        /^delivered to http:\/\/127\.0\.0\.1:\d+\/: attempt 1: HTTP 200 in \d+ ms → delivered$/m,
+      );
+      expect(t.out.stdout).toContain('← text: Hi +998901234567, you said "hello there".\n');
+      expect(t.out.stdout).toContain('← buttons: Pick a day [Tuesday (tue)]\n');
+      const tap = io();
+      expect(await runCli(['say', '--button', 'tue', ...args], tap.io)).toBe(0);
+      expect(tap.out.stdout).toContain('← text: Booked: tue.\n');
+      const json = io();
+      expect(await runCli(['say', 'again', ...args, '--json'], json.io)).toBe(0);
+      expect(JSON.parse(json.out.stdout)).toMatchObject({
+        ids: [expect.stringMatching(/^wamid\./)],
+        attempts: [{ status: 200, outcome: 'delivered' }],
+        replies: [{ status: 200, message: { to: '998901234567', type: 'text' } }, { status: 200 }],
+      });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('says what is wrong: no sandbox, a sandbox without --webhook-url, a number as people write it', async () => {
+    server = createServer();
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const free = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => server!.close(() => r()));
+    server = undefined;
+    const none = io();
+    expect(await runCli(['say', 'hi', '--sandbox', free], none.io)).toBe(1);
+    expect(none.out.stderr).toContain(`no sandbox answers at ${free}`);
+    expect(none.out.stderr).toContain('wa-gateway sandbox --webhook-url');
+    const sandbox = await startSandbox();
+    try {
+      const nowhere = io();
+      expect(await runCli(['say', 'hi', '--sandbox', sandbox.url], nowhere.io)).toBe(1);
+      expect(nowhere.out.stdout).toContain('The sandbox has no --webhook-url: the message went nowhere.');
+    } finally {
+      await sandbox.close();
+    }
+    const bad = io();
+    expect(await runCli(['say', 'hi', '--from', '+998 90 123'], bad.io)).toBe(2);
+    expect(bad.out.stderr).toContain('--from is a number as the gateway writes it');
+    const empty = io();
+    expect(await runCli(['say'], empty.io)).toBe(2);
+    expect(empty.out.stderr).toContain('say needs the <text> to write');
+  });
+});
+
 describe('help and mistakes', () => {
   it("`help <command>` prints that command's usage", async () => {
     const t = io();

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { CampaignReport } from '../../../campaigns/tracker.js';
 import type { DeliveryAttempt } from '../../deliver.js';
+import { SENDER_PATTERN } from '../inject.js';
 
 /** One message in a conversation, drawn as the recipient sees it. */
 export interface InboxMessage {
@@ -84,7 +85,7 @@ export type StreamEvent =
   | { kind: 'controls'; controls: InboxControls }
   | { kind: 'campaigns'; campaigns: InboxCampaign[] };
 
-const from = z.string().regex(/^\d{5,20}$/, 'a number with country code, digits only');
+const from = z.string().regex(SENDER_PATTERN, 'a number with country code, digits only');
 
 /** `POST /inbox/api/reply`: the customer answers. */
 export const ReplyRequestSchema = z.discriminatedUnion('kind', [
