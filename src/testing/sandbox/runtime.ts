@@ -30,6 +30,8 @@ export class SandboxRuntime {
   readonly unconfigured: { eventId: number; label: string }[] = [];
   readonly #statusDelaysMs: readonly number[];
   #eventCounter = 0;
+  /** Status events due while held (`holdStatuses`), in the order they fell due; `undefined` when not holding. */
+  #held: (() => void)[] | undefined;
 
   constructor(readonly options: SandboxOptions) {
     // Every delivery in flight listens on it: a burst of a bulk send's statuses is hundreds, not a leak.
@@ -107,12 +109,24 @@ export class SandboxRuntime {
     const times = this.#statusDelaysMs;
     const copies = this.faults.duplicateStatuses ? 2 : 1;
     plan.forEach(([status, envelope], i) => {
-      this.later(times[i]!, () => {
+      const fire = () => {
         if (status === 'delivered') this.simulator.chargeDelivery();
         this.emit({ type: 'status', wamid: message.wamid, status, envelope });
         for (let n = 0; n < copies; n++) void this.track(this.deliver(envelope, `status:${status}`));
-      });
+      };
+      this.later(times[i]!, () => (this.#held ? this.#held.push(fire) : fire()));
     });
+  }
+
+  /** Holds status events as they fall due, until the returned function releases them (see `Sandbox`). */
+  holdStatuses(): () => Promise<void> {
+    this.#held ??= [];
+    return () => {
+      const held = this.#held ?? [];
+      this.#held = undefined;
+      for (const fire of held) fire();
+      return this.idle();
+    };
   }
 
   createTemplate(answer: ReturnType<TemplateRegistry['create']>): void {

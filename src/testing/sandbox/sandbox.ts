@@ -76,6 +76,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     undelivered: runtime.unconfigured,
     injectMessage: (message) => runtime.injectMessage(message),
     deliver: (envelope, label) => runtime.track(runtime.deliver(envelope, label)),
+    holdStatuses: () => runtime.holdStatuses(),
     idle: () => runtime.idle(),
     async close() {
       await runtime.stop();

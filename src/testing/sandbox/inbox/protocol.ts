@@ -93,6 +93,14 @@ export const ReplyRequestSchema = z.discriminatedUnion('kind', [
   z.object({ from, kind: z.literal('button'), id: z.string().max(256), title: z.string().max(20) }),
   z.object({
     from,
+    kind: z.literal('quick_reply'),
+    /** The template message whose button was tapped: the tap's `context.id`. */
+    messageId: z.string().min(1).max(200),
+    payload: z.string().min(1).max(256),
+    text: z.string().min(1).max(25),
+  }),
+  z.object({
+    from,
     kind: z.literal('list'),
     id: z.string().max(200),
     title: z.string().max(24),
