@@ -1,9 +1,7 @@
 /** `wa-gateway campaign report <id>`: a campaign's report from the Redis that `RedisCampaignStore` writes to. */
 import { parseArgs } from 'node:util';
-import { type CampaignReport, CampaignTracker } from '../campaigns/tracker.js';
-import { loadOptionalPeer } from '../core/optional-peer.js';
-import { RedisCampaignStore } from '../redis/campaign-store.js';
-import type { RedisClient } from '../redis/redis-answer.js';
+import type { CampaignReport } from '../campaigns/tracker.js';
+import { openCampaigns } from './campaign-store.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
 export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url>] [--prefix <prefix>] [--json | --csv <list>]
@@ -42,18 +40,14 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
   }
   const url = values['redis-url'] ?? io.env['REDIS_URL'];
   if (!url) throw new UsageError('campaign needs the Redis: pass --redis-url <url> or set REDIS_URL.');
-  if (!/^rediss?:\/\//.test(url)) throw new UsageError('--redis-url must start with redis:// or rediss://.');
-
-  const { Redis } = loadOptionalPeer<{ Redis: new (url: string, options: object) => RedisClient }>(
-    'ioredis',
-    'wa-gateway campaign',
-  );
   // One attempt per command, no endless reconnecting: a CLI should fail fast when Redis is not there.
-  const redis = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
-  redis.on('error', () => {});
+  const { tracker, close } = openCampaigns(url, {
+    prefix: values.prefix,
+    flag: '--redis-url',
+    command: 'wa-gateway campaign',
+    once: true,
+  });
   try {
-    const store = new RedisCampaignStore({ redis, ...(values.prefix ? { prefix: values.prefix } : {}) });
-    const tracker = new CampaignTracker({ store });
     if (action === 'list') {
       for (const c of await tracker.campaigns()) io.stdout(`${c}\n`);
       return EXIT.ok;
@@ -68,7 +62,7 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
     else await printTable(report, io);
     return EXIT.ok;
   } finally {
-    redis.disconnect();
+    close();
   }
 }
 
