@@ -99,6 +99,8 @@ const GROUPS: readonly (readonly [prefix: string, group: string])[] = [
   ['status.', 'statuses'],
   ['template_status.', 'templates'],
   ['account_update', 'account'],
+  // A new change field's event, until it has its group: listed, never left out of --help.
+  ['', 'other'],
 ];
 
 /**
@@ -111,17 +113,29 @@ export const TRIGGER_EVENT_GROUPS: readonly {
 }[] = GROUPS.map(([prefix, group]) => ({
   group,
   events: Object.keys(EVENTS)
-    .filter((name) => name.startsWith(prefix))
+    .filter((name) => GROUPS.find(([p]) => name.startsWith(p))?.[0] === prefix)
     .map((name) => (NOTES[name] ? { name, note: NOTES[name] } : { name })),
-}));
+})).filter((g) => g.events.length > 0);
 
 const TRIGGER_EVENTS = Object.keys(EVENTS);
 
+/** The events by group, each group's names wrapped to lines of at most 110 characters. */
 function eventsHelp(): string {
   const width = Math.max(...GROUPS.map(([, group]) => group.length));
-  return TRIGGER_EVENT_GROUPS.map(
-    ({ group, events }) => `  ${group.padEnd(width)}  ${events.map((e) => e.name).join(', ')}`,
-  ).join('\n');
+  const indent = ' '.repeat(width + 4);
+  return TRIGGER_EVENT_GROUPS.map(({ group, events }) => {
+    const lines: string[] = [];
+    let line = `  ${group.padEnd(width)} `;
+    events.forEach((e, i) => {
+      const name = i < events.length - 1 ? `${e.name},` : e.name;
+      if (line.length + 1 + name.length > 110 && i > 0) {
+        lines.push(line);
+        line = indent.slice(1);
+      }
+      line += ` ${name}`;
+    });
+    return [...lines, line].join('\n');
+  }).join('\n');
 }
 
 /** Template and account events carry no message id: receivers dedupe them on their content. */
@@ -136,14 +150,14 @@ Posts a fixture event to your webhook as the gateway would: Authorization: Beare
 within 5 s, retried at once, after 1 s and after 2 s more on connection errors and 5xx; a 4xx is final.
 Prints each attempt. Exit 0 when delivered, 1 when lost or dropped, 2 on a usage error.
 
-  --url      your webhook endpoint (required)
-  --secret   the webhook secret (default: $WEBHOOK_SECRET)
-  --wamid    the message id the event carries (message.* and status.*); default: a new one each run, so
-             the receiver never skips the event as a duplicate. Repeat an id to test your deduplication
+  --url        your webhook endpoint (required)
+  --secret     the webhook secret (default: $WEBHOOK_SECRET)
+  --wamid      the message id the event carries (message.* and status.*); default: a new one each run,
+               so the receiver never skips the event as a duplicate. Repeat an id to test your deduplication
   --timestamp  the time the event carries (message.* and status.*): Unix seconds or an ISO date-time
-             (2024-05-01T09:00:00Z); default: now. A message older than 24 hours is outside the service
-             window: a bot guarding it may only answer with a template
-  --json     print the attempts as JSON
+               (2024-05-01T09:00:00Z); default: now. A message older than 24 hours is outside the service
+               window: a bot guarding it may answer only with a template
+  --json       print the attempts as JSON
 
 Events:
 ${eventsHelp()}`;
