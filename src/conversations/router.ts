@@ -7,7 +7,8 @@
  *   2. record the inbound time in the window store;
  *   3. an event already handled to the end (its key is in the record) is skipped whole;
  *   4. middleware, then (unless a person took the customer over) the active flow step, else the first route that
- *      matches, else the fallback;
+ *      matches, else the fallback; a reply refused for good (a closed window) that they let through ends them
+ *      here, reported to `onError`, and the session they changed is not kept;
  *   5. save the record with the event's key, release the lock.
  * A reply is claimed in the reply ledger (`<event key>#<n>`) before it is sent: when the event runs again
  * (a retry after a crash or a failed save), the replies already claimed are skipped, so none is sent twice.
