@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { createRouter, type ReplyMessage, type RouterOptions } from '../src/conversations/index.js';
 import { GatewayClient } from '../src/index.js';
-import { RedisSessionStore, RedisWindowStore } from '../src/redis/index.js';
+import { type RedisClient, RedisSessionStore, RedisWindowStore } from '../src/redis/index.js';
 import { startSandbox } from '../src/testing/index.js';
 import { createNodeWebhookHandler } from '../src/webhooks/index.js';
 
@@ -32,12 +32,12 @@ const offer = (text: string) =>
 type Session = { slot?: string; booked?: string };
 
 /**
- * The bot: everything it knows about a customer is in its session, on Redis. `options` passes on to `createRouter`
- * (a test's `lockLeaseMs`, an `onError` for replies refused outside the 24-hour window).
+ * The bot: everything it knows about a customer is in its session, on Redis (one node, or a Cluster). `options`
+ * passes on to `createRouter` (a test's `lockLeaseMs`, an `onError` for replies refused outside the 24-hour window).
  */
 export function bookingRouter(
   gateway: GatewayClient,
-  redis: Redis,
+  redis: RedisClient,
   options: Pick<RouterOptions<Session>, 'lockLeaseMs' | 'onError'> = {},
 ) {
   const router = createRouter<Session>({

@@ -1,6 +1,12 @@
 import { parseArgs } from 'node:util';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
-import { type CampaignReader, openCampaigns, redactedRedisUrl } from './campaign-store.js';
+import {
+  type CampaignReader,
+  type CampaignSource,
+  clusterAdvice,
+  openCampaigns,
+  redactedRedisUrl,
+} from './campaign-store.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
 export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret <secret>] [--api-key <key>] [--no-inbox] [--campaigns <redis url>]
@@ -17,9 +23,11 @@ agent@example.com / secret-password).
   --webhook-secret   sent as Authorization: Bearer <secret> (default: $WEBHOOK_SECRET)
   --api-key          the key the sandbox accepts (default: sk_test_sandbox)
   --no-inbox         do not serve the web inbox
-  --campaigns        the Redis your app's RedisCampaignStore records campaigns in (redis://...): the inbox
-                     draws each campaign as a funnel that follows its statuses
-  --campaigns-prefix the key prefix that store was built with (default wa:)
+
+Campaign funnels in the inbox, read from the Redis your app's RedisCampaignStore records campaigns in:
+  --campaigns <url>         redis:// or rediss://; each campaign is drawn as a funnel that follows its statuses
+  --campaigns-prefix <p>    the key prefix that store was built with (default wa:)
+  --campaigns-cluster       the URL is a node of a Redis Cluster
 
 Write to your bot from another terminal with wa-gateway say <text>.`;
 
@@ -31,6 +39,7 @@ export const options = {
   'no-inbox': { type: 'boolean' },
   campaigns: { type: 'string' },
   'campaigns-prefix': { type: 'string' },
+  'campaigns-cluster': { type: 'boolean' },
 } as const;
 
 export async function sandboxCommand(args: string[], io: CliIo): Promise<number> {
@@ -56,12 +65,16 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
         'which a receiver checking the secret answers 401 (every delivery then fails).\n',
     );
   }
-  if (values['campaigns-prefix'] !== undefined && values.campaigns === undefined)
-    throw new UsageError('--campaigns-prefix goes with --campaigns <redis url>.');
+  for (const flag of ['campaigns-prefix', 'campaigns-cluster'] as const)
+    if (values[flag] !== undefined && values.campaigns === undefined)
+      throw new UsageError(`--${flag} goes with --campaigns <redis url>.`);
   const campaigns =
     values.campaigns === undefined
       ? undefined
-      : await readCampaigns(values.campaigns, values['campaigns-prefix'], io);
+      : await readCampaigns(
+          { url: values.campaigns, prefix: values['campaigns-prefix'], cluster: values['campaigns-cluster'] },
+          io,
+        );
   const sandbox = await startSandbox({
     ...(campaigns ? { campaigns: campaigns.tracker } : {}),
     port,
@@ -110,28 +123,36 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
 }
 
 /** The campaigns at `url`, read once before the sandbox starts: a Redis out of reach is said now, not never. */
-async function readCampaigns(url: string, prefix: string | undefined, io: CliIo): Promise<CampaignReader> {
+async function readCampaigns(
+  given: Pick<CampaignSource, 'url' | 'prefix' | 'cluster'>,
+  io: CliIo,
+): Promise<CampaignReader> {
   // The store's own warnings (Redis lost, back) go to the terminal once the sandbox runs; at start this check says it.
   let started = false;
   const line = (message: string) => {
     if (started) io.stderr(`${message}\n`);
   };
-  const reader = openCampaigns(url, {
-    prefix,
+  const source: CampaignSource = {
+    ...given,
     flag: '--campaigns',
+    clusterFlag: '--campaigns-cluster',
     command: 'wa-gateway sandbox',
     once: false,
     logger: { warn: line, error: line },
-  });
+  };
+  const reader = openCampaigns(source);
   try {
     await reader.tracker.campaigns();
     started = true;
     return reader;
   } catch (error) {
     reader.close();
-    throw new Error(
-      `cannot read campaigns from the Redis at --campaigns ${redactedRedisUrl(url)} (${(error as Error).message}). ` +
-        "Is it running, and is it the one your app's RedisCampaignStore writes to?",
+    throw (
+      clusterAdvice(error, source) ??
+      new Error(
+        `cannot read campaigns from the Redis at --campaigns ${redactedRedisUrl(source.url)} (${(error as Error).message}). ` +
+          "Is it running, and is it the one your app's RedisCampaignStore writes to?",
+      )
     );
   }
 }
