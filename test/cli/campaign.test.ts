@@ -167,6 +167,10 @@ describeRedis('wa-gateway campaign report', () => {
     expect(bad.out.stderr).toContain('--campaigns must start with redis:// or rediss://');
     const prefixOnly = io();
     expect(await runCli(['sandbox', '--campaigns-prefix', 'x:'], prefixOnly.io)).toBe(2);
+    expect(prefixOnly.out.stderr).toContain('--campaigns-prefix goes with --campaigns <redis url>');
+    const clusterOnly = io();
+    expect(await runCli(['sandbox', '--campaigns-cluster'], clusterOnly.io)).toBe(2);
+    expect(clusterOnly.out.stderr).toContain('--campaigns-cluster goes with --campaigns <redis url>');
   });
 
   it('exits 1 for an unknown campaign and 2 without a Redis or with a bad --csv', async () => {
