@@ -1,9 +1,16 @@
 import { parseArgs } from 'node:util';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
+import {
+  type CampaignReader,
+  type CampaignSource,
+  clusterAdvice,
+  openCampaigns,
+  redactedRedisUrl,
+} from './campaign-store.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 import { readSecret } from './secret-input.js';
 
-export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret-file <path>] [--api-key <key>] [--no-inbox]
+export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret-file <path>] [--api-key <key>] [--no-inbox] [--campaigns <redis url>]
 
 Runs a local gateway on 127.0.0.1: POST /v1/wa/message and GET /v1/wa/media/{id} with the gateway's checks
 and error codes. After each send it delivers sent, delivered and read status events to --webhook-url with the
@@ -18,7 +25,14 @@ agent@example.com / secret-password).
                          secret in $WEBHOOK_SECRET). A secret is never taken as a flag's value
                          (--webhook-secret is refused): arguments show in ps and shell history
   --api-key              the key the sandbox accepts (default: sk_test_sandbox)
-  --no-inbox             do not serve the web inbox`;
+  --no-inbox             do not serve the web inbox
+
+Campaign funnels in the inbox, read from the Redis your app's RedisCampaignStore records campaigns in:
+  --campaigns <url>         redis:// or rediss://; each campaign is drawn as a funnel that follows its statuses
+  --campaigns-prefix <p>    the key prefix that store was built with (default wa:)
+  --campaigns-cluster       the URL is a node of a Redis Cluster
+
+Write to your bot from another terminal with wa-gateway say <text>.`;
 
 export const options = {
   port: { type: 'string' },
@@ -28,6 +42,9 @@ export const options = {
   'webhook-secret': { type: 'string' },
   'api-key': { type: 'string' },
   'no-inbox': { type: 'boolean' },
+  campaigns: { type: 'string' },
+  'campaigns-prefix': { type: 'string' },
+  'campaigns-cluster': { type: 'boolean' },
 } as const;
 
 export async function sandboxCommand(args: string[], io: CliIo): Promise<number> {
@@ -62,7 +79,18 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
         'header, which a receiver checking the secret answers 401 (every delivery then fails).\n',
     );
   }
+  for (const flag of ['campaigns-prefix', 'campaigns-cluster'] as const)
+    if (values[flag] !== undefined && values.campaigns === undefined)
+      throw new UsageError(`--${flag} goes with --campaigns <redis url>.`);
+  const campaigns =
+    values.campaigns === undefined
+      ? undefined
+      : await readCampaigns(
+          { url: values.campaigns, prefix: values['campaigns-prefix'], cluster: values['campaigns-cluster'] },
+          io,
+        );
   const sandbox = await startSandbox({
+    ...(campaigns ? { campaigns: campaigns.tracker } : {}),
     port,
     apiKeys: [apiKey],
     inbox: !values['no-inbox'],
@@ -79,6 +107,7 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
         `webhook ${a.label} attempt ${a.attempt}: ${a.status !== undefined ? `HTTP ${a.status}` : a.error} → ${a.outcome}\n`,
       ),
   }).catch((error: unknown) => {
+    campaigns?.close();
     throw portInUse(error, port) ?? error;
   });
   io.stdout(`sandbox gateway listening at ${sandbox.url}\n`);
@@ -94,15 +123,52 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   }
   io.stdout(
     webhookUrl
-      ? `  delivering webhooks to ${webhookUrl}\n`
+      ? `  delivering webhooks to ${webhookUrl}\n  write to your bot: wa-gateway say "hello"${port === 4010 ? '' : ` --sandbox ${sandbox.url}`}\n`
       : '  no --webhook-url: status events are not delivered\n',
   );
+  if (campaigns) io.stdout(`  campaign funnels from ${redactedRedisUrl(values.campaigns!)}\n`);
   await io.interrupted;
   await sandbox.close();
+  campaigns?.close();
   io.stdout(
     `stopped after ${sandbox.simulator.sent.length} sends and ${sandbox.deliveries.length} webhook attempts\n`,
   );
   return EXIT.ok;
+}
+
+/** The campaigns at `url`, read once before the sandbox starts: a Redis out of reach is said now, not never. */
+async function readCampaigns(
+  given: Pick<CampaignSource, 'url' | 'prefix' | 'cluster'>,
+  io: CliIo,
+): Promise<CampaignReader> {
+  // The store's own warnings (Redis lost, back) go to the terminal once the sandbox runs; at start this check says it.
+  let started = false;
+  const line = (message: string) => {
+    if (started) io.stderr(`${message}\n`);
+  };
+  const source: CampaignSource = {
+    ...given,
+    flag: '--campaigns',
+    clusterFlag: '--campaigns-cluster',
+    command: 'wa-gateway sandbox',
+    once: false,
+    logger: { warn: line, error: line },
+  };
+  const reader = openCampaigns(source);
+  try {
+    await reader.tracker.campaigns();
+    started = true;
+    return reader;
+  } catch (error) {
+    reader.close();
+    throw (
+      clusterAdvice(error, source) ??
+      new Error(
+        `cannot read campaigns from the Redis at --campaigns ${redactedRedisUrl(source.url)} (${(error as Error).message}). ` +
+          "Is it running, and is it the one your app's RedisCampaignStore writes to?",
+      )
+    );
+  }
 }
 
 /** A listen error as what to do, when it is the port being taken; `undefined` for any other error. */

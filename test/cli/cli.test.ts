@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
+import { createRouter, MemoryWindowStore } from '../../src/conversations/index.js';
 import { GatewayClient, PlatformClient } from '../../src/index.js';
+import { startSandbox } from '../../src/testing/index.js';
 import { createNodeWebhookHandler, MESSAGE_TYPES } from '../../src/webhooks/index.js';
 
 const SECRET = 'cli-test-secret-0123456789abcdefghijkl';
@@ -252,6 +254,49 @@ describe('wa-gateway trigger', () => {
     expect(t.out.stderr).toContain('--wamid applies to message.* and status.* events');
   });
 
+  it('a message carries now, so a bot guarding the 24-hour window answers it; --timestamp sets another time', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const gateway = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url, maxRetries: 0 });
+      const router = createRouter({ gateway, window: new MemoryWindowStore(), logger: false });
+      router.otherwise((ctx) => ctx.reply('Hello!'));
+      const url = await sdkReceiver(router.handle);
+      const send = (...extra: string[]) =>
+        runCli(['trigger', 'message.text', '--url', url, ...extra], io({ WEBHOOK_SECRET: SECRET }).io);
+      // 25 hours ago (the customer's first message): the window is closed, the reply refused, the delivery
+      // still answered 200.
+      const old = String(Math.floor(Date.now() / 1000) - 25 * 3600);
+      expect(await send('--timestamp', old)).toBe(0);
+      expect(await send('--timestamp', new Date(Date.now() - 25 * 3600_000).toISOString())).toBe(0);
+      expect(sandbox.simulator.sent).toEqual([]);
+      expect(await send()).toBe(0);
+      expect(sandbox.simulator.sent.map((m) => m.type)).toEqual(['text']);
+      expect(await send('--timestamp', new Date().toISOString())).toBe(0);
+      expect(sandbox.simulator.sent).toHaveLength(2);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('--timestamp takes Unix seconds or an ISO date-time, on message and status events only', async () => {
+    const hook = await receiver(200);
+    const t = io({ WEBHOOK_SECRET: SECRET });
+    const args = ['trigger', 'status.read', '--url', hook.url];
+    expect(await runCli([...args, '--timestamp', '2024-05-01T09:00:00Z'], t.io)).toBe(0);
+    expect(JSON.parse(hook.seen[0]!.body).entry[0].changes[0].value.statuses[0].timestamp).toBe('1714554000');
+    const bad = io();
+    expect(await runCli([...args, '--timestamp', 'yesterday'], bad.io)).toBe(2);
+    expect(bad.out.stderr).toContain('--timestamp takes Unix seconds (1714554000) or an ISO date-time');
+    const template = io();
+    expect(
+      await runCli(
+        ['trigger', 'template_status.approved', '--url', hook.url, '--timestamp', '1714554000'],
+        template.io,
+      ),
+    ).toBe(2);
+    expect(template.out.stderr).toContain('--timestamp applies to message.* and status.* events');
+  });
+
   it('warns on stderr when no secret is given', async () => {
     const hook = await receiver(200);
     const t = io();
@@ -432,6 +477,82 @@ describe('wa-gateway sandbox', () => {
     const t = io();
     expect(await runCli(['sandbox', '--port', 'abc'], t.io)).toBe(2);
     expect(t.out.stderr).toContain('--port');
+  });
+});
+
+describe('wa-gateway say', () => {
+  it("writes to the bot as a customer through the sandbox and prints the bot's replies; --button taps", async () => {
+    const sandboxUrl = { value: '' };
+    const gateway = {
+      messages: {
+        send: (m: never) =>
+          new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandboxUrl.value }).messages.send(m),
+      },
+    };
+    const router = createRouter({ gateway, window: new MemoryWindowStore() });
+    router.button('tue', (ctx) => ctx.reply(`Booked: ${ctx.choice}.`));
+    router.otherwise(async (ctx) => {
+      await ctx.reply(`Hi +${ctx.customer}, you said "${ctx.text}".`);
+      await ctx.reply({
+        type: 'interactive',
+        interactive: {
+          type: 'button',
+          body: { text: 'Pick a day' },
+          action: { buttons: [{ type: 'reply', reply: { id: 'tue', title: 'Tuesday' } }] },
+        },
+      });
+    });
+    const url = await sdkReceiver(router.handle);
+    const sandbox = await startSandbox({ webhookUrl: url, webhookSecret: SECRET });
+    sandboxUrl.value = sandbox.url;
+    try {
+      const t = io();
+      const args = ['--from', '998901234567', '--sandbox', sandbox.url];
+      expect(await runCli(['say', 'hello', 'there', ...args], t.io)).toBe(0);
+      expect(t.out.stdout).toMatch(
+        /^delivered to http:\/\/127\.0\.0\.1:\d+\/: attempt 1: HTTP 200 in \d+ ms → delivered$/m,
+      );
+      expect(t.out.stdout).toContain('← text: Hi +998901234567, you said "hello there".\n');
+      expect(t.out.stdout).toContain('← buttons: Pick a day [Tuesday (tue)]\n');
+      const tap = io();
+      expect(await runCli(['say', '--button', 'tue', ...args], tap.io)).toBe(0);
+      expect(tap.out.stdout).toContain('← text: Booked: tue.\n');
+      const json = io();
+      expect(await runCli(['say', 'again', ...args, '--json'], json.io)).toBe(0);
+      expect(JSON.parse(json.out.stdout)).toMatchObject({
+        ids: [expect.stringMatching(/^wamid\./)],
+        attempts: [{ status: 200, outcome: 'delivered' }],
+        replies: [{ status: 200, message: { to: '998901234567', type: 'text' } }, { status: 200 }],
+      });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('says what is wrong: no sandbox, a sandbox without --webhook-url, a number as people write it', async () => {
+    server = createServer();
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const free = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => server!.close(() => r()));
+    server = undefined;
+    const none = io();
+    expect(await runCli(['say', 'hi', '--sandbox', free], none.io)).toBe(1);
+    expect(none.out.stderr).toContain(`no sandbox answers at ${free}`);
+    expect(none.out.stderr).toContain('wa-gateway sandbox --webhook-url');
+    const sandbox = await startSandbox();
+    try {
+      const nowhere = io();
+      expect(await runCli(['say', 'hi', '--sandbox', sandbox.url], nowhere.io)).toBe(1);
+      expect(nowhere.out.stdout).toContain('The sandbox has no --webhook-url: the message went nowhere.');
+    } finally {
+      await sandbox.close();
+    }
+    const bad = io();
+    expect(await runCli(['say', 'hi', '--from', '+998 90 123'], bad.io)).toBe(2);
+    expect(bad.out.stderr).toContain('--from is a number as the gateway writes it');
+    const empty = io();
+    expect(await runCli(['say'], empty.io)).toBe(2);
+    expect(empty.out.stderr).toContain('say needs the <text> to write');
   });
 });
 
