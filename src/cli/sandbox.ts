@@ -8,8 +8,9 @@ import {
   redactedRedisUrl,
 } from './campaign-store.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
+import { readSecret } from './secret-input.js';
 
-export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret <secret>] [--api-key <key>] [--no-inbox] [--campaigns <redis url>]
+export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret-file <path>] [--api-key <key>] [--no-inbox] [--campaigns <redis url>]
 
 Runs a local gateway on 127.0.0.1: POST /v1/wa/message and GET /v1/wa/media/{id} with the gateway's checks
 and error codes. After each send it delivers sent, delivered and read status events to --webhook-url with the
@@ -18,11 +19,13 @@ It also serves a web inbox at that address: the conversations, answering as the 
 the webhook log, and a template preview at /templates; and the conversation platform at /platform (log in as
 agent@example.com / secret-password).
 
-  --port             port to listen on (default 4010; 0 picks a free one)
-  --webhook-url      your webhook endpoint
-  --webhook-secret   sent as Authorization: Bearer <secret> (default: $WEBHOOK_SECRET)
-  --api-key          the key the sandbox accepts (default: sk_test_sandbox)
-  --no-inbox         do not serve the web inbox
+  --port                 port to listen on (default 4010; 0 picks a free one)
+  --webhook-url          your webhook endpoint
+  --webhook-secret-file  a file holding the secret sent as Authorization: Bearer <secret> (default: the
+                         secret in $WEBHOOK_SECRET). A secret is never taken as a flag's value
+                         (--webhook-secret is refused): arguments show in ps and shell history
+  --api-key              the key the sandbox accepts (default: sk_test_sandbox)
+  --no-inbox             do not serve the web inbox
 
 Campaign funnels in the inbox, read from the Redis your app's RedisCampaignStore records campaigns in:
   --campaigns <url>         redis:// or rediss://; each campaign is drawn as a funnel that follows its statuses
@@ -34,6 +37,8 @@ Write to your bot from another terminal with wa-gateway say <text>.`;
 export const options = {
   port: { type: 'string' },
   'webhook-url': { type: 'string' },
+  'webhook-secret-file': { type: 'string' },
+  // Refused with a reason (secret-input.ts), not unknown: a user who types it learns what to use instead.
   'webhook-secret': { type: 'string' },
   'api-key': { type: 'string' },
   'no-inbox': { type: 'boolean' },
@@ -57,12 +62,21 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   if (webhookUrl !== undefined && !/^https?:\/\//.test(webhookUrl)) {
     throw new UsageError(`--webhook-url must be an http(s) URL; got '${webhookUrl}'.`);
   }
-  const secret = values['webhook-secret'] ?? io.env['WEBHOOK_SECRET'];
+  const { secret } = await readSecret(
+    {
+      flag: '--webhook-secret',
+      given: values['webhook-secret'],
+      fileFlag: '--webhook-secret-file',
+      file: values['webhook-secret-file'],
+      env: 'WEBHOOK_SECRET',
+    },
+    io.env,
+  );
   const apiKey = values['api-key'] ?? 'sk_test_sandbox';
   if (webhookUrl && !secret) {
     io.stderr(
-      'warning: no --webhook-secret and no $WEBHOOK_SECRET: webhooks go out without an Authorization header, ' +
-        'which a receiver checking the secret answers 401 (every delivery then fails).\n',
+      'warning: no $WEBHOOK_SECRET and no --webhook-secret-file: webhooks go out without an Authorization ' +
+        'header, which a receiver checking the secret answers 401 (every delivery then fails).\n',
     );
   }
   for (const flag of ['campaigns-prefix', 'campaigns-cluster'] as const)

@@ -26,6 +26,7 @@ import {
 import type { KnownMessage, KnownMessageType } from '../webhooks/messages/index.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
+import { readSecret } from './secret-input.js';
 
 /** What a message or status event carries that each run chooses: its message id and its time (Unix seconds). */
 type Stamp = { id: string; timestamp: string };
@@ -144,26 +145,29 @@ const carriesId = (event: string) => event.startsWith('message.') || event.start
 /** An id in the gateway's `wamid.` form, new on every call. */
 const freshWamid = () => `wamid.TRIGGER${randomUUID().replaceAll('-', '').toUpperCase()}`;
 
-export const usage = `Usage: wa-gateway trigger <event> --url <webhook url> [--secret <secret>] [--wamid <id>] [--timestamp <time>] [--json]
+export const usage = `Usage: wa-gateway trigger <event> --url <webhook url> [--secret-file <path>] [--wamid <id>] [--timestamp <time>] [--json]
 
 Posts a fixture event to your webhook as the gateway would: Authorization: Bearer <secret>, 200 expected
 within 5 s, retried at once, after 1 s and after 2 s more on connection errors and 5xx; a 4xx is final.
 Prints each attempt. Exit 0 when delivered, 1 when lost or dropped, 2 on a usage error.
 
-  --url        your webhook endpoint (required)
-  --secret     the webhook secret (default: $WEBHOOK_SECRET)
-  --wamid      the message id the event carries (message.* and status.*); default: a new one each run,
-               so the receiver never skips the event as a duplicate. Repeat an id to test your deduplication
-  --timestamp  the time the event carries (message.* and status.*): Unix seconds or an ISO date-time
-               (2024-05-01T09:00:00Z); default: now. A message older than 24 hours is outside the service
-               window: a bot guarding it may answer only with a template
-  --json       print the attempts as JSON
+  --url          your webhook endpoint (required)
+  --secret-file  a file holding the webhook secret (default: the secret in $WEBHOOK_SECRET). A secret is
+                 never taken as a flag's value (--secret is refused): arguments show in ps and shell history
+  --wamid        the message id the event carries (message.* and status.*); default: a new one each run,
+                 so the receiver never skips the event as a duplicate. Repeat an id to test your deduplication
+  --timestamp    the time the event carries (message.* and status.*): Unix seconds or an ISO date-time
+                 (2024-05-01T09:00:00Z); default: now. A message older than 24 hours is outside the service
+                 window: a bot guarding it may answer only with a template
+  --json         print the attempts as JSON
 
 Events:
 ${eventsHelp()}`;
 
 export const options = {
   url: { type: 'string' },
+  'secret-file': { type: 'string' },
+  // Refused with a reason (secret-input.ts), not unknown: a user who types it learns what to use instead.
   secret: { type: 'string' },
   wamid: { type: 'string' },
   timestamp: { type: 'string' },
@@ -192,12 +196,20 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
     }
   }
   const timestamp = values.timestamp === undefined ? fixtureTimestamp() : parseTimestamp(values.timestamp);
-  const secret = values.secret ?? io.env['WEBHOOK_SECRET'];
-  const secretFrom = values.secret !== undefined ? '--secret' : '$WEBHOOK_SECRET';
+  const { secret, from: secretFrom } = await readSecret(
+    {
+      flag: '--secret',
+      given: values.secret,
+      fileFlag: '--secret-file',
+      file: values['secret-file'],
+      env: 'WEBHOOK_SECRET',
+    },
+    io.env,
+  );
   if (!secret) {
     io.stderr(
-      'warning: no --secret and no $WEBHOOK_SECRET: posting without an Authorization header, which a receiver ' +
-        'checking the secret answers 401.\n',
+      'warning: no $WEBHOOK_SECRET and no --secret-file: posting without an Authorization header, which a ' +
+        'receiver checking the secret answers 401.\n',
     );
   }
   const envelope = build({ id: values.wamid ?? freshWamid(), timestamp });
@@ -222,7 +234,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   if (!values.json && last && last.outcome !== 'delivered') {
     io.stdout(
       last.outcome === 'lost'
-        ? lostAdvice(last.status, secret ? secretFrom : undefined)
+        ? lostAdvice(last.status, secretFrom)
         : 'All attempts failed: the gateway would drop this event (ProcessingStatus ERROR).\n',
     );
   }
@@ -249,8 +261,8 @@ function lostAdvice(status: number | undefined, secretFrom: string | undefined):
   const lost = 'The gateway does not retry a 4xx: this event would be lost.';
   if (status === 401) {
     return secretFrom === undefined
-      ? `${lost} The receiver wants the webhook secret: pass --secret <secret> or set $WEBHOOK_SECRET to the ` +
-          "secret the receiver's handler checks.\n"
+      ? `${lost} The receiver wants the webhook secret: set $WEBHOOK_SECRET (or pass --secret-file <path>) to ` +
+          "the secret the receiver's handler checks.\n"
       : `${lost} The receiver refused the secret from ${secretFrom}: it must be the one the receiver's handler ` +
           "checks (its `secret`, often $WEBHOOK_SECRET in the receiver's environment). A receiver on the SDK's " +
           "handler logs whether the header was missing, malformed or another secret, and answers it as the body's " +

@@ -151,8 +151,8 @@ describe('wa-gateway trigger', () => {
 
   it('a 4xx answer is reported as lost (exit 1), with the advice to answer 5xx', async () => {
     const hook = await receiver(400);
-    const t = io();
-    expect(await runCli(['trigger', 'message.text', '--url', hook.url, '--secret', 's'], t.io)).toBe(1);
+    const t = io({ WEBHOOK_SECRET: 's' });
+    expect(await runCli(['trigger', 'message.text', '--url', hook.url], t.io)).toBe(1);
     expect(hook.seen).toHaveLength(1);
     expect(t.out.stdout).toContain('would be lost');
   });
@@ -163,7 +163,7 @@ describe('wa-gateway trigger', () => {
     expect(await runCli(['trigger', 'message.text', '--url', url], none.io)).toBe(1);
     expect(none.out.stdout).toContain('HTTP 401');
     expect(none.out.stdout).toContain(
-      'The receiver wants the webhook secret: pass --secret <secret> or set $WEBHOOK_SECRET',
+      'The receiver wants the webhook secret: set $WEBHOOK_SECRET (or pass --secret-file <path>)',
     );
     expect(none.out.stdout).not.toContain('5xx');
     const wrong = io({ WEBHOOK_SECRET: 'another-secret-0123456789abcdefghijkl' });
@@ -174,11 +174,12 @@ describe('wa-gateway trigger', () => {
     expect(wrong.out.stdout).not.toContain('another-secret');
     expect(wrong.out.stdout).not.toContain('5xx');
     const flag = io();
-    expect(await runCli(['trigger', 'message.text', '--url', url, '--secret', 'nope-nope'], flag.io)).toBe(1);
-    expect(flag.out.stdout).toContain('refused the secret from --secret');
+    const nope = await file('nope-nope\n');
+    expect(await runCli(['trigger', 'message.text', '--url', url, '--secret-file', nope], flag.io)).toBe(1);
+    expect(flag.out.stdout).toContain('refused the secret from --secret-file');
     const missing = await receiver(404);
-    const t = io();
-    expect(await runCli(['trigger', 'message.text', '--url', missing.url, '--secret', SECRET], t.io)).toBe(1);
+    const t = io({ WEBHOOK_SECRET: SECRET });
+    expect(await runCli(['trigger', 'message.text', '--url', missing.url], t.io)).toBe(1);
     expect(t.out.stdout).toContain('The receiver has no POST route at --url: check its path (HTTP 404)');
   });
 
@@ -189,9 +190,9 @@ describe('wa-gateway trigger', () => {
       type === 'interactive' ? ['button_reply', 'list_reply'] : [type],
     );
     for (const event of events) {
-      expect(await runCli(['trigger', `message.${event}`, '--url', url, '--secret', SECRET], io().io)).toBe(
-        0,
-      );
+      expect(
+        await runCli(['trigger', `message.${event}`, '--url', url], io({ WEBHOOK_SECRET: SECRET }).io),
+      ).toBe(0);
     }
     expect(seen).toEqual(MESSAGE_TYPES.flatMap((type) => (type === 'interactive' ? [type, type] : [type])));
   });
@@ -212,23 +213,23 @@ describe('wa-gateway trigger', () => {
   it('--wamid repeats an id; the SDK receiver says it skipped the duplicate, and trigger prints it', async () => {
     let runs = 0;
     const url = await sdkReceiver(() => void runs++);
-    const args = ['trigger', 'status.read', '--url', url, '--secret', SECRET, '--wamid', 'wamid.SAME1'];
-    const first = io();
+    const args = ['trigger', 'status.read', '--url', url, '--wamid', 'wamid.SAME1'];
+    const first = io({ WEBHOOK_SECRET: SECRET });
     expect(await runCli(args, first.io)).toBe(0);
     expect(first.out.stdout).not.toContain('already processed');
-    const second = io();
+    const second = io({ WEBHOOK_SECRET: SECRET });
     expect(await runCli(args, second.io)).toBe(0);
     expect(second.out.stdout).toContain('the receiver says it had already processed this event');
     expect(runs).toBe(1);
-    const json = io();
+    const json = io({ WEBHOOK_SECRET: SECRET });
     expect(await runCli([...args, '--json'], json.io)).toBe(0);
     expect(JSON.parse(json.out.stdout)).toEqual([expect.objectContaining({ status: 200, duplicates: 1 })]);
   });
 
   it('--wamid with a receiver that does not say: explains that a 200 cannot tell', async () => {
     const hook = await receiver(200);
-    const t = io();
-    const args = ['trigger', 'message.text', '--url', hook.url, '--secret', SECRET, '--wamid', 'wamid.A'];
+    const t = io({ WEBHOOK_SECRET: SECRET });
+    const args = ['trigger', 'message.text', '--url', hook.url, '--wamid', 'wamid.A'];
     expect(await runCli(args, t.io)).toBe(0);
     expect(t.out.stdout).toContain('A 200 does not say whether the receiver processed the event');
     expect(t.out.stdout).toContain(
@@ -241,12 +242,12 @@ describe('wa-gateway trigger', () => {
   it('template events get a fresh entry time, so two runs are two events; --wamid is refused for them', async () => {
     let runs = 0;
     const url = await sdkReceiver(() => void runs++);
-    const args = ['trigger', 'template_status.approved', '--url', url, '--secret', SECRET];
-    expect(await runCli(args, io().io)).toBe(0);
+    const args = ['trigger', 'template_status.approved', '--url', url];
+    expect(await runCli(args, io({ WEBHOOK_SECRET: SECRET }).io)).toBe(0);
     // Entry times are in seconds: the second run must land in a later second to be a new event.
     const first = Math.floor(Date.now() / 1000);
     await expect.poll(() => Math.floor(Date.now() / 1000), { timeout: 3000 }).toBeGreaterThan(first);
-    expect(await runCli(args, io().io)).toBe(0);
+    expect(await runCli(args, io({ WEBHOOK_SECRET: SECRET }).io)).toBe(0);
     expect(runs).toBe(2);
     const t = io();
     expect(await runCli([...args, '--wamid', 'wamid.X'], t.io)).toBe(2);
@@ -261,7 +262,7 @@ describe('wa-gateway trigger', () => {
       router.otherwise((ctx) => ctx.reply('Hello!'));
       const url = await sdkReceiver(router.handle);
       const send = (...extra: string[]) =>
-        runCli(['trigger', 'message.text', '--url', url, '--secret', SECRET, ...extra], io().io);
+        runCli(['trigger', 'message.text', '--url', url, ...extra], io({ WEBHOOK_SECRET: SECRET }).io);
       // 25 hours ago (the customer's first message): the window is closed, the reply refused, the delivery
       // still answered 200.
       const old = String(Math.floor(Date.now() / 1000) - 25 * 3600);
@@ -279,8 +280,8 @@ describe('wa-gateway trigger', () => {
 
   it('--timestamp takes Unix seconds or an ISO date-time, on message and status events only', async () => {
     const hook = await receiver(200);
-    const t = io();
-    const args = ['trigger', 'status.read', '--url', hook.url, '--secret', SECRET];
+    const t = io({ WEBHOOK_SECRET: SECRET });
+    const args = ['trigger', 'status.read', '--url', hook.url];
     expect(await runCli([...args, '--timestamp', '2024-05-01T09:00:00Z'], t.io)).toBe(0);
     expect(JSON.parse(hook.seen[0]!.body).entry[0].changes[0].value.statuses[0].timestamp).toBe('1714554000');
     const bad = io();
@@ -300,11 +301,45 @@ describe('wa-gateway trigger', () => {
     const hook = await receiver(200);
     const t = io();
     expect(await runCli(['trigger', 'message.text', '--url', hook.url], t.io)).toBe(0);
-    expect(t.out.stderr).toContain('warning: no --secret and no $WEBHOOK_SECRET');
+    expect(t.out.stderr).toContain('warning: no $WEBHOOK_SECRET and no --secret-file');
     expect(hook.seen[0]?.auth).toBeUndefined();
     const s = io({ WEBHOOK_SECRET: SECRET });
     expect(await runCli(['trigger', 'message.text', '--url', hook.url], s.io)).toBe(0);
     expect(s.out.stderr).toBe('');
+  });
+
+  // The CLI's rule (docs/cli.md): secrets from the environment or a file, never in argv (ps, shell history).
+  it('--secret is refused (exit 2, nothing posted), saying why and what to use; the secret is not repeated', async () => {
+    const hook = await receiver(200);
+    const t = io();
+    expect(await runCli(['trigger', 'message.text', '--url', hook.url, '--secret', SECRET], t.io)).toBe(2);
+    expect(hook.seen).toHaveLength(0);
+    expect(t.out.stderr).toContain('--secret is refused');
+    expect(t.out.stderr).toContain('(ps)');
+    expect(t.out.stderr).toContain('Set $WEBHOOK_SECRET, or pass --secret-file <path>');
+    expect(t.out.stderr).not.toContain(SECRET);
+  });
+
+  it('--secret-file: the secret from a file, its trailing line break dropped, over $WEBHOOK_SECRET', async () => {
+    const hook = await receiver(200);
+    const path = await file(`${SECRET}\n`);
+    const t = io({ WEBHOOK_SECRET: 'env-secret-0123456789' });
+    expect(await runCli(['trigger', 'message.text', '--url', hook.url, '--secret-file', path], t.io)).toBe(0);
+    expect(hook.seen[0]?.auth).toBe(`Bearer ${SECRET}`);
+    expect(t.out.stderr).toBe('');
+    const missing = io();
+    const nowhere = join(tmpdir(), 'wa-cli-no-such-secret');
+    expect(
+      await runCli(['trigger', 'message.text', '--url', hook.url, '--secret-file', nowhere], missing.io),
+    ).toBe(2);
+    expect(missing.out.stderr).toContain(`--secret-file: cannot read '${nowhere}' (ENOENT)`);
+    const empty = io();
+    const blank = await file('\n');
+    expect(
+      await runCli(['trigger', 'message.text', '--url', hook.url, '--secret-file', blank], empty.io),
+    ).toBe(2);
+    expect(empty.out.stderr).toContain('is empty');
+    expect(hook.seen).toHaveLength(1);
   });
 
   it('usage errors name the problem', async () => {
@@ -379,13 +414,42 @@ describe('wa-gateway sandbox', () => {
     await expect.poll(() => t.out.stdout).toContain('listening at');
     t.stop();
     expect(await done).toBe(0);
-    expect(t.out.stderr).toContain('warning: no --webhook-secret and no $WEBHOOK_SECRET');
+    expect(t.out.stderr).toContain('warning: no $WEBHOOK_SECRET and no --webhook-secret-file');
     const s = io({ WEBHOOK_SECRET: SECRET });
     const quiet = runCli(['sandbox', '--port', '0', '--webhook-url', 'http://127.0.0.1:9/hook'], s.io);
     await expect.poll(() => s.out.stdout).toContain('listening at');
     s.stop();
     expect(await quiet).toBe(0);
     expect(s.out.stderr).toBe('');
+  });
+
+  it('--webhook-secret is refused (exit 2, nothing started); --webhook-secret-file is read', async () => {
+    const t = io();
+    expect(await runCli(['sandbox', '--port', '0', '--webhook-secret', SECRET], t.io)).toBe(2);
+    expect(t.out.stdout).toBe('');
+    expect(t.out.stderr).toContain('--webhook-secret is refused');
+    expect(t.out.stderr).toContain('Set $WEBHOOK_SECRET, or pass --webhook-secret-file <path>');
+    expect(t.out.stderr).not.toContain(SECRET);
+    const hook = await receiver(200);
+    const path = await file(SECRET);
+    const s = io();
+    const done = runCli(
+      ['sandbox', '--port', '0', '--webhook-url', hook.url, '--webhook-secret-file', path],
+      s.io,
+    );
+    await expect.poll(() => s.out.stdout).toContain('listening at');
+    const url = /listening at (\S+)/.exec(s.out.stdout)![1]!;
+    await new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: url }).messages.send({
+      to: '998901234567',
+      type: 'text',
+      text: { body: 'hi' },
+    });
+    await expect.poll(() => hook.seen.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    s.stop();
+    expect(await done).toBe(0);
+    expect(s.out.stderr).toBe('');
+    expect(hook.seen[0]?.auth).toBe(`Bearer ${SECRET}`);
+    expect(s.out.stdout).not.toContain(SECRET);
   });
 
   it('serves no inbox with --no-inbox', async () => {
