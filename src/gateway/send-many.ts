@@ -108,12 +108,13 @@ export type SendManyResult =
       ok: false;
       error: WaGatewayError;
       /**
-       * `true` when the message certainly did not go out, so resending it cannot duplicate it: it failed
-       * validation; it was never started (`BILL_001` paused the batch, the signal aborted, the loop was left);
-       * the gateway refused it before forwarding (`AUTH_*`, `RATE_001` after its retries, `BILL_*`, `WABA_001`,
-       * `SEC_001`); the upstream refused it (`GW_001`: resending it unchanged gets the same answer); or the
-       * connection was never made. `false` when it may have gone out (a fault in flight, an answer without the
-       * gateway's code, such as a proxy's bare 502): check its status events before resending.
+       * `true` when the message certainly did not go out, so resending it cannot duplicate it: it failed before
+       * its request was made, whatever the error (validation, the template catalogue, the service window, a store
+       * that threw, a call option refused); it was never started (`BILL_001` paused the batch, the signal aborted,
+       * the loop was left); the gateway refused it before forwarding (`AUTH_*`, `RATE_001` after its retries,
+       * `BILL_*`, `WABA_001`, `SEC_001`); the upstream refused it (`GW_001`: resending it unchanged gets the same
+       * answer); or the connection was never made. `false` when it may have gone out (a fault in flight, an answer
+       * without the gateway's code, such as a proxy's bare 502): check its status events before resending.
        */
       notSent: boolean;
     };
@@ -214,7 +215,9 @@ function startBatch(
   const halt = (reason: WaGatewayError) => {
     if (stop.signal.aborted) return;
     stopReason = reason;
-    stop.abort(NOT_STARTED);
+    // The reason itself: a send whose earlier attempt may be out ends with that attempt's error, and this as its
+    // cause (`settleAttempts`).
+    stop.abort(reason);
   };
   const onCallerAbort = () => halt(abortError(options.signal!));
   if (options.signal?.aborted) onCallerAbort();
@@ -238,17 +241,20 @@ function startBatch(
         }
       : undefined,
   };
-  const notStarted = (index: number): SendManyResult => ({
-    index,
-    ok: false,
-    error: stopReason ?? new NotSentError('sendMany stopped before this message was sent.'),
-    notSent: true,
-  });
+  const notStarted = (index: number): SendManyResult =>
+    failedSend(
+      index,
+      stopReason ?? new NotSentError('sendMany stopped before this message was sent.'),
+      false,
+    );
   const send = async (message: DeepReadonly<OutboundMessage>, index: number): Promise<SendManyResult> => {
     if (stop.signal.aborted) return notStarted(index);
     const checked = prepare(message, options.validate, undefined);
-    if (!checked.valid)
-      return { index, ok: false, error: new MessageValidationError(checked.issues), notSent: true };
+    if (!checked.valid) return failedSend(index, new MessageValidationError(checked.issues), false);
+    let requested = false;
+    const onSend = () => {
+      requested = true;
+    };
     try {
       const type = (checked.message as { type?: unknown }).type;
       const { data: r } = await traced(
@@ -258,26 +264,40 @@ function startBatch(
           'server.address': host,
           'wa_gateway.message.type': typeof type === 'string' ? type : 'unknown',
         },
-        () => post(checked.message, flags, request, stop.signal),
+        () => post(checked.message, flags, request, stop.signal, onSend),
         (data, span) => span.set('messaging.message.id', data.messageId),
       );
       return { index, ok: true, messageId: r.messageId, contacts: r.contacts };
     } catch (error) {
-      if (error === NOT_STARTED) return notStarted(index);
+      // The stop, met before this send's request went out.
+      if (stop.signal.aborted && error === stop.signal.reason) return notStarted(index);
       if (error instanceof PaymentRequiredError) halt(error);
-      return failedSend(index, error);
+      return failedSend(index, error, requested);
     }
   };
   return { send, halt, progress, report, unlinkCaller };
 }
 
 /**
- * The result of a send that failed, as `sendMany` reports it and a campaign records it: the SDK error, and
- * whether the message certainly did not go out, read from the gateway's retry table. For any sender of a
- * campaign (a queue's worker) that hands its results to a `SendManyRecorder`.
+ * A send's failure as a result, as `sendMany` reports it and a campaign records it: the one place `notSent` is
+ * decided. A failure met before the send's request went out (`requested` false: invalid, refused by the
+ * catalogue or the service window, a store that threw, a call option refused, stopped before it started) is
+ * certainly not sent, whatever raised it; after, the was-it-sent rule decides (`mayHaveBeenSent`, from the
+ * gateway's retry table). An error that is not the SDK's (a store's own, a hostile fetch double's) is wrapped in a
+ * typed one, its `cause`: a `NotSentError` before the request, a `WaGatewayError` after. Exported for any other
+ * sender of a campaign (a queue's worker) that hands its results to a `SendManyRecorder`.
  */
-export function failedSend(index: number, error: unknown): SendManyResult {
-  // The transport throws SDK errors only; anything else (a hostile fetch double) is wrapped, not passed on.
+export function failedSend(index: number, error: unknown, requested: boolean): SendManyResult {
+  if (!requested) {
+    const e =
+      error instanceof WaGatewayError
+        ? error
+        : new NotSentError(
+            `sendMany did not send this message: an error (${error instanceof Error ? error.name : typeof error}) was thrown before its request was made; see its cause.`,
+            { cause: error },
+          );
+    return { index, ok: false, error: e, notSent: true };
+  }
   const e =
     error instanceof WaGatewayError
       ? error
@@ -293,9 +313,6 @@ function toAsyncIterator<T>(source: Iterable<T> | AsyncIterable<T>): AsyncIterat
     return: async (value?: unknown) => it.return?.(value) ?? { done: true, value: undefined },
   };
 }
-
-/** The stop signal's reason: the send was stopped before any request was made. */
-const NOT_STARTED: unique symbol = Symbol('not started');
 
 function abortError(signal: AbortSignal): NotSentError {
   return new NotSentError('sendMany was aborted before this message was sent.', { cause: signal.reason });
@@ -335,12 +352,12 @@ export function campaignSends(
   };
   return {
     recorder,
-    post: (valid, flags, request, stop) => {
+    post: (valid, flags, request, stop, onSend) => {
       const wait = recorder.beginSend();
       const sent =
         wait === undefined
-          ? post(valid, flags, request, stop)
-          : wait.then(() => post(valid, flags, request, stop), notSent);
+          ? post(valid, flags, request, stop, onSend)
+          : wait.then(() => post(valid, flags, request, stop, onSend), notSent);
       return sent.then(ended, failed);
     },
   };
