@@ -56,8 +56,7 @@ type MessageSchemas = typeof messageSchemas;
 /** A documented incoming message type. */
 export type KnownMessageType = keyof MessageSchemas;
 
-/** Incoming message types the SDK types (see `messageSchemas`). A message of any other type becomes the `unknown` variant. */
-export const MESSAGE_TYPES = Object.keys(messageSchemas) as KnownMessageType[];
+export { MESSAGE_TYPES } from '../message-types.js';
 
 /** Any documented incoming message, discriminated by `type`. */
 export const knownMessageSchema = z.discriminatedUnion(
