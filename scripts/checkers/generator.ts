@@ -190,7 +190,8 @@ export function generate(options: GenerateOptions): string {
     const code = typeIssueCode(node, expected);
     const m = /^typeIssue\((".*?"), (".*"), v\)$/.exec(code);
     if (!m) return andReturn ? `{ iss.push(${code}); return v; }` : `iss.push(${code});`;
-    return `${andReturn ? 'return ' : ''}${rt('wrongType')}(v, iss, ${m[1]}, ${constant('P', m[2]!)});`;
+    // One constant per expected type: [expected, zod's message before the received type's name].
+    return `${andReturn ? 'return ' : ''}${rt('wrongType')}(v, iss, ${constant('T', `[${m[1]}, ${m[2]}]`)});`;
   };
   const extraCode = (extra: Record<string, unknown>) =>
     Object.entries(extra)
@@ -477,7 +478,9 @@ export function generate(options: GenerateOptions): string {
     const k = lit(key);
     const args = `v, out, ${k}, ${fn(child)}, iss`;
     let slow: string;
-    if (optin === 'optional' && optout === 'optional') slow = `${rt('optionalKey')}(${args});`;
+    // An optional key that is absent (most of them, in real deliveries) is skipped here, without a call.
+    if (optin === 'optional' && optout === 'optional')
+      slow = `if (x${i} !== undefined || ${k} in v) ${rt('optionalKey')}(${args});`;
     else if (optin === undefined) slow = `${rt('requiredKey')}(${args}, ${absent});`;
     else if (optin === 'optional') slow = `${rt('lenientKey')}(${args}, false);`;
     else if (optout === 'optional') throw new Unsupported('a default that is optional out');
@@ -494,7 +497,7 @@ export function generate(options: GenerateOptions): string {
         `  if (${containerGuard(child, x).replace('isObject(', `${rt('isObject')}(`)}) ${rt('nestedKey')}(out, ${k}, ${fn(unwrapOptional(child))}, ${x}, iss); else ${slow}`,
       ];
     }
-    return [`  ${slow}`];
+    return [`  const ${x} = v[${k}];`, `  ${slow}`];
   }
 
   function unionBody(node: Schema): string {

@@ -139,9 +139,12 @@ export function lenientKey(
   if (always || r !== undefined || key in v) out[key] = r;
 }
 
-/** The type issue of a value that is not what a schema expects, and the value (the output means nothing then). */
-export function wrongType(v: unknown, issues: RawIssue[], expected: string, message: string): unknown {
-  issues.push(typeIssue(expected, message, v));
+/**
+ * The type issue of a value that is not what a schema expects (`type`: the expected type and zod's message before
+ * the received type's name), and the value (the output means nothing then).
+ */
+export function wrongType(v: unknown, issues: RawIssue[], type: readonly [string, string]): unknown {
+  issues.push(typeIssue(type[0], type[1], v));
   return v;
 }
 

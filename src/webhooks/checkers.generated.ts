@@ -8,15 +8,15 @@ import { abortedSince, explicitlyAbortedSince, isObject, lengthFor, lengthOrigin
 import { isNonEmptyString, isString, wrapUnknownKind } from './wire-rules.js';
 import type { AccountUpdateValue, TemplateStatusValue, WebhookContact, WebhookEnvelope, WebhookMetadata, WebhookStatus } from './schemas.js';
 
-const P0 = "Invalid input: expected object, received ";
+const T0 = ["object", "Invalid input: expected object, received "];
 const N1 = "Invalid input: expected nonoptional, received undefined";
-const P2 = "Invalid input: expected string, received ";
-const P3 = "Invalid input: expected number, received ";
-const P4 = "Invalid input: expected array, received ";
-const P5 = "Invalid input: expected boolean, received ";
+const T2 = ["string", "Invalid input: expected string, received "];
+const T3 = ["number", "Invalid input: expected number, received "];
+const T4 = ["array", "Invalid input: expected array, received "];
+const T5 = ["boolean", "Invalid input: expected boolean, received "];
 
 function c0(v, iss) {
-  if (typeof v !== 'string') return wrongType(v, iss, "string", P2);
+  if (typeof v !== 'string') return wrongType(v, iss, T2);
   return v;
 }
 function c1(v, iss) {
@@ -29,7 +29,7 @@ function c2(v, iss) {
   return e.length === 0 ? r : undefined;
 }
 function c3(v, iss) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, "number", P3);
+  if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T3);
   return v;
 }
 function c4(v, iss) {
@@ -59,14 +59,15 @@ function c7(v, iss) {
   return e.length === 0 ? r : "";
 }
 function c8(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   restKeys(v, out);
   return out;
 }
 function c9(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
+  const x0 = v["field"];
   lenientKey(v, out, "field", c7, iss, false);
   const x1 = v["value"];
   if (isObject(x1)) nestedKey(out, "value", c8, x1, iss); else requiredKey(v, out, "value", c8, iss, N1);
@@ -74,7 +75,7 @@ function c9(v, iss) {
   return out;
 }
 function c10(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, "array", P4);
+  if (!Array.isArray(v)) return wrongType(v, iss, T4);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -85,16 +86,17 @@ function c10(v, iss) {
   return out;
 }
 function c11(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  optionalKey(v, out, "id", c6, iss);
+  const x0 = v["id"];
+  if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c6, iss);
   const x1 = v["changes"];
   if (Array.isArray(x1)) nestedKey(out, "changes", c10, x1, iss); else requiredKey(v, out, "changes", c10, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c12(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, "array", P4);
+  if (!Array.isArray(v)) return wrongType(v, iss, T4);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -105,31 +107,32 @@ function c12(v, iss) {
   return out;
 }
 function c13(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  optionalKey(v, out, "object", c2, iss);
+  const x0 = v["object"];
+  if (x0 !== undefined || "object" in v) optionalKey(v, out, "object", c2, iss);
   const x1 = v["entry"];
   if (Array.isArray(x1)) nestedKey(out, "entry", c12, x1, iss); else requiredKey(v, out, "entry", c12, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c14(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["phone_number_id"];
   if (typeof x0 === 'string') out["phone_number_id"] = x0; else requiredKey(v, out, "phone_number_id", c0, iss, N1);
   const x1 = v["display_phone_number"];
-  if (typeof x1 === 'string') out["display_phone_number"] = x1; else optionalKey(v, out, "display_phone_number", c1, iss);
+  if (typeof x1 === 'string') out["display_phone_number"] = x1; else if (x1 !== undefined || "display_phone_number" in v) optionalKey(v, out, "display_phone_number", c1, iss);
   restKeys(v, out);
   return out;
 }
 function c15(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["name"];
-  if (typeof x0 === 'string') out["name"] = x0; else optionalKey(v, out, "name", c1, iss);
+  if (typeof x0 === 'string') out["name"] = x0; else if (x0 !== undefined || "name" in v) optionalKey(v, out, "name", c1, iss);
   const x1 = v["username"];
-  if (typeof x1 === 'string') out["username"] = x1; else optionalKey(v, out, "username", c1, iss);
+  if (typeof x1 === 'string') out["username"] = x1; else if (x1 !== undefined || "username" in v) optionalKey(v, out, "username", c1, iss);
   restKeys(v, out);
   return out;
 }
@@ -138,22 +141,22 @@ function c16(v, iss) {
   return c15(v, iss);
 }
 function c17(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["wa_id"];
-  if (typeof x0 === 'string') out["wa_id"] = x0; else optionalKey(v, out, "wa_id", c1, iss);
+  if (typeof x0 === 'string') out["wa_id"] = x0; else if (x0 !== undefined || "wa_id" in v) optionalKey(v, out, "wa_id", c1, iss);
   const x1 = v["user_id"];
-  if (typeof x1 === 'string') out["user_id"] = x1; else optionalKey(v, out, "user_id", c1, iss);
+  if (typeof x1 === 'string') out["user_id"] = x1; else if (x1 !== undefined || "user_id" in v) optionalKey(v, out, "user_id", c1, iss);
   const x2 = v["parent_user_id"];
-  if (typeof x2 === 'string') out["parent_user_id"] = x2; else optionalKey(v, out, "parent_user_id", c1, iss);
+  if (typeof x2 === 'string') out["parent_user_id"] = x2; else if (x2 !== undefined || "parent_user_id" in v) optionalKey(v, out, "parent_user_id", c1, iss);
   const x3 = v["profile"];
-  if (isObject(x3)) nestedKey(out, "profile", c15, x3, iss); else optionalKey(v, out, "profile", c16, iss);
+  if (isObject(x3)) nestedKey(out, "profile", c15, x3, iss); else if (x3 !== undefined || "profile" in v) optionalKey(v, out, "profile", c16, iss);
   restKeys(v, out);
   return out;
 }
 function c18(v, iss) {
   const s = iss.length;
-  if (typeof v !== 'string') wrongType(v, iss, "string", P2);
+  if (typeof v !== 'string') wrongType(v, iss, T2);
   if (!explicitlyAbortedSince(iss, s) && v !== null && v !== undefined && v.length !== undefined && !(lengthFor(v, 1) >= 1)) { const o = lengthOrigin(v); iss.push({ origin: o, code: 'too_small', minimum: 1, inclusive: true, path: [], message: o === 'string' ? "Too small: expected string to have >=1 characters" : o === 'array' ? "Too small: expected array to have >=1 items" : "Too small: expected unknown to be >=1", continue: true }); }
   return v;
 }
@@ -170,9 +173,10 @@ function c21(v, iss) {
   return c20(v, iss);
 }
 function c22(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  optionalKey(v, out, "type", c21, iss);
+  const x0 = v["type"];
+  if (x0 !== undefined || "type" in v) optionalKey(v, out, "type", c21, iss);
   restKeys(v, out);
   return out;
 }
@@ -181,12 +185,12 @@ function c23(v, iss) {
   return c22(v, iss);
 }
 function c24(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
-  if (typeof x0 === 'string') out["id"] = x0; else optionalKey(v, out, "id", c1, iss);
+  if (typeof x0 === 'string') out["id"] = x0; else if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c1, iss);
   const x1 = v["origin"];
-  if (isObject(x1)) nestedKey(out, "origin", c22, x1, iss); else optionalKey(v, out, "origin", c23, iss);
+  if (isObject(x1)) nestedKey(out, "origin", c22, x1, iss); else if (x1 !== undefined || "origin" in v) optionalKey(v, out, "origin", c23, iss);
   restKeys(v, out);
   return out;
 }
@@ -195,7 +199,7 @@ function c25(v, iss) {
   return c24(v, iss);
 }
 function c26(v, iss) {
-  if (typeof v !== 'boolean') return wrongType(v, iss, "boolean", P5);
+  if (typeof v !== 'boolean') return wrongType(v, iss, T5);
   return v;
 }
 function c27(v, iss) {
@@ -203,14 +207,14 @@ function c27(v, iss) {
   return c26(v, iss);
 }
 function c28(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["billable"];
-  if (typeof x0 === 'boolean') out["billable"] = x0; else optionalKey(v, out, "billable", c27, iss);
+  if (typeof x0 === 'boolean') out["billable"] = x0; else if (x0 !== undefined || "billable" in v) optionalKey(v, out, "billable", c27, iss);
   const x1 = v["pricing_model"];
-  if (typeof x1 === 'string') out["pricing_model"] = x1; else optionalKey(v, out, "pricing_model", c1, iss);
+  if (typeof x1 === 'string') out["pricing_model"] = x1; else if (x1 !== undefined || "pricing_model" in v) optionalKey(v, out, "pricing_model", c1, iss);
   const x2 = v["category"];
-  if (typeof x2 === 'string') out["category"] = x2; else optionalKey(v, out, "category", c1, iss);
+  if (typeof x2 === 'string') out["category"] = x2; else if (x2 !== undefined || "category" in v) optionalKey(v, out, "category", c1, iss);
   restKeys(v, out);
   return out;
 }
@@ -219,16 +223,16 @@ function c29(v, iss) {
   return c28(v, iss);
 }
 function c30(v, iss) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, "number", P3);
+  if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T3);
   if (!Number.isInteger(v)) { iss.push({ expected: 'int', format: 'safeint', code: 'invalid_type', path: [], message: "Invalid input: expected int, received number", continue: false }); return v; }
   if (!Number.isSafeInteger(v)) iss.push(v > 0 ? { code: 'too_big', maximum: 9007199254740991, origin: 'int', inclusive: true, path: [], message: "Too big: expected int to be <=9007199254740991", continue: true } : { code: 'too_small', minimum: -9007199254740991, origin: 'int', inclusive: true, path: [], message: "Too small: expected int to be >=-9007199254740991", continue: true });
   return v;
 }
 function c31(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["details"];
-  if (typeof x0 === 'string') out["details"] = x0; else optionalKey(v, out, "details", c1, iss);
+  if (typeof x0 === 'string') out["details"] = x0; else if (x0 !== undefined || "details" in v) optionalKey(v, out, "details", c1, iss);
   restKeys(v, out);
   return out;
 }
@@ -237,21 +241,21 @@ function c32(v, iss) {
   return c31(v, iss);
 }
 function c33(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["code"];
   if (Number.isSafeInteger(x0)) out["code"] = x0; else requiredKey(v, out, "code", c30, iss, N1);
   const x1 = v["title"];
   if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N1);
   const x2 = v["message"];
-  if (typeof x2 === 'string') out["message"] = x2; else optionalKey(v, out, "message", c1, iss);
+  if (typeof x2 === 'string') out["message"] = x2; else if (x2 !== undefined || "message" in v) optionalKey(v, out, "message", c1, iss);
   const x3 = v["error_data"];
-  if (isObject(x3)) nestedKey(out, "error_data", c31, x3, iss); else optionalKey(v, out, "error_data", c32, iss);
+  if (isObject(x3)) nestedKey(out, "error_data", c31, x3, iss); else if (x3 !== undefined || "error_data" in v) optionalKey(v, out, "error_data", c32, iss);
   restKeys(v, out);
   return out;
 }
 function c34(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, "array", P4);
+  if (!Array.isArray(v)) return wrongType(v, iss, T4);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -266,25 +270,26 @@ function c35(v, iss) {
   return c34(v, iss);
 }
 function c36(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
+  const x1 = v["status"];
   requiredKey(v, out, "status", c19, iss, N1);
   const x2 = v["timestamp"];
   if ((typeof x2 === 'string') || (typeof x2 === 'number' && Number.isFinite(x2))) out["timestamp"] = x2; else requiredKey(v, out, "timestamp", c4, iss, N1);
   const x3 = v["recipient_id"];
-  if (typeof x3 === 'string') out["recipient_id"] = x3; else optionalKey(v, out, "recipient_id", c1, iss);
+  if (typeof x3 === 'string') out["recipient_id"] = x3; else if (x3 !== undefined || "recipient_id" in v) optionalKey(v, out, "recipient_id", c1, iss);
   const x4 = v["recipient_user_id"];
-  if (typeof x4 === 'string') out["recipient_user_id"] = x4; else optionalKey(v, out, "recipient_user_id", c1, iss);
+  if (typeof x4 === 'string') out["recipient_user_id"] = x4; else if (x4 !== undefined || "recipient_user_id" in v) optionalKey(v, out, "recipient_user_id", c1, iss);
   const x5 = v["parent_recipient_user_id"];
-  if (typeof x5 === 'string') out["parent_recipient_user_id"] = x5; else optionalKey(v, out, "parent_recipient_user_id", c1, iss);
+  if (typeof x5 === 'string') out["parent_recipient_user_id"] = x5; else if (x5 !== undefined || "parent_recipient_user_id" in v) optionalKey(v, out, "parent_recipient_user_id", c1, iss);
   const x6 = v["conversation"];
-  if (isObject(x6)) nestedKey(out, "conversation", c24, x6, iss); else optionalKey(v, out, "conversation", c25, iss);
+  if (isObject(x6)) nestedKey(out, "conversation", c24, x6, iss); else if (x6 !== undefined || "conversation" in v) optionalKey(v, out, "conversation", c25, iss);
   const x7 = v["pricing"];
-  if (isObject(x7)) nestedKey(out, "pricing", c28, x7, iss); else optionalKey(v, out, "pricing", c29, iss);
+  if (isObject(x7)) nestedKey(out, "pricing", c28, x7, iss); else if (x7 !== undefined || "pricing" in v) optionalKey(v, out, "pricing", c29, iss);
   const x8 = v["errors"];
-  if (Array.isArray(x8)) nestedKey(out, "errors", c34, x8, iss); else optionalKey(v, out, "errors", c35, iss);
+  if (Array.isArray(x8)) nestedKey(out, "errors", c34, x8, iss); else if (x8 !== undefined || "errors" in v) optionalKey(v, out, "errors", c35, iss);
   restKeys(v, out);
   return out;
 }
@@ -298,26 +303,28 @@ function c38(v, iss) {
   return r === undefined ? null : r;
 }
 function c39(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
+  const x0 = v["event"];
   requiredKey(v, out, "event", c19, iss, N1);
   const x1 = v["message_template_id"];
   if (typeof x1 === 'number' && Number.isFinite(x1)) out["message_template_id"] = x1; else requiredKey(v, out, "message_template_id", c3, iss, N1);
   const x2 = v["message_template_name"];
-  if (typeof x2 === 'string') out["message_template_name"] = x2; else optionalKey(v, out, "message_template_name", c1, iss);
+  if (typeof x2 === 'string') out["message_template_name"] = x2; else if (x2 !== undefined || "message_template_name" in v) optionalKey(v, out, "message_template_name", c1, iss);
   const x3 = v["message_template_language"];
-  if (typeof x3 === 'string') out["message_template_language"] = x3; else optionalKey(v, out, "message_template_language", c1, iss);
+  if (typeof x3 === 'string') out["message_template_language"] = x3; else if (x3 !== undefined || "message_template_language" in v) optionalKey(v, out, "message_template_language", c1, iss);
+  const x4 = v["reason"];
   lenientKey(v, out, "reason", c38, iss, true);
   restKeys(v, out);
   return out;
 }
 function c40(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["waba_ban_state"];
-  if (typeof x0 === 'string') out["waba_ban_state"] = x0; else optionalKey(v, out, "waba_ban_state", c1, iss);
+  if (typeof x0 === 'string') out["waba_ban_state"] = x0; else if (x0 !== undefined || "waba_ban_state" in v) optionalKey(v, out, "waba_ban_state", c1, iss);
   const x1 = v["waba_ban_date"];
-  if (typeof x1 === 'string') out["waba_ban_date"] = x1; else optionalKey(v, out, "waba_ban_date", c1, iss);
+  if (typeof x1 === 'string') out["waba_ban_date"] = x1; else if (x1 !== undefined || "waba_ban_date" in v) optionalKey(v, out, "waba_ban_date", c1, iss);
   restKeys(v, out);
   return out;
 }
@@ -326,24 +333,24 @@ function c41(v, iss) {
   return c40(v, iss);
 }
 function c42(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["phone_number"];
-  if (typeof x0 === 'string') out["phone_number"] = x0; else optionalKey(v, out, "phone_number", c1, iss);
+  if (typeof x0 === 'string') out["phone_number"] = x0; else if (x0 !== undefined || "phone_number" in v) optionalKey(v, out, "phone_number", c1, iss);
   const x1 = v["event"];
   if (typeof x1 === 'string' && x1.length >= 1) out["event"] = x1; else requiredKey(v, out, "event", c18, iss, N1);
   const x2 = v["ban_info"];
-  if (isObject(x2)) nestedKey(out, "ban_info", c40, x2, iss); else optionalKey(v, out, "ban_info", c41, iss);
+  if (isObject(x2)) nestedKey(out, "ban_info", c40, x2, iss); else if (x2 !== undefined || "ban_info" in v) optionalKey(v, out, "ban_info", c41, iss);
   restKeys(v, out);
   return out;
 }
 function c43(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["from"];
-  if (typeof x0 === 'string') out["from"] = x0; else optionalKey(v, out, "from", c1, iss);
+  if (typeof x0 === 'string') out["from"] = x0; else if (x0 !== undefined || "from" in v) optionalKey(v, out, "from", c1, iss);
   const x1 = v["id"];
-  if (typeof x1 === 'string') out["id"] = x1; else optionalKey(v, out, "id", c1, iss);
+  if (typeof x1 === 'string') out["id"] = x1; else if (x1 !== undefined || "id" in v) optionalKey(v, out, "id", c1, iss);
   restKeys(v, out);
   return out;
 }
@@ -355,22 +362,22 @@ function f0(v, out, iss) {
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
   const x1 = v["from"];
-  if (typeof x1 === 'string') out["from"] = x1; else optionalKey(v, out, "from", c1, iss);
+  if (typeof x1 === 'string') out["from"] = x1; else if (x1 !== undefined || "from" in v) optionalKey(v, out, "from", c1, iss);
   const x2 = v["from_user_id"];
-  if (typeof x2 === 'string') out["from_user_id"] = x2; else optionalKey(v, out, "from_user_id", c1, iss);
+  if (typeof x2 === 'string') out["from_user_id"] = x2; else if (x2 !== undefined || "from_user_id" in v) optionalKey(v, out, "from_user_id", c1, iss);
   const x3 = v["from_parent_user_id"];
-  if (typeof x3 === 'string') out["from_parent_user_id"] = x3; else optionalKey(v, out, "from_parent_user_id", c1, iss);
+  if (typeof x3 === 'string') out["from_parent_user_id"] = x3; else if (x3 !== undefined || "from_parent_user_id" in v) optionalKey(v, out, "from_parent_user_id", c1, iss);
   const x4 = v["timestamp"];
   if ((typeof x4 === 'string') || (typeof x4 === 'number' && Number.isFinite(x4))) out["timestamp"] = x4; else requiredKey(v, out, "timestamp", c4, iss, N1);
   const x5 = v["context"];
-  if (isObject(x5)) nestedKey(out, "context", c43, x5, iss); else optionalKey(v, out, "context", c44, iss);
+  if (isObject(x5)) nestedKey(out, "context", c43, x5, iss); else if (x5 !== undefined || "context" in v) optionalKey(v, out, "context", c44, iss);
 }
 function c45(v, iss) {
   if (!(v === "text")) iss.push({ code: 'invalid_value', values: ["text"], path: [], message: "Invalid input: expected \"text\"" });
   return v;
 }
 function c46(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["body"];
   if (typeof x0 === 'string') out["body"] = x0; else requiredKey(v, out, "body", c0, iss, N1);
@@ -378,9 +385,10 @@ function c46(v, iss) {
   return out;
 }
 function c47(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
+  const x6 = v["type"];
   requiredKey(v, out, "type", c45, iss, N1);
   const x7 = v["text"];
   if (isObject(x7)) nestedKey(out, "text", c46, x7, iss); else requiredKey(v, out, "text", c46, iss, N1);
@@ -392,22 +400,24 @@ function c48(v, iss) {
   return v;
 }
 function c49(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
-  optionalKey(v, out, "mime_type", c21, iss);
+  const x1 = v["mime_type"];
+  if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c21, iss);
   const x2 = v["sha256"];
-  if (typeof x2 === 'string') out["sha256"] = x2; else optionalKey(v, out, "sha256", c1, iss);
+  if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
   const x3 = v["caption"];
-  if (typeof x3 === 'string') out["caption"] = x3; else optionalKey(v, out, "caption", c1, iss);
+  if (typeof x3 === 'string') out["caption"] = x3; else if (x3 !== undefined || "caption" in v) optionalKey(v, out, "caption", c1, iss);
   restKeys(v, out);
   return out;
 }
 function c50(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
+  const x6 = v["type"];
   requiredKey(v, out, "type", c48, iss, N1);
   const x7 = v["image"];
   if (isObject(x7)) nestedKey(out, "image", c49, x7, iss); else requiredKey(v, out, "image", c49, iss, N1);
@@ -422,23 +432,24 @@ function f1(v, out, iss) {
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
   const x1 = v["mime_type"];
-  if (typeof x1 === 'string') out["mime_type"] = x1; else optionalKey(v, out, "mime_type", c1, iss);
+  if (typeof x1 === 'string') out["mime_type"] = x1; else if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c1, iss);
   const x2 = v["sha256"];
-  if (typeof x2 === 'string') out["sha256"] = x2; else optionalKey(v, out, "sha256", c1, iss);
+  if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
 }
 function c52(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f1(v, out, iss);
   const x3 = v["voice"];
-  if (typeof x3 === 'boolean') out["voice"] = x3; else optionalKey(v, out, "voice", c27, iss);
+  if (typeof x3 === 'boolean') out["voice"] = x3; else if (x3 !== undefined || "voice" in v) optionalKey(v, out, "voice", c27, iss);
   restKeys(v, out);
   return out;
 }
 function c53(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
+  const x6 = v["type"];
   requiredKey(v, out, "type", c51, iss, N1);
   const x7 = v["audio"];
   if (isObject(x7)) nestedKey(out, "audio", c52, x7, iss); else requiredKey(v, out, "audio", c52, iss, N1);
@@ -450,20 +461,21 @@ function c54(v, iss) {
   return v;
 }
 function c55(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f1(v, out, iss);
   const x3 = v["filename"];
-  if (typeof x3 === 'string') out["filename"] = x3; else optionalKey(v, out, "filename", c1, iss);
+  if (typeof x3 === 'string') out["filename"] = x3; else if (x3 !== undefined || "filename" in v) optionalKey(v, out, "filename", c1, iss);
   const x4 = v["caption"];
-  if (typeof x4 === 'string') out["caption"] = x4; else optionalKey(v, out, "caption", c1, iss);
+  if (typeof x4 === 'string') out["caption"] = x4; else if (x4 !== undefined || "caption" in v) optionalKey(v, out, "caption", c1, iss);
   restKeys(v, out);
   return out;
 }
 function c56(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
+  const x6 = v["type"];
   requiredKey(v, out, "type", c54, iss, N1);
   const x7 = v["document"];
   if (isObject(x7)) nestedKey(out, "document", c55, x7, iss); else requiredKey(v, out, "document", c55, iss, N1);
@@ -475,9 +487,10 @@ function c57(v, iss) {
   return v;
 }
 function c58(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
+  const x6 = v["type"];
   requiredKey(v, out, "type", c57, iss, N1);
   const x7 = v["video"];
   if (isObject(x7)) nestedKey(out, "video", c49, x7, iss); else requiredKey(v, out, "video", c49, iss, N1);
@@ -489,22 +502,24 @@ function c59(v, iss) {
   return v;
 }
 function c60(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
-  optionalKey(v, out, "mime_type", c21, iss);
+  const x1 = v["mime_type"];
+  if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c21, iss);
   const x2 = v["sha256"];
-  if (typeof x2 === 'string') out["sha256"] = x2; else optionalKey(v, out, "sha256", c1, iss);
+  if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
   const x3 = v["animated"];
-  if (typeof x3 === 'boolean') out["animated"] = x3; else optionalKey(v, out, "animated", c27, iss);
+  if (typeof x3 === 'boolean') out["animated"] = x3; else if (x3 !== undefined || "animated" in v) optionalKey(v, out, "animated", c27, iss);
   restKeys(v, out);
   return out;
 }
 function c61(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
+  const x6 = v["type"];
   requiredKey(v, out, "type", c59, iss, N1);
   const x7 = v["sticker"];
   if (isObject(x7)) nestedKey(out, "sticker", c60, x7, iss); else requiredKey(v, out, "sticker", c60, iss, N1);
@@ -516,25 +531,26 @@ function c62(v, iss) {
   return v;
 }
 function c63(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["latitude"];
   if (typeof x0 === 'number' && Number.isFinite(x0)) out["latitude"] = x0; else requiredKey(v, out, "latitude", c3, iss, N1);
   const x1 = v["longitude"];
   if (typeof x1 === 'number' && Number.isFinite(x1)) out["longitude"] = x1; else requiredKey(v, out, "longitude", c3, iss, N1);
   const x2 = v["name"];
-  if (typeof x2 === 'string') out["name"] = x2; else optionalKey(v, out, "name", c1, iss);
+  if (typeof x2 === 'string') out["name"] = x2; else if (x2 !== undefined || "name" in v) optionalKey(v, out, "name", c1, iss);
   const x3 = v["address"];
-  if (typeof x3 === 'string') out["address"] = x3; else optionalKey(v, out, "address", c1, iss);
+  if (typeof x3 === 'string') out["address"] = x3; else if (x3 !== undefined || "address" in v) optionalKey(v, out, "address", c1, iss);
   const x4 = v["url"];
-  if (typeof x4 === 'string') out["url"] = x4; else optionalKey(v, out, "url", c1, iss);
+  if (typeof x4 === 'string') out["url"] = x4; else if (x4 !== undefined || "url" in v) optionalKey(v, out, "url", c1, iss);
   restKeys(v, out);
   return out;
 }
 function c64(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
+  const x6 = v["type"];
   requiredKey(v, out, "type", c62, iss, N1);
   const x7 = v["location"];
   if (isObject(x7)) nestedKey(out, "location", c63, x7, iss); else requiredKey(v, out, "location", c63, iss, N1);
@@ -546,31 +562,31 @@ function c65(v, iss) {
   return v;
 }
 function c66(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["formatted_name"];
   if (typeof x0 === 'string') out["formatted_name"] = x0; else requiredKey(v, out, "formatted_name", c0, iss, N1);
   const x1 = v["first_name"];
-  if (typeof x1 === 'string') out["first_name"] = x1; else optionalKey(v, out, "first_name", c1, iss);
+  if (typeof x1 === 'string') out["first_name"] = x1; else if (x1 !== undefined || "first_name" in v) optionalKey(v, out, "first_name", c1, iss);
   const x2 = v["last_name"];
-  if (typeof x2 === 'string') out["last_name"] = x2; else optionalKey(v, out, "last_name", c1, iss);
+  if (typeof x2 === 'string') out["last_name"] = x2; else if (x2 !== undefined || "last_name" in v) optionalKey(v, out, "last_name", c1, iss);
   restKeys(v, out);
   return out;
 }
 function c67(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["phone"];
-  if (typeof x0 === 'string') out["phone"] = x0; else optionalKey(v, out, "phone", c1, iss);
+  if (typeof x0 === 'string') out["phone"] = x0; else if (x0 !== undefined || "phone" in v) optionalKey(v, out, "phone", c1, iss);
   const x1 = v["type"];
-  if (typeof x1 === 'string') out["type"] = x1; else optionalKey(v, out, "type", c1, iss);
+  if (typeof x1 === 'string') out["type"] = x1; else if (x1 !== undefined || "type" in v) optionalKey(v, out, "type", c1, iss);
   const x2 = v["wa_id"];
-  if (typeof x2 === 'string') out["wa_id"] = x2; else optionalKey(v, out, "wa_id", c1, iss);
+  if (typeof x2 === 'string') out["wa_id"] = x2; else if (x2 !== undefined || "wa_id" in v) optionalKey(v, out, "wa_id", c1, iss);
   restKeys(v, out);
   return out;
 }
 function c68(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, "array", P4);
+  if (!Array.isArray(v)) return wrongType(v, iss, T4);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -585,17 +601,17 @@ function c69(v, iss) {
   return c68(v, iss);
 }
 function c70(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["email"];
-  if (typeof x0 === 'string') out["email"] = x0; else optionalKey(v, out, "email", c1, iss);
+  if (typeof x0 === 'string') out["email"] = x0; else if (x0 !== undefined || "email" in v) optionalKey(v, out, "email", c1, iss);
   const x1 = v["type"];
-  if (typeof x1 === 'string') out["type"] = x1; else optionalKey(v, out, "type", c1, iss);
+  if (typeof x1 === 'string') out["type"] = x1; else if (x1 !== undefined || "type" in v) optionalKey(v, out, "type", c1, iss);
   restKeys(v, out);
   return out;
 }
 function c71(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, "array", P4);
+  if (!Array.isArray(v)) return wrongType(v, iss, T4);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -610,19 +626,19 @@ function c72(v, iss) {
   return c71(v, iss);
 }
 function c73(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["name"];
   if (isObject(x0)) nestedKey(out, "name", c66, x0, iss); else requiredKey(v, out, "name", c66, iss, N1);
   const x1 = v["phones"];
-  if (Array.isArray(x1)) nestedKey(out, "phones", c68, x1, iss); else optionalKey(v, out, "phones", c69, iss);
+  if (Array.isArray(x1)) nestedKey(out, "phones", c68, x1, iss); else if (x1 !== undefined || "phones" in v) optionalKey(v, out, "phones", c69, iss);
   const x2 = v["emails"];
-  if (Array.isArray(x2)) nestedKey(out, "emails", c71, x2, iss); else optionalKey(v, out, "emails", c72, iss);
+  if (Array.isArray(x2)) nestedKey(out, "emails", c71, x2, iss); else if (x2 !== undefined || "emails" in v) optionalKey(v, out, "emails", c72, iss);
   restKeys(v, out);
   return out;
 }
 function c74(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, "array", P4);
+  if (!Array.isArray(v)) return wrongType(v, iss, T4);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -633,9 +649,10 @@ function c74(v, iss) {
   return out;
 }
 function c75(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
+  const x6 = v["type"];
   requiredKey(v, out, "type", c65, iss, N1);
   const x7 = v["contacts"];
   if (Array.isArray(x7)) nestedKey(out, "contacts", c74, x7, iss); else requiredKey(v, out, "contacts", c74, iss, N1);
@@ -654,7 +671,7 @@ function c78(v, iss) {
   return v;
 }
 function c79(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string') out["id"] = x0; else requiredKey(v, out, "id", c0, iss, N1);
@@ -664,8 +681,9 @@ function c79(v, iss) {
   return out;
 }
 function c80(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
+  const x0 = v["type"];
   requiredKey(v, out, "type", c78, iss, N1);
   const x1 = v["button_reply"];
   if (isObject(x1)) nestedKey(out, "button_reply", c79, x1, iss); else requiredKey(v, out, "button_reply", c79, iss, N1);
@@ -677,20 +695,21 @@ function c81(v, iss) {
   return v;
 }
 function c82(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string') out["id"] = x0; else requiredKey(v, out, "id", c0, iss, N1);
   const x1 = v["title"];
   if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N1);
   const x2 = v["description"];
-  if (typeof x2 === 'string') out["description"] = x2; else optionalKey(v, out, "description", c1, iss);
+  if (typeof x2 === 'string') out["description"] = x2; else if (x2 !== undefined || "description" in v) optionalKey(v, out, "description", c1, iss);
   restKeys(v, out);
   return out;
 }
 function c83(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
+  const x0 = v["type"];
   requiredKey(v, out, "type", c81, iss, N1);
   const x1 = v["list_reply"];
   if (isObject(x1)) nestedKey(out, "list_reply", c82, x1, iss); else requiredKey(v, out, "list_reply", c82, iss, N1);
@@ -702,8 +721,9 @@ function c84(v, iss) {
   return v;
 }
 function c85(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
+  const x0 = v["type"];
   requiredKey(v, out, "type", c84, iss, N1);
   const x1 = v["originalType"];
   if (typeof x1 === 'string') out["originalType"] = x1; else requiredKey(v, out, "originalType", c0, iss, N1);
@@ -713,7 +733,7 @@ function c85(v, iss) {
   return out;
 }
 function c86(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   switch (v["type"]) {
     case "button_reply": return c80(v, iss);
     case "list_reply": return c83(v, iss);
@@ -729,10 +749,12 @@ function c87(v, iss) {
   return c86(l, iss);
 }
 function c88(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
+  const x6 = v["type"];
   requiredKey(v, out, "type", c76, iss, N1);
+  const x7 = v["interactive"];
   lenientKey(v, out, "interactive", c87, iss, false);
   restKeys(v, out);
   return out;
@@ -742,19 +764,20 @@ function c89(v, iss) {
   return v;
 }
 function c90(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["message_id"];
   if (typeof x0 === 'string') out["message_id"] = x0; else requiredKey(v, out, "message_id", c0, iss, N1);
   const x1 = v["emoji"];
-  if (typeof x1 === 'string') out["emoji"] = x1; else optionalKey(v, out, "emoji", c1, iss);
+  if (typeof x1 === 'string') out["emoji"] = x1; else if (x1 !== undefined || "emoji" in v) optionalKey(v, out, "emoji", c1, iss);
   restKeys(v, out);
   return out;
 }
 function c91(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
+  const x6 = v["type"];
   requiredKey(v, out, "type", c89, iss, N1);
   const x7 = v["reaction"];
   if (isObject(x7)) nestedKey(out, "reaction", c90, x7, iss); else requiredKey(v, out, "reaction", c90, iss, N1);
@@ -770,21 +793,21 @@ function c93(v, iss) {
   return c3(v, iss);
 }
 function c94(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["product_retailer_id"];
   if (typeof x0 === 'string') out["product_retailer_id"] = x0; else requiredKey(v, out, "product_retailer_id", c0, iss, N1);
   const x1 = v["quantity"];
   if (typeof x1 === 'number' && Number.isFinite(x1)) out["quantity"] = x1; else requiredKey(v, out, "quantity", c3, iss, N1);
   const x2 = v["item_price"];
-  if (typeof x2 === 'number' && Number.isFinite(x2)) out["item_price"] = x2; else optionalKey(v, out, "item_price", c93, iss);
+  if (typeof x2 === 'number' && Number.isFinite(x2)) out["item_price"] = x2; else if (x2 !== undefined || "item_price" in v) optionalKey(v, out, "item_price", c93, iss);
   const x3 = v["currency"];
-  if (typeof x3 === 'string') out["currency"] = x3; else optionalKey(v, out, "currency", c1, iss);
+  if (typeof x3 === 'string') out["currency"] = x3; else if (x3 !== undefined || "currency" in v) optionalKey(v, out, "currency", c1, iss);
   restKeys(v, out);
   return out;
 }
 function c95(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, "array", P4);
+  if (!Array.isArray(v)) return wrongType(v, iss, T4);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -795,21 +818,22 @@ function c95(v, iss) {
   return out;
 }
 function c96(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["catalog_id"];
-  if (typeof x0 === 'string') out["catalog_id"] = x0; else optionalKey(v, out, "catalog_id", c1, iss);
+  if (typeof x0 === 'string') out["catalog_id"] = x0; else if (x0 !== undefined || "catalog_id" in v) optionalKey(v, out, "catalog_id", c1, iss);
   const x1 = v["text"];
-  if (typeof x1 === 'string') out["text"] = x1; else optionalKey(v, out, "text", c1, iss);
+  if (typeof x1 === 'string') out["text"] = x1; else if (x1 !== undefined || "text" in v) optionalKey(v, out, "text", c1, iss);
   const x2 = v["product_items"];
   if (Array.isArray(x2)) nestedKey(out, "product_items", c95, x2, iss); else requiredKey(v, out, "product_items", c95, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c97(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
+  const x6 = v["type"];
   requiredKey(v, out, "type", c92, iss, N1);
   const x7 = v["order"];
   if (isObject(x7)) nestedKey(out, "order", c96, x7, iss); else requiredKey(v, out, "order", c96, iss, N1);
@@ -821,7 +845,7 @@ function c98(v, iss) {
   return v;
 }
 function c99(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["payload"];
   if (typeof x0 === 'string') out["payload"] = x0; else requiredKey(v, out, "payload", c0, iss, N1);
@@ -831,9 +855,10 @@ function c99(v, iss) {
   return out;
 }
 function c100(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, "object", P0);
+  if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
+  const x6 = v["type"];
   requiredKey(v, out, "type", c98, iss, N1);
   const x7 = v["button"];
   if (isObject(x7)) nestedKey(out, "button", c99, x7, iss); else requiredKey(v, out, "button", c99, iss, N1);
