@@ -28,26 +28,23 @@ const s = (x: unknown) => x as Schema;
 async function webhooks(): Promise<GeneratedFile> {
   const schemas = await import(`${src}webhooks/schemas.js`);
   const functions = await functionsOf({ './wire-rules.js': `${src}webhooks/wire-rules.js` });
-  const type = (name: string) => ({ name, module: './schemas.js' });
+  /** A checker `name` of `schema`, typed as the schema's output type `type` (from `schemas.ts`). */
+  const root = (name: string, schema: unknown, type: string) => ({
+    name,
+    schema: s(schema),
+    type: { name: type, module: './schemas.js' },
+  });
   const text = generate({
     what: 'The webhook envelope, its changes and every item, as parseWebhook checks and shapes them.',
     runtime: '../core/checker-runtime.js',
     functions,
     roots: [
-      { name: 'checkEnvelope', schema: s(schemas.webhookEnvelopeSchema), type: type('WebhookEnvelope') },
-      { name: 'checkMetadata', schema: s(schemas.metadataSchema), type: type('WebhookMetadata') },
-      { name: 'checkContact', schema: s(schemas.contactSchema), type: type('WebhookContact') },
-      { name: 'checkStatus', schema: s(schemas.statusSchema), type: type('WebhookStatus') },
-      {
-        name: 'checkTemplateStatusValue',
-        schema: s(schemas.templateStatusValueSchema),
-        type: type('TemplateStatusValue'),
-      },
-      {
-        name: 'checkAccountUpdateValue',
-        schema: s(schemas.accountUpdateValueSchema),
-        type: type('AccountUpdateValue'),
-      },
+      root('checkEnvelope', schemas.webhookEnvelopeSchema, 'WebhookEnvelope'),
+      root('checkMetadata', schemas.metadataSchema, 'WebhookMetadata'),
+      root('checkContact', schemas.contactSchema, 'WebhookContact'),
+      root('checkStatus', schemas.statusSchema, 'WebhookStatus'),
+      root('checkTemplateStatusValue', schemas.templateStatusValueSchema, 'TemplateStatusValue'),
+      root('checkAccountUpdateValue', schemas.accountUpdateValueSchema, 'AccountUpdateValue'),
     ],
     tables: [
       {
