@@ -23,6 +23,7 @@ export default defineConfig([
       testing: 'src/testing/index.ts',
       redis: 'src/redis/index.ts',
       schemas: 'src/schemas.ts',
+      'durable-objects': 'src/durable-objects/index.ts',
     },
     format: ['esm', 'cjs'],
     // `@internal` declarations (the transport, the token manager, the resource constructors, ...) stay out of the
@@ -38,6 +39,7 @@ export default defineConfig([
         testing: 'src/testing/index.ts',
         redis: 'src/redis/index.ts',
         schemas: 'src/schemas.ts',
+        'durable-objects': 'src/durable-objects/index.ts',
       },
     },
     sourcemap: true,
@@ -45,9 +47,9 @@ export default defineConfig([
     target: 'node20',
     splitting: true,
     treeshake: true,
-    // zod/mini is bundled into the portable entries: loaded from node_modules it is ~99 modules resolved one by
-    // one (about 3x the cold import of the whole bundled entry), and a Worker or browser build tree-shakes it to
-    // the few KB the webhook schemas use. Classic zod (main entry, CLI) stays a dependency. See docs/benchmarks.md.
+    // zod/mini is bundled into the portable schemas' subpaths (webhooks/schemas, templates/schemas): loaded from
+    // node_modules it is ~99 modules resolved one by one, and a Worker or browser build tree-shakes it to the few KB
+    // the schemas use. Classic zod (main entry, CLI) stays a dependency. See docs/benchmarks.md.
     noExternal: [/^zod\/mini$/, /^zod\/v4\/core$/, /^zod\/v4\/locales\/en\.js$/],
   },
   {

@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { CampaignTracker, GatewayClient, type OutboundMessage, PaymentRequiredError } from '../src/index.js';
 import { RedisCampaignStore } from '../src/redis/index.js';
-import { statusObject } from '../src/webhooks/fixtures.js';
+import { statusObject } from '../src/testing/webhook-fixtures.js';
 import { startRedis } from '../test/helpers/redis-server.js';
 import { available, redisServer } from '../test/helpers/system-servers.js';
 import { spawnFixture } from './fixtures/spawn.js';

@@ -111,7 +111,7 @@ report({
 // on top of the warm per-call cost (schema compilation, V8's lazy compilation of the parse path).
 const firstParseScript = `
 const { parseWebhook } = await import(${JSON.stringify(subjects.webhooks)});
-const { messageEnvelope, textMessage } = await import(${JSON.stringify(new URL('../src/webhooks/fixtures.ts', import.meta.url).href)});
+const { messageEnvelope, textMessage } = await import(${JSON.stringify(new URL('../src/testing/webhook-fixtures.ts', import.meta.url).href)});
 const body = JSON.stringify(messageEnvelope(textMessage({ text: { body: 'hello' } })));
 let t0 = performance.now();
 parseWebhook(body);

@@ -16,7 +16,7 @@
  */
 import { createRouter } from '../src/conversations/index.js';
 import { GatewayClient } from '../src/index.js';
-import { messageEnvelope, textMessage } from '../src/webhooks/fixtures.js';
+import { messageEnvelope, textMessage } from '../src/testing/webhook-fixtures.js';
 import { type MessageEvent, parseWebhook } from '../src/webhooks/index.js';
 import { startRedis } from '../test/helpers/redis-server.js';
 import { available, redisServer } from '../test/helpers/system-servers.js';

@@ -19,7 +19,7 @@ import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createInboxWorker, createNodeInboxHandler } from '../src/redis/index.js';
-import { messageEnvelope, textMessage } from '../src/webhooks/fixtures.js';
+import { messageEnvelope, textMessage } from '../src/testing/webhook-fixtures.js';
 import { createNodeWebhookHandler } from '../src/webhooks/index.js';
 import { startRedis } from '../test/helpers/redis-server.js';
 import { redisServer } from '../test/helpers/system-servers.js';

@@ -22,7 +22,12 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { WhatsAppAPI } from 'whatsapp-api-js';
 import type { PostData } from 'whatsapp-api-js/types';
-import { messageEnvelope, statusEnvelope, statusObject, textMessage } from '../src/webhooks/fixtures.js';
+import {
+  messageEnvelope,
+  statusEnvelope,
+  statusObject,
+  textMessage,
+} from '../src/testing/webhook-fixtures.js';
 import { parseWebhook, signUpstreamBody, verifyUpstreamSignature } from '../src/webhooks/index.js';
 import { measureEntry } from './bundle-size.js';
 import { type BenchResult, compare, report as reportResult, round } from './lib.js';

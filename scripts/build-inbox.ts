@@ -1,12 +1,12 @@
 /**
  * `npm run build`, after tsup: the sandbox inbox's page files (script, style) into dist/inbox/, where the
- * packaged sandbox reads them (see src/testing/inbox/assets.ts).
+ * packaged sandbox reads them (see src/testing/sandbox/inbox/assets.ts).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { INBOX_ASSET_FILES } from '../src/testing/inbox/assets.js';
-import { bundleInboxAssets } from '../src/testing/inbox/bundle.js';
+import { INBOX_ASSET_FILES } from '../src/testing/sandbox/inbox/assets.js';
+import { bundleInboxAssets } from '../src/testing/sandbox/inbox/bundle.js';
 
 const files = await bundleInboxAssets();
 const out = join('dist', 'inbox');

@@ -2,7 +2,8 @@
  * `npm run check:package`: the package as users receive it. Run after `npm run build`.
  *
  * 1. publint (strict) and attw (every resolution mode: node10, node16 CJS and ESM, bundler).
- * 2. The `templates` and `webhooks` bundles import no Node built-in and fit their gzip budgets.
+ * 2. The `templates` and `webhooks` bundles import no Node built-in and fit their gzip budgets; the
+ *    `durable-objects` entry imports none either, and bundled and minified for workerd fits its budget.
  * 3. `npm pack`, install the tarball into a scratch project that has none of the optional peers (msw, ioredis,
  *    bullmq, @opentelemetry/api), then require() and import() EVERY entry point of `exports` and run the
  *    `wa-gateway` bin: what a customer's `npm install` would get. Importing an entry must never need an optional
@@ -17,7 +18,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { BUDGETS_GZIP_BYTES, importSpecifiers, measureEntry } from '../bench/bundle-size.js';
+import {
+  BUDGETS_GZIP_BYTES,
+  bundleFor,
+  importSpecifiers,
+  measureEntry,
+  WORKER_BUDGETS_BYTES,
+} from '../bench/bundle-size.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -63,6 +70,27 @@ step('portable bundles: no node: imports, within budget', () => {
       throw new Error(`${entry} imports Node built-ins: ${r.nodeImports.join(', ')}`);
     if (r.gzipBytes > budget)
       throw new Error(`${entry} is ${r.gzipBytes} bytes gzipped; the budget is ${budget}`);
+  }
+});
+
+// Bundled before the steps run (esbuild is asynchronous; the steps are not).
+const workerBundles = await Promise.all(
+  Object.entries(WORKER_BUDGETS_BYTES).map(async ([entry, budget]) => ({
+    entry,
+    budget,
+    files: measureEntry(join(root, 'dist'), entry),
+    bundle: await bundleFor(join(root, 'dist', `${entry}.js`), 'workerd', { minify: true }),
+  })),
+);
+step('Workers entries: no node: imports, within budget bundled for workerd', () => {
+  for (const { entry, budget, files, bundle } of workerBundles) {
+    process.stdout.write(
+      `${entry}: ${(bundle.bytes / 1024).toFixed(1)} KB minified for workerd (budget ${budget / 1024} KB), ${(bundle.gzipBytes / 1024).toFixed(1)} KB gzipped\n`,
+    );
+    const nodeImports = [...files.nodeImports, ...bundle.nodeImports];
+    if (nodeImports.length > 0) throw new Error(`${entry} imports Node built-ins: ${nodeImports.join(', ')}`);
+    if (bundle.bytes > budget)
+      throw new Error(`${entry} is ${bundle.bytes} bytes bundled for workerd; the budget is ${budget}`);
   }
 });
 

@@ -22,8 +22,6 @@ export {
   CampaignTracker,
   type CampaignTrackerOptions,
 } from './campaigns/tracker.js';
-export { ServiceWindowClosedError } from './conversations/errors.js';
-export type { WindowStore } from './conversations/stores.js';
 export { ApiPromise, type ResponseInfo, type WithResponse } from './core/api-promise.js';
 export type { RequestOptions } from './core/call-options.js';
 export type { CommonClientOptions } from './core/client-options.js';
@@ -66,6 +64,8 @@ export { RateLimiter, type SendLimiter } from './core/rate-limiter.js';
 export type { RetryRules } from './core/retry-policy.js';
 export { SDK_VERSION } from './core/version.js';
 export * from './gateway/index.js';
+export * from './platform/index.js';
+export * from './public-api/index.js';
 // Templates as code: definitions, the catalogue and checked template sends.
 export {
   type CatalogEntry,
@@ -76,9 +76,7 @@ export {
   type TemplateRecordPatch,
   type TemplateStateInput,
   type TemplateStore,
-} from './gateway/template-catalog.js';
-export * from './platform/index.js';
-export * from './public-api/index.js';
+} from './templates/catalog.js';
 export * from './templates/define.js';
 // The templates and webhooks entries also export their zod/mini schemas (a Worker or a browser form can use them
 // without classic zod); here they are named one by one so that the schemas stay off the main entry. The webhooks

@@ -21,7 +21,7 @@ import {
   WaGatewayError,
   type WebhookHandlerOptions,
 } from '../src/index.js';
-import { messageEnvelope, textMessage } from '../src/webhooks/fixtures.js';
+import { messageEnvelope, textMessage } from '../src/testing/webhook-fixtures.js';
 import {
   createNodeWebhookHandler,
   createWebhookHandler,

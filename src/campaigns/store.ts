@@ -4,7 +4,7 @@
  * rule (what a status does to a message, which counter moves); a store only keeps values and applies a change
  * all at once, so the in-process and the shared store cannot disagree.
  */
-import { nonNegativeInt, positive } from '../core/options.js';
+import { nonNegativeInt, positive } from '../core/client-options.js';
 
 /**
  * One batch of `sendMany` results of one campaign: the accepted wamids with their recipient, the refusals,

@@ -5,9 +5,9 @@
  * campaign's counters move with it in the same atomic store step, so duplicates and any arrival order give the
  * same counts, with one process or many.
  */
-import { ApiError, ConfigurationError, NotSentError, WaGatewayError } from '../core/errors.js';
+import { ApiError, ConfigurationError, WaGatewayError } from '../core/errors.js';
 import { errorNameOf } from '../core/observer.js';
-import type { PostSend, SendManyResult } from '../gateway/send-many.js';
+import type { CampaignObserver, SendManyRecorder, SendManyResult } from '../gateway/send-many.js';
 import { parseTimestamp } from '../webhooks/event-fields.js';
 import type { StatusEvent, WebhookEvent } from '../webhooks/events.js';
 import type { KnownStatusValue, WebhookStatus } from '../webhooks/schemas.js';
@@ -198,7 +198,7 @@ const MAX_ATTEMPTS = 50;
  * // in the webhook handler: onEvent: (event) => campaigns.apply(event)
  * const report = await campaigns.report('spring-sale');
  */
-export class CampaignTracker {
+export class CampaignTracker implements CampaignObserver {
   readonly store: CampaignStore;
   readonly #retryable: ReadonlySet<string>;
   readonly #batchSize: number;
@@ -388,7 +388,10 @@ export class CampaignTracker {
     return this.store.campaigns();
   }
 
-  /** @internal What `sendMany` records a campaign's results through. */
+  /**
+   * What `sendMany(messages, { campaign })` records the campaign's results through (the gateway's
+   * `CampaignObserver`); applications do not call it.
+   */
   recorder(campaign: string): CampaignRecorder {
     checkCampaign(campaign, 'sendMany campaign');
     return new CampaignRecorder(campaign, this.store.sending(campaign), this.#batchSize, (batch) =>
@@ -491,7 +494,7 @@ class Batch {
  * write keeps its results; `close` writes what is left and throws `CampaignRecordError` with every result that
  * could not be recorded.
  */
-export class CampaignRecorder {
+export class CampaignRecorder implements SendManyRecorder {
   readonly #batch = new Batch();
   readonly #unrecorded: CampaignResult[] = [];
   #error: unknown;
@@ -542,37 +545,4 @@ export class CampaignRecorder {
       throw new CampaignRecordError(this.campaign, this.#unrecorded, this.#error);
     }
   }
-}
-
-/**
- * @internal How `messages.sendMany` takes a campaign: its recorder, and the send wrapped so that none starts
- * before the store knows the campaign is sending (a status could otherwise beat its send result and be lost).
- */
-export function campaignSends(
-  tracker: CampaignTracker | undefined,
-  campaign: string | undefined,
-  post: PostSend,
-): { post: PostSend; recorder: CampaignRecorder | undefined } {
-  if (campaign === undefined) return { post, recorder: undefined };
-  if (!tracker) {
-    throw new ConfigurationError(
-      'sendMany was given a campaign but the client has no tracker: pass new GatewayClient({ ..., campaigns: new CampaignTracker() }).',
-    );
-  }
-  const recorder = tracker.recorder(campaign);
-  return {
-    recorder,
-    post: (valid, flags, request, stop) =>
-      recorder.isReady
-        ? post(valid, flags, request, stop)
-        : recorder.ready.then(
-            () => post(valid, flags, request, stop),
-            (error: unknown) => {
-              throw new NotSentError(
-                `The campaign store could not be reached, so this message of campaign '${campaign}' was not sent.`,
-                { cause: error },
-              );
-            },
-          ),
-  };
 }

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { startSandbox } from '../testing/sandbox.js';
+import { startSandbox } from '../testing/sandbox/sandbox.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
 export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret <secret>] [--api-key <key>] [--no-inbox]

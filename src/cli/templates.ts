@@ -1,14 +1,14 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { PublicApiClient } from '../public-api/client.js';
 import {
   MemoryTemplateStore,
   TemplateCatalog,
   type TemplateRecord,
   type TemplateRecordPatch,
   type TemplateStore,
-} from '../gateway/template-catalog.js';
-import { PublicApiClient } from '../public-api/client.js';
+} from '../templates/catalog.js';
 import type { TemplateDefinition } from '../templates/define.js';
 import { validateTemplate } from '../templates/validate.js';
 import { type CliIo, EXIT, UsageError } from './io.js';

@@ -21,7 +21,7 @@ import {
   textMessage,
   unknownTypeMessage,
   videoMessage,
-} from '../webhooks/fixtures.js';
+} from '../testing/webhook-fixtures.js';
 import type { KnownMessage, KnownMessageType } from '../webhooks/messages/index.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
 import { type CliIo, EXIT, UsageError } from './io.js';

@@ -5,7 +5,14 @@
  * `wa-gateway-sdk/redis`.
  */
 export { WaGatewayError } from '../core/errors.js';
-export { ConversationError, type ConversationErrorReason, ServiceWindowClosedError } from './errors.js';
+export {
+  checkServiceWindow,
+  SERVICE_WINDOW_MS,
+  ServiceWindowClosedError,
+  type WindowStore,
+  windowClosesAt,
+} from '../gateway/service-window.js';
+export { ConversationError, type ConversationErrorReason } from './errors.js';
 export {
   type AccountUpdateContext,
   type ChoiceMessage,
@@ -34,6 +41,4 @@ export {
   MemoryWindowStore,
   type SessionLock,
   type SessionStore,
-  type WindowStore,
 } from './stores.js';
-export { checkServiceWindow, SERVICE_WINDOW_MS, windowClosesAt } from './window.js';

@@ -16,6 +16,7 @@ import { MessageValidationError } from '../core/errors.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import type { OutboundMessage, OutboundTemplateMessage } from '../gateway/message-schema.js';
 import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
+import { checkServiceWindow, type WindowStore } from '../gateway/service-window.js';
 import { customerOf } from '../webhooks/customer.js';
 import type {
   AccountUpdateEvent,
@@ -35,14 +36,7 @@ import type {
   WebhookStatus,
 } from '../webhooks/schemas.js';
 import { ConversationError } from './errors.js';
-import {
-  MemorySessionStore,
-  MemoryWindowStore,
-  type SessionLock,
-  type SessionStore,
-  type WindowStore,
-} from './stores.js';
-import { checkServiceWindow } from './window.js';
+import { MemorySessionStore, MemoryWindowStore, type SessionLock, type SessionStore } from './stores.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 

@@ -2,7 +2,10 @@
  * The two stores the router keeps its state in, and their in-memory versions (one process; the defaults).
  * `wa-gateway-sdk/redis` has `RedisSessionStore` and `RedisWindowStore` for many processes.
  */
+import type { WindowStore } from '../gateway/service-window.js';
 import { ConversationError } from './errors.js';
+
+export type { WindowStore } from '../gateway/service-window.js';
 
 /** A held per-customer lock. `release` is safe to call twice. */
 export interface SessionLock {
@@ -35,15 +38,6 @@ export interface SessionStore {
   claim(id: string, ttlMs: number): Promise<boolean>;
   /** Forgets a claim (a reply that certainly was not sent, so that the retry sends it). */
   unclaim(id: string): Promise<void>;
-}
-
-/**
- * When each customer last wrote to the business (ms since the epoch): what the 24-hour service window is
- * computed from. `recordInbound` keeps the latest time (an older, redelivered message never moves it back).
- */
-export interface WindowStore {
-  recordInbound(customer: string, atMs: number): Promise<void>;
-  lastInbound(customer: string): Promise<number | undefined>;
 }
 
 interface Entry {

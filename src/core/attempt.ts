@@ -7,7 +7,7 @@
 import { ConnectionError, TimeoutError } from './errors.js';
 import { failedBeforeSending } from './retry-policy.js';
 import { scrubError } from './secrets.js';
-import type { RequestOptions } from './transport.js';
+import type { TransportRequest } from './transport-request.js';
 
 /** A fault observed while waiting for or reading an answer. */
 export type Phase = 'connect' | 'body';
@@ -26,7 +26,7 @@ export class Exchange implements Expiring {
   readonly idleMs: number;
 
   constructor(
-    readonly options: RequestOptions,
+    readonly options: TransportRequest,
     readonly timeoutMs: number,
     readonly idempotent: boolean,
     readonly secrets: () => readonly string[],

@@ -1,9 +1,15 @@
+/**
+ * Every check of a client's options, in one place: the credential, the base URL, the numbers, the headers and the
+ * logger, each refused with a `ConfigurationError` at construction (never at first use), and the transport
+ * settings they resolve to. The clients call these in their constructors; the transport takes the result as checked.
+ * An option only one client has (the gateway's `rateLimit`, the platform's login) is checked beside that client.
+ */
 import { checkHeaders } from './call-options.js';
+import { ConfigurationError } from './errors.js';
 import type { RequestHooks } from './hooks.js';
 import { type Logger, type LogLevel, resolveLogger } from './logger.js';
-import { nonNegativeInt, positive } from './options.js';
-import type { SendLimiter } from './rate-limiter.js';
 import type { RetryRules } from './retry-policy.js';
+import { describeSecret, isHeaderSecret, type SecretHint, secretAdvice } from './secret-advice.js';
 import { loadTracing } from './tracing.js';
 import type { TransportConfig } from './transport.js';
 
@@ -51,15 +57,14 @@ export type ClientTransportConfig = Omit<
 
 /**
  * The one way from a client's options to its transport settings: the checks and defaults every client shares
- * (30 s timeout, 2 retries, waits up to 60 s honoured), plus what the client knows: its retry table, its
- * secrets and its limiter. Knows no endpoint. Loads the optional tracing peer, as every client needs it.
+ * (30 s timeout, 2 retries, waits up to 60 s honoured), plus what the client knows: its retry table and its
+ * secrets (the gateway adds its limiter). Knows no endpoint. Loads the optional tracing peer, as every client needs it.
  */
 export function transportConfigOf(
   options: TransportOptions,
   client: {
     retryRules: RetryRules;
     secrets: () => readonly string[];
-    rateLimiter?: SendLimiter | undefined;
   },
 ): ClientTransportConfig {
   loadTracing();
@@ -69,8 +74,103 @@ export function transportConfigOf(
     maxRetryWaitMs: positive(options.maxRetryWaitMs, 'maxRetryWaitMs') ?? 60_000,
     retryRules: client.retryRules,
     secrets: client.secrets,
-    rateLimiter: client.rateLimiter,
     fetch: options.fetch,
     ...commonTransportConfig(options),
   };
+}
+
+/**
+ * Shared option checks for every client: clear `ConfigurationError`s at construction, never at first use. A secret
+ * sent in a header must be visible ASCII without spaces; the error says what was given (never the value) and
+ * what to do about it.
+ */
+export function requireSecret(value: unknown, name: string, what: string, hint: SecretHint = {}): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new ConfigurationError(
+      `${name} is required: ${what}; got ${describeSecret(value)}.${secretAdvice(value, hint)}`,
+    );
+  }
+  if (!isHeaderSecret(value)) {
+    throw new ConfigurationError(
+      `${name} must be a string of visible ASCII characters (no spaces); got ${describeSecret(value)}.` +
+        secretAdvice(value, hint),
+    );
+  }
+  return value;
+}
+
+export function requireBaseUrl(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new ConfigurationError(`${name} is required, e.g. 'https://gw.example.com'.`);
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    // The value is not repeated: a key pasted into the wrong variable would end up in the logs.
+    throw new ConfigurationError(
+      `${name} is not a valid URL (got ${value.length} characters): use e.g. 'https://gw.example.com'.`,
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigurationError(`${name} must be an http(s) URL; its scheme is '${url.protocol}'.`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new ConfigurationError(`${name} must not carry a query, fragment or credentials.`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/**
+ * A base URL whose path already holds what the SDK appends itself, refused: `/v1` for the gateway (every path
+ * starts `/v1/wa/...`), `/v2` for the platform, `/public/api/v1` for an on-premises public API. It would double
+ * (`/v1/v1/wa/message`, `/public/api/v1/public/api/v1/...`) and get a 404 that names neither. The message
+ * quotes the part actually given (`/v1/wa/message`, not only `/v1`).
+ *
+ * @param appended What the SDK appends, `v1` or `/public/api/v1`: its last segment is the version.
+ */
+export function refuseVersionSuffix(
+  baseUrl: string,
+  name: string,
+  appended: string,
+  example: string,
+): string {
+  const added = appended.split('/').filter((s) => s !== '');
+  const given = new URL(baseUrl).pathname.split('/').filter((s) => s !== '');
+  const lower = given.map((s) => s.toLowerCase());
+  const version = added[added.length - 1]!.toLowerCase();
+  let from = lower.indexOf(version);
+  if (from >= 0) {
+    // Back over the segments before the version that match the appended path's own: quote '/public/api/v1' whole.
+    for (let a = added.length - 2; a >= 0 && from > 0 && lower[from - 1] === added[a]!.toLowerCase(); a--)
+      from--;
+  } else {
+    // The path ends in the start of what is appended ('/public/api'), which would double too.
+    for (let n = Math.min(added.length - 1, lower.length); n > 0 && from < 0; n--) {
+      if (lower.slice(-n).join('/') === added.slice(0, n).join('/').toLowerCase()) from = lower.length - n;
+    }
+  }
+  if (from < 0) return baseUrl;
+  const quoted = `/${given.slice(from).join('/')}`;
+  const suffix = `/${added.join('/')}`;
+  throw new ConfigurationError(
+    `${name} must not include '${quoted}': the SDK adds '${suffix}' itself, so requests would go to ` +
+      `'...${quoted}${suffix}/...'. Use the server's root without '${quoted}', e.g. '${example}'.`,
+  );
+}
+
+export function positive(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
+    throw new ConfigurationError(`${name} must be a positive number of milliseconds; got ${String(value)}.`);
+  }
+  return value;
+}
+
+export function nonNegativeInt(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ConfigurationError(`${name} must be a whole number ≥ 0; got ${String(value)}.`);
+  }
+  return value;
 }

@@ -379,10 +379,7 @@ for (const [name, cls] of Object.entries({
 }))
   brandError(cls, name);
 
-/**
- * The `ApiError` subclasses, one per status the servers answer, and the one status-to-class mapping. Apart from
- * errors.ts so that an entry that never reads an HTTP answer (templates, webhooks) does not carry them.
- */
+// The `ApiError` subclasses, one per status the servers answer, and the one status-to-class mapping.
 
 /** 400: the request was malformed or incomplete (`BILL_002`, `REQ_001`, platform `detail`/`error` texts). */
 export class BadRequestError extends ApiError {

@@ -3,29 +3,6 @@ import { ConfigurationError } from './errors.js';
 import { type Logger, log } from './logger.js';
 
 /**
- * The client-side send limiter: never more than `perSecond` requests *arriving at the server* in any
- * 1,000 ms span, at a sustained rate close to `perSecond`.
- *
- * Limiting starts is not enough: the gateway counts arrivals, and a burst of starts reaches it spread out by
- * connection set-up and queueing, so the next second's burst can land in the same window (measured: 160
- * arrivals in one second from a limiter that never started more than 80). Two rules fix that:
- *
- * 1. Pacing: starts are spaced `1000 / perSecond` ms apart (on a virtual schedule that may catch up by a
- *    tenth of a window, so late timers and slow answers do not lower the rate), so no burst overloads a
- *    connection pool or the server.
- * 2. A window of `perSecond` slots where a slot is reusable only 1,000 ms after its request was *answered*
- *    (`release()`): a request arrives before it is answered, so two requests that share a slot arrive more
- *    than 1,000 ms apart. The cost is the round trip: the sustained rate is `perSecond / (1 + RTT in s)`.
- *
- * `pause(ms)` holds every waiter (on `RATE_001` with `retry_after`, so all of a client's concurrent senders
- * back off together instead of each discovering the limit on its own).
- *
- * @example
- * const limiter = new RateLimiter({ perSecond: 80 });
- * const release = await limiter.acquire(signal); // resolves when a request may start
- * try { await fetch(url) } finally { release() }  // call when the request was answered (or failed)
- */
-/**
  * What `GatewayClient`'s `rateLimit` option accepts besides `{ perSecond }` and `false`: `RateLimiter` (one
  * process) or `RedisRateLimiter` from `wa-gateway-sdk/redis` (every process sharing a Redis key).
  */
@@ -45,6 +22,29 @@ export interface SendLimiter {
   paymentRequired?(error: Error): void;
 }
 
+/**
+ * The client-side send limiter: never more than `perSecond` requests *arriving at the server* in any
+ * 1,000 ms span, at a sustained rate close to `perSecond`.
+ *
+ * Limiting starts is not enough: the gateway counts arrivals, and a burst of starts reaches it spread out by
+ * connection set-up and queueing, so the next second's burst can land in the same window (docs/benchmarks.md,
+ * rate-limiter). Two rules fix that:
+ *
+ * 1. Pacing: starts are spaced `1000 / perSecond` ms apart (on a virtual schedule that may catch up by a
+ *    tenth of a window, so late timers and slow answers do not lower the rate), so no burst overloads a
+ *    connection pool or the server.
+ * 2. A window of `perSecond` slots where a slot is reusable only 1,000 ms after its request was *answered*
+ *    (`release()`): a request arrives before it is answered, so two requests that share a slot arrive more
+ *    than 1,000 ms apart. The cost is the round trip: the sustained rate is `perSecond / (1 + RTT in s)`.
+ *
+ * `pause(ms)` holds every waiter (on `RATE_001` with `retry_after`, so all of a client's concurrent senders
+ * back off together instead of each discovering the limit on its own).
+ *
+ * @example
+ * const limiter = new RateLimiter({ perSecond: 80 });
+ * const release = await limiter.acquire(signal); // resolves when a request may start
+ * try { await fetch(url) } finally { release() }  // call when the request was answered (or failed)
+ */
 export class RateLimiter implements SendLimiter {
   readonly perSecond: number;
   readonly windowMs: number;

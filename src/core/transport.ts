@@ -18,6 +18,7 @@ import type { SendLimiter } from './rate-limiter.js';
 import { mayHaveBeenSent, type RetryRules, retryDelay, settleAttempts } from './retry-policy.js';
 import { excerpt, scrub } from './secrets.js';
 import { serialise } from './serialise.js';
+import type { QueryParams, TransportRequest } from './transport-request.js';
 import { runtime, userAgent } from './version.js';
 
 /** An attempt's outcome: the response, its body when read, and how many attempts it took. */
@@ -32,16 +33,11 @@ interface Answer {
  * the caller's `AbortSignal` (also during waits between retries), rate limiting, retries by `RetryRules`,
  * and error mapping through `toApiError`.
  *
- * Every request carries its own AbortSignal, although undici on Node 20 spends 3–8% of a loopback send
- * following one (measured; sharing one signal between requests was slower still): without it a timed-out
- * request would hold its socket until undici's own 5-minute limit, thousands of sockets against a gateway
- * that hangs at 80 sends per second. Its timeout is an entry in the transport's `Deadlines` (one timer for
- * all requests in flight) rather than a timer of its own.
- *
- * It calls `fetch` directly rather than through ky. Retries and timeouts must follow the gateway's error
- * codes, so ky would only build the Request; measured on loopback that alone cost 1.26–1.34× a bare fetch
- * (the bar for the whole send is 1.15×), and ky's per-request clone tees the body and then waits on a tee
- * branch that a fetch double which never reads the body leaves pending forever.
+ * Every request carries its own AbortSignal, whatever it costs a send (docs/benchmarks.md, send-overhead):
+ * without it a timed-out request would hold its socket until undici's own 5-minute limit. Its timeout is an entry
+ * in the transport's `Deadlines` (one timer for all requests in flight), not a timer of its own. It calls `fetch`
+ * directly: retries and timeouts follow the servers' error codes, so a client library would only build the
+ * request, at a cost the send bar has no room for.
  *
  * @internal The SDK's own plumbing: built by the clients, never by a user; kept out of the published types.
  */
@@ -59,9 +55,9 @@ export class Transport {
   readonly #observers: Observers;
   /**
    * Node's own fetch is asked to refuse redirects (`redirect: 'error'`, with `window: null`) rather than to hand
-   * them back (`'manual'`): for any other mode undici clones the request and tees its body, which cost about 10%
-   * of a loopback send (docs/benchmarks.md). A redirect it refuses carries no status or `Location`, so
-   * `#refusedRedirect` asks for them. Elsewhere (Workers refuse `'error'`) and with a custom `fetch`, `'manual'`.
+   * them back (`'manual'`): for any other mode undici clones the request and tees its body (docs/benchmarks.md,
+   * "The request mode"). A redirect it refuses carries no status or `Location`, so `#refusedRedirect` asks for
+   * them. Elsewhere (Workers refuse `'error'`) and with a custom `fetch`, `'manual'`.
    */
   readonly #refuseRedirects: boolean;
 
@@ -70,7 +66,7 @@ export class Transport {
     this.#refuseRedirects = config.fetch === undefined && runtime().startsWith('node/');
     this.host = new URL(config.baseUrl).hostname;
     this.#base = config.baseUrl.replace(/\/+$/, '');
-    this.#defaultHeaders = checkHeaders(config.defaultHeaders, 'defaultHeaders');
+    this.#defaultHeaders = config.defaultHeaders;
     this.#plainHeaders = {
       'user-agent': this.#userAgent,
       accept: 'application/json',
@@ -93,12 +89,12 @@ export class Transport {
    * Sends the request and returns the 2xx response with its body unread (for streams and downloads). The
    * timeout covers the wait for the headers; the caller's signal stays linked for the life of the body.
    */
-  stream(options: RequestOptions): Promise<Response> {
+  stream(options: TransportRequest): Promise<Response> {
     return this.#withRetries(options, false).then((r) => r.response);
   }
 
   /** `stream()` with the number of attempts it took, for `withResponse()`. */
-  open(options: RequestOptions): Promise<{ response: Response; attempts: number }> {
+  open(options: TransportRequest): Promise<{ response: Response; attempts: number }> {
     return this.#withRetries(options, false);
   }
 
@@ -106,7 +102,7 @@ export class Transport {
    * Sends the request and returns the parsed JSON body (`undefined` for an empty body). The timeout covers
    * reading the body too, so a server that trickles bytes still ends in `TimeoutError`.
    */
-  async json(options: RequestOptions): Promise<{ data: unknown; response: Response; attempts: number }> {
+  async json(options: TransportRequest): Promise<{ data: unknown; response: Response; attempts: number }> {
     const { response, text, attempts } = await this.#withRetries(options, true);
     if (text === undefined) return { data: undefined, response, attempts };
     let data: unknown;
@@ -138,7 +134,7 @@ export class Transport {
     return { data, response, attempts };
   }
 
-  async #withRetries(options: RequestOptions, readBody: boolean): Promise<Answer> {
+  async #withRetries(options: TransportRequest, readBody: boolean): Promise<Answer> {
     const config = this.#config;
     const idempotent = options.idempotent ?? options.method === 'GET';
     const maxRetries = callMaxRetries(options.maxRetries) ?? config.maxRetries;
@@ -203,7 +199,7 @@ export class Transport {
 
   /** Throws `error` when no retry follows (`delay` null); else tells who must know, and waits `delay`. */
   async #afterFailure(
-    options: RequestOptions,
+    options: TransportRequest,
     attempt: number,
     error: unknown,
     delay: number | null,
@@ -235,7 +231,7 @@ export class Transport {
 
   /** The fetch headers: the client's defaults, then the caller's, then those only the SDK sets. */
   #headers(
-    options: RequestOptions,
+    options: TransportRequest,
     authorization: string | undefined,
     body: string | undefined,
   ): Record<string, string> {
@@ -263,7 +259,7 @@ export class Transport {
 
   /** One attempt: wait for the limiter, take the credential, send, and map what comes back. */
   async #attempt(
-    options: RequestOptions,
+    options: TransportRequest,
     readBody: boolean,
     auth: AuthState,
     idempotent: boolean,
@@ -384,7 +380,7 @@ export class Transport {
    * or the body, never followed, bounded by the attempt's signal. A server that redirects the POST but not the GET
    * (or that fails to answer it) gets the error without them: status 0, no location.
    */
-  async #refusedRedirect(options: RequestOptions, x: Exchange): Promise<RedirectError> {
+  async #refusedRedirect(options: TransportRequest, x: Exchange): Promise<RedirectError> {
     const url = this.#url(options);
     const request = { method: options.method, path: options.path };
     const secrets = this.#config.secrets();
@@ -406,7 +402,7 @@ export class Transport {
   }
 
   /** The error for a 3xx (never followed) or another non-2xx answer. */
-  async #refusal(options: RequestOptions, response: Response): Promise<unknown> {
+  async #refusal(options: TransportRequest, response: Response): Promise<unknown> {
     const request = { method: options.method, path: options.path };
     const secrets = this.#config.secrets();
     if (isRedirect(response)) {
@@ -439,7 +435,7 @@ export class Transport {
     });
   }
 
-  #url(options: RequestOptions): string {
+  #url(options: TransportRequest): string {
     const base = this.#base;
     const path = options.path.startsWith('/') ? options.path : `/${options.path}`;
     const query = options.query ? queryString(options.query) : '';
@@ -458,18 +454,6 @@ interface AuthState {
 class AuthorizationFailed {
   constructor(readonly error: unknown) {}
 }
-
-// What a request is: the types the clients build requests with.
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type QueryValue =
-  | string
-  | number
-  | boolean
-  | null
-  | undefined
-  | readonly (string | number | boolean)[];
-export type QueryParams = Readonly<Record<string, QueryValue>>;
 
 /** What a client plugs into the shared transport. The transport itself knows no endpoint and no scheme. */
 export interface TransportConfig {
@@ -499,45 +483,9 @@ export interface TransportConfig {
   fetch?: typeof fetch | undefined;
   /** Already filtered to the client's level (`resolveLogger`). */
   logger?: Logger | undefined;
-  /** Sent with every request; per-call `headers` override them. Checked by `checkHeaders`. */
+  /** Sent with every request; per-call `headers` override them. Checked and lower-cased (`transportConfigOf`). */
   defaultHeaders?: Readonly<Record<string, string>> | undefined;
   hooks?: RequestHooks | undefined;
-}
-
-export interface RequestOptions {
-  method: HttpMethod;
-  /** Path below the base URL, with any path parameters already encoded. */
-  path: string;
-  query?: QueryParams | undefined;
-  /** Serialised as JSON. */
-  body?: unknown;
-  signal?: AbortSignal | undefined;
-  timeoutMs?: number | undefined;
-  /** Whether repeating the request has no further effect. Defaults to `true` for GET. */
-  idempotent?: boolean | undefined;
-  /** Repeat even a request that failed in flight (it may run twice). Default `false`. */
-  retryInFlight?: boolean | undefined;
-  /**
-   * For `stream()`: the longest silence allowed between two chunks of the body before the request ends in
-   * `TimeoutError`. Default: the request's timeout.
-   */
-  idleTimeoutMs?: number | undefined;
-  /** Wait for the client's rate limiter before each attempt. Default `false`. */
-  rateLimited?: boolean | undefined;
-  maxRetries?: number | undefined;
-  /** The caller's extra headers (see `checkHeaders`), over the client's `defaultHeaders`. */
-  headers?: Readonly<Record<string, string>> | undefined;
-  accept?: string | undefined;
-  /**
-   * Aborting it stops the request from *starting* (while it waits for the rate limiter or between attempts)
-   * but never cancels one in flight; the request rejects with the signal's reason. Lets a batch stop every
-   * queued send the moment one of them learns the balance is gone, without losing track of those already out.
-   */
-  stopSignal?: AbortSignal | undefined;
-  /** A send of a batch (`sendMany`): the rate limiter may refuse it while bulk sending is stopped. */
-  bulk?: boolean | undefined;
-  /** Told each wait before a retry, in ms (for progress reports). */
-  onRetryWait?: ((ms: number) => void) | undefined;
 }
 
 // The parts of a request a call supplies, checked before the first attempt.
@@ -591,14 +539,14 @@ interface Observers {
 }
 
 /** The `onRequest` event of an attempt (and the base of its `onResponse`). */
-function requestEvent(options: RequestOptions, host: string, attempt: number) {
+function requestEvent(options: TransportRequest, host: string, attempt: number) {
   return { method: options.method, path: options.path, host, attempt: attempt + 1 };
 }
 
 /** One attempt's debug line and `onResponse` event: metadata only, never a header value or a body. */
 function observeAttempt(
   observers: Observers,
-  options: RequestOptions,
+  options: TransportRequest,
   attempt: number,
   started: number,
   outcome: { response: Response | undefined; error: unknown; retryInMs: number | undefined },
@@ -639,7 +587,7 @@ function observeAttempt(
 }
 
 /** The log fields of a failed attempt. */
-function failureMeta(options: RequestOptions, attempt: number, error: unknown) {
+function failureMeta(options: TransportRequest, attempt: number, error: unknown) {
   return {
     method: options.method,
     path: options.path,

@@ -1,5 +1,5 @@
 /** The SDK's version, sent in the User-Agent. A test keeps it equal to package.json's. */
-export const SDK_VERSION = '0.1.0';
+export const SDK_VERSION = '0.3.0';
 
 interface RuntimeGlobals {
   Bun?: { version?: string };
@@ -24,7 +24,7 @@ export function runtime(g: RuntimeGlobals = globalThis as RuntimeGlobals): strin
   return 'unknown';
 }
 
-/** `wa-gateway-sdk/0.1.0 node/20.20.2`: the SDK, its version and the runtime. */
+/** `wa-gateway-sdk/0.3.0 node/20.20.2`: the SDK, its version and the runtime. */
 export function userAgent(): string {
   return `wa-gateway-sdk/${SDK_VERSION} ${runtime()}`;
 }

@@ -1,14 +1,19 @@
-import type { CampaignTracker } from '../campaigns/tracker.js';
-import type { WindowStore } from '../conversations/stores.js';
-import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
+import {
+  type CommonClientOptions,
+  refuseVersionSuffix,
+  requireBaseUrl,
+  requireSecret,
+  transportConfigOf,
+} from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
-import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
 import { noteOwnLimiter, RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
 import { Transport } from '../core/transport.js';
+import type { TemplateCatalog } from '../templates/catalog.js';
 import { Media } from './media.js';
 import { Messages } from './messages.js';
 import { GATEWAY_RETRY_RULES } from './retry-rules.js';
-import type { TemplateCatalog } from './template-catalog.js';
+import type { CampaignObserver } from './send-many.js';
+import type { WindowStore } from './service-window.js';
 
 export interface GatewayClientOptions extends CommonClientOptions {
   /** The gateway API key (`pk_...` production, `sk_...` staging). Server-side only. */
@@ -42,8 +47,11 @@ export interface GatewayClientOptions extends CommonClientOptions {
    * the window store the conversations router records inbound messages in (`wa-gateway-sdk/conversations`).
    */
   serviceWindow?: WindowStore;
-  /** Records `sendMany(messages, { campaign })` results for campaign reports: see `CampaignTracker`. */
-  campaigns?: CampaignTracker;
+  /**
+   * Records `sendMany(messages, { campaign })` results for campaign reports: a `CampaignTracker` (any
+   * `CampaignObserver`).
+   */
+  campaigns?: CampaignObserver;
   /**
    * A `TemplateCatalog`: template sends (`sendTemplate`, `send` and `sendMany` of a template message) are checked against it
    * before any request (known name and language, status `APPROVED`, parameters), and `sendTemplate` takes names.
@@ -85,12 +93,11 @@ export class GatewayClient {
       'v1',
       'https://gw.example.com',
     );
-    this.rateLimiter = toRateLimiter(options.rateLimit);
     const config = transportConfigOf(options, {
       retryRules: GATEWAY_RETRY_RULES,
       secrets: () => [this.#apiKey],
-      rateLimiter: this.rateLimiter,
     });
+    this.rateLimiter = toRateLimiter(options.rateLimit);
     // A limiter built here (not one the caller shares) only limits this client: a second such client on one key
     // (a client per request) is the usual cause of a RATE_001 storm.
     if (this.rateLimiter instanceof RateLimiter && this.rateLimiter !== options.rateLimit) {
@@ -98,6 +105,7 @@ export class GatewayClient {
     }
     const transport = new Transport({
       ...config,
+      rateLimiter: this.rateLimiter,
       baseUrl: this.baseUrl,
       authorization: () => `Bearer ${this.#apiKey}`,
     });
@@ -121,8 +129,10 @@ export class GatewayClient {
   }
 }
 
+/** The `rateLimit` option as a limiter: a shared one as given, `{ perSecond }` as a `RateLimiter` (which checks it). */
 function toRateLimiter(option: GatewayClientOptions['rateLimit']): SendLimiter | undefined {
   if (option === false) return undefined;
+  if (option === undefined) return new RateLimiter({ perSecond: 80 });
   if (option instanceof RateLimiter) return option;
   if (
     typeof option === 'object' &&
@@ -132,12 +142,10 @@ function toRateLimiter(option: GatewayClientOptions['rateLimit']): SendLimiter |
   ) {
     return option as SendLimiter;
   }
-  if (option === undefined) return new RateLimiter({ perSecond: 80 });
-  const perSecond = (option as { perSecond?: unknown } | null)?.perSecond;
-  if (typeof perSecond !== 'number' || !Number.isInteger(perSecond) || perSecond < 1) {
+  if (typeof option !== 'object' || option === null) {
     throw new ConfigurationError(
       'rateLimit must be { perSecond: <positive integer> }, a RateLimiter (or another limiter with acquire and pause), or false.',
     );
   }
-  return new RateLimiter({ perSecond });
+  return new RateLimiter({ perSecond: (option as { perSecond: number }).perSecond });
 }

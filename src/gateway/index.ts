@@ -15,18 +15,17 @@ export type {
   TemplateParameter,
   ValidatedMessage,
 } from './message-schema.js';
+export type { Messages, SendOptions, UncheckedMessage, UnshownFields } from './messages.js';
+export { normalizeRecipient } from './recipient.js';
+export type { SendFlags, SendResult } from './send.js';
 export type {
-  Messages,
-  SendFlags,
+  CampaignObserver,
   SendManyOptions,
   SendManyProgress,
+  SendManyRecorder,
   SendManyResult,
-  SendOptions,
-  SendResult,
-  UncheckedMessage,
-  UnshownFields,
-} from './messages.js';
-export { normalizeRecipient } from './recipient.js';
+} from './send-many.js';
+export { ServiceWindowClosedError, type WindowStore } from './service-window.js';
 export {
   assertValidMessage,
   type MessageValidationResult,

@@ -1,6 +1,3 @@
-import { type CampaignTracker, campaignSends } from '../campaigns/tracker.js';
-import type { WindowStore } from '../conversations/stores.js';
-import { checkServiceWindow } from '../conversations/window.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { MessageValidationError, unexpectedAnswer } from '../core/errors.js';
@@ -8,16 +5,18 @@ import type { DeepReadonly } from '../core/plain-data.js';
 import { excerpt } from '../core/secrets.js';
 import { type Span, traced, tracingLoaded } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
+import type { TemplateCatalog } from '../templates/catalog.js';
 import type {
   TemplateDefinition,
   TemplateSendValues,
   UntypedTemplateSendValues,
 } from '../templates/define.js';
-import type { OutboundMessage, SendContact } from './message-schema.js';
+import type { OutboundMessage } from './message-schema.js';
 import { prepare } from './prepare-message.js';
+import type { PostRequest, PostSend, SendFlags, SendResult } from './send.js';
 import {
-  type PostRequest,
-  type PostSend,
+  type CampaignObserver,
+  campaignSends,
   SEND_SPAN,
   type SendManyOptions,
   type SendManyResult,
@@ -25,23 +24,7 @@ import {
 } from './send-many.js';
 import { readSendResponse } from './send-response.js';
 import { checkTemplateMessage, templateMessage } from './send-template.js';
-import type { TemplateCatalog } from './template-catalog.js';
-
-export type { SendManyOptions, SendManyProgress, SendManyResult } from './send-many.js';
-
-/**
- * What the gateway is asked to do with a message: the query flags of `POST /v1/wa/message`. They change what
- * is sent, so they are the send's own; `RequestOptions` only change how the request travels.
- */
-export interface SendFlags {
-  /**
-   * Run auth, rate limiting and billing checks but skip the upstream call; a fake wamid comes back and no
-   * `delivered` webhook follows. For integration tests against a real gateway.
-   */
-  isFake?: boolean;
-  /** Route through the upstream marketing-lite route (high-volume promotional template sends). */
-  mmlite?: boolean;
-}
+import { checkServiceWindow, type WindowStore } from './service-window.js';
 
 /**
  * `messages.send` options: the send's {@link SendFlags} and the call's {@link RequestOptions} in one object
@@ -79,23 +62,13 @@ export interface UncheckedMessage {
   readonly [field: string]: unknown;
 }
 
-/** What `messages.send` resolves to. */
-export interface SendResult {
-  /** The wamid. Status events carry it in `statuses[].id`; use it to match delivery receipts. */
-  messageId: string;
-  /** The number as sent (`input`) and as the network normalised it (`wa_id`). */
-  contacts: SendContact[];
-  /** The whole response body, fields the spec does not list included. */
-  raw: unknown;
-}
-
 /** The gateway's messages resource: `POST /v1/wa/message`. */
 export class Messages {
   readonly #transport: Transport;
   readonly #messagingProduct: string;
   readonly #retryInFlight: boolean;
   readonly #serviceWindow: WindowStore | undefined;
-  readonly #campaigns: CampaignTracker | undefined;
+  readonly #campaigns: CampaignObserver | undefined;
   readonly #templates: TemplateCatalog | undefined;
 
   /** @internal */
@@ -105,7 +78,7 @@ export class Messages {
       messagingProduct: string;
       retryInFlight: boolean;
       serviceWindow?: WindowStore | undefined;
-      campaigns?: CampaignTracker | undefined;
+      campaigns?: CampaignObserver | undefined;
       templates?: TemplateCatalog | undefined;
     },
   ) {

@@ -1,7 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { CampaignRecorder } from '../campaigns/tracker.js';
 import { onAbort } from '../core/abort.js';
-import type { WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import {
   ConfigurationError,
@@ -15,23 +13,9 @@ import type { DeepReadonly } from '../core/plain-data.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import { traced } from '../core/tracing.js';
 import type { OutboundMessage, SendContact } from './message-schema.js';
-import type { SendFlags, SendResult } from './messages.js';
 import { prepare } from './prepare-message.js';
 import { GATEWAY_RETRY_RULES } from './retry-rules.js';
-
-/** How one send of `Messages` travels: the call's options plus what `sendMany` sets. */
-export type PostRequest = RequestOptions & {
-  retryInFlight?: boolean | undefined;
-  onRetryWait?: ((ms: number) => void) | undefined;
-};
-
-/** `Messages`' one send, as `sendMany` drives it. */
-export type PostSend = (
-  valid: object,
-  flags: SendFlags,
-  request: PostRequest,
-  stopSignal?: AbortSignal,
-) => Promise<WithResponse<SendResult>>;
+import type { PostSend, SendFlags } from './send.js';
 
 export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal'> {
   /** How many sends are in flight at once. Default 16. The client's rate limiter still applies. */
@@ -54,6 +38,27 @@ export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal
    * without one): see `CampaignTracker` and docs/campaigns.md.
    */
   campaign?: string;
+}
+
+/**
+ * What records the results of `sendMany(messages, { campaign })`: `GatewayClient`'s `campaigns` option, a
+ * `CampaignTracker`. The gateway owns this contract and campaigns implement it, so a send imports no campaign code.
+ */
+export interface CampaignObserver {
+  /** Opens one `sendMany`'s recording of `campaign`; throws `ConfigurationError` for an id it refuses. */
+  recorder(campaign: string): SendManyRecorder;
+}
+
+/** One `sendMany`'s recording of its campaign's results (see `CampaignObserver`). */
+export interface SendManyRecorder {
+  /** Settles once sends may start: the recorder's store knows the campaign is sending. */
+  readonly ready: Promise<void>;
+  /** `ready` has resolved, so sends go straight on without waiting a promise turn each. */
+  readonly isReady: boolean;
+  /** Takes one result (`message` is what `sendMany` was given); a promise only when it writes. */
+  add(result: SendManyResult, message: unknown): Promise<void> | undefined;
+  /** Writes what is left; throws when a result could not be recorded. */
+  close(): Promise<void>;
 }
 
 /** Where a `sendMany` stands. */
@@ -93,32 +98,15 @@ export const SEND_SPAN = {
 } as const;
 
 /**
- * Sends many messages with bounded concurrency, sharing the client's rate limiter, and yields one result
- * per message **in input order**. Accepts any iterable or async iterable, so 100,000 messages can be read
- * lazily from a file or a database cursor.
- *
- * - A `RATE_001` pauses every worker for the server's `retry_after`, then the send is retried.
- * - A `BILL_001` (balance exhausted) stops starting new sends, as the spec asks: every message not yet
- *   started is reported with `ok: false`, `notSent: true` and the same `PaymentRequiredError`, so nothing
- *   is silently dropped.
- * - An invalid message is reported (`MessageValidationError`, `notSent: true`) and the others go on.
- * - Breaking out of the loop stops every send not yet started, queued ones included; sends already in flight
- *   complete (they are not aborted, the message may be out) but their results are no longer reported.
- * - A slow send does not stall the batch: the others go on, and results wait for it to keep the order.
- *
- * @example
- * for await (const r of gw.messages.sendMany(customers.map(toTemplateMessage), { concurrency: 8 })) {
- *   if (r.ok) db.saveWamid(r.index, r.messageId);
- *   else if (r.notSent) retryLater(r.index, r.error);
- *   else alertOps(r.index, r.error);
- * }
+ * The loop behind `messages.sendMany` (its TSDoc says what a caller gets): `post` is `Messages`' one send, and
+ * `campaign` the recorder its results go to.
  */
 export async function* sendMany(
   post: PostSend,
   host: string,
   messages: Iterable<DeepReadonly<OutboundMessage>> | AsyncIterable<DeepReadonly<OutboundMessage>>,
   options: SendManyOptions = {},
-  campaign?: CampaignRecorder,
+  campaign?: SendManyRecorder,
 ): AsyncGenerator<SendManyResult, void, undefined> {
   const concurrency = options.concurrency ?? 16;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
@@ -266,4 +254,38 @@ const NOT_STARTED: unique symbol = Symbol('not started');
 
 function abortError(signal: AbortSignal): NotSentError {
   return new NotSentError('sendMany was aborted before this message was sent.', { cause: signal.reason });
+}
+
+/**
+ * How `messages.sendMany` takes a campaign: its recorder, and the send wrapped so that none starts before the
+ * recorder is ready (a campaign store must know the campaign is sending, or a status could beat its send result
+ * and be lost).
+ */
+export function campaignSends(
+  tracker: CampaignObserver | undefined,
+  campaign: string | undefined,
+  post: PostSend,
+): { post: PostSend; recorder: SendManyRecorder | undefined } {
+  if (campaign === undefined) return { post, recorder: undefined };
+  if (!tracker) {
+    throw new ConfigurationError(
+      'sendMany was given a campaign but the client has no tracker: pass new GatewayClient({ ..., campaigns: new CampaignTracker() }).',
+    );
+  }
+  const recorder = tracker.recorder(campaign);
+  return {
+    recorder,
+    post: (valid, flags, request, stop) =>
+      recorder.isReady
+        ? post(valid, flags, request, stop)
+        : recorder.ready.then(
+            () => post(valid, flags, request, stop),
+            (error: unknown) => {
+              throw new NotSentError(
+                `The campaign store could not be reached, so this message of campaign '${campaign}' was not sent.`,
+                { cause: error },
+              );
+            },
+          ),
+  };
 }

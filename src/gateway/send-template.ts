@@ -4,6 +4,7 @@
  * definition and the client's catalogue with the one check the sandbox uses too (`templates/send-check.ts`).
  */
 import { ConfigurationError, WaGatewayError } from '../core/errors.js';
+import { languageProblem, type TemplateCatalog, unknownProblem } from '../templates/catalog.js';
 import type { TemplateDefinition, UntypedTemplateSendValues } from '../templates/define.js';
 import {
   parameterProblem,
@@ -11,7 +12,6 @@ import {
   type TemplateSendInput,
   type TemplateSendProblem,
 } from '../templates/send-check.js';
-import { languageProblem, type TemplateCatalog, unknownProblem } from './template-catalog.js';
 
 const MEDIA_TYPE: Readonly<Record<string, string>> = { IMAGE: 'image', VIDEO: 'video', DOCUMENT: 'document' };
 

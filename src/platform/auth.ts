@@ -1,21 +1,7 @@
-import { z } from 'zod';
 import { type ApiPromise, apiPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
-
 import type { LoginResult } from './login.js';
 import type { TokenManager } from './token-manager.js';
-
-/** `POST /jwt/` answer. Only `token` is required: the login must not fail over an ancillary field. */
-export const loginResponseSchema = z.looseObject({
-  token: z.string().min(1),
-  account: z.looseObject({ uuid: z.string() }).nullable().optional(),
-  otp: z.boolean().nullable().optional(),
-  client: z
-    .looseObject({ device_id: z.union([z.string(), z.number()]).nullable().optional() })
-    .nullable()
-    .optional(),
-});
-export interface LoginResponse extends z.infer<typeof loginResponseSchema> {}
 
 /** Login. The client logs in by itself when needed; call `login()` to do it now or to read the account. */
 export class Auth {

@@ -1,17 +1,13 @@
 import {
   type ClientTransportConfig,
   type CommonClientOptions,
-  transportConfigOf,
-} from '../core/client-options.js';
-import { ConfigurationError } from '../core/errors.js';
-import {
-  describeSecret,
   refuseVersionSuffix,
   requireBaseUrl,
   requireSecret,
-  secretAdvice,
-} from '../core/options.js';
-import type { RetryRules } from '../core/retry-policy.js';
+  transportConfigOf,
+} from '../core/client-options.js';
+import { ConfigurationError } from '../core/errors.js';
+import { describeSecret, secretAdvice } from '../core/secret-advice.js';
 import { REDACTED } from '../core/secrets.js';
 import { Transport } from '../core/transport.js';
 import { Auth } from './auth.js';
@@ -20,6 +16,7 @@ import { Customers } from './customers.js';
 import { PlatformHttp } from './http.js';
 import { PlatformMessages } from './messages.js';
 import { Reports } from './reports.js';
+import { PLATFORM_RETRY_RULES } from './retry-rules.js';
 import { Stats } from './stats.js';
 import { TokenManager } from './token-manager.js';
 import type { TokenStore } from './token-store.js';
@@ -46,17 +43,6 @@ export interface PlatformClientOptions extends CommonClientOptions {
   /** A custom fetch. By default `globalThis.fetch`, looked up per request. */
   fetch?: typeof fetch;
 }
-
-/**
- * The platform answers with plain bodies and no error codes: only statuses decide. GETs are repeated on
- * connection faults and 5xx by the transport's default; POSTs are not repeated once they may have arrived.
- */
-export const PLATFORM_RETRY_RULES: RetryRules = {
-  retryableCodes: [],
-  neverRetryCodes: [],
-  // A 4xx is the platform refusing the request; a 5xx may come after it acted.
-  refusalsHadNoEffect: true,
-};
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
 

@@ -6,12 +6,13 @@ import {
   responseInfo,
   type WithResponse,
 } from '../core/api-promise.js';
-import { type RequestOptions as CallRequestOptions, requestOf } from '../core/call-options.js';
+import { type RequestOptions, requestOf } from '../core/call-options.js';
 import type { ClientTransportConfig } from '../core/client-options.js';
 import { hot } from '../core/compiled.js';
 import { type AnswerSeen, AuthenticationError, unexpectedAnswer } from '../core/errors.js';
 import { traced } from '../core/tracing.js';
-import { type RequestOptions, Transport } from '../core/transport.js';
+import { Transport } from '../core/transport.js';
+import type { TransportRequest } from '../core/transport-request.js';
 import { describeIssues, safeCheck } from '../core/zod.js';
 import type { TokenManager } from './token-manager.js';
 
@@ -23,8 +24,8 @@ export type Host = 'platform' | 'stream';
  * the 2xx body against it, and a body of another shape is an `InvalidResponseError` with the answer's status.
  */
 export interface JsonCall {
-  (host: Host, options: RequestOptions): Promise<unknown>;
-  <S extends z.ZodType>(host: Host, options: RequestOptions, schema: S): Promise<z.output<S>>;
+  (host: Host, options: TransportRequest): Promise<unknown>;
+  <S extends z.ZodType>(host: Host, options: TransportRequest, schema: S): Promise<z.output<S>>;
 }
 
 const SCHEME = 'JWT ';
@@ -59,12 +60,12 @@ export class PlatformHttp {
     this.#transports = { platform: transport(options.platformUrl), stream: transport(options.streamUrl) };
   }
 
-  async json(host: Host, options: RequestOptions): Promise<unknown> {
+  async json(host: Host, options: TransportRequest): Promise<unknown> {
     return (await this.call(host, options)).data;
   }
 
   /** One platform call, in its own span, with the answer's `ResponseInfo`. */
-  call(host: Host, options: RequestOptions): Promise<WithResponse<unknown>> {
+  call(host: Host, options: TransportRequest): Promise<WithResponse<unknown>> {
     const transport = this.#transports[host];
     return traced(
       `wa-gateway platform ${options.method}`,
@@ -87,7 +88,7 @@ export class PlatformHttp {
   run<T>(body: (json: JsonCall) => Promise<T>): ApiPromise<T> {
     return apiPromise(async () => {
       let last: ResponseInfo | undefined;
-      const json = async (host: Host, options: RequestOptions, schema?: z.ZodType) => {
+      const json = async (host: Host, options: TransportRequest, schema?: z.ZodType) => {
         const r = await this.call(host, options);
         last = r.response;
         if (schema === undefined) return r.data;
@@ -104,7 +105,7 @@ export class PlatformHttp {
    * checks the arguments and builds the request body; it runs inside the call, so a bad argument rejects the
    * promise before any request.
    */
-  operation(path: string, options: CallRequestOptions, body: () => unknown): ApiPromise<DetailResponse> {
+  operation(path: string, options: RequestOptions, body: () => unknown): ApiPromise<DetailResponse> {
     return this.run(async (json) =>
       detailOf(
         await json('platform', {
@@ -122,7 +123,7 @@ export class PlatformHttp {
    * The 2xx answer with its body unread. The transport lets go of the caller's signal once the body ends,
    * fails or is cancelled, so the reader has nothing to release but the body itself.
    */
-  async open(host: Host, options: RequestOptions): Promise<Response> {
+  async open(host: Host, options: TransportRequest): Promise<Response> {
     try {
       return await this.#transports[host].stream(options);
     } catch (error) {

@@ -1,13 +1,13 @@
 import type { RequestOptions } from '../core/call-options.js';
 
-export type { Auth, LoginResponse } from './auth.js';
+export type { Auth } from './auth.js';
 export { PlatformClient, type PlatformClientOptions } from './client.js';
 export type { AssignAgent, Conversations, ConversationTypeInput } from './conversations.js';
 export type { Customers, CustomerUpdate } from './customers.js';
 export { LoginFailedError, StreamInterruptedError } from './errors.js';
 export { type CustomFields, type CustomFieldValue, type Instant, isUuid } from './fields.js';
-
 export type { DetailResponse } from './http.js';
+export type { LoginResponse } from './login.js';
 
 /** @deprecated Use `RequestOptions`: the same per-call options, under the name every client takes them by. */
 export type CallOptions = RequestOptions;

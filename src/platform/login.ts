@@ -1,9 +1,23 @@
+/** The platform's login (`POST /jwt/`): its answer's schema, the token's lifetime and what `auth.login()` returns. */
+import { z } from 'zod';
 import { REDACTED } from '../core/secrets.js';
 
 /** The platform's tokens are valid for 24 hours from login. */
 export const TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 export const LOGIN_PATH = '/jwt/';
+
+/** `POST /jwt/` answer. Only `token` is required: the login must not fail over an ancillary field. */
+export const loginResponseSchema = z.looseObject({
+  token: z.string().min(1),
+  account: z.looseObject({ uuid: z.string() }).nullable().optional(),
+  otp: z.boolean().nullable().optional(),
+  client: z
+    .looseObject({ device_id: z.union([z.string(), z.number()]).nullable().optional() })
+    .nullable()
+    .optional(),
+});
+export interface LoginResponse extends z.infer<typeof loginResponseSchema> {}
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
 

@@ -6,8 +6,6 @@ import { ConfigurationError, MessageValidationError, WaGatewayError } from '../c
 import { callHook } from '../core/hooks.js';
 import { mayHaveBeenSent as sentMaybe } from '../core/retry-policy.js';
 import { safeCheck } from '../core/zod.js';
-// A cycle with client.ts, read only when a chunk fails: the retry table decides "was it sent?" too.
-import { PLATFORM_RETRY_RULES } from './client.js';
 import type { DetailResponse, PlatformHttp } from './http.js';
 import {
   BATCH_SEND_MAX,
@@ -16,6 +14,8 @@ import {
   type MessageItem,
   sendMessagesBodySchema,
 } from './messages.schema.js';
+// The retry table decides "was it sent?" for a failed chunk too.
+import { PLATFORM_RETRY_RULES } from './retry-rules.js';
 import { type StreamOptions, streamMessages } from './stream.js';
 import type { StreamMessage, StreamQuery } from './stream.schema.js';
 import { type StreamRangeOptions, type StreamRangeQuery, streamRange } from './stream-range.js';

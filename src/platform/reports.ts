@@ -3,7 +3,7 @@ import type { ApiPromise } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError, invalidArgument } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
-import type { QueryParams } from '../core/transport.js';
+import type { QueryParams } from '../core/transport-request.js';
 import { argumentsCheck, requireInstant, toWire } from './arguments.js';
 import { type Instant, instantMs } from './fields.js';
 import type { JsonCall, PlatformHttp } from './http.js';

@@ -7,7 +7,7 @@ import {
 } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
-import type { QueryParams } from '../core/transport.js';
+import type { QueryParams } from '../core/transport-request.js';
 import { argumentsCheck, requireInstant } from './arguments.js';
 import { StreamInterruptedError } from './errors.js';
 import { type Instant, instantMs } from './fields.js';

@@ -1,8 +1,8 @@
 import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { positive } from '../core/client-options.js';
 import { headerValue } from '../core/headers.js';
-import { positive } from '../core/options.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
-import type { QueryParams } from '../core/transport.js';
+import type { QueryParams } from '../core/transport-request.js';
 import { argumentsCheck, toWire } from './arguments.js';
 import type { PlatformHttp } from './http.js';
 import { type StreamMessage, type StreamQuery, streamQuerySchema } from './stream.schema.js';

@@ -11,9 +11,14 @@ import {
 import { type Logger, log } from '../core/logger.js';
 import { REDACTED } from '../core/secrets.js';
 import type { Transport } from '../core/transport.js';
-import { loginResponseSchema } from './auth.js';
 import { LoginFailedError } from './errors.js';
-import { LOGIN_PATH, type LoginResult, loginResult, TOKEN_LIFETIME_MS } from './login.js';
+import {
+  LOGIN_PATH,
+  type LoginResult,
+  loginResponseSchema,
+  loginResult,
+  TOKEN_LIFETIME_MS,
+} from './login.js';
 import { MemoryTokenStore, type TokenEntry, type TokenStore, tokenEntrySchema } from './token-store.js';
 
 /** A token is replaced this long before it expires, so no request goes out with a token about to lapse. */

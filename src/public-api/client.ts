@@ -1,10 +1,16 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { type CommonClientOptions, transportConfigOf } from '../core/client-options.js';
+import {
+  type CommonClientOptions,
+  refuseVersionSuffix,
+  requireBaseUrl,
+  requireSecret,
+  transportConfigOf,
+} from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
-import { refuseVersionSuffix, requireBaseUrl, requireSecret } from '../core/options.js';
 import type { RetryRules } from '../core/retry-policy.js';
-import { type HttpMethod, type QueryParams, Transport } from '../core/transport.js';
+import { Transport } from '../core/transport.js';
+import type { HttpMethod, QueryParams } from '../core/transport-request.js';
 import { Templates } from './templates.js';
 
 export interface PublicApiClientOptions extends CommonClientOptions {

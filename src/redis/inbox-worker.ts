@@ -20,7 +20,7 @@ import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { ON_ERROR_HINT } from '../webhooks/claims.js';
 import type { WebhookEvent } from '../webhooks/events.js';
-import { resolveWebhookLogger } from '../webhooks/handler.js';
+import { resolveWebhookLogger } from '../webhooks/handler-options.js';
 import { noteConnectionError } from './connection-log.js';
 import { InboxError } from './errors.js';
 import { INBOX_BACKOFF_TYPE, type InboxQueueOptions, inboxJobDataSchema, queueOptions } from './inbox.js';

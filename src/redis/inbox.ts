@@ -26,7 +26,7 @@ import {
   resolveWebhookLogger,
   type WebhookHandlerOptions,
   type WebhookPlatformContext,
-} from '../webhooks/handler.js';
+} from '../webhooks/handler-options.js';
 import {
   createNodeWebhookHandler,
   type NodeWebhookRequest,

@@ -1,4 +1,4 @@
-import type { TemplateRecord, TemplateRecordPatch, TemplateStore } from '../gateway/template-catalog.js';
+import type { TemplateRecord, TemplateRecordPatch, TemplateStore } from '../templates/catalog.js';
 import type { TemplateDefinition } from '../templates/define.js';
 import { call, hashedKey, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
 import { openStore, type RedisStoreOptions } from './store-options.js';

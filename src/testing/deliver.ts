@@ -1,5 +1,5 @@
 import { callObserver } from '../core/observer.js';
-import { DUPLICATES_HEADER } from '../webhooks/handler.js';
+import { DUPLICATES_HEADER } from '../webhooks/handler-options.js';
 
 /** One attempt to deliver one event to a webhook endpoint. */
 export interface DeliveryAttempt {

@@ -1,8 +1,9 @@
 import type { ValidatedMessage } from '../gateway/message-schema.js';
 import { validateMessage } from '../gateway/validate-message.js';
-import { statusEnvelope, statusObject } from '../webhooks/fixtures.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
+import type { SimulatedRequest, SimulatedResponse } from './simulated-http.js';
 import type { TemplateRegistry } from './template-registry.js';
+import { statusEnvelope, statusObject } from './webhook-fixtures.js';
 
 /**
  * The gateway's behaviour as data, shared by the msw handlers and the sandbox HTTP server: the order of
@@ -33,19 +34,6 @@ export interface GatewaySimulatorOptions {
   displayPhoneNumber?: string;
   /** Templates created through the public API: a send of one must match its parameters (`GW_001`). */
   templateRegistry?: TemplateRegistry;
-}
-
-export interface SimulatedRequest {
-  authorization: string | null;
-  query: URLSearchParams;
-  body: string;
-}
-
-export interface SimulatedResponse {
-  status: number;
-  headers?: Record<string, string>;
-  /** JSON-serialisable, or raw bytes for media. */
-  body: unknown;
 }
 
 /** An upstream error, as a `failed` status event carries it in `errors[]`. */

@@ -4,8 +4,8 @@
  * for upstream signatures, and `startSandbox`, a local gateway on a real socket that delivers webhooks.
  * Needs `msw` (an optional peer dependency) for the handlers.
  */
-export * from '../webhooks/fixtures.js';
-export { signUpstreamBody } from '../webhooks/verify.js';
+
+export { signUpstreamBody } from '../webhooks/upstream-signature.js';
 export {
   type DeliverOptions,
   type DeliveryAttempt,
@@ -16,8 +16,6 @@ export {
   GatewaySimulator,
   type GatewaySimulatorOptions,
   type SentMessage,
-  type SimulatedRequest,
-  type SimulatedResponse,
   type UpstreamFailure,
 } from './gateway-simulator.js';
 export { createGatewayHandlers, createPublicApiHandlers } from './msw-handlers.js';
@@ -39,13 +37,15 @@ export {
   platformMessageRecord,
   type ReportSections,
 } from './platform/state.js';
-export {
-  type Sandbox,
-  type SandboxEvent,
-  type SandboxFaults,
-  type SandboxOptions,
-  type SandboxPlatform,
-  type SandboxSend,
-  startSandbox,
-} from './sandbox.js';
+export { startSandbox } from './sandbox/sandbox.js';
+export type {
+  Sandbox,
+  SandboxEvent,
+  SandboxFaults,
+  SandboxOptions,
+  SandboxPlatform,
+  SandboxSend,
+} from './sandbox/types.js';
+export type { SimulatedRequest, SimulatedResponse } from './simulated-http.js';
 export { type RegisteredTemplate, TemplateRegistry } from './template-registry.js';
+export * from './webhook-fixtures.js';

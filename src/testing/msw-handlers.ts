@@ -1,11 +1,8 @@
 import type * as Msw from 'msw';
 import type { RequestHandler } from 'msw';
 import { loadOptionalPeer } from '../core/optional-peer.js';
-import {
-  GatewaySimulator,
-  type GatewaySimulatorOptions,
-  type SimulatedResponse,
-} from './gateway-simulator.js';
+import { GatewaySimulator, type GatewaySimulatorOptions } from './gateway-simulator.js';
+import type { SimulatedResponse } from './simulated-http.js';
 import { TemplateRegistry } from './template-registry.js';
 
 function toResponse(answer: SimulatedResponse): Response {

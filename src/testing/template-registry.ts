@@ -2,7 +2,7 @@ import type { TemplateCreateRequest } from '../templates/schema.js';
 import { parameterProblem, statusProblem } from '../templates/send-check.js';
 import { validateTemplate } from '../templates/validate.js';
 import type { TemplateStatusEventName } from '../webhooks/template-status.js';
-import type { SimulatedResponse } from './gateway-simulator.js';
+import type { SimulatedResponse } from './simulated-http.js';
 
 /** A template the sandbox's registry holds. */
 export interface RegisteredTemplate {

@@ -6,7 +6,7 @@ import { onAbort, raceSignal } from '../core/abort.js';
 import { WaGatewayError } from '../core/errors.js';
 import { type IdempotencyStore, toClaimResult } from './dedup.js';
 import type { WebhookEvent } from './events.js';
-import type { WebhookErrorInfo, WebhookEventContext, WebhookHandlerOptions } from './handler.js';
+import type { WebhookErrorInfo, WebhookEventContext, WebhookHandlerOptions } from './handler-options.js';
 
 /** How one keyed event ended for this delivery. */
 export type Outcome = 'ok' | 'duplicate' | 'failed' | 'busy';

@@ -1,7 +1,7 @@
 /** What events carry beside the wire objects: issues, parsed timestamps and content-derived keys. */
 
 import { formatPath } from '../core/plain-data.js';
-import type { Path } from './body.js';
+import type { Path } from './decode-body.js';
 import type { WebhookIssue } from './events.js';
 
 export function issue(path: Path, code: string, message: string): WebhookIssue {

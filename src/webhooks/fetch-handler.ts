@@ -1,31 +1,13 @@
 /**
- * `createWebhookHandler`: the Fetch API adapter (`Request` in, `Response` out) over the webhook core in
- * `webhook-core.ts`, for Next.js route handlers, Hono, Bun, Deno and Workers. `node-handler.ts` is the Node one.
+ * `createWebhookHandler`: the Fetch API adapter (`Request` in, `Response` out) over the handler in
+ * `request-handler.ts`, for Next.js route handlers, Hono, Bun, Deno and Workers. `node-handler.ts` is the Node one.
  */
-
-import { resolveOptions, type WebhookHandlerOptions, type WebhookPlatformContext } from './handler.js';
-import { type BodyResult, concat, createWebhookCore } from './webhook-core.js';
-
-async function readFetchBody(request: Request, maxBytes: number): Promise<BodyResult> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > maxBytes) return { kind: 'too_large' };
-  if (request.bodyUsed) return { kind: 'unavailable', reason: 'the Request body was already read' };
-  if (request.body === null) return { kind: 'bytes', bytes: new Uint8Array(0) };
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return { kind: 'too_large' };
-    }
-    chunks.push(value);
-  }
-  return { kind: 'bytes', bytes: concat(chunks, total) };
-}
+import {
+  resolveOptions,
+  type WebhookHandlerOptions,
+  type WebhookPlatformContext,
+} from './handler-options.js';
+import { createRequestHandler } from './request-handler.js';
 
 /**
  * Creates a Fetch API webhook handler: `(request: Request) => Promise<Response>`. Use it in Next.js route handlers,
@@ -51,13 +33,14 @@ async function readFetchBody(request: Request, maxBytes: number): Promise<BodyRe
 export function createWebhookHandler(
   options: WebhookHandlerOptions,
 ): (request: Request, platform?: WebhookPlatformContext) => Promise<Response> {
-  const core = createWebhookCore(resolveOptions(options, 'createWebhookHandler'));
+  const handler = createRequestHandler(resolveOptions(options, 'createWebhookHandler'));
   return async (request, platform) => {
-    const result = await core(
+    const result = await handler(
       {
         method: request.method,
-        header: (name) => request.headers.get(name) ?? undefined,
-        readBody: (maxBytes) => readFetchBody(request, maxBytes),
+        authorization: request.headers.get('authorization') ?? undefined,
+        signature: request.headers.get('x-hub-signature-256') ?? undefined,
+        body: { kind: 'fetch', request },
       },
       platform && typeof platform.waitUntil === 'function'
         ? { waitUntil: (p) => platform.waitUntil?.(p) }

@@ -5,8 +5,8 @@
  */
 export { ConfigurationError, WaGatewayError, WebhookParseError } from '../core/errors.js';
 export type { Logger, LogLevel } from '../core/logger.js';
-export type { WebhookBody } from './body.js';
 export { type Customer, customerOf } from './customer.js';
+export type { WebhookBody } from './decode-body.js';
 export {
   type ClaimResult,
   DEFAULT_DEDUPE_TTL_MS,
@@ -35,7 +35,7 @@ export type {
   WebhookHandlerOptions,
   WebhookLogger,
   WebhookPlatformContext,
-} from './handler.js';
+} from './handler-options.js';
 export { MESSAGE_TYPES } from './message-types.js';
 export {
   createNodeWebhookHandler,
@@ -84,9 +84,9 @@ export {
 export {
   RawBodyRequiredError,
   signUpstreamBody,
-  verifyAuthorization,
   verifyUpstreamSignature,
-} from './verify.js';
+} from './upstream-signature.js';
+export { verifyAuthorization } from './verify.js';
 export {
   CONVERSATION_ORIGIN_TYPES,
   INTERACTIVE_TYPES,

@@ -14,16 +14,6 @@ import type { RawIssue } from '../core/checker-runtime.js';
 import { WebhookParseError } from '../core/errors.js';
 import { formatPath, isRecord } from '../core/plain-data.js';
 import {
-  type DecodedBody,
-  decodeBody,
-  describe,
-  type JsonObject,
-  mayHoldNulls,
-  type Path,
-  type WebhookBody,
-  withoutNulls,
-} from './body.js';
-import {
   checkAccountUpdateValue,
   checkContact,
   checkEnvelope,
@@ -32,6 +22,16 @@ import {
   checkTemplateStatusValue,
   messageCheckers,
 } from './checkers.generated.js';
+import {
+  type DecodedBody,
+  decodeBody,
+  describe,
+  type JsonObject,
+  mayHoldNulls,
+  type Path,
+  type WebhookBody,
+  withoutNulls,
+} from './decode-body.js';
 import { contentHash, issue, parseTimestamp, rawTimestampString, toIssues } from './event-fields.js';
 import type { IncomingMessage, UnknownEvent, UnknownMessage, WebhookEvent, WebhookIssue } from './events.js';
 import type { WebhookContact, WebhookMetadata, WebhookStatus } from './schemas.js';

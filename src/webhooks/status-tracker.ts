@@ -136,6 +136,32 @@ function readWamid(input: StatusEvent | WebhookStatus): string | undefined {
 }
 
 /**
+ * A snapshot read back from a store (JSON, where absent fields were left out) with every field of
+ * `TrackedStatus` present, `undefined` where it was absent: what `StatusTracker` itself holds, so a shared store's
+ * results equal the tracker's field for field.
+ *
+ * @example
+ * const snapshot = trackedStatusFrom(JSON.parse(stored));
+ */
+export function trackedStatusFrom(s: TrackedStatus): TrackedStatus {
+  return {
+    wamid: s.wamid,
+    status: s.status,
+    timestamp: s.timestamp,
+    sentAt: s.sentAt,
+    deliveredAt: s.deliveredAt,
+    readAt: s.readAt,
+    failedAt: s.failedAt,
+    delivered: s.delivered === true,
+    billable: s.billable === true,
+    recipientId: s.recipientId,
+    recipientUserId: s.recipientUserId,
+    errors: s.errors,
+    events: s.events,
+  };
+}
+
+/**
  * The tracker's rules as one pure step: what `previous` (the message's snapshot, `undefined` when unseen)
  * becomes after `input`. `StatusTracker` and `RedisStatusStore` (wa-gateway-sdk/redis) both apply it, so the
  * in-process and the shared tracker cannot disagree. An input that is not a status is ignored; one whose getter

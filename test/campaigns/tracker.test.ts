@@ -8,7 +8,7 @@ import {
   PaymentRequiredError,
 } from '../../src/index.js';
 import { RedisCampaignStore } from '../../src/redis/index.js';
-import { statusObject } from '../../src/webhooks/fixtures.js';
+import { statusObject } from '../../src/testing/webhook-fixtures.js';
 import { describeRedis, useRedis } from '../helpers/redis-server.js';
 
 const accepted = (index: number, messageId: string) => ({

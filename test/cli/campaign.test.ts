@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import { CampaignTracker, UpstreamError } from '../../src/index.js';
 import { RedisCampaignStore } from '../../src/redis/index.js';
-import { statusObject } from '../../src/webhooks/fixtures.js';
+import { statusObject } from '../../src/testing/webhook-fixtures.js';
 import { describeRedis, type RedisServer, useRedis } from '../helpers/redis-server.js';
 
 function io(env: Record<string, string> = {}) {

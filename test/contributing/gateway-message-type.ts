@@ -114,8 +114,8 @@ export const gatewayMessageType: WalkThrough = {
     },
     {
       guide:
-        "`OUTGOING` in `src/testing/inbox/client/render.ts` is keyed by `OutboundMessage['type']`, so it does not compile without one",
-      file: 'src/testing/inbox/client/render.ts',
+        "`OUTGOING` in `src/testing/sandbox/inbox/client/render.ts` is keyed by `OutboundMessage['type']`, so it does not compile without one",
+      file: 'src/testing/sandbox/inbox/client/render.ts',
       edit: after(
         '  template: (o, _m, templates) => [templateSend(o, templates)],',
         "  test_only_note: (o) => [h('p', { class: 'text' }, str(o['body']))],",

@@ -133,16 +133,16 @@ export const webhookChangeField: WalkThrough = {
       edit: create(module),
     },
     {
-      guide: 'with its test builder in `fixtures.ts`',
-      file: 'src/webhooks/fixtures.ts',
+      guide: 'with its test builder in `webhook-fixtures.ts`',
+      file: 'src/testing/webhook-fixtures.ts',
       edit: after(
-        "import type { VideoMessage } from './messages/video.js';",
-        "import type { TestOnlyUpdateValue } from './test-only-update.js';",
+        "import type { VideoMessage } from '../webhooks/messages/video.js';",
+        "import type { TestOnlyUpdateValue } from '../webhooks/test-only-update.js';",
       ),
     },
     {
-      guide: 'with its test builder in `fixtures.ts`',
-      file: 'src/webhooks/fixtures.ts',
+      guide: 'with its test builder in `webhook-fixtures.ts`',
+      file: 'src/testing/webhook-fixtures.ts',
       edit: before('/** An `audio` message; `voice: true` is a voice note. */', valueBuilder),
     },
     {
@@ -208,8 +208,8 @@ export const webhookChangeField: WalkThrough = {
       edit: after('  type TemplateStatusValue,', '  type TestOnlyUpdateEvent,\n  type TestOnlyUpdateValue,'),
     },
     {
-      guide: 'the envelope builder (`accountUpdateEnvelope`) in `src/webhooks/fixtures.ts`',
-      file: 'src/webhooks/fixtures.ts',
+      guide: 'the envelope builder (`accountUpdateEnvelope`) in `src/testing/webhook-fixtures.ts`',
+      file: 'src/testing/webhook-fixtures.ts',
       edit: before('/**\n * Every documented incoming message type, one fixture each', envelopeBuilder),
     },
     {

@@ -92,22 +92,22 @@ export const webhookMessageType: WalkThrough = {
     },
     {
       guide:
-        "**3. The fixture builder**, in `src/webhooks/fixtures.ts` beside the other kinds' builders (A to Z)",
-      file: 'src/webhooks/fixtures.ts',
+        "**3. The fixture builder**, in `src/testing/webhook-fixtures.ts` beside the other kinds' builders (A to Z)",
+      file: 'src/testing/webhook-fixtures.ts',
       edit: before('/**\n * A `text` message.', builder),
     },
     {
       guide: 'Import the type `ReactionMessage` there',
-      file: 'src/webhooks/fixtures.ts',
+      file: 'src/testing/webhook-fixtures.ts',
       edit: after(
-        "import type { StickerMessage } from './messages/sticker.js';",
-        "import type { TestOnlyVoteMessage } from './messages/test-only-vote.js';",
+        "import type { StickerMessage } from '../webhooks/messages/sticker.js';",
+        "import type { TestOnlyVoteMessage } from '../webhooks/messages/test-only-vote.js';",
       ),
     },
     {
       guide:
         'add the builder to `everyMessageType()` in the same file (`wa-gateway-sdk/testing` re-exports the module). That function is typed against the table: a type in `messageSchemas` without a fixture in `everyMessageType()` does not compile.',
-      file: 'src/webhooks/fixtures.ts',
+      file: 'src/testing/webhook-fixtures.ts',
       edit: after('    button: buttonMessage(),', '    test_only_vote: testOnlyVoteMessage(),'),
       needed: { near: 'export function everyMessageType', mentions: 'test_only_vote' },
     },
@@ -122,7 +122,8 @@ export const webhookMessageType: WalkThrough = {
       edit: after('  type TextMessage,', '  type TestOnlyVoteMessage,'),
     },
     {
-      guide: 'the builder imported from `../webhooks/fixtures.js` and given the id the trigger carries',
+      guide:
+        'the builder imported from `../testing/webhook-fixtures.js` and given the id the trigger carries',
       file: 'src/cli/trigger.ts',
       edit: after('  templateStatusEnvelope,', '  testOnlyVoteMessage,'),
     },
@@ -138,8 +139,8 @@ export const webhookMessageType: WalkThrough = {
     },
     {
       guide:
-        "and in `INCOMING` (`src/testing/inbox/client/render.ts`: a function from the type's object to the elements the inbox shows, built with `h` and `str`); neither compiles without it",
-      file: 'src/testing/inbox/client/render.ts',
+        "and in `INCOMING` (`src/testing/sandbox/inbox/client/render.ts`: a function from the type's object to the elements the inbox shows, built with `h` and `str`); neither compiles without it",
+      file: 'src/testing/sandbox/inbox/client/render.ts',
       edit: before(
         '  order: (o) => [',
         "  test_only_vote: (o) => [h('p', { class: 'text' }, 'Vote: ' + str(o['choice']))],",

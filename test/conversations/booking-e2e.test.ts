@@ -10,7 +10,7 @@ import { bookingRouter } from '../../examples/booking-bot.js';
 import { GatewayClient, ServiceWindowClosedError } from '../../src/index.js';
 import { RedisWindowStore } from '../../src/redis/index.js';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
-import { buttonReplyMessage, messageEnvelope, textMessage } from '../../src/webhooks/fixtures.js';
+import { buttonReplyMessage, messageEnvelope, textMessage } from '../../src/testing/webhook-fixtures.js';
 import { createNodeWebhookHandler, type WebhookEnvelope } from '../../src/webhooks/index.js';
 import { describeRedis, useRedis } from '../helpers/redis-server.js';
 

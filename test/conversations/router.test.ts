@@ -20,7 +20,7 @@ import {
   statusObject,
   templateStatusEnvelope,
   textMessage,
-} from '../../src/webhooks/fixtures.js';
+} from '../../src/testing/webhook-fixtures.js';
 import { parseWebhook, type WebhookEvent, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
 

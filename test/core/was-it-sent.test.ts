@@ -15,7 +15,7 @@ import {
 import { mayHaveBeenSent } from '../../src/core/retry-policy.js';
 import { GATEWAY_RETRY_RULES } from '../../src/gateway/retry-rules.js';
 import { GatewayClient, type SendManyResult } from '../../src/index.js';
-import { PLATFORM_RETRY_RULES } from '../../src/platform/client.js';
+import { PLATFORM_RETRY_RULES } from '../../src/platform/retry-rules.js';
 import { API_KEY, envelope, GW, useMswServer } from '../helpers/msw.js';
 
 const api = (status: number, code: string | null) =>

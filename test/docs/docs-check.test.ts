@@ -23,6 +23,7 @@ const ENTRIES: Record<string, string> = {
   'wa-gateway-sdk/redis': 'src/redis/index.ts',
   'wa-gateway-sdk/schemas': 'src/schemas.ts',
   'wa-gateway-sdk/conversations': 'src/conversations/index.ts',
+  'wa-gateway-sdk/durable-objects': 'src/durable-objects/index.ts',
 };
 const SECRET = 'docs-check-webhook-secret-0123456789abcdef';
 

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as conversations from '../../src/conversations/index.js';
+import * as durableObjects from '../../src/durable-objects/index.js';
 import * as main from '../../src/index.js';
 import * as redis from '../../src/redis/index.js';
 import * as templates from '../../src/templates/index.js';
@@ -26,7 +27,7 @@ describe('docs/errors-and-retries.md', () => {
   const table = readFileSync(new URL('../../docs/errors-and-retries.md', import.meta.url), 'utf8');
   const rows = [...table.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]);
   const exported = new Set(
-    [main, webhooks, redis, conversations, templates].flatMap((entry) => errorClasses(entry)),
+    [main, webhooks, redis, conversations, templates, durableObjects].flatMap((entry) => errorClasses(entry)),
   );
 
   it('has a row for every exported error class', () => {

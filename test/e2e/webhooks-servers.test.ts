@@ -10,7 +10,12 @@ import { serve } from '@hono/node-server';
 import express from 'express';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageEnvelope, statusEnvelope, statusObject, textMessage } from '../../src/webhooks/fixtures.js';
+import {
+  messageEnvelope,
+  statusEnvelope,
+  statusObject,
+  textMessage,
+} from '../../src/testing/webhook-fixtures.js';
 import {
   createNodeWebhookHandler,
   createWebhookHandler,

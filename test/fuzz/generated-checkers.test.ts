@@ -12,15 +12,6 @@ import { describe, expect, it } from 'vitest';
 import type { RawIssue } from '../../src/core/checker-runtime.js';
 import { toIssues } from '../../src/core/issues.js';
 import {
-  checkAccountUpdateValue,
-  checkContact,
-  checkEnvelope,
-  checkMetadata,
-  checkStatus,
-  checkTemplateStatusValue,
-  messageCheckers,
-} from '../../src/webhooks/checkers.generated.js';
-import {
   accountUpdateValue,
   contact,
   everyMessageType,
@@ -30,7 +21,16 @@ import {
   statusObject,
   templateStatusValue,
   textMessage,
-} from '../../src/webhooks/fixtures.js';
+} from '../../src/testing/webhook-fixtures.js';
+import {
+  checkAccountUpdateValue,
+  checkContact,
+  checkEnvelope,
+  checkMetadata,
+  checkStatus,
+  checkTemplateStatusValue,
+  messageCheckers,
+} from '../../src/webhooks/checkers.generated.js';
 import {
   accountUpdateValueSchema,
   contactSchema,

@@ -25,7 +25,7 @@ import {
   statusObject,
   templateStatusEnvelope,
   textMessage,
-} from '../../src/webhooks/fixtures.js';
+} from '../../src/testing/webhook-fixtures.js';
 import { parseWebhook } from '../../src/webhooks/index.js';
 import { hostileFrom, slowestMs } from './hostile-values.js';
 

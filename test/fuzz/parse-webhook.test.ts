@@ -17,7 +17,7 @@ import {
   templateStatusValue,
   textMessage,
   unknownTypeMessage,
-} from '../../src/webhooks/fixtures.js';
+} from '../../src/testing/webhook-fixtures.js';
 import { parseWebhook, type WebhookEvent } from '../../src/webhooks/index.js';
 import { mutate, mutationArb } from './tree-mutations.js';
 

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
@@ -58,6 +59,12 @@ describe('requests', () => {
     );
     await new GatewayClient({ apiKey: API_KEY, baseUrl: GW }).messages.send(text);
     expect(ua).toBe(`wa-gateway-sdk/${pkg.version} node/${process.versions.node}`);
+  });
+
+  it("reports the CHANGELOG's newest release: package.json's version heads its first released section", async () => {
+    const changelog = await readFile(new URL('../../CHANGELOG.md', import.meta.url), 'utf8');
+    const newest = /^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$/m.exec(changelog)?.[1];
+    expect(newest).toBe(pkg.version);
   });
 
   it('passes is_fake and mmlite only when set', async () => {

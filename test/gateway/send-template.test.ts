@@ -8,7 +8,7 @@ import {
   TemplateCatalog,
   TemplateValidationError,
 } from '../../src/index.js';
-import { templateStatusEnvelope } from '../../src/webhooks/fixtures.js';
+import { templateStatusEnvelope } from '../../src/testing/webhook-fixtures.js';
 import { parseWebhook, type TemplateStatusValue } from '../../src/webhooks/index.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
 import { templateSendRefusal } from '../helpers/refusal.js';

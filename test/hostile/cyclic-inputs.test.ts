@@ -12,7 +12,12 @@ import {
   validateTemplate,
   WebhookParseError,
 } from '../../src/index.js';
-import { messageEnvelope, statusEnvelope, statusObject, textMessage } from '../../src/webhooks/fixtures.js';
+import {
+  messageEnvelope,
+  statusEnvelope,
+  statusObject,
+  textMessage,
+} from '../../src/testing/webhook-fixtures.js';
 import { parseWebhook } from '../../src/webhooks/index.js';
 
 type Loose = Record<string, unknown>;

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
 import { deliverWebhook } from '../../src/testing/index.js';
-import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
+import { statusEnvelope, statusObject } from '../../src/testing/webhook-fixtures.js';
 import { createNodeWebhookHandler, createWebhookHandler } from '../../src/webhooks/index.js';
 import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
 

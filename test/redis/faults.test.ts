@@ -13,7 +13,7 @@ import {
   RedisStoreError,
   RedisTokenStore,
 } from '../../src/redis/index.js';
-import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
+import { statusEnvelope, statusObject } from '../../src/testing/webhook-fixtures.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { startServer } from '../helpers/http-server.js';
 import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';

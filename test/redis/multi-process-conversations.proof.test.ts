@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
-import { buttonReplyMessage, messageEnvelope, textMessage } from '../../src/webhooks/fixtures.js';
+import { buttonReplyMessage, messageEnvelope, textMessage } from '../../src/testing/webhook-fixtures.js';
 import type { WebhookEnvelope } from '../../src/webhooks/index.js';
 import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
 import { type Fleet, forkFleet } from './fixtures/processes.js';

@@ -5,7 +5,7 @@
 import type { Redis } from 'ioredis';
 import { beforeEach, expect, it } from 'vitest';
 import { RedisStatusStore } from '../../src/redis/index.js';
-import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
+import { statusEnvelope, statusObject } from '../../src/testing/webhook-fixtures.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { describeRedis, useRedis } from '../helpers/redis-server.js';
 

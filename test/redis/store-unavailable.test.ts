@@ -5,7 +5,7 @@
 import type { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
-import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
+import { statusEnvelope, statusObject } from '../../src/testing/webhook-fixtures.js';
 import { createWebhookHandler, type WebhookErrorInfo } from '../../src/webhooks/index.js';
 import { describeRedis, type RedisServer, useRedis, whenClient } from '../helpers/redis-server.js';
 

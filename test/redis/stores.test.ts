@@ -8,7 +8,7 @@ import {
   RedisStoreError,
   RedisTokenStore,
 } from '../../src/redis/index.js';
-import { statusObject } from '../../src/webhooks/fixtures.js';
+import { statusObject } from '../../src/testing/webhook-fixtures.js';
 import { StatusTracker, WebhookParseError, type WebhookStatus } from '../../src/webhooks/index.js';
 import { startServer } from '../helpers/http-server.js';
 import { envelope } from '../helpers/msw.js';

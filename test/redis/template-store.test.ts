@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TemplateCatalog } from '../../src/index.js';
 import { RedisTemplateStore } from '../../src/redis/index.js';
-import { templateStatusEnvelope } from '../../src/webhooks/fixtures.js';
+import { templateStatusEnvelope } from '../../src/testing/webhook-fixtures.js';
 import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
 import { type Fleet, forkFleet } from './fixtures/processes.js';
 

@@ -3,7 +3,12 @@
  * (`apps/receiver.ts`) at `base()`. Each runtime's test file starts its server and calls `deliveryTests`.
  */
 import { expect, it } from 'vitest';
-import { messageEnvelope, statusEnvelope, statusObject, textMessage } from '../../src/webhooks/fixtures.js';
+import {
+  messageEnvelope,
+  statusEnvelope,
+  statusObject,
+  textMessage,
+} from '../../src/testing/webhook-fixtures.js';
 import type { ReceiverState } from './apps/receiver.js';
 import { SECRET } from './apps/receiver.js';
 

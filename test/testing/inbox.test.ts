@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient, PublicApiClient } from '../../src/index.js';
-import { bundleInboxAssets } from '../../src/testing/inbox/bundle.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/testing/index.js';
+import { bundleInboxAssets } from '../../src/testing/sandbox/inbox/bundle.js';
 import { createNodeWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
 import { closeAll } from '../helpers/close-all.js';
 
@@ -229,7 +229,7 @@ describe('inbox page files', () => {
   });
 
   it('never turn a string into HTML: no HTML sink anywhere in the page sources', () => {
-    const dir = join(import.meta.dirname, '../../src/testing/inbox/client');
+    const dir = join(import.meta.dirname, '../../src/testing/sandbox/inbox/client');
     for (const file of readdirSync(dir)) {
       const source = readFileSync(join(dir, file), 'utf8');
       expect(source, file).not.toMatch(

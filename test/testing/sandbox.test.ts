@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/index.js';
 import { deliverWebhook, type Sandbox, startSandbox, textMessage } from '../../src/testing/index.js';
-import { SANDBOX_MAX_BODY_BYTES } from '../../src/testing/sandbox-routes.js';
+import { SANDBOX_MAX_BODY_BYTES } from '../../src/testing/sandbox/routes.js';
 import { createNodeWebhookHandler, parseWebhook, type WebhookEvent } from '../../src/webhooks/index.js';
 import { closeAll } from '../helpers/close-all.js';
 

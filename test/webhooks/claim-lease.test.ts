@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deliverWebhook } from '../../src/testing/index.js';
-import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
+import { statusEnvelope, statusObject } from '../../src/testing/webhook-fixtures.js';
 import {
   createNodeWebhookHandler,
   createWebhookHandler,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
+import { statusEnvelope, statusObject } from '../../src/testing/webhook-fixtures.js';
 import { createWebhookHandler, MemoryIdempotencyStore } from '../../src/webhooks/index.js';
 
 describe('MemoryIdempotencyStore', () => {

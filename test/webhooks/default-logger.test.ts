@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.js';
-import { messageEnvelope, textMessage } from '../../src/webhooks/fixtures.js';
+import { messageEnvelope, textMessage } from '../../src/testing/webhook-fixtures.js';
 import { createWebhookHandler, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
 
 const SECRET = 'wh_test_secret_0123456789abcdefghijkl';

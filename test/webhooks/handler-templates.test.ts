@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, TemplateCatalog } from '../../src/index.js';
-import { messageEnvelope, templateStatusEnvelope, textMessage } from '../../src/webhooks/fixtures.js';
+import { messageEnvelope, templateStatusEnvelope, textMessage } from '../../src/testing/webhook-fixtures.js';
 import { createWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
 
 const SECRET = 'handler-templates-secret-0123456789abcd';

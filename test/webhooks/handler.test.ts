@@ -11,7 +11,7 @@ import {
   statusObject,
   textMessage,
   unknownTypeMessage,
-} from '../../src/webhooks/fixtures.js';
+} from '../../src/testing/webhook-fixtures.js';
 import {
   createNodeWebhookHandler,
   createWebhookHandler,

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { messageEnvelope, textMessage } from '../../src/webhooks/fixtures.js';
+import { messageEnvelope, textMessage } from '../../src/testing/webhook-fixtures.js';
 import {
   createNodeWebhookHandler,
   type NodeWebhookRequest,

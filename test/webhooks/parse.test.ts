@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { WebhookParseError } from '../../src/core/errors.js';
-import type { MessageEvent, StatusEvent, UnknownEvent, WebhookEvent } from '../../src/webhooks/events.js';
 import {
   accountUpdateEnvelope,
   audioMessage,
@@ -30,7 +29,8 @@ import {
   textMessage,
   unknownTypeMessage,
   videoMessage,
-} from '../../src/webhooks/fixtures.js';
+} from '../../src/testing/webhook-fixtures.js';
+import type { MessageEvent, StatusEvent, UnknownEvent, WebhookEvent } from '../../src/webhooks/events.js';
 import {
   createWebhookHandler,
   customerOf,

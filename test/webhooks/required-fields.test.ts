@@ -8,7 +8,7 @@ import {
   reactionMessage,
   statusEnvelope,
   statusObject,
-} from '../../src/webhooks/fixtures.js';
+} from '../../src/testing/webhook-fixtures.js';
 import {
   type ButtonMessage,
   createWebhookHandler,

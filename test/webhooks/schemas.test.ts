@@ -14,7 +14,7 @@ import {
   templateStatusValue,
   textMessage,
   unknownTypeMessage,
-} from '../../src/webhooks/fixtures.js';
+} from '../../src/testing/webhook-fixtures.js';
 import { MESSAGE_TYPES } from '../../src/webhooks/index.js';
 import {
   accountUpdateValueSchema,

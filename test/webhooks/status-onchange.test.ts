@@ -3,7 +3,7 @@
  * retry finds the change again, so `onChange` runs again and the application's store gets the write.
  */
 import { describe, expect, it } from 'vitest';
-import { statusEnvelope, statusObject } from '../../src/webhooks/fixtures.js';
+import { statusEnvelope, statusObject } from '../../src/testing/webhook-fixtures.js';
 import { createWebhookHandler, StatusTracker, type TrackedStatus } from '../../src/webhooks/index.js';
 
 const secret = 'status-onchange-secret-0123456789abc';

@@ -57,8 +57,6 @@ export function shapeOf(schema: z.core.$ZodType): Shape {
   }
 }
 
-/**
- * The structure of the template create request, derived from `TemplateCreateRequestSchema` by `shapeOf` at
- * generation time (`npm run generate`): the templates entry validates without building any zod schema.
- */
-export { TEMPLATE_SHAPE } from '../shape.generated.js';
+// The structure of the template create request, `TEMPLATE_SHAPE`, is derived from `TemplateCreateRequestSchema` by
+// `shapeOf` at generation time (`npm run generate`, `../shape.generated.ts`): the templates entry validates without
+// building any zod schema.

@@ -56,7 +56,8 @@ type MessageSchemas = typeof messageSchemas;
 /** A documented incoming message type. */
 export type KnownMessageType = keyof MessageSchemas;
 
-export { MESSAGE_TYPES } from '../message-types.js';
+/** Incoming message types the SDK types (see `messageSchemas`). A message of any other type becomes the `unknown` variant. */
+export const MESSAGE_TYPES = Object.keys(messageSchemas) as KnownMessageType[];
 
 /** Any documented incoming message, discriminated by `type`. */
 export const knownMessageSchema = z.discriminatedUnion(

@@ -1,0 +1,105 @@
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigurationError,
+  GatewayClient,
+  MemoryTemplateStore,
+  TemplateCatalog,
+  TemplateSendError,
+  TemplateValidationError,
+} from '../../src/index.js';
+import { accountUpdateEnvelope, templateStatusValue } from '../../src/testing/webhook-fixtures.js';
+import { parseWebhook } from '../../src/webhooks/index.js';
+import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
+import { orderShippedDefinition } from '../helpers/template-definitions.js';
+
+const server = useMswServer();
+
+describe('TemplateCatalog', () => {
+  it('checks every template of a sendMany before its request: a refused one is notSent, the others go on', async () => {
+    const sent: unknown[] = [];
+    server.use(
+      http.post(`${GW}/v1/wa/message`, async ({ request }) => {
+        sent.push(await request.json());
+        return HttpResponse.json(sendOk(`wamid.${sent.length}`));
+      }),
+    );
+    const catalog = new TemplateCatalog();
+    await catalog.refresh(async () => [
+      { name: 'welcome', language: 'en_US', status: 'APPROVED' },
+      { name: 'promo', language: 'en_US', status: 'PAUSED' },
+    ]);
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, templates: catalog, rateLimit: false });
+    const template = (name: string) => ({
+      to: '998901234567',
+      type: 'template' as const,
+      template: { name, language: { code: 'en_US' } },
+    });
+    const results = [];
+    for await (const r of gw.messages.sendMany([template('promo'), template('welcome')])) results.push(r);
+    expect(results[0]).toMatchObject({ ok: false, notSent: true });
+    const refused = results[0]?.ok === false ? results[0].error : undefined;
+    expect(refused).toBeInstanceOf(TemplateSendError);
+    expect(refused).toMatchObject({ rule: 'template.status', status: 'PAUSED' });
+    expect(results[1]).toMatchObject({ ok: true, messageId: 'wamid.1' });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('learns from a raw status value, ignores other events, and clears a reason once approved', async () => {
+    const catalog = new TemplateCatalog({ definitions: [orderShippedDefinition] });
+    expect(await catalog.apply(parseWebhook(accountUpdateEnvelope())[0]!)).toBeUndefined();
+    const value = templateStatusValue({
+      event: 'REJECTED',
+      message_template_id: 9,
+      message_template_name: 'order_shipped',
+      message_template_language: 'en_US',
+      reason: 'ABUSIVE_CONTENT',
+    });
+    expect(await catalog.apply(value)).toMatchObject({
+      status: 'REJECTED',
+      reason: 'ABUSIVE_CONTENT',
+      sourceId: '9',
+    });
+    await catalog.apply({ ...value, event: 'APPROVED', reason: null });
+    const entry = await catalog.get('order_shipped', 'en_US');
+    expect(entry).toMatchObject({ status: 'APPROVED', definition: orderShippedDefinition });
+    expect(entry?.reason).toBeUndefined();
+  });
+
+  it('matches a status event without name and language (as real deliveries send some) by its template id', async () => {
+    const catalog = new TemplateCatalog();
+    await catalog.refresh(async () => [
+      { name: 'welcome', language: 'en_US', status: 'PENDING', sourceId: 77 },
+    ]);
+    const bare = { event: 'APPROVED' as const, message_template_id: 77, reason: null };
+    expect(await catalog.apply(bare)).toMatchObject({ name: 'welcome', status: 'APPROVED' });
+    expect(await catalog.apply({ ...bare, message_template_id: 78 })).toBeUndefined();
+  });
+
+  it('refresh is the hook for a list call: each state is recorded', async () => {
+    const store = new MemoryTemplateStore();
+    const catalog = new TemplateCatalog({ store });
+    const n = await catalog.refresh(async () => [
+      { name: 'welcome', language: 'en_US', status: 'APPROVED', sourceId: 1 },
+      { name: 'welcome', language: 'uz', status: 'PAUSED' },
+    ]);
+    expect(n).toBe(2);
+    expect(await catalog.languages('welcome')).toEqual(['en_US', 'uz']);
+    expect(await catalog.problem({ name: 'welcome', language: { code: 'en_US' } })).toBeUndefined();
+    expect(await catalog.problem({ name: 'welcome', language: { code: 'ru' } })).toMatchObject({
+      rule: 'template.language',
+      expected: ['en_US', 'uz'],
+    });
+    expect(await catalog.problem({ name: 'welcome', language: { code: 'uz' } })).toMatchObject({
+      rule: 'template.status',
+      status: 'PAUSED',
+    });
+  });
+
+  it('refuses an invalid definition and a store without the interface', () => {
+    expect(() => new TemplateCatalog({ definitions: [{ ...orderShippedDefinition, name: '' }] })).toThrow(
+      TemplateValidationError,
+    );
+    expect(() => new TemplateCatalog({ store: {} as never })).toThrow(ConfigurationError);
+  });
+});
