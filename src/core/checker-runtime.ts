@@ -157,9 +157,8 @@ export function restKeys(v: Out, out: Out): void {
   for (const key in v) if (!Object.hasOwn(out, key) && key !== '__proto__') out[key] = v[key];
 }
 
-/** A present object or array field: its checker's output under `key`, its issues prefixed with `key`. */
-export function nestedKey(out: Out, key: string, check: FieldCheck, x: unknown, issues: RawIssue[]): void {
-  const from = issues.length;
-  out[key] = check(x, issues);
-  if (issues.length !== from) prefixIssues(issues, from, key);
+/** The issue of a value that is none of a literal's `values` (zod's `invalid_value`), and the value. */
+export function wrongValue(v: unknown, issues: RawIssue[], values: unknown[], message: string): unknown {
+  issues.push({ code: 'invalid_value', values, path: [], message });
+  return v;
 }

@@ -5,7 +5,7 @@
 /* eslint-disable */
 // @ts-nocheck
 
-import { abortedSince, explicitlyAbortedSince, isObject, lengthFor, lengthOrigin, lenientKey, nestedKey, optionalKey, prefixIssues, requiredKey, restKeys, typeIssue, wrongType, type RawIssue } from '../core/checker-runtime.js';
+import { abortedSince, explicitlyAbortedSince, isObject, lengthFor, lengthOrigin, lenientKey, optionalKey, prefixIssues, requiredKey, restKeys, typeIssue, wrongType, wrongValue, type RawIssue } from '../core/checker-runtime.js';
 import { isNonEmptyString, isString, wrapUnknownKind } from './wire-rules.js';
 import type { AccountUpdateValue, TemplateStatusValue, WebhookContact, WebhookEnvelope, WebhookMetadata, WebhookStatus } from './schemas.js';
 
@@ -68,10 +68,8 @@ function c8(v, iss) {
 function c9(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  const x0 = v["field"];
   lenientKey(v, out, "field", c7, iss, false);
-  const x1 = v["value"];
-  if (isObject(x1)) nestedKey(out, "value", c8, x1, iss); else requiredKey(v, out, "value", c8, iss, N1);
+  requiredKey(v, out, "value", c8, iss, N1);
   restKeys(v, out);
   return out;
 }
@@ -89,10 +87,8 @@ function c10(v, iss) {
 function c11(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  const x0 = v["id"];
-  if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c6, iss);
-  const x1 = v["changes"];
-  if (Array.isArray(x1)) nestedKey(out, "changes", c10, x1, iss); else requiredKey(v, out, "changes", c10, iss, N1);
+  optionalKey(v, out, "id", c6, iss);
+  requiredKey(v, out, "changes", c10, iss, N1);
   restKeys(v, out);
   return out;
 }
@@ -110,10 +106,8 @@ function c12(v, iss) {
 function c13(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  const x0 = v["object"];
-  if (x0 !== undefined || "object" in v) optionalKey(v, out, "object", c2, iss);
-  const x1 = v["entry"];
-  if (Array.isArray(x1)) nestedKey(out, "entry", c12, x1, iss); else requiredKey(v, out, "entry", c12, iss, N1);
+  optionalKey(v, out, "object", c2, iss);
+  requiredKey(v, out, "entry", c12, iss, N1);
   restKeys(v, out);
   return out;
 }
@@ -150,8 +144,7 @@ function c17(v, iss) {
   if (typeof x1 === 'string') out["user_id"] = x1; else if (x1 !== undefined || "user_id" in v) optionalKey(v, out, "user_id", c1, iss);
   const x2 = v["parent_user_id"];
   if (typeof x2 === 'string') out["parent_user_id"] = x2; else if (x2 !== undefined || "parent_user_id" in v) optionalKey(v, out, "parent_user_id", c1, iss);
-  const x3 = v["profile"];
-  if (isObject(x3)) nestedKey(out, "profile", c15, x3, iss); else if (x3 !== undefined || "profile" in v) optionalKey(v, out, "profile", c16, iss);
+  optionalKey(v, out, "profile", c16, iss);
   restKeys(v, out);
   return out;
 }
@@ -176,8 +169,7 @@ function c21(v, iss) {
 function c22(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  const x0 = v["type"];
-  if (x0 !== undefined || "type" in v) optionalKey(v, out, "type", c21, iss);
+  optionalKey(v, out, "type", c21, iss);
   restKeys(v, out);
   return out;
 }
@@ -190,8 +182,7 @@ function c24(v, iss) {
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string') out["id"] = x0; else if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c1, iss);
-  const x1 = v["origin"];
-  if (isObject(x1)) nestedKey(out, "origin", c22, x1, iss); else if (x1 !== undefined || "origin" in v) optionalKey(v, out, "origin", c23, iss);
+  optionalKey(v, out, "origin", c23, iss);
   restKeys(v, out);
   return out;
 }
@@ -250,8 +241,7 @@ function c33(v, iss) {
   if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N1);
   const x2 = v["message"];
   if (typeof x2 === 'string') out["message"] = x2; else if (x2 !== undefined || "message" in v) optionalKey(v, out, "message", c1, iss);
-  const x3 = v["error_data"];
-  if (isObject(x3)) nestedKey(out, "error_data", c31, x3, iss); else if (x3 !== undefined || "error_data" in v) optionalKey(v, out, "error_data", c32, iss);
+  optionalKey(v, out, "error_data", c32, iss);
   restKeys(v, out);
   return out;
 }
@@ -275,7 +265,6 @@ function c36(v, iss) {
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
-  const x1 = v["status"];
   requiredKey(v, out, "status", c19, iss, N1);
   const x2 = v["timestamp"];
   if ((typeof x2 === 'string') || (typeof x2 === 'number' && Number.isFinite(x2))) out["timestamp"] = x2; else requiredKey(v, out, "timestamp", c4, iss, N1);
@@ -285,12 +274,9 @@ function c36(v, iss) {
   if (typeof x4 === 'string') out["recipient_user_id"] = x4; else if (x4 !== undefined || "recipient_user_id" in v) optionalKey(v, out, "recipient_user_id", c1, iss);
   const x5 = v["parent_recipient_user_id"];
   if (typeof x5 === 'string') out["parent_recipient_user_id"] = x5; else if (x5 !== undefined || "parent_recipient_user_id" in v) optionalKey(v, out, "parent_recipient_user_id", c1, iss);
-  const x6 = v["conversation"];
-  if (isObject(x6)) nestedKey(out, "conversation", c24, x6, iss); else if (x6 !== undefined || "conversation" in v) optionalKey(v, out, "conversation", c25, iss);
-  const x7 = v["pricing"];
-  if (isObject(x7)) nestedKey(out, "pricing", c28, x7, iss); else if (x7 !== undefined || "pricing" in v) optionalKey(v, out, "pricing", c29, iss);
-  const x8 = v["errors"];
-  if (Array.isArray(x8)) nestedKey(out, "errors", c34, x8, iss); else if (x8 !== undefined || "errors" in v) optionalKey(v, out, "errors", c35, iss);
+  optionalKey(v, out, "conversation", c25, iss);
+  optionalKey(v, out, "pricing", c29, iss);
+  optionalKey(v, out, "errors", c35, iss);
   restKeys(v, out);
   return out;
 }
@@ -306,7 +292,6 @@ function c38(v, iss) {
 function c39(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  const x0 = v["event"];
   requiredKey(v, out, "event", c19, iss, N1);
   const x1 = v["message_template_id"];
   if (typeof x1 === 'number' && Number.isFinite(x1)) out["message_template_id"] = x1; else requiredKey(v, out, "message_template_id", c3, iss, N1);
@@ -314,7 +299,6 @@ function c39(v, iss) {
   if (typeof x2 === 'string') out["message_template_name"] = x2; else if (x2 !== undefined || "message_template_name" in v) optionalKey(v, out, "message_template_name", c1, iss);
   const x3 = v["message_template_language"];
   if (typeof x3 === 'string') out["message_template_language"] = x3; else if (x3 !== undefined || "message_template_language" in v) optionalKey(v, out, "message_template_language", c1, iss);
-  const x4 = v["reason"];
   lenientKey(v, out, "reason", c38, iss, true);
   restKeys(v, out);
   return out;
@@ -340,8 +324,7 @@ function c42(v, iss) {
   if (typeof x0 === 'string') out["phone_number"] = x0; else if (x0 !== undefined || "phone_number" in v) optionalKey(v, out, "phone_number", c1, iss);
   const x1 = v["event"];
   if (typeof x1 === 'string' && x1.length >= 1) out["event"] = x1; else requiredKey(v, out, "event", c18, iss, N1);
-  const x2 = v["ban_info"];
-  if (isObject(x2)) nestedKey(out, "ban_info", c40, x2, iss); else if (x2 !== undefined || "ban_info" in v) optionalKey(v, out, "ban_info", c41, iss);
+  optionalKey(v, out, "ban_info", c41, iss);
   restKeys(v, out);
   return out;
 }
@@ -370,12 +353,10 @@ function f0(v, out, iss) {
   if (typeof x3 === 'string') out["from_parent_user_id"] = x3; else if (x3 !== undefined || "from_parent_user_id" in v) optionalKey(v, out, "from_parent_user_id", c1, iss);
   const x4 = v["timestamp"];
   if ((typeof x4 === 'string') || (typeof x4 === 'number' && Number.isFinite(x4))) out["timestamp"] = x4; else requiredKey(v, out, "timestamp", c4, iss, N1);
-  const x5 = v["context"];
-  if (isObject(x5)) nestedKey(out, "context", c43, x5, iss); else if (x5 !== undefined || "context" in v) optionalKey(v, out, "context", c44, iss);
+  optionalKey(v, out, "context", c44, iss);
 }
 function c45(v, iss) {
-  if (!(v === "text")) iss.push({ code: 'invalid_value', values: ["text"], path: [], message: "Invalid input: expected \"text\"" });
-  return v;
+  return v === "text" ? v : wrongValue(v, iss, ["text"], "Invalid input: expected \"text\"");
 }
 function c46(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -390,23 +371,20 @@ function c47(v, iss) {
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  requiredKey(v, out, "type", c45, iss, N1);
-  const x7 = v["text"];
-  if (isObject(x7)) nestedKey(out, "text", c46, x7, iss); else requiredKey(v, out, "text", c46, iss, N1);
+  if (x6 === "text") out["type"] = x6; else requiredKey(v, out, "type", c45, iss, N1);
+  requiredKey(v, out, "text", c46, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c48(v, iss) {
-  if (!(v === "image")) iss.push({ code: 'invalid_value', values: ["image"], path: [], message: "Invalid input: expected \"image\"" });
-  return v;
+  return v === "image" ? v : wrongValue(v, iss, ["image"], "Invalid input: expected \"image\"");
 }
 function c49(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
-  const x1 = v["mime_type"];
-  if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c21, iss);
+  optionalKey(v, out, "mime_type", c21, iss);
   const x2 = v["sha256"];
   if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
   const x3 = v["caption"];
@@ -419,15 +397,13 @@ function c50(v, iss) {
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  requiredKey(v, out, "type", c48, iss, N1);
-  const x7 = v["image"];
-  if (isObject(x7)) nestedKey(out, "image", c49, x7, iss); else requiredKey(v, out, "image", c49, iss, N1);
+  if (x6 === "image") out["type"] = x6; else requiredKey(v, out, "type", c48, iss, N1);
+  requiredKey(v, out, "image", c49, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c51(v, iss) {
-  if (!(v === "audio")) iss.push({ code: 'invalid_value', values: ["audio"], path: [], message: "Invalid input: expected \"audio\"" });
-  return v;
+  return v === "audio" ? v : wrongValue(v, iss, ["audio"], "Invalid input: expected \"audio\"");
 }
 function f1(v, out, iss) {
   const x0 = v["id"];
@@ -451,15 +427,13 @@ function c53(v, iss) {
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  requiredKey(v, out, "type", c51, iss, N1);
-  const x7 = v["audio"];
-  if (isObject(x7)) nestedKey(out, "audio", c52, x7, iss); else requiredKey(v, out, "audio", c52, iss, N1);
+  if (x6 === "audio") out["type"] = x6; else requiredKey(v, out, "type", c51, iss, N1);
+  requiredKey(v, out, "audio", c52, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c54(v, iss) {
-  if (!(v === "document")) iss.push({ code: 'invalid_value', values: ["document"], path: [], message: "Invalid input: expected \"document\"" });
-  return v;
+  return v === "document" ? v : wrongValue(v, iss, ["document"], "Invalid input: expected \"document\"");
 }
 function c55(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -477,38 +451,33 @@ function c56(v, iss) {
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  requiredKey(v, out, "type", c54, iss, N1);
-  const x7 = v["document"];
-  if (isObject(x7)) nestedKey(out, "document", c55, x7, iss); else requiredKey(v, out, "document", c55, iss, N1);
+  if (x6 === "document") out["type"] = x6; else requiredKey(v, out, "type", c54, iss, N1);
+  requiredKey(v, out, "document", c55, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c57(v, iss) {
-  if (!(v === "video")) iss.push({ code: 'invalid_value', values: ["video"], path: [], message: "Invalid input: expected \"video\"" });
-  return v;
+  return v === "video" ? v : wrongValue(v, iss, ["video"], "Invalid input: expected \"video\"");
 }
 function c58(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  requiredKey(v, out, "type", c57, iss, N1);
-  const x7 = v["video"];
-  if (isObject(x7)) nestedKey(out, "video", c49, x7, iss); else requiredKey(v, out, "video", c49, iss, N1);
+  if (x6 === "video") out["type"] = x6; else requiredKey(v, out, "type", c57, iss, N1);
+  requiredKey(v, out, "video", c49, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c59(v, iss) {
-  if (!(v === "sticker")) iss.push({ code: 'invalid_value', values: ["sticker"], path: [], message: "Invalid input: expected \"sticker\"" });
-  return v;
+  return v === "sticker" ? v : wrongValue(v, iss, ["sticker"], "Invalid input: expected \"sticker\"");
 }
 function c60(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
-  const x1 = v["mime_type"];
-  if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c21, iss);
+  optionalKey(v, out, "mime_type", c21, iss);
   const x2 = v["sha256"];
   if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
   const x3 = v["animated"];
@@ -521,15 +490,13 @@ function c61(v, iss) {
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  requiredKey(v, out, "type", c59, iss, N1);
-  const x7 = v["sticker"];
-  if (isObject(x7)) nestedKey(out, "sticker", c60, x7, iss); else requiredKey(v, out, "sticker", c60, iss, N1);
+  if (x6 === "sticker") out["type"] = x6; else requiredKey(v, out, "type", c59, iss, N1);
+  requiredKey(v, out, "sticker", c60, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c62(v, iss) {
-  if (!(v === "location")) iss.push({ code: 'invalid_value', values: ["location"], path: [], message: "Invalid input: expected \"location\"" });
-  return v;
+  return v === "location" ? v : wrongValue(v, iss, ["location"], "Invalid input: expected \"location\"");
 }
 function c63(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -552,15 +519,13 @@ function c64(v, iss) {
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  requiredKey(v, out, "type", c62, iss, N1);
-  const x7 = v["location"];
-  if (isObject(x7)) nestedKey(out, "location", c63, x7, iss); else requiredKey(v, out, "location", c63, iss, N1);
+  if (x6 === "location") out["type"] = x6; else requiredKey(v, out, "type", c62, iss, N1);
+  requiredKey(v, out, "location", c63, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c65(v, iss) {
-  if (!(v === "contacts")) iss.push({ code: 'invalid_value', values: ["contacts"], path: [], message: "Invalid input: expected \"contacts\"" });
-  return v;
+  return v === "contacts" ? v : wrongValue(v, iss, ["contacts"], "Invalid input: expected \"contacts\"");
 }
 function c66(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -629,12 +594,9 @@ function c72(v, iss) {
 function c73(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  const x0 = v["name"];
-  if (isObject(x0)) nestedKey(out, "name", c66, x0, iss); else requiredKey(v, out, "name", c66, iss, N1);
-  const x1 = v["phones"];
-  if (Array.isArray(x1)) nestedKey(out, "phones", c68, x1, iss); else if (x1 !== undefined || "phones" in v) optionalKey(v, out, "phones", c69, iss);
-  const x2 = v["emails"];
-  if (Array.isArray(x2)) nestedKey(out, "emails", c71, x2, iss); else if (x2 !== undefined || "emails" in v) optionalKey(v, out, "emails", c72, iss);
+  requiredKey(v, out, "name", c66, iss, N1);
+  optionalKey(v, out, "phones", c69, iss);
+  optionalKey(v, out, "emails", c72, iss);
   restKeys(v, out);
   return out;
 }
@@ -654,22 +616,19 @@ function c75(v, iss) {
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  requiredKey(v, out, "type", c65, iss, N1);
-  const x7 = v["contacts"];
-  if (Array.isArray(x7)) nestedKey(out, "contacts", c74, x7, iss); else requiredKey(v, out, "contacts", c74, iss, N1);
+  if (x6 === "contacts") out["type"] = x6; else requiredKey(v, out, "type", c65, iss, N1);
+  requiredKey(v, out, "contacts", c74, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c76(v, iss) {
-  if (!(v === "interactive")) iss.push({ code: 'invalid_value', values: ["interactive"], path: [], message: "Invalid input: expected \"interactive\"" });
-  return v;
+  return v === "interactive" ? v : wrongValue(v, iss, ["interactive"], "Invalid input: expected \"interactive\"");
 }
 function c77(v, iss) {
   return wrapUnknownKind(v);
 }
 function c78(v, iss) {
-  if (!(v === "button_reply")) iss.push({ code: 'invalid_value', values: ["button_reply"], path: [], message: "Invalid input: expected \"button_reply\"" });
-  return v;
+  return v === "button_reply" ? v : wrongValue(v, iss, ["button_reply"], "Invalid input: expected \"button_reply\"");
 }
 function c79(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -685,15 +644,13 @@ function c80(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["type"];
-  requiredKey(v, out, "type", c78, iss, N1);
-  const x1 = v["button_reply"];
-  if (isObject(x1)) nestedKey(out, "button_reply", c79, x1, iss); else requiredKey(v, out, "button_reply", c79, iss, N1);
+  if (x0 === "button_reply") out["type"] = x0; else requiredKey(v, out, "type", c78, iss, N1);
+  requiredKey(v, out, "button_reply", c79, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c81(v, iss) {
-  if (!(v === "list_reply")) iss.push({ code: 'invalid_value', values: ["list_reply"], path: [], message: "Invalid input: expected \"list_reply\"" });
-  return v;
+  return v === "list_reply" ? v : wrongValue(v, iss, ["list_reply"], "Invalid input: expected \"list_reply\"");
 }
 function c82(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -711,25 +668,22 @@ function c83(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["type"];
-  requiredKey(v, out, "type", c81, iss, N1);
-  const x1 = v["list_reply"];
-  if (isObject(x1)) nestedKey(out, "list_reply", c82, x1, iss); else requiredKey(v, out, "list_reply", c82, iss, N1);
+  if (x0 === "list_reply") out["type"] = x0; else requiredKey(v, out, "type", c81, iss, N1);
+  requiredKey(v, out, "list_reply", c82, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c84(v, iss) {
-  if (!(v === "unknown")) iss.push({ code: 'invalid_value', values: ["unknown"], path: [], message: "Invalid input: expected \"unknown\"" });
-  return v;
+  return v === "unknown" ? v : wrongValue(v, iss, ["unknown"], "Invalid input: expected \"unknown\"");
 }
 function c85(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["type"];
-  requiredKey(v, out, "type", c84, iss, N1);
+  if (x0 === "unknown") out["type"] = x0; else requiredKey(v, out, "type", c84, iss, N1);
   const x1 = v["originalType"];
   if (typeof x1 === 'string') out["originalType"] = x1; else requiredKey(v, out, "originalType", c0, iss, N1);
-  const x2 = v["raw"];
-  if (isObject(x2)) nestedKey(out, "raw", c8, x2, iss); else requiredKey(v, out, "raw", c8, iss, N1);
+  requiredKey(v, out, "raw", c8, iss, N1);
   restKeys(v, out);
   return out;
 }
@@ -754,15 +708,13 @@ function c88(v, iss) {
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  requiredKey(v, out, "type", c76, iss, N1);
-  const x7 = v["interactive"];
+  if (x6 === "interactive") out["type"] = x6; else requiredKey(v, out, "type", c76, iss, N1);
   lenientKey(v, out, "interactive", c87, iss, false);
   restKeys(v, out);
   return out;
 }
 function c89(v, iss) {
-  if (!(v === "reaction")) iss.push({ code: 'invalid_value', values: ["reaction"], path: [], message: "Invalid input: expected \"reaction\"" });
-  return v;
+  return v === "reaction" ? v : wrongValue(v, iss, ["reaction"], "Invalid input: expected \"reaction\"");
 }
 function c90(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -779,15 +731,13 @@ function c91(v, iss) {
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  requiredKey(v, out, "type", c89, iss, N1);
-  const x7 = v["reaction"];
-  if (isObject(x7)) nestedKey(out, "reaction", c90, x7, iss); else requiredKey(v, out, "reaction", c90, iss, N1);
+  if (x6 === "reaction") out["type"] = x6; else requiredKey(v, out, "type", c89, iss, N1);
+  requiredKey(v, out, "reaction", c90, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c92(v, iss) {
-  if (!(v === "order")) iss.push({ code: 'invalid_value', values: ["order"], path: [], message: "Invalid input: expected \"order\"" });
-  return v;
+  return v === "order" ? v : wrongValue(v, iss, ["order"], "Invalid input: expected \"order\"");
 }
 function c93(v, iss) {
   if (v === undefined) return undefined;
@@ -825,8 +775,7 @@ function c96(v, iss) {
   if (typeof x0 === 'string') out["catalog_id"] = x0; else if (x0 !== undefined || "catalog_id" in v) optionalKey(v, out, "catalog_id", c1, iss);
   const x1 = v["text"];
   if (typeof x1 === 'string') out["text"] = x1; else if (x1 !== undefined || "text" in v) optionalKey(v, out, "text", c1, iss);
-  const x2 = v["product_items"];
-  if (Array.isArray(x2)) nestedKey(out, "product_items", c95, x2, iss); else requiredKey(v, out, "product_items", c95, iss, N1);
+  requiredKey(v, out, "product_items", c95, iss, N1);
   restKeys(v, out);
   return out;
 }
@@ -835,15 +784,13 @@ function c97(v, iss) {
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  requiredKey(v, out, "type", c92, iss, N1);
-  const x7 = v["order"];
-  if (isObject(x7)) nestedKey(out, "order", c96, x7, iss); else requiredKey(v, out, "order", c96, iss, N1);
+  if (x6 === "order") out["type"] = x6; else requiredKey(v, out, "type", c92, iss, N1);
+  requiredKey(v, out, "order", c96, iss, N1);
   restKeys(v, out);
   return out;
 }
 function c98(v, iss) {
-  if (!(v === "button")) iss.push({ code: 'invalid_value', values: ["button"], path: [], message: "Invalid input: expected \"button\"" });
-  return v;
+  return v === "button" ? v : wrongValue(v, iss, ["button"], "Invalid input: expected \"button\"");
 }
 function c99(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -860,9 +807,8 @@ function c100(v, iss) {
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  requiredKey(v, out, "type", c98, iss, N1);
-  const x7 = v["button"];
-  if (isObject(x7)) nestedKey(out, "button", c99, x7, iss); else requiredKey(v, out, "button", c99, iss, N1);
+  if (x6 === "button") out["type"] = x6; else requiredKey(v, out, "type", c98, iss, N1);
+  requiredKey(v, out, "button", c99, iss, N1);
   restKeys(v, out);
   return out;
 }
