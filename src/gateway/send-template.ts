@@ -4,13 +4,15 @@
  * definition and the client's catalogue with the one check the sandbox uses too (`templates/send-check.ts`).
  */
 import { ConfigurationError, WaGatewayError } from '../core/errors.js';
-import { languageProblem, type TemplateCatalog, unknownProblem } from '../templates/catalog.js';
+import type { TemplateCatalog } from '../templates/catalog.js';
 import type { TemplateDefinition, UntypedTemplateSendValues } from '../templates/define.js';
 import {
+  languageProblem,
   parameterProblem,
   TemplateSendError,
   type TemplateSendInput,
   type TemplateSendProblem,
+  unknownProblem,
 } from '../templates/send-check.js';
 import { templateComponents } from './template-message.js';
 

@@ -186,6 +186,27 @@ export function statusProblem(
   };
 }
 
+/** `template.language`: the template exists, but not in `language`. */
+export function languageProblem(languages: readonly string[], language: string): TemplateSendProblem {
+  return {
+    rule: 'template.language',
+    expected: languages,
+    given: language,
+    message: `has no ${language} version; it exists in ${languages.join(', ')}.`,
+  };
+}
+
+/** `template.unknown`: the catalogue knows no template of that name. */
+export function unknownProblem(name: string): TemplateSendProblem {
+  return {
+    rule: 'template.unknown',
+    expected: 'a template the catalogue knows',
+    given: name,
+    message:
+      'is not in the catalogue: add its definition, push it, or record it (catalog.record) if it was created elsewhere.',
+  };
+}
+
 /**
  * A template send refused locally, before any request: the template does not exist in the catalogue (or not
  * in that language), is not `APPROVED`, or the parameters do not match it. The gateway would have answered a
