@@ -6,7 +6,7 @@
  */
 import { brandError, WaGatewayError } from '../core/errors.js';
 import type { TemplateDefinition } from './define.js';
-import { scanVariables } from './rules.js';
+import { scanVariables } from './rules/variables.js';
 
 /** Stable ids of the rules a template send is checked by. */
 export const TEMPLATE_SEND_RULES = [
