@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { createRouter, type ReplyMessage } from '../src/conversations/index.js';
 import { GatewayClient } from '../src/index.js';
-import { RedisSessionStore, RedisWindowStore } from '../src/redis/index.js';
+import { type RedisClient, RedisSessionStore, RedisWindowStore } from '../src/redis/index.js';
 import { startSandbox } from '../src/testing/index.js';
 import { createNodeWebhookHandler } from '../src/webhooks/index.js';
 
@@ -29,8 +29,8 @@ const offer = (text: string) =>
     Object.entries(SLOTS).map(([id, t]) => [`slot:${id}`, t]),
   );
 
-/** The bot: everything it knows about a customer is in its session, on Redis. */
-export function bookingRouter(gateway: GatewayClient, redis: Redis, lockLeaseMs?: number) {
+/** The bot: everything it knows about a customer is in its session, on Redis (one node, or a Cluster). */
+export function bookingRouter(gateway: GatewayClient, redis: RedisClient, lockLeaseMs?: number) {
   const router = createRouter<{ slot?: string; booked?: string }>({
     gateway,
     sessions: new RedisSessionStore({ redis }),

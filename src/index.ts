@@ -34,6 +34,7 @@ export {
   ConfigurationError,
   ConflictError,
   ConnectionError,
+  ContentionError,
   EndpointNotLiveError,
   type FieldIssue,
   InternalServerError,

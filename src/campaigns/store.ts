@@ -4,7 +4,8 @@
  * rule (what a status does to a message, which counter moves); a store only keeps values and applies a change
  * all at once, so the in-process and the shared store cannot disagree.
  */
-import { nonNegativeInt, positive } from '../core/client-options.js';
+import { nonNegativeInt } from '../core/client-options.js';
+import { durationMs } from '../core/duration.js';
 
 /**
  * One batch of `sendMany` results of one campaign: the accepted wamids with their recipient, the refusals,
@@ -111,7 +112,7 @@ export class MemoryCampaignStore implements CampaignStore {
   #sendingUntil = 0;
 
   constructor(options: MemoryCampaignStoreOptions = {}) {
-    this.#parkMs = positive(options.parkMs, 'MemoryCampaignStore parkMs') ?? 120_000;
+    this.#parkMs = durationMs(options.parkMs, 'MemoryCampaignStore parkMs', 120_000);
     this.#maxParked = nonNegativeInt(options.maxParked, 'MemoryCampaignStore maxParked') ?? 100_000;
   }
 

@@ -5,6 +5,7 @@
  * campaign's counters move with it in the same atomic store step, so duplicates and any arrival order give the
  * same counts, with one process or many.
  */
+import { compareAndSet, LOST_RACE } from '../core/compare-and-set.js';
 import { ApiError, ConfigurationError, WaGatewayError } from '../core/errors.js';
 import { errorNameOf } from '../core/observer.js';
 import type { CampaignObserver, SendManyRecorder, SendManyResult } from '../gateway/send-many.js';
@@ -181,7 +182,6 @@ function rawStatusOf(input: unknown): WebhookStatus | undefined {
 
 /** Wamids longer than any the gateway issues are in no campaign: they are never looked up (or parked). */
 const MAX_WAMID = 256;
-const MAX_ATTEMPTS = 50;
 
 /**
  * Campaign outcomes: which messages of a bulk send were accepted, sent, delivered, read or failed, which were
@@ -257,8 +257,9 @@ export class CampaignTracker implements CampaignObserver {
     await this.#apply(wamid, raw, true);
   }
 
-  async #apply(wamid: string, raw: WebhookStatus, park: boolean): Promise<boolean> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  /** One status through the store's compare-and-set (core/compare-and-set.ts): `ContentionError` if it keeps losing. */
+  #apply(wamid: string, raw: WebhookStatus, park: boolean): Promise<boolean> {
+    return compareAndSet('tracker.apply', async () => {
       const found = await this.store.lookup(wamid, () => (park ? JSON.stringify(raw) : ''));
       if (!found) return false;
       const { status, billable, to } = decodeState(found.state);
@@ -290,11 +291,8 @@ export class CampaignTracker implements CampaignObserver {
         eventAt: seconds === undefined ? undefined : seconds * 1000,
         retry,
       });
-      if (written) return true;
-    }
-    throw new WaGatewayError(
-      `tracker.apply: ${MAX_ATTEMPTS} concurrent updates of one message won the race in a row; apply the event again.`,
-    );
+      return written ? true : LOST_RACE;
+    });
   }
 
   /**

@@ -3,17 +3,19 @@ import { parseArgs } from 'node:util';
 import { type CampaignReport, CampaignTracker } from '../campaigns/tracker.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { RedisCampaignStore } from '../redis/campaign-store.js';
-import type { RedisClient } from '../redis/redis-answer.js';
+import type { RedisClient } from '../redis/client.js';
+import { RedisStoreError } from '../redis/errors.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
-export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url>] [--prefix <prefix>] [--json | --csv <list>]
-       wa-gateway campaign list [--redis-url <url>] [--prefix <prefix>]
+export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url> [--cluster]] [--prefix <prefix>] [--json | --csv <list>]
+       wa-gateway campaign list [--redis-url <url> [--cluster]] [--prefix <prefix>]
 
 Prints a campaign's report (the funnel, failures and refusals by code, billable deliveries, event times and
 how many recipients to retry) from the Redis your senders and webhook receivers share through
 RedisCampaignStore. Exit 0 when printed, 1 when the campaign is unknown or Redis cannot be read.
 
   --redis-url <url>  the Redis, e.g. redis://127.0.0.1:6379 (default: the REDIS_URL environment variable)
+  --cluster          the URL is a node of a Redis Cluster (the stores then place keys by hash tags)
   --prefix <prefix>  the key prefix the store was built with (default wa:)
   --json             print the report as JSON, with the retry list
   --csv <list>       print one list as CSV: retries (to,reason,code,index,wamid), refused
@@ -21,6 +23,7 @@ RedisCampaignStore. Exit 0 when printed, 1 when the campaign is unknown or Redis
 
 export const options = {
   'redis-url': { type: 'string' },
+  cluster: { type: 'boolean' },
   prefix: { type: 'string' },
   json: { type: 'boolean' },
   csv: { type: 'string' },
@@ -44,12 +47,15 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
   if (!url) throw new UsageError('campaign needs the Redis: pass --redis-url <url> or set REDIS_URL.');
   if (!/^rediss?:\/\//.test(url)) throw new UsageError('--redis-url must start with redis:// or rediss://.');
 
-  const { Redis } = loadOptionalPeer<{ Redis: new (url: string, options: object) => RedisClient }>(
-    'ioredis',
-    'wa-gateway campaign',
-  );
+  const { Redis, Cluster } = loadOptionalPeer<{
+    Redis: new (url: string, options: object) => RedisClient;
+    Cluster: new (nodes: string[], options: object) => RedisClient;
+  }>('ioredis', 'wa-gateway campaign');
   // One attempt per command, no endless reconnecting: a CLI should fail fast when Redis is not there.
-  const redis = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
+  const once = { maxRetriesPerRequest: 0, retryStrategy: () => null };
+  const redis = values.cluster
+    ? new Cluster([url], { redisOptions: once, clusterRetryStrategy: () => null, lazyConnect: true })
+    : new Redis(url, { ...once, lazyConnect: true });
   redis.on('error', () => {});
   try {
     const store = new RedisCampaignStore({ redis, ...(values.prefix ? { prefix: values.prefix } : {}) });
@@ -67,6 +73,12 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
     else if (values.json) io.stdout(`${JSON.stringify(await asJson(report), null, 2)}\n`);
     else await printTable(report, io);
     return EXIT.ok;
+  } catch (error) {
+    // The store's message names the library's fix (an ioredis Cluster); here the fix is a flag.
+    if (error instanceof RedisStoreError && error.failure === 'needs_cluster_client' && !values.cluster) {
+      throw new UsageError('the Redis at --redis-url is a node of a Redis Cluster: pass --cluster.');
+    }
+    throw error;
   } finally {
     redis.disconnect();
   }

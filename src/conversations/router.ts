@@ -12,6 +12,7 @@
  * A reply is claimed in the reply ledger (`<event key>#<n>`) before it is sent: when the event runs again
  * (a retry after a crash or a failed save), the replies already claimed are skipped, so none is sent twice.
  */
+import { durationMs } from '../core/duration.js';
 import { MessageValidationError } from '../core/errors.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import type { OutboundMessage } from '../gateway/message-schema.js';
@@ -322,9 +323,9 @@ class RouterImpl<S> implements Router<S> {
     this.sessions = options.sessions ?? new MemorySessionStore();
     this.window = options.window ?? new MemoryWindowStore();
     this.initial = options.initialSession ?? (() => ({}) as S);
-    this.ttlMs = options.sessionTtlMs ?? 30 * DAY;
-    this.leaseMs = options.lockLeaseMs ?? 5_000;
-    this.ledgerTtlMs = options.replyLedgerTtlMs ?? 7 * DAY;
+    this.ttlMs = durationMs(options.sessionTtlMs, 'createRouter: `sessionTtlMs`', 30 * DAY);
+    this.leaseMs = durationMs(options.lockLeaseMs, 'createRouter: `lockLeaseMs`', 5_000);
+    this.ledgerTtlMs = durationMs(options.replyLedgerTtlMs, 'createRouter: `replyLedgerTtlMs`', 7 * DAY);
     this.fallbackTemplate = options.fallbackTemplate;
   }
 

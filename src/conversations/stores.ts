@@ -2,6 +2,7 @@
  * The two stores the router keeps its state in, and their in-memory versions (one process; the defaults).
  * `wa-gateway-sdk/redis` has `RedisSessionStore` and `RedisWindowStore` for many processes.
  */
+import { LocalLocks } from '../core/local-locks.js';
 import type { WindowStore } from '../gateway/service-window.js';
 import { ConversationError } from './errors.js';
 
@@ -62,7 +63,7 @@ export interface MemorySessionStoreOptions {
 export class MemorySessionStore implements SessionStore {
   readonly #values = new Map<string, Entry>();
   readonly #claims = new Map<string, number>();
-  readonly #locks = new Map<string, Promise<void>>();
+  readonly #locks = new LocalLocks();
   readonly #lockWaitMs: number;
   #writes = 0;
 
@@ -90,44 +91,20 @@ export class MemorySessionStore implements SessionStore {
     this.#values.delete(key);
   }
 
-  lock(key: string, _leaseMs: number): Promise<SessionLock> {
-    // A chain per key: each holder waits for the one before it. In one process nothing dies holding a lock
-    // without the process dying with it, so there is no lease to keep.
-    const held = this.#locks.get(key);
-    const before = held ?? Promise.resolve();
-    let free!: () => void;
-    const mine = new Promise<void>((resolve) => {
-      free = resolve;
+  /**
+   * One holder per customer at a time, in call order (core/local-locks.ts). In one process nothing dies holding a
+   * lock without the process dying with it, so there is no lease to keep.
+   */
+  async lock(key: string, _leaseMs: number): Promise<SessionLock> {
+    const release = await this.#locks.acquire(key, {
+      waitMs: this.#lockWaitMs,
+      timeout: () =>
+        new ConversationError(
+          'lock_timeout',
+          `the customer's lock was not free within ${this.#lockWaitMs} ms; the event will be retried.`,
+        ),
     });
-    const tail = before.then(() => mine);
-    this.#locks.set(key, tail);
-    let released = false;
-    const release0 = () => {
-      free();
-      if (this.#locks.get(key) === tail) this.#locks.delete(key);
-    };
-    const release = async () => {
-      if (released) return;
-      released = true;
-      release0();
-    };
-    // Free: no timer to arm (the common case, and the one a timer per event would slow).
-    if (held === undefined) return Promise.resolve({ release });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // Give up the place in the queue without jumping it: the next waiter still waits for the holder.
-        released = true;
-        void before.then(release0);
-        reject(
-          new ConversationError(
-            'lock_timeout',
-            `the customer's lock was not free within ${this.#lockWaitMs} ms; the event will be retried.`,
-          ),
-        );
-      }, this.#lockWaitMs);
-    });
-    return Promise.race([before.then(() => ({ release })), timedOut]).finally(() => clearTimeout(timer));
+    return { release: async () => release() };
   }
 
   async claim(id: string, ttlMs: number): Promise<boolean> {

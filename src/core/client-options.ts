@@ -5,6 +5,7 @@
  * An option only one client has (the gateway's `rateLimit`, the platform's login) is checked beside that client.
  */
 import { checkHeaders } from './call-options.js';
+import { durationMs } from './duration.js';
 import { ConfigurationError } from './errors.js';
 import type { RequestHooks } from './hooks.js';
 import { type Logger, type LogLevel, resolveLogger } from './logger.js';
@@ -69,9 +70,9 @@ export function transportConfigOf(
 ): ClientTransportConfig {
   loadTracing();
   return {
-    timeoutMs: positive(options.timeoutMs, 'timeoutMs') ?? 30_000,
+    timeoutMs: durationMs(options.timeoutMs, 'timeoutMs', 30_000),
     maxRetries: nonNegativeInt(options.maxRetries, 'maxRetries') ?? 2,
-    maxRetryWaitMs: positive(options.maxRetryWaitMs, 'maxRetryWaitMs') ?? 60_000,
+    maxRetryWaitMs: durationMs(options.maxRetryWaitMs, 'maxRetryWaitMs', 60_000),
     retryRules: client.retryRules,
     secrets: client.secrets,
     fetch: options.fetch,
@@ -157,14 +158,6 @@ export function refuseVersionSuffix(
     `${name} must not include '${quoted}': the SDK adds '${suffix}' itself, so requests would go to ` +
       `'...${quoted}${suffix}/...'. Use the server's root without '${quoted}', e.g. '${example}'.`,
   );
-}
-
-export function positive(value: number | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
-    throw new ConfigurationError(`${name} must be a positive number of milliseconds; got ${String(value)}.`);
-  }
-  return value;
 }
 
 export function nonNegativeInt(value: number | undefined, name: string): number | undefined {

@@ -338,6 +338,29 @@ export class NotSentError extends WaGatewayError {
 }
 
 /**
+ * A compare-and-set lost to concurrent writers of the same record in every one of its attempts (one message's
+ * status applied by many processes at once). Nothing was written by this call: apply the change again. A Redis
+ * store reports this as `RedisStoreError` with `failure: 'contention'` instead.
+ *
+ * @example
+ * try { await tracker.apply(event); } catch (e) { if (e instanceof ContentionError) await tracker.apply(event); }
+ */
+export class ContentionError extends WaGatewayError {
+  override name = 'ContentionError';
+  /** Which call, e.g. `tracker.apply`. */
+  readonly operation: string;
+  /** How many rounds it lost. */
+  readonly attempts: number;
+  constructor(operation: string, attempts: number) {
+    super(
+      `${operation}: ${attempts} concurrent updates of the same record won the race in a row; nothing was written, apply it again.`,
+    );
+    this.operation = operation;
+    this.attempts = attempts;
+  }
+}
+
+/**
  * A feature needs an optional peer dependency that is not installed. Importing the entry never throws this;
  * using the feature does, naming the package to install.
  *
@@ -375,6 +398,7 @@ for (const [name, cls] of Object.entries({
   StreamError,
   ConfigurationError,
   NotSentError,
+  ContentionError,
   MissingDependencyError,
 }))
   brandError(cls, name);

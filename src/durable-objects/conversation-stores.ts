@@ -5,7 +5,8 @@
 
 import { ConversationError } from '../conversations/errors.js';
 import type { SessionLock, SessionStore, WindowStore } from '../conversations/index.js';
-import { positive } from '../core/client-options.js';
+import { durationMs } from '../core/duration.js';
+import { keepRenewed } from '../core/lease.js';
 import {
   type Binding,
   callObject,
@@ -61,7 +62,7 @@ export class DurableObjectSessionStore implements SessionStore {
   constructor(options: DurableObjectSessionStoreOptions) {
     const op = 'new DurableObjectSessionStore';
     this.#binding = openBinding(options, op);
-    this.#lockWaitMs = Math.min(positive(options.lockWaitMs, `${op}: lockWaitMs`) ?? 3_000, 60_000);
+    this.#lockWaitMs = Math.min(durationMs(options.lockWaitMs, `${op}: \`lockWaitMs\``, 3_000), 60_000);
   }
 
   /**
@@ -88,7 +89,7 @@ export class DurableObjectSessionStore implements SessionStore {
       this.#binding,
       `conv:${key}`,
       'record.set',
-      { value: json(value), ttlMs: wholeMs(ttlMs) },
+      { value: json(value), ttlMs: durationMs(ttlMs, 'DurableObjectSessionStore.set: `ttlMs`') },
       'DurableObjectSessionStore.set',
     );
   }
@@ -115,7 +116,7 @@ export class DurableObjectSessionStore implements SessionStore {
     const op = 'DurableObjectSessionStore.lock';
     const name = `conv:${key}`;
     const token = holderToken();
-    const lease = wholeMs(leaseMs);
+    const lease = durationMs(leaseMs, `${op}: \`leaseMs\``);
     const taken = await callObject(
       this.#binding,
       name,
@@ -130,28 +131,25 @@ export class DurableObjectSessionStore implements SessionStore {
         { failure: 'lock_timeout', operation: op },
       );
     }
-    const renew = setInterval(
-      () => {
-        callObject(
+    // The kit's heartbeat (core/lease.ts). A renewal that fails leaves the lease to run out; the fenced save then
+    // refuses a stale write.
+    const keeper = keepRenewed({
+      leaseMs: lease,
+      renew: async () =>
+        (await callObject(
           this.#binding,
           name,
           'lock.renew',
           { token, leaseMs: lease },
           'DurableObjectSessionStore.renew',
-        ).catch(() => {
-          // A renewal that fails leaves the lease to run out; the fenced save then refuses a stale write.
-        });
-      },
-      Math.max(1, Math.floor(lease / 3)),
-    );
-    // On Node (a store used outside workerd), the renewals must not keep the process alive.
-    (renew as { unref?: () => void }).unref?.();
+        )) !== false,
+    });
     let released = false;
     return {
       release: async () => {
         if (released) return;
         released = true;
-        clearInterval(renew);
+        keeper.stop();
         await callObject(this.#binding, name, 'lock.release', { token }, 'DurableObjectSessionStore.unlock');
       },
       save: async (value, ttlMs) => {
@@ -160,7 +158,7 @@ export class DurableObjectSessionStore implements SessionStore {
           this.#binding,
           name,
           'record.save',
-          { token, value: json(value), ttlMs: wholeMs(ttlMs) },
+          { token, value: json(value), ttlMs: durationMs(ttlMs, `${saveOp}: \`ttlMs\``) },
           saveOp,
         );
         if (saved === true) return;
@@ -185,7 +183,7 @@ export class DurableObjectSessionStore implements SessionStore {
       this.#binding,
       `ledger:${id}`,
       'cell.claim',
-      { token: '', ms: wholeMs(ttlMs), done: true },
+      { token: '', ms: durationMs(ttlMs, 'DurableObjectSessionStore.claim: `ttlMs`'), done: true },
       op,
     );
     if (answer !== 'claimed' && answer !== 'done' && answer !== 'in_progress')
@@ -232,7 +230,7 @@ export class DurableObjectWindowStore implements WindowStore {
   constructor(options: DurableObjectWindowStoreOptions) {
     const op = 'new DurableObjectWindowStore';
     this.#binding = openBinding(options, op);
-    this.#ttlMs = positive(options.ttlMs, `${op}: ttlMs`) ?? RETENTION_MS;
+    this.#ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, RETENTION_MS);
   }
 
   /**
@@ -264,11 +262,6 @@ export class DurableObjectWindowStore implements WindowStore {
     if (typeof answer !== 'number') throw unexpectedAnswer(op, 'a time that is not a number');
     return answer;
   }
-}
-
-/** A duration the router computed, as the object takes it: whole milliseconds, at least 1. */
-function wholeMs(ms: number): number {
-  return Math.max(1, Math.ceil(ms));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { positive } from '../core/client-options.js';
+import { durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
 import type { ClaimResult, IdempotencyStore } from '../webhooks/index.js';
@@ -56,7 +56,7 @@ export class DurableObjectIdempotencyStore implements IdempotencyStore {
   constructor(options: DurableObjectIdempotencyStoreOptions) {
     const op = 'new DurableObjectIdempotencyStore';
     this.#binding = openBinding(options, op);
-    this.#ttlMs = positive(options.ttlMs, `${op}: ttlMs`) ?? DEFAULT_DEDUPE_TTL_MS;
+    this.#ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_DEDUPE_TTL_MS);
   }
 
   /**
@@ -155,8 +155,8 @@ export class DurableObjectIdempotencyStore implements IdempotencyStore {
     return `dedup:${key}`;
   }
 
-  /** A duration the handler passed, as the object takes it: a positive number, else the store's TTL. */
-  #ms(ms: number): number {
-    return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? Math.ceil(ms) : this.#ttlMs;
+  /** A duration the handler passed, by the one rule (core/duration.ts): `undefined` is the store's TTL. */
+  #ms(ms: number | undefined): number {
+    return durationMs(ms, 'DurableObjectIdempotencyStore: a lease or TTL', this.#ttlMs);
   }
 }

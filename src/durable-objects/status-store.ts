@@ -1,4 +1,4 @@
-import { positive } from '../core/client-options.js';
+import { durationMs } from '../core/duration.js';
 import { WebhookParseError } from '../core/errors.js';
 import { type Logger, type LogLevel, log, resolveLogger } from '../core/logger.js';
 import { isRecord } from '../core/plain-data.js';
@@ -69,7 +69,7 @@ export class DurableObjectStatusStore {
   constructor(options: DurableObjectStatusStoreOptions) {
     const op = 'new DurableObjectStatusStore';
     this.#binding = openBinding(options, op);
-    this.#ttlMs = positive(options.ttlMs, `${op}: ttlMs`) ?? RETENTION_MS;
+    this.#ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, RETENTION_MS);
     this.#onChange = options.onChange;
     this.#logger = resolveLogger(options);
   }

@@ -1,5 +1,5 @@
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { positive } from '../core/client-options.js';
+import { durationMs } from '../core/duration.js';
 import { headerValue } from '../core/headers.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport-request.js';
@@ -58,8 +58,8 @@ export function streamMessages(
 }
 
 export function checkStreamOptions(options: StreamOptions): void {
-  positive(options.timeoutMs, 'timeoutMs');
-  positive(options.idleTimeoutMs, 'idleTimeoutMs');
+  if (options.timeoutMs !== undefined) durationMs(options.timeoutMs, 'timeoutMs');
+  if (options.idleTimeoutMs !== undefined) durationMs(options.idleTimeoutMs, 'idleTimeoutMs');
 }
 
 /**

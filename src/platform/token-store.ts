@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LocalLocks } from '../core/local-locks.js';
 import { REDACTED } from '../core/secrets.js';
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
@@ -43,7 +44,7 @@ export interface TokenStore {
 /** The default `TokenStore`: one token in memory, shared by every client given the same instance. */
 export class MemoryTokenStore implements TokenStore {
   #entry: TokenEntry | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #locks = new LocalLocks();
 
   async get(): Promise<TokenEntry | undefined> {
     return this.#entry;
@@ -55,9 +56,7 @@ export class MemoryTokenStore implements TokenStore {
 
   /** Runs tasks one at a time, in call order; a failed task does not block the next. */
   lock<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
-    this.#queue = run.catch(() => {});
-    return run;
+    return this.#locks.run('token', task);
   }
 
   /** @internal Keeps the token out of `console.log(store)`. */

@@ -4,10 +4,26 @@ import type {
   CampaignStore,
   CampaignTotals,
 } from '../campaigns/store.js';
-import { call, expectNumber, hashedKey, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
-import { DEFAULT_RETENTION_MS, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
+import { durationMs } from '../core/duration.js';
+import type { RedisClient } from './client.js';
+import { hashId, type KeySpace } from './keys.js';
+import { call, expectNumber, unexpectedReply } from './replies.js';
+import { Script, type ScriptKey, writes } from './script.js';
+import { DEFAULT_RETENTION_MS, openStore, type RedisStoreOptions } from './store-options.js';
 
-/** Sets the smallest (`first…`) and largest (`last…`) time fields of a hash; used by both scripts below. */
+/*
+ * Where a campaign lives. A status names only its wamid, so each accepted message has a *pointer* found by its
+ * wamid alone: `camp:m:<sha256 of the wamid>`, holding `<campaign>\t<state when sent>`. The campaign's counters,
+ * examples, refusals and retry entries sit together (`camp:c|x|r|f:<campaign>`), and so does each message's
+ * current state once a status moved it, so that a status moves a message and its campaign's counters in one
+ * step. On one Redis (or with a prefix that holds a hash tag) everything shares a slot and the current state is
+ * the pointer itself, as in the previous versions. On a Redis Cluster the pointer and the statuses parked for it
+ * share the wamid's hash tag (`camp:m:{<sha256>}`, `camp:p:{<sha256>}`), and the campaign's keys share the
+ * campaign's (`camp:c:{<campaign>}`, `camp:s:{<campaign>}:<sha256>` for the current state): campaigns and
+ * messages spread over every slot.
+ */
+
+/** Sets the smallest (`first…`) and largest (`last…`) time fields of a hash. */
 const TIMES = `
 local function times(key, kind, first, last)
   local f = redis.call('HGET', key, 'first'..kind..'At')
@@ -18,74 +34,99 @@ end
 `;
 
 /**
- * One batch of send results, all at once: counters, first examples, refusals, the messages (each expiring after
- * the retention), the campaign's id in the index, the "sending" mark; returns and removes the statuses parked
- * for the batch's wamids. KEYS: counts, examples, refusals, ids, sending. ARGV: retention, parkMs, campaign,
- * firstAt, lastAt, (unused), then counted lists: counters (k, n), examples (k, v), refusals, messages (message
- * key, parking key, state). The message keys are hashed by the caller, so they are passed as arguments.
+ * A batch's campaign side: counters, first examples, refusals. KEYS: counts, examples, refusals. ARGV: firstAt,
+ * lastAt, then counted lists: counters (k, n), examples (k, v), refusals. Answers the index after them.
  */
-const RECORD = new Script(`${TIMES}
-local retention, park, campaign = ARGV[1], ARGV[2], ARGV[3]
-times(KEYS[1], 'Send', tonumber(ARGV[4]), tonumber(ARGV[5]))
-local i = 7
-local n = tonumber(ARGV[i]); i = i + 1
-for _ = 1, n do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]); i = i + 2 end
-n = tonumber(ARGV[i]); i = i + 1
-for _ = 1, n do redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1]); i = i + 2 end
-n = tonumber(ARGV[i]); i = i + 1
-for _ = 1, n do redis.call('RPUSH', KEYS[3], ARGV[i]); i = i + 1 end
-n = tonumber(ARGV[i]); i = i + 1
-local parked = {}
-for _ = 1, n do
-  redis.call('SET', ARGV[i], campaign .. '\\t' .. ARGV[i + 2], 'PX', retention)
-  local items = redis.call('LRANGE', ARGV[i + 1], 0, -1)
-  if #items > 0 then
-    redis.call('DEL', ARGV[i + 1])
-    for _, v in ipairs(items) do parked[#parked + 1] = v end
-  end
-  i = i + 3
+const RECORD_CAMPAIGN = `${TIMES}
+local function record_campaign(K, A)
+  times(K[1], 'Send', tonumber(A[1]), tonumber(A[2]))
+  local i = 3
+  local n = tonumber(A[i]); i = i + 1
+  for _ = 1, n do redis.call('HINCRBY', K[1], A[i], A[i + 1]); i = i + 2 end
+  n = tonumber(A[i]); i = i + 1
+  for _ = 1, n do redis.call('HSETNX', K[2], A[i], A[i + 1]); i = i + 2 end
+  n = tonumber(A[i]); i = i + 1
+  for _ = 1, n do redis.call('RPUSH', K[3], A[i]); i = i + 1 end
+  return i
 end
-for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], retention) end
-redis.call('SADD', KEYS[4], campaign)
-redis.call('PEXPIRE', KEYS[4], retention)
-redis.call('SET', KEYS[5], '1', 'PX', park)
-return parked
+`;
+
+/**
+ * A batch's message side: each pointer (written once: a wamid is sent once) and the statuses parked for it,
+ * taken out. KEYS from `first`: pointer, parking, pointer, parking, ... ARGV from `at`: the pointers' values.
+ */
+const RECORD_POINTERS = `
+local function record_pointers(K, first, A, at, parked)
+  local k = first
+  for i = at, #A do
+    redis.call('SET', K[k], A[i], 'NX')
+    local items = redis.call('LRANGE', K[k + 1], 0, -1)
+    if #items > 0 then
+      redis.call('DEL', K[k + 1])
+      for _, v in ipairs(items) do parked[#parked + 1] = v end
+    end
+    k = k + 2
+  end
+  return parked
+end
+`;
+
+/** The whole batch in one step, when all its keys share a slot (one Redis, or a prefix with a hash tag). */
+const RECORD = new Script(`${RECORD_CAMPAIGN}${RECORD_POINTERS}
+local at = record_campaign(KEYS, ARGV)
+return record_pointers(KEYS, 4, ARGV, at, {})
+`);
+
+/** The campaign side alone (a cluster: its keys are in the campaign's slot). */
+const RECORD_ON_CAMPAIGN = new Script(`${RECORD_CAMPAIGN}
+record_campaign(KEYS, ARGV)
+return 1
+`);
+
+/** One message's side alone (a cluster: its keys are in the wamid's slot). */
+const RECORD_POINTER = new Script(`${RECORD_POINTERS}
+return record_pointers(KEYS, 1, ARGV, 1, {})
 `);
 
 /**
- * A message's stored value; when there is none and a campaign send is under way, parks the status (ARGV[2]) for
- * `RECORD`, at most 16 per wamid, expiring after parkMs. KEYS: message, sending, parking.
+ * Parks a status (ARGV[1]) for a wamid the store does not know yet, at most 16, unless its pointer appeared
+ * meanwhile (then answers it). KEYS: pointer, parking.
  */
-const LOOKUP = new Script(`
+const PARK = new Script(`
 local v = redis.call('GET', KEYS[1])
 if v then return v end
-if redis.call('EXISTS', KEYS[2]) == 0 then return false end
-redis.call('RPUSH', KEYS[3], ARGV[2])
-redis.call('LTRIM', KEYS[3], -16, -1)
-redis.call('PEXPIRE', KEYS[3], ARGV[1])
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('LTRIM', KEYS[2], -16, -1)
 return false
 `);
 
 /**
- * Compare-and-set of a message's value with its counters, examples, event times and retry entry in the same
- * step, so concurrent instances count each change exactly once. KEYS: message, counts, examples, retries.
- * ARGV: expected, next, retention, eventAt ('' = none), retry ('' = none), wamid, counters (k, n), examples (k, v).
+ * Compare-and-set of a message's current state with its counters, examples, event times and retry entry in the
+ * same step, so concurrent instances count each change exactly once. KEYS: state, counts, examples, retries.
+ * ARGV: expected, next, eventAt ('' = none), retry ('' = none), wamid, counters (k, n), examples (k, v). A state
+ * not written yet is the one its pointer holds, which the caller read as `expected`.
  */
 const COMMIT = new Script(`${TIMES}
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-if ARGV[4] ~= '' then times(KEYS[2], 'Event', tonumber(ARGV[4]), tonumber(ARGV[4])) end
-if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[4], ARGV[6], ARGV[5])
-  redis.call('PEXPIRE', KEYS[4], ARGV[3])
-end
-local i = 7
+if (redis.call('GET', KEYS[1]) or ARGV[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+if ARGV[3] ~= '' then times(KEYS[2], 'Event', tonumber(ARGV[3]), tonumber(ARGV[3])) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[4], ARGV[5], ARGV[4]) end
+local i = 6
 local n = tonumber(ARGV[i]); i = i + 1
 for _ = 1, n do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]); i = i + 2 end
 n = tonumber(ARGV[i]); i = i + 1
 for _ = 1, n do redis.call('HSETNX', KEYS[3], ARGV[i], ARGV[i + 1]); i = i + 2 end
 return 1
 `);
+
+/** Lists a campaign among those the store holds; the list expires with the retention after its last write. */
+const LIST = new Script(`
+redis.call('SADD', KEYS[1], ARGV[1])
+return 1
+`);
+
+/** How many times the message side of a batch is tried again before `record` gives up (it is idempotent). */
+const POINTER_ATTEMPTS = 3;
 
 export interface RedisCampaignStoreOptions extends RedisStoreOptions {
   /**
@@ -102,14 +143,17 @@ export interface RedisCampaignStoreOptions extends RedisStoreOptions {
 
 /**
  * `CampaignTracker`'s store over Redis, for many sending and receiving processes: `new CampaignTracker({ store:
- * new RedisCampaignStore({ redis }) })` in each. Every change is one Lua script (a batch of send results; a
- * message's status change with its counters, compare-and-set), so concurrent instances count exactly.
+ * new RedisCampaignStore({ redis }) })` in each. Every change is a Lua script (a batch of send results; a
+ * message's status change with its counters, compare-and-set), so concurrent instances count exactly, and every
+ * key a script writes expires `retentionMs` after that write (parked statuses after `parkMs`).
  *
- * Keys (`<prefix>` default `wa:`): `camp:m:<sha256 of the wamid>` per message (its campaign, status, billable
- * flag and recipient: about 200 bytes each, see docs/campaigns.md), `camp:c|x|r|f:<campaign>` (counters,
- * examples, refusals, retryable failures), `camp:ids`, `camp:sending`, `camp:p:<sha256 of the wamid>` (parked
- * statuses). On Redis
- * Cluster, put a hash tag in the prefix (`{wa}:`) so that all keys share a slot.
+ * Keys (`<prefix>` default `wa:`): `camp:m:<sha256 of the wamid>` per message (its campaign and its state: about
+ * 200 bytes each, see docs/campaigns.md), `camp:c|x|r|f:<campaign>` (counters, examples, refusals, retryable
+ * failures), `camp:ids`, `camp:sending`, `camp:p:<sha256 of the wamid>` (parked statuses). On a Redis Cluster
+ * they are hash-tagged by wamid and by campaign (`camp:m:{<sha256>}`, `camp:c:{<campaign>}`), and a message's
+ * state, once a status moved it, is kept beside its campaign (`camp:s:{<campaign>}:<sha256>`): a batch of send
+ * results is then written in two steps, the campaign's side and then each message's (tried again up to three
+ * times), and a status is looked up in two reads (its pointer, then its state).
  *
  * @example
  * import Redis from 'ioredis';
@@ -119,79 +163,101 @@ export interface RedisCampaignStoreOptions extends RedisStoreOptions {
  */
 export class RedisCampaignStore implements CampaignStore {
   readonly #redis: RedisClient;
-  readonly #prefix: string;
+  readonly #keys: KeySpace;
   readonly #retentionMs: number;
   readonly #parkMs: number;
 
   constructor(options: RedisCampaignStoreOptions) {
     const op = 'new RedisCampaignStore';
-    const { redis, prefix } = openStore(options, op);
+    const { redis, keys } = openStore(options, op);
     this.#redis = redis;
-    this.#prefix = prefix;
-    this.#retentionMs = positiveMs(options.retentionMs, DEFAULT_RETENTION_MS, 'retentionMs', op);
-    this.#parkMs = positiveMs(options.parkMs, 120_000, 'parkMs', op);
+    this.#keys = keys;
+    this.#retentionMs = durationMs(options.retentionMs, `${op}: \`retentionMs\``, DEFAULT_RETENTION_MS);
+    this.#parkMs = durationMs(options.parkMs, `${op}: \`parkMs\``, 120_000);
   }
 
   async sending(_campaign: string): Promise<void> {
     const op = 'RedisCampaignStore.sending';
-    await call(op, () => this.#redis.set(this.#key('sending'), '1', 'PX', this.#parkMs));
+    await call(op, () => this.#redis.set(this.#sendingKey(), '1', 'PX', this.#parkMs));
   }
 
   async record(campaign: string, batch: CampaignRecordBatch): Promise<readonly string[]> {
     const op = 'RedisCampaignStore.record';
-    const args: (string | number)[] = [
-      this.#retentionMs,
-      this.#parkMs,
-      campaign,
+    const side: (string | number)[] = [
       batch.firstAt,
       batch.lastAt,
-      '',
       ...pairs(batch.counts),
       ...pairs(batch.examples),
       batch.refused.length,
       ...batch.refused,
-      batch.accepted.length,
     ];
-    for (const { wamid, state } of batch.accepted)
-      args.push(this.#key('m', wamid), this.#key('p', wamid), state);
-    const keys = [
-      this.#key('c', campaign),
-      this.#key('x', campaign),
-      this.#key('r', campaign),
-      this.#key('ids'),
-      this.#key('sending'),
-    ];
-    const parked = await call(op, () => RECORD.run(this.#redis, keys, args));
-    if (!Array.isArray(parked) || !parked.every((p) => typeof p === 'string')) {
-      throw unexpectedReply(op, 'a list of parked statuses', typeof parked);
+    const messages = batch.accepted.map(({ wamid, state }) => {
+      const hash = hashId(wamid);
+      return { keys: this.#pointer(hash), value: `${campaign}\t${state}` };
+    });
+    const campaignKeys = this.#campaignKeys(campaign).slice(0, 3);
+    // The campaign is listed first and the sending mark refreshed: both marks, apart from the batch's slots.
+    await call(op, () =>
+      Promise.all([
+        LIST.run(this.#redis, [writes(this.#keys.name('camp', 'ids'), this.#retentionMs)], [campaign]),
+        this.#redis.set(this.#sendingKey(), '1', 'PX', this.#parkMs),
+      ]),
+    );
+    if (!this.#keys.spread) {
+      const keys = [...campaignKeys, ...messages.flatMap((m) => m.keys)];
+      const values = messages.map((m) => m.value);
+      return parkedList(op, await call(op, () => RECORD.run(this.#redis, keys, [...side, ...values])));
     }
-    return parked as string[];
+    // A cluster: the campaign's side, then each message's. A status looked up between the two finds no pointer
+    // and is parked, and the message's step takes it out.
+    await call(op, () => RECORD_ON_CAMPAIGN.run(this.#redis, campaignKeys, side));
+    const parked = await Promise.all(
+      messages.map(async (m) => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return parkedList(op, await call(op, () => RECORD_POINTER.run(this.#redis, m.keys, [m.value])));
+          } catch (error) {
+            if (attempt >= POINTER_ATTEMPTS) throw error;
+          }
+        }
+      }),
+    );
+    return parked.flat();
   }
 
   async lookup(wamid: string, park: () => string): Promise<{ campaign: string; state: string } | undefined> {
     const op = 'RedisCampaignStore.lookup';
-    const keys = [this.#key('m', wamid), this.#key('sending'), this.#key('p', wamid)];
-    // `park()` is cheap to build and needed only when nothing is stored: one round trip either way.
-    const value = await call(op, () => LOOKUP.run(this.#redis, keys, [this.#parkMs, park()]));
-    if (value === null || value === undefined) return undefined;
-    if (typeof value !== 'string') throw unexpectedReply(op, 'a stored message', typeof value);
-    const tab = value.indexOf('\t');
-    if (tab < 1) throw unexpectedReply(op, 'a stored message', 'a value without its campaign');
-    return { campaign: value.slice(0, tab), state: value.slice(tab + 1) };
+    const hash = hashId(wamid);
+    const [pointer, parking] = this.#pointer(hash);
+    const [found, sending] = await call(op, () =>
+      Promise.all([this.#redis.get(pointer.key), this.#redis.exists(this.#sendingKey())]),
+    );
+    let value: unknown = found;
+    if (value === null) {
+      // Unknown: while a campaign send is under way its send result may still be on its way: park the status.
+      if (expectNumber(op, sending) === 0) return undefined;
+      value = await call(op, () => PARK.run(this.#redis, [pointer, parking], [park()]));
+      if (value === null || value === undefined) return undefined;
+    }
+    const message = split(op, value);
+    const stateKey = this.#stateKey(message.campaign, hash);
+    if (stateKey === pointer.key) return message;
+    const current = await call(op, () => this.#redis.get(stateKey));
+    return current === null ? message : split(op, current);
   }
 
   async commit(change: CampaignCommit): Promise<boolean> {
     const op = 'RedisCampaignStore.commit';
+    const [counts, examples, , retries] = this.#campaignKeys(change.campaign);
     const keys = [
-      this.#key('m', change.wamid),
-      this.#key('c', change.campaign),
-      this.#key('x', change.campaign),
-      this.#key('f', change.campaign),
+      writes(this.#stateKey(change.campaign, hashId(change.wamid)), this.#retentionMs),
+      counts,
+      examples,
+      retries,
     ];
     const args: (string | number)[] = [
       `${change.campaign}\t${change.expected}`,
       `${change.campaign}\t${change.next}`,
-      this.#retentionMs,
       change.eventAt ?? '',
       change.retry ?? '',
       change.wamid,
@@ -203,21 +269,19 @@ export class RedisCampaignStore implements CampaignStore {
 
   async totals(campaign: string): Promise<CampaignTotals | undefined> {
     const op = 'RedisCampaignStore.totals';
-    const [counts, examples] = await call(op, () =>
-      Promise.all([
-        this.#redis.hgetall(this.#key('c', campaign)),
-        this.#redis.hgetall(this.#key('x', campaign)),
-      ]),
+    const [counts, examples] = this.#campaignKeys(campaign);
+    const [numbersRaw, examplesRaw] = await call(op, () =>
+      Promise.all([this.#redis.hgetall(counts.key), this.#redis.hgetall(examples.key)]),
     );
-    if (Object.keys(counts).length === 0) return undefined;
+    if (Object.keys(numbersRaw).length === 0) return undefined;
     const numbers: Record<string, number> = {};
-    for (const [k, v] of Object.entries(counts)) numbers[k] = expectNumber(op, v);
-    return { counts: numbers, examples };
+    for (const [k, v] of Object.entries(numbersRaw)) numbers[k] = expectNumber(op, v);
+    return { counts: numbers, examples: examplesRaw };
   }
 
   async *refusals(campaign: string): AsyncIterable<readonly string[]> {
     const op = 'RedisCampaignStore.refusals';
-    const key = this.#key('r', campaign);
+    const key = this.#campaignKeys(campaign)[2].key;
     for (let start = 0; ; start += PAGE) {
       const page = await call(op, () => this.#redis.lrange(key, start, start + PAGE - 1));
       if (page.length > 0) yield page;
@@ -227,7 +291,7 @@ export class RedisCampaignStore implements CampaignStore {
 
   async *failedRetries(campaign: string): AsyncIterable<readonly string[]> {
     const op = 'RedisCampaignStore.failedRetries';
-    const key = this.#key('f', campaign);
+    const key = this.#campaignKeys(campaign)[3].key;
     let cursor = '0';
     do {
       const [next, flat] = await call(op, () => this.#redis.hscan(key, cursor, 'COUNT', PAGE));
@@ -239,35 +303,67 @@ export class RedisCampaignStore implements CampaignStore {
 
   async campaigns(): Promise<string[]> {
     const op = 'RedisCampaignStore.campaigns';
-    return (await call(op, () => this.#redis.smembers(this.#key('ids')))).sort();
+    return (await call(op, () => this.#redis.smembers(this.#keys.name('camp', 'ids')))).sort();
   }
 
   /**
-   * Forgets a campaign's counters and lists now (its message keys expire with the retention). Resolves `true`
-   * when it was known.
+   * Forgets a campaign's counters and lists now (its messages expire with the retention). Resolves `true` when
+   * it was known.
    *
    * @example
    * await store.delete('spring-sale');
    */
   async delete(campaign: string): Promise<boolean> {
     const op = 'RedisCampaignStore.delete';
-    const removed = await call(op, () =>
-      this.#redis
-        .multi()
-        .del(...['c', 'x', 'r', 'f'].map((k) => this.#key(k, campaign)))
-        .srem(this.#key('ids'), campaign)
-        .exec(),
+    const keys = this.#campaignKeys(campaign).map((k) => k.key);
+    // The campaign's keys share a slot; the list of campaigns is apart.
+    await call(op, () => this.#redis.del(...keys));
+    return (
+      expectNumber(op, await call(op, () => this.#redis.srem(this.#keys.name('camp', 'ids'), campaign))) === 1
     );
-    return expectNumber(op, removed?.[1]?.[1] ?? 0) === 1;
   }
 
-  /** A wamid (which encodes the recipient's number) is hashed into its key; a campaign id is a label you chose. */
-  #key(kind: string, id?: string): string {
-    if (id === undefined) return `${this.#prefix}camp:${kind}`;
-    return kind === 'm' || kind === 'p'
-      ? hashedKey(this.#prefix, `camp:${kind}`, id)
-      : `${this.#prefix}camp:${kind}:${id}`;
+  /** A message's pointer and its parked statuses: found by the wamid alone (hashed: it encodes a number). */
+  #pointer(hash: string): [ScriptKey, ScriptKey] {
+    const tag = this.#keys.tag(hash);
+    return [
+      writes(this.#keys.name('camp', 'm', tag), this.#retentionMs),
+      writes(this.#keys.name('camp', 'p', tag), this.#parkMs),
+    ];
   }
+
+  /** A message's current state: its pointer on one slot, beside its campaign's counters on a cluster. */
+  #stateKey(campaign: string, hash: string): string {
+    return this.#keys.spread
+      ? this.#keys.name('camp', 's', this.#keys.tag(campaign), hash)
+      : this.#keys.name('camp', 'm', hash);
+  }
+
+  /** Counters, examples, refusals, retry entries: one campaign's keys, in its slot. */
+  #campaignKeys(campaign: string): [ScriptKey, ScriptKey, ScriptKey, ScriptKey] {
+    const tag = this.#keys.tag(campaign);
+    const key = (kind: string) => writes(this.#keys.name('camp', kind, tag), this.#retentionMs);
+    return [key('c'), key('x'), key('r'), key('f')];
+  }
+
+  #sendingKey(): string {
+    return this.#keys.name('camp', 'sending');
+  }
+}
+
+/** A stored `<campaign>\t<state>`. */
+function split(operation: string, value: unknown): { campaign: string; state: string } {
+  if (typeof value !== 'string') throw unexpectedReply(operation, 'a stored message', typeof value);
+  const tab = value.indexOf('\t');
+  if (tab < 1) throw unexpectedReply(operation, 'a stored message', 'a value without its campaign');
+  return { campaign: value.slice(0, tab), state: value.slice(tab + 1) };
+}
+
+function parkedList(operation: string, parked: unknown): string[] {
+  if (!Array.isArray(parked) || !parked.every((p) => typeof p === 'string')) {
+    throw unexpectedReply(operation, 'a list of parked statuses', typeof parked);
+  }
+  return parked as string[];
 }
 
 const PAGE = 1000;

@@ -6,12 +6,12 @@
  * words); then once more when the connection is back, at the same level: an outage's end matters as much as its start.
  */
 import { type Logger, log } from '../core/logger.js';
-import { errorMeta } from './redis-answer.js';
+import { errorMeta } from './errors.js';
 
-/** What a client listener needs of an ioredis client (or of a copy from another ioredis version). */
+/** What a client listener needs of an ioredis client or cluster (or of a copy from another ioredis version). */
 interface WatchedClient {
   on(event: string, listener: (arg: unknown) => void): unknown;
-  options?: { host?: unknown; port?: unknown; path?: unknown };
+  options?: object;
 }
 
 const watched = new WeakMap<object, { down: boolean; since: number }>();
@@ -30,9 +30,19 @@ const REASONS: Readonly<Record<string, string>> = {
   WRONGPASS: 'Redis refused the user name or password',
 };
 
-/** Where the client connects, as `host:port` (or the socket path). */
+/** Where the client connects, as `host:port` (or the socket path; a cluster's startup nodes, comma-separated). */
 function whereOf(client: WatchedClient): string {
-  const options = client.options ?? {};
+  // An ioredis `Cluster` (its startup nodes are private to its types, not to JavaScript).
+  const startupNodes: unknown = (client as { startupNodes?: unknown }).startupNodes;
+  if (Array.isArray(startupNodes)) {
+    const nodes = startupNodes.map((n: unknown) =>
+      typeof n === 'object' && n !== null
+        ? whereOf({ on: client.on, options: n as WatchedClient['options'] })
+        : '?',
+    );
+    return `cluster ${nodes.join(',')}`;
+  }
+  const options: { host?: unknown; port?: unknown; path?: unknown } = client.options ?? {};
   if (typeof options.path === 'string' && options.path !== '') return options.path;
   const host = typeof options.host === 'string' ? options.host : 'localhost';
   const port = typeof options.port === 'number' || typeof options.port === 'string' ? options.port : 6379;

@@ -3,21 +3,17 @@
  * per-customer lock with a lease, the reply ledger, and each customer's last inbound time, shared by every
  * process on one Redis.
  */
+
 import { ConversationError } from '../conversations/errors.js';
 import type { SessionLock, SessionStore, WindowStore } from '../conversations/stores.js';
+import { durationMs } from '../core/duration.js';
+import type { RedisClient } from './client.js';
 import { RedisStoreError } from './errors.js';
-import {
-  COMPARE_AND_DELETE,
-  COMPARE_AND_PEXPIRE,
-  call,
-  expectNumber,
-  hashedKey,
-  leaseToken,
-  type RedisClient,
-  Script,
-  unexpectedReply,
-} from './redis-answer.js';
-import { DEFAULT_RETENTION_MS, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
+import { hashId, type KeySpace } from './keys.js';
+import { RedisLease } from './lease.js';
+import { call, expectNumber, unexpectedReply } from './replies.js';
+import { Script, writes } from './script.js';
+import { DEFAULT_RETENTION_MS, openStore, type RedisStoreOptions } from './store-options.js';
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions extends RedisStoreOptions {
@@ -32,10 +28,12 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
  * Sessions, per-customer locks and the reply ledger of the conversations router, on Redis: what makes one
  * customer's events run one at a time across every instance and a retried event skip the replies already sent.
  *
- * The lock is `SET NX PX <lease>` with a random token; the holder renews it every third of the lease while it
- * runs and deletes it (only if still its own) when done, so a process that dies frees the customer after one
- * lease. Keys: `<prefix>conv:<sha256>`, `<prefix>conv-lock:<sha256>`, `<prefix>conv-reply:<sha256>`. Failures
- * reject with `RedisStoreError`.
+ * The lock is a lease (`SET NX PX <lease>` with a random token); the holder renews it every third of the lease
+ * while it runs and deletes it (only if still its own) when done, so a process that dies frees the customer after
+ * one lease, and its save is refused once the lease is gone (a write fenced by the lease). Keys:
+ * `<prefix>conv:<sha256>` and `<prefix>conv-lock:<sha256>` (on a Redis Cluster both hash-tagged by the customer,
+ * `conv:{<sha256>}`, so the fenced save stays in one slot), `<prefix>conv-reply:<sha256>`. Failures reject with
+ * `RedisStoreError`.
  *
  * @example
  * import Redis from 'ioredis';
@@ -46,20 +44,20 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
  */
 export class RedisSessionStore implements SessionStore {
   readonly #redis: RedisClient;
-  readonly #prefix: string;
+  readonly #keys: KeySpace;
   readonly #lockWaitMs: number;
 
   constructor(options: RedisSessionStoreOptions) {
     const op = 'new RedisSessionStore';
-    const { redis, prefix } = openStore(options, op);
+    const { redis, keys } = openStore(options, op);
     this.#redis = redis;
-    this.#prefix = prefix;
-    this.#lockWaitMs = positiveMs(options.lockWaitMs, 3_000, 'lockWaitMs', op);
+    this.#keys = keys;
+    this.#lockWaitMs = durationMs(options.lockWaitMs, `${op}: \`lockWaitMs\``, 3_000);
   }
 
   async get(key: string): Promise<unknown> {
     const op = 'RedisSessionStore.get';
-    const raw = await call(op, () => this.#redis.get(hashedKey(this.#prefix, 'conv', key)));
+    const raw = await call(op, () => this.#redis.get(this.#record(key)));
     if (raw === null) return undefined;
     try {
       return JSON.parse(raw) as unknown;
@@ -70,61 +68,47 @@ export class RedisSessionStore implements SessionStore {
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
     const op = 'RedisSessionStore.set';
-    const ms = wholeMs(ttlMs);
-    await call(op, () =>
-      this.#redis.set(hashedKey(this.#prefix, 'conv', key), JSON.stringify(value), 'PX', ms),
-    );
+    const ms = durationMs(ttlMs, `${op}: \`ttlMs\``);
+    await call(op, () => this.#redis.set(this.#record(key), JSON.stringify(value), 'PX', ms));
   }
 
   async delete(key: string): Promise<void> {
-    await call('RedisSessionStore.delete', () => this.#redis.del(hashedKey(this.#prefix, 'conv', key)));
+    await call('RedisSessionStore.delete', () => this.#redis.del(this.#record(key)));
   }
 
   async lock(key: string, leaseMs: number): Promise<SessionLock> {
     const op = 'RedisSessionStore.lock';
-    const lockKey = hashedKey(this.#prefix, 'conv-lock', key);
-    const token = leaseToken();
-    const lease = wholeMs(leaseMs);
-    const giveUpAt = Date.now() + this.#lockWaitMs;
-    for (let attempt = 0; ; attempt++) {
-      const got = await call(op, () => this.#redis.set(lockKey, token, 'PX', lease, 'NX'));
-      if (got === 'OK') break;
-      if (Date.now() >= giveUpAt) {
-        throw new RedisStoreError(
-          `${op}: another instance held the customer's lock for over ${this.#lockWaitMs} ms; the event fails so that it is delivered again.`,
-          { failure: 'lock_timeout', operation: op },
-        );
-      }
-      // Short, growing, jittered waits: a customer's next event usually follows the one being handled closely.
-      await new Promise((r) =>
-        setTimeout(r, Math.min(100, 5 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random())),
-      );
-    }
-    const renew = setInterval(
-      () => {
-        COMPARE_AND_PEXPIRE.run(this.#redis, [lockKey], [token, lease]).catch(() => {
-          // A renewal that fails leaves the lease to run out; the release below still frees it when it can.
-        });
+    const lease = await RedisLease.wait(
+      this.#redis,
+      this.#lockKey(key),
+      durationMs(leaseMs, `${op}: \`leaseMs\``),
+      op,
+      {
+        waitMs: this.#lockWaitMs,
+        timeoutMessage: `another instance held the customer's lock for over ${this.#lockWaitMs} ms; the event fails so that it is delivered again.`,
+        // Short, growing waits: a customer's next event usually follows the one being handled closely.
+        maxBackoffMs: 100,
       },
-      Math.max(1, Math.floor(lease / 3)),
     );
-    (renew as { unref?: () => void }).unref?.();
+    // A renewal that fails leaves the lease to run out; the save below is then refused, and the release frees
+    // the key when it can.
+    const keeper = lease.keep();
     let released = false;
-    const recordKey = hashedKey(this.#prefix, 'conv', key);
+    const recordKey = this.#record(key);
     return {
       release: async () => {
         if (released) return;
         released = true;
-        clearInterval(renew);
-        await call('RedisSessionStore.unlock', () => COMPARE_AND_DELETE.run(this.#redis, [lockKey], [token]));
+        keeper.stop();
+        await call('RedisSessionStore.unlock', () => lease.release());
       },
       save: async (value, ttlMs) => {
         const saveOp = 'RedisSessionStore.save';
-        const ms = wholeMs(ttlMs);
-        const written = await call(saveOp, () =>
-          FENCED_SET.run(this.#redis, [lockKey, recordKey], [token, JSON.stringify(value), ms]),
-        );
-        if (expectNumber(saveOp, written) !== 1) {
+        const ms = durationMs(ttlMs, `${saveOp}: \`ttlMs\``);
+        try {
+          await lease.fenced(SAVE, [writes(recordKey, ms)], [JSON.stringify(value)], saveOp);
+        } catch (error) {
+          if (!(error instanceof RedisStoreError) || error.failure !== 'lease_lost') throw error;
           throw new ConversationError(
             'lock_lost',
             `${saveOp}: this instance's lease on the customer ran out before the event was saved (another may hold it now); the event fails so that it is delivered again.`,
@@ -136,35 +120,38 @@ export class RedisSessionStore implements SessionStore {
 
   async claim(id: string, ttlMs: number): Promise<boolean> {
     const op = 'RedisSessionStore.claim';
-    const ms = wholeMs(ttlMs);
+    const ms = durationMs(ttlMs, `${op}: \`ttlMs\``);
     const got = await call(op, () =>
-      this.#redis.set(hashedKey(this.#prefix, 'conv-reply', id), '1', 'PX', ms, 'NX'),
+      this.#redis.set(this.#keys.name('conv-reply', hashId(id)), '1', 'PX', ms, 'NX'),
     );
     return got === 'OK';
   }
 
   async unclaim(id: string): Promise<void> {
-    await call('RedisSessionStore.unclaim', () => this.#redis.del(hashedKey(this.#prefix, 'conv-reply', id)));
+    await call('RedisSessionStore.unclaim', () => this.#redis.del(this.#keys.name('conv-reply', hashId(id))));
+  }
+
+  /** A customer's record: `conv:<hash>` (`conv:{<hash>}` on a cluster, beside its lock). */
+  #record(key: string): string {
+    return this.#keys.name('conv', this.#keys.tag(hashId(key)));
+  }
+
+  #lockKey(key: string): string {
+    return this.#keys.name('conv-lock', this.#keys.tag(hashId(key)));
   }
 }
 
-/** A duration the router computed, as Redis's `PX` takes it: whole milliseconds, at least 1. */
-function wholeMs(ms: number): number {
-  return Math.max(1, Math.ceil(ms));
-}
-
-/** Writes KEYS[2] only while KEYS[1] (the lock) still holds this holder's token ARGV[1]; 1 or 0. */
-const FENCED_SET = new Script(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+/** Writes the customer's record (run fenced by the customer's lease: only while this holder has it). */
+const SAVE = new Script(`
+redis.call('SET', KEYS[1], ARGV[1])
 return 1
 `);
 
-/** Keeps the later of the stored time and ARGV[1], expiring ARGV[2] ms after the latest. */
+/** Keeps the later of the stored time and ARGV[1] (its expiry, the store's TTL, runs from the latest). */
 const KEEP_LATEST = new Script(`
 local cur = tonumber(redis.call('GET', KEYS[1]))
 if cur == nil or cur < tonumber(ARGV[1]) then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  redis.call('SET', KEYS[1], ARGV[1])
   return 1
 end
 return 0
@@ -187,26 +174,30 @@ export interface RedisWindowStoreOptions extends RedisStoreOptions {
  */
 export class RedisWindowStore implements WindowStore {
   readonly #redis: RedisClient;
-  readonly #prefix: string;
+  readonly #keys: KeySpace;
   readonly #ttlMs: number;
 
   constructor(options: RedisWindowStoreOptions) {
     const op = 'new RedisWindowStore';
-    const { redis, prefix } = openStore(options, op);
+    const { redis, keys } = openStore(options, op);
     this.#redis = redis;
-    this.#prefix = prefix;
-    this.#ttlMs = positiveMs(options.ttlMs, DEFAULT_RETENTION_MS, 'ttlMs', op);
+    this.#keys = keys;
+    this.#ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_RETENTION_MS);
   }
 
   async recordInbound(customer: string, atMs: number): Promise<void> {
     const op = 'RedisWindowStore.recordInbound';
-    const key = hashedKey(this.#prefix, 'window', customer);
-    await call(op, () => KEEP_LATEST.run(this.#redis, [key], [Math.floor(atMs), this.#ttlMs]));
+    const key = this.#key(customer);
+    await call(op, () => KEEP_LATEST.run(this.#redis, [writes(key, this.#ttlMs)], [Math.floor(atMs)]));
   }
 
   async lastInbound(customer: string): Promise<number | undefined> {
     const op = 'RedisWindowStore.lastInbound';
-    const raw = await call(op, () => this.#redis.get(hashedKey(this.#prefix, 'window', customer)));
+    const raw = await call(op, () => this.#redis.get(this.#key(customer)));
     return raw === null ? undefined : expectNumber(op, raw);
+  }
+
+  #key(customer: string): string {
+    return this.#keys.name('window', hashId(customer));
   }
 }

@@ -1,5 +1,20 @@
 import { brandError, WaGatewayError } from '../core/errors.js';
-import { errorMeta } from './redis-answer.js';
+
+/**
+ * @internal The name and string `code` of an error, for logs and typed errors: never its message, which may quote
+ * a command's arguments. A hostile error object (a throwing getter or Proxy) gives its `typeof`.
+ */
+export function errorMeta(error: unknown): { errorName: string; code?: string } {
+  try {
+    if (error instanceof Error) {
+      const code = (error as { code?: unknown }).code;
+      return typeof code === 'string' ? { errorName: error.name, code } : { errorName: error.name };
+    }
+  } catch {
+    // A hostile error object: fall through.
+  }
+  return { errorName: typeof error };
+}
 
 /**
  * Why a Redis-backed store failed:
@@ -8,14 +23,19 @@ import { errorMeta } from './redis-answer.js';
  *   the same prefix, a proxy that rewrote the answer);
  * - `command_failed`: Redis refused the command (`ReplyError`: out of memory, a read-only replica, ...);
  * - `lock_timeout`: another process held a lock for longer than this one would wait;
- * - `contention`: a compare-and-set lost too many times in a row to writers of the same key.
+ * - `lease_lost`: a write fenced by a lease was refused: the lease ran out (or another holder took it) first;
+ * - `contention`: a compare-and-set lost too many times in a row to writers of the same key;
+ * - `needs_cluster_client`: the Redis is a node of a Redis Cluster, reached through a standalone client (it
+ *   answered `MOVED`): connect with ioredis's `Cluster` instead.
  */
 export type RedisStoreFailure =
   | 'unavailable'
   | 'unexpected_reply'
   | 'command_failed'
   | 'lock_timeout'
-  | 'contention';
+  | 'lease_lost'
+  | 'contention'
+  | 'needs_cluster_client';
 
 /**
  * A Redis-backed store (`wa-gateway-sdk/redis`) could not do its work. The message names the store and the
@@ -54,6 +74,8 @@ brandError(RedisStoreError, 'RedisStoreError');
 export type InboxErrorReason =
   /** Redis is not connected, or refused the write: the handler answers 500 and the gateway retries. */
   | 'unavailable'
+  /** The Redis is a node of a Redis Cluster reached through a standalone client: connect with ioredis's `Cluster`. */
+  | 'needs_cluster_client'
   /** Redis did not answer within `enqueueTimeoutMs`. */
   | 'timeout'
   /** Redis answered something the inbox did not expect (a job without an id, data of another shape). */

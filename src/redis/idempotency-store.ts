@@ -1,19 +1,13 @@
+import { durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import type { ClaimResult, IdempotencyStore } from '../webhooks/dedup.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
-import {
-  COMPARE_AND_DELETE,
-  COMPARE_AND_PEXPIRE,
-  call,
-  expectNumber,
-  expectOneOf,
-  hashedKey,
-  leaseToken,
-  type RedisClient,
-  Script,
-  unexpectedReply,
-} from './redis-answer.js';
-import { openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
+import type { RedisClient } from './client.js';
+import { hashId, type KeySpace } from './keys.js';
+import { leaseToken, RedisLease } from './lease.js';
+import { call, expectOneOf, unexpectedReply } from './replies.js';
+import { Script, writes } from './script.js';
+import { openStore, type RedisStoreOptions } from './store-options.js';
 
 /**
  * The key holds `p:<token>` while a process works on the event (with the lease as its TTL, so a holder that
@@ -22,7 +16,7 @@ import { openStore, positiveMs, type RedisStoreOptions } from './store-options.j
 const CLAIM = new Script(`
 local v = redis.call('GET', KEYS[1])
 if not v then
-  redis.call('SET', KEYS[1], 'p:' .. ARGV[1], 'PX', ARGV[2])
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 'claimed'
 end
 if v == 'done' then return 'done' end
@@ -45,8 +39,9 @@ export interface RedisIdempotencyStoreOptions extends RedisStoreOptions {
  * - `release` frees the key only if this store still holds it (a token compare-and-delete), so a process
  *   whose lease ran out cannot free the claim of the process that took over.
  *
- * Keys: `<prefix>dedup:<sha256 of the idempotency key>`. Failures reject with `RedisStoreError`, which the
- * webhook handlers answer with 500 (the gateway retries).
+ * Keys: `<prefix>dedup:<sha256 of the idempotency key>`, one per event (so they spread over a cluster's slots by
+ * themselves). Failures reject with `RedisStoreError`, which the webhook handlers answer with 500 (the gateway
+ * retries).
  *
  * @example
  * import Redis from 'ioredis';
@@ -57,34 +52,36 @@ export interface RedisIdempotencyStoreOptions extends RedisStoreOptions {
  */
 export class RedisIdempotencyStore implements IdempotencyStore {
   readonly #redis: RedisClient;
-  readonly #prefix: string;
+  readonly #keys: KeySpace;
   readonly #ttlMs: number;
-  /** Tokens of the claims this instance holds, by idempotency key. */
-  readonly #held = new Map<string, string>();
+  /** The claims this instance holds (leases whose value is `p:<token>`), by idempotency key. */
+  readonly #held = new Map<string, RedisLease>();
 
   constructor(options: RedisIdempotencyStoreOptions) {
     const op = 'new RedisIdempotencyStore';
-    const { redis, prefix } = openStore(options, op);
+    const { redis, keys } = openStore(options, op);
     this.#redis = redis;
-    this.#prefix = prefix;
-    this.#ttlMs = positiveMs(options.ttlMs, DEFAULT_DEDUPE_TTL_MS, 'ttlMs', op);
+    this.#keys = keys;
+    this.#ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_DEDUPE_TTL_MS);
   }
 
   /** Takes `key` for `leaseMs` if it is free; otherwise tells whether it is being processed or done. */
   async claim(key: string, leaseMs: number = this.#ttlMs): Promise<ClaimResult> {
     const op = 'RedisIdempotencyStore.claim';
-    const token = leaseToken();
-    const lease = positiveMs(leaseMs, this.#ttlMs, 'leaseMs', op);
-    const answer = await call(op, () => CLAIM.run(this.#redis, [this.#key(key)], [token, lease]));
+    const lease = durationMs(leaseMs, `${op}: \`leaseMs\``, this.#ttlMs);
+    const redisKey = this.#key(key);
+    const value = `p:${leaseToken()}`;
+    const answer = await call(op, () => CLAIM.run(this.#redis, [writes(redisKey, lease)], [value, lease]));
     const result = expectOneOf(op, answer, ['claimed', 'in_progress', 'done'] as const);
-    if (result === 'claimed') this.#held.set(key, token);
+    if (result === 'claimed')
+      this.#held.set(key, RedisLease.held(this.#redis, redisKey, value, lease, 'RedisIdempotencyStore'));
     return result;
   }
 
   /** Marks `key` processed for `ttlMs` (default the store's TTL), whoever holds it now: the work is done. */
   async complete(key: string, ttlMs: number = this.#ttlMs): Promise<void> {
     const op = 'RedisIdempotencyStore.complete';
-    const ttl = positiveMs(ttlMs, this.#ttlMs, 'ttlMs', op);
+    const ttl = durationMs(ttlMs, `${op}: \`ttlMs\``, this.#ttlMs);
     this.#held.delete(key);
     const answer = await call(op, () => this.#redis.set(this.#key(key), 'done', 'PX', ttl));
     expectOneOf(op, answer, ['OK'] as const);
@@ -92,26 +89,17 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   /** Frees `key` after a failure, if this instance still holds it. */
   async release(key: string): Promise<void> {
-    const op = 'RedisIdempotencyStore.release';
-    const token = this.#held.get(key);
-    if (token === undefined) return;
+    const lease = this.#held.get(key);
+    if (lease === undefined) return;
     this.#held.delete(key);
-    expectNumber(
-      op,
-      await call(op, () => COMPARE_AND_DELETE.run(this.#redis, [this.#key(key)], [`p:${token}`])),
-    );
+    await lease.release();
   }
 
   /** Extends this instance's claim on `key` to `leaseMs` from now; `false` when it no longer holds it. */
   async renew(key: string, leaseMs: number): Promise<boolean> {
-    const op = 'RedisIdempotencyStore.renew';
-    const token = this.#held.get(key);
-    if (token === undefined) return false;
-    const lease = positiveMs(leaseMs, this.#ttlMs, 'leaseMs', op);
-    const answer = await call(op, () =>
-      COMPARE_AND_PEXPIRE.run(this.#redis, [this.#key(key)], [`p:${token}`, lease]),
-    );
-    return expectNumber(op, answer) === 1;
+    const lease = this.#held.get(key);
+    if (lease === undefined) return false;
+    return lease.renew(durationMs(leaseMs, 'RedisIdempotencyStore.renew: `leaseMs`', this.#ttlMs));
   }
 
   /** The state of `key` in Redis, or `undefined` when it is free. */
@@ -128,6 +116,6 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     if (typeof key !== 'string' || key === '') {
       throw new ConfigurationError('RedisIdempotencyStore: the idempotency key must be a non-empty string.');
     }
-    return hashedKey(this.#prefix, 'dedup', key);
+    return this.#keys.name('dedup', hashId(key));
   }
 }

@@ -13,7 +13,6 @@
  */
 import type * as BullMQ from 'bullmq';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { ConfigurationError } from '../core/errors.js';
 import type { Logger, LogLevel } from '../core/logger.js';
 import { callObserver } from '../core/observer.js';
@@ -21,11 +20,12 @@ import { loadOptionalPeer } from '../core/optional-peer.js';
 import { ON_ERROR_HINT } from '../webhooks/claims.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import { resolveWebhookLogger } from '../webhooks/handler-options.js';
+import { connectedToClusterNode, type RedisClient } from './client.js';
 import { noteConnectionError } from './connection-log.js';
-import { InboxError } from './errors.js';
+import { errorMeta, InboxError } from './errors.js';
 import { INBOX_BACKOFF_TYPE, type InboxQueueOptions, inboxJobDataSchema, queueOptions } from './inbox.js';
-import { closeRedis, openRedis } from './inbox-connection.js';
-import { errorMeta } from './redis-answer.js';
+import { closeRedis, clusterNodeError, openRedis, refuseClusterNode } from './inbox-connection.js';
+import { queuePrefix } from './queue-keys.js';
 
 /** Passed to the worker's `onEvent` with each event. */
 export interface InboxEventContext {
@@ -195,7 +195,8 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
 
   // Loaded before any connection is opened: a missing bullmq must not leave a Redis connection behind.
   const { Queue, UnrecoverableError, Worker } = loadOptionalPeer<typeof BullMQ>('bullmq', ROLE);
-  const client: Redis = openRedis(options.connection, { maxRetriesPerRequest: null }, logger, ROLE);
+  const client: RedisClient = openRedis(options.connection, { maxRetriesPerRequest: null }, logger, ROLE);
+  const prefix = queuePrefix(client, queue.prefix, queue.name);
 
   const processor = jobProcessor({
     onEvent,
@@ -208,7 +209,7 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
 
   const worker = new Worker(queue.name, processor, {
     connection: client,
-    prefix: queue.prefix,
+    prefix,
     concurrency,
     lockDuration,
     // A job whose worker vanished (or whose hand-over was cut by a Redis outage) is noticed on this check: tied to
@@ -229,23 +230,33 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
     noteConnectionError(client, logger, ROLE, error);
     report(error, { stage: 'worker' });
   });
-  const admin = new Queue(queue.name, { connection: client, prefix: queue.prefix });
+  const admin = new Queue(queue.name, { connection: client, prefix });
   admin.on('error', () => {
     // Logged through the worker's listener and the connection's.
   });
   let closing: Promise<void> | undefined;
+  let clusterNode = false;
+  // A standalone connection on a cluster node: stop taking jobs rather than loop on MOVED.
+  refuseClusterNode(client, logger, ROLE, () => {
+    clusterNode = true;
+    void worker.close(true).catch(() => {});
+  });
+  const checked = <T>(run: () => Promise<T>): Promise<T> =>
+    clusterNode ? Promise.reject(clusterNodeError()) : run();
 
   return {
     async ready() {
       try {
         await worker.waitUntilReady();
       } catch (error) {
-        throw wrap('Connecting the inbox worker', error);
+        // Closed because its connection reached a cluster node: say that, not "could not connect".
+        throw clusterNode ? clusterNodeError() : wrap('Connecting the inbox worker', error);
       }
+      if (await connectedToClusterNode(client)) throw clusterNodeError();
     },
-    failed: (range = {}) => failedEvents(admin, range),
-    replay: (target) => replayFailed(admin, target),
-    counts: () => jobCounts(admin),
+    failed: (range = {}) => checked(() => failedEvents(admin, range)),
+    replay: (target) => checked(() => replayFailed(admin, target)),
+    counts: () => checked(() => jobCounts(admin)),
     close() {
       closing ??= (async () => {
         // BullMQ's close waits for its fetch loop, which waits for a Redis that cannot be reached: without Redis

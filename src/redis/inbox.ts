@@ -15,8 +15,8 @@
 import { createHash } from 'node:crypto';
 import type * as BullMQ from 'bullmq';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
@@ -32,9 +32,16 @@ import {
   type NodeWebhookRequest,
   type NodeWebhookResponse,
 } from '../webhooks/node-handler.js';
-import { InboxError } from './errors.js';
-import { closeRedis, type InboxConnection, openRedis } from './inbox-connection.js';
-import { errorMeta } from './redis-answer.js';
+import { connectedToClusterNode, type RedisClient } from './client.js';
+import { errorMeta, InboxError } from './errors.js';
+import {
+  closeRedis,
+  clusterNodeError,
+  type InboxConnection,
+  openRedis,
+  refuseClusterNode,
+} from './inbox-connection.js';
+import { queuePrefix } from './queue-keys.js';
 
 /** The queue's name when none is given. Receivers and workers must agree on it (and on `prefix`). */
 export const DEFAULT_INBOX_QUEUE = 'wa-gateway-inbox';
@@ -78,7 +85,10 @@ export const INBOX_ATTEMPTS_CEILING = 1_000_000;
 
 /** Where the queue lives; receivers and workers must use the same values. */
 export interface InboxQueueOptions {
-  /** The Redis the queue lives in: a `redis://` URL, ioredis options, or an ioredis client (it is duplicated). */
+  /**
+   * The Redis the queue lives in: a `redis://` URL, ioredis options, or an ioredis client (it is duplicated). For
+   * a Redis Cluster, an ioredis `Cluster`: the queue's keys then get a hash tag naming it (`bull:{<queue>}:...`).
+   */
   connection: InboxConnection;
   /** Default `'wa-gateway-inbox'`. */
   queueName?: string;
@@ -112,14 +122,6 @@ export interface InboxHandlerControls {
   ready(): Promise<void>;
   /** Closes the queue and its connection. Deliveries arriving afterwards are answered 500. */
   close(): Promise<void>;
-}
-
-function positiveOption(value: unknown, fallback: number, name: string, role: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigurationError(`${role}: \`${name}\` must be a positive number of milliseconds`);
-  }
-  return value;
 }
 
 /** @internal Checks the queue options both sides share. */
@@ -201,20 +203,21 @@ function createInbox<H>(
   }
   const { connection, queueName: _q, prefix: _p, enqueueTimeoutMs, keepCompletedMs, ...webhook } = options;
   const queue = queueOptions(options, role);
-  const timeoutMs = positiveOption(enqueueTimeoutMs, 1500, 'enqueueTimeoutMs', role);
-  const keepMs = positiveOption(
+  const timeoutMs = durationMs(enqueueTimeoutMs, `${role}: \`enqueueTimeoutMs\``, 1500);
+  const keepMs = durationMs(
     keepCompletedMs,
-    positiveOption(webhook.dedupeTtlMs, DEFAULT_DEDUPE_TTL_MS, 'dedupeTtlMs', role),
-    'keepCompletedMs',
-    role,
+    `${role}: \`keepCompletedMs\``,
+    durationMs(webhook.dedupeTtlMs, `${role}: \`dedupeTtlMs\``, DEFAULT_DEDUPE_TTL_MS),
   );
   const dedupeKey = webhook.dedupeKey ?? ((event: WebhookEvent) => event.idempotencyKey);
   let closed = false;
-  let client: Redis | undefined;
+  let client: RedisClient | undefined;
   let bull: Queue | undefined;
+  let clusterNode = false;
 
   const enqueue = async (event: WebhookEvent): Promise<void> => {
     if (closed || !client || !bull) throw new InboxError('The inbox is closed', 'closed');
+    if (clusterNode) throw clusterNodeError();
     // Refused before BullMQ is asked: its first command waits for the connection to be ready, however long.
     if (client.status !== 'ready') {
       throw new InboxError(
@@ -229,15 +232,22 @@ function createInbox<H>(
   const handler = build({ ...webhook, onEvent: enqueue, dedupe: false });
   // Loaded before any connection is opened: a missing bullmq must not leave a Redis connection behind.
   const { Queue } = loadOptionalPeer<typeof BullMQ>('bullmq', role);
+  const logger = resolveWebhookLogger(webhook.logger, webhook.logLevel);
   client = openRedis(
     connection,
     // Fail fast: no offline queue (a command while disconnected is refused at once), no replay of a command cut
     // by a dropped connection (the gateway's retry is the retry), and a bound on every command.
     { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: timeoutMs },
-    resolveWebhookLogger(webhook.logger, webhook.logLevel),
+    logger,
     role,
   );
-  bull = new Queue(queue.name, { connection: client, prefix: queue.prefix });
+  refuseClusterNode(client, logger, role, () => {
+    clusterNode = true;
+  });
+  bull = new Queue(queue.name, {
+    connection: client,
+    prefix: queuePrefix(client, queue.prefix, queue.name),
+  });
   bull.on('error', () => {
     // Already logged by the connection's own listener; this one keeps the emitter from throwing.
   });
@@ -248,12 +258,14 @@ function createInbox<H>(
       try {
         await ownQueue.waitUntilReady();
       } catch (error) {
+        if (clusterNode) throw clusterNodeError();
         throw new InboxError(
           `Connecting the inbox failed (${errorMeta(error).errorName})`,
           closed ? 'closed' : 'unavailable',
           error,
         );
       }
+      if (await connectedToClusterNode(ownClient)) throw clusterNodeError();
     },
     async close(): Promise<void> {
       if (closed) return;

@@ -5,6 +5,7 @@
  */
 
 export { RedisCampaignStore, type RedisCampaignStoreOptions } from './campaign-store.js';
+export type { RedisClient } from './client.js';
 export {
   RedisSessionStore,
   type RedisSessionStoreOptions,
@@ -37,7 +38,6 @@ export {
   type InboxWorkerOptions,
 } from './inbox-worker.js';
 export { RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';
-export type { RedisClient } from './redis-answer.js';
 export { RedisStatusStore, type RedisStatusStoreOptions } from './status-store.js';
 export type { RedisStoreOptions } from './store-options.js';
 export { RedisTemplateStore, type RedisTemplateStoreOptions } from './template-store.js';

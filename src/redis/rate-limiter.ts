@@ -1,15 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { onAbort } from '../core/abort.js';
+import { durationMs } from '../core/duration.js';
 import { ConfigurationError, PaymentRequiredError } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
 import type { SendLimiter } from '../core/rate-limiter.js';
-import { call, expectNumber, leaseToken, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
-import { checkPrefix, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
+import type { RedisClient } from './client.js';
+import { leaseToken } from './lease.js';
+import { call, expectNumber, unexpectedReply } from './replies.js';
+import { reads, Script, writes } from './script.js';
+import { checkName, openStore, type RedisStoreOptions } from './store-options.js';
 
 /**
  * One atomic step of the shared limiter, on Redis's own clock (`TIME`), so the processes' clocks never matter.
  *
- * KEYS: slots (sorted set: lease id → the time its slot is free again), pause (epoch ms), due (pacing), bill.
+ * KEYS: slots (sorted set: lease id → the time its slot is free again; expires `leaseMs` + 4 windows after its
+ * last write), pause (epoch ms), due (pacing; expires 4 windows after its last write), bill.
  * ARGV: perSecond, windowMs, leaseMs, lease id, bulk ('1'/'0').
  * Answers {1, start in ms} granted (the caller starts its request that many ms from now), {0, wait ms} ask
  * again later, {2, 0} bulk sends stopped (BILL_001), {3, ms} paused (RATE_001) for that long.
@@ -46,9 +51,8 @@ local due = tonumber(redis.call('GET', KEYS[3]) or '0')
 if due > start then start = due end
 start = math.ceil(start)
 local nextDue = math.max(due + interval, start + interval - window / 10)
-redis.call('SET', KEYS[3], tostring(nextDue), 'PX', window * 4)
+redis.call('SET', KEYS[3], tostring(nextDue))
 redis.call('ZADD', KEYS[1], start + lease, ARGV[4])
-redis.call('PEXPIRE', KEYS[1], lease + window * 4)
 return {1, start - now}
 `);
 
@@ -59,14 +63,14 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 return redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]) + 1, ARGV[2])
 `);
 
-/** Holds every process until now + ms (never shortens a longer pause). */
+/** Holds every process until now + ms (never shortens a longer pause; the key expires with the pause). */
 const PAUSE = new Script(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local untilMs = now + tonumber(ARGV[1])
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 if current >= untilMs then return 0 end
-redis.call('SET', KEYS[1], tostring(untilMs), 'PX', tonumber(ARGV[1]))
+redis.call('SET', KEYS[1], tostring(untilMs))
 return 1
 `);
 
@@ -132,7 +136,7 @@ export class RedisRateLimiter implements SendLimiter {
 
   constructor(options: RedisRateLimiterOptions) {
     const op = 'new RedisRateLimiter';
-    const { redis, prefix, logger } = openStore(options, op);
+    const { redis, keys, logger } = openStore(options, op);
     this.#redis = redis;
     this.#logger = logger;
     const perSecond = options.perSecond ?? 80;
@@ -140,17 +144,19 @@ export class RedisRateLimiter implements SendLimiter {
       throw new ConfigurationError(`${op}: \`perSecond\` must be a positive integer.`);
     }
     this.perSecond = perSecond;
-    const base = `${prefix}limit:${checkPrefix(options.name ?? 'gateway', op)}`;
-    this.#keys = { slots: `${base}:slots`, pause: `${base}:pause`, due: `${base}:due`, bill: `${base}:bill` };
-    this.#leaseMs = positiveMs(options.leaseMs, 60_000, 'leaseMs', op);
+    // One limiter's keys share its name as their hash tag on a cluster: ACQUIRE touches all four.
+    const tag = keys.tag(checkName(options.name, 'gateway', 'name', op));
+    const key = (part: string) => keys.name('limit', tag, part);
+    this.#keys = { slots: key('slots'), pause: key('pause'), due: key('due'), bill: key('bill') };
+    this.#leaseMs = durationMs(options.leaseMs, `${op}: \`leaseMs\``, 60_000);
     if (this.#leaseMs < 5 * this.windowMs) {
       // The script tells an answered slot from one in flight by how far ahead it frees.
       throw new ConfigurationError(
         `${op}: \`leaseMs\` must be at least 5,000 ms (and above the client's timeoutMs).`,
       );
     }
-    this.#billingStopMs = positiveMs(options.billingStopMs, 10 * 60_000, 'billingStopMs', op);
-    this.#pollMs = positiveMs(options.pollMs, 10, 'pollMs', op);
+    this.#billingStopMs = durationMs(options.billingStopMs, `${op}: \`billingStopMs\``, 10 * 60_000);
+    this.#pollMs = durationMs(options.pollMs, `${op}: \`pollMs\``, 10);
   }
 
   /** Requests of this process waiting for a slot. */
@@ -178,7 +184,8 @@ export class RedisRateLimiter implements SendLimiter {
 
   pause(ms: number): void {
     if (!(ms > 0) || !Number.isFinite(ms)) return;
-    PAUSE.run(this.#redis, [this.#keys.pause], [Math.ceil(ms)]).catch((error: unknown) =>
+    const pauseMs = Math.ceil(ms);
+    PAUSE.run(this.#redis, [writes(this.#keys.pause, pauseMs)], [pauseMs]).catch((error: unknown) =>
       this.#warn('could not share a RATE_001 pause', error),
     );
   }
@@ -214,7 +221,12 @@ export class RedisRateLimiter implements SendLimiter {
           answer = await call('RedisRateLimiter.acquire', () =>
             ACQUIRE.run(
               this.#redis,
-              [this.#keys.slots, this.#keys.pause, this.#keys.due, this.#keys.bill],
+              [
+                writes(this.#keys.slots, this.#slotsTtlMs()),
+                reads(this.#keys.pause),
+                writes(this.#keys.due, this.windowMs * 4),
+                reads(this.#keys.bill),
+              ],
               [this.perSecond, this.windowMs, this.#leaseMs, id, head.bulk ? '1' : '0'],
             ),
           );
@@ -285,11 +297,17 @@ export class RedisRateLimiter implements SendLimiter {
     return () => {
       if (released) return;
       released = true;
-      RELEASE.run(this.#redis, [this.#keys.slots], [this.windowMs, id]).catch((error: unknown) =>
-        // The slot then frees when its lease runs out: slower, never over the limit.
-        this.#warn('could not release a send slot', error),
+      RELEASE.run(this.#redis, [writes(this.#keys.slots, this.#slotsTtlMs())], [this.windowMs, id]).catch(
+        (error: unknown) =>
+          // The slot then frees when its lease runs out: slower, never over the limit.
+          this.#warn('could not release a send slot', error),
       );
     };
+  }
+
+  /** The slots outlive the longest lease by four windows: idle, they go. */
+  #slotsTtlMs(): number {
+    return this.#leaseMs + this.windowMs * 4;
   }
 
   #warn(what: string, error: unknown): void {

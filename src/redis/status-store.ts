@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { compareAndSet, DEFAULT_CAS_ATTEMPTS, LOST_RACE } from '../core/compare-and-set.js';
+import { durationMs } from '../core/duration.js';
+import { ConfigurationError } from '../core/errors.js';
 import { log } from '../core/logger.js';
 import type { StatusEvent } from '../webhooks/events.js';
 import { STATUS_VALUES, statusErrorSchema, type WebhookStatus } from '../webhooks/schemas.js';
@@ -9,17 +12,12 @@ import {
   type TrackedStatus,
   wamidOf,
 } from '../webhooks/status-tracker.js';
-import { RedisStoreError } from './errors.js';
-import {
-  call,
-  errorMeta,
-  expectNumber,
-  hashedKey,
-  type RedisClient,
-  Script,
-  unexpectedReply,
-} from './redis-answer.js';
-import { DEFAULT_RETENTION_MS, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
+import type { RedisClient } from './client.js';
+import { errorMeta, RedisStoreError } from './errors.js';
+import { hashId, type KeySpace } from './keys.js';
+import { call, expectNumber, unexpectedReply } from './replies.js';
+import { Script, type ScriptKey, writes } from './script.js';
+import { DEFAULT_RETENTION_MS, openStore, type RedisStoreOptions } from './store-options.js';
 
 /**
  * Compare-and-set: writes the new snapshot only if the stored one is still the one the update was computed
@@ -28,8 +26,8 @@ import { DEFAULT_RETENTION_MS, openStore, positiveMs, type RedisStoreOptions } f
 const COMPARE_AND_SET = new Script(`
 local cur = redis.call('GET', KEYS[1])
 if (cur or '') ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-if ARGV[4] == '1' then redis.call('INCR', KEYS[2]) end
+redis.call('SET', KEYS[1], ARGV[2])
+if ARGV[3] == '1' then redis.call('INCR', KEYS[2]) end
 return 1
 `);
 
@@ -44,8 +42,8 @@ local cur = redis.call('GET', KEYS[1])
 if not cur then return 0 end
 local ok, doc = pcall(cjson.decode, cur)
 if not ok or type(doc) ~= 'table' or doc['status'] ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
-if ARGV[4] == '1' then redis.call('DECR', KEYS[2]) end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2]) end
+if ARGV[3] == '1' then redis.call('DECR', KEYS[2]) end
 return 1
 `);
 
@@ -96,7 +94,10 @@ export interface RedisStatusStoreOptions extends RedisStoreOptions {
  * `onChange` then carries the newer state.
  *
  * Keys: `<prefix>status:<sha256 of the wamid>` (expiring `ttlMs` after the last update) and
- * `<prefix>status-billable`. Failures reject with `RedisStoreError`.
+ * `<prefix>status-billable` (the count, expiring `ttlMs` after the last billable delivery). On a Redis Cluster the
+ * messages are spread over 256 buckets, each with its own count beside them (`status:{b3f}:<sha256>`,
+ * `status-billable:{b3f}`), so that a message and the count it moves are written in one step; `billableCount()`
+ * adds them up. Failures reject with `RedisStoreError`.
  *
  * @example
  * import Redis from 'ioredis';
@@ -106,7 +107,7 @@ export interface RedisStatusStoreOptions extends RedisStoreOptions {
  */
 export class RedisStatusStore {
   readonly #redis: RedisClient;
-  readonly #prefix: string;
+  readonly #keys: KeySpace;
   readonly #ttlMs: number;
   readonly #maxAttempts: number;
   readonly #onChange: RedisStatusStoreOptions['onChange'];
@@ -114,11 +115,15 @@ export class RedisStatusStore {
 
   constructor(options: RedisStatusStoreOptions) {
     const op = 'new RedisStatusStore';
-    const { redis, prefix, logger } = openStore(options, op);
+    const { redis, keys, logger } = openStore(options, op);
     this.#redis = redis;
-    this.#prefix = prefix;
-    this.#ttlMs = positiveMs(options.ttlMs, DEFAULT_RETENTION_MS, 'ttlMs', op);
-    this.#maxAttempts = Math.floor(positiveMs(options.maxAttempts, 50, 'maxAttempts', op));
+    this.#keys = keys;
+    this.#ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_RETENTION_MS);
+    const attempts = options.maxAttempts ?? DEFAULT_CAS_ATTEMPTS;
+    if (!Number.isInteger(attempts) || attempts < 1) {
+      throw new ConfigurationError(`${op}: \`maxAttempts\` must be a whole number of at least 1.`);
+    }
+    this.#maxAttempts = attempts;
     this.#onChange = options.onChange;
     this.#logger = logger;
   }
@@ -133,36 +138,42 @@ export class RedisStatusStore {
     const op = 'RedisStatusStore.update';
     const wamid = wamidOf(input);
     if (wamid === undefined) return applyStatus(undefined, input);
-    const key = this.#key(wamid);
-    for (let attempt = 0; attempt < this.#maxAttempts; attempt++) {
-      const raw = await call(op, () => this.#redis.get(key));
-      const previous = raw === null ? undefined : decode(op, raw);
-      const result = applyStatus(previous, input);
-      if (result.ignored || !result.current) return result;
-      const written = expectNumber(
-        op,
-        await call(op, () =>
-          COMPARE_AND_SET.run(
-            this.#redis,
-            [key, `${this.#prefix}status-billable`],
-            [raw ?? '', JSON.stringify(result.current), this.#ttlMs, result.newlyBillable ? '1' : '0'],
+    const keys = this.#written(wamid);
+    return compareAndSet(
+      op,
+      async () => {
+        const raw = await call(op, () => this.#redis.get(keys[0].key));
+        const previous = raw === null ? undefined : decode(op, raw);
+        const result = applyStatus(previous, input);
+        if (result.ignored || !result.current) return result;
+        const written = expectNumber(
+          op,
+          await call(op, () =>
+            COMPARE_AND_SET.run(this.#redis, keys, [
+              raw ?? '',
+              JSON.stringify(result.current),
+              result.newlyBillable ? '1' : '0',
+            ]),
           ),
-        ),
-      );
-      if (written === 1) {
-        if (result.changed) await this.#announce(key, raw, result, result.current);
+        );
+        if (written !== 1) return LOST_RACE;
+        if (result.changed) await this.#announce(keys, raw, result, result.current);
         return result;
-      }
-    }
-    throw new RedisStoreError(
-      `${op}: ${this.#maxAttempts} concurrent updates of one message in a row won the race; try again.`,
-      { failure: 'contention', operation: op },
+      },
+      {
+        maxAttempts: this.#maxAttempts,
+        exhausted: (operation, attempts) =>
+          new RedisStoreError(
+            `${operation}: ${attempts} concurrent updates of one message in a row won the race; try again.`,
+            { failure: 'contention', operation },
+          ),
+      },
     );
   }
 
   /** Runs `onChange` for a written change; on its failure undoes the write (see the class doc) and rethrows. */
   async #announce(
-    key: string,
+    keys: [ScriptKey, ScriptKey],
     raw: string | null,
     result: StatusUpdateResult,
     current: TrackedStatus,
@@ -173,11 +184,7 @@ export class RedisStatusStore {
       const op = 'RedisStatusStore.update undo';
       try {
         await call(op, () =>
-          UNDO.run(
-            this.#redis,
-            [key, `${this.#prefix}status-billable`],
-            [current.status, raw ?? '', this.#ttlMs, result.newlyBillable ? '1' : '0'],
-          ),
+          UNDO.run(this.#redis, keys, [current.status, raw ?? '', result.newlyBillable ? '1' : '0']),
         );
       } catch (undoError) {
         log(
@@ -196,25 +203,38 @@ export class RedisStatusStore {
   /** The shared state of a message, or `undefined`. */
   async get(wamid: string): Promise<TrackedStatus | undefined> {
     const op = 'RedisStatusStore.get';
-    const raw = await call(op, () => this.#redis.get(this.#key(wamid)));
+    const raw = await call(op, () => this.#redis.get(this.#written(wamid)[0].key));
     return raw === null ? undefined : decode(op, raw);
   }
 
   /** Stops tracking a message. Resolves `true` when it was tracked. */
   async delete(wamid: string): Promise<boolean> {
     const op = 'RedisStatusStore.delete';
-    return expectNumber(op, await call(op, () => this.#redis.del(this.#key(wamid)))) > 0;
+    return expectNumber(op, await call(op, () => this.#redis.del(this.#written(wamid)[0].key))) > 0;
   }
 
-  /** Messages marked billable across every process since the counter was created. */
+  /**
+   * Messages marked billable across every process since the count was created (it expires `ttlMs` after the last
+   * billable delivery).
+   */
   async billableCount(): Promise<number> {
     const op = 'RedisStatusStore.billableCount';
-    const raw = await call(op, () => this.#redis.get(`${this.#prefix}status-billable`));
-    return raw === null ? 0 : expectNumber(op, raw);
+    const counts = await call(op, () =>
+      Promise.all(
+        this.#keys.buckets().map((bucket) => this.#redis.get(this.#keys.name('status-billable', bucket))),
+      ),
+    );
+    return counts.reduce((sum: number, raw) => sum + (raw === null ? 0 : expectNumber(op, raw)), 0);
   }
 
-  #key(wamid: string): string {
-    return hashedKey(this.#prefix, 'status', String(wamid));
+  /** A message's key and its bucket's billable count, as its scripts write them. */
+  #written(wamid: string): [ScriptKey, ScriptKey] {
+    const hash = hashId(String(wamid));
+    const bucket = this.#keys.bucketOf(hash);
+    return [
+      writes(this.#keys.name('status', bucket, hash), this.#ttlMs),
+      writes(this.#keys.name('status-billable', bucket), this.#ttlMs),
+    ];
   }
 }
 

@@ -1,14 +1,22 @@
-/** How every Redis store checks the options it is built with: the client, the key prefix, durations. */
+/** How every Redis store checks the options it is built with: the client, the key prefix, names. */
 import { ConfigurationError } from '../core/errors.js';
-import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';
+import { type Logger, type LogLevel, log, resolveLogger } from '../core/logger.js';
+import { isCluster, type RedisClient } from './client.js';
 import { watchConnection } from './connection-log.js';
-import type { RedisClient } from './redis-answer.js';
+import { hashTag, KeySpace } from './keys.js';
 
 /** Options every Redis store accepts. */
 export interface RedisStoreOptions {
-  /** An ioredis client. The store never closes it; it adds one `'error'` listener (see `guardClient`). */
+  /**
+   * An ioredis client: `new Redis(url)` for one Redis, `new Cluster(nodes)` for a Redis Cluster (the keys then
+   * spread over its slots: see docs/running-many-instances.md). The store never closes it; it adds one `'error'`
+   * listener (see `guardClient`).
+   */
   redis: RedisClient;
-  /** Namespace of every key this store writes. Default `wa:`. Give each environment its own. */
+  /**
+   * Namespace of every key this store writes. Default `wa:`. Give each environment its own. It needs no hash tag
+   * on a Redis Cluster: one (`{wa}:`) puts every key of the store in one slot, as the previous versions asked.
+   */
   prefix?: string;
   /**
    * Receives operation names and error classes only: never keys, values or tokens. Default `console`, filtered to
@@ -24,6 +32,9 @@ export const DEFAULT_PREFIX = 'wa:';
 /** How long a store keeps a record after its last write when its options do not say: 30 days. */
 export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
+/** Clients whose store prefix with a hash tag was already reported: one line per client and prefix. */
+const reportedTags = new WeakMap<object, Set<string>>();
+
 /**
  * ioredis emits `'error'` on every failed reconnect. Without a listener it prints each one to the console (it
  * does not throw), so a store attaches one listener per client, once (`watchConnection`), that logs an outage once,
@@ -32,7 +43,9 @@ export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
  */
 function guardClient(redis: RedisClient, logger: Logger | undefined, operation: string): void {
   if (typeof redis !== 'object' || redis === null || typeof redis.on !== 'function') {
-    throw new ConfigurationError(`${operation}: \`redis\` must be an ioredis client (new Redis(url)).`);
+    throw new ConfigurationError(
+      `${operation}: \`redis\` must be an ioredis client (new Redis(url), or new Cluster(nodes) for a Redis Cluster).`,
+    );
   }
   // Named after the first store given this client: the one line covers every store sharing it.
   watchConnection(redis, logger, `wa-gateway-sdk: ${operation.replace(/^new /, '')}`);
@@ -49,31 +62,56 @@ export function checkPrefix(prefix: unknown, operation: string): string {
   return prefix;
 }
 
-/** Whether `value` is a positive finite number. */
-export function positiveMs(value: unknown, fallback: number, name: string, operation: string): number {
+/**
+ * A label a store puts in its key names (`name`: a limiter's budget, a token): 1 to 200 printable characters
+ * without spaces. Never empty: on a cluster it is the hash tag of its keys.
+ */
+export function checkName(value: unknown, fallback: string, option: string, operation: string): string {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigurationError(`${operation}: \`${name}\` must be a positive number of milliseconds.`);
+  if (typeof value !== 'string' || value === '' || value.length > 200 || /[\s\p{Cc}]/u.test(value)) {
+    throw new ConfigurationError(
+      `${operation}: \`${option}\` must be 1 to 200 characters without spaces or control characters.`,
+    );
   }
-  return Math.ceil(value);
+  return value;
 }
 
 /** What a store is built on, checked once. */
 export interface StoreBase {
   redis: RedisClient;
   prefix: string;
+  /** Where its keys live (and whether they spread over a cluster's slots). */
+  keys: KeySpace;
   logger: Logger | undefined;
 }
 
 /**
  * The opening every store's constructor shares: `redis` must be an ioredis client (it gets the one `'error'`
  * listener, see `guardClient`) and `prefix` a printable string (default `wa:`). Bad options throw
- * `ConfigurationError` naming `operation`.
+ * `ConfigurationError` naming `operation`. On a cluster, a prefix holding a hash tag is reported once: it keeps
+ * every key of the store in one slot.
  */
 export function openStore(options: RedisStoreOptions | undefined, operation: string): StoreBase {
   // The clients' rule: the given logger, else the console, at `logLevel`, else `WA_GATEWAY_LOG`, else `warn`.
   const logger = resolveLogger({ logger: options?.logger, logLevel: options?.logLevel });
   guardClient(options?.redis as RedisClient, logger, operation);
-  const { redis, prefix } = options as RedisStoreOptions;
-  return { redis, prefix: checkPrefix(prefix, operation), logger };
+  const { redis } = options as RedisStoreOptions;
+  const prefix = checkPrefix(options?.prefix, operation);
+  if (isCluster(redis) && hashTag(prefix) !== undefined) reportTaggedPrefix(redis, prefix, logger);
+  return { redis, prefix, keys: KeySpace.for(redis, prefix), logger };
+}
+
+function reportTaggedPrefix(redis: RedisClient, prefix: string, logger: Logger | undefined): void {
+  const seen = reportedTags.get(redis) ?? new Set<string>();
+  reportedTags.set(redis, seen);
+  if (seen.has(prefix)) return;
+  seen.add(prefix);
+  log(
+    logger,
+    'warn',
+    `wa-gateway-sdk: the Redis store prefix '${prefix}' holds a hash tag, so every key of the stores using it ` +
+      'sits in one slot of the cluster (one primary takes all their load). The stores spread their keys by ' +
+      'themselves: drop the braces once the state kept under this prefix may go (docs/running-many-instances.md, ' +
+      '"Upgrading").',
+  );
 }

@@ -1,20 +1,9 @@
 import type { TemplateRecord, TemplateRecordPatch, TemplateStore } from '../templates/catalog.js';
 import type { TemplateDefinition } from '../templates/define.js';
-import { call, hashedKey, type RedisClient, Script, unexpectedReply } from './redis-answer.js';
+import type { RedisClient } from './client.js';
+import { hashId, type KeySpace } from './keys.js';
+import { call, toStoreError, unexpectedReply } from './replies.js';
 import { openStore, type RedisStoreOptions } from './store-options.js';
-
-/**
- * Merges fields into a template's hash and indexes it, in one step: ARGV = now, then field/value pairs, a value
- * of '' deleting the field. Two instances writing different fields of one template never undo each other.
- */
-const MERGE = new Script(`
-redis.call('HSET', KEYS[1], 'updatedAt', ARGV[1])
-for i = 2, #ARGV, 2 do
-  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-end
-redis.call('SADD', KEYS[2], KEYS[1])
-return redis.call('HGETALL', KEYS[1])
-`);
 
 /** The fields of the catalogue's record, as stored (strings; the definition as JSON). */
 const FIELDS = ['name', 'language', 'status', 'reason', 'sourceId', 'definition'] as const;
@@ -28,7 +17,8 @@ export interface RedisTemplateStoreOptions extends RedisStoreOptions {}
  *
  * Keys: `<prefix>template:<sha256 of name and language>` (a hash: status, reason, sourceId, the definition when
  * the template was created through the catalogue, updatedAt) and `<prefix>templates` (the set of those keys).
- * Failures reject with `RedisStoreError`.
+ * They are the catalogue itself, not a cache of it, so they have no expiry: the one kind of key of the Redis
+ * stores that does not (a few hundred templates, not one key per event). Failures reject with `RedisStoreError`.
  *
  * @example
  * import Redis from 'ioredis';
@@ -41,12 +31,12 @@ export interface RedisTemplateStoreOptions extends RedisStoreOptions {}
  */
 export class RedisTemplateStore implements TemplateStore {
   readonly #redis: RedisClient;
-  readonly #prefix: string;
+  readonly #keys: KeySpace;
 
   constructor(options: RedisTemplateStoreOptions) {
-    const { redis, prefix } = openStore(options, 'new RedisTemplateStore');
+    const { redis, keys } = openStore(options, 'new RedisTemplateStore');
     this.#redis = redis;
-    this.#prefix = prefix;
+    this.#keys = keys;
   }
 
   /** A template's record, or `undefined`. */
@@ -56,27 +46,40 @@ export class RedisTemplateStore implements TemplateStore {
     return Object.keys(raw).length === 0 ? undefined : decode(op, raw);
   }
 
-  /** Merges `patch` into the record (creating it) in one step; `reason: null` clears the reason. */
+  /**
+   * Merges `patch` into the record (creating it) in one transaction; `reason: null` clears the reason. Two
+   * instances writing different fields of one template never undo each other. The record is indexed first, so
+   * `list` never misses a record that exists.
+   */
   async update(name: string, language: string, patch: TemplateRecordPatch): Promise<TemplateRecord> {
     const op = 'RedisTemplateStore.update';
-    const args: string[] = [String(Date.now()), 'name', name, 'language', language];
-    if (patch.status !== undefined) args.push('status', String(patch.status));
-    if (patch.reason !== undefined) args.push('reason', patch.reason ?? '');
-    if (patch.sourceId !== undefined) args.push('sourceId', String(patch.sourceId));
-    if (patch.definition !== undefined) args.push('definition', JSON.stringify(patch.definition));
-    const reply = await call(op, () =>
-      MERGE.run(this.#redis, [this.#key(name, language), `${this.#prefix}templates`], args),
-    );
-    if (!Array.isArray(reply)) throw unexpectedReply(op, 'a hash', reply);
-    const fields: Record<string, string> = {};
-    for (let i = 0; i + 1 < reply.length; i += 2) fields[String(reply[i])] = String(reply[i + 1]);
-    return decode(op, fields);
+    const key = this.#key(name, language);
+    const set: Record<string, string> = { updatedAt: String(Date.now()), name, language };
+    const cleared: string[] = [];
+    if (patch.status !== undefined) set['status'] = String(patch.status);
+    if (patch.reason === null) cleared.push('reason');
+    else if (patch.reason !== undefined) set['reason'] = patch.reason;
+    if (patch.sourceId !== undefined) set['sourceId'] = String(patch.sourceId);
+    if (patch.definition !== undefined) set['definition'] = JSON.stringify(patch.definition);
+    // The index and the record are apart (two slots on a cluster): indexing first means at worst an index entry
+    // without a record, which `list` skips.
+    await call(op, () => this.#redis.sadd(this.#index(), key));
+    const replies = await call(op, () => {
+      const tx = this.#redis.multi().hset(key, set);
+      if (cleared.length > 0) tx.hdel(key, ...cleared);
+      return tx.hgetall(key).exec();
+    });
+    const failed = replies?.find(([error]) => error !== null)?.[0];
+    if (failed) throw toStoreError(failed, op);
+    const fields = replies?.[replies.length - 1]?.[1];
+    if (typeof fields !== 'object' || fields === null) throw unexpectedReply(op, 'a hash', fields);
+    return decode(op, fields as Record<string, string>);
   }
 
   /** Every record. */
   async list(): Promise<TemplateRecord[]> {
     const op = 'RedisTemplateStore.list';
-    const keys = await call(op, () => this.#redis.smembers(`${this.#prefix}templates`));
+    const keys = await call(op, () => this.#redis.smembers(this.#index()));
     const out: TemplateRecord[] = [];
     for (const key of keys) {
       const raw = await call(op, () => this.#redis.hgetall(key));
@@ -86,7 +89,11 @@ export class RedisTemplateStore implements TemplateStore {
   }
 
   #key(name: string, language: string): string {
-    return hashedKey(this.#prefix, 'template', `${name}\u0000${language}`);
+    return this.#keys.name('template', hashId(`${name}\u0000${language}`));
+  }
+
+  #index(): string {
+    return this.#keys.name('templates');
   }
 }
 

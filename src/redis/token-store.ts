@@ -1,19 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { durationMs } from '../core/duration.js';
 import { type Logger, log } from '../core/logger.js';
 import { isRecord } from '../core/plain-data.js';
 import { REDACTED } from '../core/secrets.js';
 import type { TokenEntry, TokenStore } from '../platform/token-store.js';
-import { RedisStoreError } from './errors.js';
-import {
-  COMPARE_AND_DELETE,
-  COMPARE_AND_PEXPIRE,
-  call,
-  expectNumber,
-  leaseToken,
-  type RedisClient,
-  unexpectedReply,
-} from './redis-answer.js';
-import { checkPrefix, openStore, positiveMs, type RedisStoreOptions } from './store-options.js';
+import type { RedisClient } from './client.js';
+import { RedisLease } from './lease.js';
+import { call, unexpectedReply } from './replies.js';
+import { checkName, openStore, type RedisStoreOptions } from './store-options.js';
 
 export interface RedisTokenStoreOptions extends RedisStoreOptions {
   /** Names the token among several accounts sharing a prefix (not the username: keys hold no credential). Default `platform`. */
@@ -58,14 +51,15 @@ export class RedisTokenStore implements TokenStore {
 
   constructor(options: RedisTokenStoreOptions) {
     const op = 'new RedisTokenStore';
-    const { redis, prefix, logger } = openStore(options, op);
+    const { redis, keys, logger } = openStore(options, op);
     this.#redis = redis;
     this.#logger = logger;
-    const name = checkPrefix(options.name ?? 'platform', op);
-    this.#key = `${prefix}token:${name}`;
-    this.#lockKey = `${prefix}token-lock:${name}`;
-    this.#leaseMs = positiveMs(options.lockLeaseMs, 15_000, 'lockLeaseMs', op);
-    this.#waitMs = positiveMs(options.lockWaitMs, 60_000, 'lockWaitMs', op);
+    const name = checkName(options.name, 'platform', 'name', op);
+    // Each key is used on its own (no script touches both), so neither needs a hash tag.
+    this.#key = keys.name('token', name);
+    this.#lockKey = keys.name('token-lock', name);
+    this.#leaseMs = durationMs(options.lockLeaseMs, `${op}: \`lockLeaseMs\``, 15_000);
+    this.#waitMs = durationMs(options.lockWaitMs, `${op}: \`lockWaitMs\``, 60_000);
   }
 
   async get(): Promise<TokenEntry | undefined> {
@@ -100,51 +94,34 @@ export class RedisTokenStore implements TokenStore {
     if (answer !== 'OK') throw unexpectedReply(op, "'OK'", answer);
   }
 
-  /** Runs `task` while holding the fleet-wide login lock; waits (with backoff) while another process holds it. */
+  /**
+   * Runs `task` while holding the fleet-wide login lock (a lease, renewed while the task runs); waits, with
+   * backoff, while another process holds it. A renewal that fails is logged; the login goes on (its outcome
+   * matters more than the lock's), and the lease frees the lock by itself if this process dies.
+   */
   async lock<T>(task: () => Promise<T>): Promise<T> {
     const op = 'RedisTokenStore.lock';
-    const token = leaseToken();
-    const giveUpAt = Date.now() + this.#waitMs;
-    let backoff = 5;
-    for (;;) {
-      const answer = await call(op, () => this.#redis.set(this.#lockKey, token, 'PX', this.#leaseMs, 'NX'));
-      if (answer === 'OK') break;
-      if (answer !== null) throw unexpectedReply(op, "'OK' or null", answer);
-      if (Date.now() >= giveUpAt) {
-        throw new RedisStoreError(
-          `${op}: another process held the platform login lock for more than ${this.#waitMs} ms.`,
-          { failure: 'lock_timeout', operation: op },
-        );
-      }
-      // Jittered so that processes waiting together do not all ask at the same instant.
-      await sleep(backoff * (0.5 + Math.random()));
-      backoff = Math.min(backoff * 2, 200);
-    }
-    const renew = setInterval(
-      () => {
-        COMPARE_AND_PEXPIRE.run(this.#redis, [this.#lockKey], [token, this.#leaseMs]).catch(
-          (error: unknown) => {
-            log(this.#logger, 'warn', 'wa-gateway-sdk: could not renew the platform login lock', {
-              error: error instanceof Error ? error.name : typeof error,
-            });
-          },
-        );
-      },
-      Math.max(10, Math.floor(this.#leaseMs / 3)),
-    );
-    renew.unref();
+    const lease = await RedisLease.wait(this.#redis, this.#lockKey, this.#leaseMs, op, {
+      waitMs: this.#waitMs,
+      timeoutMessage: `another process held the platform login lock for more than ${this.#waitMs} ms.`,
+    });
+    const warn = (what: string) => (error: unknown) =>
+      log(this.#logger, 'warn', `wa-gateway-sdk: could not ${what} the platform login lock`, {
+        error: error instanceof Error ? error.name : typeof error,
+      });
+    const keeper = lease.keep({
+      onRenewError: warn('renew'),
+      onLost: (why) =>
+        log(this.#logger, 'warn', 'wa-gateway-sdk: the platform login lock was lost while logging in', {
+          why,
+        }),
+    });
     try {
       return await task();
     } finally {
-      clearInterval(renew);
-      try {
-        expectNumber(`${op} release`, await COMPARE_AND_DELETE.run(this.#redis, [this.#lockKey], [token]));
-      } catch (error) {
-        // The lease frees it anyway; the task's own outcome matters more than the unlock's.
-        log(this.#logger, 'warn', 'wa-gateway-sdk: could not release the platform login lock', {
-          error: error instanceof Error ? error.name : typeof error,
-        });
-      }
+      keeper.stop();
+      // The lease frees it anyway; the task's own outcome matters more than the unlock's.
+      await lease.release().catch(warn('release'));
     }
   }
 

@@ -2,8 +2,9 @@
  * The claim and in-flight logic of the webhook core: an event with a dedupe key runs only once its key is claimed in
  * the store, and a delivery that finds its own event running in this process waits for that outcome.
  */
-import { onAbort, raceSignal } from '../core/abort.js';
+import { raceSignal } from '../core/abort.js';
 import { WaGatewayError } from '../core/errors.js';
+import { keepRenewed } from '../core/lease.js';
 import { type IdempotencyStore, toClaimResult } from './dedup.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookErrorInfo, WebhookEventContext, WebhookHandlerOptions } from './handler-options.js';
@@ -130,10 +131,12 @@ async function runClaimed(
 }
 
 /**
- * Renews the claim every third of the lease while `onEvent` runs, so a live holder keeps it however long it works
- * while a dead one (no more renewals) loses it within one lease: before the gateway's next attempt. Renewing stops
- * at the delivery's deadline too: the handler has then answered 503, and the gateway's retry, wherever it lands,
- * must be able to take the event over. A failed renewal is logged, never thrown: `onEvent` goes on.
+ * Keeps the claim while `onEvent` runs, by the kit's heartbeat (core/lease.ts): renewed every third of the lease,
+ * so a live holder keeps it however long it works while a dead one (no more renewals) loses it within one lease:
+ * before the gateway's next attempt. Renewing stops at the delivery's deadline too: the handler has then answered
+ * 503, and the gateway's retry, wherever it lands, must be able to take the event over. A failed renewal is
+ * logged, never thrown: `onEvent` goes on; a claim that is lost (taken, or unconfirmed for a whole lease) is
+ * logged once.
  */
 function keepClaimed(
   { eventFailed, claimLeaseMs }: ClaimDeps,
@@ -146,36 +149,14 @@ function keepClaimed(
   if (typeof renew !== 'function' || context.signal.aborted) return () => {};
   const failed = (message: string, error: unknown) =>
     eventFailed(message, error, 'dedupe', event, context.index);
-  let stopped = false;
-  const beat = () => {
-    let pending: ReturnType<typeof renew>;
-    try {
-      pending = renew.call(activeStore, key, claimLeaseMs);
-    } catch (error) {
-      failed(RENEW_FAILED, error);
-      return;
-    }
-    Promise.resolve(pending).then(
-      (held) => {
-        if (held === false && !stopped) {
-          stop();
-          failed(CLAIM_LOST, new WaGatewayError(CLAIM_LOST));
-        }
-      },
-      (error: unknown) => {
-        if (!stopped) failed(RENEW_FAILED, error);
-      },
-    );
-  };
-  const timer = setInterval(beat, Math.max(10, Math.floor(claimLeaseMs / 3)));
-  (timer as { unref?: () => void }).unref?.();
-  const stopListening = onAbort(context.signal, () => stop());
-  const stop = () => {
-    stopped = true;
-    clearInterval(timer);
-    stopListening();
-  };
-  return stop;
+  const keeper = keepRenewed({
+    leaseMs: claimLeaseMs,
+    signal: context.signal,
+    renew: () => renew.call(activeStore, key, claimLeaseMs),
+    onRenewError: (error) => failed(RENEW_FAILED, error),
+    onLost: () => failed(CLAIM_LOST, new WaGatewayError(CLAIM_LOST)),
+  });
+  return keeper.stop;
 }
 
 /**

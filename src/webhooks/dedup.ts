@@ -8,7 +8,9 @@
  * loses it before the gateway's next attempt.
  */
 
+import { durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
+import { MemoryLeases } from '../core/memory-leases.js';
 
 /**
  * What a claim found:
@@ -81,14 +83,11 @@ export interface MemoryIdempotencyStoreOptions {
   now?: () => number;
 }
 
-interface Slot {
-  state: 'in_progress' | 'done';
-  expiresAt: number;
-}
-
 /**
- * An in-process `IdempotencyStore`: a Map with a TTL per key and a bound on its size. Eviction is O(1) amortised:
- * the Map keeps keys in write order, so the oldest (and, with one TTL, the first to expire) sit at the front.
+ * An in-process `IdempotencyStore`: the kit's memory leases (core/memory-leases.ts) with a TTL per key and a bound
+ * on its size, the same claim, renewal and release as `RedisIdempotencyStore`: a claim is a lease held by a
+ * token, and only that token renews or releases it. Eviction is O(1) amortised: the keys are kept in write order,
+ * so the oldest (and, with one TTL, the first to expire) sit at the front.
  *
  * It dedupes within one process only. Behind a load balancer, or on serverless where instances come and go, use a
  * shared store (`RedisIdempotencyStore` from `wa-gateway-sdk/redis`; see docs/running-many-instances.md).
@@ -100,73 +99,59 @@ interface Slot {
 export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly ttlMs: number;
   readonly maxKeys: number;
-  private readonly now: () => number;
-  private readonly slots = new Map<string, Slot>();
+  readonly #leases: MemoryLeases<'in_progress' | 'done'>;
+  /** The tokens of the claims this store handed out and that are not completed or released yet. */
+  readonly #held = new Map<string, string>();
 
   constructor(options: MemoryIdempotencyStoreOptions = {}) {
-    this.ttlMs = positive(options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
-    this.maxKeys = Math.floor(positive(options.maxKeys, 100_000));
-    this.now = options.now ?? (() => Date.now());
+    const op = 'new MemoryIdempotencyStore';
+    this.ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_DEDUPE_TTL_MS);
+    const maxKeys = options.maxKeys ?? 100_000;
+    if (!Number.isInteger(maxKeys) || maxKeys < 1) {
+      throw new ConfigurationError(`${op}: \`maxKeys\` must be a whole number of at least 1.`);
+    }
+    this.maxKeys = maxKeys;
+    this.#leases = new MemoryLeases({ maxKeys, ...(options.now ? { now: options.now } : {}) });
   }
 
   /** Number of keys held (expired ones are dropped lazily). */
   get size(): number {
-    return this.slots.size;
+    return this.#leases.size;
   }
 
   claim(key: string, ttlMs: number = this.ttlMs): ClaimResult {
-    const now = this.now();
-    this.sweep(now);
-    const slot = this.slots.get(key);
-    if (slot && slot.expiresAt > now) return slot.state;
-    if (slot) this.slots.delete(key);
-    while (this.slots.size >= this.maxKeys) {
-      const oldest = this.slots.keys().next();
-      if (oldest.done) break;
-      this.slots.delete(oldest.value);
-    }
-    this.slots.set(key, { state: 'in_progress', expiresAt: now + positive(ttlMs, this.ttlMs) });
+    const lease = durationMs(ttlMs, 'MemoryIdempotencyStore.claim: `ttlMs`');
+    const token = this.#leases.acquire(key, 'in_progress', lease);
+    if (token === undefined) return this.#leases.get(key)?.value ?? 'in_progress';
+    this.#held.set(key, token);
     return 'claimed';
   }
 
   complete(key: string, ttlMs: number = this.ttlMs): void {
-    // Re-inserted so the Map's order stays the order of expiry.
-    this.slots.delete(key);
-    this.slots.set(key, { state: 'done', expiresAt: this.now() + positive(ttlMs, this.ttlMs) });
+    this.#held.delete(key);
+    this.#leases.set(key, 'done', durationMs(ttlMs, 'MemoryIdempotencyStore.complete: `ttlMs`'));
   }
 
   release(key: string): void {
-    this.slots.delete(key);
+    const token = this.#held.get(key);
+    if (token === undefined) return;
+    this.#held.delete(key);
+    this.#leases.release(key, token);
   }
 
   renew(key: string, leaseMs: number = this.ttlMs): boolean {
-    const now = this.now();
-    const slot = this.slots.get(key);
-    if (slot?.state !== 'in_progress' || slot.expiresAt <= now) return false;
-    // Re-inserted, as in `complete`, to keep the Map close to the order of expiry.
-    this.slots.delete(key);
-    this.slots.set(key, { state: 'in_progress', expiresAt: now + positive(leaseMs, this.ttlMs) });
-    return true;
+    const token = this.#held.get(key);
+    if (token === undefined) return false;
+    return this.#leases.renew(key, token, durationMs(leaseMs, 'MemoryIdempotencyStore.renew: `leaseMs`'));
   }
 
   /** The state of a key, or `undefined` when it is free. */
   peek(key: string): 'in_progress' | 'done' | undefined {
-    const slot = this.slots.get(key);
-    return slot && slot.expiresAt > this.now() ? slot.state : undefined;
+    return this.#leases.get(key)?.value;
   }
 
   clear(): void {
-    this.slots.clear();
+    this.#leases.clear();
+    this.#held.clear();
   }
-
-  private sweep(now: number): void {
-    for (const [key, slot] of this.slots) {
-      if (slot.expiresAt > now) return;
-      this.slots.delete(key);
-    }
-  }
-}
-
-function positive(value: number | undefined, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
 }

@@ -2,6 +2,7 @@
  * The webhook handlers' options, their defaults and their validation: what `createWebhookHandler` and
  * `createNodeWebhookHandler` accept. `request-handler.ts` is what they do with them.
  */
+import { durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, log, resolveLogger } from '../core/logger.js';
 import { describeSecret, isHeaderSecret, type SecretHint, secretAdvice } from '../core/secret-advice.js';
@@ -211,13 +212,6 @@ export interface ResolvedOptions {
   waitUntil: WebhookHandlerOptions['waitUntil'];
 }
 
-function positiveNumber(value: number, option: string, fn: string): number {
-  if (!(value > 0) || !Number.isFinite(value)) {
-    throw new ConfigurationError(`${fn}: \`${option}\` must be a positive number`);
-  }
-  return value;
-}
-
 function resolveOnStoreUnavailable(
   value: WebhookHandlerOptions['onStoreUnavailable'],
   fn: string,
@@ -238,8 +232,8 @@ function resolveLimits(options: WebhookHandlerOptions, fn: string) {
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) {
     throw new ConfigurationError(`${fn}: \`maxBodyBytes\` must be a positive integer`);
   }
-  const dedupeTtlMs = positiveNumber(options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS, 'dedupeTtlMs', fn);
-  const claimLeaseMs = positiveNumber(options.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS, 'claimLeaseMs', fn);
+  const dedupeTtlMs = durationMs(options.dedupeTtlMs, `${fn}: \`dedupeTtlMs\``, DEFAULT_DEDUPE_TTL_MS);
+  const claimLeaseMs = durationMs(options.claimLeaseMs, `${fn}: \`claimLeaseMs\``, DEFAULT_CLAIM_LEASE_MS);
   return { deadlineMs, maxBodyBytes, dedupeTtlMs, claimLeaseMs };
 }
 

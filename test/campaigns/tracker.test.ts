@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import {
   CampaignRecordError,
@@ -7,9 +6,7 @@ import {
   MemoryCampaignStore,
   PaymentRequiredError,
 } from '../../src/index.js';
-import { RedisCampaignStore } from '../../src/redis/index.js';
 import { statusObject } from '../../src/testing/webhook-fixtures.js';
-import { describeRedis, useRedis } from '../helpers/redis-server.js';
 
 const accepted = (index: number, messageId: string) => ({
   result: { index, ok: true as const, messageId, contacts: [] },
@@ -108,33 +105,6 @@ describe('CampaignTracker', () => {
   it('refuses bad options with ConfigurationError', () => {
     expect(() => new CampaignTracker({ batchSize: 0 })).toThrow(ConfigurationError);
     expect(() => new CampaignTracker({ store: {} as never })).toThrow(ConfigurationError);
-  });
-});
-
-describeRedis('RedisCampaignStore', () => {
-  let redis: Redis;
-  useRedis((_server, client) => {
-    redis = client;
-  });
-
-  it('a status for a wamid in no campaign writes nothing when no send is under way', async () => {
-    const tracker = new CampaignTracker({ store: new RedisCampaignStore({ redis, prefix: 'quiet:' }) });
-    await tracker.apply(statusObject('delivered', { id: 'wamid.stranger' }));
-    expect(await redis.keys('quiet:*')).toEqual([]);
-  });
-
-  it('expires a campaign after its retention', async () => {
-    const store = new RedisCampaignStore({ redis, prefix: 'ret:', retentionMs: 60_000 });
-    const tracker = new CampaignTracker({ store });
-    await tracker.record('c', [accepted(0, 'wamid.r')]);
-    // Every key but the short-lived "a send is under way" mark (parkMs) expires with the retention.
-    for (const key of (await redis.keys('ret:*')).filter((k) => k !== 'ret:camp:sending')) {
-      const ttl = await redis.pttl(key);
-      expect(ttl, key).toBeGreaterThan(0);
-      expect(ttl, key).toBeLessThanOrEqual(60_000);
-    }
-    expect(await store.delete('c')).toBe(true);
-    expect(await tracker.report('c')).toBeUndefined();
   });
 });
 

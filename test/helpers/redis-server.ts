@@ -40,15 +40,26 @@ async function freePort(): Promise<number> {
 }
 
 function launch(bin: string, port: number, dir: string, appendOnly: boolean): Promise<ChildProcess> {
+  const persistence = appendOnly
+    ? ['--appendonly', 'yes', '--appendfsync', 'always']
+    : ['--appendonly', 'no'];
+  return spawnRedisServer(bin, [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    ...persistence,
+    '--dir',
+    dir,
+  ]);
+}
+
+/** Spawns `redis-server` with `args`; resolves once it accepts connections, rejects if it exits first. */
+export function spawnRedisServer(bin: string, args: string[]): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const persistence = appendOnly
-      ? ['--appendonly', 'yes', '--appendfsync', 'always']
-      : ['--appendonly', 'no'];
-    const child = spawn(
-      bin,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const onData = (chunk: Buffer) => {
       out += chunk.toString();

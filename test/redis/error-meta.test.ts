@@ -1,7 +1,7 @@
 /** One helper names a Redis error for logs and typed errors (the stores' and the inbox's), never by its message. */
 import { describe, expect, it } from 'vitest';
-import { RedisStoreError } from '../../src/redis/errors.js';
-import { errorMeta, toStoreError } from '../../src/redis/redis-answer.js';
+import { errorMeta, RedisStoreError } from '../../src/redis/errors.js';
+import { toStoreError } from '../../src/redis/replies.js';
 
 const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379 password=SECRET'), {
   code: 'ECONNREFUSED',
@@ -45,5 +45,26 @@ describe('toStoreError, built on it', () => {
     const error = toStoreError(hostile, 'op');
     expect(error).toBeInstanceOf(RedisStoreError);
     expect(error).toMatchObject({ failure: 'unavailable', causeName: 'object' });
+  });
+});
+
+describe('toStoreError: the replies of a cluster reached the wrong way', () => {
+  const replyError = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });
+  it('MOVED and CROSSSLOT name the fix (an ioredis Cluster); CLUSTERDOWN is unavailable; LEASE_LOST is lease_lost', () => {
+    for (const reply of [
+      'MOVED 3999 127.0.0.1:7001',
+      "CROSSSLOT Keys in request don't hash to the same slot",
+    ]) {
+      const error = toStoreError(replyError(reply), 'Store.op');
+      expect(error).toMatchObject({ failure: 'needs_cluster_client', operation: 'Store.op' });
+      expect(error.message).toMatch(/new Cluster\(\[\{ host, port \}\]\)/);
+      expect(error.message).not.toContain('127.0.0.1:7001');
+    }
+    expect(toStoreError(replyError('CLUSTERDOWN The cluster is down'), 'op').failure).toBe('unavailable');
+    expect(toStoreError(replyError('LEASE_LOST the lease is held'), 'op').failure).toBe('lease_lost');
+    expect(toStoreError(replyError('ERR something else wa:SECRET'), 'op')).toMatchObject({
+      failure: 'command_failed',
+      message: 'op: Redis refused the command.',
+    });
   });
 });

@@ -44,6 +44,9 @@ const PORTABLE_CORE = [
   'observer.js',
   'abort.js',
   'secret-advice.js',
+  'duration.js',
+  'lease.js',
+  'memory-leases.js',
 ];
 
 /** Whether a file in `from` (a folder inside src/webhooks) may import `specifier`. */

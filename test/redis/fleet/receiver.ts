@@ -5,12 +5,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeInboxHandler } from '../../../src/redis/index.js';
+import { inboxConnection } from '../../helpers/redis-target.js';
 
 // The handler's lines go to the test over IPC, which asserts them, instead of to the inherited stderr.
 const send = (level: string) => (message: string) => void process.send?.({ log: `${level} ${message}` });
 const handler = createNodeInboxHandler({
   logger: { warn: send('warn'), error: send('error') },
-  connection: process.env.REDIS_URL ?? '',
+  // A cluster is given as an ioredis Cluster (the inbox duplicates it); one node by its URL.
+  connection: inboxConnection(process.env.REDIS_URL ?? ''),
   secret: process.env.WEBHOOK_SECRET ?? '',
   queueName: process.env.QUEUE_NAME,
 });

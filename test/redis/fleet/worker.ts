@@ -5,11 +5,13 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { createInboxWorker } from '../../../src/redis/index.js';
+import { inboxConnection } from '../../helpers/redis-target.js';
 
 const failRate = Number(process.env.FAIL_RATE ?? '0');
 const out = openSync(process.env.OUT_FILE ?? '', 'a');
 const worker = createInboxWorker({
-  connection: process.env.REDIS_URL ?? '',
+  // A cluster is given as an ioredis Cluster (the inbox duplicates it); one node by its URL.
+  connection: inboxConnection(process.env.REDIS_URL ?? ''),
   queueName: process.env.QUEUE_NAME,
   concurrency: Number(process.env.CONCURRENCY ?? '20'),
   attempts: 3,

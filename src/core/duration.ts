@@ -1,0 +1,23 @@
+/**
+ * The one rule for a duration option (a timeout, a lease, a TTL), wherever it is taken: client options, webhook
+ * handlers, the in-memory stores and every Redis store. Zod-free and Node-free: every entry uses it.
+ */
+import { ConfigurationError } from './errors.js';
+
+/**
+ * A duration in whole milliseconds: a finite number above 0, rounded up to a whole millisecond (Redis's `PX`
+ * takes integers). `undefined` takes `fallback` when there is one. Anything else (and `undefined` without a
+ * fallback) throws `ConfigurationError` naming the option: never a silent fall back to the default.
+ *
+ * @param name The option as the message should name it, e.g. ``'new RedisTokenStore: `lockLeaseMs`'``.
+ * @example
+ * const leaseMs = durationMs(options.leaseMs, 'new MyStore: `leaseMs`', 15_000);
+ */
+export function durationMs(value: unknown, name: string, fallback?: number): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    const given = typeof value === 'number' ? String(value) : value === null ? 'null' : `a ${typeof value}`;
+    throw new ConfigurationError(`${name} must be a positive number of milliseconds; got ${given}.`);
+  }
+  return Math.ceil(value);
+}

@@ -1,0 +1,133 @@
+/**
+ * How a store's call to Redis is made and its answer checked: any failure becomes a `RedisStoreError` that holds
+ * none of the client error's text (ioredis attaches the command's arguments, tokens included, to its errors), and
+ * an answer of a shape the store never writes is a typed error too.
+ *
+ * Why ioredis: BullMQ (the durable inbox) works only with ioredis, so this entry takes one client for everything
+ * instead of asking users to run two clients against one Redis.
+ */
+import { errorMeta, RedisStoreError, type RedisStoreFailure } from './errors.js';
+
+/** @internal */
+export function nameOf(error: unknown): string {
+  return errorMeta(error).errorName;
+}
+
+/** @internal */
+export function errnoOf(error: unknown): string | undefined {
+  const { code } = errorMeta(error);
+  return code !== undefined && /^E[A-Z]+$/.test(code) ? code : undefined;
+}
+
+/** A cluster node's refusal to serve a key of another node's slots: the client is not a cluster client. */
+const NEEDS_CLUSTER = {
+  failure: 'needs_cluster_client',
+  what:
+    'this Redis is a node of a Redis Cluster and the client is a standalone one (Redis answered MOVED). ' +
+    "Connect with ioredis's Cluster instead: `new Cluster([{ host, port }])`, with the same options",
+} as const;
+
+/**
+ * Error replies the stores explain, by their first word (never the rest of the reply, which may quote a key).
+ * Any other `ReplyError` is `command_failed`; any other error (connection, timeout) is `unavailable`.
+ */
+const REPLIES: Readonly<Record<string, { failure: RedisStoreFailure; what: string }>> = {
+  MOVED: NEEDS_CLUSTER,
+  ASK: NEEDS_CLUSTER,
+  // The stores never send keys of two slots in one command to a `Cluster` client (the cluster proofs count 0):
+  // this comes from a cluster, or a proxy in front of one, reached through a standalone client.
+  CROSSSLOT: {
+    failure: 'needs_cluster_client',
+    what:
+      'Redis refused one command over keys of different hash slots (CROSSSLOT): it is a Redis Cluster, or a ' +
+      "proxy in front of one, reached through a standalone client. Connect with ioredis's Cluster instead: " +
+      '`new Cluster([{ host, port }])`, with the same options',
+  },
+  CLUSTERDOWN: {
+    failure: 'unavailable',
+    what: 'the Redis Cluster cannot serve this slot right now (CLUSTERDOWN: a failover under way?)',
+  },
+  TRYAGAIN: { failure: 'unavailable', what: 'the Redis Cluster is moving this slot (TRYAGAIN)' },
+  READONLY: {
+    failure: 'unavailable',
+    what: 'Redis is a read-only replica (READONLY: a failover under way, or a URL pointing at a replica)',
+  },
+  LOADING: { failure: 'unavailable', what: 'Redis is loading its data set (LOADING)' },
+  OOM: { failure: 'command_failed', what: 'Redis is out of memory (OOM; see maxmemory)' },
+  LEASE_LOST: {
+    failure: 'lease_lost',
+    what: 'this holder no longer holds the lease (it ran out, or another holder took it); nothing was written',
+  },
+};
+
+/** The first word of a Redis error reply (`MOVED`, `CROSSSLOT`), or `undefined` for any other error. */
+export function replyCode(error: unknown): string | undefined {
+  try {
+    if (error instanceof Error && error.name === 'ReplyError')
+      return /^[A-Z_]{2,20}\b/.exec(error.message)?.[0];
+  } catch {
+    // A hostile error: no code.
+  }
+  return undefined;
+}
+
+/** Maps any failure of a Redis call to a `RedisStoreError` that holds none of the client error's text. */
+export function toStoreError(error: unknown, operation: string): RedisStoreError {
+  if (isStoreError(error)) return error;
+  const name = nameOf(error);
+  const errno = errnoOf(error);
+  const known = REPLIES[replyCode(error) ?? ''];
+  const failure: RedisStoreFailure =
+    known?.failure ?? (name === 'ReplyError' ? 'command_failed' : 'unavailable');
+  const what =
+    known?.what ??
+    (failure === 'command_failed'
+      ? 'Redis refused the command'
+      : `Redis is unreachable or the connection dropped (${errno ?? name})`);
+  return new RedisStoreError(`${operation}: ${what}.`, {
+    failure,
+    operation,
+    causeName: name,
+    ...(errno ? { errno } : {}),
+  });
+}
+
+function isStoreError(error: unknown): error is RedisStoreError {
+  try {
+    return error instanceof RedisStoreError;
+  } catch {
+    // A Proxy whose getPrototypeOf trap throws: not one of ours.
+    return false;
+  }
+}
+
+/** Runs one Redis call; any rejection (or synchronous throw) becomes a `RedisStoreError`. */
+export async function call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw toStoreError(error, operation);
+  }
+}
+
+/** The typed error for an answer the store never writes. Names only the shape, never the value. */
+export function unexpectedReply(operation: string, expected: string, got: unknown): RedisStoreError {
+  const shape = Array.isArray(got) ? `an array of ${got.length}` : got === null ? 'null' : typeof got;
+  return new RedisStoreError(`${operation}: Redis answered ${shape} where ${expected} was expected.`, {
+    failure: 'unexpected_reply',
+    operation,
+  });
+}
+
+/** A number answer, or a typed error. ioredis returns Lua integers as numbers and strings as strings. */
+export function expectNumber(operation: string, got: unknown): number {
+  const n = typeof got === 'string' && got.trim() !== '' ? Number(got) : got;
+  if (typeof n === 'number' && Number.isFinite(n)) return n;
+  throw unexpectedReply(operation, 'a number', got);
+}
+
+/** One of `allowed`, or a typed error. */
+export function expectOneOf<T extends string>(operation: string, got: unknown, allowed: readonly T[]): T {
+  if (typeof got === 'string' && (allowed as readonly string[]).includes(got)) return got as T;
+  throw unexpectedReply(operation, `one of ${allowed.join(', ')}`, got);
+}

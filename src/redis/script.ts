@@ -1,0 +1,161 @@
+/**
+ * The stores' Lua scripts, with the kit's one rule: **every key a script writes has its expiry set or refreshed in
+ * that script**. A script declares each key it touches as read or written (with the expiry the write gives it);
+ * the helper wraps its source so that:
+ *
+ * - each write command the script makes (`SET`, `HSET`, `HINCRBY`, `RPUSH`, `SADD`, `ZADD`, `INCR`, ...) is
+ *   checked to be on a key declared written: a write on a key declared read-only, or on a key not passed in
+ *   `KEYS` (which a cluster could not route), fails before it is made;
+ * - once the script's own code returns, every key it wrote gets `PEXPIRE <its expiry>`: a counter recreated after
+ *   it expired gets an expiry again, and a record's retention runs from its last write;
+ * - keys it only removed from, deleted or read keep their expiry untouched, so a fenced script that finds another
+ *   holder's lease never extends it.
+ *
+ * Optionally the script is *fenced* by a lease (lease.ts): it runs only while the lease key still holds the
+ * holder's value, else Redis answers `LEASE_LOST` and nothing is written.
+ *
+ * On a Redis Cluster all of a script's keys must share a slot: the helper checks it before sending (the stores
+ * choose their hash tags for it, see keys.ts), so a key built wrong is a typed error, not a `CROSSSLOT`.
+ */
+import { createHash } from 'node:crypto';
+import { isCluster, type RedisClient } from './client.js';
+import { RedisStoreError } from './errors.js';
+import { slotText } from './keys.js';
+
+/** A key a script touches: read only, or written with the expiry that write sets. */
+export interface ScriptKey {
+  readonly key: string;
+  /** The expiry every write of the script gives the key, ms; `0`: read only (the script must not write it). */
+  readonly ttlMs: number;
+}
+
+/** A key the script only reads (or deletes, or removes members from). */
+export function reads(key: string): ScriptKey {
+  return { key, ttlMs: 0 };
+}
+
+/** A key the script may write; each run that writes it sets its expiry to `ttlMs` from then. */
+export function writes(key: string, ttlMs: number): ScriptKey {
+  return { key, ttlMs: Math.max(1, Math.ceil(ttlMs)) };
+}
+
+/** The commands that create a key or write into it: the ones whose key must be declared written. */
+const WRITE_COMMANDS =
+  'SET SETNX SETEX PSETEX GETSET GETEX APPEND SETRANGE INCR INCRBY INCRBYFLOAT DECR DECRBY HSET HSETNX HMSET ' +
+  'HINCRBY HINCRBYFLOAT LPUSH RPUSH LPUSHX RPUSHX LINSERT LSET SADD ZADD ZINCRBY XADD PEXPIRE EXPIRE PEXPIREAT ' +
+  'EXPIREAT PERSIST RESTORE COPY RENAME SMOVE LMOVE RPOPLPUSH ZUNIONSTORE ZINTERSTORE SUNIONSTORE SINTERSTORE ' +
+  'SDIFFSTORE';
+
+/**
+ * The wrapper. ABI: KEYS = [fence key?, ...the script's keys]; ARGV = [fence value ('' = not fenced), the expiry
+ * of each of the script's keys (0 = read only), ...the script's own arguments]. The script's code sees its own
+ * KEYS and ARGV only, and a `redis` whose `call`/`pcall` check and record writes.
+ */
+function wrap(source: string): string {
+  return `
+local __real, __keys, __ttl, __args, __wrote = redis, {}, {}, {}, {}
+local __first = 0
+if ARGV[1] ~= '' then
+  if __real.call('GET', KEYS[1]) ~= ARGV[1] then
+    return __real.error_reply('LEASE_LOST the lease is held by another holder or has expired')
+  end
+  __first = 1
+end
+local __n = #KEYS - __first
+for n = 1, __n do
+  __keys[n] = KEYS[__first + n]
+  __ttl[n] = tonumber(ARGV[1 + n])
+end
+for i = 2 + __n, #ARGV do __args[i - 1 - __n] = ARGV[i] end
+local function __check(command, key)
+  if not string.find(' ${WRITE_COMMANDS} ', ' ' .. string.upper(command) .. ' ', 1, true) then return end
+  for n = 1, __n do
+    if __keys[n] == key then
+      if __ttl[n] <= 0 then error('wa-gateway-sdk: a script wrote a key declared read-only') end
+      __wrote[n] = true
+      return
+    end
+  end
+  error('wa-gateway-sdk: a script wrote a key it was not given in KEYS')
+end
+local __redis = setmetatable({
+  call = function(command, ...) __check(command, (...)) return __real.call(command, ...) end,
+  pcall = function(command, ...) __check(command, (...)) return __real.pcall(command, ...) end,
+}, { __index = __real })
+local function __body(KEYS, ARGV, redis)
+${source}
+end
+local __result = __body(__keys, __args, __redis)
+for n = 1, __n do
+  if __wrote[n] then __real.call('PEXPIRE', __keys[n], __ttl[n]) end
+end
+return __result
+`;
+}
+
+/**
+ * A Lua script, run by its SHA (`EVALSHA`), loaded with `EVAL` the first time a server does not know it. Its code
+ * is written as an ordinary Redis script (`KEYS`, `ARGV`, `redis.call`); the keys it is run with say which it
+ * writes and with what expiry (`reads`, `writes`).
+ *
+ * @example
+ * const KEEP_LATEST = new Script(`
+ *   if (tonumber(redis.call('GET', KEYS[1])) or 0) < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+ * `);
+ * await KEEP_LATEST.run(redis, [writes(key, retentionMs)], [atMs]);
+ */
+export class Script {
+  readonly sha: string;
+  readonly source: string;
+
+  constructor(body: string) {
+    this.source = wrap(body);
+    this.sha = createHash('sha1').update(this.source).digest('hex');
+  }
+
+  /** Runs the script over `keys` with `args`. */
+  run(redis: RedisClient, keys: readonly ScriptKey[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.#send(redis, keys, ['', ...keys.map((k) => k.ttlMs), ...args], undefined);
+  }
+
+  /**
+   * Runs the script only while `fence.key` holds `fence.value` (a lease, see lease.ts); otherwise Redis refuses
+   * with `LEASE_LOST` and the script does nothing. The fence key must share the slot of `keys`.
+   */
+  runFenced(
+    redis: RedisClient,
+    fence: { readonly key: string; readonly value: string },
+    keys: readonly ScriptKey[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> {
+    return this.#send(redis, keys, [fence.value, ...keys.map((k) => k.ttlMs), ...args], fence.key);
+  }
+
+  async #send(
+    redis: RedisClient,
+    keys: readonly ScriptKey[],
+    argv: (string | number)[],
+    fenceKey: string | undefined,
+  ): Promise<unknown> {
+    const names = keys.map((k) => k.key);
+    if (fenceKey !== undefined) names.unshift(fenceKey);
+    if (names.length === 0 || (isCluster(redis) && !oneSlot(names))) {
+      throw new RedisStoreError(
+        'wa-gateway-sdk: a script was given no key, or keys of different hash slots; this is a bug in the store, please report it.',
+        { failure: 'command_failed', operation: 'Script.run' },
+      );
+    }
+    try {
+      return await redis.evalsha(this.sha, names.length, ...names, ...argv);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return redis.eval(this.source, names.length, ...names, ...argv);
+    }
+  }
+}
+
+/** On a cluster, one script's keys must share a slot: checked here, so a key built wrong never reaches Redis. */
+function oneSlot(names: readonly string[]): boolean {
+  const first = slotText(names[0] as string);
+  return names.every((n) => slotText(n) === first);
+}

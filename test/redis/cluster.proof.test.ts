@@ -1,0 +1,56 @@
+/**
+ * The Redis suites on a real Redis Cluster (three primaries, three replicas on loopback: test/helpers/redis-cluster.ts):
+ * the same tests as on one redis-server, and no command refused with `CROSSSLOT` on the way.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { RedisRateLimiter, RedisStatusStore } from '../../src/redis/index.js';
+import { statusObject } from '../../src/testing/webhook-fixtures.js';
+import { describeRedis } from '../helpers/redis-server.js';
+import { useRedisTarget } from '../helpers/redis-target.js';
+import { storeContracts } from '../store-contracts/contracts.js';
+import { redisBackend } from '../store-contracts/redis-backend.js';
+import { campaignStoreSuite } from './suites/campaign-store.js';
+import { claimLeaseSuite } from './suites/claim-lease.js';
+import { conversationStoresSuite } from './suites/conversation-stores.js';
+import { kitSuite } from './suites/kit.js';
+import { storesSuite } from './suites/stores.js';
+import { wrongClientSuite } from './suites/wrong-client.js';
+
+describeRedis('on a Redis Cluster', () => {
+  // Its suites flush the cluster between tests: a cluster of its own, not CI's shared one.
+  const target = useRedisTarget('cluster', { exclusive: true });
+  describe('the kit', () => kitSuite(target));
+  describe('stores', () => storesSuite(target));
+  describe('conversation stores', () => conversationStoresSuite(target));
+  describe('claim leases across instances', () => claimLeaseSuite(target));
+  describe('campaign store', () => campaignStoreSuite(target));
+  describe('the store contracts', () => storeContracts(redisBackend(() => target().redis, 'cluster')));
+  it("a prefix with a hash tag (the previous versions' advice) keeps their key names in one slot, and says so once", async () => {
+    const logged: string[] = [];
+    const logger = { warn: (m: string) => void logged.push(m) };
+    const redis = target().redis;
+    const limiter = new RedisRateLimiter({ redis, prefix: '{wa}:', name: 'old', logger });
+    new RedisStatusStore({ redis, prefix: '{wa}:', logger });
+    (await limiter.acquire())();
+    await new RedisStatusStore({ redis, prefix: '{wa}:', logger }).update(
+      statusObject('delivered', { id: 'wamid.old' }),
+    );
+    // The names the previous version wrote: an upgrade finds its state.
+    expect(await target().keys('{wa}:*')).toEqual(
+      expect.arrayContaining(['{wa}:limit:old:slots', '{wa}:status-billable']),
+    );
+    expect((await target().keys('{wa}:status:*')).every((k) => /^\{wa\}:status:[\w-]{43}$/.test(k))).toBe(
+      true,
+    );
+    expect(logged.filter((m) => /holds a hash tag/.test(m))).toHaveLength(1);
+  });
+  // useRedisTarget checks at the end that no command was refused with CROSSSLOT: the suites above, counted now,
+  // before the one below provokes refusals on purpose (a standalone client's commands) and resets the counts.
+  it('refused no command with CROSSSLOT', async () => {
+    expect(await target().crossSlotErrors()).toBe(0);
+  });
+  describe('a standalone client pointed at a cluster node', () => {
+    wrongClientSuite(target);
+    afterAll(() => target().resetErrorStats());
+  });
+});
