@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import { createRouter, type ReplyMessage } from '../src/conversations/index.js';
+import { createRouter, type ReplyMessage, type RouterOptions } from '../src/conversations/index.js';
 import { GatewayClient } from '../src/index.js';
 import { type RedisClient, RedisSessionStore, RedisWindowStore } from '../src/redis/index.js';
 import { startSandbox } from '../src/testing/index.js';
@@ -29,13 +29,22 @@ const offer = (text: string) =>
     Object.entries(SLOTS).map(([id, t]) => [`slot:${id}`, t]),
   );
 
-/** The bot: everything it knows about a customer is in its session, on Redis (one node, or a Cluster). */
-export function bookingRouter(gateway: GatewayClient, redis: RedisClient, lockLeaseMs?: number) {
-  const router = createRouter<{ slot?: string; booked?: string }>({
+type Session = { slot?: string; booked?: string };
+
+/**
+ * The bot: everything it knows about a customer is in its session, on Redis (one node, or a Cluster). `options`
+ * passes on to `createRouter` (a test's `lockLeaseMs`, an `onError` for replies refused outside the 24-hour window).
+ */
+export function bookingRouter(
+  gateway: GatewayClient,
+  redis: RedisClient,
+  options: Pick<RouterOptions<Session>, 'lockLeaseMs' | 'onError'> = {},
+) {
+  const router = createRouter<Session>({
     gateway,
     sessions: new RedisSessionStore({ redis }),
     window: new RedisWindowStore({ redis }),
-    ...(lockLeaseMs ? { lockLeaseMs } : {}),
+    ...options,
   });
   router.use(async (ctx, next) => {
     if (ctx.kind === 'message' && !ctx.human && /^(agent|human|person)$/i.test(ctx.text ?? '')) {

@@ -6,7 +6,7 @@
  * messages handed to a queue so the gateway gets its 200 well within its 5 seconds.
  *
  * Run:  WEBHOOK_SECRET=$(openssl rand -hex 16) npx tsx examples/hono-webhook.ts   (PORT, default 3000)
- * Try:  npx wa-gateway trigger status.delivered --url http://127.0.0.1:3000/webhooks --secret "$WEBHOOK_SECRET"
+ * Try:  npx wa-gateway trigger status.delivered --url http://127.0.0.1:3000/webhooks
  *
  * In your app, import from 'wa-gateway-sdk/webhooks' instead of '../src/webhooks/index.js'.
  */

@@ -13,7 +13,7 @@
  * work on a queue inside `onEvent`, and keep `waitUntil` for what you can afford to lose (metrics, cache warming).
  *
  * Test it locally with `next dev` and
- * `npx wa-gateway trigger message.text --url http://localhost:3000/api/webhooks/whatsapp --secret "$WEBHOOK_SECRET"`.
+ * `npx wa-gateway trigger message.text --url http://localhost:3000/api/webhooks/whatsapp`.
  *
  * In your app, import from 'wa-gateway-sdk/webhooks' instead of '../src/webhooks/index.js'.
  */

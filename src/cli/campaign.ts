@@ -1,10 +1,7 @@
 /** `wa-gateway campaign report <id>`: a campaign's report from the Redis that `RedisCampaignStore` writes to. */
 import { parseArgs } from 'node:util';
-import { type CampaignReport, CampaignTracker } from '../campaigns/tracker.js';
-import { loadOptionalPeer } from '../core/optional-peer.js';
-import { RedisCampaignStore } from '../redis/campaign-store.js';
-import type { RedisClient } from '../redis/client.js';
-import { RedisStoreError } from '../redis/errors.js';
+import type { CampaignReport } from '../campaigns/tracker.js';
+import { type CampaignSource, clusterAdvice, openCampaigns } from './campaign-store.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
 export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url> [--cluster]] [--prefix <prefix>] [--json | --csv <list>]
@@ -45,21 +42,18 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
   }
   const url = values['redis-url'] ?? io.env['REDIS_URL'];
   if (!url) throw new UsageError('campaign needs the Redis: pass --redis-url <url> or set REDIS_URL.');
-  if (!/^rediss?:\/\//.test(url)) throw new UsageError('--redis-url must start with redis:// or rediss://.');
-
-  const { Redis, Cluster } = loadOptionalPeer<{
-    Redis: new (url: string, options: object) => RedisClient;
-    Cluster: new (nodes: string[], options: object) => RedisClient;
-  }>('ioredis', 'wa-gateway campaign');
   // One attempt per command, no endless reconnecting: a CLI should fail fast when Redis is not there.
-  const once = { maxRetriesPerRequest: 0, retryStrategy: () => null };
-  const redis = values.cluster
-    ? new Cluster([url], { redisOptions: once, clusterRetryStrategy: () => null, lazyConnect: true })
-    : new Redis(url, { ...once, lazyConnect: true });
-  redis.on('error', () => {});
+  const source: CampaignSource = {
+    url,
+    prefix: values.prefix,
+    cluster: values.cluster,
+    flag: '--redis-url',
+    clusterFlag: '--cluster',
+    command: 'wa-gateway campaign',
+    once: true,
+  };
+  const { tracker, close } = openCampaigns(source);
   try {
-    const store = new RedisCampaignStore({ redis, ...(values.prefix ? { prefix: values.prefix } : {}) });
-    const tracker = new CampaignTracker({ store });
     if (action === 'list') {
       for (const c of await tracker.campaigns()) io.stdout(`${c}\n`);
       return EXIT.ok;
@@ -74,13 +68,9 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
     else await printTable(report, io);
     return EXIT.ok;
   } catch (error) {
-    // The store's message names the library's fix (an ioredis Cluster); here the fix is a flag.
-    if (error instanceof RedisStoreError && error.failure === 'needs_cluster_client' && !values.cluster) {
-      throw new UsageError('the Redis at --redis-url is a node of a Redis Cluster: pass --cluster.');
-    }
-    throw error;
+    throw clusterAdvice(error, source) ?? error;
   } finally {
-    redis.disconnect();
+    close();
   }
 }
 

@@ -2,6 +2,7 @@ import { SDK_VERSION } from '../core/version.js';
 import * as campaign from './campaign.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 import * as sandbox from './sandbox.js';
+import * as say from './say.js';
 import * as stream from './stream.js';
 import * as templates from './templates.js';
 import * as trigger from './trigger.js';
@@ -34,6 +35,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: sandbox.options,
     run: sandbox.sandboxCommand,
     summary: 'run a local gateway that delivers webhooks',
+  },
+  say: {
+    usage: say.usage,
+    options: say.options,
+    run: say.sayCommand,
+    summary: 'write to your bot as a customer, through a running sandbox, and print its replies',
   },
   stream: {
     usage: stream.usage,

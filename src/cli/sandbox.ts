@@ -1,8 +1,16 @@
 import { parseArgs } from 'node:util';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
+import {
+  type CampaignReader,
+  type CampaignSource,
+  clusterAdvice,
+  openCampaigns,
+  redactedRedisUrl,
+} from './campaign-store.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
+import { readSecret } from './secret-input.js';
 
-export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret <secret>] [--api-key <key>] [--no-inbox]
+export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret-file <path>] [--api-key <key>] [--no-inbox] [--campaigns <redis url>]
 
 Runs a local gateway on 127.0.0.1: POST /v1/wa/message and GET /v1/wa/media/{id} with the gateway's checks
 and error codes. After each send it delivers sent, delivered and read status events to --webhook-url with the
@@ -11,18 +19,32 @@ It also serves a web inbox at that address: the conversations, answering as the 
 the webhook log, and a template preview at /templates; and the conversation platform at /platform (log in as
 agent@example.com / secret-password).
 
-  --port             port to listen on (default 4010; 0 picks a free one)
-  --webhook-url      your webhook endpoint
-  --webhook-secret   sent as Authorization: Bearer <secret> (default: $WEBHOOK_SECRET)
-  --api-key          the key the sandbox accepts (default: sk_test_sandbox)
-  --no-inbox         do not serve the web inbox`;
+  --port                 port to listen on (default 4010; 0 picks a free one)
+  --webhook-url          your webhook endpoint
+  --webhook-secret-file  a file holding the secret sent as Authorization: Bearer <secret> (default: the
+                         secret in $WEBHOOK_SECRET). A secret is never taken as a flag's value
+                         (--webhook-secret is refused): arguments show in ps and shell history
+  --api-key              the key the sandbox accepts (default: sk_test_sandbox)
+  --no-inbox             do not serve the web inbox
+
+Campaign funnels in the inbox, read from the Redis your app's RedisCampaignStore records campaigns in:
+  --campaigns <url>         redis:// or rediss://; each campaign is drawn as a funnel that follows its statuses
+  --campaigns-prefix <p>    the key prefix that store was built with (default wa:)
+  --campaigns-cluster       the URL is a node of a Redis Cluster
+
+Write to your bot from another terminal with wa-gateway say <text>.`;
 
 export const options = {
   port: { type: 'string' },
   'webhook-url': { type: 'string' },
+  'webhook-secret-file': { type: 'string' },
+  // Refused with a reason (secret-input.ts), not unknown: a user who types it learns what to use instead.
   'webhook-secret': { type: 'string' },
   'api-key': { type: 'string' },
   'no-inbox': { type: 'boolean' },
+  campaigns: { type: 'string' },
+  'campaigns-prefix': { type: 'string' },
+  'campaigns-cluster': { type: 'boolean' },
 } as const;
 
 export async function sandboxCommand(args: string[], io: CliIo): Promise<number> {
@@ -40,15 +62,35 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   if (webhookUrl !== undefined && !/^https?:\/\//.test(webhookUrl)) {
     throw new UsageError(`--webhook-url must be an http(s) URL; got '${webhookUrl}'.`);
   }
-  const secret = values['webhook-secret'] ?? io.env['WEBHOOK_SECRET'];
+  const { secret } = await readSecret(
+    {
+      flag: '--webhook-secret',
+      given: values['webhook-secret'],
+      fileFlag: '--webhook-secret-file',
+      file: values['webhook-secret-file'],
+      env: 'WEBHOOK_SECRET',
+    },
+    io.env,
+  );
   const apiKey = values['api-key'] ?? 'sk_test_sandbox';
   if (webhookUrl && !secret) {
     io.stderr(
-      'warning: no --webhook-secret and no $WEBHOOK_SECRET: webhooks go out without an Authorization header, ' +
-        'which a receiver checking the secret answers 401 (every delivery then fails).\n',
+      'warning: no $WEBHOOK_SECRET and no --webhook-secret-file: webhooks go out without an Authorization ' +
+        'header, which a receiver checking the secret answers 401 (every delivery then fails).\n',
     );
   }
+  for (const flag of ['campaigns-prefix', 'campaigns-cluster'] as const)
+    if (values[flag] !== undefined && values.campaigns === undefined)
+      throw new UsageError(`--${flag} goes with --campaigns <redis url>.`);
+  const campaigns =
+    values.campaigns === undefined
+      ? undefined
+      : await readCampaigns(
+          { url: values.campaigns, prefix: values['campaigns-prefix'], cluster: values['campaigns-cluster'] },
+          io,
+        );
   const sandbox = await startSandbox({
+    ...(campaigns ? { campaigns: campaigns.tracker } : {}),
     port,
     apiKeys: [apiKey],
     inbox: !values['no-inbox'],
@@ -65,6 +107,7 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
         `webhook ${a.label} attempt ${a.attempt}: ${a.status !== undefined ? `HTTP ${a.status}` : a.error} → ${a.outcome}\n`,
       ),
   }).catch((error: unknown) => {
+    campaigns?.close();
     throw portInUse(error, port) ?? error;
   });
   io.stdout(`sandbox gateway listening at ${sandbox.url}\n`);
@@ -80,15 +123,52 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   }
   io.stdout(
     webhookUrl
-      ? `  delivering webhooks to ${webhookUrl}\n`
+      ? `  delivering webhooks to ${webhookUrl}\n  write to your bot: wa-gateway say "hello"${port === 4010 ? '' : ` --sandbox ${sandbox.url}`}\n`
       : '  no --webhook-url: status events are not delivered\n',
   );
+  if (campaigns) io.stdout(`  campaign funnels from ${redactedRedisUrl(values.campaigns!)}\n`);
   await io.interrupted;
   await sandbox.close();
+  campaigns?.close();
   io.stdout(
     `stopped after ${sandbox.simulator.sent.length} sends and ${sandbox.deliveries.length} webhook attempts\n`,
   );
   return EXIT.ok;
+}
+
+/** The campaigns at `url`, read once before the sandbox starts: a Redis out of reach is said now, not never. */
+async function readCampaigns(
+  given: Pick<CampaignSource, 'url' | 'prefix' | 'cluster'>,
+  io: CliIo,
+): Promise<CampaignReader> {
+  // The store's own warnings (Redis lost, back) go to the terminal once the sandbox runs; at start this check says it.
+  let started = false;
+  const line = (message: string) => {
+    if (started) io.stderr(`${message}\n`);
+  };
+  const source: CampaignSource = {
+    ...given,
+    flag: '--campaigns',
+    clusterFlag: '--campaigns-cluster',
+    command: 'wa-gateway sandbox',
+    once: false,
+    logger: { warn: line, error: line },
+  };
+  const reader = openCampaigns(source);
+  try {
+    await reader.tracker.campaigns();
+    started = true;
+    return reader;
+  } catch (error) {
+    reader.close();
+    throw (
+      clusterAdvice(error, source) ??
+      new Error(
+        `cannot read campaigns from the Redis at --campaigns ${redactedRedisUrl(source.url)} (${(error as Error).message}). ` +
+          "Is it running, and is it the one your app's RedisCampaignStore writes to?",
+      )
+    );
+  }
 }
 
 /** A listen error as what to do, when it is the port being taken; `undefined` for any other error. */

@@ -8,6 +8,7 @@ import {
   buttonReplyMessage,
   contactsMessage,
   documentMessage,
+  fixtureTimestamp,
   imageMessage,
   listReplyMessage,
   locationMessage,
@@ -25,39 +26,43 @@ import {
 import type { KnownMessage, KnownMessageType } from '../webhooks/messages/index.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
+import { readSecret } from './secret-input.js';
+
+/** What a message or status event carries that each run chooses: its message id and its time (Unix seconds). */
+type Stamp = { id: string; timestamp: string };
 
 /**
  * The message events, keyed by the webhook table's types (`messageSchemas` in src/webhooks/messages/index.ts): a
  * type added there does not compile until it has its trigger here. Each names its events (`message.<name>`, two for
- * `interactive`'s replies) and builds the message carrying the given id.
+ * `interactive`'s replies) and builds the message carrying the given id and time.
  */
 const MESSAGE_EVENTS: {
-  readonly [K in KnownMessageType]: Readonly<Record<string, (id: string) => KnownMessage>>;
+  readonly [K in KnownMessageType]: Readonly<Record<string, (stamp: Stamp) => KnownMessage>>;
 } = {
-  text: { text: (id) => textMessage({ id }) },
-  image: { image: (id) => imageMessage({ id }) },
-  audio: { audio: (id) => audioMessage({ id }) },
-  document: { document: (id) => documentMessage({ id }) },
-  video: { video: (id) => videoMessage({ id }) },
-  sticker: { sticker: (id) => stickerMessage({ id }) },
-  location: { location: (id) => locationMessage({ id }) },
-  contacts: { contacts: (id) => contactsMessage({ id }) },
+  text: { text: (s) => textMessage(s) },
+  image: { image: (s) => imageMessage(s) },
+  audio: { audio: (s) => audioMessage(s) },
+  document: { document: (s) => documentMessage(s) },
+  video: { video: (s) => videoMessage(s) },
+  sticker: { sticker: (s) => stickerMessage(s) },
+  location: { location: (s) => locationMessage(s) },
+  contacts: { contacts: (s) => contactsMessage(s) },
   interactive: {
-    button_reply: (id) => buttonReplyMessage({ id }),
-    list_reply: (id) => listReplyMessage({ id }),
+    button_reply: (s) => buttonReplyMessage({}, s),
+    list_reply: (s) => listReplyMessage({}, s),
   },
-  reaction: { reaction: (id) => reactionMessage({}, { id }) },
-  order: { order: (id) => orderMessage({ id }) },
-  button: { button: (id) => buttonMessage({}, { id }) },
+  reaction: { reaction: (s) => reactionMessage({}, s) },
+  order: { order: (s) => orderMessage(s) },
+  button: { button: (s) => buttonMessage({}, s) },
 };
 
 /** `MESSAGE_EVENTS` as `message.<name>` → envelope builder, in the table's order. */
-function messageEvents(): Record<string, (id: string) => WebhookEnvelope> {
+function messageEvents(): Record<string, (stamp: Stamp) => WebhookEnvelope> {
   return Object.fromEntries(
     Object.values(MESSAGE_EVENTS).flatMap((named) =>
       Object.entries(named).map(([name, build]) => [
         `message.${name}`,
-        (id: string) => messageEnvelope(build(id)),
+        (stamp: Stamp) => messageEnvelope(build(stamp)),
       ]),
     ),
   );
@@ -65,21 +70,74 @@ function messageEvents(): Record<string, (id: string) => WebhookEnvelope> {
 
 /**
  * Every event `trigger` can send: name → envelope builder, given the message id to carry (fresh per run unless
- * `--wamid` sets it; a fixed default would make every trigger after the first a duplicate the receiver skips).
- * Template and account builders ignore it. Data, so the help text is made from it too.
+ * `--wamid` sets it; a fixed default would make every trigger after the first a duplicate the receiver skips) and
+ * the time (now unless `--timestamp` sets it: a message from the past is outside the 24-hour window, and a bot
+ * guarding it refuses every reply). Template and account builders ignore both. Data, so the help text and the
+ * event table of docs/cli.md are made from it too.
  */
-const EVENTS: Readonly<Record<string, (id: string) => WebhookEnvelope>> = {
+const EVENTS: Readonly<Record<string, (stamp: Stamp) => WebhookEnvelope>> = {
   ...messageEvents(),
-  'message.unknown': (id) => messageEnvelope({ ...unknownTypeMessage(), id }),
-  'status.sent': (id) => statusEnvelope(statusObject('sent', { id })),
-  'status.delivered': (id) => statusEnvelope(statusObject('delivered', { id })),
-  'status.read': (id) => statusEnvelope(statusObject('read', { id })),
-  'status.failed': (id) => statusEnvelope(statusObject('failed', { id })),
+  'message.unknown': (s) => messageEnvelope({ ...unknownTypeMessage(), ...s }),
+  'status.sent': (s) => statusEnvelope(statusObject('sent', s)),
+  'status.delivered': (s) => statusEnvelope(statusObject('delivered', s)),
+  'status.read': (s) => statusEnvelope(statusObject('read', s)),
+  'status.failed': (s) => statusEnvelope(statusObject('failed', s)),
   'template_status.approved': () => templateStatusEnvelope({ event: 'APPROVED' }),
   'template_status.rejected': () => templateStatusEnvelope({ event: 'REJECTED' }),
   'template_status.paused': () => templateStatusEnvelope({ event: 'PAUSED' }),
   account_update: () => accountUpdateEnvelope(),
 };
+
+/** What an event name does not say by itself. */
+const NOTES: Readonly<Record<string, string>> = {
+  'message.button': "a tap on a template's quick-reply button",
+  'message.unknown': 'a type the SDK does not know, such as a poll',
+};
+
+/** The groups the events are listed in, by the start of their names. */
+const GROUPS: readonly (readonly [prefix: string, group: string])[] = [
+  ['message.', 'incoming messages'],
+  ['status.', 'statuses'],
+  ['template_status.', 'templates'],
+  ['account_update', 'account'],
+  // A new change field's event, until it has its group: listed, never left out of --help.
+  ['', 'other'],
+];
+
+/**
+ * Every event `trigger` takes, grouped, with a note where the name needs one: what `--help` prints and what the
+ * event table of docs/cli.md must show (test/docs/cli-tables.test.ts holds them equal).
+ */
+export const TRIGGER_EVENT_GROUPS: readonly {
+  group: string;
+  events: readonly { name: string; note?: string }[];
+}[] = GROUPS.map(([prefix, group]) => ({
+  group,
+  events: Object.keys(EVENTS)
+    .filter((name) => GROUPS.find(([p]) => name.startsWith(p))?.[0] === prefix)
+    .map((name) => (NOTES[name] ? { name, note: NOTES[name] } : { name })),
+})).filter((g) => g.events.length > 0);
+
+const TRIGGER_EVENTS = Object.keys(EVENTS);
+
+/** The events by group, each group's names wrapped to lines of at most 110 characters. */
+function eventsHelp(): string {
+  const width = Math.max(...GROUPS.map(([, group]) => group.length));
+  const indent = ' '.repeat(width + 4);
+  return TRIGGER_EVENT_GROUPS.map(({ group, events }) => {
+    const lines: string[] = [];
+    let line = `  ${group.padEnd(width)} `;
+    events.forEach((e, i) => {
+      const name = i < events.length - 1 ? `${e.name},` : e.name;
+      if (line.length + 1 + name.length > 110 && i > 0) {
+        lines.push(line);
+        line = indent.slice(1);
+      }
+      line += ` ${name}`;
+    });
+    return [...lines, line].join('\n');
+  }).join('\n');
+}
 
 /** Template and account events carry no message id: receivers dedupe them on their content. */
 const carriesId = (event: string) => event.startsWith('message.') || event.startsWith('status.');
@@ -87,24 +145,32 @@ const carriesId = (event: string) => event.startsWith('message.') || event.start
 /** An id in the gateway's `wamid.` form, new on every call. */
 const freshWamid = () => `wamid.TRIGGER${randomUUID().replaceAll('-', '').toUpperCase()}`;
 
-export const usage = `Usage: wa-gateway trigger <event> --url <webhook url> [--secret <secret>] [--wamid <id>] [--json]
+export const usage = `Usage: wa-gateway trigger <event> --url <webhook url> [--secret-file <path>] [--wamid <id>] [--timestamp <time>] [--json]
 
 Posts a fixture event to your webhook as the gateway would: Authorization: Bearer <secret>, 200 expected
 within 5 s, retried at once, after 1 s and after 2 s more on connection errors and 5xx; a 4xx is final.
 Prints each attempt. Exit 0 when delivered, 1 when lost or dropped, 2 on a usage error.
 
-  --url      your webhook endpoint (required)
-  --secret   the webhook secret (default: $WEBHOOK_SECRET)
-  --wamid    the message id the event carries (message.* and status.*); default: a new one each run, so
-             the receiver never skips the event as a duplicate. Repeat an id to test your deduplication
-  --json     print the attempts as JSON
+  --url          your webhook endpoint (required)
+  --secret-file  a file holding the webhook secret (default: the secret in $WEBHOOK_SECRET). A secret is
+                 never taken as a flag's value (--secret is refused): arguments show in ps and shell history
+  --wamid        the message id the event carries (message.* and status.*); default: a new one each run,
+                 so the receiver never skips the event as a duplicate. Repeat an id to test your deduplication
+  --timestamp    the time the event carries (message.* and status.*): Unix seconds or an ISO date-time
+                 (2024-05-01T09:00:00Z); default: now. A message older than 24 hours is outside the service
+                 window: a bot guarding it may answer only with a template
+  --json         print the attempts as JSON
 
-Events: ${Object.keys(EVENTS).join(', ')}`;
+Events:
+${eventsHelp()}`;
 
 export const options = {
   url: { type: 'string' },
+  'secret-file': { type: 'string' },
+  // Refused with a reason (secret-input.ts), not unknown: a user who types it learns what to use instead.
   secret: { type: 'string' },
   wamid: { type: 'string' },
+  timestamp: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
@@ -117,26 +183,36 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   const name = positionals[0];
   if (positionals.length !== 1 || !name) throw new UsageError('trigger takes exactly one <event>.');
   const build = EVENTS[name];
-  if (!build)
-    throw new UsageError(`unknown <event> '${name}'. Known events: ${Object.keys(EVENTS).join(', ')}.`);
+  if (!build) throw new UsageError(`unknown <event> '${name}'. Known events: ${TRIGGER_EVENTS.join(', ')}.`);
   if (!values.url) throw new UsageError('--url is required: the webhook endpoint to post to.');
   const protocol = URL.canParse(values.url) ? new URL(values.url).protocol : undefined;
   if (protocol !== 'http:' && protocol !== 'https:')
     throw new UsageError(`--url is not an http(s) URL: '${values.url}'.`);
-  if (values.wamid !== undefined && !carriesId(name)) {
-    throw new UsageError(
-      `--wamid applies to message.* and status.* events; '${name}' carries no message id.`,
-    );
+  for (const flag of ['wamid', 'timestamp'] as const) {
+    if (values[flag] !== undefined && !carriesId(name)) {
+      throw new UsageError(
+        `--${flag} applies to message.* and status.* events; '${name}' carries no message ${flag === 'wamid' ? 'id' : 'time'}.`,
+      );
+    }
   }
-  const secret = values.secret ?? io.env['WEBHOOK_SECRET'];
-  const secretFrom = values.secret !== undefined ? '--secret' : '$WEBHOOK_SECRET';
+  const timestamp = values.timestamp === undefined ? fixtureTimestamp() : parseTimestamp(values.timestamp);
+  const { secret, from: secretFrom } = await readSecret(
+    {
+      flag: '--secret',
+      given: values.secret,
+      fileFlag: '--secret-file',
+      file: values['secret-file'],
+      env: 'WEBHOOK_SECRET',
+    },
+    io.env,
+  );
   if (!secret) {
     io.stderr(
-      'warning: no --secret and no $WEBHOOK_SECRET: posting without an Authorization header, which a receiver ' +
-        'checking the secret answers 401.\n',
+      'warning: no $WEBHOOK_SECRET and no --secret-file: posting without an Authorization header, which a ' +
+        'receiver checking the secret answers 401.\n',
     );
   }
-  const envelope = build(values.wamid ?? freshWamid());
+  const envelope = build({ id: values.wamid ?? freshWamid(), timestamp });
   // Without an id, the receiver dedupes on the content: a fresh entry time makes each run a new event.
   if (!carriesId(name)) envelope.entry[0]!['time'] = Math.floor(Date.now() / 1000);
   const attempts = await deliverWebhook(JSON.stringify(envelope), {
@@ -158,11 +234,23 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   if (!values.json && last && last.outcome !== 'delivered') {
     io.stdout(
       last.outcome === 'lost'
-        ? lostAdvice(last.status, secret ? secretFrom : undefined)
+        ? lostAdvice(last.status, secretFrom)
         : 'All attempts failed: the gateway would drop this event (ProcessingStatus ERROR).\n',
     );
   }
   return last?.outcome === 'delivered' ? EXIT.ok : EXIT.failed;
+}
+
+/** `--timestamp`: Unix seconds as given, or an ISO date-time turned into them. */
+function parseTimestamp(value: string): string {
+  if (/^\d{1,12}$/.test(value)) return value;
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new UsageError(
+      `--timestamp takes Unix seconds (1714554000) or an ISO date-time (2024-05-01T09:00:00Z); got '${value}'.`,
+    );
+  }
+  return fixtureTimestamp(ms);
 }
 
 /**
@@ -173,8 +261,8 @@ function lostAdvice(status: number | undefined, secretFrom: string | undefined):
   const lost = 'The gateway does not retry a 4xx: this event would be lost.';
   if (status === 401) {
     return secretFrom === undefined
-      ? `${lost} The receiver wants the webhook secret: pass --secret <secret> or set $WEBHOOK_SECRET to the ` +
-          "secret the receiver's handler checks.\n"
+      ? `${lost} The receiver wants the webhook secret: set $WEBHOOK_SECRET (or pass --secret-file <path>) to ` +
+          "the secret the receiver's handler checks.\n"
       : `${lost} The receiver refused the secret from ${secretFrom}: it must be the one the receiver's handler ` +
           "checks (its `secret`, often $WEBHOOK_SECRET in the receiver's environment). A receiver on the SDK's " +
           "handler logs whether the header was missing, malformed or another secret, and answers it as the body's " +

@@ -4,7 +4,7 @@
  * APIs only, so it runs on Node, Bun, Deno and Workers; `RedisSessionStore` and `RedisWindowStore` are in
  * `wa-gateway-sdk/redis`.
  */
-export { WaGatewayError } from '../core/errors.js';
+export { ConfigurationError, WaGatewayError } from '../core/errors.js';
 export {
   checkServiceWindow,
   SERVICE_WINDOW_MS,
@@ -15,6 +15,7 @@ export {
 export { ConversationError, type ConversationErrorReason } from './errors.js';
 export {
   type AccountUpdateContext,
+  type ButtonTap,
   type ChoiceMessage,
   createRouter,
   type EventContext,

@@ -7,17 +7,19 @@
  *   2. record the inbound time in the window store;
  *   3. an event already handled to the end (its key is in the record) is skipped whole;
  *   4. middleware, then (unless a person took the customer over) the active flow step, else the first route that
- *      matches, else the fallback;
+ *      matches, else the fallback; a reply refused for good (a closed window) that they let through ends them
+ *      here, reported to `onError`, and the session they changed is not kept;
  *   5. save the record with the event's key, release the lock.
  * A reply is claimed in the reply ledger (`<event key>#<n>`) before it is sent: when the event runs again
  * (a retry after a crash or a failed save), the replies already claimed are skipped, so none is sent twice.
  */
 import { durationMs } from '../core/duration.js';
 import { MessageValidationError } from '../core/errors.js';
+import { type Logger, log, resolveLogger } from '../core/logger.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
-import type { OutboundMessage } from '../gateway/message-schema.js';
+import type { OutboundMessage, OutboundTemplateMessage } from '../gateway/message-schema.js';
 import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
-import { checkServiceWindow, type WindowStore } from '../gateway/service-window.js';
+import { checkServiceWindow, ServiceWindowClosedError, type WindowStore } from '../gateway/service-window.js';
 import { checkedTemplate, type FilledTemplate } from '../gateway/template-message.js';
 import type { TemplateDefinition, TemplateValues, ValuesArgument } from '../templates/define.js';
 import { customerOf } from '../webhooks/customer.js';
@@ -31,6 +33,7 @@ import type {
 } from '../webhooks/events.js';
 import type {
   AccountUpdateValue,
+  ButtonMessage,
   InteractiveMessage,
   KnownMessageType,
   StatusError,
@@ -39,6 +42,7 @@ import type {
   WebhookStatus,
 } from '../webhooks/schemas.js';
 import { ConversationError } from './errors.js';
+import { fallbackOf } from './fallback-template.js';
 import { MemorySessionStore, MemoryWindowStore, type SessionLock, type SessionStore } from './stores.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -206,10 +210,29 @@ export interface RouterOptions<S> {
   /** How long the reply ledger remembers a sent reply: longer than any redelivery. Default 7 days. */
   replyLedgerTtlMs?: number;
   /**
-   * Sent instead of a free-form reply when the customer's window is closed. Without it the reply rejects with
-   * `ServiceWindowClosedError`.
+   * Sent instead of a free-form reply when the customer's window is closed (the reply resolves with `fallback:
+   * true`): a template, as `ctx.replyTemplate` takes it, or a function of the context that returns one (sync or
+   * async). Anything else is a `ConfigurationError` from `createRouter`. Without it the reply rejects with
+   * `ServiceWindowClosedError`, which a handler may catch; one it lets through goes to `onError`.
+   *
+   * @example
+   * createRouter({ gateway: gw, fallbackTemplate: { name: 'we_missed_you', language: { code: 'en_US' } } });
    */
-  fallbackTemplate?: (ctx: MessageContext<S>) => ReplyTemplate;
+  fallbackTemplate?: ReplyTemplate | ((ctx: MessageContext<S>) => ReplyTemplate | PromiseLike<ReplyTemplate>);
+  /**
+   * A reply refused for good: a `ServiceWindowClosedError` that a handler (or middleware) let through, because the
+   * customer's window is closed and no `fallbackTemplate` was given. No redelivery can change that answer, so the
+   * router does not fail the event: it calls this, counts the event as handled (a redelivery skips it) and resolves,
+   * so the webhook handler answers 200 and the gateway does not retry. The handler's session changes are not
+   * saved, as for any handler that did not finish. Throw from it to fail the delivery after all. Default: a
+   * warning through `logger`.
+   */
+  onError?: (error: ServiceWindowClosedError, ctx: MessageContext<S>) => Awaitable;
+  /**
+   * Where the router warns of what it absorbed (see `onError`): never message content or phone numbers. Default:
+   * `console`, filtered to the `WA_GATEWAY_LOG` level (else `warn`); `false` for silence.
+   */
+  logger?: Logger | false;
 }
 
 interface FlowPosition {
@@ -248,11 +271,12 @@ export interface Router<S> {
     pattern: P,
     handler: MessageHandler<S, MatchedContext<S, TextMessage, P>>,
   ): this;
-  /** Taps on a reply button whose id equals a string or matches a pattern. */
-  button<P extends string | RegExp>(
-    id: P,
-    handler: MessageHandler<S, MatchedContext<S, ChoiceMessage<'button_reply'>, P>>,
-  ): this;
+  /**
+   * Taps on a button whose id equals a string or matches a pattern: a reply button of an interactive message (its
+   * `reply.id`) or a template's quick-reply button (its `payload`, a `type: 'button'` message). `ctx.choice` is
+   * that id, `ctx.text` the button's label, either way.
+   */
+  button<P extends string | RegExp>(id: P, handler: MessageHandler<S, MatchedContext<S, ButtonTap, P>>): this;
   /** Rows chosen from a list whose id equals a string or matches a pattern. */
   list<P extends string | RegExp>(
     id: P,
@@ -309,7 +333,9 @@ class RouterImpl<S> implements Router<S> {
   readonly ttlMs: number;
   readonly leaseMs: number;
   readonly ledgerTtlMs: number;
-  readonly fallbackTemplate: RouterOptions<S>['fallbackTemplate'];
+  readonly windowFallback: ((ctx: MessageContext<S>) => Promise<ReplyTemplate>) | undefined;
+  readonly onError: RouterOptions<S>['onError'];
+  readonly logger: Logger | undefined;
   readonly middleware: Middleware<S>[] = [];
   readonly routes: Route<S>[] = [];
   readonly flows = new Map<string, FlowDefinition<S>>();
@@ -326,7 +352,9 @@ class RouterImpl<S> implements Router<S> {
     this.ttlMs = durationMs(options.sessionTtlMs, 'createRouter: `sessionTtlMs`', 30 * DAY);
     this.leaseMs = durationMs(options.lockLeaseMs, 'createRouter: `lockLeaseMs`', 5_000);
     this.ledgerTtlMs = durationMs(options.replyLedgerTtlMs, 'createRouter: `replyLedgerTtlMs`', 7 * DAY);
-    this.fallbackTemplate = options.fallbackTemplate;
+    this.windowFallback = fallbackOf<MessageContext<S>>(options.fallbackTemplate);
+    this.onError = options.onError;
+    this.logger = options.logger === false ? undefined : resolveLogger({ logger: options.logger });
   }
 
   readonly handle = async (event: WebhookEvent): Promise<void> => {
@@ -359,10 +387,17 @@ class RouterImpl<S> implements Router<S> {
 
   button<P extends string | RegExp>(
     id: P,
-    handler: MessageHandler<S, MatchedContext<S, ChoiceMessage<'button_reply'>, P>>,
+    handler: MessageHandler<S, MatchedContext<S, ButtonTap, P>>,
   ): this {
     return this.#route(
-      (ctx) => matchOf(id, interactiveId(ctx.message, 'button_reply'), false),
+      (ctx) =>
+        matchOf(
+          id,
+          ctx.message.type === 'button'
+            ? ctx.message.button.payload
+            : interactiveId(ctx.message, 'button_reply'),
+          false,
+        ),
       handler as MessageHandler<S>,
     );
   }
@@ -468,14 +503,39 @@ class RouterImpl<S> implements Router<S> {
       await this.window.recordInbound(customer, inboundTime(event));
       if (record.seen?.includes(event.idempotencyKey)) return;
       const ctx = new MessageCtx<S>(this, event, customer, record);
-      await this.#run(ctx, () => this.#dispatch(ctx, record));
-      record.s = ctx.session;
-      record.flow = ctx.position;
-      if (ctx.handOver) record.human = record.human ?? Date.now();
+      if (await this.#finished(ctx, () => this.#run(ctx, () => this.#dispatch(ctx, record)))) {
+        record.s = ctx.session;
+        record.flow = ctx.position;
+        if (ctx.handOver) record.human = record.human ?? Date.now();
+      }
       record.seen = [...(record.seen ?? []), event.idempotencyKey].slice(-SEEN_KEPT);
       await this.#save(lock, customer, record);
     } finally {
       await lock.release();
+    }
+  }
+
+  /**
+   * Runs the event's handlers: `true` when they finished, `false` when a reply was refused for good (see the
+   * `onError` option), which ends the event without failing it. Any other error fails the event, to be retried.
+   */
+  async #finished(ctx: MessageCtx<S>, run: () => Promise<void>): Promise<boolean> {
+    try {
+      await run();
+      return true;
+    } catch (error) {
+      if (!(error instanceof ServiceWindowClosedError)) throw error;
+      if (this.onError !== undefined) await this.onError(error, ctx);
+      else
+        log(
+          this.logger,
+          'warn',
+          "wa-gateway-sdk: a reply was refused: the customer's 24-hour service window is closed, and the router " +
+            'has no fallbackTemplate. The event is handled (answered 200, not retried); give createRouter a ' +
+            'fallbackTemplate to send a template instead, or onError to handle the refusal.',
+          { messageId: ctx.event.message.id, closedAt: error.closedAt?.toISOString() },
+        );
+      return false;
     }
   }
 
@@ -596,7 +656,7 @@ class MessageCtx<S> implements MessageContext<S> {
         typeof (template as { language?: unknown }).language === 'string'
           ? checkedTemplate('ctx.replyTemplate', template, values)
           : (template as ReplyTemplate);
-      return this.#send({ to: this.customer, type: 'template', template: filled });
+      return this.#send(templateReply(this.customer, filled));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -644,8 +704,8 @@ class MessageCtx<S> implements MessageContext<S> {
     try {
       await checkServiceWindow(router.window, message);
     } catch (error) {
-      if (router.fallbackTemplate === undefined) throw error;
-      message = { to: this.customer, type: 'template', template: router.fallbackTemplate(this) };
+      if (router.windowFallback === undefined) throw error;
+      message = templateReply(this.customer, await router.windowFallback(this));
       fallback = true;
     }
     if (!(await router.sessions.claim(id, router.ledgerTtlMs))) {
@@ -689,6 +749,20 @@ function otherContext(
 export type ChoiceMessage<K extends 'button_reply' | 'list_reply'> = InteractiveMessage & {
   interactive: Extract<InteractiveMessage['interactive'], { type: K }>;
 };
+
+/**
+ * A tap on a button, what `router.button` hands over: a reply button of an interactive message, or a quick-reply
+ * button of a template (`type: 'button'`). Read `ctx.choice` and `ctx.text` for both, or narrow on `type`.
+ */
+export type ButtonTap = ChoiceMessage<'button_reply'> | ButtonMessage;
+
+/**
+ * The template message of `ctx.replyTemplate` and of the window fallback: one builder, so both take the same
+ * template.
+ */
+function templateReply(to: string, template: ReplyTemplate): OutboundTemplateMessage {
+  return { to, type: 'template', template };
+}
 
 function recordKey(customer: string): string {
   return `conv:${customer}`;

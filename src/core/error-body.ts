@@ -17,6 +17,9 @@ import { excerpt, scrub, scrubValue } from './secrets.js';
  * - plain bodies `{ detail }`, `{ error }`, `{ info, error }`, `{ non_field_errors: [...] }` (platform API);
  * - anything else (an HTML page from a proxy, an empty or truncated body): the class still follows the
  *   status, with a short excerpt as the description.
+ *
+ * The class follows the envelope's code where the spec documents it (`apiErrorClassFor`), else the status: so
+ * a failure envelope on a 2xx is typed as its code says.
  */
 export function toApiError(input: {
   status: number;
@@ -57,7 +60,7 @@ export function toApiError(input: {
           ? `HTTP ${status}: ${excerpt(JSON.stringify(parsed) ?? '')}`
           : `HTTP ${status} with a non-JSON body (${contentTypeOf(headers, secrets)}): ${excerpt(text)}`;
   }
-  const ErrorClass = apiErrorClassFor(status);
+  const ErrorClass = apiErrorClassFor(status, details.code);
   if (ErrorClass === RateLimitError) {
     const limitType = details.params?.['limit_type'];
     const retryAfterMs =
@@ -73,9 +76,10 @@ export function toApiError(input: {
 }
 
 /**
- * A 3xx answer as a `RedirectError`: the status and the target's origin, never its path or query. `url` is the
- * address the request went to, to resolve a relative `Location`. `status` 0 is a browser's opaque redirect,
- * whose target is hidden from the page.
+ * A 3xx answer as a `RedirectError`: the status and the target's origin, never its path or query, when the runtime
+ * gives them. `url` is the address the request went to (to resolve a relative `Location`, and to name the origin to
+ * check). `status` 0 is a redirect whose status and target the runtime hides: Node's fetch refusing it (the SDK asks
+ * it to: `redirect: 'error'`), or a browser's opaque redirect.
  */
 export function toRedirectError(input: {
   status: number;
@@ -84,23 +88,35 @@ export function toRedirectError(input: {
   secrets: readonly string[];
   request: { method: string; path: string };
 }): RedirectError {
-  const { status, request } = input;
+  const { status, request, secrets } = input;
   // A long Location is still a Location: only its origin is kept.
-  const location = originOf(headerValue(input.headers, 'location', 4096), input.url, input.secrets);
-  const target = location ? `to ${location}` : 'with no usable Location';
+  const location = originOf(headerValue(input.headers, 'location', 4096), input.url, secrets);
+  const address = scrub(input.url.split('?')[0] ?? '', secrets);
+  const origin = originOf(input.url, input.url, secrets) ?? address;
+  const what =
+    status === 0
+      ? `The server at ${origin} answered with a redirect (3xx); this runtime's fetch, which the SDK tells not to ` +
+        'follow redirects, does not say which status or where to.'
+      : `HTTP ${status}: ${origin} answered with a redirect ${location ? `to ${location}` : 'with no usable Location'}.`;
   const description =
-    `HTTP ${status || '3xx'}: a redirect ${target}. The SDK follows no redirect (it would re-send the ` +
-    'request and its credentials elsewhere): set the base URL to the address that answers.';
-  return new RedirectError({
-    status,
-    code: null,
-    group: null,
-    description,
-    body: undefined,
-    request,
-    location,
-    ...requestIdOf(input.headers, input.secrets),
-  });
+    `${what} The SDK follows no redirect (it would re-send the request and its credentials elsewhere): check the ` +
+    "client's base URL, which must be the address that answers, not one that redirects (http:// where https:// " +
+    `is served, a path missing or too many, a host that moved).${
+      status === 0 ? ` \`curl -sI ${address}\` shows the status and the Location.` : ''
+    }`;
+  return new RedirectError(
+    {
+      status,
+      code: null,
+      group: null,
+      description,
+      body: undefined,
+      request,
+      location,
+      ...requestIdOf(input.headers, secrets),
+    },
+    `${description} (${request.method} ${request.path})`,
+  );
 }
 
 function originOf(

@@ -494,7 +494,60 @@ export class RedirectError extends ApiError {
   }
 }
 
-/** Picks the `ApiError` subclass for a status: the one place that mapping lives. */
+/**
+ * The status each documented error code is answered with: the gateway's error table and the public API's
+ * create-template errors (`WA_TPL_*` stands for that family, all 422). An answer with one of these codes is the
+ * class of the code's status, whatever status it came with: a failure envelope on a 2xx, or a proxy that
+ * rewrote the status, must not turn a `BILL_001` into an error a batch cannot stop on. Codes not listed (the
+ * spec's `VAL_*`, `SYS_001`, whose statuses it does not show) and bodies without a code follow the status.
+ */
+const statusByCode: Readonly<Record<string, number>> = {
+  AUTH_001: 401,
+  AUTH_002: 401,
+  AUTH_003: 401,
+  AUTH_004: 500,
+  AUTH_005: 500,
+  WH_001: 403,
+  WH_002: 401,
+  WH_003: 403,
+  RATE_001: 429,
+  BILL_001: 402,
+  BILL_002: 400,
+  WABA_001: 401,
+  SEC_001: 500,
+  GW_001: 502,
+  REQ_001: 400,
+  UPSTREAM_021: 400,
+  ORGANIZATION_SECRET_010: 401,
+  ORGANIZATION_SECRET_011: 401,
+  UPSTREAM_018: 401,
+  UPSTREAM_019: 403,
+  APPLICATION_004: 404,
+  UPSTREAM_017: 409,
+  UPSTREAM_022: 422,
+  UPSTREAM_023: 422,
+  UPSTREAM_024: 422,
+  UPSTREAM_025: 422,
+  UPSTREAM_026: 422,
+  UPSTREAM_027: 422,
+  UPSTREAM_028: 422,
+  UPSTREAM_029: 422,
+  'WA_TPL_*': 422,
+  UPSTREAM_020: 429,
+  UPSTREAM_003: 502,
+};
+
+/** The status the spec documents for error code `code`, when it documents one. */
+export function documentedStatus(code: string | null | undefined): number | undefined {
+  if (!code) return undefined;
+  return Object.hasOwn(statusByCode, code)
+    ? statusByCode[code]
+    : code.startsWith('WA_TPL_')
+      ? statusByCode['WA_TPL_*']
+      : undefined;
+}
+
+/** The `ApiError` subclass of each status the servers answer. */
 const errorClassByStatus: Readonly<Record<number, new (d: ApiErrorDetails) => ApiError>> = {
   400: BadRequestError,
   401: AuthenticationError,
@@ -508,8 +561,13 @@ const errorClassByStatus: Readonly<Record<number, new (d: ApiErrorDetails) => Ap
   502: UpstreamError,
 };
 
-export function apiErrorClassFor(status: number): new (d: ApiErrorDetails) => ApiError {
-  return errorClassByStatus[status] ?? (status >= 500 ? InternalServerError : ApiError);
+/**
+ * The `ApiError` subclass of an error answer: the one place that mapping lives. By the error code's documented
+ * status when the code is known, else by the answer's status.
+ */
+export function apiErrorClassFor(status: number, code?: string | null): new (d: ApiErrorDetails) => ApiError {
+  const by = documentedStatus(code) ?? status;
+  return errorClassByStatus[by] ?? (by >= 500 ? InternalServerError : ApiError);
 }
 
 // The brand of each class of this file (names written out: a minifier may rename the classes).

@@ -21,25 +21,3 @@ export function headerValue(headers: Headers, name: string, max = MAX_HEADER_LEN
   const value = headers.get(name);
   return value !== null && value.length <= max && VISIBLE_ASCII.test(value) ? value : undefined;
 }
-
-/**
- * Parameter `parameter` of response header `name` (`filename*=UTF-8''na%C3%AFve.pdf` for `filename*`), as
- * `parameter=value`, when that parameter alone is visible ASCII and the header is at most `max` characters. For a
- * header whose other parameters may carry raw bytes (a `Content-Disposition` with a UTF-8 `filename="..."` beside
- * its RFC 8187 form), so that the ASCII parameter is not lost with them; raw bytes are still never returned.
- */
-export function headerParameter(
-  headers: Headers,
-  name: string,
-  parameter: string,
-  max = MAX_HEADER_LENGTH,
-): string | undefined {
-  const value = headers.get(name);
-  if (value === null || value.length > max) return undefined;
-  const wanted = parameter.toLowerCase();
-  const found = value
-    .split(';')
-    .map((part) => part.trim())
-    .find((part) => part.slice(0, part.indexOf('=')).trim().toLowerCase() === wanted);
-  return found !== undefined && VISIBLE_ASCII.test(found) ? found : undefined;
-}

@@ -116,12 +116,15 @@ export function backoffMs(attempt: number): number {
 
 /**
  * The error a call ends with, given the last attempt's failure and the latest earlier one that may have reached
- * the server (`undefined` when none did). "May have been sent" sticks across the attempts of one call:
+ * the server (`undefined` when none did; the transport records one only for a request that is not idempotent,
+ * since repeating an idempotent one has no effect). "May have been sent" sticks across the attempts of one call:
  *
- * - stopped between attempts (the caller's signal, `sendMany`'s or `batchSendAll`'s stop) after an attempt that
- *   may be out: the call ends with that attempt's error, as it would have without `retryInFlightSends`, never
- *   with an abort reason that reads as "not sent";
- * - refused afterwards by an answer that alone proves nothing was done (`BILL_001`, `RATE_001`, a refused
+ * - **a stop** (the caller's signal, `sendMany`'s or `batchSendAll`'s stop), during an attempt, at the rate
+ *   limiter or in the wait between attempts, ends the call with the stop's reason, as DESIGN says of every abort;
+ *   except after an attempt that may be out: then with that attempt's error (as it would have ended without
+ *   `retryInFlightSends`), never with a reason that reads as "not sent", and the stop's reason as its `cause`.
+ *   This is the one place that rule is applied (`stopped: true`); docs/errors-and-retries.md states it;
+ * - **a refusal afterwards** by an answer that alone proves nothing was done (`BILL_001`, `RATE_001`, a refused
  *   connection): that error is kept (its class still steers the caller: a batch stops on `BILL_001`), marked
  *   `earlierAttemptMayHaveBeenSent` with a sentence saying so.
  */
@@ -132,10 +135,21 @@ export function settleAttempts(
   rules: RetryRules,
 ): unknown {
   if (earlier === undefined || final === earlier) return final;
-  if (stopped || !(final instanceof WaGatewayError)) return earlier;
+  if (stopped) return stoppedAfter(earlier, final);
+  if (!(final instanceof WaGatewayError)) return earlier;
   if (mayHaveBeenSent(final, rules)) return final;
   final.earlierAttemptMayHaveBeenSent = true;
   final.message +=
     ' An earlier attempt of this call was cut in flight and may have reached the server: check before sending it again.';
   return final;
+}
+
+/** `earlier`, the attempt that may be out, told that the call was then stopped by `reason` (its new `cause`). */
+function stoppedAfter(earlier: unknown, reason: unknown): unknown {
+  if (!(earlier instanceof Error)) return earlier;
+  // Not enumerable, as the `cause` an Error constructor sets: `toJSON` and logs show the error's own fields only.
+  Object.defineProperty(earlier, 'cause', { value: reason, writable: true, configurable: true });
+  earlier.message +=
+    " The call was then stopped before another attempt (the stop's reason is this error's cause).";
+  return earlier;
 }

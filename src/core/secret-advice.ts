@@ -51,3 +51,45 @@ export function secretAdvice(value: unknown, hint: SecretHint = {}): string {
 export function isHeaderSecret(value: unknown): value is string {
   return typeof value === 'string' && /^[\x21-\x7e]+$/.test(value);
 }
+
+/** What a client's server takes as its secret, for the advice when the server refuses the one the client sent. */
+export interface SecretKind {
+  /** The server, as a sentence starts with it: `'The gateway'`, `'The public API'`. */
+  server: string;
+  /** The secret, as the server calls it: `'API key'`, `'secret key'`. */
+  secret: string;
+  /** What the server takes: `'a key made in its dashboard under API keys'`. */
+  takes: string;
+  /** The prefixes the spec documents, each with what a secret with it is (`''` when it says nothing more). */
+  prefixes: Readonly<Record<string, string>>;
+  /** The environment variable it is usually read from. */
+  env?: string;
+}
+
+/**
+ * What to add to the message of a 401 that refused the secret the client sent (`AUTH_001`): the server that refused
+ * it (the origin the request went to), what it takes with the documented prefixes, and which of them this secret
+ * starts with. Never the secret itself: only whether it has a documented prefix.
+ *
+ * @example
+ * refusedSecretAdvice(apiKey, GATEWAY_KEY, 'https://gw.example.com');
+ * // ' The gateway at https://gw.example.com did not accept this API key: it takes ..., `pk_…` (production) or ...'
+ */
+export function refusedSecretAdvice(value: string, kind: SecretKind, origin: string): string {
+  const prefixes = Object.entries(kind.prefixes);
+  const named = (p: string, meaning: string) => `\`${p}…\`${meaning ? ` (${meaning})` : ''}`;
+  const own = prefixes.find(([p]) => value.startsWith(p));
+  const fact = own
+    ? `this one starts with \`${own[0]}\`${own[1] ? ` (${own[1]})` : ''}`
+    : prefixes.length === 1
+      ? `this one does not start with \`${prefixes[0]![0]}\``
+      : 'this one starts with neither';
+  const server = `${kind.server[0]!.toLowerCase()}${kind.server.slice(1)}`;
+  const check = own
+    ? `Check that it was not revoked and has not expired, and that the base URL is ${server} it was made for.`
+    : `Check ${kind.env ?? 'the key'}: it may hold something other than the ${kind.secret}.`;
+  return (
+    ` ${kind.server} at ${origin} did not accept this ${kind.secret}: it takes ${kind.takes}, ` +
+    `${prefixes.map(([p, meaning]) => named(p, meaning)).join(' or ')}; ${fact}. ${check}`
+  );
+}

@@ -49,4 +49,9 @@ export interface TransportRequest {
   bulk?: boolean | undefined;
   /** Told each wait before a retry, in ms (for progress reports). */
   onRetryWait?: ((ms: number) => void) | undefined;
+  /**
+   * Told when an attempt's request is handed to `fetch`: until then, whatever fails, nothing was sent (`sendMany`
+   * reports such a failure `notSent`).
+   */
+  onSend?: (() => void) | undefined;
 }

@@ -3,6 +3,7 @@ import { Deadlines, Exchange, guardBody, isRedirect, refusedRedirect } from './a
 import { checkHeaders } from './call-options.js';
 import { requestIdHeader, toApiError, toRedirectError } from './error-body.js';
 import {
+  type ApiError,
   AuthenticationError,
   ConfigurationError,
   InvalidResponseError,
@@ -21,10 +22,10 @@ import { serialise } from './serialise.js';
 import type { QueryParams, TransportRequest } from './transport-request.js';
 import { runtime, userAgent } from './version.js';
 
-/** An attempt's outcome: the response, its body when read, and how many attempts it took. */
+/** An attempt's outcome: the response, its JSON body when read, and how many attempts it took. */
 interface Answer {
   response: Response;
-  text: string | undefined;
+  data: unknown;
   attempts: number;
 }
 
@@ -56,8 +57,8 @@ export class Transport {
   /**
    * Node's own fetch is asked to refuse redirects (`redirect: 'error'`, with `window: null`) rather than to hand
    * them back (`'manual'`): for any other mode undici clones the request and tees its body (docs/benchmarks.md,
-   * "The request mode"). A redirect it refuses carries no status or `Location`, so `#refusedRedirect` asks for
-   * them. Elsewhere (Workers refuse `'error'`) and with a custom `fetch`, `'manual'`.
+   * "The request mode"). A redirect it refuses carries no status or `Location`, and the `RedirectError` goes
+   * without them (`#refusedRedirect`). Elsewhere (Workers refuse `'error'`) and with a custom `fetch`, `'manual'`.
    */
   readonly #refuseRedirects: boolean;
 
@@ -102,15 +103,21 @@ export class Transport {
    * Sends the request and returns the parsed JSON body (`undefined` for an empty body). The timeout covers
    * reading the body too, so a server that trickles bytes still ends in `TimeoutError`.
    */
-  async json(options: TransportRequest): Promise<{ data: unknown; response: Response; attempts: number }> {
-    const { response, text, attempts } = await this.#withRetries(options, true);
-    if (text === undefined) return { data: undefined, response, attempts };
+  json(options: TransportRequest): Promise<{ data: unknown; response: Response; attempts: number }> {
+    return this.#withRetries(options, true);
+  }
+
+  /**
+   * A 2xx answer's JSON body. Decoded inside the attempt, so a failure envelope on a 2xx is retried, paused on
+   * and settled like the same failure on its own status.
+   */
+  #decode(options: TransportRequest, response: Response, text: string): unknown {
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch {
       // An empty body is checked only here, off the happy path (trim copies the whole answer).
-      if (text.trim() === '') return { data: undefined, response, attempts };
+      if (text.trim() === '') return undefined;
       throw new InvalidResponseError(
         `${options.method} ${options.path} answered ${response.status} with a body that is not valid JSON` +
           (options.method === 'GET' ? '.' : '; the request was accepted, so do not resend it blindly.'),
@@ -121,17 +128,29 @@ export class Transport {
         },
       );
     }
-    // A 2xx that still carries the failure envelope is a failure.
-    if (isRecord(data) && data['isSuccess'] === false && isRecord(data['errors'])) {
-      throw toApiError({
-        status: response.status,
-        text,
-        headers: response.headers,
-        secrets: this.#config.secrets(),
-        request: { method: options.method, path: options.path },
-      });
-    }
-    return { data, response, attempts };
+    // A 2xx that still carries the failure envelope (`isSuccess: false`) is a failure, typed by its code.
+    if (isRecord(data) && data['isSuccess'] === false) throw this.#answerError(options, response, text);
+    return data;
+  }
+
+  /**
+   * An error answer as its `ApiError`; a refusal of the client's credential (a 401 with one of the client's
+   * `refusedCredential.codes`) also says which server refused it and what it takes, never the credential.
+   */
+  #answerError(options: TransportRequest, response: Response, text: string): ApiError {
+    const secrets = this.#config.secrets();
+    const error = toApiError({
+      status: response.status,
+      text,
+      headers: response.headers,
+      secrets,
+      request: { method: options.method, path: options.path },
+    });
+    const refused = this.#config.refusedCredential;
+    if (!(error instanceof AuthenticationError) || !refused?.codes.includes(error.code ?? '')) return error;
+    // Scrubbed whole, like a body: a key as short as a prefix must not show even there.
+    const advice = scrub(refused.advice(new URL(this.#base).origin), secrets);
+    return new AuthenticationError(error.details, `${error.message}${advice}`);
   }
 
   async #withRetries(options: TransportRequest, readBody: boolean): Promise<Answer> {
@@ -143,13 +162,16 @@ export class Transport {
     // Timing and events only when someone listens: the common send pays one property read each.
     const observed = logger?.debug !== undefined || hooks !== undefined;
     let reauthenticated = false;
-    // The latest failed attempt that may have reached the server: "may have been sent" sticks to the call.
+    // The latest failed attempt that may have reached the server: "may have been sent" sticks to the call, and a
+    // stop keeps its reason unless such an attempt exists (`settleAttempts`, the one place of both rules).
     let earlier: unknown;
     for (let attempt = 0; ; attempt++) {
       const started = observed ? performance.now() : 0;
       if (hooks?.onRequest) callHook(hooks.onRequest, requestEvent(options, this.host, attempt));
       try {
         const result = await this.#attempt(options, readBody, auth, idempotent);
+        const data =
+          result.text === undefined ? undefined : this.#decode(options, result.response, result.text);
         if (observed) {
           observeAttempt(this.#observers, options, attempt, started, {
             response: result.response,
@@ -157,7 +179,7 @@ export class Transport {
             retryInMs: undefined,
           });
         }
-        return { response: result.response, text: result.text, attempts: attempt + 1 };
+        return { response: result.response, data, attempts: attempt + 1 };
       } catch (error) {
         if (options.signal?.aborted)
           throw settleAttempts(options.signal.reason, earlier, true, config.retryRules);
@@ -191,7 +213,8 @@ export class Transport {
             retryInMs: delay ?? undefined,
           });
         }
-        if (delay !== null && mayHaveBeenSent(error, config.retryRules)) earlier = error;
+        // Only where a repeat is not harmless does it matter that an attempt may have reached the server.
+        if (delay !== null && !idempotent && mayHaveBeenSent(error, config.retryRules)) earlier = error;
         await this.#afterFailure(options, attempt, error, delay, earlier);
       }
     }
@@ -307,12 +330,13 @@ export class Transport {
     let keepSignalLinked = false;
     try {
       let response: Response;
+      options.onSend?.();
       try {
         response = await (config.fetch ?? globalThis.fetch)(this.#url(options), init);
       } catch (error) {
         // Answered (or failed): the limiter may count this request's window from now.
         release?.();
-        if (this.#refuseRedirects && refusedRedirect(error)) throw await this.#refusedRedirect(options, x);
+        if (this.#refuseRedirects && refusedRedirect(error)) throw this.#refusedRedirect(options);
         throw x.fault(error, 'connect');
       }
       release?.();
@@ -375,44 +399,31 @@ export class Transport {
   }
 
   /**
-   * The `RedirectError` for a 3xx that Node's fetch refused (`redirect: 'error'`), which rejects without the
-   * status or the `Location`. One GET of the same URL asks for them: without the credential, the caller's headers
-   * or the body, never followed, bounded by the attempt's signal. A server that redirects the POST but not the GET
-   * (or that fails to answer it) gets the error without them: status 0, no location.
+   * The `RedirectError` for a 3xx that Node's fetch refused (`redirect: 'error'`): it rejects without the status
+   * or the `Location`, and nothing more is asked (a second request would go out unasked for, and `'manual'`, which
+   * hands the 3xx back, costs a clone of every request: docs/benchmarks.md, "The request mode"). The error says a
+   * redirect happened and what to check; status 0, no location.
    */
-  async #refusedRedirect(options: TransportRequest, x: Exchange): Promise<RedirectError> {
-    const url = this.#url(options);
-    const request = { method: options.method, path: options.path };
-    const secrets = this.#config.secrets();
-    try {
-      const probe = await globalThis.fetch(url, {
-        method: 'GET',
-        headers: { 'user-agent': this.#userAgent },
-        signal: x.controller.signal,
-        redirect: 'manual',
-      });
-      probe.body?.cancel().catch(() => {});
-      if (isRedirect(probe)) {
-        return toRedirectError({ status: probe.status, headers: probe.headers, url, secrets, request });
-      }
-    } catch {
-      // The redirect stands; only where it pointed is unknown.
-    }
-    return toRedirectError({ status: 0, headers: new Headers(), url, secrets, request });
+  #refusedRedirect(options: TransportRequest): RedirectError {
+    return toRedirectError({
+      status: 0,
+      headers: new Headers(),
+      url: this.#url(options),
+      secrets: this.#config.secrets(),
+      request: { method: options.method, path: options.path },
+    });
   }
 
   /** The error for a 3xx (never followed) or another non-2xx answer. */
   async #refusal(options: TransportRequest, response: Response): Promise<unknown> {
-    const request = { method: options.method, path: options.path };
-    const secrets = this.#config.secrets();
     if (isRedirect(response)) {
       response.body?.cancel().catch(() => {});
       return toRedirectError({
         status: response.status,
         headers: response.headers,
         url: this.#url(options),
-        secrets,
-        request,
+        secrets: this.#config.secrets(),
+        request: { method: options.method, path: options.path },
       });
     }
     let text = '';
@@ -421,7 +432,7 @@ export class Transport {
     } catch {
       // A cut error body still has a status worth reporting.
     }
-    return toApiError({ status: response.status, text, headers: response.headers, secrets, request });
+    return this.#answerError(options, response, text);
   }
 
   /** A streamed body under the idle timeout, still following the caller's signal until it ends. */
@@ -471,6 +482,11 @@ export interface TransportConfig {
   }) => string | undefined | Promise<string | undefined>;
   /** On a 401, fetch a fresh credential once and repeat the request (expired platform tokens). */
   reauthenticateOn401?: boolean;
+  /**
+   * The 401 codes that mean the server refused the credential the client sent (`AUTH_001`), and what to add to
+   * that `AuthenticationError`'s message, given the origin the request went to (`refusedSecretAdvice`).
+   */
+  refusedCredential?: { codes: readonly string[]; advice: (origin: string) => string } | undefined;
   /** Every credential the client holds, scrubbed from anything that reaches an error or a log. */
   secrets: () => readonly string[];
   timeoutMs: number;

@@ -7,6 +7,7 @@ import {
 } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { noteOwnLimiter, RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
+import { refusedSecretAdvice, type SecretKind } from '../core/secret-advice.js';
 import { Transport } from '../core/transport.js';
 import type { TemplateCatalog } from '../templates/catalog.js';
 import { Media } from './media.js';
@@ -61,6 +62,15 @@ export interface GatewayClientOptions extends CommonClientOptions {
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
 
+/** The gateway's API key as the spec documents it, for the message of an `AUTH_001`. */
+const GATEWAY_KEY: SecretKind = {
+  server: 'The gateway',
+  secret: 'API key',
+  takes: 'a key made in its dashboard under API keys',
+  prefixes: { pk_: 'production', sk_: 'staging/development' },
+  env: 'GATEWAY_API_KEY',
+};
+
 /**
  * Client of the messaging gateway: send messages, download media.
  *
@@ -103,11 +113,16 @@ export class GatewayClient {
     if (this.rateLimiter instanceof RateLimiter && this.rateLimiter !== options.rateLimit) {
       noteOwnLimiter(this.rateLimiter, this.#apiKey, config.logger, 'GatewayClient');
     }
+    const apiKey = this.#apiKey;
     const transport = new Transport({
       ...config,
       rateLimiter: this.rateLimiter,
       baseUrl: this.baseUrl,
-      authorization: () => `Bearer ${this.#apiKey}`,
+      authorization: () => `Bearer ${apiKey}`,
+      refusedCredential: {
+        codes: ['AUTH_001'],
+        advice: (origin) => refusedSecretAdvice(apiKey, GATEWAY_KEY, origin),
+      },
     });
     this.messages = new Messages(transport, {
       messagingProduct: options.messagingProduct ?? 'whatsapp',

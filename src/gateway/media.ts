@@ -1,8 +1,9 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ApiError, ConnectionError, EndpointNotLiveError, requireText } from '../core/errors.js';
-import { headerParameter, headerValue } from '../core/headers.js';
+import { headerValue } from '../core/headers.js';
 import type { Transport } from '../core/transport.js';
+import { dispositionFilename } from './content-disposition.js';
 
 export interface DownloadOptions extends RequestOptions {
   /** `value.metadata.phone_number_id` of the webhook event that carried the media id. Required. */
@@ -18,8 +19,10 @@ export interface MediaDownload {
   /** `Content-Length` when the server sent one. */
   contentLength: number | undefined;
   /**
-   * The file name from `Content-Disposition`, when the server sent one. It comes from the user who sent the
-   * file: never use it as a path (`../../etc/passwd`); take at most its extension.
+   * The file name from `Content-Disposition` (RFC 6266: `filename*` in UTF-8 or ISO-8859-1 first, then
+   * `filename`), when the server sent one. Only its last path segment is kept, without control or bidi
+   * characters; it still comes from the user who sent the file, so never use it as a path: take at most its
+   * extension.
    */
   filename: string | undefined;
   /** The bytes, as a web stream. Read it once: with `arrayBuffer()`, `saveTo()`, or yourself. */
@@ -109,12 +112,7 @@ function toDownload(response: Response, signal: AbortSignal | undefined): MediaD
   return {
     contentType: headerValue(headers, 'content-type') ?? 'application/octet-stream',
     contentLength: length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined,
-    // A non-ASCII file name comes in RFC 8187 form (`filename*=UTF-8''...`), which is ASCII: raw bytes are dropped,
-    // and a raw-byte `filename="..."` beside that form costs only itself.
-    filename: filenameOf(
-      headerValue(headers, 'content-disposition', 2048) ??
-        headerParameter(headers, 'content-disposition', 'filename*', 2048),
-    ),
+    filename: dispositionFilename(headers.get('content-disposition')),
     body,
     arrayBuffer: () => readBody(() => new Response(body).arrayBuffer(), signal),
     saveTo: (path) => readBody(() => saveStream(body, path), signal),
@@ -159,18 +157,4 @@ async function saveStream(body: ReadableStream<Uint8Array>, path: string): Promi
     throw error;
   }
   return file.bytesWritten;
-}
-
-function filenameOf(disposition: string | undefined): string | undefined {
-  if (!disposition) return undefined;
-  const star = /filename\*\s*=\s*(?:UTF-8'')?([^;]+)/i.exec(disposition);
-  if (star?.[1]) {
-    try {
-      return decodeURIComponent(star[1].trim().replace(/^"|"$/g, ''));
-    } catch {
-      // fall through to the plain form
-    }
-  }
-  const plain = /filename\s*=\s*"?([^";]+)"?/i.exec(disposition);
-  return plain?.[1]?.trim();
 }

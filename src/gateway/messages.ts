@@ -177,6 +177,7 @@ export class Messages {
     flags: SendFlags,
     request: PostRequest,
     stopSignal?: AbortSignal,
+    onSend?: () => void,
   ): Promise<WithResponse<SendResult>> {
     if (this.#serviceWindow !== undefined) await checkServiceWindow(this.#serviceWindow, valid);
     const { data, response, attempts } = await this.#transport.json({
@@ -194,6 +195,7 @@ export class Messages {
       rateLimited: true,
       stopSignal,
       bulk: stopSignal !== undefined,
+      onSend,
     });
     const parsed = readSendResponse(data);
     if (!parsed) {
@@ -242,8 +244,8 @@ export class Messages {
     // A template the catalogue refuses is reported like any refusal before a request: notSent, the others go on.
     const post: PostSend =
       catalog === undefined
-        ? (m, f, r, s) => this.#post(m, f, r, s)
-        : (m, f, r, s) => checkTemplateMessage(catalog, m).then(() => this.#post(m, f, r, s));
+        ? (m, f, r, s, o) => this.#post(m, f, r, s, o)
+        : (m, f, r, s, o) => checkTemplateMessage(catalog, m).then(() => this.#post(m, f, r, s, o));
     const c = campaignSends(this.#campaigns, options.campaign, post);
     return sendMany(c.post, this.#transport.host, messages, options, c.recorder);
   }

@@ -81,11 +81,12 @@ export type SendManyResult =
       ok: false;
       error: WaGatewayError;
       /**
-       * `true` when the message certainly did not go out, so resending it cannot duplicate it: it failed
-       * validation; it was never started (`BILL_001` paused the batch, the signal aborted, the loop was left);
-       * the gateway refused it before forwarding (`AUTH_*`, `RATE_001` after its retries, `BILL_*`, `WABA_001`,
-       * `SEC_001`); or the connection was never made. `false` when it may have gone out (`GW_001`, a fault in
-       * flight, an answer without a code): check its status events before resending.
+       * `true` when the message certainly did not go out, so resending it cannot duplicate it: it failed before
+       * its request was made, whatever the error (validation, the template catalogue, the service window, a store
+       * that threw, a call option refused); it was never started (`BILL_001` paused the batch, the signal aborted,
+       * the loop was left); the gateway refused it before forwarding (`AUTH_*`, `RATE_001` after its retries,
+       * `BILL_*`, `WABA_001`, `SEC_001`); or the connection was never made. `false` when it may have gone out
+       * (`GW_001`, a fault in flight, an answer without a code): check its status events before resending.
        */
       notSent: boolean;
     };
@@ -178,7 +179,9 @@ function startBatch(
   const halt = (reason: WaGatewayError) => {
     if (stop.signal.aborted) return;
     stopReason = reason;
-    stop.abort(NOT_STARTED);
+    // The reason itself: a send whose earlier attempt may be out ends with that attempt's error, and this as its
+    // cause (`settleAttempts`).
+    stop.abort(reason);
   };
   const onCallerAbort = () => halt(abortError(options.signal!));
   if (options.signal?.aborted) onCallerAbort();
@@ -202,17 +205,16 @@ function startBatch(
         }
       : undefined,
   };
-  const notStarted = (index: number): SendManyResult => ({
-    index,
-    ok: false,
-    error: stopReason ?? new NotSentError('sendMany stopped before this message was sent.'),
-    notSent: true,
-  });
+  const notStarted = (index: number): SendManyResult =>
+    failed(index, stopReason ?? new NotSentError('sendMany stopped before this message was sent.'), false);
   const send = async (message: DeepReadonly<OutboundMessage>, index: number): Promise<SendManyResult> => {
     if (stop.signal.aborted) return notStarted(index);
     const checked = prepare(message, options.validate, undefined);
-    if (!checked.valid)
-      return { index, ok: false, error: new MessageValidationError(checked.issues), notSent: true };
+    if (!checked.valid) return failed(index, new MessageValidationError(checked.issues), false);
+    let requested = false;
+    const onSend = () => {
+      requested = true;
+    };
     try {
       const type = (checked.message as { type?: unknown }).type;
       const { data: r } = await traced(
@@ -222,22 +224,43 @@ function startBatch(
           'server.address': host,
           'wa_gateway.message.type': typeof type === 'string' ? type : 'unknown',
         },
-        () => post(checked.message, flags, request, stop.signal),
+        () => post(checked.message, flags, request, stop.signal, onSend),
         (data, span) => span.set('messaging.message.id', data.messageId),
       );
       return { index, ok: true, messageId: r.messageId, contacts: r.contacts };
     } catch (error) {
-      if (error === NOT_STARTED) return notStarted(index);
+      // The stop, met before this send's request went out.
+      if (stop.signal.aborted && error === stop.signal.reason) return notStarted(index);
       if (error instanceof PaymentRequiredError) halt(error);
-      // The transport throws SDK errors only; anything else (a hostile fetch double) is wrapped, not passed on.
-      const e =
-        error instanceof WaGatewayError
-          ? error
-          : new WaGatewayError('The send failed with an error that is not an SDK error.', { cause: error });
-      return { index, ok: false, error: e, notSent: !mayHaveBeenSent(e, GATEWAY_RETRY_RULES) };
+      return failed(index, error, requested);
     }
   };
   return { send, halt, progress, report, unlinkCaller };
+}
+
+/**
+ * A send's failure as a result: the one place `notSent` is decided. A failure met before the send's request went
+ * out (`requested` false: invalid, refused by the catalogue or the service window, a store that threw, a call
+ * option refused, stopped before it started) is certainly not sent, whatever raised it; after, the was-it-sent
+ * rule decides (`mayHaveBeenSent`). An error that is not the SDK's (a store's own, a hostile fetch double's) is
+ * wrapped in a typed one, its `cause`: a `NotSentError` before the request, a `WaGatewayError` after.
+ */
+function failed(index: number, error: unknown, requested: boolean): SendManyResult {
+  if (!requested) {
+    const e =
+      error instanceof WaGatewayError
+        ? error
+        : new NotSentError(
+            `sendMany did not send this message: an error (${error instanceof Error ? error.name : typeof error}) was thrown before its request was made; see its cause.`,
+            { cause: error },
+          );
+    return { index, ok: false, error: e, notSent: true };
+  }
+  const e =
+    error instanceof WaGatewayError
+      ? error
+      : new WaGatewayError('The send failed with an error that is not an SDK error.', { cause: error });
+  return { index, ok: false, error: e, notSent: !mayHaveBeenSent(e, GATEWAY_RETRY_RULES) };
 }
 
 function toAsyncIterator<T>(source: Iterable<T> | AsyncIterable<T>): AsyncIterator<T> {
@@ -248,9 +271,6 @@ function toAsyncIterator<T>(source: Iterable<T> | AsyncIterable<T>): AsyncIterat
     return: async (value?: unknown) => it.return?.(value) ?? { done: true, value: undefined },
   };
 }
-
-/** The stop signal's reason: the send was stopped before any request was made. */
-const NOT_STARTED: unique symbol = Symbol('not started');
 
 function abortError(signal: AbortSignal): NotSentError {
   return new NotSentError('sendMany was aborted before this message was sent.', { cause: signal.reason });
@@ -275,11 +295,11 @@ export function campaignSends(
   const recorder = tracker.recorder(campaign);
   return {
     recorder,
-    post: (valid, flags, request, stop) =>
+    post: (valid, flags, request, stop, onSend) =>
       recorder.isReady
-        ? post(valid, flags, request, stop)
+        ? post(valid, flags, request, stop, onSend)
         : recorder.ready.then(
-            () => post(valid, flags, request, stop),
+            () => post(valid, flags, request, stop, onSend),
             (error: unknown) => {
               throw new NotSentError(
                 `The campaign store could not be reached, so this message of campaign '${campaign}' was not sent.`,

@@ -85,9 +85,10 @@ async function onlyLanguage(catalog: TemplateCatalog, name: string): Promise<str
 
 /**
  * `messages.send`'s check of a raw template message when the client has a catalogue: the same rules as
- * `sendTemplate`, on the components as written.
+ * `sendTemplate`, on the components as written. Any other message passes; a template message without a readable
+ * `template` (sent with `validate: false`) is refused by the catalogue's check.
  */
 export function checkTemplateMessage(catalog: TemplateCatalog, message: object): Promise<void> {
-  const template = (message as { template?: TemplateSendInput }).template;
-  return template ? catalog.check(template) : Promise.resolve();
+  if ((message as { type?: unknown }).type !== 'template') return Promise.resolve();
+  return catalog.check((message as { template: TemplateSendInput }).template);
 }

@@ -37,10 +37,14 @@ export type PostRequest = RequestOptions & {
   onRetryWait?: ((ms: number) => void) | undefined;
 };
 
-/** `Messages`' one send, as `sendMany` drives it. */
+/**
+ * `Messages`' one send, as `sendMany` drives it: `stopSignal` stops it from starting, `onSend` is told when its
+ * request goes out (a failure before that was certainly not sent).
+ */
 export type PostSend = (
   valid: object,
   flags: SendFlags,
   request: PostRequest,
   stopSignal?: AbortSignal,
+  onSend?: () => void,
 ) => Promise<WithResponse<SendResult>>;

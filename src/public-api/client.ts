@@ -9,6 +9,7 @@ import {
 } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import type { RetryRules } from '../core/retry-policy.js';
+import { refusedSecretAdvice, type SecretKind } from '../core/secret-advice.js';
 import { Transport } from '../core/transport.js';
 import type { HttpMethod, QueryParams } from '../core/transport-request.js';
 import { Templates } from './templates.js';
@@ -41,6 +42,14 @@ export const PUBLIC_API_RETRY_RULES: RetryRules = { retryableCodes: [], neverRet
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
 
+/** The public API's secret key as the spec documents it, for the message of an `ORGANIZATION_SECRET_011`. */
+const SECRET_KEY: SecretKind = {
+  server: 'The public API',
+  secret: 'secret key',
+  takes: "the organisation's secret key the operator issued",
+  prefixes: { sk_: '' },
+};
+
 /**
  * Client of the organisation-scoped public API.
  *
@@ -72,6 +81,10 @@ export class PublicApiClient {
       }),
       baseUrl: this.baseUrl,
       authorization: () => `Bearer ${this.#secretKey}`,
+      refusedCredential: {
+        codes: ['ORGANIZATION_SECRET_011'],
+        advice: (origin) => refusedSecretAdvice(this.#secretKey, SECRET_KEY, origin),
+      },
     });
     this.templates = new Templates(this.#transport);
   }

@@ -4,7 +4,7 @@
  * gives it, from `templates.create` answers and from `message_template_status_update` events, and keeps what
  * it learns in a store (in memory by default, `RedisTemplateStore` to share it between instances).
  */
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, MessageValidationError } from '../core/errors.js';
 import type { TemplateStatusValue } from '../webhooks/template-status.js';
 import type { TemplateDefinition } from './define.js';
 import type { TemplateCreated } from './schema.js';
@@ -361,14 +361,15 @@ export class TemplateCatalog {
    */
   async check(template: TemplateSendInput): Promise<void> {
     const problem = await this.problem(template);
-    if (problem)
-      throw new TemplateSendError({ name: template.name, language: template.language.code }, problem);
+    if (problem) throw new TemplateSendError(sendKeyOf(template), problem);
   }
 
-  /** What `check` would throw for, or `undefined`. */
+  /**
+   * What `check` would throw for, or `undefined`. A send that does not name its template and language as strings
+   * (a message sent with `validate: false`) is a `MessageValidationError`: the catalogue cannot check it.
+   */
   async problem(template: TemplateSendInput): Promise<TemplateSendProblem | undefined> {
-    const { name } = template;
-    const language = template.language.code;
+    const { name, language } = sendKeyOf(template);
     const entry = await this.get(name, language);
     if (!entry) {
       const languages = await this.languages(name);
@@ -379,6 +380,36 @@ export class TemplateCatalog {
       (entry.definition ? parameterProblem(entry.definition, template.components) : undefined)
     );
   }
+}
+
+/**
+ * The name and language a template send names (`template` of a template message), read without trusting its
+ * shape: a message sent with `validate: false` skips the message's rules, not the catalogue's check, which needs
+ * both. A `MessageValidationError` naming the missing part, never a bare `TypeError`.
+ */
+function sendKeyOf(template: unknown): { name: string; language: string } {
+  const t = template as { name?: unknown; language?: { code?: unknown } } | null | undefined;
+  const missing: [path: string[], rule: string] | undefined =
+    typeof t !== 'object' || t === null
+      ? [['template'], 'template.required']
+      : typeof t.name !== 'string'
+        ? [['template', 'name'], 'template.name.required']
+        : typeof t.language?.code !== 'string'
+          ? [['template', 'language', 'code'], 'template.language.code.required']
+          : undefined;
+  if (missing === undefined) return { name: t!.name as string, language: t!.language!.code as string };
+  const [path, rule] = missing;
+  throw new MessageValidationError([
+    {
+      path,
+      code: 'invalid_type',
+      rule,
+      message:
+        `${path.length === 1 ? 'must be an object with name and language' : 'must be a string'}: the template ` +
+        'catalogue checks a template send by its name and language (`validate: false` skips the message rules, ' +
+        'not the catalogue)',
+    },
+  ]);
 }
 
 function templateValueOf(event: unknown): TemplateStatusValue | undefined {

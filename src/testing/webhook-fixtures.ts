@@ -1,10 +1,12 @@
 /**
  * Typed builders of webhook envelopes, for tests (the SDK's own and the application's). Every builder returns a
  * plain object the schemas accept; pass overrides to shape it. Default ids are unique per call, so envelopes built
- * twice are different events unless the test says otherwise; numbers and names are fictitious.
+ * twice are different events unless the test says otherwise; timestamps are now unless given (`timestamp`, see
+ * `fixtureTimestamp`), so a bot's 24-hour window is open for them; numbers and names are fictitious.
  *
  * To be re-exported from `wa-gateway-sdk/testing`.
  */
+import { ConfigurationError } from '../core/errors.js';
 import type { AudioMessage } from '../webhooks/messages/audio.js';
 import type { ButtonMessage } from '../webhooks/messages/button.js';
 import type { ContactsMessage } from '../webhooks/messages/contacts.js';
@@ -180,7 +182,7 @@ export function everyMessageType(): Record<string, { type: string; id: string } 
   } satisfies Record<Exclude<KnownMessageType, 'interactive'> | 'button_reply' | 'list_reply', KnownMessage>;
 }
 
-// What every builder shares (unique ids, the fixed sender and time), then one builder per kind, A to Z.
+// What every builder shares (unique ids, the fixed sender, the time: now unless given), then one builder per kind, A to Z.
 
 let sequence = 0;
 
@@ -192,8 +194,29 @@ export function fixtureId(prefix = 'wamid.FIXTURE'): string {
 
 /** The sender number fixtures use unless told otherwise. */
 export const FIXTURE_SENDER = '15550001111';
-/** A fixed Unix time in seconds, as a string like the wire. */
+/**
+ * A fixed Unix time in seconds (2023-11-14), as a string like the wire: pass it as `timestamp` where a test needs
+ * a time that never moves. Builders default to now (see `fixtureTimestamp`), not to this.
+ */
 export const FIXTURE_TIMESTAMP = '1700000000';
+
+/**
+ * A webhook timestamp (Unix seconds, as a string like the wire) for `at`, a `Date` or milliseconds since the epoch;
+ * default now. What every builder stamps by default: a message from 2023 would be outside the 24-hour service
+ * window, and a bot guarding it (the router's window store) would refuse every reply to it.
+ *
+ * @example
+ * const late = textMessage({ timestamp: fixtureTimestamp(Date.now() - 25 * 60 * 60 * 1000) }); // window closed
+ * const fixed = statusObject('read', { timestamp: fixtureTimestamp(new Date('2024-05-01T09:00:00Z')) });
+ */
+export function fixtureTimestamp(at: Date | number = Date.now()): string {
+  const ms = at instanceof Date ? at.getTime() : at;
+  if (typeof ms !== 'number' || !Number.isFinite(ms))
+    throw new ConfigurationError(
+      `fixtureTimestamp takes a valid Date or milliseconds since the epoch; got ${at instanceof Date ? 'an invalid Date' : typeof at === 'number' ? String(at) : typeof at}.`,
+    );
+  return String(Math.floor(ms / 1000));
+}
 
 // `Omit` would flatten the loose objects' index signature away; `type` is written last instead.
 export type Overrides<T> = Partial<T>;
@@ -202,7 +225,7 @@ export function base(overrides: { id?: string; from?: string; timestamp?: string
   return {
     from: overrides.from ?? FIXTURE_SENDER,
     id: overrides.id ?? fixtureId(),
-    timestamp: overrides.timestamp ?? FIXTURE_TIMESTAMP,
+    timestamp: overrides.timestamp ?? fixtureTimestamp(),
   };
 }
 
@@ -413,7 +436,7 @@ export function statusObject(
   const common = {
     id: overrides.id ?? fixtureId(),
     status,
-    timestamp: FIXTURE_TIMESTAMP,
+    timestamp: fixtureTimestamp(),
     recipient_id: FIXTURE_SENDER,
   };
   if (status === 'sent' || status === 'delivered') {

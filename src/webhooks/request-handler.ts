@@ -175,7 +175,7 @@ const UNAUTHORIZED = {
     error: 'authorization_missing',
     message:
       'no Authorization header. The gateway sends `Authorization: Bearer <WEBHOOK_SECRET>`: set the webhook ' +
-      "secret in the gateway's settings (or `wa-gateway trigger --secret`, `sandbox --webhook-secret`).",
+      "secret in the gateway's settings (or $WEBHOOK_SECRET where `wa-gateway trigger` or `sandbox` runs).",
   },
   malformed: {
     error: 'authorization_malformed',

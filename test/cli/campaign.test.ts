@@ -23,6 +23,26 @@ function io(env: Record<string, string> = {}) {
   };
 }
 
+/** The campaigns frames of an inbox event stream, one at a time, as they come. */
+async function* campaignFrames(url: string, signal: AbortSignal): AsyncGenerator<unknown> {
+  const res = await fetch(url, { signal });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffered += value;
+    // Only whole frames (ended by a blank line) are read; the rest waits for the next chunk.
+    const frames = buffered.split('\n\n');
+    buffered = frames.pop() ?? '';
+    for (const frame of frames) {
+      if (!frame.startsWith('data: ')) continue;
+      const event = JSON.parse(frame.slice(6)) as { kind: string; campaigns?: unknown };
+      if (event.kind === 'campaigns') yield event.campaigns;
+    }
+  }
+}
+
 describeRedis('wa-gateway campaign report', () => {
   let server: RedisServer;
   let redis: Redis;
@@ -31,9 +51,9 @@ describeRedis('wa-gateway campaign report', () => {
     redis = client;
   });
 
-  async function seed(): Promise<void> {
+  async function seed(prefix = 'cli:'): Promise<void> {
     const tracker = new CampaignTracker({
-      store: new RedisCampaignStore({ redis, prefix: 'cli:' }),
+      store: new RedisCampaignStore({ redis, prefix }),
       retryableFailureCodes: [131026],
     });
     const gw001 = new UpstreamError({
@@ -97,6 +117,60 @@ describeRedis('wa-gateway campaign report', () => {
     const list = io({ REDIS_URL: server.url });
     expect(await runCli(['campaign', 'list', '--prefix', 'cli:'], list.io)).toBe(0);
     expect(list.out.stdout).toBe('spring, sale\n');
+  });
+
+  it('sandbox --campaigns: the inbox draws the campaigns recorded in that Redis, and follows them', async () => {
+    await seed('inbox:');
+    let stop!: () => void;
+    const t = io();
+    const run = runCli(
+      ['sandbox', '--port', '0', '--campaigns', server.url, '--campaigns-prefix', 'inbox:'],
+      {
+        ...t.io,
+        interrupted: new Promise<void>((r) => {
+          stop = r;
+        }),
+      },
+    );
+    try {
+      await expect.poll(() => t.out.stdout, { timeout: 10_000 }).toContain('campaign funnels from redis://');
+      const inbox = /web inbox: (\S+)/.exec(t.out.stdout)![1]!;
+      const stream = new AbortController();
+      const frames = campaignFrames(`${inbox}inbox/events`, stream.signal);
+      const funnel = { accepted: 2, sent: 1, delivered: 1, read: 1, failed: 1, notSent: 0, maybeSent: 1 };
+      expect((await frames.next()).value).toEqual([
+        { id: 'spring, sale', funnel, billable: 1, failures: [{ code: '131026', count: 1 }] },
+      ]);
+      // Another process (the app) records a send: the page's funnel follows, with no reload.
+      const app = new CampaignTracker({ store: new RedisCampaignStore({ redis, prefix: 'inbox:' }) });
+      await app.record('spring, sale', [
+        { result: { index: 3, ok: true, messageId: 'wamid.c', contacts: [] }, to: '998900000003' },
+      ]);
+      expect((await frames.next()).value).toMatchObject([{ funnel: { ...funnel, accepted: 3 } }]);
+      stream.abort();
+    } finally {
+      stop();
+      expect(await run).toBe(0);
+    }
+  });
+
+  it('sandbox --campaigns: a Redis out of reach is said at start (exit 1, no password printed); a bad URL is a usage error', async () => {
+    const down = io();
+    const closed = 'redis://:s3cret-pass@127.0.0.1:1';
+    expect(await runCli(['sandbox', '--port', '0', '--campaigns', closed], down.io)).toBe(1);
+    expect(down.out.stderr).toContain(
+      'cannot read campaigns from the Redis at --campaigns redis://127.0.0.1:1',
+    );
+    expect(down.out.stderr).not.toContain('s3cret-pass');
+    const bad = io();
+    expect(await runCli(['sandbox', '--campaigns', 'http://127.0.0.1:6379'], bad.io)).toBe(2);
+    expect(bad.out.stderr).toContain('--campaigns must start with redis:// or rediss://');
+    const prefixOnly = io();
+    expect(await runCli(['sandbox', '--campaigns-prefix', 'x:'], prefixOnly.io)).toBe(2);
+    expect(prefixOnly.out.stderr).toContain('--campaigns-prefix goes with --campaigns <redis url>');
+    const clusterOnly = io();
+    expect(await runCli(['sandbox', '--campaigns-cluster'], clusterOnly.io)).toBe(2);
+    expect(clusterOnly.out.stderr).toContain('--campaigns-cluster goes with --campaigns <redis url>');
   });
 
   it('exits 1 for an unknown campaign and 2 without a Redis or with a bad --csv', async () => {

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
+import { createRouter, MemoryWindowStore } from '../../src/conversations/index.js';
 import { GatewayClient, PlatformClient } from '../../src/index.js';
+import { startSandbox } from '../../src/testing/index.js';
 import { createNodeWebhookHandler, MESSAGE_TYPES } from '../../src/webhooks/index.js';
 
 const SECRET = 'cli-test-secret-0123456789abcdefghijkl';
@@ -149,8 +151,8 @@ describe('wa-gateway trigger', () => {
 
   it('a 4xx answer is reported as lost (exit 1), with the advice to answer 5xx', async () => {
     const hook = await receiver(400);
-    const t = io();
-    expect(await runCli(['trigger', 'message.text', '--url', hook.url, '--secret', 's'], t.io)).toBe(1);
+    const t = io({ WEBHOOK_SECRET: 's' });
+    expect(await runCli(['trigger', 'message.text', '--url', hook.url], t.io)).toBe(1);
     expect(hook.seen).toHaveLength(1);
     expect(t.out.stdout).toContain('would be lost');
   });
@@ -161,7 +163,7 @@ describe('wa-gateway trigger', () => {
     expect(await runCli(['trigger', 'message.text', '--url', url], none.io)).toBe(1);
     expect(none.out.stdout).toContain('HTTP 401');
     expect(none.out.stdout).toContain(
-      'The receiver wants the webhook secret: pass --secret <secret> or set $WEBHOOK_SECRET',
+      'The receiver wants the webhook secret: set $WEBHOOK_SECRET (or pass --secret-file <path>)',
     );
     expect(none.out.stdout).not.toContain('5xx');
     const wrong = io({ WEBHOOK_SECRET: 'another-secret-0123456789abcdefghijkl' });
@@ -172,11 +174,12 @@ describe('wa-gateway trigger', () => {
     expect(wrong.out.stdout).not.toContain('another-secret');
     expect(wrong.out.stdout).not.toContain('5xx');
     const flag = io();
-    expect(await runCli(['trigger', 'message.text', '--url', url, '--secret', 'nope-nope'], flag.io)).toBe(1);
-    expect(flag.out.stdout).toContain('refused the secret from --secret');
+    const nope = await file('nope-nope\n');
+    expect(await runCli(['trigger', 'message.text', '--url', url, '--secret-file', nope], flag.io)).toBe(1);
+    expect(flag.out.stdout).toContain('refused the secret from --secret-file');
     const missing = await receiver(404);
-    const t = io();
-    expect(await runCli(['trigger', 'message.text', '--url', missing.url, '--secret', SECRET], t.io)).toBe(1);
+    const t = io({ WEBHOOK_SECRET: SECRET });
+    expect(await runCli(['trigger', 'message.text', '--url', missing.url], t.io)).toBe(1);
     expect(t.out.stdout).toContain('The receiver has no POST route at --url: check its path (HTTP 404)');
   });
 
@@ -187,9 +190,9 @@ describe('wa-gateway trigger', () => {
       type === 'interactive' ? ['button_reply', 'list_reply'] : [type],
     );
     for (const event of events) {
-      expect(await runCli(['trigger', `message.${event}`, '--url', url, '--secret', SECRET], io().io)).toBe(
-        0,
-      );
+      expect(
+        await runCli(['trigger', `message.${event}`, '--url', url], io({ WEBHOOK_SECRET: SECRET }).io),
+      ).toBe(0);
     }
     expect(seen).toEqual(MESSAGE_TYPES.flatMap((type) => (type === 'interactive' ? [type, type] : [type])));
   });
@@ -210,23 +213,23 @@ describe('wa-gateway trigger', () => {
   it('--wamid repeats an id; the SDK receiver says it skipped the duplicate, and trigger prints it', async () => {
     let runs = 0;
     const url = await sdkReceiver(() => void runs++);
-    const args = ['trigger', 'status.read', '--url', url, '--secret', SECRET, '--wamid', 'wamid.SAME1'];
-    const first = io();
+    const args = ['trigger', 'status.read', '--url', url, '--wamid', 'wamid.SAME1'];
+    const first = io({ WEBHOOK_SECRET: SECRET });
     expect(await runCli(args, first.io)).toBe(0);
     expect(first.out.stdout).not.toContain('already processed');
-    const second = io();
+    const second = io({ WEBHOOK_SECRET: SECRET });
     expect(await runCli(args, second.io)).toBe(0);
     expect(second.out.stdout).toContain('the receiver says it had already processed this event');
     expect(runs).toBe(1);
-    const json = io();
+    const json = io({ WEBHOOK_SECRET: SECRET });
     expect(await runCli([...args, '--json'], json.io)).toBe(0);
     expect(JSON.parse(json.out.stdout)).toEqual([expect.objectContaining({ status: 200, duplicates: 1 })]);
   });
 
   it('--wamid with a receiver that does not say: explains that a 200 cannot tell', async () => {
     const hook = await receiver(200);
-    const t = io();
-    const args = ['trigger', 'message.text', '--url', hook.url, '--secret', SECRET, '--wamid', 'wamid.A'];
+    const t = io({ WEBHOOK_SECRET: SECRET });
+    const args = ['trigger', 'message.text', '--url', hook.url, '--wamid', 'wamid.A'];
     expect(await runCli(args, t.io)).toBe(0);
     expect(t.out.stdout).toContain('A 200 does not say whether the receiver processed the event');
     expect(t.out.stdout).toContain(
@@ -239,27 +242,104 @@ describe('wa-gateway trigger', () => {
   it('template events get a fresh entry time, so two runs are two events; --wamid is refused for them', async () => {
     let runs = 0;
     const url = await sdkReceiver(() => void runs++);
-    const args = ['trigger', 'template_status.approved', '--url', url, '--secret', SECRET];
-    expect(await runCli(args, io().io)).toBe(0);
+    const args = ['trigger', 'template_status.approved', '--url', url];
+    expect(await runCli(args, io({ WEBHOOK_SECRET: SECRET }).io)).toBe(0);
     // Entry times are in seconds: the second run must land in a later second to be a new event.
     const first = Math.floor(Date.now() / 1000);
     await expect.poll(() => Math.floor(Date.now() / 1000), { timeout: 3000 }).toBeGreaterThan(first);
-    expect(await runCli(args, io().io)).toBe(0);
+    expect(await runCli(args, io({ WEBHOOK_SECRET: SECRET }).io)).toBe(0);
     expect(runs).toBe(2);
     const t = io();
     expect(await runCli([...args, '--wamid', 'wamid.X'], t.io)).toBe(2);
     expect(t.out.stderr).toContain('--wamid applies to message.* and status.* events');
   });
 
+  it('a message carries now, so a bot guarding the 24-hour window answers it; --timestamp sets another time', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const gateway = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url, maxRetries: 0 });
+      const router = createRouter({ gateway, window: new MemoryWindowStore(), logger: false });
+      router.otherwise((ctx) => ctx.reply('Hello!'));
+      const url = await sdkReceiver(router.handle);
+      const send = (...extra: string[]) =>
+        runCli(['trigger', 'message.text', '--url', url, ...extra], io({ WEBHOOK_SECRET: SECRET }).io);
+      // 25 hours ago (the customer's first message): the window is closed, the reply refused, the delivery
+      // still answered 200.
+      const old = String(Math.floor(Date.now() / 1000) - 25 * 3600);
+      expect(await send('--timestamp', old)).toBe(0);
+      expect(await send('--timestamp', new Date(Date.now() - 25 * 3600_000).toISOString())).toBe(0);
+      expect(sandbox.simulator.sent).toEqual([]);
+      expect(await send()).toBe(0);
+      expect(sandbox.simulator.sent.map((m) => m.type)).toEqual(['text']);
+      expect(await send('--timestamp', new Date().toISOString())).toBe(0);
+      expect(sandbox.simulator.sent).toHaveLength(2);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('--timestamp takes Unix seconds or an ISO date-time, on message and status events only', async () => {
+    const hook = await receiver(200);
+    const t = io({ WEBHOOK_SECRET: SECRET });
+    const args = ['trigger', 'status.read', '--url', hook.url];
+    expect(await runCli([...args, '--timestamp', '2024-05-01T09:00:00Z'], t.io)).toBe(0);
+    expect(JSON.parse(hook.seen[0]!.body).entry[0].changes[0].value.statuses[0].timestamp).toBe('1714554000');
+    const bad = io();
+    expect(await runCli([...args, '--timestamp', 'yesterday'], bad.io)).toBe(2);
+    expect(bad.out.stderr).toContain('--timestamp takes Unix seconds (1714554000) or an ISO date-time');
+    const template = io();
+    expect(
+      await runCli(
+        ['trigger', 'template_status.approved', '--url', hook.url, '--timestamp', '1714554000'],
+        template.io,
+      ),
+    ).toBe(2);
+    expect(template.out.stderr).toContain('--timestamp applies to message.* and status.* events');
+  });
+
   it('warns on stderr when no secret is given', async () => {
     const hook = await receiver(200);
     const t = io();
     expect(await runCli(['trigger', 'message.text', '--url', hook.url], t.io)).toBe(0);
-    expect(t.out.stderr).toContain('warning: no --secret and no $WEBHOOK_SECRET');
+    expect(t.out.stderr).toContain('warning: no $WEBHOOK_SECRET and no --secret-file');
     expect(hook.seen[0]?.auth).toBeUndefined();
     const s = io({ WEBHOOK_SECRET: SECRET });
     expect(await runCli(['trigger', 'message.text', '--url', hook.url], s.io)).toBe(0);
     expect(s.out.stderr).toBe('');
+  });
+
+  // The CLI's rule (docs/cli.md): secrets from the environment or a file, never in argv (ps, shell history).
+  it('--secret is refused (exit 2, nothing posted), saying why and what to use; the secret is not repeated', async () => {
+    const hook = await receiver(200);
+    const t = io();
+    expect(await runCli(['trigger', 'message.text', '--url', hook.url, '--secret', SECRET], t.io)).toBe(2);
+    expect(hook.seen).toHaveLength(0);
+    expect(t.out.stderr).toContain('--secret is refused');
+    expect(t.out.stderr).toContain('(ps)');
+    expect(t.out.stderr).toContain('Set $WEBHOOK_SECRET, or pass --secret-file <path>');
+    expect(t.out.stderr).not.toContain(SECRET);
+  });
+
+  it('--secret-file: the secret from a file, its trailing line break dropped, over $WEBHOOK_SECRET', async () => {
+    const hook = await receiver(200);
+    const path = await file(`${SECRET}\n`);
+    const t = io({ WEBHOOK_SECRET: 'env-secret-0123456789' });
+    expect(await runCli(['trigger', 'message.text', '--url', hook.url, '--secret-file', path], t.io)).toBe(0);
+    expect(hook.seen[0]?.auth).toBe(`Bearer ${SECRET}`);
+    expect(t.out.stderr).toBe('');
+    const missing = io();
+    const nowhere = join(tmpdir(), 'wa-cli-no-such-secret');
+    expect(
+      await runCli(['trigger', 'message.text', '--url', hook.url, '--secret-file', nowhere], missing.io),
+    ).toBe(2);
+    expect(missing.out.stderr).toContain(`--secret-file: cannot read '${nowhere}' (ENOENT)`);
+    const empty = io();
+    const blank = await file('\n');
+    expect(
+      await runCli(['trigger', 'message.text', '--url', hook.url, '--secret-file', blank], empty.io),
+    ).toBe(2);
+    expect(empty.out.stderr).toContain('is empty');
+    expect(hook.seen).toHaveLength(1);
   });
 
   it('usage errors name the problem', async () => {
@@ -334,13 +414,42 @@ describe('wa-gateway sandbox', () => {
     await expect.poll(() => t.out.stdout).toContain('listening at');
     t.stop();
     expect(await done).toBe(0);
-    expect(t.out.stderr).toContain('warning: no --webhook-secret and no $WEBHOOK_SECRET');
+    expect(t.out.stderr).toContain('warning: no $WEBHOOK_SECRET and no --webhook-secret-file');
     const s = io({ WEBHOOK_SECRET: SECRET });
     const quiet = runCli(['sandbox', '--port', '0', '--webhook-url', 'http://127.0.0.1:9/hook'], s.io);
     await expect.poll(() => s.out.stdout).toContain('listening at');
     s.stop();
     expect(await quiet).toBe(0);
     expect(s.out.stderr).toBe('');
+  });
+
+  it('--webhook-secret is refused (exit 2, nothing started); --webhook-secret-file is read', async () => {
+    const t = io();
+    expect(await runCli(['sandbox', '--port', '0', '--webhook-secret', SECRET], t.io)).toBe(2);
+    expect(t.out.stdout).toBe('');
+    expect(t.out.stderr).toContain('--webhook-secret is refused');
+    expect(t.out.stderr).toContain('Set $WEBHOOK_SECRET, or pass --webhook-secret-file <path>');
+    expect(t.out.stderr).not.toContain(SECRET);
+    const hook = await receiver(200);
+    const path = await file(SECRET);
+    const s = io();
+    const done = runCli(
+      ['sandbox', '--port', '0', '--webhook-url', hook.url, '--webhook-secret-file', path],
+      s.io,
+    );
+    await expect.poll(() => s.out.stdout).toContain('listening at');
+    const url = /listening at (\S+)/.exec(s.out.stdout)![1]!;
+    await new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: url }).messages.send({
+      to: '998901234567',
+      type: 'text',
+      text: { body: 'hi' },
+    });
+    await expect.poll(() => hook.seen.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    s.stop();
+    expect(await done).toBe(0);
+    expect(s.out.stderr).toBe('');
+    expect(hook.seen[0]?.auth).toBe(`Bearer ${SECRET}`);
+    expect(s.out.stdout).not.toContain(SECRET);
   });
 
   it('serves no inbox with --no-inbox', async () => {
@@ -368,6 +477,82 @@ describe('wa-gateway sandbox', () => {
     const t = io();
     expect(await runCli(['sandbox', '--port', 'abc'], t.io)).toBe(2);
     expect(t.out.stderr).toContain('--port');
+  });
+});
+
+describe('wa-gateway say', () => {
+  it("writes to the bot as a customer through the sandbox and prints the bot's replies; --button taps", async () => {
+    const sandboxUrl = { value: '' };
+    const gateway = {
+      messages: {
+        send: (m: never) =>
+          new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandboxUrl.value }).messages.send(m),
+      },
+    };
+    const router = createRouter({ gateway, window: new MemoryWindowStore() });
+    router.button('tue', (ctx) => ctx.reply(`Booked: ${ctx.choice}.`));
+    router.otherwise(async (ctx) => {
+      await ctx.reply(`Hi +${ctx.customer}, you said "${ctx.text}".`);
+      await ctx.reply({
+        type: 'interactive',
+        interactive: {
+          type: 'button',
+          body: { text: 'Pick a day' },
+          action: { buttons: [{ type: 'reply', reply: { id: 'tue', title: 'Tuesday' } }] },
+        },
+      });
+    });
+    const url = await sdkReceiver(router.handle);
+    const sandbox = await startSandbox({ webhookUrl: url, webhookSecret: SECRET });
+    sandboxUrl.value = sandbox.url;
+    try {
+      const t = io();
+      const args = ['--from', '998901234567', '--sandbox', sandbox.url];
+      expect(await runCli(['say', 'hello', 'there', ...args], t.io)).toBe(0);
+      expect(t.out.stdout).toMatch(
+        /^delivered to http:\/\/127\.0\.0\.1:\d+\/: attempt 1: HTTP 200 in \d+ ms → delivered$/m,
+      );
+      expect(t.out.stdout).toContain('← text: Hi +998901234567, you said "hello there".\n');
+      expect(t.out.stdout).toContain('← buttons: Pick a day [Tuesday (tue)]\n');
+      const tap = io();
+      expect(await runCli(['say', '--button', 'tue', ...args], tap.io)).toBe(0);
+      expect(tap.out.stdout).toContain('← text: Booked: tue.\n');
+      const json = io();
+      expect(await runCli(['say', 'again', ...args, '--json'], json.io)).toBe(0);
+      expect(JSON.parse(json.out.stdout)).toMatchObject({
+        ids: [expect.stringMatching(/^wamid\./)],
+        attempts: [{ status: 200, outcome: 'delivered' }],
+        replies: [{ status: 200, message: { to: '998901234567', type: 'text' } }, { status: 200 }],
+      });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('says what is wrong: no sandbox, a sandbox without --webhook-url, a number as people write it', async () => {
+    server = createServer();
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const free = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => server!.close(() => r()));
+    server = undefined;
+    const none = io();
+    expect(await runCli(['say', 'hi', '--sandbox', free], none.io)).toBe(1);
+    expect(none.out.stderr).toContain(`no sandbox answers at ${free}`);
+    expect(none.out.stderr).toContain('wa-gateway sandbox --webhook-url');
+    const sandbox = await startSandbox();
+    try {
+      const nowhere = io();
+      expect(await runCli(['say', 'hi', '--sandbox', sandbox.url], nowhere.io)).toBe(1);
+      expect(nowhere.out.stdout).toContain('The sandbox has no --webhook-url: the message went nowhere.');
+    } finally {
+      await sandbox.close();
+    }
+    const bad = io();
+    expect(await runCli(['say', 'hi', '--from', '+998 90 123'], bad.io)).toBe(2);
+    expect(bad.out.stderr).toContain('--from is a number as the gateway writes it');
+    const empty = io();
+    expect(await runCli(['say'], empty.io)).toBe(2);
+    expect(empty.out.stderr).toContain('say needs the <text> to write');
   });
 });
 

@@ -117,7 +117,7 @@ export const gatewayMessageType: WalkThrough = {
         "`OUTGOING` in `src/testing/sandbox/inbox/client/render.ts` is keyed by `OutboundMessage['type']`, so it does not compile without one",
       file: 'src/testing/sandbox/inbox/client/render.ts',
       edit: after(
-        '  template: (o, _m, templates) => [templateSend(o, templates)],',
+        '  template: (o, m, templates, actions) => [templateSend(o, templates, m, actions)],',
         "  test_only_note: (o) => [h('p', { class: 'text' }, str(o['body']))],",
         'const OUTGOING',
       ),

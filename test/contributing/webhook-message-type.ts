@@ -128,7 +128,7 @@ export const webhookMessageType: WalkThrough = {
     },
     {
       guide:
-        'the builder imported from `../testing/webhook-fixtures.js` and given the id the trigger carries',
+        'the builder imported from `../testing/webhook-fixtures.js` and given the id and time the trigger carries',
       file: 'src/cli/trigger.ts',
       edit: after('  templateStatusEnvelope,', '  testOnlyVoteMessage,'),
     },
@@ -137,8 +137,8 @@ export const webhookMessageType: WalkThrough = {
         'give the type its entry in `MESSAGE_EVENTS` (`src/cli/trigger.ts`, the event `message.reaction`',
       file: 'src/cli/trigger.ts',
       edit: after(
-        '  button: { button: (id) => buttonMessage({}, { id }) },',
-        '  test_only_vote: { test_only_vote: (id) => testOnlyVoteMessage({ id }) },',
+        '  button: { button: (s) => buttonMessage({}, s) },',
+        '  test_only_vote: { test_only_vote: (s) => testOnlyVoteMessage(s) },',
       ),
       needed: { near: 'const MESSAGE_EVENTS', mentions: 'test_only_vote' },
     },

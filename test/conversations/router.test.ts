@@ -10,6 +10,7 @@ import {
   type SessionStore,
 } from '../../src/conversations/index.js';
 import {
+  ConfigurationError,
   defineTemplate,
   filledTemplate,
   GatewayClient,
@@ -30,7 +31,13 @@ import {
   templateStatusEnvelope,
   textMessage,
 } from '../../src/testing/webhook-fixtures.js';
-import { parseWebhook, type WebhookEvent, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
+import {
+  createWebhookHandler,
+  parseWebhook,
+  type WebhookEvent,
+  type WebhookHandlerOptions,
+} from '../../src/webhooks/index.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
 import { orderShippedDefinition } from '../helpers/template-definitions.js';
 
@@ -111,6 +118,26 @@ describe('routing', () => {
     expect(bodies()).toEqual(['STOP_PROMOS / Stop promotions']);
   });
 
+  it("router.button matches a template's quick-reply tap by its payload, as it does a reply button by its id", async () => {
+    const { gw, bodies } = gateway();
+    const router = createRouter({ gateway: gw });
+    router.button('yes', (ctx) => ctx.reply(`yes via ${ctx.message.type}: ${ctx.choice} / ${ctx.text}`));
+    router.button(/^slot:(\w+)$/, (ctx) => ctx.reply(`slot ${ctx.match[1]}`));
+    router.otherwise((ctx) => ctx.reply(`otherwise ${ctx.message.type}`));
+    const tap = (payload: string, label: string) =>
+      one(messageEnvelope(buttonMessage({ payload, text: label }, { from: CUSTOMER, timestamp: now() })));
+    await router.handle(button('yes'));
+    await router.handle(tap('yes', 'Yes please'));
+    await router.handle(tap('slot:tue', 'Tuesday'));
+    await router.handle(tap('STOP', 'Stop'));
+    expect(bodies()).toEqual([
+      'yes via interactive: yes / yes',
+      'yes via button: yes / Yes please',
+      'slot tue',
+      'otherwise button',
+    ]);
+  });
+
   it('types ctx.match and ctx.session from the route and the router', () => {
     const router = createRouter<{ step: number }>({
       gateway: new GatewayClient({ apiKey: API_KEY, baseUrl: GW }),
@@ -123,8 +150,11 @@ describe('routing', () => {
     expectTypeOf(router.handle).toExtend<InboxWorkerOptions['onEvent']>();
     router.button('yes', (ctx) => {
       expectTypeOf(ctx.match).toEqualTypeOf<string>();
-      expectTypeOf(ctx.message.interactive.type).toEqualTypeOf<'button_reply'>();
-      expectTypeOf(ctx.message.interactive.button_reply.id).toEqualTypeOf<string>();
+      expectTypeOf(ctx.message.type).toEqualTypeOf<'interactive' | 'button'>();
+      if (ctx.message.type === 'interactive') {
+        expectTypeOf(ctx.message.interactive.type).toEqualTypeOf<'button_reply'>();
+        expectTypeOf(ctx.message.interactive.button_reply.id).toEqualTypeOf<string>();
+      } else expectTypeOf(ctx.message.button.payload).toEqualTypeOf<string>();
     });
   });
 
@@ -466,6 +496,147 @@ describe('service window', () => {
     await router.handle(one(messageEnvelope(textMessage({ from: CUSTOMER, timestamp: old }))));
     expect(sent).toMatchObject([{ type: 'template', to: CUSTOMER, template: { name: 'we_missed_you' } }]);
     expect(results).toMatchObject([{ fallback: true, skipped: false }]);
+  });
+
+  it('takes the fallback as a template object, or as a function of the context (sync or async)', async () => {
+    const { gw, sent } = gateway();
+    const asObject = createRouter({
+      gateway: gw,
+      fallbackTemplate: { name: 'we_missed_you', language: { code: 'en_US' } },
+    });
+    const asAsync = createRouter({
+      gateway: gw,
+      fallbackTemplate: async (ctx) => ({
+        name: 'reminder',
+        language: { code: 'en_US' },
+        components: [{ type: 'body', parameters: [{ type: 'text', text: ctx.customer }] }],
+      }),
+    });
+    const results: unknown[] = [];
+    for (const router of [asObject, asAsync]) {
+      router.otherwise(async (ctx) => {
+        results.push(await ctx.reply('late'));
+      });
+      await router.handle(one(messageEnvelope(textMessage({ from: CUSTOMER, timestamp: old }))));
+    }
+    expect(sent).toMatchObject([
+      { type: 'template', to: CUSTOMER, template: { name: 'we_missed_you', language: { code: 'en_US' } } },
+      {
+        type: 'template',
+        to: CUSTOMER,
+        template: { name: 'reminder', components: [{ parameters: [{ text: CUSTOMER }] }] },
+      },
+    ]);
+    expect(results).toMatchObject([{ fallback: true }, { fallback: true }]);
+  });
+
+  it('refuses a fallbackTemplate that is neither a template nor a function, at createRouter, with a ConfigurationError', () => {
+    const { gw } = gateway();
+    const hostile = {
+      get name(): string {
+        throw new Error('getter');
+      },
+    };
+    const cases: [unknown, string][] = [
+      ['we_missed_you', 'got string'],
+      [42, 'got number'],
+      [null, 'got null'],
+      [[{ name: 'x' }], 'got an array'],
+      [{ language: { code: 'en_US' } }, 'its name must be a non-empty string'],
+      [{ name: 'x', language: 'en_US' }, "did you mean language: { code: 'en_US' }?"],
+      [{ name: 'x', language: {} }, 'its language must be { code }'],
+      [{ name: 'x', language: { code: 'en' }, components: {} }, 'its components must be an array'],
+      [hostile, 'it could not be read'],
+    ];
+    for (const [fallbackTemplate, problem] of cases) {
+      let caught: unknown;
+      try {
+        createRouter({ gateway: gw, fallbackTemplate: fallbackTemplate as never });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(ConfigurationError);
+      expect((caught as Error).message).toContain('createRouter fallbackTemplate must be a template');
+      expect((caught as Error).message).toContain(problem);
+    }
+  });
+
+  it('a refusal a handler lets through ends the event (resolved, handled once) and goes to onError, session unchanged', async () => {
+    const { gw, sent } = gateway();
+    const refusals: { error: unknown; customer: string }[] = [];
+    const router = createRouter<{ n: number }>({
+      gateway: gw,
+      initialSession: () => ({ n: 0 }),
+      onError: (error, ctx) => void refusals.push({ error, customer: ctx.customer }),
+    });
+    let runs = 0;
+    router.otherwise(async (ctx) => {
+      runs++;
+      ctx.session.n++;
+      await ctx.reply('too late');
+    });
+    const late = one(messageEnvelope(textMessage({ from: CUSTOMER, timestamp: old })));
+    await expect(router.handle(late)).resolves.toBeUndefined();
+    await router.handle(late); // redelivered: handled already
+    expect(runs).toBe(1);
+    expect(refusals).toMatchObject([{ error: expect.any(ServiceWindowClosedError), customer: CUSTOMER }]);
+    expect(sent).toEqual([]);
+    expect(await router.session(CUSTOMER)).toBeUndefined(); // the handler did not finish: its change is not saved
+    await router.handle(text('hi again')); // the window is open again: the next message is handled as usual
+    expect(runs).toBe(2);
+    expect(await router.session(CUSTOMER)).toEqual({ n: 1 });
+  });
+
+  it('without onError, a refusal is a warning through the logger (no phone number in it); onError may still fail the event', async () => {
+    const { gw } = gateway();
+    const log = captureLogger();
+    const router = createRouter({ gateway: gw, logger: log.logger });
+    router.otherwise((ctx) => ctx.reply('too late'));
+    const late = messageEnvelope(textMessage({ from: CUSTOMER, timestamp: old }));
+    await router.handle(one(late));
+    expect(log.lines).toMatchObject([
+      {
+        level: 'warn',
+        message: expect.stringContaining(
+          "a reply was refused: the customer's 24-hour service window is closed",
+        ),
+        meta: { messageId: expect.any(String), closedAt: expect.any(String) },
+      },
+    ]);
+    expect(JSON.stringify(log.lines)).not.toContain(CUSTOMER);
+    const strict = createRouter({
+      gateway: gw,
+      onError: (error) => {
+        throw error;
+      },
+    });
+    strict.otherwise((ctx) => ctx.reply('too late'));
+    await expect(strict.handle(one(late))).rejects.toBeInstanceOf(ServiceWindowClosedError);
+  });
+
+  it('through a webhook handler, a refused reply is answered 200 (not retried); another failure still 500', async () => {
+    const { gw } = gateway();
+    const router = createRouter({ gateway: gw, logger: false });
+    router.text('boom', () => {
+      throw new Error('bug');
+    });
+    router.otherwise((ctx) => ctx.reply('too late'));
+    const secret = 'router-webhook-secret-0123456789abcdef';
+    const handler = createWebhookHandler({ secret, onEvent: router.handle, logger: false });
+    const deliver = (body: object) =>
+      handler(
+        new Request('http://localhost/webhooks', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      );
+    expect((await deliver(messageEnvelope(textMessage({ from: CUSTOMER, timestamp: old })))).status).toBe(
+      200,
+    );
+    expect(
+      (await deliver(messageEnvelope(textMessage({ from: CUSTOMER, text: { body: 'boom' } })))).status,
+    ).toBe(500);
   });
 
   it('guards plain GatewayClient sends with the serviceWindow option; templates pass', async () => {

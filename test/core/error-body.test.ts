@@ -60,6 +60,48 @@ describe('toApiError', () => {
     expect(fromHtml.description).toContain('Bad Gateway');
   });
 
+  // One table from the spec's codes to their statuses decides the class, whatever status the answer came with.
+  it.each([
+    ['BILL_001', PaymentRequiredError],
+    ['RATE_001', RateLimitError],
+    ['AUTH_001', AuthenticationError],
+    ['AUTH_004', InternalServerError],
+    ['GW_001', UpstreamError],
+    ['ORGANIZATION_SECRET_011', AuthenticationError],
+    ['UPSTREAM_017', ConflictError],
+    ['APPLICATION_004', NotFoundError],
+    ['WA_TPL_014', UnprocessableEntityError],
+    ['UPSTREAM_026', UnprocessableEntityError],
+    ['UPSTREAM_020', RateLimitError],
+    ['UPSTREAM_019', PermissionDeniedError],
+  ])('a known code is its class on a 200 and on another status: %s → %o', (code, Class) => {
+    for (const status of [200, 400, 500]) {
+      const e = decode(status, env(code, 'GROUP', 'what happened'));
+      expect(e).toBeInstanceOf(Class);
+      expect([e.status, e.code]).toEqual([status, code]);
+    }
+  });
+
+  it('an unknown code, or none, follows the status', () => {
+    expect(decode(200, env('VAL_001', 'VALIDATION', 'x')).constructor).toBe(ApiError);
+    expect(decode(409, env('VAL_001', 'VALIDATION', 'x'))).toBeInstanceOf(ConflictError);
+    expect(decode(402, json({ isSuccess: false }))).toBeInstanceOf(PaymentRequiredError);
+    // A code named like a known one is not one: no prefix match but the spec's WA_TPL family.
+    expect(decode(400, env('BILL_0011', 'X', 'x'))).toBeInstanceOf(BadRequestError);
+  });
+
+  it('reads `errors` given as a list by its first entry', () => {
+    const e = decode(
+      200,
+      json({
+        isSuccess: false,
+        errors: [{ code: 'BILL_001', group: 'PAYMENT_REQUIRED', description: 'zero' }],
+      }),
+    );
+    expect(e).toBeInstanceOf(PaymentRequiredError);
+    expect(e).toMatchObject({ code: 'BILL_001', group: 'PAYMENT_REQUIRED', description: 'zero' });
+  });
+
   it('keeps every envelope field and the raw body', () => {
     const e = decode(
       422,

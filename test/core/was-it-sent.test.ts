@@ -141,7 +141,8 @@ describe('an attempt cut in flight keeps its call "may have been sent"', () => {
         results.push(r);
     })();
     await backoffStarted();
-    controller.abort(new Error('stop'));
+    const reason = new Error('stop');
+    controller.abort(reason);
     await run;
     expect(seen.count).toBe(1);
     const r = results[0]!;
@@ -151,6 +152,10 @@ describe('an attempt cut in flight keeps its call "may have been sent"', () => {
     expect(r.error).toBeInstanceOf(ConnectionError);
     expect(r.error).toMatchObject({ mayHaveBeenSent: true });
     expect(r.notSent).toBe(false);
+    // Why the batch stopped is the error's cause: the batch's own "not sent", holding the caller's reason.
+    const stop = r.error.cause;
+    expect(stop).toBeInstanceOf(NotSentError);
+    expect((stop as NotSentError).cause).toBe(reason);
   });
 
   it('send: cut in flight, then aborted during the backoff → the ConnectionError (may have been sent)', async () => {
@@ -161,10 +166,14 @@ describe('an attempt cut in flight keeps its call "may have been sent"', () => {
       .messages.send(text, { signal: controller.signal })
       .catch((x: unknown) => x);
     await backoffStarted();
-    controller.abort(new Error('stop'));
+    const reason = new Error('stop');
+    controller.abort(reason);
     const e = await p;
     expect(e).toBeInstanceOf(ConnectionError);
     expect(e).toMatchObject({ mayHaveBeenSent: true });
+    // The stop is not lost: its reason is the error's cause, and the message says the call was stopped.
+    expect((e as Error).cause).toBe(reason);
+    expect((e as Error).message).toMatch(/stopped before another attempt/);
   });
 
   it('a stop before anything may have gone out still ends with the caller’s reason', async () => {

@@ -22,6 +22,7 @@ import {
   LoginFailedError,
   MemoryTokenStore,
   PlatformClient,
+  type PlatformClientOptions,
   StreamError,
   StreamInterruptedError,
   TimeoutError,
@@ -112,7 +113,7 @@ async function platform(target: string, fault: (n: number) => Handler | undefine
   });
   close = s.close;
   const tokenStore = new MemoryTokenStore();
-  const client = (o: { maxRetries?: number; timeoutMs?: number } = {}) =>
+  const client = (o: Partial<PlatformClientOptions> = {}) =>
     new PlatformClient({
       logger: sdkLog.logger,
       platformUrl: s.url,
@@ -242,9 +243,10 @@ describe('batchSendAll: a fault in flight marks the chunk uncertain and sends no
   });
 });
 
-const gets: [string, string, Call][] = [
-  ['reports.get', 'GET /reports/', (c) => c.reports.get({ data: 'messages' })],
-  ['stats.get', 'GET /stats', (c) => c.stats.get()],
+type GetCall = (client: PlatformClient, options?: { signal?: AbortSignal }) => Promise<unknown>;
+const gets: [string, string, GetCall][] = [
+  ['reports.get', 'GET /reports/', (c, o) => c.reports.get({ data: 'messages' }, o)],
+  ['stats.get', 'GET /stats', (c, o) => c.stats.get(o)],
 ];
 
 describe.each(gets)('%s: repeating a GET has no effect, so it is retried', (_name, target, call) => {
@@ -268,6 +270,27 @@ describe.each(gets)('%s: repeating a GET has no effect, so it is retried', (_nam
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(count[target]).toBe(1);
   });
+
+  // Repeating a GET has no effect, so whether an attempt reached the server does not matter: the caller's
+  // reason is the answer, as it is for any abort.
+  it.each([503, 502])(
+    "the caller's signal during the wait after a %i: rejects with the caller's reason",
+    async (status) => {
+      const { count, client } = await platform(target, () => html(status, 'Bad Gateway'));
+      const controller = new AbortController();
+      const reason = new Error('shutting down');
+      // Aborted the moment the transport decides to wait and retry: the wait is what the abort ends.
+      const waiting = client({
+        maxRetries: 2,
+        onResponse: (e) => {
+          if (e.path === target.split(' ')[1] && e.retryInMs !== undefined) controller.abort(reason);
+        },
+      });
+      const { error } = await failure(() => call(waiting, { signal: controller.signal }));
+      expect(error).toBe(reason);
+      expect(count[target]).toBe(1);
+    },
+  );
 
   it('a server that never answers → TimeoutError within timeoutMs (maxRetries 0)', async () => {
     const { count, loggedIn } = await platform(target, () => neverAnswers);

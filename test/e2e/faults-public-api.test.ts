@@ -10,6 +10,7 @@ import {
   InternalServerError,
   InvalidResponseError,
   PublicApiClient,
+  type PublicApiClientOptions,
   TimeoutError,
   UpstreamError,
 } from '../../src/index.js';
@@ -66,7 +67,7 @@ async function api(handler: (n: number) => Handler) {
   close = s.close;
   return {
     count,
-    client: (o: { maxRetries?: number; timeoutMs?: number } = {}) =>
+    client: (o: Partial<PublicApiClientOptions> = {}) =>
       new PublicApiClient({
         logger: sdkLog.logger,
         secretKey: SECRET_KEY,
@@ -209,6 +210,29 @@ describe("request('GET'): repeating has no effect, so faults before a complete a
     expect(ms).toBeLessThan(TIMEOUT_MS + SLACK_MS);
     expect(count.requests).toBe(1);
   });
+
+  // Repeating a GET has no effect, so whether an attempt reached the server does not matter: the caller's
+  // reason is the answer, as it is for any abort.
+  it.each([503, 502])(
+    "the caller's signal during the wait after a %i: rejects with the caller's reason",
+    async (status) => {
+      const { count, client } = await api(() => html(status, 'Proxy Error'));
+      const controller = new AbortController();
+      const reason = new Error('shutting down');
+      // Aborted the moment the transport decides to wait and retry: the wait is what the abort ends.
+      const waiting = client({
+        maxRetries: 2,
+        onResponse: (e) => {
+          if (e.retryInMs !== undefined) controller.abort(reason);
+        },
+      });
+      const { error } = await failure(() =>
+        waiting.request('GET', `/wa/${APP}/templates`, { signal: controller.signal }),
+      );
+      expect(error).toBe(reason);
+      expect(count.requests).toBe(1);
+    },
+  );
 
   it('truncated JSON in a 200 → InvalidResponseError, not retried (the answer was complete)', async () => {
     const { count, client } = await api(() => truncatedJson('{"isSuccess":true,"data":{"sour'));

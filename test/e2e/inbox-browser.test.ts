@@ -2,6 +2,39 @@ import { expect, it } from 'vitest';
 import { describeChromium } from '../helpers/chromium.js';
 import { DELIVERY_QUESTION, inboxHarness, TO } from '../helpers/inbox-browser.js';
 
+/** A list of two delivery slots behind a "Slots" button. */
+const SLOTS_LIST = {
+  type: 'interactive',
+  interactive: {
+    type: 'list',
+    body: { text: 'Pick a delivery slot' },
+    action: {
+      button: 'Slots',
+      sections: [
+        {
+          title: 'Tomorrow',
+          rows: [
+            { id: 'slot_am', title: 'Morning', description: '9:00 to 12:00' },
+            { id: 'slot_pm', title: 'Afternoon' },
+          ],
+        },
+      ],
+    },
+  },
+} as const;
+
+/** A template with two quick-reply buttons. */
+const CONFIRM_TEMPLATE = {
+  name: 'order_confirm',
+  language: 'en_US',
+  category: 'UTILITY',
+  body: { text: 'Confirm order {{1}}?', examples: ['#1042'] },
+  buttons: [
+    { type: 'QUICK_REPLY', text: 'Confirm' },
+    { type: 'QUICK_REPLY', text: 'Not now' },
+  ],
+};
+
 /** The sandbox's web inbox in Debian's chromium: conversations, answering as the customer, controls, log. */
 describeChromium('sandbox web inbox in chromium', () => {
   const t = inboxHarness();
@@ -38,26 +71,7 @@ describeChromium('sandbox web inbox in chromium', () => {
   });
 
   it('a list row chosen reaches the app as list_reply', async () => {
-    const { messageId } = await t.gw.messages.send({
-      to: TO,
-      type: 'interactive',
-      interactive: {
-        type: 'list',
-        body: { text: 'Pick a delivery slot' },
-        action: {
-          button: 'Slots',
-          sections: [
-            {
-              title: 'Tomorrow',
-              rows: [
-                { id: 'slot_am', title: 'Morning', description: '9:00 to 12:00' },
-                { id: 'slot_pm', title: 'Afternoon' },
-              ],
-            },
-          ],
-        },
-      },
-    });
+    const { messageId } = await t.gw.messages.send({ to: TO, ...SLOTS_LIST });
     await t.openInbox();
     await t.bubble(messageId).getByRole('button', { name: '☰ Slots' }).click();
     await t
@@ -71,6 +85,65 @@ describeChromium('sandbox web inbox in chromium', () => {
         list_reply: { id: 'slot_am', title: 'Morning', description: '9:00 to 12:00' },
       },
     });
+  });
+
+  it('a list opened before its status updates arrive stays open through the redraws they cause', async () => {
+    // Statuses are held until the list is open: the order of what happens is the test's, not the timers'.
+    const release = t.sandbox.holdStatuses();
+    const { messageId } = await t.gw.messages.send({ to: TO, ...SLOTS_LIST });
+    await t.sandbox.idle(); // sent, delivered and read are due, and held
+    await t.openInbox();
+    const bubble = t.bubble(messageId);
+    await bubble.getByRole('button', { name: '☰ Slots' }).click();
+    await bubble.getByRole('button', { name: /Morning/ }).waitFor({ state: 'visible' });
+    await release();
+    await bubble.locator('.mark[data-status="read"]').waitFor();
+    await expect(bubble.locator('.arrivals').textContent()).resolves.toContain('sent → delivered → read');
+    expect(await bubble.getByRole('button', { name: '☰ Slots' }).getAttribute('aria-expanded')).toBe('true');
+    expect(await bubble.getByRole('button', { name: /Morning/ }).isVisible()).toBe(true);
+    // Closed again, it stays closed through the next redraw (a template arriving redraws the whole thread).
+    await bubble.getByRole('button', { name: '☰ Slots' }).click();
+    t.sandbox.submitTemplate('app_1', JSON.stringify(CONFIRM_TEMPLATE));
+    await t.page.locator('.templates li', { hasText: 'order_confirm' }).first().waitFor();
+    expect(await bubble.getByRole('button', { name: /Morning/ }).isVisible()).toBe(false);
+  });
+
+  it("a template's quick-reply buttons tap as the customer: a button message with the send's payload, else the label", async () => {
+    const created = t.sandbox.submitTemplate('app_1', JSON.stringify(CONFIRM_TEMPLATE));
+    t.sandbox.templates.approve(created.created!.sourceId);
+    const { messageId } = await t.gw.messages.send({
+      to: TO,
+      type: 'template',
+      template: {
+        name: 'order_confirm',
+        language: { code: 'en_US' },
+        components: [
+          { type: 'body', parameters: [{ type: 'text', text: '#1042' }] },
+          {
+            type: 'button',
+            sub_type: 'quick_reply',
+            index: '0',
+            parameters: [{ type: 'text', text: 'CONFIRM_1042' }],
+          },
+        ],
+      },
+    });
+    await t.openInbox();
+    await t.bubble(messageId).getByRole('button', { name: 'Confirm' }).click();
+    const confirm = await t.appGets(t.incoming('button'));
+    expect(confirm.kind === 'message' && confirm.message).toMatchObject({
+      from: TO,
+      type: 'button',
+      context: { id: messageId },
+      button: { payload: 'CONFIRM_1042', text: 'Confirm' },
+    });
+    // No payload set for the second button: the tap carries its label, as the upstream platform does.
+    await t.bubble(messageId).getByRole('button', { name: 'Not now' }).click();
+    const later = await t.appGets(
+      (e) => e.kind === 'message' && e.message.type === 'button' && e.message.button.text === 'Not now',
+    );
+    expect(later.kind === 'message' && later.message).toMatchObject({ button: { payload: 'Not now' } });
+    await t.page.locator('li.msg.in').getByText('Quick reply: Confirm').waitFor();
   });
 
   it('a forced failure shows the failed mark and the app gets the failed status with that code', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
+  AuthenticationError,
   EndpointNotLiveError,
   GatewayClient,
   type Logger,
@@ -56,6 +57,9 @@ describe('media.download', () => {
       `attachment; filename*=UTF-8''na%C3%AFve.pdf; filename="naÃ¯ve.pdf"`,
       'naïve.pdf',
     ],
+    ['a language tag', "attachment; filename*=UTF-8'en'na%C3%AFve.pdf", 'naïve.pdf'],
+    ['ISO-8859-1', "attachment; filename*=iso-8859-1''na%EFve.pdf", 'naïve.pdf'],
+    ['a path', `attachment; filename*=UTF-8''..%2F..%2Fna%C3%AFve.pdf`, 'naïve.pdf'],
     ['only a raw-byte filename', 'attachment; filename="naÃ¯ve.pdf"', undefined],
     ['a filename* holding raw bytes', "attachment; filename*=UTF-8''naÃ¯ve.pdf", undefined],
   ])(
@@ -111,7 +115,15 @@ describe('media.download', () => {
   it('maps the error envelope to typed errors', async () => {
     server.use(
       http.get(`${GW}/v1/wa/media/:id`, () =>
-        HttpResponse.json(envelope('WABA_001', 'FORBIDDEN', 'no credentials'), { status: 403 }),
+        HttpResponse.json(envelope('WABA_001', 'UNAUTHORIZED', 'no credentials'), { status: 401 }),
+      ),
+    );
+    await expect(gw().media.download('m', { phoneNumberId: 'p' })).rejects.toBeInstanceOf(
+      AuthenticationError,
+    );
+    server.use(
+      http.get(`${GW}/v1/wa/media/:id`, () =>
+        HttpResponse.json({ isSuccess: false, errors: { code: 'X', description: 'no' } }, { status: 403 }),
       ),
     );
     await expect(gw().media.download('m', { phoneNumberId: 'p' })).rejects.toBeInstanceOf(

@@ -182,6 +182,68 @@ describe('gateway error table: each code becomes its class and is retried (or no
     sequence(() => HttpResponse.json(envelope('GW_001', 'UPSTREAM_ERROR', 'upstream said no')));
     await expect(client().messages.send(text)).rejects.toMatchObject({ code: 'GW_001' });
   });
+
+  // The class follows the gateway's code (its table in the spec), whatever the status: a proxy or a gateway
+  // version that answers failures with a 200 must not turn a BILL_001 into an error a batch cannot stop on.
+  it.each([
+    ['BILL_001', 'PAYMENT_REQUIRED', PaymentRequiredError],
+    ['AUTH_001', 'UNAUTHORIZED', AuthenticationError],
+    ['BILL_002', 'BAD_REQUEST', BadRequestError],
+    ['GW_001', 'UPSTREAM_ERROR', UpstreamError],
+    ['SEC_001', 'INTERNAL_ERROR', InternalServerError],
+  ] as const)('a 200 carrying %s is its class, with the real status', async (code, group, Class) => {
+    const seen = sequence(() => HttpResponse.json(envelope(code, group, `${code} happened`)));
+    const e = await client()
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(Class);
+    expect(e).toMatchObject({ status: 200, code, description: `${code} happened` });
+    expect(seen.count).toBe(1);
+  });
+
+  it('a 200 carrying the envelope with `errors` as a list is typed by its first code, not InvalidResponseError', async () => {
+    sequence(() =>
+      HttpResponse.json({
+        isSuccess: false,
+        errors: [{ code: 'BILL_001', group: 'PAYMENT_REQUIRED', description: 'Balance is zero' }],
+      }),
+    );
+    const e = await client()
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PaymentRequiredError);
+    expect(e).toMatchObject({ status: 200, code: 'BILL_001', description: 'Balance is zero' });
+  });
+
+  it('a 200 carrying RATE_001 is retried after its retry_after, like a 429', async () => {
+    const seen = sequence(
+      () =>
+        HttpResponse.json(
+          envelope('RATE_001', 'TOO_MANY_REQUESTS', 'slow down', { limit_type: 'sec', retry_after: '0s' }),
+        ),
+      ok,
+    );
+    const log = captureLogger();
+    const r = await client({ logger: log.logger }).messages.send(text);
+    expect(r.messageId).toBe('wamid.HBgM0001');
+    expect(seen.count).toBe(2);
+    expect(log.lines).toEqual([
+      {
+        level: 'warn',
+        message: RETRYING,
+        meta: expect.objectContaining({ error: 'RateLimitError', code: 'RATE_001', status: 200 }),
+      },
+    ]);
+  });
+
+  it("a 4xx whose code the table names otherwise is the code's class (400 BILL_001 → PaymentRequiredError)", async () => {
+    sequence(err(400, 'BILL_001', 'PAYMENT_REQUIRED'));
+    const e = await client()
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PaymentRequiredError);
+    expect(e).toMatchObject({ status: 400, code: 'BILL_001' });
+  });
 });
 
 describe('timeouts and aborts', () => {

@@ -98,29 +98,36 @@ describe('messages.sendMany', () => {
     expect(stats.requests).toBe(2);
   });
 
-  it('BILL_001 stops starting new sends and reports every remaining message as not sent', async () => {
-    const stats = echoGateway((n) =>
-      n === 5
-        ? HttpResponse.json(envelope('BILL_001', 'PAYMENT_REQUIRED', 'Balance is zero'), { status: 402 })
-        : undefined,
-    );
-    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
-    const results = await collect(
-      gw.messages.sendMany(
-        Array.from({ length: 40 }, (_, i) => msg(i)),
-        { concurrency: 1 },
-      ),
-    );
-    expect(results).toHaveLength(40);
-    expect(results.filter((r) => r.ok)).toHaveLength(4);
-    const failed = results.filter((r) => !r.ok);
-    expect(failed).toHaveLength(36);
-    for (const r of failed) {
-      expect(r.ok === false && r.error).toBeInstanceOf(PaymentRequiredError);
-      expect(r.ok === false && r.notSent).toBe(true);
-    }
-    expect(stats.requests).toBe(5);
-  });
+  // The second row is the failure envelope on a success status: the code, not the status, says the balance is gone.
+  it.each([
+    ['a 402', 402],
+    ['a 200 carrying the envelope', 200],
+  ])(
+    'BILL_001 in %s stops starting new sends and reports every remaining message as not sent',
+    async (_, status) => {
+      const stats = echoGateway((n) =>
+        n === 5
+          ? HttpResponse.json(envelope('BILL_001', 'PAYMENT_REQUIRED', 'Balance is zero'), { status })
+          : undefined,
+      );
+      const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+      const results = await collect(
+        gw.messages.sendMany(
+          Array.from({ length: 40 }, (_, i) => msg(i)),
+          { concurrency: 1 },
+        ),
+      );
+      expect(results).toHaveLength(40);
+      expect(results.filter((r) => r.ok)).toHaveLength(4);
+      const failed = results.filter((r) => !r.ok);
+      expect(failed).toHaveLength(36);
+      for (const r of failed) {
+        expect(r.ok === false && r.error).toBeInstanceOf(PaymentRequiredError);
+        expect(r.ok === false && r.notSent).toBe(true);
+      }
+      expect(stats.requests).toBe(5);
+    },
+  );
 
   it('BILL_001 also stops sends already queued at the rate limiter', async () => {
     const stats = echoGateway((n) =>

@@ -31,6 +31,28 @@ const template: TemplateCreateRequest = {
   category: 'UTILITY',
   body: { text: 'Your order {{1}} has shipped.', examples: ['#1042'] },
 };
+/** The public API's error table (spec): status, code, group, class. */
+const CODES = [
+  [400, 'REQ_001', 'VALIDATION', BadRequestError],
+  [400, 'UPSTREAM_021', 'VALIDATION', BadRequestError],
+  [401, 'ORGANIZATION_SECRET_010', 'AUTHENTICATION', AuthenticationError],
+  [401, 'ORGANIZATION_SECRET_011', 'AUTHENTICATION', AuthenticationError],
+  [401, 'UPSTREAM_018', 'AUTHENTICATION', AuthenticationError],
+  [403, 'UPSTREAM_019', 'NOT_ALLOWED', PermissionDeniedError],
+  [404, 'APPLICATION_004', 'NOT_FOUND', NotFoundError],
+  [409, 'UPSTREAM_017', 'CONFLICT', ConflictError],
+  [422, 'WA_TPL_014', 'VALIDATION', UnprocessableEntityError],
+  [422, 'UPSTREAM_022', 'VALIDATION', UnprocessableEntityError],
+  [422, 'UPSTREAM_023', 'VALIDATION', UnprocessableEntityError],
+  [422, 'UPSTREAM_024', 'VALIDATION', UnprocessableEntityError],
+  [422, 'UPSTREAM_025', 'VALIDATION', UnprocessableEntityError],
+  [422, 'UPSTREAM_026', 'VALIDATION', UnprocessableEntityError],
+  [422, 'UPSTREAM_027', 'VALIDATION', UnprocessableEntityError],
+  [422, 'UPSTREAM_028', 'VALIDATION', UnprocessableEntityError],
+  [422, 'UPSTREAM_029', 'VALIDATION', UnprocessableEntityError],
+  [502, 'UPSTREAM_003', 'SERVICE_UNAVAILABLE', UpstreamError],
+] as const;
+
 const created = {
   sourceId: '1234567890',
   name: 'order_shipped',
@@ -113,26 +135,7 @@ describe('PublicApiClient.templates.create', () => {
     );
   });
 
-  it.each([
-    [400, 'REQ_001', 'VALIDATION', BadRequestError],
-    [400, 'UPSTREAM_021', 'VALIDATION', BadRequestError],
-    [401, 'ORGANIZATION_SECRET_010', 'AUTHENTICATION', AuthenticationError],
-    [401, 'ORGANIZATION_SECRET_011', 'AUTHENTICATION', AuthenticationError],
-    [401, 'UPSTREAM_018', 'AUTHENTICATION', AuthenticationError],
-    [403, 'UPSTREAM_019', 'NOT_ALLOWED', PermissionDeniedError],
-    [404, 'APPLICATION_004', 'NOT_FOUND', NotFoundError],
-    [409, 'UPSTREAM_017', 'CONFLICT', ConflictError],
-    [422, 'WA_TPL_014', 'VALIDATION', UnprocessableEntityError],
-    [422, 'UPSTREAM_022', 'VALIDATION', UnprocessableEntityError],
-    [422, 'UPSTREAM_023', 'VALIDATION', UnprocessableEntityError],
-    [422, 'UPSTREAM_024', 'VALIDATION', UnprocessableEntityError],
-    [422, 'UPSTREAM_025', 'VALIDATION', UnprocessableEntityError],
-    [422, 'UPSTREAM_026', 'VALIDATION', UnprocessableEntityError],
-    [422, 'UPSTREAM_027', 'VALIDATION', UnprocessableEntityError],
-    [422, 'UPSTREAM_028', 'VALIDATION', UnprocessableEntityError],
-    [422, 'UPSTREAM_029', 'VALIDATION', UnprocessableEntityError],
-    [502, 'UPSTREAM_003', 'SERVICE_UNAVAILABLE', UpstreamError],
-  ] as const)(
+  it.each(CODES)(
     '%i %s → %o with code, group, description, params and fields; sent once',
     async (status, code, group, Class) => {
       let count = 0;
@@ -154,6 +157,18 @@ describe('PublicApiClient.templates.create', () => {
         'header.text': { code, description: 'field text', params: { limit: 60 } },
       });
       expect(count).toBe(1);
+    },
+  );
+
+  it.each(CODES)(
+    'the %i %s envelope on a 200 is %o too, with the real status',
+    async (_status, code, group, Class) => {
+      server.use(http.post(`${API}/wa/:appId/templates`, () => fail(200, code, group)));
+      const e = await api()
+        .templates.create('a1', template)
+        .catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(Class);
+      expect(e).toMatchObject({ status: 200, code, group, description: `${code} text` });
     },
   );
 

@@ -14,6 +14,7 @@ import {
   FIXTURE_BUSINESS_ACCOUNT_ID,
   FIXTURE_METADATA,
   FIXTURE_SENDER,
+  FIXTURE_TIMESTAMP,
   imageMessage,
   listReplyMessage,
   locationMessage,
@@ -65,7 +66,7 @@ function parseError(body: Parameters<typeof parseWebhook>[0]): WebhookParseError
 
 describe('parseWebhook: incoming messages, one fixture per type', () => {
   it('text: body, sender contact, metadata, business account, wamid key', () => {
-    const msg = textMessage({ text: { body: 'Where is my order?' } });
+    const msg = textMessage({ text: { body: 'Where is my order?' }, timestamp: FIXTURE_TIMESTAMP });
     const event = oneMessage(messageEnvelope(msg));
     expect(event.field).toBe('messages');
     expect(event.businessAccountId).toBe(FIXTURE_BUSINESS_ACCOUNT_ID);

@@ -1,9 +1,11 @@
 /** The sandbox's HTTP side: its routes, how it reads a body (bounded) and how it answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callObserver } from '../../core/observer.js';
+import { parseObject } from './inbox/feed.js';
 import { refuseCrossSite } from './inbox/http.js';
 import { MAX_UPLOAD_BYTES } from './inbox/replies.js';
 import type { Inbox } from './inbox/server.js';
+import { prepareInjection } from './inject.js';
 import { answerPlatform, isPlatformPath, type PlatformMount } from './platform-mount.js';
 import type { SandboxRuntime } from './runtime.js';
 
@@ -86,21 +88,76 @@ export function route(
     }
   }
   if (req.method === 'POST' && url.pathname === '/__sandbox/inject') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      send(res, 400, { error: 'body is not JSON' });
-      return;
-    }
-    void sandbox.track(sandbox.injectMessage(parsed as Record<string, unknown>));
-    send(res, 202, { accepted: true });
+    answerInject(sandbox, url, body, res);
     return;
   }
   send(res, 404, {
     isSuccess: false,
     errors: { code: 'NOT_FOUND', group: 'NOT_FOUND', description: 'No such sandbox route.' },
   });
+}
+
+/**
+ * `POST /__sandbox/inject`: a customer's message (or a whole envelope), its `id` and `timestamp` filled in when
+ * missing; `400` naming every problem when no delivery could carry it. `202` at once with the ids; with `?wait`,
+ * `200` once the delivery is over, with its attempts and the replies the app sent the customer meanwhile (what
+ * `wa-gateway say` prints).
+ */
+function answerInject(sandbox: SandboxRuntime, url: URL, body: string, res: ServerResponse): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    send(res, 400, { error: 'body is not JSON' });
+    return;
+  }
+  const injection = prepareInjection(parsed);
+  if (!injection.ok) {
+    const error = `not a message the gateway could deliver: ${injection.problems.join('; ')}`;
+    send(res, 400, { error, problems: injection.problems });
+    return;
+  }
+  const ids = injection.messages.map((m) => m['id']);
+  if (!url.searchParams.has('wait')) {
+    void sandbox.inject(injection);
+    send(res, 202, { accepted: true, ids });
+    return;
+  }
+  const senders = new Set(injection.messages.map((m) => m['from']));
+  const replies: InjectReply[] = [];
+  const stop = sandbox.observe((event) => {
+    if (event.type !== 'send') return;
+    const request = parseObject(event.request);
+    if (!senders.has(request['to'])) return;
+    const error = (event.body as { errors?: { code?: unknown; description?: unknown } } | null)?.errors;
+    replies.push({
+      status: event.status,
+      message: request,
+      ...(event.accepted ? { wamid: event.accepted.wamid } : {}),
+      ...(error ? { error: `${String(error.code)}: ${String(error.description)}` } : {}),
+    });
+  });
+  sandbox.inject(injection).then(
+    (attempts) => {
+      stop();
+      send(res, 200, { ids, attempts, replies, webhookUrl: sandbox.options.webhookUrl ?? null });
+    },
+    () => {
+      stop();
+      if (!res.headersSent) send(res, 500, { error: 'the delivery failed' });
+    },
+  );
+}
+
+/** A send the app made to the customer while their message was being delivered. */
+export interface InjectReply {
+  status: number;
+  /** The request body the app sent. */
+  message: Record<string, unknown>;
+  /** The wamid, when the sandbox accepted it. */
+  wamid?: string;
+  /** The gateway's code and description, when it refused it. */
+  error?: string;
 }
 
 export function send(

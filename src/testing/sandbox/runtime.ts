@@ -1,12 +1,14 @@
 /** The sandbox's moving parts: the simulator, the schedule of status events, and webhook delivery. */
 import { setMaxListeners } from 'node:events';
+import { ConfigurationError } from '../../core/errors.js';
 import { callObserver } from '../../core/observer.js';
 import type { WebhookEnvelope } from '../../webhooks/schemas.js';
 import type { TemplateStatusEventName } from '../../webhooks/template-status.js';
 import { type DeliveryAttempt, deliverWebhook, GATEWAY_RETRY_DELAYS_MS } from '../deliver.js';
 import { GatewaySimulator, type SentMessage } from '../gateway-simulator.js';
 import { TemplateRegistry } from '../template-registry.js';
-import { messageEnvelope, templateStatusEnvelope } from '../webhook-fixtures.js';
+import { templateStatusEnvelope } from '../webhook-fixtures.js';
+import { type Injection, prepareInjection } from './inject.js';
 import type { SandboxEvent, SandboxFaults, SandboxOptions } from './types.js';
 
 /** @internal What `startSandbox` runs; its members back the `Sandbox` it returns. */
@@ -28,6 +30,8 @@ export class SandboxRuntime {
   readonly unconfigured: { eventId: number; label: string }[] = [];
   readonly #statusDelaysMs: readonly number[];
   #eventCounter = 0;
+  /** Status events due while held (`holdStatuses`), in the order they fell due; `undefined` when not holding. */
+  #held: (() => void)[] | undefined;
 
   constructor(readonly options: SandboxOptions) {
     // Every delivery in flight listens on it: a burst of a bulk send's statuses is hundreds, not a leak.
@@ -36,6 +40,12 @@ export class SandboxRuntime {
     this.simulator = new GatewaySimulator({ templateRegistry: this.templates, ...options });
     this.retryDelaysMs = options.retryDelaysMs ?? GATEWAY_RETRY_DELAYS_MS;
     this.#statusDelaysMs = options.statusDelaysMs ?? [100, 250, 450];
+  }
+
+  /** Calls `listener` with everything the sandbox does from now on; returns the unsubscribe function. */
+  observe(listener: (event: SandboxEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   emit(event: SandboxEvent): void {
@@ -99,12 +109,24 @@ export class SandboxRuntime {
     const times = this.#statusDelaysMs;
     const copies = this.faults.duplicateStatuses ? 2 : 1;
     plan.forEach(([status, envelope], i) => {
-      this.later(times[i]!, () => {
+      const fire = () => {
         if (status === 'delivered') this.simulator.chargeDelivery();
         this.emit({ type: 'status', wamid: message.wamid, status, envelope });
         for (let n = 0; n < copies; n++) void this.track(this.deliver(envelope, `status:${status}`));
-      });
+      };
+      this.later(times[i]!, () => (this.#held ? this.#held.push(fire) : fire()));
     });
+  }
+
+  /** Holds status events as they fall due, until the returned function releases them (see `Sandbox`). */
+  holdStatuses(): () => Promise<void> {
+    this.#held ??= [];
+    return () => {
+      const held = this.#held ?? [];
+      this.#held = undefined;
+      for (const fire of held) fire();
+      return this.idle();
+    };
   }
 
   createTemplate(answer: ReturnType<TemplateRegistry['create']>): void {
@@ -155,19 +177,30 @@ export class SandboxRuntime {
     return this.track(this.deliver(update, `template:${status}`));
   }
 
+  /**
+   * Delivers a customer's message (or a whole envelope), its `id` and `timestamp` filled in when missing; rejects
+   * with `ConfigurationError` naming every problem when no delivery could carry it.
+   */
   injectMessage(message: Record<string, unknown> | WebhookEnvelope): Promise<DeliveryAttempt[]> {
-    const envelope = 'entry' in message ? (message as WebhookEnvelope) : messageEnvelope(message);
-    for (const e of envelope.entry ?? [])
-      for (const c of e.changes ?? []) {
-        const messages = (c.value as { messages?: unknown }).messages;
-        if (!Array.isArray(messages)) continue;
-        for (const m of messages as Record<string, unknown>[]) {
-          // A customer's message opens the 24-hour service window again.
-          if (typeof m['from'] === 'string') this.simulator.closedWindows.delete(m['from']);
-          this.emit({ type: 'incoming', message: m });
-        }
-      }
-    return this.track(this.deliver(envelope));
+    const injection = prepareInjection(message);
+    if (!injection.ok) {
+      return Promise.reject(
+        new ConfigurationError(
+          `injectMessage: not a message the gateway could deliver: ${injection.problems.join('; ')}. To deliver any envelope as it is, use sandbox.deliver(envelope).`,
+        ),
+      );
+    }
+    return this.inject(injection);
+  }
+
+  /** Delivers a prepared injection: each message shows in the inbox and reopens its sender's window. */
+  inject(injection: Extract<Injection, { ok: true }>): Promise<DeliveryAttempt[]> {
+    for (const m of injection.messages) {
+      // A customer's message opens the 24-hour service window again.
+      if (typeof m['from'] === 'string') this.simulator.closedWindows.delete(m['from']);
+      this.emit({ type: 'incoming', message: m });
+    }
+    return this.track(this.deliver(injection.envelope));
   }
 
   /** Resolves when every scheduled event has been delivered, lost or dropped. */

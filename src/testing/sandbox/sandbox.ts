@@ -22,7 +22,7 @@ import type { Sandbox, SandboxOptions } from './types.js';
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const runtime = new SandboxRuntime(options);
-  const { templates, simulator, faults, retryDelaysMs, listeners } = runtime;
+  const { templates, simulator, faults, retryDelaysMs } = runtime;
   let inbox: Inbox | undefined;
   let platform: PlatformMount | undefined;
   const server = createServer((req, res) => {
@@ -62,10 +62,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     templates,
     faults,
     retryDelaysMs,
-    observe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    observe: (listener) => runtime.observe(listener),
     submitTemplate(appId, body) {
       const answer = templates.submit(appId, body);
       runtime.createTemplate(answer);
@@ -79,6 +76,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     undelivered: runtime.unconfigured,
     injectMessage: (message) => runtime.injectMessage(message),
     deliver: (envelope, label) => runtime.track(runtime.deliver(envelope, label)),
+    holdStatuses: () => runtime.holdStatuses(),
     idle: () => runtime.idle(),
     async close() {
       await runtime.stop();

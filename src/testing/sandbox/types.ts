@@ -133,6 +133,19 @@ export interface Sandbox {
   undelivered: { eventId: number; label: string }[];
   /** Delivers an incoming message (a fixture message object or a whole envelope) to the webhook. */
   injectMessage(message: Record<string, unknown> | WebhookEnvelope): Promise<DeliveryAttempt[]>;
+  /**
+   * Holds every status event from now on, as for a recipient whose phone is offline, until the function it returns
+   * is called: the held events are then delivered (and shown) in the order they fell due, and its promise resolves
+   * once the sandbox is idle. What a test needs to see the app, or the inbox, before and after a status arrives
+   * without racing the timers.
+   *
+   * @example
+   * const release = sandbox.holdStatuses();
+   * const { messageId } = await gw.messages.send(message);
+   * await sandbox.idle(); // sent, delivered and read are due, and held
+   * await release(); // now delivered
+   */
+  holdStatuses(): () => Promise<void>;
   /** Delivers any envelope to the webhook with the gateway's retry schedule. */
   deliver(envelope: WebhookEnvelope, label?: string): Promise<DeliveryAttempt[]>;
   /** Resolves when every scheduled event has been delivered, lost or dropped. */

@@ -238,7 +238,8 @@ export function parseJson(text: string): unknown {
   }
 }
 
-function parseObject(text: string): Record<string, unknown> {
+/** The JSON object `text` holds, or `{}` for anything else. */
+export function parseObject(text: string): Record<string, unknown> {
   const value = parseJson(text);
   return value !== null && typeof value === 'object' && !Array.isArray(value)
     ? (value as Record<string, unknown>)

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { CampaignReport } from '../../../campaigns/tracker.js';
 import type { DeliveryAttempt } from '../../deliver.js';
+import { SENDER_PATTERN } from '../inject.js';
 
 /** One message in a conversation, drawn as the recipient sees it. */
 export interface InboxMessage {
@@ -84,12 +85,20 @@ export type StreamEvent =
   | { kind: 'controls'; controls: InboxControls }
   | { kind: 'campaigns'; campaigns: InboxCampaign[] };
 
-const from = z.string().regex(/^\d{5,20}$/, 'a number with country code, digits only');
+const from = z.string().regex(SENDER_PATTERN, 'a number with country code, digits only');
 
 /** `POST /inbox/api/reply`: the customer answers. */
 export const ReplyRequestSchema = z.discriminatedUnion('kind', [
   z.object({ from, kind: z.literal('text'), text: z.string().min(1).max(4096) }),
   z.object({ from, kind: z.literal('button'), id: z.string().max(256), title: z.string().max(20) }),
+  z.object({
+    from,
+    kind: z.literal('quick_reply'),
+    /** The template message whose button was tapped: the tap's `context.id`. */
+    messageId: z.string().min(1).max(200),
+    payload: z.string().min(1).max(256),
+    text: z.string().min(1).max(25),
+  }),
   z.object({
     from,
     kind: z.literal('list'),

@@ -2,6 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
   audioMessage,
+  buttonMessage,
   buttonReplyMessage,
   documentMessage,
   fixtureId,
@@ -32,6 +33,12 @@ export function reply(sandbox: Sandbox, uploads: Uploads, request: ReplyRequest)
       break;
     case 'button':
       message = buttonReplyMessage({ id: request.id, title: request.title }, base);
+      break;
+    case 'quick_reply':
+      message = buttonMessage(
+        { payload: request.payload, text: request.text },
+        { ...base, context: { id: request.messageId } },
+      );
       break;
     case 'list':
       message = listReplyMessage(
@@ -65,7 +72,8 @@ export function reply(sandbox: Sandbox, uploads: Uploads, request: ReplyRequest)
       message = mediaMessage(sandbox, uploads, request, base);
       break;
   }
-  void sandbox.injectMessage(message);
+  // Built from a request the schema checked, so a delivery: a refusal would be a bug here, never a crash.
+  sandbox.injectMessage(message).catch(() => undefined);
   return id;
 }
 

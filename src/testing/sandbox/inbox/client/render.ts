@@ -7,7 +7,15 @@ import { type Child, h, link, list, obj, str } from './dom.js';
 export interface Actions {
   button(message: InboxMessage, id: string, title: string): void;
   row(message: InboxMessage, row: { id: string; title: string; description?: string }): void;
+  /** A tap on a template's quick-reply button: `payload` as the send set it (else the label), `text` the label. */
+  quickReply(message: InboxMessage, payload: string, text: string): void;
 }
+
+/**
+ * The lists the customer opened, by message id. Kept here, not in the DOM: a status update redraws its message's
+ * bubble, and an open list must stay open through it.
+ */
+export const openLists = new Set<string>();
 
 const MARKS: Readonly<Record<string, [string, string]>> = {
   sent: ['✓', 'sent'],
@@ -51,7 +59,12 @@ function textBody(body: string, previewUrl: boolean | undefined): HTMLElement {
 }
 
 /** A template send, drawn from the approved template with the send's parameters filled in. */
-function templateSend(t: Record<string, unknown>, templates: readonly InboxTemplate[]): HTMLElement {
+function templateSend(
+  t: Record<string, unknown>,
+  templates: readonly InboxTemplate[],
+  m: InboxMessage,
+  actions: Actions,
+): HTMLElement {
   const name = str(t['name']);
   const language = str(obj(t['language'])['code']);
   const params = (type: string, index?: string) =>
@@ -69,7 +82,17 @@ function templateSend(t: Record<string, unknown>, templates: readonly InboxTempl
     });
   const approved = templates.find((x) => x.name === name && x.language === language);
   const label = h('div', { class: 'template-name' }, `Template ${name} (${language})`);
+  const tap: QuickReplyTap = { key: m.id, tap: (payload, text) => actions.quickReply(m, payload, text) };
   if (!approved) {
+    // The template's buttons are unknown here: each quick-reply payload the send set is a button, labelled by it.
+    const quickReplies = list(t['components'])
+      .map(obj)
+      .filter((o) => o['type'] === 'button' && o['sub_type'] === 'quick_reply')
+      .map((o) => ({
+        type: 'QUICK_REPLY',
+        text: params('button', str(o['index']))[0] ?? '',
+        index: str(o['index']),
+      }));
     return h(
       'div',
       null,
@@ -85,18 +108,29 @@ function templateSend(t: Record<string, unknown>, templates: readonly InboxTempl
             .join(', '),
         );
       }),
+      buttonsView(quickReplies, () => [], tap),
     );
   }
   return h(
     'div',
     null,
     label,
-    templateView(approved.request, {
-      header: params('header'),
-      body: params('body'),
-      button: (i) => params('button', String(i)),
-    }),
+    templateView(
+      approved.request,
+      {
+        header: params('header'),
+        body: params('body'),
+        button: (i) => params('button', String(i)),
+      },
+      tap,
+    ),
   );
+}
+
+/** Where a template's quick-reply taps go: the message's id (for the buttons' keys) and the action. */
+interface QuickReplyTap {
+  key: string;
+  tap(payload: string, text: string): void;
 }
 
 /** Values for a template's variables: the create request's examples, or a send's parameters. */
@@ -127,7 +161,15 @@ function headerView(header: Record<string, unknown>, values: readonly unknown[])
   return h('div', { class: 'media tpl-media' }, h('div', { class: 'media-kind' }, `${format} header`));
 }
 
-function buttonsView(buttons: unknown[], values: TemplateValues['button']): Child {
+/**
+ * A template's buttons. With `quickReply`, its quick-reply buttons can be tapped as the customer: the tap carries
+ * the payload the send set for that button (its parameter), else the label, as a real delivery does.
+ */
+function buttonsView(
+  buttons: unknown[],
+  values: TemplateValues['button'],
+  quickReply?: QuickReplyTap,
+): Child {
   if (buttons.length === 0) return null;
   return h(
     'ul',
@@ -137,6 +179,28 @@ function buttonsView(buttons: unknown[], values: TemplateValues['button']): Chil
       const type = str(o['type']);
       const text =
         str(o['text']) || (type === 'OTP' ? 'Copy code' : type === 'COPY_CODE' ? 'Copy offer code' : type);
+      if (type === 'QUICK_REPLY' && quickReply) {
+        const index = o['index'] === undefined ? i : Number(o['index']);
+        const set = values(index)[0];
+        const payload = typeof set === 'string' && set !== '' ? set : text;
+        return h(
+          'li',
+          null,
+          h(
+            'button',
+            {
+              class: 'reply quick-reply',
+              attrs: {
+                type: 'button',
+                'data-key': `${quickReply.key}:qr:${index}`,
+                title: `Tap as the customer (payload ${payload})`,
+              },
+              on: { click: () => quickReply.tap(payload, text) },
+            },
+            `${BUTTON_ICON[type]} ${text}`,
+          ),
+        );
+      }
       const target =
         type === 'URL'
           ? fillVariables(str(o['url']), values(i))
@@ -157,7 +221,11 @@ function buttonsView(buttons: unknown[], values: TemplateValues['button']): Chil
  * A template as the recipient sees it: header, limited-time offer banner, body, footer, buttons, carousel
  * cards. Authentication templates get the fixed text the platform writes for them.
  */
-export function templateView(t: Record<string, unknown>, values: TemplateValues): HTMLElement {
+export function templateView(
+  t: Record<string, unknown>,
+  values: TemplateValues,
+  quickReply?: QuickReplyTap,
+): HTMLElement {
   const body = obj(t['body']);
   const footer = obj(t['footer']);
   const offer = obj(t['limitedTimeOffer']);
@@ -183,7 +251,7 @@ export function templateView(t: Record<string, unknown>, values: TemplateValues)
       ),
     h('p', { class: 'text' }, fillVariables(bodyText, auth ? ['123456'] : values.body)),
     footerText && h('p', { class: 'tpl-footer' }, footerText),
-    buttonsView(list(t['buttons']), values.button),
+    buttonsView(list(t['buttons']), values.button, quickReply),
     list(t['carousel']).length > 0 &&
       h(
         'ul',
@@ -240,9 +308,10 @@ function interactive(m: InboxMessage, i: Record<string, unknown>, actions: Actio
       ),
     );
   } else if (i['type'] === 'list') {
+    const open = openLists.has(m.id);
     const rows = h(
       'div',
-      { class: 'list-rows', attrs: { hidden: '' } },
+      { class: 'list-rows', attrs: { hidden: open ? undefined : '' } },
       ...list(action['sections']).map((s) =>
         h(
           'fieldset',
@@ -273,11 +342,13 @@ function interactive(m: InboxMessage, i: Record<string, unknown>, actions: Actio
       'button',
       {
         class: 'reply list-open',
-        attrs: { type: 'button', 'aria-expanded': 'false', 'data-key': `${m.id}:list` },
+        attrs: { type: 'button', 'aria-expanded': String(open), 'data-key': `${m.id}:list` },
         on: {
           click: () => {
             rows.hidden = !rows.hidden;
             toggle.setAttribute('aria-expanded', String(!rows.hidden));
+            if (rows.hidden) openLists.delete(m.id);
+            else openLists.add(m.id);
           },
         },
       },
@@ -365,7 +436,7 @@ const OUTGOING: {
   audio: (o) => [media('Audio', o)],
   document: (o) => [media('Document', o)],
   interactive: (o, m, _templates, actions) => [interactive(m, o, actions)],
-  template: (o, _m, templates) => [templateSend(o, templates)],
+  template: (o, m, templates, actions) => [templateSend(o, templates, m, actions)],
 };
 
 const isKey = <T extends object>(table: T, key: string): key is Extract<keyof T, string> =>

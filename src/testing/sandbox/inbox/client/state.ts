@@ -35,4 +35,9 @@ export const actions: Actions = {
     void reply({ kind: 'button', id, title }, `Tapped “${title}”: button_reply ${id} sent to the app.`),
   row: (_m, row) =>
     void reply({ kind: 'list', ...row }, `Chose “${row.title}”: list_reply ${row.id} sent to the app.`),
+  quickReply: (m, payload, text) =>
+    void reply(
+      { kind: 'quick_reply', messageId: m.id, payload, text },
+      `Tapped “${text}”: a button message with payload ${payload} sent to the app.`,
+    ),
 };

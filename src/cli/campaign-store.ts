@@ -1,0 +1,86 @@
+/** The campaigns a command reads from the Redis that `RedisCampaignStore` writes to: `campaign` and `sandbox`. */
+import { CampaignTracker } from '../campaigns/tracker.js';
+import type { Logger } from '../core/logger.js';
+import { loadOptionalPeer } from '../core/optional-peer.js';
+import { RedisCampaignStore } from '../redis/campaign-store.js';
+import type { RedisClient } from '../redis/client.js';
+import { RedisStoreError } from '../redis/errors.js';
+import { UsageError } from './io.js';
+
+/** A tracker over the Redis at `url`, and how to let go of the connection. */
+export interface CampaignReader {
+  tracker: CampaignTracker;
+  close(): void;
+}
+
+/** How to reach the campaigns: the URL and what the command's flags say about it. */
+export interface CampaignSource {
+  url: string;
+  /** The key prefix the store was built with; default `wa:`. */
+  prefix?: string | undefined;
+  /** The URL is a node of a Redis Cluster. */
+  cluster?: boolean | undefined;
+  /** The flag the URL came from, and the one that says "cluster", for the messages. */
+  flag: string;
+  clusterFlag: string;
+  /** The command, for the missing-ioredis message. */
+  command: string;
+  /**
+   * `true`: one attempt and no reconnecting, for a command that reads and exits. `false`: the client reconnects,
+   * for a process that reads for as long as it runs.
+   */
+  once: boolean;
+  /** The store's warnings (Redis lost, back); default the console. */
+  logger?: Logger;
+}
+
+/** Opens the campaigns of `source`; a URL that is not `redis://` or `rediss://` is a `UsageError`. */
+export function openCampaigns(source: CampaignSource): CampaignReader {
+  if (!/^rediss?:\/\//.test(source.url))
+    throw new UsageError(`${source.flag} must start with redis:// or rediss://.`);
+  const { Redis, Cluster } = loadOptionalPeer<{
+    Redis: new (url: string, options: object) => RedisClient;
+    Cluster: new (nodes: string[], options: object) => RedisClient;
+  }>('ioredis', source.command);
+  const once = { maxRetriesPerRequest: 0, retryStrategy: () => null };
+  const node = source.once ? once : { maxRetriesPerRequest: 1 };
+  const redis = source.cluster
+    ? new Cluster([source.url], {
+        redisOptions: node,
+        ...(source.once ? { clusterRetryStrategy: () => null } : {}),
+        lazyConnect: true,
+      })
+    : new Redis(source.url, { ...node, lazyConnect: true });
+  // Errors surface where the store is read; the client's own 'error' events would otherwise crash the process.
+  redis.on('error', () => {});
+  const store = new RedisCampaignStore({
+    redis,
+    ...(source.prefix ? { prefix: source.prefix } : {}),
+    ...(source.logger ? { logger: source.logger } : {}),
+  });
+  return { tracker: new CampaignTracker({ store }), close: () => redis.disconnect() };
+}
+
+/**
+ * A read's error as what to do, when the fix is a flag: the store's message names the library's fix (an ioredis
+ * Cluster), the command's is its cluster flag. `undefined` for any other error.
+ */
+export function clusterAdvice(error: unknown, source: CampaignSource): UsageError | undefined {
+  if (!(error instanceof RedisStoreError) || error.failure !== 'needs_cluster_client' || source.cluster)
+    return undefined;
+  return new UsageError(
+    `the Redis at ${source.flag} is a node of a Redis Cluster: pass ${source.clusterFlag}.`,
+  );
+}
+
+/** A Redis URL as it may be printed: without its user name and password. */
+export function redactedRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return '(the given URL)';
+  }
+}
