@@ -23,6 +23,7 @@ import {
   normalizeRecipient,
   type OutboundTemplateMessage,
   PaymentRequiredError,
+  UpstreamError,
 } from '../src/index.js';
 
 export interface Recipient {
@@ -38,7 +39,10 @@ export interface BulkSummary {
   sent: number;
   /** No request was made: safe to send again once fixed (invalid row) or topped up (balance). */
   notSent: { invalid: { recipient: Recipient; error: Error }[]; balance: Recipient[]; aborted: Recipient[] };
-  /** A request was made and refused (unknown template language, unregistered number, ...): look before resending. */
+  /**
+   * A request was made and refused: the upstream refused the row (GW_001: an unknown template language, an
+   * unregistered number... the same row would be refused again), or it may be out: look before resending.
+   */
   failed: { recipient: Recipient; error: Error }[];
 }
 
@@ -121,7 +125,8 @@ export async function main(options: {
     if (result.ok) {
       summary.sent++;
       // Store result.messageId with the row: the delivery receipts (status webhooks) carry it.
-    } else if (result.notSent) {
+    } else if (result.notSent && !(result.error instanceof UpstreamError)) {
+      // (A GW_001 is not sent either, but the upstream refused the row itself: it is a failure, below.)
       if (result.error instanceof PaymentRequiredError) summary.notSent.balance.push(recipient);
       else if (result.error instanceof MessageValidationError)
         summary.notSent.invalid.push({ recipient, error: result.error });

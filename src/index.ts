@@ -4,6 +4,8 @@
  * are on `wa-gateway-sdk/schemas` (see docs/api-surface.md), so a schema refactor is not a change of this entry.
  */
 
+export { type CampaignClock, CampaignRecordError } from './campaigns/recorder.js';
+export type { CampaignMessageStatus, CampaignRefusal, CampaignResult } from './campaigns/records.js';
 export {
   type CampaignCommit,
   type CampaignRecordBatch,
@@ -13,11 +15,7 @@ export {
   type MemoryCampaignStoreOptions,
 } from './campaigns/store.js';
 export {
-  type CampaignMessageStatus,
-  CampaignRecordError,
-  type CampaignRefusal,
   type CampaignReport,
-  type CampaignResult,
   type CampaignRetry,
   CampaignTracker,
   type CampaignTrackerOptions,

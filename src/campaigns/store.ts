@@ -6,6 +6,7 @@
  */
 import { nonNegativeInt } from '../core/client-options.js';
 import { durationMs } from '../core/duration.js';
+import { ConfigurationError } from '../core/errors.js';
 
 /**
  * One batch of `sendMany` results of one campaign: the accepted wamids with their recipient, the refusals,
@@ -37,7 +38,10 @@ export interface CampaignCommit {
   readonly examples: Readonly<Record<string, string>>;
   /** The status event's time in ms since the epoch, when it carried one. */
   readonly eventAt: number | undefined;
-  /** A failure a retry can fix: the retry list's entry (encoded by the tracker). */
+  /**
+   * The message failed: its entry for the retry list (encoded by the tracker), kept whatever its code, since the
+   * tracker that reads a report decides which codes are retried.
+   */
   readonly retry: string | undefined;
 }
 
@@ -53,8 +57,15 @@ export interface CampaignTotals {
  */
 export interface CampaignStore {
   /**
+   * How long after the last `sending` (or `record`) a status for an unknown wamid is parked, in ms. A tracker
+   * writes each send result at most half of it after the result arrived. Default, when a store does not say:
+   * 120,000.
+   */
+  readonly parkMs?: number;
+  /**
    * Notes that a campaign send is under way: until `parkMs` after the last call, a status for a wamid the store
-   * does not know yet is parked by `lookup` (its send result may still be on its way), not dropped.
+   * does not know yet is parked by `lookup` (its send result may still be on its way), not dropped. A recorder
+   * calls it when it opens and again while it stays open.
    */
   sending(campaign: string): Promise<void>;
   /**
@@ -68,24 +79,37 @@ export interface CampaignStore {
    * is written.
    */
   lookup(wamid: string, park: () => string): Promise<{ campaign: string; state: string } | undefined>;
-  /** Applies `change` if the message's state is still `change.expected`; `false` when another update won. */
+  /**
+   * Applies `change` if the message's state is still `change.expected`; `false` when another update won. A
+   * message whose campaign is gone (its counters expired or deleted) takes no change: `true`, nothing written.
+   */
   commit(change: CampaignCommit): Promise<boolean>;
   /** A campaign's counters and examples, or `undefined` when nothing was recorded for it. */
   totals(campaign: string): Promise<CampaignTotals | undefined>;
   /** The refusals recorded (as `record` got them), in pages. */
   refusals(campaign: string): AsyncIterable<readonly string[]>;
-  /** The retry entries of failures a retry can fix (as `commit` got them), in pages. */
+  /** The retry entries of failed messages (as `commit` got them, whatever their code), in pages. */
   failedRetries(campaign: string): AsyncIterable<readonly string[]>;
   /** The campaign ids the store holds. */
   campaigns(): Promise<string[]>;
 }
 
 export interface MemoryCampaignStoreOptions {
-  /** How long a status for an unknown wamid is parked while a campaign send is under way. Default 120,000 ms. */
+  /**
+   * While a campaign send is under way, how long a status for an unknown wamid is parked (each is dropped that
+   * long after it was parked). Default 120,000 ms.
+   */
   parkMs?: number;
   /** Most statuses parked at once; the oldest is dropped beyond it. Default 100,000. */
   maxParked?: number;
+  /** The clock parking is timed on, in ms since the epoch. Default `Date.now`; tests pass their own. */
+  now?: () => number;
 }
+
+/** How long a status is parked, when a store does not say. */
+export const DEFAULT_PARK_MS = 120_000;
+/** Statuses parked per wamid, at most (the newest kept): a message has a handful of statuses. */
+const MAX_PARKED_PER_WAMID = 16;
 
 interface MemoryCampaign {
   counts: Record<string, number>;
@@ -105,52 +129,64 @@ interface MemoryCampaign {
 export class MemoryCampaignStore implements CampaignStore {
   readonly #messages = new Map<string, { campaign: string; state: string }>();
   readonly #campaigns = new Map<string, MemoryCampaign>();
-  readonly #parked = new Map<string, string[]>();
-  readonly #parkMs: number;
+  /** Parked statuses by wamid, the oldest parking first (a wamid parked again moves to the end). */
+  readonly #parked = new Map<string, { at: number; items: string[] }>();
   readonly #maxParked: number;
+  readonly #now: () => number;
   #parkedCount = 0;
   #sendingUntil = 0;
+  readonly parkMs: number;
 
   constructor(options: MemoryCampaignStoreOptions = {}) {
-    this.#parkMs = durationMs(options.parkMs, 'MemoryCampaignStore parkMs', 120_000);
+    this.parkMs = durationMs(options.parkMs, 'MemoryCampaignStore parkMs', DEFAULT_PARK_MS);
     this.#maxParked = nonNegativeInt(options.maxParked, 'MemoryCampaignStore maxParked') ?? 100_000;
+    if (options.now !== undefined && typeof options.now !== 'function') {
+      throw new ConfigurationError(
+        'MemoryCampaignStore now must be a function returning ms since the epoch.',
+      );
+    }
+    this.#now = options.now ?? Date.now;
   }
 
   async sending(_campaign: string): Promise<void> {
-    this.#sendingUntil = Date.now() + this.#parkMs;
+    this.#sendingUntil = Math.max(this.#sendingUntil, this.#now() + this.parkMs);
   }
 
   async record(campaign: string, batch: CampaignRecordBatch): Promise<readonly string[]> {
     const c = this.#campaign(campaign);
     const parked: string[] = [];
+    this.#expireParked();
     for (const { wamid, state } of batch.accepted) {
       this.#messages.set(wamid, { campaign, state });
       const waiting = this.#parked.get(wamid);
       if (waiting) {
         this.#parked.delete(wamid);
-        this.#parkedCount -= waiting.length;
-        parked.push(...waiting);
+        this.#parkedCount -= waiting.items.length;
+        parked.push(...waiting.items);
       }
     }
     for (const r of batch.refused) c.refused.push(r);
     add(c, batch.counts, batch.examples);
     times(c.counts, 'Send', batch.firstAt, batch.lastAt);
-    this.#sendingUntil = Math.max(this.#sendingUntil, Date.now() + this.#parkMs);
+    this.#sendingUntil = Math.max(this.#sendingUntil, this.#now() + this.parkMs);
     return parked;
   }
 
   async lookup(wamid: string, park: () => string): Promise<{ campaign: string; state: string } | undefined> {
     const found = this.#messages.get(wamid);
-    if (found || Date.now() >= this.#sendingUntil) {
-      if (!found && this.#parkedCount > 0) this.#dropParked();
-      return found;
-    }
-    const list = this.#parked.get(wamid);
-    if (list) list.push(park());
-    else this.#parked.set(wamid, [park()]);
-    if (++this.#parkedCount > this.#maxParked) {
-      const oldest = this.#parked.keys().next().value as string;
-      this.#parkedCount -= this.#parked.get(oldest)?.length ?? 0;
+    if (found) return found;
+    const now = this.#expireParked();
+    if (now >= this.#sendingUntil) return undefined;
+    const entry = this.#parked.get(wamid) ?? { at: now, items: [] };
+    this.#parked.delete(wamid);
+    entry.at = now;
+    entry.items.push(park());
+    if (entry.items.length > MAX_PARKED_PER_WAMID) entry.items.shift();
+    else this.#parkedCount++;
+    this.#parked.set(wamid, entry);
+    while (this.#parkedCount > this.#maxParked) {
+      const [oldest, dropped] = this.#parked.entries().next().value as [string, { items: string[] }];
+      this.#parkedCount -= dropped.items.length;
       this.#parked.delete(oldest);
     }
     return undefined;
@@ -197,10 +233,15 @@ export class MemoryCampaignStore implements CampaignStore {
     return this.#campaigns.delete(campaign);
   }
 
-  /** Once no send is under way, statuses still parked belong to no campaign: let them go. */
-  #dropParked(): void {
-    this.#parked.clear();
-    this.#parkedCount = 0;
+  /** Drops the statuses parked `parkMs` ago or earlier (their send result never came); answers the time. */
+  #expireParked(): number {
+    const now = this.#now();
+    for (const [wamid, entry] of this.#parked) {
+      if (entry.at + this.parkMs > now) break;
+      this.#parkedCount -= entry.items.length;
+      this.#parked.delete(wamid);
+    }
+    return now;
   }
 
   #campaign(id: string): MemoryCampaign {

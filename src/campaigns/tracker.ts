@@ -6,23 +6,38 @@
  * same counts, with one process or many.
  */
 import { compareAndSet, LOST_RACE } from '../core/compare-and-set.js';
-import { ApiError, ConfigurationError, WaGatewayError } from '../core/errors.js';
-import { errorNameOf } from '../core/observer.js';
-import type { CampaignObserver, SendManyRecorder, SendManyResult } from '../gateway/send-many.js';
+import { durationMs } from '../core/duration.js';
+import { ConfigurationError } from '../core/errors.js';
+import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
+import type { CampaignObserver, SendManyRecorder } from '../gateway/send-many.js';
 import { parseTimestamp } from '../webhooks/event-fields.js';
 import type { StatusEvent, WebhookEvent } from '../webhooks/events.js';
-import type { KnownStatusValue, WebhookStatus } from '../webhooks/schemas.js';
+import type { WebhookStatus } from '../webhooks/schemas.js';
 import { applyStatus, type TrackedStatus } from '../webhooks/status-tracker.js';
-import { type CampaignRecordBatch, type CampaignStore, MemoryCampaignStore } from './store.js';
-
-/** A message's latest status in a campaign: `accepted` until its first status event arrives. */
-export type CampaignMessageStatus = 'accepted' | KnownStatusValue;
+import { type CampaignClock, CampaignRecorder, SYSTEM_CLOCK } from './recorder.js';
+import {
+  Batch,
+  type CampaignMessageStatus,
+  type CampaignRefusal,
+  type CampaignResult,
+  decodeState,
+  encodeState,
+} from './records.js';
+import {
+  type CampaignRecordBatch,
+  type CampaignStore,
+  DEFAULT_PARK_MS,
+  MemoryCampaignStore,
+} from './store.js';
 
 /** A recipient worth sending to again. */
 export interface CampaignRetry {
   /** The recipient as it was given to `sendMany` (`to`). */
   to: string;
-  /** `not_sent`: certainly not sent; `failed`: a `failed` status with a code in `retryableFailureCodes`. */
+  /**
+   * `not_sent`: certainly not sent, and worth sending again (a refusal the same message would meet again, such as
+   * `GW_001`, is not); `failed`: a `failed` status whose code is in the reading tracker's `retryableFailureCodes`.
+   */
   reason: 'not_sent' | 'failed';
   /** The refusal's code (`BILL_001`, `MessageValidationError`...) or the upstream error code of the failure. */
   code: string;
@@ -32,15 +47,6 @@ export interface CampaignRetry {
   wamid?: string;
 }
 
-/** A recorded refusal: a `sendMany` result with `ok: false`. */
-export interface CampaignRefusal {
-  to: string;
-  code: string;
-  /** `true`: certainly not sent (safe to resend); `false`: it may have been sent (check before resending). */
-  notSent: boolean;
-  index: number;
-}
-
 /** The funnel and what went wrong, from `tracker.report(id)`. */
 export interface CampaignReport {
   campaign: string;
@@ -48,7 +54,8 @@ export interface CampaignReport {
    * How far messages got. `accepted` counts every accepted wamid; `sent`, `delivered` and `read` count those
    * that reached at least that state and did not fail afterwards (`read` implies delivered, which implies sent);
    * `failed` counts messages whose latest status is `failed`; `notSent` the refusals that certainly did not go
-   * out; `maybeSent` those that may have (`GW_001`, a fault in flight).
+   * out (`GW_001`, the upstream's refusal, among them); `maybeSent` those that may have (a fault in flight, a 502
+   * without the gateway's code).
    */
   funnel: {
     accepted: number;
@@ -73,7 +80,10 @@ export interface CampaignReport {
   /** When the first and last send result was recorded, ISO 8601. */
   firstSendAt: string | null;
   lastSendAt: string | null;
-  /** Recipients to send to again: refusals that certainly did not go out, and retryable failures. */
+  /**
+   * Recipients to send to again: refusals that certainly did not go out (but those the same message would meet
+   * again, `GW_001`), and failures whose code is in the `retryableFailureCodes` of the tracker that read the report.
+   */
   retries(): AsyncIterable<CampaignRetry>;
   /** Every refusal, including those that may have been sent. */
   refused(): AsyncIterable<CampaignRefusal>;
@@ -84,59 +94,25 @@ export interface CampaignTrackerOptions {
   store?: CampaignStore;
   /**
    * Upstream error codes (of a `failed` status's `errors[0].code`) that a later retry can fix, so their
-   * recipients appear in `retries()`. Default none: the spec documents no upstream codes, so the SDK does not
-   * guess; name the ones your upstream documents as transient.
+   * recipients appear in `retries()` of the reports this tracker reads (whichever tracker applied the statuses:
+   * every failure is kept, and the list is decided when it is read). Default none: the spec documents no upstream
+   * codes, so the SDK does not guess; name the ones your upstream documents as transient.
    */
   retryableFailureCodes?: readonly (number | string)[];
-  /** Results buffered by a `sendMany` before they are written in one store step. Default 256. */
+  /** Results a recorder buffers before writing them in one store step. Default 256. */
   batchSize?: number;
-}
-
-/** Some `sendMany` results of a campaign could not be recorded (the store failed); the sends themselves stand. */
-export class CampaignRecordError extends WaGatewayError {
-  override name = 'CampaignRecordError';
-  /** The campaign whose results were not recorded. */
-  readonly campaign: string;
-  /** Results not recorded: pass them to `tracker.record(campaign, results)` once the store is back. */
-  readonly unrecorded: readonly CampaignResult[];
-  constructor(campaign: string, unrecorded: readonly CampaignResult[], cause: unknown) {
-    super(
-      `${unrecorded.length} send results of campaign '${campaign}' could not be recorded (the campaign store failed); the messages were sent as reported. Record them again with tracker.record('${campaign}', error.unrecorded) once the store is reachable.`,
-      { cause },
-    );
-    this.campaign = campaign;
-    this.unrecorded = unrecorded;
-  }
-}
-
-/** A `sendMany` result with the recipient it was for, as `tracker.record` takes it. */
-export interface CampaignResult {
-  result: SendManyResult;
-  to: string;
-}
-
-const LETTER: Readonly<Record<CampaignMessageStatus, string>> = {
-  accepted: 'a',
-  sent: 's',
-  delivered: 'd',
-  read: 'r',
-  failed: 'f',
-};
-const STATUS_OF: Readonly<Record<string, CampaignMessageStatus>> = {
-  a: 'accepted',
-  s: 'sent',
-  d: 'delivered',
-  r: 'read',
-  f: 'failed',
-};
-
-/** A message's state in one short string (`<status letter><billable 0|1><recipient>`): Redis keeps 100,000s. */
-function encodeState(status: CampaignMessageStatus, billable: boolean, to: string): string {
-  return `${LETTER[status]}${billable ? '1' : '0'}${to}`;
-}
-
-function decodeState(state: string): { status: CampaignMessageStatus; billable: boolean; to: string } {
-  return { status: STATUS_OF[state[0] ?? 'a'] ?? 'accepted', billable: state[1] === '1', to: state.slice(2) };
+  /**
+   * The longest a result waits in a recorder's buffer, in ms: a buffer is written when it holds `batchSize`
+   * results or when its oldest is this old, whichever comes first, however slow the loop's consumer or source.
+   * Default 1,000, and at most half of the store's `parkMs` (a status that arrived before its result waits that
+   * long for it): a `ConfigurationError` beyond.
+   */
+  maxBatchAgeMs?: number;
+  /**
+   * The clock and timers recorders measure ages on. Default `Date.now` and the global timers (which never keep a
+   * process alive on their own); tests pass a manual one.
+   */
+  clock?: CampaignClock;
 }
 
 /** The tracker's snapshot for `applyStatus` from what is stored (`undefined` before the first status). */
@@ -162,12 +138,6 @@ function snapshotOf(
   };
 }
 
-/** The code a refusal is counted under: the gateway's code, else the status, else the SDK error's class. */
-export function refusalCode(error: WaGatewayError): string {
-  if (error instanceof ApiError) return error.code ?? `HTTP_${error.status}`;
-  return errorNameOf(error);
-}
-
 /** A status's raw `statuses[]` object, whichever form was given; `undefined` for any other event. */
 function rawStatusOf(input: unknown): WebhookStatus | undefined {
   if (typeof input !== 'object' || input === null) return undefined;
@@ -179,6 +149,12 @@ function rawStatusOf(input: unknown): WebhookStatus | undefined {
   }
   return typeof (input as { id?: unknown }).id === 'string' ? (input as WebhookStatus) : undefined;
 }
+
+/**
+ * Refusals that certainly did not go out but are not worth resending unchanged: the same message meets the same
+ * answer (`GW_001`, the upstream's refusal of the message). The gateway's retry table decides, not a list here.
+ */
+const NEVER_RESENT: ReadonlySet<string> = new Set(GATEWAY_RETRY_RULES.neverRetryCodes);
 
 /** Wamids longer than any the gateway issues are in no campaign: they are never looked up (or parked). */
 const MAX_WAMID = 256;
@@ -202,6 +178,9 @@ export class CampaignTracker implements CampaignObserver {
   readonly store: CampaignStore;
   readonly #retryable: ReadonlySet<string>;
   readonly #batchSize: number;
+  readonly #maxAgeMs: number;
+  readonly #parkMs: number;
+  readonly #clock: CampaignClock;
 
   constructor(options: CampaignTrackerOptions = {}) {
     if (typeof options !== 'object' || options === null) {
@@ -222,6 +201,22 @@ export class CampaignTracker implements CampaignObserver {
       );
     }
     this.#batchSize = size;
+    this.#parkMs = durationMs(store.parkMs, "new CampaignTracker: the store's `parkMs`", DEFAULT_PARK_MS);
+    const age =
+      options.maxBatchAgeMs === undefined
+        ? undefined
+        : durationMs(options.maxBatchAgeMs, 'new CampaignTracker: `maxBatchAgeMs`');
+    if (age !== undefined && age > this.#parkMs / 2) {
+      throw new ConfigurationError(
+        `CampaignTracker maxBatchAgeMs must be at most half of the store's parkMs (${this.#parkMs} ms), so that a status parked before its send result is still there when the result is written; got ${age}.`,
+      );
+    }
+    this.#maxAgeMs = age ?? Math.min(1000, this.#parkMs / 2);
+    const clock = options.clock ?? SYSTEM_CLOCK;
+    if (![clock.now, clock.setTimeout, clock.clearTimeout].every((f) => typeof f === 'function')) {
+      throw new ConfigurationError('CampaignTracker clock must have now(), setTimeout() and clearTimeout().');
+    }
+    this.#clock = clock;
   }
 
   /**
@@ -233,7 +228,7 @@ export class CampaignTracker implements CampaignObserver {
    */
   async record(campaign: string, results: Iterable<CampaignResult>): Promise<void> {
     checkCampaign(campaign, 'tracker.record');
-    const batch = new Batch();
+    const batch = new Batch(this.#clock.now);
     for (const r of results) {
       batch.add(r);
       if (batch.size >= this.#batchSize) await this.#write(campaign, batch.take());
@@ -276,7 +271,8 @@ export class CampaignTracker implements CampaignObserver {
           const code = String(result.current.errors?.[0]?.code ?? 'unknown');
           counts[`f:${code}`] = 1;
           examples[`fx:${code}`] = wamid;
-          if (this.#retryable.has(code)) retry = JSON.stringify({ to, code, wamid });
+          // Every failure is kept: whether it is retried is the reading tracker's call (`report().retries()`).
+          retry = JSON.stringify({ to, code, wamid });
         }
       }
       if (result.newlyBillable) counts['billable'] = 1;
@@ -335,6 +331,7 @@ export class CampaignTracker implements CampaignObserver {
     refusals.sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
     const time = (k: string) => (totals.counts[k] === undefined ? null : new Date(n(k)).toISOString());
     const store = this.store;
+    const retryable = this.#retryable;
     return {
       campaign,
       funnel: {
@@ -358,13 +355,14 @@ export class CampaignTracker implements CampaignObserver {
         for await (const page of store.refusals(campaign)) {
           for (const text of page) {
             const r = JSON.parse(text) as CampaignRefusal;
-            if (r.notSent) yield { to: r.to, reason: 'not_sent', code: r.code, index: r.index };
+            if (r.notSent && !NEVER_RESENT.has(r.code))
+              yield { to: r.to, reason: 'not_sent', code: r.code, index: r.index };
           }
         }
         for await (const page of store.failedRetries(campaign)) {
           for (const text of page) {
             const f = JSON.parse(text) as { to: string; code: string; wamid: string };
-            yield { to: f.to, reason: 'failed', code: f.code, wamid: f.wamid };
+            if (retryable.has(f.code)) yield { to: f.to, reason: 'failed', code: f.code, wamid: f.wamid };
           }
         }
       },
@@ -387,14 +385,27 @@ export class CampaignTracker implements CampaignObserver {
   }
 
   /**
-   * What `sendMany(messages, { campaign })` records the campaign's results through (the gateway's
-   * `CampaignObserver`); applications do not call it.
+   * Opens a recording of `campaign`'s send results (the gateway's `CampaignObserver`): what `sendMany(messages,
+   * { campaign })` records through, and what any other sender of a campaign uses. Results are written
+   * `batchSize` at a time or when the oldest is `maxBatchAgeMs` old; while it is open, the store keeps the note
+   * that a campaign send is under way (so a status that beats its result is parked). Close it when done.
+   *
+   * @example
+   * const recorder = tracker.recorder('spring-sale');
+   * await recorder.ready; // before the first send
+   * await recorder.add({ index: 0, ok: true, messageId: 'wamid.X', contacts: [] }, { to: '998901234567' });
+   * await recorder.close(); // throws CampaignRecordError with the results it could not write
    */
-  recorder(campaign: string): CampaignRecorder {
+  recorder(campaign: string): SendManyRecorder {
     checkCampaign(campaign, 'sendMany campaign');
-    return new CampaignRecorder(campaign, this.store.sending(campaign), this.#batchSize, (batch) =>
-      this.#write(campaign, batch),
-    );
+    return new CampaignRecorder(campaign, {
+      sending: () => this.store.sending(campaign),
+      write: (batch) => this.#write(campaign, batch),
+      clock: this.#clock,
+      batchSize: this.#batchSize,
+      maxAgeMs: this.#maxAgeMs,
+      parkMs: this.#parkMs,
+    });
   }
 
   async #write(campaign: string, batch: CampaignRecordBatch): Promise<void> {
@@ -422,125 +433,5 @@ function checkCampaign(campaign: unknown, where: string): asserts campaign is st
     throw new ConfigurationError(
       `${where} must be a campaign id: a non-empty string of at most 200 characters without control characters, e.g. 'spring-sale'.`,
     );
-  }
-}
-
-/** Send results buffered into one store step. */
-class Batch {
-  accepted: { wamid: string; state: string }[] = [];
-  refused: string[] = [];
-  counts: Record<string, number> = {};
-  examples: Record<string, string> = {};
-  results: CampaignResult[] = [];
-  firstAt = Number.POSITIVE_INFINITY;
-  lastAt = 0;
-
-  get size(): number {
-    return this.results.length;
-  }
-
-  add(entry: CampaignResult): void {
-    const { result, to } = entry;
-    this.results.push(entry);
-    const now = Date.now();
-    if (now < this.firstAt) this.firstAt = now;
-    if (now > this.lastAt) this.lastAt = now;
-    if (result.ok) {
-      this.accepted.push({ wamid: result.messageId, state: encodeState('accepted', false, to) });
-      this.#count('accepted');
-      this.#count('s:accepted');
-      return;
-    }
-    const code = refusalCode(result.error);
-    const refusal: CampaignRefusal = { to, code, notSent: result.notSent, index: result.index };
-    this.refused.push(JSON.stringify(refusal));
-    this.#count(result.notSent ? 'notSent' : 'maybeSent');
-    this.#count(`r:${code}`);
-    if (result.notSent) this.#count(`rn:${code}`);
-    if (!(`rx:${code}` in this.examples)) this.examples[`rx:${code}`] = to;
-  }
-
-  #count(key: string): void {
-    this.counts[key] = (this.counts[key] ?? 0) + 1;
-  }
-
-  take(): CampaignRecordBatch & { results: CampaignResult[] } {
-    const taken = {
-      accepted: this.accepted,
-      refused: this.refused,
-      counts: this.counts,
-      examples: this.examples,
-      firstAt: this.firstAt,
-      lastAt: this.lastAt,
-      results: this.results,
-    };
-    this.accepted = [];
-    this.refused = [];
-    this.counts = {};
-    this.examples = {};
-    this.results = [];
-    this.firstAt = Number.POSITIVE_INFINITY;
-    this.lastAt = 0;
-    return taken;
-  }
-}
-
-/**
- * One `sendMany`'s recording (made by `sendMany({ campaign })`, not by applications; its type is published because
- * `sendMany`'s declaration names it): results are buffered and written `batchSize` at a time (the send that
- * fills the buffer waits for the write, so a slow store slows the batch instead of growing memory). A failed
- * write keeps its results; `close` writes what is left and throws `CampaignRecordError` with every result that
- * could not be recorded.
- */
-export class CampaignRecorder implements SendManyRecorder {
-  readonly #batch = new Batch();
-  readonly #unrecorded: CampaignResult[] = [];
-  #error: unknown;
-  /** `ready` has resolved: sends go straight on, without a promise turn each. */
-  isReady = false;
-  #closed = false;
-
-  constructor(
-    readonly campaign: string,
-    /** The store's "a send is under way" mark: every send of the campaign waits for it. */
-    readonly ready: Promise<void>,
-    private readonly batchSize: number,
-    private readonly write: (batch: CampaignRecordBatch) => Promise<void>,
-  ) {
-    // Its failure is reported by every send that waits on it; never an unhandled rejection.
-    ready.then(
-      () => {
-        this.isReady = true;
-      },
-      () => {},
-    );
-  }
-
-  /** Buffers one result (`message` is what `sendMany` was given); a promise only when the buffer is written. */
-  add(result: SendManyResult, message: unknown): Promise<void> | undefined {
-    const to = (message as { to?: unknown } | null)?.to;
-    this.#batch.add({ result, to: typeof to === 'string' ? to : '' });
-    // After `close` (the caller left the loop), a send that was in flight still lands: written on its own.
-    return this.#batch.size >= this.batchSize || this.#closed ? this.#flush() : undefined;
-  }
-
-  async #flush(): Promise<void> {
-    if (this.#batch.size === 0) return;
-    const taken = this.#batch.take();
-    try {
-      await this.write(taken);
-    } catch (error) {
-      this.#error ??= error;
-      this.#unrecorded.push(...taken.results);
-    }
-  }
-
-  /** Writes what is buffered; throws `CampaignRecordError` if any result could not be recorded. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#flush();
-    if (this.#unrecorded.length > 0) {
-      throw new CampaignRecordError(this.campaign, this.#unrecorded, this.#error);
-    }
   }
 }

@@ -32,6 +32,8 @@ export interface CampaignSource {
   once: boolean;
   /** The store's warnings (Redis lost, back); default the console. */
   logger?: Logger;
+  /** Upstream codes whose failed messages the reports' retry lists take (`--retryable-codes`); default none. */
+  retryableFailureCodes?: readonly string[];
 }
 
 /** Opens the campaigns of `source`; a URL that is not `redis://` or `rediss://` is a `UsageError`. */
@@ -58,7 +60,8 @@ export function openCampaigns(source: CampaignSource): CampaignReader {
     ...(source.prefix ? { prefix: source.prefix } : {}),
     ...(source.logger ? { logger: source.logger } : {}),
   });
-  return { tracker: new CampaignTracker({ store }), close: () => redis.disconnect() };
+  const tracker = new CampaignTracker({ store, retryableFailureCodes: source.retryableFailureCodes ?? [] });
+  return { tracker, close: () => redis.disconnect() };
 }
 
 /**

@@ -7,7 +7,10 @@ import { ApiError, ConnectionError, RateLimitError, WaGatewayError } from './err
 export interface RetryRules {
   /** Codes answered before the request had any effect: repeated with backoff on any method. */
   readonly retryableCodes: readonly string[];
-  /** Codes never repeated, whatever the method (the upstream already saw the request). */
+  /**
+   * Codes never repeated, whatever the method or the caller: a repeat would run the request twice or meet the
+   * same answer. A code may also be in `refusedCodes` (never repeated, and proof that nothing was sent).
+   */
   readonly neverRetryCodes: readonly string[];
   /**
    * Codes also answered before the request had any effect, but that a repeat would meet again (a bad key, no

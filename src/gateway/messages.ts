@@ -105,8 +105,9 @@ export class Messages {
    * listing every issue, and no request is made. Success means accepted, not delivered: watch the status
    * webhooks for the returned `messageId`.
    *
-   * Retries: a `RATE_001` waits the server's `retry_after`, an `AUTH_004` backs off; a `GW_001` (the
-   * upstream refused) and a send that failed in flight are not retried, since the message may be out.
+   * Retries: a `RATE_001` waits the server's `retry_after`, an `AUTH_004` backs off. A `GW_001` (the upstream
+   * refused the message: it is not out, and the same message gets the same answer) is never retried, nor, by
+   * default, a send that failed in flight, since the message may be out.
    *
    * Unknown keys are refused (`MessageValidationError` naming each, with a "did you mean"); send options such
    * as `isFake` go in the second argument. A field the spec does not show goes in `extraFields`; a message the
@@ -226,7 +227,9 @@ export class Messages {
    *   is silently dropped.
    * - An invalid message is reported (`MessageValidationError`, `notSent: true`) and the others go on.
    * - Breaking out of the loop stops every send not yet started, queued ones included; sends already in flight
-   *   complete (they are not aborted, the message may be out) but their results are no longer reported.
+   *   complete (they are not aborted, the message may be out) but their results are no longer reported. With a
+   *   `campaign`, leaving the loop resolves only once those results are recorded too (or throws
+   *   `CampaignRecordError` with the ones the store refused).
    * - A slow send does not stall the batch: the others go on, and results wait for it to keep the order.
    *
    * @example

@@ -41,23 +41,50 @@ export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal
 }
 
 /**
- * What records the results of `sendMany(messages, { campaign })`: `GatewayClient`'s `campaigns` option, a
- * `CampaignTracker`. The gateway owns this contract and campaigns implement it, so a send imports no campaign code.
+ * What observes the results of sends made for a campaign: `GatewayClient`'s `campaigns` option, a
+ * `CampaignTracker`. The gateway owns this contract and campaigns implement it, so a send imports no campaign
+ * code. `sendMany(messages, { campaign })` opens one recorder per call; any other sender of a campaign (a queue's
+ * worker) opens its own, hands it each result with `add`, and `flush`es or `close`s it.
  */
 export interface CampaignObserver {
-  /** Opens one `sendMany`'s recording of `campaign`; throws `ConfigurationError` for an id it refuses. */
+  /** Opens a recording of `campaign`'s send results; throws `ConfigurationError` for an id it refuses. */
   recorder(campaign: string): SendManyRecorder;
 }
 
-/** One `sendMany`'s recording of its campaign's results (see `CampaignObserver`). */
+/**
+ * One recording of a campaign's send results (see `CampaignObserver`). Its contract with a sender:
+ *
+ * - each send is bracketed: `beginSend()` before its request (awaiting the promise it may return), `endSend()`
+ *   once the request has settled; meanwhile the store keeps its note that a campaign send is under way, so a
+ *   status that beats the send's result is parked, not dropped;
+ * - every result is handed to `add` (with the message it was for), accepted or refused; the recorder writes it
+ *   within a bounded time however long the sender then waits;
+ * - `close` is called once the last result has been added (so after every send has settled), and resolves once
+ *   every result is written, or throws `CampaignRecordError` with those that could not be.
+ */
 export interface SendManyRecorder {
-  /** Settles once sends may start: the recorder's store knows the campaign is sending. */
+  /** Settles once the store's note is written (the first, or the renewal under way). */
   readonly ready: Promise<void>;
-  /** `ready` has resolved, so sends go straight on without waiting a promise turn each. */
+  /** The store's note is fresh: a send may start without waiting. */
   readonly isReady: boolean;
-  /** Takes one result (`message` is what `sendMany` was given); a promise only when it writes. */
+  /**
+   * A send is about to start: `undefined` when it may at once, else a promise that settles when it may (and
+   * rejects when the store's note could not be written: the send must not start). Pair it with `endSend`.
+   */
+  beginSend(): Promise<void> | undefined;
+  /** The request of a send begun with `beginSend` has settled (whatever its outcome). */
+  endSend(): void;
+  /**
+   * Takes one result (`message` is what was sent, for its recipient); a promise only when the call writes (a
+   * full buffer), which a sender awaits to slow down to the store's pace.
+   */
   add(result: SendManyResult, message: unknown): Promise<void> | undefined;
-  /** Writes what is left; throws when a result could not be recorded. */
+  /**
+   * Writes what is buffered and waits for every write under way; throws `CampaignRecordError` with the results
+   * that could not be recorded since the last throw.
+   */
+  flush(): Promise<void>;
+  /** Stops the recording: writes what is left, then throws like `flush` if a result could not be recorded. */
   close(): Promise<void>;
 }
 
@@ -85,8 +112,9 @@ export type SendManyResult =
        * its request was made, whatever the error (validation, the template catalogue, the service window, a store
        * that threw, a call option refused); it was never started (`BILL_001` paused the batch, the signal aborted,
        * the loop was left); the gateway refused it before forwarding (`AUTH_*`, `RATE_001` after its retries,
-       * `BILL_*`, `WABA_001`, `SEC_001`); or the connection was never made. `false` when it may have gone out
-       * (`GW_001`, a fault in flight, an answer without a code): check its status events before resending.
+       * `BILL_*`, `WABA_001`, `SEC_001`); the upstream refused it (`GW_001`: resending it unchanged gets the same
+       * answer); or the connection was never made. `false` when it may have gone out (a fault in flight, an answer
+       * without the gateway's code, such as a proxy's bare 502): check its status events before resending.
        */
       notSent: boolean;
     };
@@ -158,8 +186,16 @@ export async function* sendMany(
     // Broke out, threw, or finished: nothing queued may go out unreported. Sends in flight complete.
     batch.halt(new NotSentError('sendMany ended before this message was sent.'));
     batch.unlinkCaller();
-    await source.return?.();
-    await campaign?.close();
+    try {
+      await source.return?.();
+    } finally {
+      // A campaign's loop is left only once the sends in flight have settled and every result is recorded (or
+      // `close` throws CampaignRecordError with those that could not be): none is written after the caller moved on.
+      if (campaign) {
+        await Promise.allSettled(inFlight);
+        await campaign.close();
+      }
+    }
   }
 }
 
@@ -206,11 +242,15 @@ function startBatch(
       : undefined,
   };
   const notStarted = (index: number): SendManyResult =>
-    failed(index, stopReason ?? new NotSentError('sendMany stopped before this message was sent.'), false);
+    failedSend(
+      index,
+      stopReason ?? new NotSentError('sendMany stopped before this message was sent.'),
+      false,
+    );
   const send = async (message: DeepReadonly<OutboundMessage>, index: number): Promise<SendManyResult> => {
     if (stop.signal.aborted) return notStarted(index);
     const checked = prepare(message, options.validate, undefined);
-    if (!checked.valid) return failed(index, new MessageValidationError(checked.issues), false);
+    if (!checked.valid) return failedSend(index, new MessageValidationError(checked.issues), false);
     let requested = false;
     const onSend = () => {
       requested = true;
@@ -232,20 +272,22 @@ function startBatch(
       // The stop, met before this send's request went out.
       if (stop.signal.aborted && error === stop.signal.reason) return notStarted(index);
       if (error instanceof PaymentRequiredError) halt(error);
-      return failed(index, error, requested);
+      return failedSend(index, error, requested);
     }
   };
   return { send, halt, progress, report, unlinkCaller };
 }
 
 /**
- * A send's failure as a result: the one place `notSent` is decided. A failure met before the send's request went
- * out (`requested` false: invalid, refused by the catalogue or the service window, a store that threw, a call
- * option refused, stopped before it started) is certainly not sent, whatever raised it; after, the was-it-sent
- * rule decides (`mayHaveBeenSent`). An error that is not the SDK's (a store's own, a hostile fetch double's) is
- * wrapped in a typed one, its `cause`: a `NotSentError` before the request, a `WaGatewayError` after.
+ * A send's failure as a result, as `sendMany` reports it and a campaign records it: the one place `notSent` is
+ * decided. A failure met before the send's request went out (`requested` false: invalid, refused by the
+ * catalogue or the service window, a store that threw, a call option refused, stopped before it started) is
+ * certainly not sent, whatever raised it; after, the was-it-sent rule decides (`mayHaveBeenSent`, from the
+ * gateway's retry table). An error that is not the SDK's (a store's own, a hostile fetch double's) is wrapped in a
+ * typed one, its `cause`: a `NotSentError` before the request, a `WaGatewayError` after. Exported for any other
+ * sender of a campaign (a queue's worker) that hands its results to a `SendManyRecorder`.
  */
-function failed(index: number, error: unknown, requested: boolean): SendManyResult {
+export function failedSend(index: number, error: unknown, requested: boolean): SendManyResult {
   if (!requested) {
     const e =
       error instanceof WaGatewayError
@@ -277,9 +319,9 @@ function abortError(signal: AbortSignal): NotSentError {
 }
 
 /**
- * How `messages.sendMany` takes a campaign: its recorder, and the send wrapped so that none starts before the
- * recorder is ready (a campaign store must know the campaign is sending, or a status could beat its send result
- * and be lost).
+ * How `messages.sendMany` takes a campaign: its recorder, and each send bracketed by `beginSend`/`endSend`, so
+ * that none starts before the store knows a campaign send is under way and the store keeps knowing it while the
+ * send is out (else a status that beats its send result could be lost).
  */
 export function campaignSends(
   tracker: CampaignObserver | undefined,
@@ -293,19 +335,30 @@ export function campaignSends(
     );
   }
   const recorder = tracker.recorder(campaign);
+  const notSent = (error: unknown) => {
+    throw new NotSentError(
+      `The campaign store could not be reached, so this message of campaign '${campaign}' was not sent.`,
+      { cause: error },
+    );
+  };
+  // Made once, not per send: the cost per send stays one promise turn.
+  const ended = <T>(value: T): T => {
+    recorder.endSend();
+    return value;
+  };
+  const failed = (error: unknown): never => {
+    recorder.endSend();
+    throw error;
+  };
   return {
     recorder,
-    post: (valid, flags, request, stop, onSend) =>
-      recorder.isReady
-        ? post(valid, flags, request, stop, onSend)
-        : recorder.ready.then(
-            () => post(valid, flags, request, stop, onSend),
-            (error: unknown) => {
-              throw new NotSentError(
-                `The campaign store could not be reached, so this message of campaign '${campaign}' was not sent.`,
-                { cause: error },
-              );
-            },
-          ),
+    post: (valid, flags, request, stop, onSend) => {
+      const wait = recorder.beginSend();
+      const sent =
+        wait === undefined
+          ? post(valid, flags, request, stop, onSend)
+          : wait.then(() => post(valid, flags, request, stop, onSend), notSent);
+      return sent.then(ended, failed);
+    },
   };
 }

@@ -34,19 +34,31 @@ end
 `;
 
 /**
- * A batch's campaign side: counters, first examples, refusals. KEYS: counts, examples, refusals. ARGV: firstAt,
- * lastAt, then counted lists: counters (k, n), examples (k, v), refusals. Answers the index after them.
+ * Every key of a campaign expires `retention` after its last write, whichever of them that write touched: they
+ * expire together, and never before a message whose status moves them.
  */
-const RECORD_CAMPAIGN = `${TIMES}
+const REFRESH_CAMPAIGN = `
+local function refresh_campaign(K, first, retention)
+  for k = first, first + 3 do redis.call('PEXPIRE', K[k], retention) end
+end
+`;
+
+/**
+ * A batch's campaign side: counters, first examples, refusals, and every campaign key's expiry. KEYS: counts,
+ * examples, refusals, failures. ARGV: retention, firstAt, lastAt, then counted lists: counters (k, n), examples
+ * (k, v), refusals. Answers the index after them.
+ */
+const RECORD_CAMPAIGN = `${TIMES}${REFRESH_CAMPAIGN}
 local function record_campaign(K, A)
-  times(K[1], 'Send', tonumber(A[1]), tonumber(A[2]))
-  local i = 3
+  times(K[1], 'Send', tonumber(A[2]), tonumber(A[3]))
+  local i = 4
   local n = tonumber(A[i]); i = i + 1
   for _ = 1, n do redis.call('HINCRBY', K[1], A[i], A[i + 1]); i = i + 2 end
   n = tonumber(A[i]); i = i + 1
   for _ = 1, n do redis.call('HSETNX', K[2], A[i], A[i + 1]); i = i + 2 end
   n = tonumber(A[i]); i = i + 1
   for _ = 1, n do redis.call('RPUSH', K[3], A[i]); i = i + 1 end
+  refresh_campaign(K, 1, A[1])
   return i
 end
 `;
@@ -74,7 +86,7 @@ end
 /** The whole batch in one step, when all its keys share a slot (one Redis, or a prefix with a hash tag). */
 const RECORD = new Script(`${RECORD_CAMPAIGN}${RECORD_POINTERS}
 local at = record_campaign(KEYS, ARGV)
-return record_pointers(KEYS, 4, ARGV, at, {})
+return record_pointers(KEYS, 5, ARGV, at, {})
 `);
 
 /** The campaign side alone (a cluster: its keys are in the campaign's slot). */
@@ -102,20 +114,33 @@ return false
 
 /**
  * Compare-and-set of a message's current state with its counters, examples, event times and retry entry in the
- * same step, so concurrent instances count each change exactly once. KEYS: state, counts, examples, retries.
- * ARGV: expected, next, eventAt ('' = none), retry ('' = none), wamid, counters (k, n), examples (k, v). A state
- * not written yet is the one its pointer holds, which the caller read as `expected`.
+ * same step, so concurrent instances count each change exactly once; every key of the campaign expires
+ * `retention` after it. A message whose counters are gone, or too low for the change (its campaign expired or was
+ * deleted, perhaps recorded again since), belongs to no campaign: its state is removed and nothing is counted.
+ * KEYS: state, counts, examples, retries, refusals. ARGV: expected, next, eventAt ('' = none), retry ('' = none),
+ * wamid, retention, counters (k, n), examples (k, v). A state not written yet is the one its pointer holds, which
+ * the caller read as `expected`.
  */
-const COMMIT = new Script(`${TIMES}
+const COMMIT = new Script(`${TIMES}${REFRESH_CAMPAIGN}
 if (redis.call('GET', KEYS[1]) or ARGV[1]) ~= ARGV[1] then return 0 end
+local i = 7
+local n = tonumber(ARGV[i]); i = i + 1
+local orphan = redis.call('EXISTS', KEYS[2]) == 0
+for j = i, i + 2 * n - 1, 2 do
+  local d = tonumber(ARGV[j + 1])
+  if d < 0 and (tonumber(redis.call('HGET', KEYS[2], ARGV[j])) or 0) + d < 0 then orphan = true end
+end
+if orphan then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
 redis.call('SET', KEYS[1], ARGV[2])
 if ARGV[3] ~= '' then times(KEYS[2], 'Event', tonumber(ARGV[3]), tonumber(ARGV[3])) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[4], ARGV[5], ARGV[4]) end
-local i = 6
-local n = tonumber(ARGV[i]); i = i + 1
 for _ = 1, n do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]); i = i + 2 end
 n = tonumber(ARGV[i]); i = i + 1
 for _ = 1, n do redis.call('HSETNX', KEYS[3], ARGV[i], ARGV[i + 1]); i = i + 2 end
+refresh_campaign(KEYS, 2, ARGV[6])
 return 1
 `);
 
@@ -148,7 +173,7 @@ export interface RedisCampaignStoreOptions extends RedisStoreOptions {
  * key a script writes expires `retentionMs` after that write (parked statuses after `parkMs`).
  *
  * Keys (`<prefix>` default `wa:`): `camp:m:<sha256 of the wamid>` per message (its campaign and its state: about
- * 200 bytes each, see docs/campaigns.md), `camp:c|x|r|f:<campaign>` (counters, examples, refusals, retryable
+ * 200 bytes each, see docs/campaigns.md), `camp:c|x|r|f:<campaign>` (counters, examples, refusals,
  * failures), `camp:ids`, `camp:sending`, `camp:p:<sha256 of the wamid>` (parked statuses). On a Redis Cluster
  * they are hash-tagged by wamid and by campaign (`camp:m:{<sha256>}`, `camp:c:{<campaign>}`), and a message's
  * state, once a status moved it, is kept beside its campaign (`camp:s:{<campaign>}:<sha256>`): a batch of send
@@ -167,6 +192,11 @@ export class RedisCampaignStore implements CampaignStore {
   readonly #retentionMs: number;
   readonly #parkMs: number;
 
+  /** How long a status for an unknown wamid is parked (`CampaignStore.parkMs`). */
+  get parkMs(): number {
+    return this.#parkMs;
+  }
+
   constructor(options: RedisCampaignStoreOptions) {
     const op = 'new RedisCampaignStore';
     const { redis, keys } = openStore(options, op);
@@ -184,6 +214,7 @@ export class RedisCampaignStore implements CampaignStore {
   async record(campaign: string, batch: CampaignRecordBatch): Promise<readonly string[]> {
     const op = 'RedisCampaignStore.record';
     const side: (string | number)[] = [
+      this.#retentionMs,
       batch.firstAt,
       batch.lastAt,
       ...pairs(batch.counts),
@@ -195,7 +226,7 @@ export class RedisCampaignStore implements CampaignStore {
       const hash = hashId(wamid);
       return { keys: this.#pointer(hash), value: `${campaign}\t${state}` };
     });
-    const campaignKeys = this.#campaignKeys(campaign).slice(0, 3);
+    const campaignKeys = this.#campaignKeys(campaign);
     // The campaign is listed first and the sending mark refreshed: both marks, apart from the batch's slots.
     await call(op, () =>
       Promise.all([
@@ -248,12 +279,13 @@ export class RedisCampaignStore implements CampaignStore {
 
   async commit(change: CampaignCommit): Promise<boolean> {
     const op = 'RedisCampaignStore.commit';
-    const [counts, examples, , retries] = this.#campaignKeys(change.campaign);
+    const [counts, examples, refusals, retries] = this.#campaignKeys(change.campaign);
     const keys = [
       writes(this.#stateKey(change.campaign, hashId(change.wamid)), this.#retentionMs),
       counts,
       examples,
       retries,
+      refusals,
     ];
     const args: (string | number)[] = [
       `${change.campaign}\t${change.expected}`,
@@ -261,6 +293,7 @@ export class RedisCampaignStore implements CampaignStore {
       change.eventAt ?? '',
       change.retry ?? '',
       change.wamid,
+      this.#retentionMs,
       ...pairs(change.counts),
       ...pairs(change.examples),
     ];

@@ -37,10 +37,12 @@ export function campaignPlan(n: number, offset = 0) {
         delivered: accepted - failed,
         read: accepted - failed,
         failed,
-        notSent: invalid.size,
-        maybeSent: closed.size,
+        // GW_001 (a closed window): the upstream refused it, so it certainly did not go out.
+        notSent: invalid.size + closed.size,
+        maybeSent: 0,
       },
       billable: accepted - failed,
+      // Not the GW_001 refusals: the same message would meet the same answer.
       retries: [
         ...[...invalid].map((i) => `not_sent:${to(i)}`),
         ...[...failRetryable].map((i) => `failed:${to(i)}`),
@@ -80,7 +82,7 @@ export async function expectReport(tracker: CampaignTracker, campaign: string, p
   const refusals = Object.fromEntries(report!.refusals.map((r) => [r.code, [r.count, r.notSent]]));
   expect(refusals).toEqual({
     MessageValidationError: [plan.invalid.size, plan.invalid.size],
-    GW_001: [plan.closed.size, 0],
+    GW_001: [plan.closed.size, plan.closed.size],
   });
   const retries: string[] = [];
   for await (const r of report!.retries()) retries.push(`${r.reason}:${r.to}`);

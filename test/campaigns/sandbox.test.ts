@@ -1,8 +1,8 @@
 /**
  * Campaign outcomes against the sandbox over real sockets, with its fault controls: sends refused (invalid →
- * not sent; a closed service window → GW_001, may have been sent), statuses `failed` for chosen recipients,
- * every status delivered twice and in reverse order, with no delay (so statuses race their send results). The
- * test knows the truth exactly and the report must equal it.
+ * not sent; a closed service window → GW_001, refused upstream and not sent), statuses `failed` for chosen
+ * recipients, every status delivered twice and in reverse order, with no delay (so statuses race their send
+ * results). The test knows the truth exactly and the report must equal it.
  */
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';

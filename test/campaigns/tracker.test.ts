@@ -105,15 +105,42 @@ describe('CampaignTracker', () => {
   it('refuses bad options with ConfigurationError', () => {
     expect(() => new CampaignTracker({ batchSize: 0 })).toThrow(ConfigurationError);
     expect(() => new CampaignTracker({ store: {} as never })).toThrow(ConfigurationError);
+    expect(() => new CampaignTracker({ clock: { now: Date.now } as never })).toThrow(ConfigurationError);
+    expect(() => new MemoryCampaignStore({ now: 5 as never })).toThrow(ConfigurationError);
   });
 });
 
 describe('CampaignRecorder', () => {
-  it('records a send still in flight when the caller left the loop, after close', async () => {
+  it('a result added after close is written on its own', async () => {
     const tracker = new CampaignTracker();
     const recorder = tracker.recorder('c');
     await recorder.close();
     await recorder.add(accepted(0, 'wamid.late').result, { to: '998900000000' });
     expect((await tracker.report('c'))?.funnel.accepted).toBe(1);
+  });
+
+  it('flush writes what is buffered and throws CampaignRecordError once with what the store refused', async () => {
+    const memory = new MemoryCampaignStore();
+    let down = true;
+    const store = Object.assign(Object.create(memory) as MemoryCampaignStore, {
+      sending: (c: string) => memory.sending(c),
+      record: (c: string, batch: Parameters<MemoryCampaignStore['record']>[1]) =>
+        down ? Promise.reject(new Error('down')) : memory.record(c, batch),
+    });
+    const recorder = new CampaignTracker({ store }).recorder('c');
+    await recorder.ready;
+    recorder.add(accepted(0, 'wamid.a').result, { to: '998900000000' });
+    recorder.add(accepted(1, 'wamid.b').result, { to: '998900000001' });
+    const error = await recorder.flush().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CampaignRecordError);
+    expect((error as CampaignRecordError).unrecorded.map((u) => u.to)).toEqual([
+      '998900000000',
+      '998900000001',
+    ]);
+    await recorder.flush();
+    down = false;
+    recorder.add(accepted(2, 'wamid.c').result, { to: '998900000002' });
+    await recorder.close();
+    expect((await memory.totals('c'))?.counts['accepted']).toBe(1);
   });
 });

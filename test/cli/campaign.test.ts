@@ -52,21 +52,19 @@ describeRedis('wa-gateway campaign report', () => {
   });
 
   async function seed(prefix = 'cli:'): Promise<void> {
-    const tracker = new CampaignTracker({
-      store: new RedisCampaignStore({ redis, prefix }),
-      retryableFailureCodes: [131026],
-    });
+    // The tracker that applies the statuses names no retryable codes: the CLI's reading decides.
+    const tracker = new CampaignTracker({ store: new RedisCampaignStore({ redis, prefix }) });
     const gw001 = new UpstreamError({
       status: 502,
       code: 'GW_001',
       group: 'UPSTREAM_ERROR',
-      description: 'Upstream rejected the message',
+      description: 'Upstream rejected the message: recipient is not registered',
       body: {},
     });
     await tracker.record('spring, sale', [
       { result: { index: 0, ok: true, messageId: 'wamid.a', contacts: [] }, to: '998900000000' },
       { result: { index: 1, ok: true, messageId: 'wamid.b', contacts: [] }, to: '998900000001' },
-      { result: { index: 2, ok: false, error: gw001, notSent: false }, to: '998900000002' },
+      { result: { index: 2, ok: false, error: gw001, notSent: true }, to: '998900000002' },
     ]);
     const billable = { billable: true, pricing_model: 'PMP', category: 'marketing' };
     await tracker.apply(statusObject('read', { id: 'wamid.a', timestamp: '1700000000' }));
@@ -89,12 +87,15 @@ describeRedis('wa-gateway campaign report', () => {
     expect(table.out.stdout).toMatch(/accepted\s+2\n/);
     expect(table.out.stdout).toMatch(/read\s+1\s+50\.0%/);
     expect(table.out.stdout).toMatch(/131026\s+1\s+e\.g\. wamid\.b/);
-    expect(table.out.stdout).toMatch(/GW_001\s+1\s+\(0 not sent\)/);
+    expect(table.out.stdout).toMatch(/GW_001\s+1\s+\(1 not sent\)/);
+    // Without --retryable-codes no failure is retried (and GW_001 never is): the table says how to list them.
+    expect(table.out.stdout).toMatch(/to retry\s+0\n/);
+    expect(table.out.stdout).toContain('--retryable-codes <codes>');
     expect(table.out.stdout).toMatch(/first event\s+2023-11-14T22:13:20\.000Z\n/);
 
     const json = io();
     const args = ['campaign', 'report', 'spring, sale', '--prefix', 'cli:', '--redis-url', server.url];
-    expect(await runCli([...args, '--json'], json.io)).toBe(0);
+    expect(await runCli([...args, '--json', '--retryable-codes', '131049, 131026'], json.io)).toBe(0);
     const parsed = JSON.parse(json.out.stdout) as { funnel: unknown; billable: number; retries: unknown[] };
     expect(parsed.funnel).toEqual({
       accepted: 2,
@@ -102,8 +103,8 @@ describeRedis('wa-gateway campaign report', () => {
       delivered: 1,
       read: 1,
       failed: 1,
-      notSent: 0,
-      maybeSent: 1,
+      notSent: 1,
+      maybeSent: 0,
     });
     expect(parsed.billable).toBe(1);
     expect(parsed.retries).toEqual([
@@ -112,7 +113,14 @@ describeRedis('wa-gateway campaign report', () => {
 
     const csv = io();
     expect(await runCli([...args, '--csv', 'refused'], csv.io)).toBe(0);
-    expect(csv.out.stdout).toBe('index,to,code,not_sent\n2,998900000002,GW_001,false\n');
+    expect(csv.out.stdout).toBe(
+      'index,to,code,not_sent,description\n2,998900000002,GW_001,true,Upstream rejected the message: recipient is not registered\n',
+    );
+    const retries = io();
+    expect(await runCli([...args, '--csv', 'retries'], retries.io)).toBe(0);
+    expect(retries.out.stdout).toBe('to,reason,code,index,wamid\n');
+    expect(await runCli([...args, '--csv', 'retries', '--retryable-codes', '131026'], retries.io)).toBe(0);
+    expect(retries.out.stdout).toContain('\n998900000001,failed,131026,,wamid.b\n');
 
     const list = io({ REDIS_URL: server.url });
     expect(await runCli(['campaign', 'list', '--prefix', 'cli:'], list.io)).toBe(0);
@@ -137,7 +145,7 @@ describeRedis('wa-gateway campaign report', () => {
       const inbox = /web inbox: (\S+)/.exec(t.out.stdout)![1]!;
       const stream = new AbortController();
       const frames = campaignFrames(`${inbox}inbox/events`, stream.signal);
-      const funnel = { accepted: 2, sent: 1, delivered: 1, read: 1, failed: 1, notSent: 0, maybeSent: 1 };
+      const funnel = { accepted: 2, sent: 1, delivered: 1, read: 1, failed: 1, notSent: 1, maybeSent: 0 };
       expect((await frames.next()).value).toEqual([
         { id: 'spring, sale', funnel, billable: 1, failures: [{ code: '131026', count: 1 }] },
       ]);
@@ -173,7 +181,7 @@ describeRedis('wa-gateway campaign report', () => {
     expect(clusterOnly.out.stderr).toContain('--campaigns-cluster goes with --campaigns <redis url>');
   });
 
-  it('exits 1 for an unknown campaign and 2 without a Redis or with a bad --csv', async () => {
+  it('exits 1 for an unknown campaign and 2 without a Redis, with a bad --csv or bad --retryable-codes', async () => {
     const unknown = io({ REDIS_URL: server.url });
     expect(await runCli(['campaign', 'report', 'nope'], unknown.io)).toBe(1);
     expect(unknown.out.stderr).toContain("no campaign 'nope'");
@@ -182,5 +190,8 @@ describeRedis('wa-gateway campaign report', () => {
     expect(none.out.stderr).toContain('REDIS_URL');
     const bad = io({ REDIS_URL: server.url });
     expect(await runCli(['campaign', 'report', 'x', '--csv', 'all'], bad.io)).toBe(2);
+    const codes = io({ REDIS_URL: server.url });
+    expect(await runCli(['campaign', 'report', 'x', '--retryable-codes', '131026,,1'], codes.io)).toBe(2);
+    expect(codes.out.stderr).toContain('--retryable-codes takes upstream error codes');
   });
 });

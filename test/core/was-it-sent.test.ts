@@ -12,7 +12,7 @@ import {
   PaymentRequiredError,
   RateLimitError,
 } from '../../src/core/errors.js';
-import { mayHaveBeenSent } from '../../src/core/retry-policy.js';
+import { mayHaveBeenSent, retryDelay } from '../../src/core/retry-policy.js';
 import { GATEWAY_RETRY_RULES } from '../../src/gateway/retry-rules.js';
 import { GatewayClient, type SendManyResult } from '../../src/index.js';
 import { PLATFORM_RETRY_RULES } from '../../src/platform/retry-rules.js';
@@ -28,7 +28,10 @@ describe('mayHaveBeenSent', () => {
     ['AUTH_001', 401, false],
     ['BILL_001', 402, false],
     ['WABA_001', 401, false],
-    ['GW_001', 502, true],
+    // The upstream refused the message (an unregistered recipient, a closed window...): it did not go out.
+    ['GW_001', 502, false],
+    // A 502 without the gateway's envelope (a proxy's page): nothing says what happened.
+    [null, 502, true],
     ['VAL_001', 400, true],
     [null, 400, true],
   ] as const)('gateway %s (%i) → %s', (code, status, sent) => {
@@ -38,6 +41,13 @@ describe('mayHaveBeenSent', () => {
   it('every code the gateway retries is one it did not send', () => {
     for (const code of GATEWAY_RETRY_RULES.retryableCodes)
       expect(mayHaveBeenSent(api(500, code), GATEWAY_RETRY_RULES)).toBe(false);
+  });
+
+  it('GW_001 is never repeated, on any method, and proves nothing was sent', () => {
+    const ctx = { attempt: 0, maxRetries: 2, maxRetryWaitMs: 60_000, retryInFlight: true };
+    for (const idempotent of [false, true])
+      expect(retryDelay(api(502, 'GW_001'), { ...ctx, idempotent }, GATEWAY_RETRY_RULES)).toBeNull();
+    expect(retryDelay(api(502, null), { ...ctx, idempotent: true }, GATEWAY_RETRY_RULES)).not.toBeNull();
   });
 
   it.each([

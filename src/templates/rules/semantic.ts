@@ -1,4 +1,5 @@
-import { BUTTON_TYPES, type TemplateCategory } from '../schema.js';
+import type { TemplateCategory } from '../schema.js';
+import { BUTTON_TYPES } from '../vocabulary.js';
 import type { SObject, TemplateRule } from './snapshot.js';
 import { charCount, chars, enumHint, where } from './text.js';
 import {
