@@ -29,6 +29,7 @@ export {
   type ReplyMessage,
   type ReplyResult,
   type ReplyTemplate,
+  type ReplyTemplateArguments,
   type Router,
   type RouterGateway,
   type RouterOptions,

@@ -20,6 +20,8 @@ import { mayHaveBeenSent } from '../core/retry-policy.js';
 import type { OutboundMessage, OutboundTemplateMessage } from '../gateway/message-schema.js';
 import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
 import { checkServiceWindow, ServiceWindowClosedError, type WindowStore } from '../gateway/service-window.js';
+import { checkedTemplate, type FilledTemplate } from '../gateway/template-message.js';
+import type { TemplateDefinition, TemplateValues, ValuesArgument } from '../templates/define.js';
 import { customerOf } from '../webhooks/customer.js';
 import type {
   AccountUpdateEvent,
@@ -47,8 +49,19 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 
 /** A message to the customer of the event: any outbound message without `to` (the router fills it in). */
 export type ReplyMessage = DistributiveOmit<OutboundMessage, 'to'>;
-/** The `template` object of a template message: name, language, components. */
-export type ReplyTemplate = OutboundTemplateMessage['template'];
+/**
+ * A template as one value, what `ctx.replyTemplate(template)` and the router's `fallbackTemplate` take: the
+ * `template` object of a template message (name, language, components). Build it from a definition and its values
+ * with `filledTemplate(definition, values)` (main entry), checked as `sendTemplate` checks them, rather than
+ * writing the components by hand.
+ */
+export type ReplyTemplate = FilledTemplate;
+
+/**
+ * The arguments of `ctx.replyTemplate`: a {@link ReplyTemplate}, or a definition (from `defineTemplate`) and its
+ * values, typed from the definition (a wrong number or type of values does not compile).
+ */
+export type ReplyTemplateArguments<T> = T extends TemplateDefinition ? ValuesArgument<TemplateValues<T>> : [];
 
 /** What `ctx.reply` resolves to. */
 export interface ReplyResult {
@@ -86,8 +99,16 @@ export interface MessageContext<S, M extends IncomingMessage = IncomingMessage> 
   readonly human: boolean;
   /** Sends a message to the customer (a string is a text message). See the router's doc for the guarantees. */
   reply(message: string | ReplyMessage): Promise<ReplyResult>;
-  /** Sends a template to the customer (allowed outside the service window). */
-  replyTemplate(template: ReplyTemplate): Promise<ReplyResult>;
+  /**
+   * Sends a template to the customer (allowed outside the service window): a definition and its values, built and
+   * checked as `sendTemplate` does it (`ctx.replyTemplate(orderShipped, { body: ['Ali', '#1042'] })`), or a
+   * `template` object (`{ name, language: { code }, components }`). A mismatch with the definition rejects with
+   * `TemplateSendError` and sends nothing.
+   */
+  replyTemplate<const T extends ReplyTemplate | TemplateDefinition>(
+    template: T,
+    ...values: ReplyTemplateArguments<T>
+  ): Promise<ReplyResult>;
   /** Starts flow `flow`: the customer's next message goes to its step `step` (default: its first step). */
   enter(flow: string, step?: string): void;
   /** Inside a flow: the customer's next message goes to `step` of the same flow (the timeout starts again). */
@@ -625,8 +646,20 @@ class MessageCtx<S> implements MessageContext<S> {
     return this.#send({ ...full, to: this.customer } as OutboundMessage);
   }
 
-  replyTemplate(template: ReplyTemplate): Promise<ReplyResult> {
-    return this.#send(templateReply(this.customer, template));
+  replyTemplate<const T extends ReplyTemplate | TemplateDefinition>(
+    template: T,
+    ...[values]: ReplyTemplateArguments<T>
+  ): Promise<ReplyResult> {
+    try {
+      // A definition names its language as a string; a template object as `{ code }`.
+      const filled =
+        typeof (template as { language?: unknown }).language === 'string'
+          ? checkedTemplate('ctx.replyTemplate', template, values)
+          : (template as ReplyTemplate);
+      return this.#send(templateReply(this.customer, filled));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   enter(flow: string, step?: string): void {

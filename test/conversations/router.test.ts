@@ -5,12 +5,17 @@ import {
   createRouter,
   MemorySessionStore,
   MemoryWindowStore,
+  type MessageContext,
+  type ReplyResult,
   type SessionStore,
 } from '../../src/conversations/index.js';
 import {
   ConfigurationError,
+  defineTemplate,
+  filledTemplate,
   GatewayClient,
   ServiceWindowClosedError,
+  TemplateSendError,
   WaGatewayError,
 } from '../../src/index.js';
 import type { InboxWorkerOptions } from '../../src/redis/index.js';
@@ -34,6 +39,7 @@ import {
 } from '../../src/webhooks/index.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
+import { orderShippedDefinition } from '../helpers/template-definitions.js';
 
 const server = useMswServer();
 const CUSTOMER = '998901234567';
@@ -385,6 +391,73 @@ describe('human takeover', () => {
     await router.handle(text('back'));
     expect(bodies()).toEqual(['a person will answer', 'bot']);
     expect(forwarded).toEqual(['are you there?']);
+  });
+});
+
+describe('ctx.replyTemplate with a definition and its values', () => {
+  const orderShipped = defineTemplate(orderShippedDefinition);
+  const values = { header: '#1042', body: ['Ali', '#1042'], buttons: { 0: '1042' } } as const;
+
+  it('sends what sendTemplate sends for the same definition and values', async () => {
+    const { gw, sent } = gateway();
+    await gw.messages.sendTemplate(CUSTOMER, orderShipped, values);
+    const router = createRouter({ gateway: gw });
+    router.otherwise(async (ctx) => {
+      await ctx.replyTemplate(orderShipped, values);
+      await ctx.replyTemplate(filledTemplate(orderShipped, values));
+    });
+    await router.handle(text('hi'));
+    expect(sent).toHaveLength(3);
+    expect(sent[1]).toEqual(sent[0]);
+    expect(sent[2]).toEqual(sent[0]);
+  });
+
+  it('a mismatch rejects with TemplateSendError and sends nothing; the next reply is not skipped', async () => {
+    const { gw, sent } = gateway();
+    const router = createRouter({ gateway: gw });
+    const replyTemplate = (ctx: MessageContext<unknown>) =>
+      (ctx.replyTemplate as (t: unknown, v?: unknown) => Promise<ReplyResult>).bind(ctx);
+    let refused: unknown;
+    let after: ReplyResult | undefined;
+    router.otherwise(async (ctx) => {
+      refused = await replyTemplate(ctx)(orderShipped, { ...values, body: ['Ali'] }).catch((e: unknown) => e);
+      after = await ctx.reply('sorry');
+    });
+    await router.handle(text('hi'));
+    expect(refused).toBeInstanceOf(TemplateSendError);
+    expect(refused).toMatchObject({ rule: 'template.parameters.count', component: 'body' });
+    expect(after).toMatchObject({ skipped: false });
+    expect(sent.map((b) => b.type)).toEqual(['text']);
+  });
+
+  it('the fallback template, built with filledTemplate from the context', async () => {
+    const { gw, sent } = gateway();
+    const router = createRouter<{ order?: string }>({
+      gateway: gw,
+      initialSession: () => ({ order: '#7' }),
+      fallbackTemplate: (ctx) =>
+        filledTemplate(orderShipped, { ...values, body: [ctx.customer, ctx.session.order ?? '?'] }),
+    });
+    router.otherwise((ctx) => ctx.reply('late'));
+    const old = String(Math.floor(Date.now() / 1000) - 25 * 60 * 60);
+    await router.handle(one(messageEnvelope(textMessage({ from: CUSTOMER, timestamp: old }))));
+    expect(sent).toMatchObject([
+      {
+        type: 'template',
+        template: {
+          name: 'order_shipped',
+          components: expect.arrayContaining([
+            {
+              type: 'body',
+              parameters: [
+                { type: 'text', text: CUSTOMER },
+                { type: 'text', text: '#7' },
+              ],
+            },
+          ]),
+        },
+      },
+    ]);
   });
 });
 
