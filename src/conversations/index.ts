@@ -26,6 +26,7 @@ export {
   type MessageHandler,
   type MessageOfType,
   type Middleware,
+  type RefusedReplyError,
   type ReplyMessage,
   type ReplyResult,
   type ReplyTemplate,

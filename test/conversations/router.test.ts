@@ -38,7 +38,7 @@ import {
   type WebhookHandlerOptions,
 } from '../../src/webhooks/index.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
+import { API_KEY, envelope, GW, sendOk, useMswServer } from '../helpers/msw.js';
 import { orderShippedDefinition } from '../helpers/template-definitions.js';
 
 const server = useMswServer();
@@ -612,6 +612,43 @@ describe('service window', () => {
     });
     strict.otherwise((ctx) => ctx.reply('too late'));
     await expect(strict.handle(one(late))).rejects.toBeInstanceOf(ServiceWindowClosedError);
+  });
+
+  it('every refusal a redelivery cannot change goes to onError: a template or message refused before sending, a GW_001', async () => {
+    const { gw, sent } = gateway();
+    server.use(
+      http.post(`${GW}/v1/wa/message`, async ({ request }) => {
+        const body = (await request.json()) as { text?: { body?: string } };
+        if (body.text?.body === 'upstream says no')
+          return HttpResponse.json(envelope('GW_001', 'UPSTREAM_ERROR', 'Recipient not registered'), {
+            status: 502,
+          });
+        if (body.text?.body === 'gateway down') return new HttpResponse('Bad gateway', { status: 502 });
+        return HttpResponse.json(sendOk('wamid.OK', CUSTOMER));
+      }),
+    );
+    const orderShipped = defineTemplate(orderShippedDefinition);
+    const refusals: unknown[] = [];
+    const router = createRouter({ gateway: gw, onError: (error) => void refusals.push(error) });
+    const loose = (ctx: MessageContext<unknown>) =>
+      (ctx.replyTemplate as (t: unknown, v?: unknown) => Promise<ReplyResult>).bind(ctx);
+    router.text('template', (ctx) => loose(ctx)(orderShipped, { body: ['only one'] }));
+    router.text('invalid', (ctx) => ctx.reply({ type: 'text', text: { body: '' } }));
+    router.text('upstream', (ctx) => ctx.reply('upstream says no'));
+    router.text('down', (ctx) => ctx.reply('gateway down'));
+    await router.handle(text('template'));
+    await router.handle(text('invalid'));
+    await router.handle(text('upstream'));
+    expect(refusals.map((e) => (e as Error).name)).toEqual([
+      'TemplateSendError',
+      'MessageValidationError',
+      'UpstreamError',
+    ]);
+    expect(refusals[2]).toMatchObject({ code: 'GW_001' });
+    // A bare 502 may have been sent, and may pass on a redelivery: it still fails the event.
+    await expect(router.handle(text('down'))).rejects.toBeInstanceOf(WaGatewayError);
+    expect(refusals).toHaveLength(3);
+    expect(sent).toEqual([]);
   });
 
   it('through a webhook handler, a refused reply is answered 200 (not retried); another failure still 500', async () => {
