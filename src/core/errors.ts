@@ -367,6 +367,8 @@ export class NotSentError extends WaGatewayError {
   override name = 'NotSentError';
   /** @internal */
   static override readonly 'wa-gateway-sdk.error-class': string = 'NotSentError';
+  /** Always `false`: what `mayHaveBeenSent()` and `sendMany`'s `notSent` read. */
+  readonly mayHaveBeenSent = false;
 }
 
 /**

@@ -10,8 +10,10 @@ export {
   type TemplateDefinition,
   type TemplateMediaValue,
   type TemplateSendValues,
+  type TemplateValues,
   type TemplateVariables,
   type UntypedTemplateSendValues,
+  type ValuesArgument,
 } from './define.js';
 export { isTemplateLanguage, TEMPLATE_LANGUAGES, type TemplateLanguage } from './languages.js';
 export { type TemplateRuleInfo, templateRules } from './rules.js';

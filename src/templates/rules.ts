@@ -49,17 +49,14 @@ export {
   type TemplateRuleInfo,
   UNREADABLE,
 } from './rules/snapshot.js';
+export { charCount, formatPath, quote, where } from './rules/text.js';
+export { INTERNAL_ERROR_RULE } from './rules/top-level.js';
 export {
-  charCount,
   endsWithVariable,
-  formatPath,
-  quote,
   scanVariables,
   startsWithVariable,
   type VariableScan,
-  where,
-} from './rules/text.js';
-export { INTERNAL_ERROR_RULE } from './rules/top-level.js';
+} from './rules/variables.js';
 export { TEMPLATE_SHAPE } from './shape.generated.js';
 
 // ---------------------------------------------------------------------------------------------------------

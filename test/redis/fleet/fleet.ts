@@ -130,7 +130,7 @@ export async function deliver(options: {
   concurrency: number;
   ports: () => number[];
   seed: number;
-  onAck?: (acked: number) => void;
+  onAck?: (acked: number, key: string) => void;
   /** Every answer (0 = connection error), as it arrives. */
   onAnswer?: (status: number) => void;
   key?: (i: number) => string;
@@ -157,7 +157,7 @@ export async function deliver(options: {
       options.onAnswer?.(status);
       if (status === 200) {
         stats.acked.add(key(i));
-        options.onAck?.(stats.acked.size);
+        options.onAck?.(stats.acked.size, key(i));
         return;
       }
       if (status >= 400 && status < 500) break;
