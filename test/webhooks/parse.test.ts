@@ -350,6 +350,25 @@ describe('parseWebhook: tolerance', () => {
     expect(events.map((e) => e.contact?.profile?.name)).toEqual(['Al', 'Bea', 'Bea']);
   });
 
+  it('gives no contact to every message whose sender contact does not fit its schema', () => {
+    const body = envelope([
+      entry([
+        messagesChange({
+          messages: [
+            textMessage({ from: '15550000001' }),
+            textMessage({ from: '15550000002' }),
+            textMessage({ from: '15550000001' }),
+          ],
+          contacts: [{ wa_id: '15550000001', profile: 'not an object' }, contact('15550000002', 'Bea')],
+        }),
+      ]),
+    ]);
+    const events = parseWebhook(JSON.stringify(body)) as MessageEvent[];
+    expect(events.map((e) => e.kind)).toEqual(['message', 'message', 'message']);
+    expect(events.map((e) => e.contact?.profile?.name)).toEqual([undefined, 'Bea', undefined]);
+    expect(events[0]!.contact).toBeUndefined();
+  });
+
   it('does not let a "__proto__" key in the payload reach any prototype', () => {
     const text = `{"entry":[{"id":"1","changes":[{"field":"messages","value":{"metadata":{"phone_number_id":"1","display_phone_number":"1"},"messages":[{"id":"w1","from":"1","timestamp":"1","type":"text","text":{"body":"x"},"__proto__":{"polluted":true}}]}}]}]}`;
     const event = only(parseWebhook(text), 'message');
