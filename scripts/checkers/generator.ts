@@ -395,6 +395,11 @@ export function generate(options: GenerateOptions): string {
       case 'array': {
         if (hasChecks) throw new Unsupported('checks on an array');
         const el = fn(def.element);
+        // The common array (zod's locale's type message) is made by a runtime factory: a few bytes in place of a
+        // loop per array (the Worker bundle's bar is on its size).
+        const failure = typeFailure(node, 'array');
+        const type = /^return wrongType\(v, iss, (T\d+)\);$/.exec(failure);
+        if (type) return `= ${rt('arrayOf')}(${el}, ${type[1]})`;
         return [
           `  if (!Array.isArray(v)) ${typeFailure(node, 'array')}`,
           '  const n = v.length;',
@@ -519,12 +524,11 @@ export function generate(options: GenerateOptions): string {
     // A value the field's schema returns as it is, with no issue, is copied.
     const test = passesAsIs(child, x);
     if (test) return [read, `  if (${test}) out[${k}] = ${x}; else ${slow}`];
-    // Any other present value (a nested object or array): its checker, the issues under the key. A present value
-    // gets from every kind of key what the helper would give it; an absent one takes the helper.
-    const present = `out[${k}] = ${rt('presentKey')}(${x}, ${fn(unwrapOptional(child))}, iss, ${k});`;
-    const ifAbsent =
-      optin === 'optional' && optout === 'optional' ? `if (${k} in v) ${rt('optionalKey')}(${args});` : slow;
-    return [read, `  if (${x} !== undefined) ${present} else ${ifAbsent}`];
+    // A nested object or array: the helper calls its checker, which tests the type itself. Inline code for a
+    // present value here was about 2 KB of the Worker bundle for under 1% of a delivery: the inline copy of the
+    // other keys (above) buys more for its bytes (docs/benchmarks.md, "The second pass").
+    if (optin === 'optional' && optout === 'optional') return [`  ${rt('optionalKey')}(${args});`];
+    return [`  ${slow}`];
   }
 
   /**
@@ -741,11 +745,6 @@ function sharedPrefixes(roots: Schema[]): Map<Schema, number> {
     if (best > 0) result.set(a, best);
   }
   return result;
-}
-
-/** The schema an `optional` wraps (itself when it is none): what a present value is checked by. */
-function unwrapOptional(schema: Schema): Schema {
-  return schema._zod.def.type === 'optional' ? unwrapOptional(schema._zod.def.innerType) : schema;
 }
 
 function containsPipe(schema: Schema, seen = new Set<Schema>()): boolean {

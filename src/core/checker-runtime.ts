@@ -155,14 +155,21 @@ export function wrongValue(v: unknown, issues: RawIssue[], values: unknown[], me
 }
 
 /**
- * A present key's value (`x`, not `undefined`) checked by its schema's checker, the issues under the key: what every
- * kind of key gives a present value (`requiredKey`, `optionalKey` and `lenientKey` alike write the result).
+ * zod's `array` of `check`'s items, each item's issues under its index; anything but an array is `type`'s issue
+ * (as `wrongType` takes it).
  */
-export function presentKey(x: unknown, check: FieldCheck, issues: RawIssue[], key: string): unknown {
-  const from = issues.length;
-  const r = check(x, issues);
-  if (issues.length !== from) prefixIssues(issues, from, key);
-  return r;
+export function arrayOf(check: FieldCheck, type: readonly [string, string]): FieldCheck {
+  return (v, issues) => {
+    if (!Array.isArray(v)) return wrongType(v, issues, type);
+    const n = v.length;
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) {
+      const from = issues.length;
+      out[i] = check(v[i], issues);
+      if (issues.length !== from) prefixIssues(issues, from, i);
+    }
+    return out;
+  };
 }
 
 /** zod's `optional`: `undefined` as it is, anything else as `check` answers. */

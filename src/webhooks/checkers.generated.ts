@@ -5,7 +5,7 @@
 /* eslint-disable */
 // @ts-nocheck
 
-import { abortedSince, caughtOf, defaultOf, explicitlyAbortedSince, isObject, lengthFor, lengthOrigin, lenientKey, literalOf, nullableOf, optionalKey, optionalOf, prefixIssues, presentKey, requiredKey, typeIssue, wrongType, type RawIssue } from '../core/checker-runtime.js';
+import { abortedSince, arrayOf, caughtOf, defaultOf, explicitlyAbortedSince, isObject, lengthFor, lengthOrigin, lenientKey, literalOf, nullableOf, optionalKey, optionalOf, requiredKey, typeIssue, wrongType, type RawIssue } from '../core/checker-runtime.js';
 import { isNonEmptyString, isString, wrapUnknownKind } from './wire-rules.js';
 import type { AccountUpdateValue, TemplateStatusValue, WebhookContact, WebhookEnvelope, WebhookMetadata, WebhookStatus } from './schemas.js';
 
@@ -53,50 +53,27 @@ function c9(v, iss) {
   const out = {};
   const x0 = v["field"];
   if (typeof x0 === 'string') out["field"] = x0; else lenientKey(v, out, "field", c7, iss, false);
-  const x1 = v["value"];
-  if (x1 !== undefined) out["value"] = presentKey(x1, c8, iss, "value"); else requiredKey(v, out, "value", c8, iss, N1);
+  requiredKey(v, out, "value", c8, iss, N1);
   for (const k in v) if (k !== "field" && k !== "value" && k !== "__proto__") out[k] = v[k];
   return out;
 }
-function c10(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c9(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
+const c10 = arrayOf(c9, T4);
 function c11(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if ((typeof x0 === 'string') || (typeof x0 === 'number' && Number.isFinite(x0))) out["id"] = x0; else if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c6, iss);
-  const x1 = v["changes"];
-  if (x1 !== undefined) out["changes"] = presentKey(x1, c10, iss, "changes"); else requiredKey(v, out, "changes", c10, iss, N1);
+  requiredKey(v, out, "changes", c10, iss, N1);
   for (const k in v) if (k !== "id" && k !== "changes" && k !== "__proto__") out[k] = v[k];
   return out;
 }
-function c12(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c11(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
+const c12 = arrayOf(c11, T4);
 function c13(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["object"];
   if (typeof x0 === 'string') out["object"] = x0; else if (x0 !== undefined || "object" in v) optionalKey(v, out, "object", c2, iss);
-  const x1 = v["entry"];
-  if (x1 !== undefined) out["entry"] = presentKey(x1, c12, iss, "entry"); else requiredKey(v, out, "entry", c12, iss, N1);
+  requiredKey(v, out, "entry", c12, iss, N1);
   for (const k in v) if (k !== "object" && k !== "entry" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -130,8 +107,7 @@ function c17(v, iss) {
   if (typeof x1 === 'string') out["user_id"] = x1; else if (x1 !== undefined || "user_id" in v) optionalKey(v, out, "user_id", c1, iss);
   const x2 = v["parent_user_id"];
   if (typeof x2 === 'string') out["parent_user_id"] = x2; else if (x2 !== undefined || "parent_user_id" in v) optionalKey(v, out, "parent_user_id", c1, iss);
-  const x3 = v["profile"];
-  if (x3 !== undefined) out["profile"] = presentKey(x3, c15, iss, "profile"); else if ("profile" in v) optionalKey(v, out, "profile", c16, iss);
+  optionalKey(v, out, "profile", c16, iss);
   for (const k in v) if (k !== "wa_id" && k !== "user_id" && k !== "parent_user_id" && k !== "profile" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -164,8 +140,7 @@ function c24(v, iss) {
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string') out["id"] = x0; else if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c1, iss);
-  const x1 = v["origin"];
-  if (x1 !== undefined) out["origin"] = presentKey(x1, c22, iss, "origin"); else if ("origin" in v) optionalKey(v, out, "origin", c23, iss);
+  optionalKey(v, out, "origin", c23, iss);
   for (const k in v) if (k !== "id" && k !== "origin" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -212,22 +187,11 @@ function c33(v, iss) {
   if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N1);
   const x2 = v["message"];
   if (typeof x2 === 'string') out["message"] = x2; else if (x2 !== undefined || "message" in v) optionalKey(v, out, "message", c1, iss);
-  const x3 = v["error_data"];
-  if (x3 !== undefined) out["error_data"] = presentKey(x3, c31, iss, "error_data"); else if ("error_data" in v) optionalKey(v, out, "error_data", c32, iss);
+  optionalKey(v, out, "error_data", c32, iss);
   for (const k in v) if (k !== "code" && k !== "title" && k !== "message" && k !== "error_data" && k !== "__proto__") out[k] = v[k];
   return out;
 }
-function c34(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c33(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
+const c34 = arrayOf(c33, T4);
 const c35 = optionalOf(c34);
 function c36(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -244,12 +208,9 @@ function c36(v, iss) {
   if (typeof x4 === 'string') out["recipient_user_id"] = x4; else if (x4 !== undefined || "recipient_user_id" in v) optionalKey(v, out, "recipient_user_id", c1, iss);
   const x5 = v["parent_recipient_user_id"];
   if (typeof x5 === 'string') out["parent_recipient_user_id"] = x5; else if (x5 !== undefined || "parent_recipient_user_id" in v) optionalKey(v, out, "parent_recipient_user_id", c1, iss);
-  const x6 = v["conversation"];
-  if (x6 !== undefined) out["conversation"] = presentKey(x6, c24, iss, "conversation"); else if ("conversation" in v) optionalKey(v, out, "conversation", c25, iss);
-  const x7 = v["pricing"];
-  if (x7 !== undefined) out["pricing"] = presentKey(x7, c28, iss, "pricing"); else if ("pricing" in v) optionalKey(v, out, "pricing", c29, iss);
-  const x8 = v["errors"];
-  if (x8 !== undefined) out["errors"] = presentKey(x8, c34, iss, "errors"); else if ("errors" in v) optionalKey(v, out, "errors", c35, iss);
+  optionalKey(v, out, "conversation", c25, iss);
+  optionalKey(v, out, "pricing", c29, iss);
+  optionalKey(v, out, "errors", c35, iss);
   for (const k in v) if (k !== "id" && k !== "status" && k !== "timestamp" && k !== "recipient_id" && k !== "recipient_user_id" && k !== "parent_recipient_user_id" && k !== "conversation" && k !== "pricing" && k !== "errors" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -289,8 +250,7 @@ function c42(v, iss) {
   if (typeof x0 === 'string') out["phone_number"] = x0; else if (x0 !== undefined || "phone_number" in v) optionalKey(v, out, "phone_number", c1, iss);
   const x1 = v["event"];
   if (typeof x1 === 'string' && x1.length >= 1) out["event"] = x1; else requiredKey(v, out, "event", c18, iss, N1);
-  const x2 = v["ban_info"];
-  if (x2 !== undefined) out["ban_info"] = presentKey(x2, c40, iss, "ban_info"); else if ("ban_info" in v) optionalKey(v, out, "ban_info", c41, iss);
+  optionalKey(v, out, "ban_info", c41, iss);
   for (const k in v) if (k !== "phone_number" && k !== "event" && k !== "ban_info" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -316,8 +276,7 @@ function f0(v, out, iss) {
   if (typeof x3 === 'string') out["from_parent_user_id"] = x3; else if (x3 !== undefined || "from_parent_user_id" in v) optionalKey(v, out, "from_parent_user_id", c1, iss);
   const x4 = v["timestamp"];
   if ((typeof x4 === 'string') || (typeof x4 === 'number' && Number.isFinite(x4))) out["timestamp"] = x4; else requiredKey(v, out, "timestamp", c4, iss, N1);
-  const x5 = v["context"];
-  if (x5 !== undefined) out["context"] = presentKey(x5, c43, iss, "context"); else if ("context" in v) optionalKey(v, out, "context", c44, iss);
+  optionalKey(v, out, "context", c44, iss);
 }
 function f0k(k) {
   return k === "id" || k === "from" || k === "from_user_id" || k === "from_parent_user_id" || k === "timestamp" || k === "context";
@@ -337,8 +296,7 @@ function c47(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "text") out["type"] = x6; else requiredKey(v, out, "type", c45, iss, N1);
-  const x7 = v["text"];
-  if (x7 !== undefined) out["text"] = presentKey(x7, c46, iss, "text"); else requiredKey(v, out, "text", c46, iss, N1);
+  requiredKey(v, out, "text", c46, iss, N1);
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "text" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -363,8 +321,7 @@ function c50(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "image") out["type"] = x6; else requiredKey(v, out, "type", c48, iss, N1);
-  const x7 = v["image"];
-  if (x7 !== undefined) out["image"] = presentKey(x7, c49, iss, "image"); else requiredKey(v, out, "image", c49, iss, N1);
+  requiredKey(v, out, "image", c49, iss, N1);
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "image" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -395,8 +352,7 @@ function c53(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "audio") out["type"] = x6; else requiredKey(v, out, "type", c51, iss, N1);
-  const x7 = v["audio"];
-  if (x7 !== undefined) out["audio"] = presentKey(x7, c52, iss, "audio"); else requiredKey(v, out, "audio", c52, iss, N1);
+  requiredKey(v, out, "audio", c52, iss, N1);
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "audio" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -418,8 +374,7 @@ function c56(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "document") out["type"] = x6; else requiredKey(v, out, "type", c54, iss, N1);
-  const x7 = v["document"];
-  if (x7 !== undefined) out["document"] = presentKey(x7, c55, iss, "document"); else requiredKey(v, out, "document", c55, iss, N1);
+  requiredKey(v, out, "document", c55, iss, N1);
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "document" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -430,8 +385,7 @@ function c58(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "video") out["type"] = x6; else requiredKey(v, out, "type", c57, iss, N1);
-  const x7 = v["video"];
-  if (x7 !== undefined) out["video"] = presentKey(x7, c49, iss, "video"); else requiredKey(v, out, "video", c49, iss, N1);
+  requiredKey(v, out, "video", c49, iss, N1);
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "video" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -456,8 +410,7 @@ function c61(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "sticker") out["type"] = x6; else requiredKey(v, out, "type", c59, iss, N1);
-  const x7 = v["sticker"];
-  if (x7 !== undefined) out["sticker"] = presentKey(x7, c60, iss, "sticker"); else requiredKey(v, out, "sticker", c60, iss, N1);
+  requiredKey(v, out, "sticker", c60, iss, N1);
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "sticker" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -484,8 +437,7 @@ function c64(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "location") out["type"] = x6; else requiredKey(v, out, "type", c62, iss, N1);
-  const x7 = v["location"];
-  if (x7 !== undefined) out["location"] = presentKey(x7, c63, iss, "location"); else requiredKey(v, out, "location", c63, iss, N1);
+  requiredKey(v, out, "location", c63, iss, N1);
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "location" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -514,17 +466,7 @@ function c67(v, iss) {
   for (const k in v) if (k !== "phone" && k !== "type" && k !== "wa_id" && k !== "__proto__") out[k] = v[k];
   return out;
 }
-function c68(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c67(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
+const c68 = arrayOf(c67, T4);
 const c69 = optionalOf(c68);
 function c70(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -536,49 +478,25 @@ function c70(v, iss) {
   for (const k in v) if (k !== "email" && k !== "type" && k !== "__proto__") out[k] = v[k];
   return out;
 }
-function c71(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c70(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
+const c71 = arrayOf(c70, T4);
 const c72 = optionalOf(c71);
 function c73(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  const x0 = v["name"];
-  if (x0 !== undefined) out["name"] = presentKey(x0, c66, iss, "name"); else requiredKey(v, out, "name", c66, iss, N1);
-  const x1 = v["phones"];
-  if (x1 !== undefined) out["phones"] = presentKey(x1, c68, iss, "phones"); else if ("phones" in v) optionalKey(v, out, "phones", c69, iss);
-  const x2 = v["emails"];
-  if (x2 !== undefined) out["emails"] = presentKey(x2, c71, iss, "emails"); else if ("emails" in v) optionalKey(v, out, "emails", c72, iss);
+  requiredKey(v, out, "name", c66, iss, N1);
+  optionalKey(v, out, "phones", c69, iss);
+  optionalKey(v, out, "emails", c72, iss);
   for (const k in v) if (k !== "name" && k !== "phones" && k !== "emails" && k !== "__proto__") out[k] = v[k];
   return out;
 }
-function c74(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c73(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
+const c74 = arrayOf(c73, T4);
 function c75(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "contacts") out["type"] = x6; else requiredKey(v, out, "type", c65, iss, N1);
-  const x7 = v["contacts"];
-  if (x7 !== undefined) out["contacts"] = presentKey(x7, c74, iss, "contacts"); else requiredKey(v, out, "contacts", c74, iss, N1);
+  requiredKey(v, out, "contacts", c74, iss, N1);
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "contacts" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -602,8 +520,7 @@ function c80(v, iss) {
   const out = {};
   const x0 = v["type"];
   if (x0 === "button_reply") out["type"] = x0; else requiredKey(v, out, "type", c78, iss, N1);
-  const x1 = v["button_reply"];
-  if (x1 !== undefined) out["button_reply"] = presentKey(x1, c79, iss, "button_reply"); else requiredKey(v, out, "button_reply", c79, iss, N1);
+  requiredKey(v, out, "button_reply", c79, iss, N1);
   for (const k in v) if (k !== "type" && k !== "button_reply" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -625,8 +542,7 @@ function c83(v, iss) {
   const out = {};
   const x0 = v["type"];
   if (x0 === "list_reply") out["type"] = x0; else requiredKey(v, out, "type", c81, iss, N1);
-  const x1 = v["list_reply"];
-  if (x1 !== undefined) out["list_reply"] = presentKey(x1, c82, iss, "list_reply"); else requiredKey(v, out, "list_reply", c82, iss, N1);
+  requiredKey(v, out, "list_reply", c82, iss, N1);
   for (const k in v) if (k !== "type" && k !== "list_reply" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -638,8 +554,7 @@ function c85(v, iss) {
   if (x0 === "unknown") out["type"] = x0; else requiredKey(v, out, "type", c84, iss, N1);
   const x1 = v["originalType"];
   if (typeof x1 === 'string') out["originalType"] = x1; else requiredKey(v, out, "originalType", c0, iss, N1);
-  const x2 = v["raw"];
-  if (x2 !== undefined) out["raw"] = presentKey(x2, c8, iss, "raw"); else requiredKey(v, out, "raw", c8, iss, N1);
+  requiredKey(v, out, "raw", c8, iss, N1);
   for (const k in v) if (k !== "type" && k !== "originalType" && k !== "raw" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -665,8 +580,7 @@ function c88(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "interactive") out["type"] = x6; else requiredKey(v, out, "type", c76, iss, N1);
-  const x7 = v["interactive"];
-  if (x7 !== undefined) out["interactive"] = presentKey(x7, c87, iss, "interactive"); else lenientKey(v, out, "interactive", c87, iss, false);
+  lenientKey(v, out, "interactive", c87, iss, false);
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "interactive" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -687,8 +601,7 @@ function c91(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "reaction") out["type"] = x6; else requiredKey(v, out, "type", c89, iss, N1);
-  const x7 = v["reaction"];
-  if (x7 !== undefined) out["reaction"] = presentKey(x7, c90, iss, "reaction"); else requiredKey(v, out, "reaction", c90, iss, N1);
+  requiredKey(v, out, "reaction", c90, iss, N1);
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "reaction" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -708,17 +621,7 @@ function c94(v, iss) {
   for (const k in v) if (k !== "product_retailer_id" && k !== "quantity" && k !== "item_price" && k !== "currency" && k !== "__proto__") out[k] = v[k];
   return out;
 }
-function c95(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c94(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
+const c95 = arrayOf(c94, T4);
 function c96(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -726,8 +629,7 @@ function c96(v, iss) {
   if (typeof x0 === 'string') out["catalog_id"] = x0; else if (x0 !== undefined || "catalog_id" in v) optionalKey(v, out, "catalog_id", c1, iss);
   const x1 = v["text"];
   if (typeof x1 === 'string') out["text"] = x1; else if (x1 !== undefined || "text" in v) optionalKey(v, out, "text", c1, iss);
-  const x2 = v["product_items"];
-  if (x2 !== undefined) out["product_items"] = presentKey(x2, c95, iss, "product_items"); else requiredKey(v, out, "product_items", c95, iss, N1);
+  requiredKey(v, out, "product_items", c95, iss, N1);
   for (const k in v) if (k !== "catalog_id" && k !== "text" && k !== "product_items" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -737,8 +639,7 @@ function c97(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "order") out["type"] = x6; else requiredKey(v, out, "type", c92, iss, N1);
-  const x7 = v["order"];
-  if (x7 !== undefined) out["order"] = presentKey(x7, c96, iss, "order"); else requiredKey(v, out, "order", c96, iss, N1);
+  requiredKey(v, out, "order", c96, iss, N1);
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "order" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -759,8 +660,7 @@ function c100(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "button") out["type"] = x6; else requiredKey(v, out, "type", c98, iss, N1);
-  const x7 = v["button"];
-  if (x7 !== undefined) out["button"] = presentKey(x7, c99, iss, "button"); else requiredKey(v, out, "button", c99, iss, N1);
+  requiredKey(v, out, "button", c99, iss, N1);
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "button" && k !== "__proto__") out[k] = v[k];
   return out;
 }
