@@ -790,6 +790,18 @@ describe('null means absent', () => {
     expect(m?.kind === 'message' && m.message.type).toBe('text');
   });
 
+  it('a null in a JSON text is stripped wherever it is, whatever text surrounds it', () => {
+    const status = { ...statusObject('read', { id: 'wamid.n2' }), pricing: null };
+    const [s] = parseWebhook(JSON.stringify(statusEnvelope(status as never)).replace(':null', ' :  null '));
+    expect(s?.kind === 'status' && 'pricing' in s.status).toBe(false);
+    // Text holding `ull` and `null` apart from a null value, and a null in a field nobody types.
+    const text = textMessage({ text: { body: 'a full cart, nullable?' } });
+    const [m] = parseWebhook(JSON.stringify(messageEnvelope({ ...text, extra: { note: null, kept: 1 } })));
+    if (m?.kind !== 'message' || m.message.type !== 'text') throw new Error(`got ${m?.kind}`);
+    expect(m.message.text.body).toBe('a full cart, nullable?');
+    expect((m.message as unknown as { extra: unknown }).extra).toEqual({ kept: 1 });
+  });
+
   it('a malformed status and its later valid redelivery are both delivered', async () => {
     const seen: string[] = [];
     const handler = createWebhookHandler({
