@@ -524,9 +524,12 @@ export function generate(options: GenerateOptions): string {
     // A value the field's schema returns as it is, with no issue, is copied.
     const test = passesAsIs(child, x);
     if (test) return [read, `  if (${test}) out[${k}] = ${x}; else ${slow}`];
-    // A nested object or array: the helper calls its checker, which tests the type itself. Inline code for a
-    // present value here was about 2 KB of the Worker bundle for under 1% of a delivery: the inline copy of the
-    // other keys (above) buys more for its bytes (docs/benchmarks.md, "The second pass").
+    // A nested object or array: its checker tests the type itself, so the key is read and written here, where V8
+    // can cache both, and only the check is a call; an absent one gets the checker's type issue, as in zod (the
+    // output means nothing then). An optional one stays the helper's: inline, it cost more bytes than it saved.
+    if (optin === undefined && (child._zod.def.type === 'object' || child._zod.def.type === 'array')) {
+      return [`  out[${k}] = ${rt('checkedUnder')}(v[${k}], ${fn(child)}, iss, ${k});`];
+    }
     if (optin === 'optional' && optout === 'optional') return [`  ${rt('optionalKey')}(${args});`];
     return [`  ${slow}`];
   }

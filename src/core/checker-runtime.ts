@@ -154,6 +154,14 @@ export function wrongValue(v: unknown, issues: RawIssue[], values: unknown[], me
   return v;
 }
 
+/** `check`'s answer for a key's value `x`, its issues under `key`: a field whose key the generated code reads. */
+export function checkedUnder(x: unknown, check: FieldCheck, issues: RawIssue[], key: string): unknown {
+  const from = issues.length;
+  const r = check(x, issues);
+  if (issues.length !== from) prefixIssues(issues, from, key);
+  return r;
+}
+
 /**
  * zod's `array` of `check`'s items, each item's issues under its index; anything but an array is `type`'s issue
  * (as `wrongType` takes it).

@@ -5,7 +5,7 @@
 /* eslint-disable */
 // @ts-nocheck
 
-import { abortedSince, arrayOf, caughtOf, defaultOf, explicitlyAbortedSince, isObject, lengthFor, lengthOrigin, lenientKey, literalOf, nullableOf, optionalKey, optionalOf, requiredKey, typeIssue, wrongType, type RawIssue } from '../core/checker-runtime.js';
+import { abortedSince, arrayOf, caughtOf, checkedUnder, defaultOf, explicitlyAbortedSince, isObject, lengthFor, lengthOrigin, lenientKey, literalOf, nullableOf, optionalKey, optionalOf, requiredKey, typeIssue, wrongType, type RawIssue } from '../core/checker-runtime.js';
 import { isNonEmptyString, isString, wrapUnknownKind } from './wire-rules.js';
 import type { AccountUpdateValue, TemplateStatusValue, WebhookContact, WebhookEnvelope, WebhookMetadata, WebhookStatus } from './schemas.js';
 
@@ -53,7 +53,7 @@ function c9(v, iss) {
   const out = {};
   const x0 = v["field"];
   if (typeof x0 === 'string') out["field"] = x0; else lenientKey(v, out, "field", c7, iss, false);
-  requiredKey(v, out, "value", c8, iss, N1);
+  out["value"] = checkedUnder(v["value"], c8, iss, "value");
   for (const k in v) if (k !== "field" && k !== "value" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -63,7 +63,7 @@ function c11(v, iss) {
   const out = {};
   const x0 = v["id"];
   if ((typeof x0 === 'string') || (typeof x0 === 'number' && Number.isFinite(x0))) out["id"] = x0; else if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c6, iss);
-  requiredKey(v, out, "changes", c10, iss, N1);
+  out["changes"] = checkedUnder(v["changes"], c10, iss, "changes");
   for (const k in v) if (k !== "id" && k !== "changes" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -73,7 +73,7 @@ function c13(v, iss) {
   const out = {};
   const x0 = v["object"];
   if (typeof x0 === 'string') out["object"] = x0; else if (x0 !== undefined || "object" in v) optionalKey(v, out, "object", c2, iss);
-  requiredKey(v, out, "entry", c12, iss, N1);
+  out["entry"] = checkedUnder(v["entry"], c12, iss, "entry");
   for (const k in v) if (k !== "object" && k !== "entry" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -296,7 +296,7 @@ function c47(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "text") out["type"] = x6; else requiredKey(v, out, "type", c45, iss, N1);
-  requiredKey(v, out, "text", c46, iss, N1);
+  out["text"] = checkedUnder(v["text"], c46, iss, "text");
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "text" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -321,7 +321,7 @@ function c50(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "image") out["type"] = x6; else requiredKey(v, out, "type", c48, iss, N1);
-  requiredKey(v, out, "image", c49, iss, N1);
+  out["image"] = checkedUnder(v["image"], c49, iss, "image");
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "image" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -352,7 +352,7 @@ function c53(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "audio") out["type"] = x6; else requiredKey(v, out, "type", c51, iss, N1);
-  requiredKey(v, out, "audio", c52, iss, N1);
+  out["audio"] = checkedUnder(v["audio"], c52, iss, "audio");
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "audio" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -374,7 +374,7 @@ function c56(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "document") out["type"] = x6; else requiredKey(v, out, "type", c54, iss, N1);
-  requiredKey(v, out, "document", c55, iss, N1);
+  out["document"] = checkedUnder(v["document"], c55, iss, "document");
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "document" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -385,7 +385,7 @@ function c58(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "video") out["type"] = x6; else requiredKey(v, out, "type", c57, iss, N1);
-  requiredKey(v, out, "video", c49, iss, N1);
+  out["video"] = checkedUnder(v["video"], c49, iss, "video");
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "video" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -410,7 +410,7 @@ function c61(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "sticker") out["type"] = x6; else requiredKey(v, out, "type", c59, iss, N1);
-  requiredKey(v, out, "sticker", c60, iss, N1);
+  out["sticker"] = checkedUnder(v["sticker"], c60, iss, "sticker");
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "sticker" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -437,7 +437,7 @@ function c64(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "location") out["type"] = x6; else requiredKey(v, out, "type", c62, iss, N1);
-  requiredKey(v, out, "location", c63, iss, N1);
+  out["location"] = checkedUnder(v["location"], c63, iss, "location");
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "location" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -483,7 +483,7 @@ const c72 = optionalOf(c71);
 function c73(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  requiredKey(v, out, "name", c66, iss, N1);
+  out["name"] = checkedUnder(v["name"], c66, iss, "name");
   optionalKey(v, out, "phones", c69, iss);
   optionalKey(v, out, "emails", c72, iss);
   for (const k in v) if (k !== "name" && k !== "phones" && k !== "emails" && k !== "__proto__") out[k] = v[k];
@@ -496,7 +496,7 @@ function c75(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "contacts") out["type"] = x6; else requiredKey(v, out, "type", c65, iss, N1);
-  requiredKey(v, out, "contacts", c74, iss, N1);
+  out["contacts"] = checkedUnder(v["contacts"], c74, iss, "contacts");
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "contacts" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -520,7 +520,7 @@ function c80(v, iss) {
   const out = {};
   const x0 = v["type"];
   if (x0 === "button_reply") out["type"] = x0; else requiredKey(v, out, "type", c78, iss, N1);
-  requiredKey(v, out, "button_reply", c79, iss, N1);
+  out["button_reply"] = checkedUnder(v["button_reply"], c79, iss, "button_reply");
   for (const k in v) if (k !== "type" && k !== "button_reply" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -542,7 +542,7 @@ function c83(v, iss) {
   const out = {};
   const x0 = v["type"];
   if (x0 === "list_reply") out["type"] = x0; else requiredKey(v, out, "type", c81, iss, N1);
-  requiredKey(v, out, "list_reply", c82, iss, N1);
+  out["list_reply"] = checkedUnder(v["list_reply"], c82, iss, "list_reply");
   for (const k in v) if (k !== "type" && k !== "list_reply" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -554,7 +554,7 @@ function c85(v, iss) {
   if (x0 === "unknown") out["type"] = x0; else requiredKey(v, out, "type", c84, iss, N1);
   const x1 = v["originalType"];
   if (typeof x1 === 'string') out["originalType"] = x1; else requiredKey(v, out, "originalType", c0, iss, N1);
-  requiredKey(v, out, "raw", c8, iss, N1);
+  out["raw"] = checkedUnder(v["raw"], c8, iss, "raw");
   for (const k in v) if (k !== "type" && k !== "originalType" && k !== "raw" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -601,7 +601,7 @@ function c91(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "reaction") out["type"] = x6; else requiredKey(v, out, "type", c89, iss, N1);
-  requiredKey(v, out, "reaction", c90, iss, N1);
+  out["reaction"] = checkedUnder(v["reaction"], c90, iss, "reaction");
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "reaction" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -629,7 +629,7 @@ function c96(v, iss) {
   if (typeof x0 === 'string') out["catalog_id"] = x0; else if (x0 !== undefined || "catalog_id" in v) optionalKey(v, out, "catalog_id", c1, iss);
   const x1 = v["text"];
   if (typeof x1 === 'string') out["text"] = x1; else if (x1 !== undefined || "text" in v) optionalKey(v, out, "text", c1, iss);
-  requiredKey(v, out, "product_items", c95, iss, N1);
+  out["product_items"] = checkedUnder(v["product_items"], c95, iss, "product_items");
   for (const k in v) if (k !== "catalog_id" && k !== "text" && k !== "product_items" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -639,7 +639,7 @@ function c97(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "order") out["type"] = x6; else requiredKey(v, out, "type", c92, iss, N1);
-  requiredKey(v, out, "order", c96, iss, N1);
+  out["order"] = checkedUnder(v["order"], c96, iss, "order");
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "order" && k !== "__proto__") out[k] = v[k];
   return out;
 }
@@ -660,7 +660,7 @@ function c100(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "button") out["type"] = x6; else requiredKey(v, out, "type", c98, iss, N1);
-  requiredKey(v, out, "button", c99, iss, N1);
+  out["button"] = checkedUnder(v["button"], c99, iss, "button");
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "button" && k !== "__proto__") out[k] = v[k];
   return out;
 }
