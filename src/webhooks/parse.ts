@@ -143,11 +143,8 @@ function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: Webhoo
   const contacts = value['contacts'];
   // Each contact checked once per change, by its index in `contacts`, however many messages name it.
   const contactCache: ContactCache = [];
-  let sawItems = false;
-  // Object key order is document order: honour it even in the odd change that carries both arrays.
-  for (const key of Object.keys(value)) {
-    if (key !== 'messages' && key !== 'statuses') continue;
-    sawItems = true;
+  const keys = itemKeys(value);
+  for (const key of keys) {
     const items = value[key];
     if (!Array.isArray(items)) {
       events.push(
@@ -168,7 +165,24 @@ function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: Webhoo
       }
     }
   }
-  if (!sawItems) events.push(unknownEvent(ctx, 'unrecognized_value', valuePath(ctx), value, []));
+  if (keys.length === 0) events.push(unknownEvent(ctx, 'unrecognized_value', valuePath(ctx), value, []));
+}
+
+type ItemKey = 'messages' | 'statuses';
+const MESSAGES: readonly ItemKey[] = ['messages'];
+const STATUSES: readonly ItemKey[] = ['statuses'];
+const NEITHER: readonly ItemKey[] = [];
+
+/**
+ * The item arrays a change's value holds, in document order (its keys' order) in the odd change that carries
+ * both; a change with one, every real one, is answered without listing the value's keys.
+ */
+function itemKeys(value: JsonObject): readonly ItemKey[] {
+  const messages = Object.hasOwn(value, 'messages');
+  const statuses = Object.hasOwn(value, 'statuses');
+  if (messages && statuses)
+    return Object.keys(value).filter((k): k is ItemKey => k === 'messages' || k === 'statuses');
+  return messages ? MESSAGES : statuses ? STATUSES : NEITHER;
 }
 
 type MetadataResult = { ok: true; metadata: WebhookMetadata } | { ok: false; issues: WebhookIssue[] };

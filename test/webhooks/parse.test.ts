@@ -326,6 +326,14 @@ describe('parseWebhook: tolerance', () => {
       ['not-a-time', undefined, 'not-a-time'],
       ['', undefined, ''],
       ['0x10', undefined, '0x10'],
+      ['0', 0, '0'],
+      ['007', 7, '007'],
+      ['999999999999999', 999999999999999, '999999999999999'],
+      ['12345678901234567890', 12345678901234567000, '12345678901234567890'],
+      [' 1700000125 ', 1700000125, ' 1700000125 '],
+      ['1700000126.5', 1700000126.5, '1700000126.5'],
+      ['1700000127:', undefined, '1700000127:'],
+      ['-5', -5, '-5'],
     ];
     for (const [raw, parsed, kept] of cases) {
       const event = oneMessage(messageEnvelope({ ...textMessage(), timestamp: raw }));
@@ -359,7 +367,10 @@ describe('parseWebhook: tolerance', () => {
             textMessage({ from: '15550000002' }),
             textMessage({ from: '15550000001' }),
           ],
-          contacts: [{ wa_id: '15550000001', profile: 'not an object' }, contact('15550000002', 'Bea')],
+          contacts: [
+            { wa_id: '15550000001', profile: 'not an object' as never },
+            contact('15550000002', 'Bea'),
+          ],
         }),
       ]),
     ]);
@@ -626,6 +637,17 @@ describe('parseWebhook: envelopes', () => {
       parseWebhook(JSON.stringify(envelope([entry([messagesChange({ messages: [], statuses: [] })])]))),
     ).toEqual([]);
     expect(parseWebhook('{"entry":[]}')).toEqual([]);
+  });
+
+  it('a change holding statuses before messages yields them in that order', () => {
+    const { messages, ...rest } = messagesChange({
+      messages: [textMessage()],
+      statuses: [statusObject('read')],
+    }).value as Record<string, unknown>;
+    const body = envelope([entry([change('messages', { ...rest, messages })])]);
+    const flipped = envelope([entry([change('messages', { messages, ...rest })])]);
+    expect(parseWebhook(JSON.stringify(body)).map((e) => e.kind)).toEqual(['status', 'message']);
+    expect(parseWebhook(JSON.stringify(flipped)).map((e) => e.kind)).toEqual(['message', 'status']);
   });
 
   it('several entries, changes, messages and statuses: one event each, in document order', () => {
