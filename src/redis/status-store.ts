@@ -10,6 +10,7 @@ import {
   type StatusChange,
   type StatusUpdateResult,
   type TrackedStatus,
+  trackedStatusFrom,
   wamidOf,
 } from '../webhooks/status-tracker.js';
 import type { RedisClient } from './client.js';
@@ -247,20 +248,5 @@ function decode(operation: string, raw: unknown): TrackedStatus {
   }
   const parsed = storedSchema.safeParse(value);
   if (!parsed.success) throw unexpectedReply(operation, 'a stored status', typeof value);
-  const s = parsed.data;
-  return {
-    wamid: s.wamid,
-    status: s.status,
-    timestamp: s.timestamp,
-    sentAt: s.sentAt,
-    deliveredAt: s.deliveredAt,
-    readAt: s.readAt,
-    failedAt: s.failedAt,
-    delivered: s.delivered,
-    billable: s.billable,
-    recipientId: s.recipientId,
-    recipientUserId: s.recipientUserId,
-    errors: s.errors,
-    events: s.events,
-  };
+  return trackedStatusFrom(parsed.data);
 }
