@@ -114,8 +114,7 @@ export class CampaignRecorder implements SendManyRecorder {
 
   /** Buffers one result (`message` is what was sent); a promise only when the buffer is written. */
   add(result: SendManyResult, message: unknown): Promise<void> | undefined {
-    const to = (message as { to?: unknown } | null)?.to;
-    const entry: CampaignResult = { result, to: typeof to === 'string' ? to : '' };
+    const entry: CampaignResult = { result, to: recipientOf(message) };
     if (this.#closed) return this.#late(entry);
     this.#batch.add(entry);
     if (this.#batch.size >= this.#deps.batchSize) return this.#flush();
@@ -212,5 +211,15 @@ export class CampaignRecorder implements SendManyRecorder {
       const again = () => this.#keepRenewed();
       this.#mark().then(again, again);
     }, this.#deps.parkMs / 3);
+  }
+}
+
+/** The message's `to`, or `''` when it has none (or reading it throws: a message the send refused as invalid). */
+function recipientOf(message: unknown): string {
+  try {
+    const to = (message as { to?: unknown } | null)?.to;
+    return typeof to === 'string' ? to : '';
+  } catch {
+    return '';
   }
 }

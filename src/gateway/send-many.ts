@@ -61,6 +61,7 @@ export interface CampaignObserver {
  *   within a bounded time however long the sender then waits;
  * - `close` is called once the last result has been added (so after every send has settled), and resolves once
  *   every result is written, or throws `CampaignRecordError` with those that could not be.
+ * - an `add` that throws does not hold a result back: the loop yields it, and throws that error once it is left.
  */
 export interface SendManyRecorder {
   /** Settles once the store's note is written (the first, or the renewal under way). */
@@ -158,6 +159,7 @@ export async function* sendMany(
   let closing = false;
   let pulling = false;
   let pullError: { error: unknown } | undefined;
+  let recordError: { error: unknown } | undefined;
   // Something changed (a send settled, an item arrived): `changed` is set before the waiter is woken, so a change
   // that lands while the loop is not waiting (during a yield) is not lost.
   let changed = false;
@@ -171,10 +173,17 @@ export async function* sendMany(
   const start = (message: DeepReadonly<OutboundMessage>) => {
     const index = started++;
     const task: Promise<void> = batch.send(message, index).then(async (r) => {
-      await campaign?.add(r, message);
-      done.set(index, r);
-      inFlight.delete(task);
-      notify();
+      try {
+        await campaign?.add(r, message);
+      } catch (error) {
+        // A recorder that throws (not the SDK's: it keeps what it could not write for `close`) still gets its
+        // result yielded; its error ends the loop once the sends in flight have settled.
+        recordError ??= { error };
+      } finally {
+        done.set(index, r);
+        inFlight.delete(task);
+        notify();
+      }
     });
     inFlight.add(task);
   };
@@ -228,6 +237,7 @@ export async function* sendMany(
       if (campaign) {
         await Promise.allSettled(inFlight);
         await campaign.close();
+        if (recordError) throw recordError.error;
       }
     }
   }

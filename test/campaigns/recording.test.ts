@@ -291,4 +291,43 @@ describe('results are written by count or by age', () => {
     expect(() => new CampaignTracker({ store, maxBatchAgeMs: 0 })).toThrow(ConfigurationError);
     expect(() => new CampaignTracker({ store, maxBatchAgeMs: 5_000 })).not.toThrow();
   });
+
+  it('a message whose `to` throws is reported invalid and recorded, and the loop ends', async () => {
+    gateway();
+    const tracker = new CampaignTracker({ store: new MemoryCampaignStore() });
+    const hostile = {
+      type: 'text',
+      text: { body: 'hi' },
+      get to(): string {
+        throw new Error('boom');
+      },
+    } as unknown as OutboundMessage;
+    const results = await collect(client(tracker).messages.sendMany([msg(0), hostile], { campaign: 'c' }));
+    expect(results.map((r) => r.ok)).toEqual([true, false]);
+    expect((await tracker.report('c'))?.funnel.accepted).toBe(1);
+  });
+
+  it('a recorder of the user’s own that throws: every result is still yielded, then the loop throws its error', async () => {
+    gateway();
+    const tracker = new CampaignTracker({ store: new MemoryCampaignStore() });
+    const { observer } = counted(tracker);
+    const throwing: CampaignObserver = {
+      recorder(campaign) {
+        const inner = observer.recorder(campaign);
+        return Object.assign(Object.create(inner) as typeof inner, {
+          add: () => Promise.reject(new Error('my store is down')),
+          close: () => inner.close(),
+          beginSend: () => inner.beginSend(),
+          endSend: () => inner.endSend(),
+        });
+      },
+    };
+    const seen: boolean[] = [];
+    const loop = (async () => {
+      for await (const r of client(throwing).messages.sendMany([msg(0), msg(1)], { campaign: 'c' }))
+        seen.push(r.ok);
+    })();
+    await expect(loop).rejects.toThrow('my store is down');
+    expect(seen).toEqual([true, true]);
+  });
 });
