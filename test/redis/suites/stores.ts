@@ -75,6 +75,11 @@ export function storesSuite(target: () => RedisTarget): void {
       failure: 'unexpected_reply',
     });
     expect(() => new RedisIdempotencyStore({ redis, prefix: 'a b' })).toThrow(ConfigurationError);
+    // A brace that opens no hash tag would take the stores' own tags into Redis's and split an operation's slots.
+    for (const prefix of ['wa{:', '{}:', 'a{}b{c}:'])
+      expect(() => new RedisIdempotencyStore({ redis, prefix }), prefix).toThrow(/without a hash tag/);
+    for (const prefix of ['{wa}:', 'wa}:', 'a:{b}:'])
+      expect(() => new RedisIdempotencyStore({ redis, prefix }), prefix).not.toThrow();
     expect(() => new RedisIdempotencyStore({ redis: {} as RedisClient })).toThrow(ConfigurationError);
   });
 
