@@ -234,13 +234,24 @@ export async function* sendMany(
     } finally {
       // A campaign's loop is left only once the sends in flight have settled and every result is recorded (or
       // `close` throws CampaignRecordError with those that could not be): none is written after the caller moved on.
-      if (campaign) {
-        await Promise.allSettled(inFlight);
-        await campaign.close();
-        if (recordError) throw recordError.error;
-      }
+      if (campaign) await closeRecording(campaign, inFlight, () => recordError);
     }
   }
+}
+
+/**
+ * Ends a campaign's recording as its loop is left: once the sends in flight have settled, the recorder writes what
+ * it holds (`close` throws `CampaignRecordError` with what it could not), then a recorder's own error is thrown.
+ */
+async function closeRecording(
+  campaign: SendManyRecorder,
+  inFlight: ReadonlySet<Promise<void>>,
+  recordError: () => { error: unknown } | undefined,
+): Promise<void> {
+  await Promise.allSettled(inFlight);
+  await campaign.close();
+  const failed = recordError();
+  if (failed) throw failed.error;
 }
 
 /** A batch's shared state: its stop switch, its progress, and the send of one of its messages. */
