@@ -169,10 +169,11 @@ report({
   value: firstMs / warmMs,
   unit: 'x',
   bar: `<= ${FIRST_PARSE_BAR}x (goal ${FIRST_PARSE_GOAL}x)`,
-  // No `limit`: the quick CI pass does not gate on it. A first call runs V8's lazy compilation and then its
-  // interpreter on empty caches: even with every function compiled at import, it is about 25x a warm one on
-  // Node 20, and the peer's own first call is 40-60x its warm one (docs/benchmarks.md, "The second pass", first parse).
+  // Not gated in the quick CI pass (`quickGate`). A first call runs V8's lazy compilation, then its interpreter on
+  // empty caches: even with every function compiled at import it is about 25x a warm one on Node 20, and the peer's
+  // own first call is 40-60x its warm one (docs/benchmarks.md, "The second pass", first parse).
   pass: firstMs / warmMs <= FIRST_PARSE_BAR,
+  quickGate: false,
   detail: {
     firstMs: round(firstMs, 3),
     warmUs: round(warmMs * 1000, 2),
