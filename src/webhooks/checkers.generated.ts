@@ -13,9 +13,10 @@ const T0 = ["object", "Invalid input: expected object, received "];
 const N1 = "Invalid input: expected nonoptional, received undefined";
 const T2 = ["string", "Invalid input: expected string, received "];
 const T3 = ["number", "Invalid input: expected number, received "];
-const T4 = ["array", "Invalid input: expected array, received "];
-const T5 = ["boolean", "Invalid input: expected boolean, received "];
-const L6 = "Invalid input: expected ";
+const P4 = "__proto__";
+const T5 = ["array", "Invalid input: expected array, received "];
+const T6 = ["boolean", "Invalid input: expected boolean, received "];
+const L7 = "Invalid input: expected ";
 
 function c0(v, iss) {
   if (typeof v !== 'string') return wrongType(v, iss, T2);
@@ -45,7 +46,7 @@ const c7 = caughtOf(c0, "");
 function c8(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  for (const k in v) if (k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== P4) out[k] = v[k];
   return out;
 }
 function c9(v, iss) {
@@ -54,27 +55,27 @@ function c9(v, iss) {
   const x0 = v["field"];
   if (typeof x0 === 'string') out["field"] = x0; else lenientKey(v, out, "field", c7, iss, false);
   out["value"] = checkedUnder(v["value"], c8, iss, "value");
-  for (const k in v) if (k !== "field" && k !== "value" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "field" && k !== "value" && k !== P4) out[k] = v[k];
   return out;
 }
-const c10 = arrayOf(c9, T4);
+const c10 = arrayOf(c9, T5);
 function c11(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if ((typeof x0 === 'string') || (typeof x0 === 'number' && Number.isFinite(x0))) out["id"] = x0; else if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c6, iss);
   out["changes"] = checkedUnder(v["changes"], c10, iss, "changes");
-  for (const k in v) if (k !== "id" && k !== "changes" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "changes" && k !== P4) out[k] = v[k];
   return out;
 }
-const c12 = arrayOf(c11, T4);
+const c12 = arrayOf(c11, T5);
 function c13(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["object"];
   if (typeof x0 === 'string') out["object"] = x0; else if (x0 !== undefined || "object" in v) optionalKey(v, out, "object", c2, iss);
   out["entry"] = checkedUnder(v["entry"], c12, iss, "entry");
-  for (const k in v) if (k !== "object" && k !== "entry" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "object" && k !== "entry" && k !== P4) out[k] = v[k];
   return out;
 }
 function c14(v, iss) {
@@ -84,7 +85,7 @@ function c14(v, iss) {
   if (typeof x0 === 'string') out["phone_number_id"] = x0; else requiredKey(v, out, "phone_number_id", c0, iss, N1);
   const x1 = v["display_phone_number"];
   if (typeof x1 === 'string') out["display_phone_number"] = x1; else if (x1 !== undefined || "display_phone_number" in v) optionalKey(v, out, "display_phone_number", c1, iss);
-  for (const k in v) if (k !== "phone_number_id" && k !== "display_phone_number" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "phone_number_id" && k !== "display_phone_number" && k !== P4) out[k] = v[k];
   return out;
 }
 function c15(v, iss) {
@@ -94,7 +95,7 @@ function c15(v, iss) {
   if (typeof x0 === 'string') out["name"] = x0; else if (x0 !== undefined || "name" in v) optionalKey(v, out, "name", c1, iss);
   const x1 = v["username"];
   if (typeof x1 === 'string') out["username"] = x1; else if (x1 !== undefined || "username" in v) optionalKey(v, out, "username", c1, iss);
-  for (const k in v) if (k !== "name" && k !== "username" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "name" && k !== "username" && k !== P4) out[k] = v[k];
   return out;
 }
 const c16 = optionalOf(c15);
@@ -108,7 +109,7 @@ function c17(v, iss) {
   const x2 = v["parent_user_id"];
   if (typeof x2 === 'string') out["parent_user_id"] = x2; else if (x2 !== undefined || "parent_user_id" in v) optionalKey(v, out, "parent_user_id", c1, iss);
   optionalKey(v, out, "profile", c16, iss);
-  for (const k in v) if (k !== "wa_id" && k !== "user_id" && k !== "parent_user_id" && k !== "profile" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "wa_id" && k !== "user_id" && k !== "parent_user_id" && k !== "profile" && k !== P4) out[k] = v[k];
   return out;
 }
 function c18(v, iss) {
@@ -131,7 +132,7 @@ function c22(v, iss) {
   const out = {};
   const x0 = v["type"];
   if (x0 !== undefined && isString(x0)) out["type"] = x0; else if (x0 !== undefined || "type" in v) optionalKey(v, out, "type", c21, iss);
-  for (const k in v) if (k !== "type" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "type" && k !== P4) out[k] = v[k];
   return out;
 }
 const c23 = optionalOf(c22);
@@ -141,12 +142,12 @@ function c24(v, iss) {
   const x0 = v["id"];
   if (typeof x0 === 'string') out["id"] = x0; else if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c1, iss);
   optionalKey(v, out, "origin", c23, iss);
-  for (const k in v) if (k !== "id" && k !== "origin" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "origin" && k !== P4) out[k] = v[k];
   return out;
 }
 const c25 = optionalOf(c24);
 function c26(v, iss) {
-  if (typeof v !== 'boolean') return wrongType(v, iss, T5);
+  if (typeof v !== 'boolean') return wrongType(v, iss, T6);
   return v;
 }
 const c27 = optionalOf(c26);
@@ -159,7 +160,7 @@ function c28(v, iss) {
   if (typeof x1 === 'string') out["pricing_model"] = x1; else if (x1 !== undefined || "pricing_model" in v) optionalKey(v, out, "pricing_model", c1, iss);
   const x2 = v["category"];
   if (typeof x2 === 'string') out["category"] = x2; else if (x2 !== undefined || "category" in v) optionalKey(v, out, "category", c1, iss);
-  for (const k in v) if (k !== "billable" && k !== "pricing_model" && k !== "category" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "billable" && k !== "pricing_model" && k !== "category" && k !== P4) out[k] = v[k];
   return out;
 }
 const c29 = optionalOf(c28);
@@ -174,7 +175,7 @@ function c31(v, iss) {
   const out = {};
   const x0 = v["details"];
   if (typeof x0 === 'string') out["details"] = x0; else if (x0 !== undefined || "details" in v) optionalKey(v, out, "details", c1, iss);
-  for (const k in v) if (k !== "details" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "details" && k !== P4) out[k] = v[k];
   return out;
 }
 const c32 = optionalOf(c31);
@@ -188,10 +189,10 @@ function c33(v, iss) {
   const x2 = v["message"];
   if (typeof x2 === 'string') out["message"] = x2; else if (x2 !== undefined || "message" in v) optionalKey(v, out, "message", c1, iss);
   optionalKey(v, out, "error_data", c32, iss);
-  for (const k in v) if (k !== "code" && k !== "title" && k !== "message" && k !== "error_data" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "code" && k !== "title" && k !== "message" && k !== "error_data" && k !== P4) out[k] = v[k];
   return out;
 }
-const c34 = arrayOf(c33, T4);
+const c34 = arrayOf(c33, T5);
 const c35 = optionalOf(c34);
 function c36(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -211,7 +212,7 @@ function c36(v, iss) {
   optionalKey(v, out, "conversation", c25, iss);
   optionalKey(v, out, "pricing", c29, iss);
   optionalKey(v, out, "errors", c35, iss);
-  for (const k in v) if (k !== "id" && k !== "status" && k !== "timestamp" && k !== "recipient_id" && k !== "recipient_user_id" && k !== "parent_recipient_user_id" && k !== "conversation" && k !== "pricing" && k !== "errors" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "status" && k !== "timestamp" && k !== "recipient_id" && k !== "recipient_user_id" && k !== "parent_recipient_user_id" && k !== "conversation" && k !== "pricing" && k !== "errors" && k !== P4) out[k] = v[k];
   return out;
 }
 const c37 = nullableOf(c0);
@@ -229,7 +230,7 @@ function c39(v, iss) {
   if (typeof x3 === 'string') out["message_template_language"] = x3; else if (x3 !== undefined || "message_template_language" in v) optionalKey(v, out, "message_template_language", c1, iss);
   const x4 = v["reason"];
   if (x4 === null || typeof x4 === 'string') out["reason"] = x4; else lenientKey(v, out, "reason", c38, iss, true);
-  for (const k in v) if (k !== "event" && k !== "message_template_id" && k !== "message_template_name" && k !== "message_template_language" && k !== "reason" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "event" && k !== "message_template_id" && k !== "message_template_name" && k !== "message_template_language" && k !== "reason" && k !== P4) out[k] = v[k];
   return out;
 }
 function c40(v, iss) {
@@ -239,7 +240,7 @@ function c40(v, iss) {
   if (typeof x0 === 'string') out["waba_ban_state"] = x0; else if (x0 !== undefined || "waba_ban_state" in v) optionalKey(v, out, "waba_ban_state", c1, iss);
   const x1 = v["waba_ban_date"];
   if (typeof x1 === 'string') out["waba_ban_date"] = x1; else if (x1 !== undefined || "waba_ban_date" in v) optionalKey(v, out, "waba_ban_date", c1, iss);
-  for (const k in v) if (k !== "waba_ban_state" && k !== "waba_ban_date" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "waba_ban_state" && k !== "waba_ban_date" && k !== P4) out[k] = v[k];
   return out;
 }
 const c41 = optionalOf(c40);
@@ -251,7 +252,7 @@ function c42(v, iss) {
   const x1 = v["event"];
   if (typeof x1 === 'string' && x1.length >= 1) out["event"] = x1; else requiredKey(v, out, "event", c18, iss, N1);
   optionalKey(v, out, "ban_info", c41, iss);
-  for (const k in v) if (k !== "phone_number" && k !== "event" && k !== "ban_info" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "phone_number" && k !== "event" && k !== "ban_info" && k !== P4) out[k] = v[k];
   return out;
 }
 function c43(v, iss) {
@@ -261,7 +262,7 @@ function c43(v, iss) {
   if (typeof x0 === 'string') out["from"] = x0; else if (x0 !== undefined || "from" in v) optionalKey(v, out, "from", c1, iss);
   const x1 = v["id"];
   if (typeof x1 === 'string') out["id"] = x1; else if (x1 !== undefined || "id" in v) optionalKey(v, out, "id", c1, iss);
-  for (const k in v) if (k !== "from" && k !== "id" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "from" && k !== "id" && k !== P4) out[k] = v[k];
   return out;
 }
 const c44 = optionalOf(c43);
@@ -281,13 +282,13 @@ function f0(v, out, iss) {
 function f0k(k) {
   return k === "id" || k === "from" || k === "from_user_id" || k === "from_parent_user_id" || k === "timestamp" || k === "context";
 }
-const c45 = literalOf("text", L6);
+const c45 = literalOf("text", L7);
 function c46(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["body"];
   if (typeof x0 === 'string') out["body"] = x0; else requiredKey(v, out, "body", c0, iss, N1);
-  for (const k in v) if (k !== "body" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "body" && k !== P4) out[k] = v[k];
   return out;
 }
 function c47(v, iss) {
@@ -297,10 +298,10 @@ function c47(v, iss) {
   const x6 = v["type"];
   if (x6 === "text") out["type"] = x6; else requiredKey(v, out, "type", c45, iss, N1);
   out["text"] = checkedUnder(v["text"], c46, iss, "text");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "text" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "text" && k !== P4) out[k] = v[k];
   return out;
 }
-const c48 = literalOf("image", L6);
+const c48 = literalOf("image", L7);
 function c49(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -312,7 +313,7 @@ function c49(v, iss) {
   if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
   const x3 = v["caption"];
   if (typeof x3 === 'string') out["caption"] = x3; else if (x3 !== undefined || "caption" in v) optionalKey(v, out, "caption", c1, iss);
-  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "caption" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "caption" && k !== P4) out[k] = v[k];
   return out;
 }
 function c50(v, iss) {
@@ -322,10 +323,10 @@ function c50(v, iss) {
   const x6 = v["type"];
   if (x6 === "image") out["type"] = x6; else requiredKey(v, out, "type", c48, iss, N1);
   out["image"] = checkedUnder(v["image"], c49, iss, "image");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "image" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "image" && k !== P4) out[k] = v[k];
   return out;
 }
-const c51 = literalOf("audio", L6);
+const c51 = literalOf("audio", L7);
 function f1(v, out, iss) {
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
@@ -343,7 +344,7 @@ function c52(v, iss) {
   f1(v, out, iss);
   const x3 = v["voice"];
   if (typeof x3 === 'boolean') out["voice"] = x3; else if (x3 !== undefined || "voice" in v) optionalKey(v, out, "voice", c27, iss);
-  for (const k in v) if (!f1k(k) && k !== "voice" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f1k(k) && k !== "voice" && k !== P4) out[k] = v[k];
   return out;
 }
 function c53(v, iss) {
@@ -353,10 +354,10 @@ function c53(v, iss) {
   const x6 = v["type"];
   if (x6 === "audio") out["type"] = x6; else requiredKey(v, out, "type", c51, iss, N1);
   out["audio"] = checkedUnder(v["audio"], c52, iss, "audio");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "audio" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "audio" && k !== P4) out[k] = v[k];
   return out;
 }
-const c54 = literalOf("document", L6);
+const c54 = literalOf("document", L7);
 function c55(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -365,7 +366,7 @@ function c55(v, iss) {
   if (typeof x3 === 'string') out["filename"] = x3; else if (x3 !== undefined || "filename" in v) optionalKey(v, out, "filename", c1, iss);
   const x4 = v["caption"];
   if (typeof x4 === 'string') out["caption"] = x4; else if (x4 !== undefined || "caption" in v) optionalKey(v, out, "caption", c1, iss);
-  for (const k in v) if (!f1k(k) && k !== "filename" && k !== "caption" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f1k(k) && k !== "filename" && k !== "caption" && k !== P4) out[k] = v[k];
   return out;
 }
 function c56(v, iss) {
@@ -375,10 +376,10 @@ function c56(v, iss) {
   const x6 = v["type"];
   if (x6 === "document") out["type"] = x6; else requiredKey(v, out, "type", c54, iss, N1);
   out["document"] = checkedUnder(v["document"], c55, iss, "document");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "document" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "document" && k !== P4) out[k] = v[k];
   return out;
 }
-const c57 = literalOf("video", L6);
+const c57 = literalOf("video", L7);
 function c58(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -386,10 +387,10 @@ function c58(v, iss) {
   const x6 = v["type"];
   if (x6 === "video") out["type"] = x6; else requiredKey(v, out, "type", c57, iss, N1);
   out["video"] = checkedUnder(v["video"], c49, iss, "video");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "video" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "video" && k !== P4) out[k] = v[k];
   return out;
 }
-const c59 = literalOf("sticker", L6);
+const c59 = literalOf("sticker", L7);
 function c60(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -401,7 +402,7 @@ function c60(v, iss) {
   if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
   const x3 = v["animated"];
   if (typeof x3 === 'boolean') out["animated"] = x3; else if (x3 !== undefined || "animated" in v) optionalKey(v, out, "animated", c27, iss);
-  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "animated" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "animated" && k !== P4) out[k] = v[k];
   return out;
 }
 function c61(v, iss) {
@@ -411,10 +412,10 @@ function c61(v, iss) {
   const x6 = v["type"];
   if (x6 === "sticker") out["type"] = x6; else requiredKey(v, out, "type", c59, iss, N1);
   out["sticker"] = checkedUnder(v["sticker"], c60, iss, "sticker");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "sticker" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "sticker" && k !== P4) out[k] = v[k];
   return out;
 }
-const c62 = literalOf("location", L6);
+const c62 = literalOf("location", L7);
 function c63(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -428,7 +429,7 @@ function c63(v, iss) {
   if (typeof x3 === 'string') out["address"] = x3; else if (x3 !== undefined || "address" in v) optionalKey(v, out, "address", c1, iss);
   const x4 = v["url"];
   if (typeof x4 === 'string') out["url"] = x4; else if (x4 !== undefined || "url" in v) optionalKey(v, out, "url", c1, iss);
-  for (const k in v) if (k !== "latitude" && k !== "longitude" && k !== "name" && k !== "address" && k !== "url" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "latitude" && k !== "longitude" && k !== "name" && k !== "address" && k !== "url" && k !== P4) out[k] = v[k];
   return out;
 }
 function c64(v, iss) {
@@ -438,10 +439,10 @@ function c64(v, iss) {
   const x6 = v["type"];
   if (x6 === "location") out["type"] = x6; else requiredKey(v, out, "type", c62, iss, N1);
   out["location"] = checkedUnder(v["location"], c63, iss, "location");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "location" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "location" && k !== P4) out[k] = v[k];
   return out;
 }
-const c65 = literalOf("contacts", L6);
+const c65 = literalOf("contacts", L7);
 function c66(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -451,7 +452,7 @@ function c66(v, iss) {
   if (typeof x1 === 'string') out["first_name"] = x1; else if (x1 !== undefined || "first_name" in v) optionalKey(v, out, "first_name", c1, iss);
   const x2 = v["last_name"];
   if (typeof x2 === 'string') out["last_name"] = x2; else if (x2 !== undefined || "last_name" in v) optionalKey(v, out, "last_name", c1, iss);
-  for (const k in v) if (k !== "formatted_name" && k !== "first_name" && k !== "last_name" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "formatted_name" && k !== "first_name" && k !== "last_name" && k !== P4) out[k] = v[k];
   return out;
 }
 function c67(v, iss) {
@@ -463,10 +464,10 @@ function c67(v, iss) {
   if (typeof x1 === 'string') out["type"] = x1; else if (x1 !== undefined || "type" in v) optionalKey(v, out, "type", c1, iss);
   const x2 = v["wa_id"];
   if (typeof x2 === 'string') out["wa_id"] = x2; else if (x2 !== undefined || "wa_id" in v) optionalKey(v, out, "wa_id", c1, iss);
-  for (const k in v) if (k !== "phone" && k !== "type" && k !== "wa_id" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "phone" && k !== "type" && k !== "wa_id" && k !== P4) out[k] = v[k];
   return out;
 }
-const c68 = arrayOf(c67, T4);
+const c68 = arrayOf(c67, T5);
 const c69 = optionalOf(c68);
 function c70(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -475,10 +476,10 @@ function c70(v, iss) {
   if (typeof x0 === 'string') out["email"] = x0; else if (x0 !== undefined || "email" in v) optionalKey(v, out, "email", c1, iss);
   const x1 = v["type"];
   if (typeof x1 === 'string') out["type"] = x1; else if (x1 !== undefined || "type" in v) optionalKey(v, out, "type", c1, iss);
-  for (const k in v) if (k !== "email" && k !== "type" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "email" && k !== "type" && k !== P4) out[k] = v[k];
   return out;
 }
-const c71 = arrayOf(c70, T4);
+const c71 = arrayOf(c70, T5);
 const c72 = optionalOf(c71);
 function c73(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -486,10 +487,10 @@ function c73(v, iss) {
   out["name"] = checkedUnder(v["name"], c66, iss, "name");
   optionalKey(v, out, "phones", c69, iss);
   optionalKey(v, out, "emails", c72, iss);
-  for (const k in v) if (k !== "name" && k !== "phones" && k !== "emails" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "name" && k !== "phones" && k !== "emails" && k !== P4) out[k] = v[k];
   return out;
 }
-const c74 = arrayOf(c73, T4);
+const c74 = arrayOf(c73, T5);
 function c75(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -497,14 +498,14 @@ function c75(v, iss) {
   const x6 = v["type"];
   if (x6 === "contacts") out["type"] = x6; else requiredKey(v, out, "type", c65, iss, N1);
   out["contacts"] = checkedUnder(v["contacts"], c74, iss, "contacts");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "contacts" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "contacts" && k !== P4) out[k] = v[k];
   return out;
 }
-const c76 = literalOf("interactive", L6);
+const c76 = literalOf("interactive", L7);
 function c77(v, iss) {
   return wrapUnknownKind(v);
 }
-const c78 = literalOf("button_reply", L6);
+const c78 = literalOf("button_reply", L7);
 function c79(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -512,7 +513,7 @@ function c79(v, iss) {
   if (typeof x0 === 'string') out["id"] = x0; else requiredKey(v, out, "id", c0, iss, N1);
   const x1 = v["title"];
   if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N1);
-  for (const k in v) if (k !== "id" && k !== "title" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "title" && k !== P4) out[k] = v[k];
   return out;
 }
 function c80(v, iss) {
@@ -521,10 +522,10 @@ function c80(v, iss) {
   const x0 = v["type"];
   if (x0 === "button_reply") out["type"] = x0; else requiredKey(v, out, "type", c78, iss, N1);
   out["button_reply"] = checkedUnder(v["button_reply"], c79, iss, "button_reply");
-  for (const k in v) if (k !== "type" && k !== "button_reply" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "type" && k !== "button_reply" && k !== P4) out[k] = v[k];
   return out;
 }
-const c81 = literalOf("list_reply", L6);
+const c81 = literalOf("list_reply", L7);
 function c82(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -534,7 +535,7 @@ function c82(v, iss) {
   if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N1);
   const x2 = v["description"];
   if (typeof x2 === 'string') out["description"] = x2; else if (x2 !== undefined || "description" in v) optionalKey(v, out, "description", c1, iss);
-  for (const k in v) if (k !== "id" && k !== "title" && k !== "description" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "title" && k !== "description" && k !== P4) out[k] = v[k];
   return out;
 }
 function c83(v, iss) {
@@ -543,10 +544,10 @@ function c83(v, iss) {
   const x0 = v["type"];
   if (x0 === "list_reply") out["type"] = x0; else requiredKey(v, out, "type", c81, iss, N1);
   out["list_reply"] = checkedUnder(v["list_reply"], c82, iss, "list_reply");
-  for (const k in v) if (k !== "type" && k !== "list_reply" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "type" && k !== "list_reply" && k !== P4) out[k] = v[k];
   return out;
 }
-const c84 = literalOf("unknown", L6);
+const c84 = literalOf("unknown", L7);
 function c85(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -555,7 +556,7 @@ function c85(v, iss) {
   const x1 = v["originalType"];
   if (typeof x1 === 'string') out["originalType"] = x1; else requiredKey(v, out, "originalType", c0, iss, N1);
   out["raw"] = checkedUnder(v["raw"], c8, iss, "raw");
-  for (const k in v) if (k !== "type" && k !== "originalType" && k !== "raw" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "type" && k !== "originalType" && k !== "raw" && k !== P4) out[k] = v[k];
   return out;
 }
 function c86(v, iss) {
@@ -581,10 +582,10 @@ function c88(v, iss) {
   const x6 = v["type"];
   if (x6 === "interactive") out["type"] = x6; else requiredKey(v, out, "type", c76, iss, N1);
   lenientKey(v, out, "interactive", c87, iss, false);
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "interactive" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "interactive" && k !== P4) out[k] = v[k];
   return out;
 }
-const c89 = literalOf("reaction", L6);
+const c89 = literalOf("reaction", L7);
 function c90(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -592,7 +593,7 @@ function c90(v, iss) {
   if (typeof x0 === 'string') out["message_id"] = x0; else requiredKey(v, out, "message_id", c0, iss, N1);
   const x1 = v["emoji"];
   if (typeof x1 === 'string') out["emoji"] = x1; else if (x1 !== undefined || "emoji" in v) optionalKey(v, out, "emoji", c1, iss);
-  for (const k in v) if (k !== "message_id" && k !== "emoji" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "message_id" && k !== "emoji" && k !== P4) out[k] = v[k];
   return out;
 }
 function c91(v, iss) {
@@ -602,10 +603,10 @@ function c91(v, iss) {
   const x6 = v["type"];
   if (x6 === "reaction") out["type"] = x6; else requiredKey(v, out, "type", c89, iss, N1);
   out["reaction"] = checkedUnder(v["reaction"], c90, iss, "reaction");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "reaction" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "reaction" && k !== P4) out[k] = v[k];
   return out;
 }
-const c92 = literalOf("order", L6);
+const c92 = literalOf("order", L7);
 const c93 = optionalOf(c3);
 function c94(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
@@ -618,10 +619,10 @@ function c94(v, iss) {
   if (typeof x2 === 'number' && Number.isFinite(x2)) out["item_price"] = x2; else if (x2 !== undefined || "item_price" in v) optionalKey(v, out, "item_price", c93, iss);
   const x3 = v["currency"];
   if (typeof x3 === 'string') out["currency"] = x3; else if (x3 !== undefined || "currency" in v) optionalKey(v, out, "currency", c1, iss);
-  for (const k in v) if (k !== "product_retailer_id" && k !== "quantity" && k !== "item_price" && k !== "currency" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "product_retailer_id" && k !== "quantity" && k !== "item_price" && k !== "currency" && k !== P4) out[k] = v[k];
   return out;
 }
-const c95 = arrayOf(c94, T4);
+const c95 = arrayOf(c94, T5);
 function c96(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -630,7 +631,7 @@ function c96(v, iss) {
   const x1 = v["text"];
   if (typeof x1 === 'string') out["text"] = x1; else if (x1 !== undefined || "text" in v) optionalKey(v, out, "text", c1, iss);
   out["product_items"] = checkedUnder(v["product_items"], c95, iss, "product_items");
-  for (const k in v) if (k !== "catalog_id" && k !== "text" && k !== "product_items" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "catalog_id" && k !== "text" && k !== "product_items" && k !== P4) out[k] = v[k];
   return out;
 }
 function c97(v, iss) {
@@ -640,10 +641,10 @@ function c97(v, iss) {
   const x6 = v["type"];
   if (x6 === "order") out["type"] = x6; else requiredKey(v, out, "type", c92, iss, N1);
   out["order"] = checkedUnder(v["order"], c96, iss, "order");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "order" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "order" && k !== P4) out[k] = v[k];
   return out;
 }
-const c98 = literalOf("button", L6);
+const c98 = literalOf("button", L7);
 function c99(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -651,7 +652,7 @@ function c99(v, iss) {
   if (typeof x0 === 'string') out["payload"] = x0; else requiredKey(v, out, "payload", c0, iss, N1);
   const x1 = v["text"];
   if (typeof x1 === 'string') out["text"] = x1; else requiredKey(v, out, "text", c0, iss, N1);
-  for (const k in v) if (k !== "payload" && k !== "text" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (k !== "payload" && k !== "text" && k !== P4) out[k] = v[k];
   return out;
 }
 function c100(v, iss) {
@@ -661,7 +662,7 @@ function c100(v, iss) {
   const x6 = v["type"];
   if (x6 === "button") out["type"] = x6; else requiredKey(v, out, "type", c98, iss, N1);
   out["button"] = checkedUnder(v["button"], c99, iss, "button");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "button" && k !== "__proto__") out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "button" && k !== P4) out[k] = v[k];
   return out;
 }
 
