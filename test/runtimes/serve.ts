@@ -31,7 +31,10 @@ export async function serveUnder(
   const dir = mkdtempSync(join(tmpdir(), `wa-${runtime}-`));
   const file = join(dir, 'app.mjs');
   writeFileSync(file, bundle.code);
+  // A process group of its own: deno's bin is a node launcher that starts the real binary as its child, and
+  // killing the launcher alone left that server running after the suite.
   const child: ChildProcess = spawn(bin, args(file), {
+    detached: true,
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, DENO_DIR: join(dir, '.deno'), DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
@@ -57,7 +60,7 @@ export async function serveUnder(
     url: `http://127.0.0.1:${port}`,
     bundle,
     stop: async () => {
-      if (child.exitCode === null) child.kill();
+      if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
       await exited;
       rmSync(dir, { recursive: true, force: true });
     },
