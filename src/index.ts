@@ -14,6 +14,7 @@ export {
   MemoryCampaignStore,
   type MemoryCampaignStoreOptions,
 } from './campaigns/store.js';
+export { MemorySuppressionList, type SuppressionList } from './campaigns/suppressions.js';
 export {
   type CampaignReport,
   type CampaignRetry,
