@@ -1,11 +1,11 @@
 /**
  * Cold start and size of the portable entries, what a serverless function pays on every cold start.
  *
- * Bars (issue 13):
- * 1. Cold `import()` of the built webhooks entry vs whatsapp-api-js (the peer) ≤ 3× (goal 1.5×).
- * 2. Cold `import()` of the built templates entry vs the same peer ≤ 3× (goal 1.5×).
- * 3. The webhooks entry with its dependencies bundled and minified as a Worker build does it ≤ 150 KB (goal 60 KB).
- * 4. The first `parseWebhook` after the import vs a warm call: reported (goal ≤ 2×).
+ * Bars (DESIGN.md, issue 35):
+ * 1. Cold `import()` of the built webhooks entry vs whatsapp-api-js (the peer) ≤ 1.5× (goal 1×).
+ * 2. Cold `import()` of the built templates entry vs the same peer ≤ 1.5× (goal 1×).
+ * 3. The webhooks entry with its dependencies bundled and minified as a Worker build does it ≤ 60 KB (goal 40 KB).
+ * 4. The first `parseWebhook` after the import vs a warm call ≤ 10× (goal 2×).
  *
  * Import times are measured inside fresh `node` processes: `await import(entry)` timed in-process. The ratio keeps
  * the fixed cost of a first dynamic import (an empty module's, ~3 ms idle, printed as `emptyImportMs`) on both
@@ -22,8 +22,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleFor } from './bundle-size.js';
 import { QUICK, report, round } from './lib.js';
 
-const IMPORT_BAR = 3;
-const SIZE_BAR_KB = 150;
+const IMPORT_BAR = 1.5;
+const IMPORT_GOAL = 1;
+const SIZE_BAR_KB = 60;
+const SIZE_GOAL_KB = 40;
+const FIRST_PARSE_BAR = 10;
+const FIRST_PARSE_GOAL = 2;
 const RUNS = QUICK ? 7 : 15;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -76,7 +80,7 @@ for (const entry of ['webhooks', 'templates'] as const) {
     metric: `cold import() of dist/${entry}.js vs whatsapp-api-js (time ratio, median of ${RUNS} fresh processes)`,
     value: ms / peerMs,
     unit: 'x',
-    bar: `<= ${IMPORT_BAR}x`,
+    bar: `<= ${IMPORT_BAR}x (goal ${IMPORT_GOAL}x)`,
     limit: IMPORT_BAR,
     pass: ms / peerMs <= IMPORT_BAR,
     detail: {
@@ -97,7 +101,7 @@ report({
   metric: 'webhooks entry + dependencies, bundled and minified for workerd (KB)',
   value: round(kb, 1),
   unit: ' KB',
-  bar: `<= ${SIZE_BAR_KB} KB, no node:`,
+  bar: `<= ${SIZE_BAR_KB} KB (goal ${SIZE_GOAL_KB} KB), no node:`,
   limit: SIZE_BAR_KB,
   pass: kb <= SIZE_BAR_KB && worker.nodeImports.length === 0,
   detail: { gzipKB: round(worker.gzipBytes / 1024, 1), nodeImports: worker.nodeImports.join(',') || 'none' },
@@ -142,7 +146,10 @@ report({
   metric: 'first parseWebhook after import vs a warm call (text message; time ratio)',
   value: firstMs / warmMs,
   unit: 'x',
-  bar: 'reported (goal <= 2x)',
-  pass: true,
+  bar: `<= ${FIRST_PARSE_BAR}x (goal ${FIRST_PARSE_GOAL}x)`,
+  // No `limit`: the quick CI pass does not gate on it. A first call runs V8's interpreter on empty caches (a
+  // second call is still about 15x a warm one), so no JavaScript parse meets 10x on Node 20 without a code cache
+  // (docs/benchmarks.md, "Generated checkers"); the full bench reports the miss.
+  pass: firstMs / warmMs <= FIRST_PARSE_BAR,
   detail: { firstMs: round(firstMs, 3), warmUs: round(warmMs * 1000, 2) },
 });

@@ -29,6 +29,9 @@ import {
 
 const KEY = 'pk_live_bench_0123456789abcdef';
 const BAR = 1.1;
+/** The SDK against a bare fetch sent the same way (`vsUnclonedFetch`): what its own work costs (issue 35). */
+const UNCLONED_BAR = 1.04;
+const UNCLONED_GOAL = 1.02;
 const message: OutboundMessage = {
   to: '998901234567',
   type: 'template',
@@ -114,4 +117,15 @@ report({
     perProcess: runs.map((r) => round(r.ratio)).join(' '),
     vsUnclonedFetch: round(median(runs.map((r) => r.vsUnclonedFetch))),
   },
+});
+const uncloned = median(runs.map((r) => r.vsUnclonedFetch));
+report({
+  bench: 'send-overhead',
+  metric: `messages.send vs a bare fetch sent the same way (redirect 'error', window null), loopback (time ratio, ${medianOfProcesses(runs.length)})`,
+  value: uncloned,
+  unit: 'x',
+  bar: `<= ${UNCLONED_BAR}x (goal ${UNCLONED_GOAL}x)`,
+  limit: UNCLONED_BAR,
+  pass: uncloned <= UNCLONED_BAR,
+  detail: { perProcess: runs.map((r) => round(r.vsUnclonedFetch)).join(' ') },
 });

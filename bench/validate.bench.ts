@@ -5,7 +5,8 @@
  *
  * Run: `npx tsx bench/validate.bench.ts`
  */
-import { TemplateCreateRequestSchema, validateTemplate } from '../src/templates/index.js';
+import { validateTemplate } from '../src/templates/index.js';
+import { TemplateCreateRequestSchema } from '../src/templates/schema.js';
 import { compare, report, round } from './lib.js';
 
 const template = {

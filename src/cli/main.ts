@@ -58,7 +58,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     usage: templates.usage,
     options: templates.options,
     run: templates.templatesCommand,
-    summary: 'check, push or type a folder of template JSON definitions',
+    summary: 'check, push or type template definitions (JSON files or modules)',
   },
 };
 

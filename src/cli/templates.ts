@@ -1,10 +1,11 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PublicApiClient } from '../public-api/client.js';
 import {
-  MemoryTemplateStore,
+  mergeTemplateRecord,
   TemplateCatalog,
+  type TemplatePushResult,
   type TemplateRecord,
   type TemplateRecordPatch,
   type TemplateStore,
@@ -12,24 +13,38 @@ import {
 import type { TemplateDefinition } from '../templates/define.js';
 import { validateTemplate } from '../templates/validate.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
-import { validateTemplateCommand } from './validate-template.js';
+import {
+  readSources,
+  SOURCE_EXTENSIONS,
+  type SourceFailure,
+  sourceFiles,
+  type TemplateSource,
+} from './template-sources.js';
+import { type FileResult, printResults } from './validate-template.js';
 
 const STATE_FILE = '.wa-templates-state.json';
 
-export const usage = `Usage: wa-gateway templates <check|push|types> <dir> [options]
+export const usage = `Usage: wa-gateway templates <check|push|types> <dir|file> [options]
 
-Templates kept as JSON create requests, one per file, in <dir> (and its sub-folders; files starting with '.'
-are skipped).
+Reads template create requests from <dir> (and its sub-folders; names starting with '.' and node_modules are
+skipped) or from one file: JSON files (.json), one request each, and modules (.ts, .mts, .js, .mjs) whose
+exports are definitions: every export, named or default, that is a template (as defineTemplate returns it) or
+an array of them. Modules are imported, so keep them free of side effects. TypeScript is loaded through tsx
+when it is installed (npm install --save-dev tsx), else by Node's own type stripping (Node 22.18 and later).
 
-  check <dir> [--json]   validate every definition against the rule table; prints each issue with its code
-                         and rule, and refuses two files with one name and language. Exit 1 on any issue.
-  push <dir> --app <id>  create every template not yet created, idempotent by name and language: a 409
-                         UPSTREAM_017 means it exists (recorded, not a failure). Prints a table. Needs
-                         PUBLIC_API_SECRET_KEY and PUBLIC_API_BASE_URL in the environment. What was created is
-                         recorded in <dir>/${STATE_FILE} (or --state <file>), so a second run sends nothing.
-  types <dir>            write <dir>/templates.d.ts (or --out <file>): one literal type per definition and a
-                         TemplateDefinitions map, so JSON definitions get the types of defineTemplate.
-                         --check exits 1 when the file is not up to date (for CI) instead of writing it.`;
+  check <dir|file> [--json]   validate every definition against the rule table; prints each issue with its
+                              code and rule, and refuses two definitions with one name and language. Exit 1 on
+                              any issue.
+  push <dir|file> --app <id>  create every template not yet created, idempotent by name and language: a 409
+                              UPSTREAM_017 means it exists (recorded, not a failure). Prints a table. Needs
+                              PUBLIC_API_SECRET_KEY and PUBLIC_API_BASE_URL in the environment. What was
+                              created is recorded in <dir>/${STATE_FILE} (or --state <file>), so a
+                              second run sends nothing. A status is current only for a template this run
+                              created: no documented call reads one back (approvals arrive as webhooks), so
+                              an older one is printed as unknown, with what its create answered.
+  types <dir|file>            write <dir>/templates.d.ts (or --out <file>): one literal type per definition and
+                              a TemplateDefinitions map, so JSON definitions get the types of defineTemplate.
+                              --check exits 1 when the file is not up to date (for CI) instead of writing it.`;
 
 export const options = {
   json: { type: 'boolean' },
@@ -39,68 +54,77 @@ export const options = {
   check: { type: 'boolean' },
 } as const;
 
-/** The JSON files of `dir`, sorted, skipping dot-files and folders. */
-async function jsonFiles(dir: string): Promise<string[]> {
-  let entries: string[];
-  try {
-    entries = (await readdir(dir, { recursive: true })) as string[];
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    throw new UsageError(`cannot read <dir> '${dir}'${code ? ` (${code})` : ''}.`);
-  }
-  return entries
-    .filter((e) => e.endsWith('.json') && !e.split(/[\\/]/).some((part) => part.startsWith('.')))
-    .sort()
-    .map((e) => join(dir, e));
+/** Where `path` is read from: its files, and the folder they are relative to (`path`, or a file's folder). */
+async function sourcesOf(path: string): Promise<{ files: string[]; from: string }> {
+  const files = await sourceFiles(path);
+  if (files.length === 0)
+    throw new UsageError(`no template definition (${SOURCE_EXTENSIONS.join(', ')}) in '${path}'.`);
+  return { files, from: (await stat(path)).isFile() ? dirname(path) : path };
 }
 
-/** Every definition of `dir`, validated; any problem is a failure naming the file (run `check` for all). */
-async function loadDefinitions(dir: string): Promise<{ file: string; definition: TemplateDefinition }[]> {
-  const out: { file: string; definition: TemplateDefinition }[] = [];
-  for (const file of await jsonFiles(dir)) {
-    let input: unknown;
-    try {
-      input = JSON.parse(await readFile(file, 'utf8'));
-    } catch {
-      throw new Error(`${file} is not valid JSON: run 'wa-gateway templates check ${dir}'.`);
-    }
-    const result = validateTemplate(input);
+/** Every definition of `path`, validated and one per name and language; else a failure naming where. */
+async function loadDefinitions(
+  path: string,
+): Promise<{ source: TemplateSource; definition: TemplateDefinition }[]> {
+  const out: { source: TemplateSource; definition: TemplateDefinition }[] = [];
+  const entries = await readSources((await sourcesOf(path)).files);
+  const again = duplicates(entries)[0];
+  for (const entry of entries) {
+    if ('issues' in entry)
+      throw new Error(`${entry.file}: ${entry.issues[0]?.message} Run 'wa-gateway templates check ${path}'.`);
+    const result = validateTemplate(entry.input);
     if (!result.valid)
-      throw new Error(`${file} is not a valid template: run 'wa-gateway templates check ${dir}'.`);
-    out.push({ file, definition: result.template });
+      throw new Error(`${entry.label} is not a valid template: run 'wa-gateway templates check ${path}'.`);
+    out.push({ source: entry, definition: result.template });
+  }
+  if (again) throw new Error(again.message);
+  return out;
+}
+
+/**
+ * Definitions of a name and language given twice (`push` would create one and meet 409 for the other): each
+ * after the first, with its message.
+ */
+function duplicates(
+  entries: readonly (TemplateSource | SourceFailure)[],
+): { label: string; message: string }[] {
+  const seen = new Map<string, string>();
+  const out: { label: string; message: string }[] = [];
+  for (const entry of entries) {
+    if ('issues' in entry) continue;
+    const t = validateTemplate(entry.input);
+    if (!t.valid) continue;
+    const key = `${t.template.name} (${t.template.language})`;
+    const first = seen.get(key);
+    if (first)
+      out.push({
+        label: entry.label,
+        message: `${entry.label}: ${key} is defined in ${first} too  [templates.duplicate]`,
+      });
+    else seen.set(key, entry.label);
   }
   return out;
 }
 
-async function check(dir: string, json: boolean, io: CliIo): Promise<number> {
-  const files = await jsonFiles(dir);
-  if (files.length === 0) throw new UsageError(`no .json template in '${dir}'.`);
-  const code = await validateTemplateCommand(json ? [...files, '--json'] : files, io);
-  // Two files for one name and language: push would create one and meet 409 for the other.
-  const seen = new Map<string, string>();
-  let duplicates = 0;
-  for (const file of files) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(await readFile(file, 'utf8'));
-    } catch {
-      continue; // reported above
-    }
-    const t = validateTemplate(parsed);
-    if (!t.valid) continue;
-    const key = `${t.template.name} (${t.template.language})`;
-    const first = seen.get(key);
-    if (first) {
-      duplicates++;
-      io.stderr(`${file}: ${key} is defined in ${first} too  [templates.duplicate]\n`);
-    } else seen.set(key, file);
-  }
-  return code === EXIT.ok && duplicates === 0 ? EXIT.ok : EXIT.failed;
+async function check(path: string, json: boolean, io: CliIo): Promise<number> {
+  const entries = await readSources((await sourcesOf(path)).files);
+  const results: FileResult[] = entries.map((entry) => {
+    if ('issues' in entry) return { file: entry.file, valid: false, issues: entry.issues };
+    const { valid, issues } = validateTemplate(entry.input);
+    return { file: entry.label, valid, issues };
+  });
+  printResults(results, json, io);
+  const again = duplicates(entries);
+  for (const d of again) io.stderr(`${d.message}\n`);
+  return results.every((r) => r.valid) && again.length === 0 ? EXIT.ok : EXIT.failed;
 }
 
-/** The catalogue's store as a JSON file: what `push` created, so a second run skips it. */
+/**
+ * The catalogue's store as a JSON file: what `push` created (with the create answer's status, and when), so a
+ * second run skips it. Records keep their `updatedAt`, so a status read back says how old it is.
+ */
 class FileTemplateStore implements TemplateStore {
-  readonly #memory = new MemoryTemplateStore();
+  readonly #records = new Map<string, TemplateRecord>();
   constructor(readonly path: string) {}
 
   async load(): Promise<void> {
@@ -110,40 +134,55 @@ class FileTemplateStore implements TemplateStore {
     } catch {
       return; // no state yet
     }
-    const records = JSON.parse(text) as TemplateRecord[];
-    for (const { name, language, updatedAt: _u, ...patch } of records)
-      await this.#memory.update(name, language, patch);
+    let records: unknown;
+    try {
+      records = JSON.parse(text);
+    } catch {
+      records = undefined;
+    }
+    if (!Array.isArray(records))
+      throw new Error(
+        `${this.path} is not a state file this command wrote (a JSON array): move it away or pass --state.`,
+      );
+    for (const r of records as TemplateRecord[])
+      if (typeof r?.name === 'string' && typeof r.language === 'string')
+        this.#records.set(keyOf(r.name, r.language), r);
   }
-  get(name: string, language: string) {
-    return this.#memory.get(name, language);
+  async get(name: string, language: string) {
+    return this.#records.get(keyOf(name, language));
   }
   async update(name: string, language: string, patch: TemplateRecordPatch) {
-    const record = await this.#memory.update(name, language, patch);
-    const all = (await this.#memory.list()).map(({ definition: _d, ...r }) => r);
+    const key = keyOf(name, language);
+    const record = mergeTemplateRecord(this.#records.get(key), name, language, patch, Date.now());
+    this.#records.set(key, record);
+    const all = [...this.#records.values()].map(({ definition: _d, ...r }) => r);
     await writeFile(this.path, `${JSON.stringify(all, null, 2)}\n`);
     return record;
   }
-  list() {
-    return this.#memory.list();
+  async list() {
+    return [...this.#records.values()];
   }
 }
 
-async function push(dir: string, values: { app?: string; state?: string }, io: CliIo): Promise<number> {
+function keyOf(name: string, language: string): string {
+  return `${name}\u0000${language}`;
+}
+
+async function push(path: string, values: { app?: string; state?: string }, io: CliIo): Promise<number> {
   if (!values.app) throw new UsageError('push needs --app <application id>.');
   const secretKey = io.env['PUBLIC_API_SECRET_KEY'];
   const baseUrl = io.env['PUBLIC_API_BASE_URL'];
   if (!secretKey || !baseUrl)
     throw new UsageError('push needs PUBLIC_API_SECRET_KEY and PUBLIC_API_BASE_URL in the environment.');
-  const store = new FileTemplateStore(values.state ?? join(dir, STATE_FILE));
+  const definitions = (await loadDefinitions(path)).map((d) => d.definition);
+  const store = new FileTemplateStore(values.state ?? join((await sourcesOf(path)).from, STATE_FILE));
   await store.load();
-  const catalog = new TemplateCatalog({
-    definitions: (await loadDefinitions(dir)).map((d) => d.definition),
-    store,
-  });
+  const catalog = new TemplateCatalog({ definitions, store });
   const rows = await catalog.push(new PublicApiClient({ secretKey, baseUrl }), values.app);
+  const statuses = await Promise.all(rows.map((r) => statusCell(r, store)));
   const table = [
     ['name', 'language', 'result', 'status', 'sourceId'],
-    ...rows.map((r) => [r.name, r.language, r.result, r.status ?? '-', r.sourceId ?? '-']),
+    ...rows.map((r, i) => [r.name, r.language, r.result, statuses[i]!, r.sourceId ?? '-']),
   ];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   for (const row of table)
@@ -154,12 +193,33 @@ async function push(dir: string, values: { app?: string; state?: string }, io: C
         .trimEnd()}\n`,
     );
   for (const r of rows) if (r.error) io.stderr(`${r.name} (${r.language}): ${r.error}\n`);
+  if (statuses.some((s) => s.startsWith('unknown')))
+    io.stderr(
+      "status unknown: the public API's spec shows no call that reads a template's status, so push knows only " +
+        "what a create answered, and only this run's create is current. Approvals, rejections and pauses arrive " +
+        'as message_template_status_update webhooks: give your webhook handler a TemplateCatalog ' +
+        '(templates: catalog; docs/templates.md) to have every send checked against the real status.\n',
+    );
   return rows.some((r) => r.result === 'failed') ? EXIT.failed : EXIT.ok;
 }
 
-/** The `.d.ts` for the definitions of `dir`: JSON is TypeScript type syntax, so each value is its own type. */
+/**
+ * A row's status as far as it is known: a create of this run answered it; anything older is the create answer of
+ * an earlier run (nothing documented reads a status back), shown with its date, never as if it were current.
+ */
+async function statusCell(row: TemplatePushResult, store: FileTemplateStore): Promise<string> {
+  if (row.result === 'failed') return '-';
+  if (row.result === 'created') return row.status ?? '-';
+  const stored = await store.get(row.name, row.language);
+  if (stored?.status === undefined) return 'unknown';
+  const when =
+    stored.updatedAt === undefined ? '' : ` ${new Date(stored.updatedAt).toISOString().slice(0, 10)}`;
+  return `unknown (${stored.status} when created${when})`;
+}
+
+/** The `.d.ts` for `definitions`: JSON is TypeScript type syntax, so each value is its own type. */
 export function definitionTypes(
-  definitions: { file: string; definition: TemplateDefinition }[],
+  definitions: { source: TemplateSource; definition: TemplateDefinition }[],
   from: string,
 ): string {
   const lines = [
@@ -169,8 +229,9 @@ export function definitionTypes(
     '',
     'export interface TemplateDefinitions {',
   ];
-  for (const { file, definition } of definitions) {
-    lines.push(`  /** ${relative(from, file).split('\\').join('/')} */`);
+  for (const { source, definition } of definitions) {
+    const where = relative(from, source.file).split('\\').join('/') + source.label.slice(source.file.length);
+    lines.push(`  /** ${where} */`);
     lines.push(
       `  ${JSON.stringify(`${definition.name}/${definition.language}`)}: ${JSON.stringify(definition)};`,
     );
@@ -179,13 +240,28 @@ export function definitionTypes(
   return lines.join('\n');
 }
 
-async function types(dir: string, values: { out?: string; check?: boolean }, io: CliIo): Promise<number> {
-  const out = values.out ?? join(dir, 'templates.d.ts');
-  const text = definitionTypes(await loadDefinitions(dir), dir);
+/** `<folder>/<name>.d.ts` (or `.d.mts`) of a module: TypeScript reads it in the module's place. */
+function declarationOf(file: string): string | undefined {
+  const ext = extname(file);
+  if (ext === '.json') return undefined;
+  const d = ext === '.mts' || ext === '.mjs' ? '.d.mts' : '.d.ts';
+  return resolve(dirname(file), `${basename(file, ext)}${d}`);
+}
+
+async function types(path: string, values: { out?: string; check?: boolean }, io: CliIo): Promise<number> {
+  const { from } = await sourcesOf(path);
+  const out = values.out ?? join(from, 'templates.d.ts');
+  const definitions = await loadDefinitions(path);
+  const shadowed = definitions.find((d) => declarationOf(d.source.file) === resolve(out));
+  if (shadowed)
+    throw new UsageError(
+      `${out} would be the declaration file of ${shadowed.source.file}, which TypeScript would then read instead of the module: pass --out <another file>.`,
+    );
+  const text = definitionTypes(definitions, from);
   if (values.check) {
     const current = await readFile(out, 'utf8').catch(() => '');
     if (current === text) return EXIT.ok;
-    io.stderr(`${out} is not up to date: run 'wa-gateway templates types ${dir}'.\n`);
+    io.stderr(`${out} is not up to date: run 'wa-gateway templates types ${path}'.\n`);
     return EXIT.failed;
   }
   await writeFile(out, text);
@@ -200,7 +276,7 @@ export async function templatesCommand(args: string[], io: CliIo): Promise<numbe
     throw new UsageError(
       `templates needs a subcommand: check, push or types${sub ? ` (got '${sub}')` : ''}.`,
     );
-  if (!dir || rest.length > 0) throw new UsageError(`templates ${sub} takes one <dir>.`);
+  if (!dir || rest.length > 0) throw new UsageError(`templates ${sub} takes one <dir> or <file>.`);
   if (sub === 'check') return check(dir, values.json === true, io);
   if (sub === 'push') return push(dir, values, io);
   return types(dir, values, io);

@@ -13,7 +13,8 @@ JSON), 2 on a usage error.
   --json    print [{ file, valid, issues }] as JSON (for CI annotations and scripts); a file that is not
             JSON appears with valid: false and one issue of rule 'json.parse'`;
 
-interface FileResult {
+/** One template's verdict, as printed: `file` names where it was read (a file, or `file#export`). */
+export interface FileResult {
   file: string;
   valid: boolean;
   issues: TemplateIssue[];
@@ -49,7 +50,13 @@ export async function validateTemplateCommand(args: string[], io: CliIo): Promis
   if (positionals.length === 0) throw new UsageError('validate-template needs at least one <file.json>.');
   const results: FileResult[] = [];
   for (const file of positionals) results.push(await check(file));
-  if (values.json) {
+  printResults(results, values.json === true, io);
+  return results.every((r) => r.valid) ? EXIT.ok : EXIT.failed;
+}
+
+/** Prints each result: `file: valid`, or its issues with code, field and rule; `--json` prints them as JSON. */
+export function printResults(results: readonly FileResult[], json: boolean, io: CliIo): void {
+  if (json) {
     io.stdout(`${JSON.stringify(results, null, 2)}\n`);
   } else {
     for (const { file, valid, issues } of results) {
@@ -67,5 +74,4 @@ export async function validateTemplateCommand(args: string[], io: CliIo): Promis
       }
     }
   }
-  return results.every((r) => r.valid) ? EXIT.ok : EXIT.failed;
 }

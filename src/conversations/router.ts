@@ -7,19 +7,23 @@
  *   2. record the inbound time in the window store;
  *   3. an event already handled to the end (its key is in the record) is skipped whole;
  *   4. middleware, then (unless a person took the customer over) the active flow step, else the first route that
- *      matches, else the fallback; a reply refused for good (a closed window) that they let through ends them
- *      here, reported to `onError`, and the session they changed is not kept;
+ *      matches, else the fallback; a reply refused for good (a closed window, a template or message the SDK refused
+ *      before sending, a `GW_001`) that they let through ends them here, reported to `onError`, and the session
+ *      they changed is not kept;
  *   5. save the record with the event's key, release the lock.
  * A reply is claimed in the reply ledger (`<event key>#<n>`) before it is sent: when the event runs again
  * (a retry after a crash or a failed save), the replies already claimed are skipped, so none is sent twice.
  */
 import { durationMs } from '../core/duration.js';
-import { MessageValidationError } from '../core/errors.js';
+import { ApiError, MessageValidationError } from '../core/errors.js';
 import { type Logger, log, resolveLogger } from '../core/logger.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import type { OutboundMessage, OutboundTemplateMessage } from '../gateway/message-schema.js';
 import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
 import { checkServiceWindow, ServiceWindowClosedError, type WindowStore } from '../gateway/service-window.js';
+import { checkedTemplate, type FilledTemplate } from '../gateway/template-message.js';
+import type { TemplateDefinition, TemplateValues, ValuesArgument } from '../templates/define.js';
+import { TemplateSendError } from '../templates/send-check.js';
 import { customerOf } from '../webhooks/customer.js';
 import type {
   AccountUpdateEvent,
@@ -47,8 +51,42 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 
 /** A message to the customer of the event: any outbound message without `to` (the router fills it in). */
 export type ReplyMessage = DistributiveOmit<OutboundMessage, 'to'>;
-/** The `template` object of a template message: name, language, components. */
-export type ReplyTemplate = OutboundTemplateMessage['template'];
+/**
+ * A template as one value, what `ctx.replyTemplate(template)` and the router's `fallbackTemplate` take: the
+ * `template` object of a template message (name, language, components). Build it from a definition and its values
+ * with `filledTemplate(definition, values)` (main entry), checked as `sendTemplate` checks them, rather than
+ * writing the components by hand.
+ */
+export type ReplyTemplate = FilledTemplate;
+
+/** What the router's `onError` receives: a reply that every redelivery of the event would see refused again. */
+export type RefusedReplyError =
+  | ServiceWindowClosedError
+  | TemplateSendError
+  | MessageValidationError
+  | ApiError;
+
+/** A refusal that a redelivery cannot change: the local refusals, and the codes the gateway's table never retries. */
+function refusedForGood(error: unknown): error is RefusedReplyError {
+  if (
+    error instanceof ServiceWindowClosedError ||
+    error instanceof TemplateSendError ||
+    error instanceof MessageValidationError
+  )
+    return true;
+  return (
+    error instanceof ApiError &&
+    error.code !== null &&
+    GATEWAY_RETRY_RULES.neverRetryCodes.includes(error.code) &&
+    error.earlierAttemptMayHaveBeenSent !== true
+  );
+}
+
+/**
+ * The arguments of `ctx.replyTemplate`: a {@link ReplyTemplate}, or a definition (from `defineTemplate`) and its
+ * values, typed from the definition (a wrong number or type of values does not compile).
+ */
+export type ReplyTemplateArguments<T> = T extends TemplateDefinition ? ValuesArgument<TemplateValues<T>> : [];
 
 /** What `ctx.reply` resolves to. */
 export interface ReplyResult {
@@ -86,8 +124,16 @@ export interface MessageContext<S, M extends IncomingMessage = IncomingMessage> 
   readonly human: boolean;
   /** Sends a message to the customer (a string is a text message). See the router's doc for the guarantees. */
   reply(message: string | ReplyMessage): Promise<ReplyResult>;
-  /** Sends a template to the customer (allowed outside the service window). */
-  replyTemplate(template: ReplyTemplate): Promise<ReplyResult>;
+  /**
+   * Sends a template to the customer (allowed outside the service window): a definition and its values, built and
+   * checked as `sendTemplate` does it (`ctx.replyTemplate(orderShipped, { body: ['Ali', '#1042'] })`), or a
+   * `template` object (`{ name, language: { code }, components }`). A mismatch with the definition rejects with
+   * `TemplateSendError` and sends nothing.
+   */
+  replyTemplate<const T extends ReplyTemplate | TemplateDefinition>(
+    template: T,
+    ...values: ReplyTemplateArguments<T>
+  ): Promise<ReplyResult>;
   /** Starts flow `flow`: the customer's next message goes to its step `step` (default: its first step). */
   enter(flow: string, step?: string): void;
   /** Inside a flow: the customer's next message goes to `step` of the same flow (the timeout starts again). */
@@ -199,14 +245,17 @@ export interface RouterOptions<S> {
    */
   fallbackTemplate?: ReplyTemplate | ((ctx: MessageContext<S>) => ReplyTemplate | PromiseLike<ReplyTemplate>);
   /**
-   * A reply refused for good: a `ServiceWindowClosedError` that a handler (or middleware) let through, because the
-   * customer's window is closed and no `fallbackTemplate` was given. No redelivery can change that answer, so the
-   * router does not fail the event: it calls this, counts the event as handled (a redelivery skips it) and resolves,
-   * so the webhook handler answers 200 and the gateway does not retry. The handler's session changes are not
-   * saved, as for any handler that did not finish. Throw from it to fail the delivery after all. Default: a
-   * warning through `logger`.
+   * A reply refused for good, which a handler (or middleware) let through: the same reply would get the same answer
+   * on every redelivery. That is a `ServiceWindowClosedError` (the customer's window is closed and no
+   * `fallbackTemplate` was given), a `TemplateSendError` or `MessageValidationError` (the SDK refused the reply before
+   * any request: a value that does not fit the template, a template not `APPROVED`, a message the spec does not
+   * allow) and an `ApiError` whose code the gateway's table never retries (`GW_001`: the upstream refused the
+   * message). The router does not fail the event: it calls this, counts the event as handled (a redelivery skips
+   * it) and resolves, so the webhook handler answers 200 and the gateway does not retry. The handler's session
+   * changes are not saved, as for any handler that did not finish. Throw from it to fail the delivery after all.
+   * Default: a warning through `logger`, with the error's name and code or rule.
    */
-  onError?: (error: ServiceWindowClosedError, ctx: MessageContext<S>) => Awaitable;
+  onError?: (error: RefusedReplyError, ctx: MessageContext<S>) => Awaitable;
   /**
    * Where the router warns of what it absorbed (see `onError`): never message content or phone numbers. Default:
    * `console`, filtered to the `WA_GATEWAY_LOG` level (else `warn`); `false` for silence.
@@ -503,16 +552,24 @@ class RouterImpl<S> implements Router<S> {
       await run();
       return true;
     } catch (error) {
-      if (!(error instanceof ServiceWindowClosedError)) throw error;
+      if (!refusedForGood(error)) throw error;
       if (this.onError !== undefined) await this.onError(error, ctx);
       else
         log(
           this.logger,
           'warn',
-          "wa-gateway-sdk: a reply was refused: the customer's 24-hour service window is closed, and the router " +
-            'has no fallbackTemplate. The event is handled (answered 200, not retried); give createRouter a ' +
-            'fallbackTemplate to send a template instead, or onError to handle the refusal.',
-          { messageId: ctx.event.message.id, closedAt: error.closedAt?.toISOString() },
+          error instanceof ServiceWindowClosedError
+            ? "wa-gateway-sdk: a reply was refused: the customer's 24-hour service window is closed, and the router " +
+                'has no fallbackTemplate. The event is handled (answered 200, not retried); give createRouter a ' +
+                'fallbackTemplate to send a template instead, or onError to handle the refusal.'
+            : `wa-gateway-sdk: a reply was refused for good (${error.name}); a redelivery would meet the same ` +
+                'refusal, so the event is handled (answered 200, not retried). Give createRouter onError to handle it.',
+          {
+            messageId: ctx.event.message.id,
+            ...(error instanceof ServiceWindowClosedError ? { closedAt: error.closedAt?.toISOString() } : {}),
+            ...(error instanceof TemplateSendError ? { rule: error.rule } : {}),
+            ...(error instanceof ApiError ? { code: error.code } : {}),
+          },
         );
       return false;
     }
@@ -625,8 +682,20 @@ class MessageCtx<S> implements MessageContext<S> {
     return this.#send({ ...full, to: this.customer } as OutboundMessage);
   }
 
-  replyTemplate(template: ReplyTemplate): Promise<ReplyResult> {
-    return this.#send(templateReply(this.customer, template));
+  replyTemplate<const T extends ReplyTemplate | TemplateDefinition>(
+    template: T,
+    ...[values]: ReplyTemplateArguments<T>
+  ): Promise<ReplyResult> {
+    try {
+      // A definition names its language as a string; a template object as `{ code }`.
+      const filled =
+        typeof (template as { language?: unknown }).language === 'string'
+          ? checkedTemplate('ctx.replyTemplate', template, values)
+          : (template as ReplyTemplate);
+      return this.#send(templateReply(this.customer, filled));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   enter(flow: string, step?: string): void {

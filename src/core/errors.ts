@@ -335,6 +335,8 @@ export class ConfigurationError extends WaGatewayError {
  */
 export class NotSentError extends WaGatewayError {
   override name = 'NotSentError';
+  /** Always `false`: what `mayHaveBeenSent()` and `sendMany`'s `notSent` read. */
+  readonly mayHaveBeenSent = false;
 }
 
 /**

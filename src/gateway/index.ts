@@ -15,7 +15,13 @@ export type {
   TemplateParameter,
   ValidatedMessage,
 } from './message-schema.js';
-export type { Messages, SendOptions, UncheckedMessage, UnshownFields } from './messages.js';
+export type {
+  Messages,
+  SendOptions,
+  SendTemplateArguments,
+  UncheckedMessage,
+  UnshownFields,
+} from './messages.js';
 export { normalizeRecipient } from './recipient.js';
 export type { SendFlags, SendResult } from './send.js';
 export type {
@@ -26,6 +32,7 @@ export type {
   SendManyResult,
 } from './send-many.js';
 export { ServiceWindowClosedError, type WindowStore } from './service-window.js';
+export { type FilledTemplate, filledTemplate, templateMessage } from './template-message.js';
 export {
   assertValidMessage,
   type MessageValidationResult,

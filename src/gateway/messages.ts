@@ -10,6 +10,7 @@ import type {
   TemplateDefinition,
   TemplateSendValues,
   UntypedTemplateSendValues,
+  ValuesArgument,
 } from '../templates/define.js';
 import type { OutboundMessage } from './message-schema.js';
 import { prepare } from './prepare-message.js';
@@ -23,7 +24,7 @@ import {
   sendMany,
 } from './send-many.js';
 import { readSendResponse } from './send-response.js';
-import { checkTemplateMessage, templateMessage } from './send-template.js';
+import { checkTemplateMessage, sendTemplateMessage } from './send-template.js';
 import { checkServiceWindow, type WindowStore } from './service-window.js';
 
 /**
@@ -61,6 +62,15 @@ export interface UncheckedMessage {
   readonly type: string;
   readonly [field: string]: unknown;
 }
+
+/**
+ * What `sendTemplate` takes after the template: with a definition, its values (required when it has something to
+ * fill) and the options; with a name, untyped values and the options. One signature with this rest type, not an
+ * overload per case, so that a mismatch is reported as the values' own error under every TypeScript version.
+ */
+export type SendTemplateArguments<T> = T extends string
+  ? [values?: UntypedTemplateSendValues, options?: SendOptions]
+  : [...ValuesArgument<TemplateSendValues<T>>, options?: SendOptions];
 
 /** The gateway's messages resource: `POST /v1/wa/message`. */
 export class Messages {
@@ -142,26 +152,13 @@ export class Messages {
    * @example
    * await gw.messages.sendTemplate('998901234567', orderShipped, { body: ['Ali', '#1042'], buttons: { 0: '1042' } });
    */
-  sendTemplate<const D extends TemplateDefinition>(
+  sendTemplate<const T extends TemplateDefinition | string>(
     to: string,
-    template: D,
-    values: TemplateSendValues<D>,
-    options?: SendOptions,
-  ): ApiPromise<SendResult>;
-  sendTemplate(
-    to: string,
-    template: string,
-    values?: UntypedTemplateSendValues,
-    options?: SendOptions,
-  ): ApiPromise<SendResult>;
-  sendTemplate(
-    to: string,
-    template: TemplateDefinition | string,
-    values?: UntypedTemplateSendValues,
-    options: SendOptions = NO_OPTIONS,
+    template: T,
+    ...[values, options = NO_OPTIONS]: SendTemplateArguments<T>
   ): ApiPromise<SendResult> {
     return apiPromise(() =>
-      templateMessage(this.#templates, to, template, values).then((message) => {
+      sendTemplateMessage(this.#templates, to, template, values).then((message) => {
         const checked = prepare(message, true, options.extraFields);
         if (!checked.valid) throw new MessageValidationError(checked.issues);
         return this.#dispatch(checked.message, options);

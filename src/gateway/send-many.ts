@@ -146,7 +146,8 @@ export async function* sendMany(
   const batch = startBatch(post, host, messages, options);
   // A pool of `concurrency` sends; results leave in input order. A slow send does not hold the others back:
   // finished results wait for it, up to `concurrency * 4` of them, and only then does the pool stop taking new
-  // messages (memory stays bounded whatever the source's length).
+  // messages (memory stays bounded whatever the source's length). The source is read in the background, one item at
+  // a time, so a slow source (a cursor) does not hold back results that are ready.
   const source = toAsyncIterator(messages);
   const done = new Map<number, SendManyResult>();
   const inFlight = new Set<Promise<void>>();
@@ -154,22 +155,49 @@ export async function* sendMany(
   let started = 0;
   let next = 0;
   let exhausted = false;
+  let closing = false;
+  let pulling = false;
+  let pullError: { error: unknown } | undefined;
+  // Something changed (a send settled, an item arrived): `changed` is set before the waiter is woken, so a change
+  // that lands while the loop is not waiting (during a yield) is not lost.
+  let changed = false;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    changed = true;
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const start = (message: DeepReadonly<OutboundMessage>) => {
+    const index = started++;
+    const task: Promise<void> = batch.send(message, index).then(async (r) => {
+      await campaign?.add(r, message);
+      done.set(index, r);
+      inFlight.delete(task);
+      notify();
+    });
+    inFlight.add(task);
+  };
+  const pull = () => {
+    pulling = true;
+    source.next().then(
+      (item) => {
+        pulling = false;
+        if (item.done) exhausted = true;
+        else if (!closing) start(item.value);
+        notify();
+      },
+      (error: unknown) => {
+        pulling = false;
+        exhausted = true;
+        pullError = { error };
+        notify();
+      },
+    );
+  };
   try {
     for (;;) {
-      while (!exhausted && inFlight.size < concurrency && started - next < maxAhead) {
-        const item = await source.next();
-        if (item.done) {
-          exhausted = true;
-          break;
-        }
-        const index = started++;
-        const task: Promise<void> = batch.send(item.value, index).then(async (r) => {
-          await campaign?.add(r, item.value);
-          done.set(index, r);
-          inFlight.delete(task);
-        });
-        inFlight.add(task);
-      }
+      changed = false;
       while (done.has(next)) {
         const result = done.get(next)!;
         done.delete(next++);
@@ -179,11 +207,17 @@ export async function* sendMany(
         yield result;
         if (options.onProgress) batch.report();
       }
-      if (exhausted && next === started) return;
-      if (inFlight.size > 0) await Promise.race(inFlight);
+      if (!pulling && !exhausted && inFlight.size < concurrency && started - next < maxAhead) pull();
+      // A source that threw ends the loop with its error, once the sends it gave have been reported.
+      if (exhausted && !pulling && next === started) {
+        if (pullError) throw pullError.error;
+        return;
+      }
+      if (!changed) await new Promise<void>((resolve) => (wake = resolve));
     }
   } finally {
     // Broke out, threw, or finished: nothing queued may go out unreported. Sends in flight complete.
+    closing = true;
     batch.halt(new NotSentError('sendMany ended before this message was sent.'));
     batch.unlinkCaller();
     try {

@@ -1,108 +1,53 @@
 /**
- * `messages.sendTemplate`'s work before the request: find the definition, build the gateway's `components`
- * from `{ header, body, buttons }` (so nobody writes that array by hand), and check the send against the
- * definition and the client's catalogue with the one check the sandbox uses too (`templates/send-check.ts`).
+ * `messages.sendTemplate`'s work before the request: find the definition (given, or from the client's catalogue),
+ * build the message with `template-message.ts`, and check it against the definition or the catalogue with the one
+ * check the sandbox uses too (`templates/send-check.ts`).
  */
-import { ConfigurationError, WaGatewayError } from '../core/errors.js';
-import { languageProblem, type TemplateCatalog, unknownProblem } from '../templates/catalog.js';
+import { ConfigurationError } from '../core/errors.js';
+import type { TemplateCatalog } from '../templates/catalog.js';
 import type { TemplateDefinition, UntypedTemplateSendValues } from '../templates/define.js';
+import { TemplateSendError, type TemplateSendInput, unknownProblem } from '../templates/send-check.js';
+import type { OutboundTemplateMessage } from './message-schema.js';
 import {
-  parameterProblem,
-  TemplateSendError,
-  type TemplateSendInput,
-  type TemplateSendProblem,
-} from '../templates/send-check.js';
-
-const MEDIA_TYPE: Readonly<Record<string, string>> = { IMAGE: 'image', VIDEO: 'video', DOCUMENT: 'document' };
-
-/** A template message as `messages.send` takes it, built by `sendTemplate`. */
-export interface BuiltTemplateMessage {
-  to: string;
-  type: 'template';
-  template: { name: string; language: { code: string }; components?: object[] };
-}
-
-/** One body value as a parameter: a string is a `text` parameter; a parameter object is kept as given. */
-function parameter(value: unknown): object {
-  if (typeof value === 'string') return { type: 'text', text: value };
-  if (typeof value === 'object' && value !== null) return value;
-  // Kept visible to the check, which names the type it got ("must be text ..., got number").
-  return { type: typeof value };
-}
-
-/**
- * The `components` of a send of `definition` with `values`: header (its variable, or the media link), body (one
- * parameter per value), URL buttons (`sub_type: 'url'`) and quick-reply payloads (`sub_type: 'quick_reply'`),
- * each with its `index`. Values the definition has no place for are still built, so the check can name them.
- */
-export function templateComponents(
-  definition: TemplateDefinition | undefined,
-  values: UntypedTemplateSendValues,
-): object[] {
-  const components: object[] = [];
-  const header = values.header;
-  if (header !== undefined) {
-    const media = MEDIA_TYPE[definition?.header?.format ?? ''];
-    components.push({
-      type: 'header',
-      parameters: [
-        media && typeof header === 'object' && header !== null
-          ? { type: media, [media]: media === 'image' ? { link: header.link } : { ...header } }
-          : parameter(header),
-      ],
-    });
-  }
-  const body = values.body;
-  if (body !== undefined && !Array.isArray(body))
-    throw new ConfigurationError("sendTemplate values.body must be an array of the body's values, in order.");
-  if (body !== undefined && body.length > 0)
-    components.push({ type: 'body', parameters: body.map(parameter) });
-  const buttons = values.buttons;
-  if (buttons !== undefined && (typeof buttons !== 'object' || buttons === null))
-    throw new ConfigurationError(
-      'sendTemplate values.buttons must be an object (or array) of values by button index.',
-    );
-  if (buttons !== undefined) {
-    for (const [key, value] of Object.entries(buttons)) {
-      if (value === undefined || !/^\d+$/.test(key)) continue;
-      const quickReply = definition?.buttons?.[Number(key)]?.type === 'QUICK_REPLY';
-      components.push({
-        type: 'button',
-        sub_type: quickReply ? 'quick_reply' : 'url',
-        index: key,
-        parameters: [parameter(value)],
-      });
-    }
-  }
-  return components;
-}
+  checkedTemplate,
+  type FilledTemplate,
+  readError,
+  templateComponents,
+  templateObject,
+} from './template-message.js';
 
 /**
  * The message `sendTemplate(to, template, values)` sends, checked: throws `TemplateSendError` (before any
- * request) when the catalogue or the definition says the gateway would refuse it.
+ * request) when the catalogue or the definition says the gateway would refuse it. Without a catalogue it is
+ * `templateMessage`'s check; with one, the definition of the language sent comes from the catalogue, which also
+ * knows the status.
  */
-export function templateMessage(
+export async function sendTemplateMessage(
   catalog: TemplateCatalog | undefined,
   to: string,
   template: TemplateDefinition | string,
   values: UntypedTemplateSendValues = {},
-): Promise<BuiltTemplateMessage> {
-  // Hostile arguments (a throwing getter, a Proxy) end in a typed error, never a bare TypeError.
-  return build(catalog, to, template, values).catch((error: unknown) => {
-    if (error instanceof WaGatewayError) throw error;
-    throw new ConfigurationError(
-      `sendTemplate could not read its arguments (${error instanceof Error ? error.name : typeof error}): pass a definition or a name, and plain values.`,
-      { cause: error },
-    );
-  });
+): Promise<OutboundTemplateMessage> {
+  if (catalog === undefined && typeof template !== 'string')
+    return { to, type: 'template', template: checkedTemplate(CALLER, template, values) };
+  try {
+    return { to, type: 'template', template: await fromCatalog(catalog, template, values) };
+  } catch (error) {
+    throw readError(CALLER, error);
+  }
 }
 
-async function build(
+const CALLER = 'sendTemplate';
+
+async function fromCatalog(
   catalog: TemplateCatalog | undefined,
-  to: string,
   template: TemplateDefinition | string,
   values: UntypedTemplateSendValues,
-): Promise<BuiltTemplateMessage> {
+): Promise<FilledTemplate> {
+  if (!catalog)
+    throw new ConfigurationError(
+      `sendTemplate('${String(template)}') by name needs a catalogue: new GatewayClient({ …, templates: catalog }), or pass the definition.`,
+    );
   if (typeof values !== 'object' || values === null)
     throw new ConfigurationError(
       'sendTemplate values must be an object: { language?, header?, body?, buttons? }.',
@@ -111,33 +56,20 @@ async function build(
   let language: string;
   let definition: TemplateDefinition | undefined;
   if (typeof template === 'string') {
-    if (!catalog)
-      throw new ConfigurationError(
-        `sendTemplate('${template}') by name needs a catalogue: new GatewayClient({ …, templates: catalog }), or pass the definition.`,
-      );
     name = template;
     language = values.language ?? (await onlyLanguage(catalog, template));
     definition = (await catalog.get(name, language))?.definition;
   } else if (typeof template === 'object' && template !== null && typeof template.name === 'string') {
     name = template.name;
     language = values.language ?? template.language;
-    definition = language === template.language ? template : (await catalog?.get(name, language))?.definition;
+    definition = language === template.language ? template : (await catalog.get(name, language))?.definition;
   } else {
     throw new ConfigurationError('sendTemplate takes a definition (from defineTemplate) or a template name.');
   }
-  const components = templateComponents(definition, values);
-  const send: TemplateSendInput = { name, language: { code: language }, components };
-  const problem: TemplateSendProblem | undefined = catalog
-    ? await catalog.problem(send)
-    : definition
-      ? parameterProblem(definition, components)
-      : languageProblem([(template as TemplateDefinition).language], language);
+  const components = templateComponents(definition, values, CALLER);
+  const problem = await catalog.problem({ name, language: { code: language }, components });
   if (problem) throw new TemplateSendError({ name, language }, problem);
-  return {
-    to,
-    type: 'template',
-    template: { name, language: { code: language }, ...(components.length > 0 ? { components } : {}) },
-  };
+  return templateObject(name, language, components);
 }
 
 /** The one language a catalogue knows `name` in; a send by name without `language` needs exactly one. */

@@ -9,11 +9,13 @@ import type { TemplateStatusValue } from '../webhooks/template-status.js';
 import type { TemplateDefinition } from './define.js';
 import type { TemplateCreated } from './schema.js';
 import {
+  languageProblem,
   parameterProblem,
   statusProblem,
   TemplateSendError,
   type TemplateSendInput,
   type TemplateSendProblem,
+  unknownProblem,
 } from './send-check.js';
 import { assertValidTemplate } from './validate.js';
 
@@ -378,27 +380,6 @@ export class TemplateCatalog {
       (entry.definition ? parameterProblem(entry.definition, template.components) : undefined)
     );
   }
-}
-
-/** `template.language`: the template exists, but not in `language`. */
-export function languageProblem(languages: readonly string[], language: string): TemplateSendProblem {
-  return {
-    rule: 'template.language',
-    expected: languages,
-    given: language,
-    message: `has no ${language} version; it exists in ${languages.join(', ')}.`,
-  };
-}
-
-/** `template.unknown`: the catalogue knows no template of that name. */
-export function unknownProblem(name: string): TemplateSendProblem {
-  return {
-    rule: 'template.unknown',
-    expected: 'a template the catalogue knows',
-    given: name,
-    message:
-      'is not in the catalogue: add its definition, push it, or record it (catalog.record) if it was created elsewhere.',
-  };
 }
 
 /**

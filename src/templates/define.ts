@@ -75,6 +75,12 @@ type OptionalButtons<Bs extends readonly unknown[]> = {
   [K in Indices<Bs> as Bs[K] extends { readonly type: 'QUICK_REPLY' } ? K : never]?: string;
 };
 
+/** A union of object types as one object type, so that an error prints its fields, not the aliases behind them. */
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/** The name of a definition, for the compiler's messages (`order_shipped`). */
+type NameOf<D> = D extends { readonly name: infer N extends string } ? N : 'this template';
+
 /**
  * The button values of a definition, by button index: `{ 0: 'ORDER-1042' }`. A URL button with a variable must
  * have one; a quick-reply button may have a payload; other buttons take none. An array works too.
@@ -82,9 +88,12 @@ type OptionalButtons<Bs extends readonly unknown[]> = {
 export type TemplateButtonValues<D> = D extends { readonly buttons: infer Bs extends readonly unknown[] }
   ? number extends Bs['length']
     ? Readonly<Record<number, string | undefined>>
-    : RequiredButtons<Bs> & OptionalButtons<Bs>
+    : Flat<RequiredButtons<Bs> & OptionalButtons<Bs>>
   : never;
 
+// Where the definition has nothing to fill, the place takes a sentence instead of `never`: a value given there
+// fails to compile with that sentence as the expected type (`'"x"' is not assignable to '"hello takes no header
+// value"'`), not with `undefined`.
 type BodyPart<D> = D extends { readonly body: { readonly text?: infer T } }
   ? TextValues<T, TemplateBodyValue> extends readonly []
     ? { body?: readonly [] }
@@ -93,31 +102,42 @@ type BodyPart<D> = D extends { readonly body: { readonly text?: infer T } }
 
 type HeaderPart<D> = D extends { readonly header: infer H }
   ? [HeaderValueOf<H>] extends [never]
-    ? { header?: never }
+    ? { header?: `${NameOf<D>} takes no header value` }
     : { header: HeaderValueOf<H> }
-  : { header?: never };
+  : { header?: `${NameOf<D>} takes no header value` };
 
-type ButtonsPart<D> = [TemplateButtonValues<D>] extends [never]
-  ? { buttons?: never }
-  : keyof TemplateButtonValues<D> extends never
+type ButtonsPart<D> = D extends { readonly buttons: infer Bs extends readonly unknown[] }
+  ? number extends Bs['length']
     ? { buttons?: TemplateButtonValues<D> }
-    : D extends { readonly buttons: infer Bs extends readonly unknown[] }
-      ? number extends Bs['length']
+    : [keyof TemplateButtonValues<D>] extends [never]
+      ? { buttons?: `${NameOf<D>} takes no button values` }
+      : [keyof RequiredButtons<Bs>] extends [never]
         ? { buttons?: TemplateButtonValues<D> }
-        : [keyof RequiredButtons<Bs>] extends [never]
-          ? { buttons?: TemplateButtonValues<D> }
-          : { buttons: TemplateButtonValues<D> }
-      : { buttons?: never };
+        : { buttons: TemplateButtonValues<D> }
+  : { buttons?: `${NameOf<D>} takes no button values` };
 
 /**
- * The values `messages.sendTemplate` needs for definition `D`: `body` (one value per body variable, in order),
- * `header` (the TEXT header's variable or the media link) and `buttons` (by index), each required exactly when
- * the definition has something to fill. `language` picks another language of the same template from the
- * client's catalogue; by default the definition's own.
+ * The values a message of definition `D` needs: `body` (one value per body variable, in order), `header` (the TEXT
+ * header's variable or the media link) and `buttons` (by index), each required exactly when the definition has
+ * something to fill. What `templateMessage`, `filledTemplate` and `ctx.replyTemplate` take with a definition.
  */
-export type TemplateSendValues<D = TemplateDefinition> = { language?: string } & BodyPart<D> &
-  HeaderPart<D> &
-  ButtonsPart<D>;
+export type TemplateValues<D = TemplateDefinition> = TemplateDefinition extends D
+  ? Omit<UntypedTemplateSendValues, 'language'> // a definition not known to the compiler (from JSON)
+  : Flat<BodyPart<D> & HeaderPart<D> & ButtonsPart<D>>;
+
+/**
+ * The values `messages.sendTemplate` needs for definition `D`: {@link TemplateValues}, and `language`, which picks
+ * another language of the same template from the client's catalogue (by default the definition's own).
+ */
+export type TemplateSendValues<D = TemplateDefinition> = Flat<{ language?: string } & TemplateValues<D>>;
+
+/**
+ * The values argument that follows a definition: `[values]`, or `[values?]` when the definition has nothing to
+ * fill (`templateMessage(to, hello)`). A rest parameter of this type keeps a function to one signature, so a
+ * mismatch is reported as the values' own error under every TypeScript version (an overload set is reported by
+ * its last overload under TypeScript 7).
+ */
+export type ValuesArgument<V> = Record<never, never> extends V ? [values?: V] : [values: V];
 
 /** The values of a send whose definition is not known to the compiler (a name, or a JSON definition). */
 export interface UntypedTemplateSendValues {

@@ -32,11 +32,11 @@ import { footerRules } from './rules/footer.js';
 import { genericRules, typeRule } from './rules/generic.js';
 import { headerRules } from './rules/header.js';
 import { ltoRules } from './rules/limited-time-offer.js';
-import { TEMPLATE_SHAPE } from './rules/shape.js';
 import type { TemplateRule, TemplateRuleInfo } from './rules/snapshot.js';
 import { INTERNAL_ERROR_RULE, scalarRules, ttlRule, unknownFieldRule } from './rules/top-level.js';
+import { TEMPLATE_SHAPE } from './shape.generated.js';
 
-export { type Shape, TEMPLATE_SHAPE, type TemplatePath } from './rules/shape.js';
+export type { Shape, TemplatePath } from './rules/shape.js';
 export {
   type Emit,
   type Occurrence,
@@ -49,17 +49,15 @@ export {
   type TemplateRuleInfo,
   UNREADABLE,
 } from './rules/snapshot.js';
+export { charCount, formatPath, quote, where } from './rules/text.js';
+export { INTERNAL_ERROR_RULE } from './rules/top-level.js';
 export {
-  charCount,
   endsWithVariable,
-  formatPath,
-  quote,
   scanVariables,
   startsWithVariable,
   type VariableScan,
-  where,
-} from './rules/text.js';
-export { INTERNAL_ERROR_RULE } from './rules/top-level.js';
+} from './rules/variables.js';
+export { TEMPLATE_SHAPE } from './shape.generated.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // The table.

@@ -6,7 +6,7 @@
  */
 import { brandError, WaGatewayError } from '../core/errors.js';
 import type { TemplateDefinition } from './define.js';
-import { scanVariables } from './rules.js';
+import { scanVariables } from './rules/variables.js';
 
 /** Stable ids of the rules a template send is checked by. */
 export const TEMPLATE_SEND_RULES = [
@@ -183,6 +183,27 @@ export function statusProblem(
     status: shown,
     ...(status === 'REJECTED' ? { reason: reason ?? null } : {}),
     message: `is ${shown}, not APPROVED${why}.`,
+  };
+}
+
+/** `template.language`: the template exists, but not in `language`. */
+export function languageProblem(languages: readonly string[], language: string): TemplateSendProblem {
+  return {
+    rule: 'template.language',
+    expected: languages,
+    given: language,
+    message: `has no ${language} version; it exists in ${languages.join(', ')}.`,
+  };
+}
+
+/** `template.unknown`: the catalogue knows no template of that name. */
+export function unknownProblem(name: string): TemplateSendProblem {
+  return {
+    rule: 'template.unknown',
+    expected: 'a template the catalogue knows',
+    given: name,
+    message:
+      'is not in the catalogue: add its definition, push it, or record it (catalog.record) if it was created elsewhere.',
   };
 }
 

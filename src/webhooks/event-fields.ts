@@ -9,7 +9,7 @@ export function issue(path: Path, code: string, message: string): WebhookIssue {
 }
 
 // Zod's default messages name expected and received types only; its issues carry no input unless asked to.
-export { toIssues } from '../core/zod.js';
+export { toIssues } from '../core/issues.js';
 
 const NUMERIC = /^\s*-?\d+(?:\.\d+)?\s*$/;
 

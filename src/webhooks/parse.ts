@@ -10,9 +10,18 @@
  * Error messages name a location and a type, never a value: payloads hold phone numbers and message text.
  */
 
+import type { RawIssue } from '../core/checker-runtime.js';
 import { WebhookParseError } from '../core/errors.js';
 import { formatPath, isRecord } from '../core/plain-data.js';
-import type * as z from '../core/zod.js';
+import {
+  checkAccountUpdateValue,
+  checkContact,
+  checkEnvelope,
+  checkMetadata,
+  checkStatus,
+  checkTemplateStatusValue,
+  messageCheckers,
+} from './checkers.generated.js';
 import {
   type DecodedBody,
   decodeBody,
@@ -25,18 +34,7 @@ import {
 } from './decode-body.js';
 import { contentHash, issue, parseTimestamp, rawTimestampString, toIssues } from './event-fields.js';
 import type { IncomingMessage, UnknownEvent, UnknownMessage, WebhookEvent, WebhookIssue } from './events.js';
-import {
-  accountUpdateValueSchema,
-  contactSchema,
-  messageSchemas,
-  metadataSchema,
-  statusSchema,
-  templateStatusValueSchema,
-  type WebhookContact,
-  type WebhookMetadata,
-  type WebhookStatus,
-  webhookEnvelopeSchema,
-} from './schemas.js';
+import type { WebhookContact, WebhookMetadata, WebhookStatus } from './schemas.js';
 
 /**
  * Turns a webhook body into one event per incoming message, status, template update and account update, across
@@ -67,14 +65,16 @@ export function parseWebhook(body: WebhookBody): WebhookEvent[] {
 }
 
 /**
- * Reads the envelope through `webhookEnvelopeSchema`, its one checker: the skeleton must be there (else
- * `WebhookParseError` at the first place it breaks), and every change becomes events through its field's reader.
+ * Reads the envelope through `webhookEnvelopeSchema`, its one checker (generated from it, `checkEnvelope`): the
+ * skeleton must be there (else `WebhookParseError` at the first place it breaks), and every change becomes events
+ * through its field's reader.
  */
 function walkEnvelope(body: DecodedBody): WebhookEvent[] {
-  const read = webhookEnvelopeSchema.safeParse(body.root);
-  if (!read.success) throw skeletonError(body.root, read.error.issues[0]);
+  const issues: RawIssue[] = [];
+  const envelope = checkEnvelope(body.root, issues);
+  if (issues.length > 0) throw skeletonError(body.root, issues[0]);
   const events: WebhookEvent[] = [];
-  const entries = read.data.entry;
+  const entries = envelope.entry;
   for (let i = 0; i < entries.length; i++) {
     const { id, changes, time } = entries[i]!;
     const businessAccountId = typeof id === 'number' ? String(id) : id;
@@ -96,13 +96,13 @@ function walkEnvelope(body: DecodedBody): WebhookEvent[] {
 }
 
 /** Where the skeleton broke and what was there instead (its type, never its value: payloads hold personal data). */
-function skeletonError(root: JsonObject, issue: z.core.$ZodIssue | undefined): WebhookParseError {
+function skeletonError(root: JsonObject, issue: RawIssue | undefined): WebhookParseError {
   const path = (issue?.path ?? []).filter((p): p is string | number => typeof p !== 'symbol');
   let got: unknown = root;
   for (const key of path)
     got = isRecord(got) || Array.isArray(got) ? (got as Record<string, unknown>)[key] : undefined;
   const expected =
-    issue?.code === 'invalid_type'
+    issue?.code === 'invalid_type' && issue.expected !== undefined
       ? `${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`
       : "the envelope's structure";
   return new WebhookParseError(
@@ -172,11 +172,12 @@ type MetadataResult = { ok: true; metadata: WebhookMetadata } | { ok: false; iss
 
 /** The change's `value.metadata`, which the spec gives on every `messages` change (both fields required). */
 function parseMetadata(raw: unknown): MetadataResult {
-  const result = metadataSchema.safeParse(raw);
-  if (result.success) return { ok: true, metadata: result.data };
+  const found: RawIssue[] = [];
+  const metadata = checkMetadata(raw, found);
+  if (found.length === 0) return { ok: true, metadata };
   return {
     ok: false,
-    issues: toIssues(result.error.issues).map((i) => ({
+    issues: toIssues(found).map((i) => ({
       ...i,
       path: ['metadata', ...i.path],
       message: `the change's value.metadata: ${i.message}`,
@@ -238,8 +239,9 @@ function findContact(
       }
     }
   }
-  const result = contactSchema.safeParse(raw);
-  const contact = result.success ? result.data : undefined;
+  const found: RawIssue[] = [];
+  const checked = checkContact(raw, found);
+  const contact = found.length === 0 ? checked : undefined;
   cache.set(cacheKey, contact);
   return contact;
 }
@@ -266,14 +268,12 @@ function messageEvent(
     return unknownEvent(ctx, 'invalid_item', [...items, k], item, issues);
   }
   let message: IncomingMessage;
-  const schema = Object.hasOwn(messageSchemas, type)
-    ? messageSchemas[type as keyof typeof messageSchemas]
-    : null;
-  if (schema) {
-    const result = schema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
-    message = result.success
-      ? withReceivedRaw(result.data, item)
-      : unknownMessage(item, id, type, toIssues(result.error.issues));
+  const check = Object.hasOwn(messageCheckers, type) ? messageCheckers[type] : null;
+  if (check) {
+    const found: RawIssue[] = [];
+    const checked = check(mayHoldNulls(ctx.body) ? withoutNulls(item) : item, found) as IncomingMessage;
+    message =
+      found.length === 0 ? withReceivedRaw(checked, item) : unknownMessage(item, id, type, toIssues(found));
   } else {
     message = unknownMessage(item, id, type, []);
   }
@@ -325,18 +325,19 @@ function statusEvent(
   k: number,
   metadata: WebhookMetadata,
 ): WebhookEvent {
-  const result = statusSchema.safeParse(mayHoldNulls(ctx.body) ? withoutNulls(item) : item);
-  if (!result.success) {
+  const found: RawIssue[] = [];
+  const status = checkStatus(mayHoldNulls(ctx.body) ? withoutNulls(item) : item, found);
+  if (found.length > 0) {
     return unknownEvent(
       ctx,
       'invalid_item',
       [...items, k],
       item,
-      toIssues(result.error.issues),
+      toIssues(found),
       unknownItemKey(item, 'statuses'),
     );
   }
-  return statusEventOf(result.data, ctx, metadata);
+  return statusEventOf(status, ctx, metadata);
 }
 
 function statusEventOf(status: WebhookStatus, ctx: ChangeContext, metadata: WebhookMetadata): WebhookEvent {
@@ -353,23 +354,24 @@ function statusEventOf(status: WebhookStatus, ctx: ChangeContext, metadata: Webh
 }
 
 /**
- * The event of a change whose `value` is one object of one schema (template status, account update), or an
- * `unknown` event with the issues when it does not fit. `hash` covers the entry's `time` and the value.
+ * The event of a change whose `value` is one object of one schema (template status, account update), read by that
+ * schema's generated checker, or an `unknown` event with the issues when it does not fit. `hash` covers the entry's
+ * `time` and the value.
  */
 function valueEvent<T>(
-  schema: z.ZodMiniType<T>,
+  check: (input: unknown, issues: RawIssue[]) => T,
   value: JsonObject,
   ctx: ChangeContext,
   build: (data: T, hash: string) => WebhookEvent,
 ): WebhookEvent {
-  const result = schema.safeParse(value);
-  if (!result.success)
-    return unknownEvent(ctx, 'invalid_item', ctx.path, value, toIssues(result.error.issues));
-  return build(result.data, contentHash(ctx.time, value));
+  const found: RawIssue[] = [];
+  const data = check(value, found);
+  if (found.length > 0) return unknownEvent(ctx, 'invalid_item', ctx.path, value, toIssues(found));
+  return build(data, contentHash(ctx.time, value));
 }
 
 function templateEvent(value: JsonObject, ctx: ChangeContext): WebhookEvent {
-  return valueEvent(templateStatusValueSchema, value, ctx, (template, hash) => ({
+  return valueEvent(checkTemplateStatusValue, value, ctx, (template, hash) => ({
     kind: 'template_status',
     field: 'message_template_status_update',
     businessAccountId: ctx.businessAccountId,
@@ -380,7 +382,7 @@ function templateEvent(value: JsonObject, ctx: ChangeContext): WebhookEvent {
 
 function accountEvent(value: JsonObject, ctx: ChangeContext): WebhookEvent {
   // The phone number and ban date are part of the hashed content, not spelled out: keys end up in shared stores.
-  return valueEvent(accountUpdateValueSchema, value, ctx, (account, hash) => ({
+  return valueEvent(checkAccountUpdateValue, value, ctx, (account, hash) => ({
     kind: 'account_update',
     field: 'account_update',
     businessAccountId: ctx.businessAccountId,

@@ -1,14 +1,9 @@
 /** `value.statuses[]`: the state changes of outbound messages. */
 import * as z from '../core/zod.js';
+import { CONVERSATION_ORIGIN_TYPES, STATUS_VALUES } from './vocabulary.js';
 import { nonEmptyString, openEnum, optionalString, requiredString, timestampSchema } from './wire.js';
 
-/** Status values the spec documents. Others may appear and are accepted. */
-export const STATUS_VALUES = ['sent', 'delivered', 'read', 'failed'] as const;
-/** A documented status value. */
-export type KnownStatusValue = (typeof STATUS_VALUES)[number];
-
-/** Conversation origin types the spec documents. */
-export const CONVERSATION_ORIGIN_TYPES = ['marketing', 'utility', 'authentication', 'service'] as const;
+export { CONVERSATION_ORIGIN_TYPES, type KnownStatusValue, STATUS_VALUES } from './vocabulary.js';
 
 /**
  * One entry of a failed status's `errors[]`. The code says what went wrong and the title names it; the longer

@@ -1,17 +1,9 @@
 /** The `message_template_status_update` change. */
 import * as z from '../core/zod.js';
+import { TEMPLATE_STATUS_EVENTS } from './vocabulary.js';
 import { openEnum, optionalString, requiredString } from './wire.js';
 
-/** Template status events the spec documents. */
-export const TEMPLATE_STATUS_EVENTS = [
-  'APPROVED',
-  'REJECTED',
-  'PENDING_DELETION',
-  'FLAGGED',
-  'PAUSED',
-] as const;
-/** A template status event the spec documents. */
-export type TemplateStatusEventName = (typeof TEMPLATE_STATUS_EVENTS)[number];
+export { TEMPLATE_STATUS_EVENTS, type TemplateStatusEventName } from './vocabulary.js';
 
 /** `value` of a `message_template_status_update` change. */
 export const templateStatusValueSchema = z.looseObject({

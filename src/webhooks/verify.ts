@@ -4,9 +4,7 @@
  * runs on Node, Bun, Deno and Workers alike. The upstream signature over the body is `upstream-signature.ts`.
  */
 
-import { bytesEqual, secretList } from './secret-match.js';
-
-const encoder = new TextEncoder();
+import { secretList, textEqual } from './secret-match.js';
 
 // Longer tokens are refused before any comparison: no real secret is this long, and it bounds the work an
 // unauthenticated request can cause.
@@ -59,14 +57,14 @@ export function authorizationFailure(
   if (typeof headerValue !== 'string') return 'malformed';
   const token = bearerToken(headerValue);
   if (token === null) return 'malformed';
-  const actual = encoder.encode(token);
-  if (actual.length > MAX_TOKEN_BYTES) return 'mismatch';
+  // A UTF-16 code unit is at least one UTF-8 byte: a token longer than this in units is longer in bytes too.
+  if (token.length > MAX_TOKEN_BYTES) return 'mismatch';
   let matched = false;
   for (const candidate of secretList(secret)) {
     if (typeof candidate !== 'string' || candidate.length === 0) continue;
     // The comparison runs before `||` looks at `matched`: every secret is compared whichever one matches, so
     // timing does not tell which one did.
-    matched = bytesEqual(actual, encoder.encode(candidate)) || matched;
+    matched = textEqual(token, candidate) || matched;
   }
   return matched ? null : 'mismatch';
 }

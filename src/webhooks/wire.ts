@@ -3,6 +3,7 @@
  * message carries. Imports nothing but zod/mini.
  */
 import * as z from '../core/zod.js';
+import { isNonEmptyString, isString } from './wire-rules.js';
 
 /**
  * A string that is one of the known values or any other string. The `string & {}` arm keeps editors offering the
@@ -12,7 +13,7 @@ export type OpenEnum<T extends string> = T | (string & {});
 
 /** Accepts any (non-empty) string at runtime; typed as the known values plus `string`. */
 export function openEnum<const T extends string>(_known: readonly T[], { nonEmpty = false } = {}) {
-  return z.custom<OpenEnum<T>>((value) => typeof value === 'string' && (!nonEmpty || value.length > 0), {
+  return z.custom<OpenEnum<T>>(nonEmpty ? isNonEmptyString : isString, {
     error: nonEmpty ? 'Expected a non-empty string' : 'Expected a string',
   });
 }

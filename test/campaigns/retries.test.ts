@@ -75,7 +75,8 @@ describe('GW_001: the upstream refused the message', () => {
       { code: 'GW_001', count: 1, notSent: 1, exampleTo: msg(1).to },
       { code: 'HTTP_502', count: 1, notSent: 0, exampleTo: msg(2).to },
     ]);
-    const refused: CampaignRefusal[] = await collect(report.refused());
+    // Listed in the order they were recorded, which is the order the concurrent sends settled in.
+    const refused: CampaignRefusal[] = (await collect(report.refused())).sort((a, b) => a.index - b.index);
     expect(refused).toEqual([
       {
         index: 1,

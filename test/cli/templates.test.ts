@@ -1,23 +1,47 @@
 /**
- * `wa-gateway templates check|push|types <dir>`, run as users run it: the real bin in its own process, against a
- * real sandbox on 127.0.0.1 for push.
+ * `wa-gateway templates check|push|types <dir|file>`, run as users run it: the CLI bundled as the package ships it
+ * (esbuild, one ESM file, as tsup builds dist/cli.js), in its own process, against a real sandbox on 127.0.0.1 for
+ * push. The bundle sits in a scratch folder outside the repository, so what it can import is what a user's
+ * install gives it: `with-tsx/` has tsx beside it (the optional peer that loads TypeScript modules), `bare/` has
+ * nothing.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { build } from 'esbuild';
 import ts from 'typescript';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { orderShippedDefinition } from '../helpers/template-definitions.js';
 
-const bin = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
 const root = fileURLToPath(new URL('../..', import.meta.url));
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'wa-templates-cli-'));
+  const cli = join(scratch, 'with-tsx', 'cli.mjs');
+  await build({
+    entryPoints: [join(root, 'src/cli/bin.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: cli,
+    logLevel: 'silent',
+    // What the package's bundle leaves to the user's install: the optional peers.
+    external: ['ioredis', 'msw', 'bullmq', '@opentelemetry/api'],
+  });
+  await mkdir(join(scratch, 'with-tsx', 'node_modules'));
+  await symlink(join(root, 'node_modules/tsx'), join(scratch, 'with-tsx', 'node_modules', 'tsx'));
+  await mkdir(join(scratch, 'bare'));
+  await copyFile(cli, join(scratch, 'bare', 'cli.mjs'));
+}, 60_000);
+afterAll(() => rm(scratch, { recursive: true, force: true }));
 
-function run(args: string[], env: Record<string, string> = {}) {
-  return promisify(execFile)(process.execPath, ['--import', 'tsx', bin, ...args], {
+function run(args: string[], env: Record<string, string> = {}, cli: 'with-tsx' | 'bare' = 'with-tsx') {
+  return promisify(execFile)(process.execPath, [join(scratch, cli, 'cli.mjs'), ...args], {
     env: { ...process.env, ...env },
   }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
@@ -40,8 +64,15 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
 });
 
-async function folder(files: Record<string, unknown>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'wa-templates-'));
+/**
+ * A folder of `files` (a string is written as is, anything else as JSON). `in: 'repository'` puts it under the
+ * repository's ignored `.tmp/`, so that its modules import the SDK's source by a relative path, as a user's import
+ * the package.
+ */
+async function folder(files: Record<string, unknown>, where: { in?: 'repository' } = {}): Promise<string> {
+  const parent = where.in === 'repository' ? join(root, '.tmp') : tmpdir();
+  await mkdir(parent, { recursive: true });
+  const dir = await mkdtemp(join(parent, 'wa-templates-'));
   dirs.push(dir);
   for (const [name, content] of Object.entries(files)) {
     await mkdir(join(dir, name, '..'), { recursive: true });
@@ -93,9 +124,23 @@ describe('wa-gateway templates push', () => {
     expect(first.stdout).toMatch(/^hello\s+uz\s+created\s+PENDING\s+\d+$/m);
     expect(s.templates.templates).toHaveLength(2);
 
+    // Approved since: nothing documented reads a status back, so a second run says it does not know, with what
+    // the create answered and when, instead of a stale PENDING.
+    const created = s.templates.templates.find((t) => t.name === 'order_shipped')!;
+    await s.setTemplateStatus(created.sourceId, 'APPROVED');
     const second = await run(['templates', 'push', dir, '--app', 'app_1'], env);
     expect(second.code).toBe(0);
-    expect(second.stdout).toMatch(/^order_shipped\s+en_US\s+skipped/m);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(second.stdout).toMatch(
+      new RegExp(
+        `^order_shipped\\s+en_US\\s+skipped\\s+unknown \\(PENDING when created ${today}\\)\\s+\\d+$`,
+        'm',
+      ),
+    );
+    expect(second.stdout).not.toMatch(/skipped\s+PENDING/);
+    expect(second.stderr).toContain(
+      "status unknown: the public API's spec shows no call that reads a template's status",
+    );
 
     // Without the recorded state (another machine, a fresh checkout): 409 UPSTREAM_017 means it exists.
     const third = await run(
@@ -150,10 +195,11 @@ gw.messages.sendTemplate('998901234567', t, { header: '#1', body: ['Ali'], butto
       types: ['node'],
       typeRoots: [join(root, 'node_modules/@types')],
     });
-    const errors = ts
-      .getPreEmitDiagnostics(program)
-      .filter((d) => d.file?.fileName === probe)
-      .map((d) => `${d.file!.getLineAndCharacterOfPosition(d.start!).line + 1}`);
+    // The probe's own diagnostics (the SDK's are `npm run typecheck`'s), not the whole program's: a fraction of the time.
+    const file = program.getSourceFile(probe)!;
+    const errors = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)].map(
+      (d) => `${file.getLineAndCharacterOfPosition(d.start!).line + 1}`,
+    );
     expect(errors).toEqual(['7']);
 
     await writeFile(
@@ -162,4 +208,107 @@ gw.messages.sendTemplate('998901234567', t, { header: '#1', body: ['Ali'], butto
     );
     expect((await run(['templates', 'types', dir, '--check'])).code).toBe(1);
   }, 120_000);
+});
+
+describe('templates as modules (.ts, .mts, .js, .mjs)', () => {
+  // Imported from a folder of `.tmp/` (one level below it): the SDK's source as a user's module imports the package.
+  const sdk = "'../../src/templates/index.js'";
+  const orderShippedTs = `import { defineTemplate } from ${sdk};
+export const orderShipped = defineTemplate(${JSON.stringify(orderShipped)});
+const hello = { name: 'hello', language: 'uz', category: 'UTILITY', body: { text: 'Salom!' } } as const;
+export default [orderShipped, hello];
+export enum Kind { A, B } // TypeScript that needs transforming, not only type stripping
+export const greet = (name: string): string => \`Hi \${name}\`;
+`;
+
+  it('check reads named, default and array exports; an invalid defineTemplate and a module without one fail', async () => {
+    const dir = await folder(
+      {
+        'templates.ts': orderShippedTs,
+        'more/promo.mts': `export default { name: 'promo', language: 'en_US', category: 'MARKETING', body: { text: 'Sale' } } satisfies object;`,
+        'more/plain.mjs': `export const receipt = { name: 'receipt', language: 'en', category: 'UTILITY', body: { text: 'Paid.' } };`,
+        'more/legacy.js': `export const notice = { name: 'notice', language: 'en', category: 'UTILITY', body: { text: 'Closed.' } };`,
+        'templates.d.ts': 'export declare const x: number;', // a declaration file holds no values: not read
+      },
+      { in: 'repository' },
+    );
+    const ok = await run(['templates', 'check', dir]);
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    expect(
+      ok.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.slice(dir.length + 1)),
+    ).toEqual([
+      'more/legacy.js#notice: valid',
+      'more/plain.mjs#receipt: valid',
+      'more/promo.mts#default: valid',
+      'templates.ts#orderShipped: valid',
+      'templates.ts#default[1]: valid',
+    ]);
+
+    const bad = await folder(
+      {
+        'broken.ts': `import { defineTemplate } from ${sdk};
+export const broken = defineTemplate({ name: 'broken', language: 'en_US', category: 'UTILITY', body: { text: 'Hi {{1}} and {{2}} ok' } });`,
+        'helpers.mjs': 'export const add = (a, b) => a + b;',
+        'unparsable.mjs': 'export const = ;',
+      },
+      { in: 'repository' },
+    );
+    const failed = await run(['templates', 'check', bad, '--json']);
+    expect(failed.code).toBe(1);
+    const results = JSON.parse(failed.stdout) as {
+      file: string;
+      valid: boolean;
+      issues: { rule: string }[];
+    }[];
+    expect(results.map((r) => [r.file.slice(bad.length + 1), r.valid, r.issues.map((i) => i.rule)])).toEqual([
+      ['broken.ts', false, ['body.examples.missing']], // the TemplateValidationError defineTemplate threw
+      ['helpers.mjs', false, ['module.no_templates']],
+      ['unparsable.mjs', false, ['module.import']],
+    ]);
+  }, 60_000);
+
+  it('push creates the definitions of one module; types writes their declarations and refuses to shadow it', async () => {
+    sandbox = await startSandbox({ platform: false });
+    const dir = await folder({ 'templates.ts': orderShippedTs }, { in: 'repository' });
+    const file = join(dir, 'templates.ts');
+    const env = { PUBLIC_API_SECRET_KEY: 'sk_org_sandbox', PUBLIC_API_BASE_URL: `${sandbox.url}/api/v1` };
+    const pushed = await run(['templates', 'push', file, '--app', 'app_1'], env);
+    expect(pushed.stderr).toBe('');
+    expect(pushed.stdout).toMatch(/^order_shipped\s+en_US\s+created\s+PENDING\s+\d+$/m);
+    expect(pushed.stdout).toMatch(/^hello\s+uz\s+created\s+PENDING\s+\d+$/m);
+    expect(sandbox.templates.templates.map((t) => t.name).sort()).toEqual(['hello', 'order_shipped']);
+    expect(JSON.parse(await readFile(join(dir, '.wa-templates-state.json'), 'utf8'))).toHaveLength(2);
+
+    // templates.d.ts beside templates.ts would be read by TypeScript instead of it.
+    const shadow = await run(['templates', 'types', file]);
+    expect(shadow.code).toBe(2);
+    expect(shadow.stderr).toContain('would be the declaration file of');
+    const out = join(dir, 'template-types.d.ts');
+    expect((await run(['templates', 'types', file, '--out', out])).code).toBe(0);
+    const dts = await readFile(out, 'utf8');
+    expect(dts).toContain('/** templates.ts#orderShipped */');
+    expect(dts).toContain('"hello/uz": {"name":"hello"');
+  }, 60_000);
+
+  it('without tsx, TypeScript needs Node to strip types, or the command names the fix; JavaScript needs nothing', async () => {
+    const dir = await folder({
+      'plain.ts': `export const hello = { name: 'hello', language: 'uz', category: 'UTILITY', body: { text: 'Salom!' } } as const;`,
+      'plain.mjs': `export const receipt = { name: 'receipt', language: 'en', category: 'UTILITY', body: { text: 'Paid.' } };`,
+    });
+    const js = await run(['templates', 'check', join(dir, 'plain.mjs')], {}, 'bare');
+    expect(js.code).toBe(0);
+    const typescript = await run(['templates', 'check', join(dir, 'plain.ts')], {}, 'bare');
+    if ((process.features as { typescript?: unknown }).typescript) {
+      expect(typescript.stdout).toContain('plain.ts#hello: valid'); // Node 22.18+: its own type stripping
+      expect(typescript.code).toBe(0);
+    } else {
+      expect(typescript.code).toBe(1);
+      expect(typescript.stderr).toContain('needs a TypeScript loader');
+      expect(typescript.stderr).toContain('npm install --save-dev tsx');
+    }
+  }, 60_000);
 });

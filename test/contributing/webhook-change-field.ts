@@ -45,7 +45,7 @@ export interface TestOnlyUpdateEvent extends EventBase {
 `;
 
 const eventBuilder = `function testOnlyUpdateEvent(value: JsonObject, ctx: ChangeContext): WebhookEvent {
-  return valueEvent(testOnlyUpdateValueSchema, value, ctx, (update, hash) => ({
+  return valueEvent(checkTestOnlyUpdateValue, value, ctx, (update, hash) => ({
     kind: 'test_only_update',
     field: 'test_only_update',
     businessAccountId: ctx.businessAccountId,
@@ -105,12 +105,8 @@ const routerTest = `  it('test_only_update: its own route, and middleware sees i
 const proof = `import { expect, it } from 'vitest';
 import type { TestOnlyUpdateEvent as FromMainEntry, TestOnlyUpdateValue } from '../../src/index.js';
 import { testOnlyUpdateEnvelope } from '../../src/testing/index.js';
-import {
-  parseWebhook,
-  type TestOnlyUpdateEvent,
-  testOnlyUpdateValueSchema,
-  type WebhookEvent,
-} from '../../src/webhooks/index.js';
+import { parseWebhook, type TestOnlyUpdateEvent, type WebhookEvent } from '../../src/webhooks/index.js';
+import { testOnlyUpdateValueSchema } from '../../src/webhooks/schemas.js';
 
 it('parseWebhook yields the new change as its own event, from the public entries', () => {
   const events: WebhookEvent[] = parseWebhook(JSON.stringify(testOnlyUpdateEnvelope({ event: 'PINGED' })));
@@ -165,10 +161,17 @@ export const webhookChangeField: WalkThrough = {
       edit: after('  | AccountUpdateEvent', '  | TestOnlyUpdateEvent'),
     },
     {
-      guide:
-        "**3. The reader:** the field's entry in `changeReaders` (`src/webhooks/parse.ts`, with the import of the schema)",
+      guide: 'the value schema as a root in `scripts/checkers/targets.ts`',
+      file: 'scripts/checkers/targets.ts',
+      edit: after(
+        "      root('checkAccountUpdateValue', schemas.accountUpdateValueSchema, 'AccountUpdateValue'),",
+        "      root('checkTestOnlyUpdateValue', schemas.testOnlyUpdateValueSchema, 'TestOnlyUpdateValue'),",
+      ),
+    },
+    {
+      guide: "The field's entry in `changeReaders` (`src/webhooks/parse.ts`, with the import of the checker)",
       file: 'src/webhooks/parse.ts',
-      edit: after('  templateStatusValueSchema,', '  testOnlyUpdateValueSchema,'),
+      edit: after('  checkTemplateStatusValue,', '  checkTestOnlyUpdateValue,'),
     },
     {
       guide: 'so it does not compile until the event of step 2 has its reader',
@@ -190,20 +193,17 @@ export const webhookChangeField: WalkThrough = {
       edit: after("export * from './template-status.js';", "export * from './test-only-update.js';"),
     },
     {
-      guide: 'the schema and types by name from `src/webhooks/index.ts`',
+      guide: 'the types (only) by name from `src/webhooks/index.ts`',
       file: 'src/webhooks/index.ts',
       edit: after('  type TemplateStatusEvent,', '  type TestOnlyUpdateEvent,'),
     },
     {
-      guide: 'the schema and types by name from `src/webhooks/index.ts`',
+      guide: 'the types (only) by name from `src/webhooks/index.ts`',
       file: 'src/webhooks/index.ts',
-      edit: after(
-        '  templateStatusValueSchema,',
-        '  type TestOnlyUpdateValue,\n  testOnlyUpdateValueSchema,',
-      ),
+      edit: after('  TemplateStatusValue,', '  TestOnlyUpdateValue,'),
     },
     {
-      guide: 'the types (only) from `src/index.ts`',
+      guide: 'the types (only) by name from `src/webhooks/index.ts` and `src/index.ts`',
       file: 'src/index.ts',
       edit: after('  type TemplateStatusValue,', '  type TestOnlyUpdateEvent,\n  type TestOnlyUpdateValue,'),
     },
@@ -298,6 +298,7 @@ export const webhookChangeField: WalkThrough = {
       edit: before("describe('parseWebhook: tolerance', () => {", parseTest),
     },
   ],
+  commands: [{ guide: 'then `npm run generate`', command: ['npm', 'run', 'generate'] }],
   tests: [
     'test/webhooks/parse.test.ts',
     'test/conversations/router.test.ts',

@@ -39,12 +39,8 @@ const parseTest = `  it('test_only_vote: the choice is typed, the note optional'
 const proof = `import { expect, it } from 'vitest';
 import type { TestOnlyVoteMessage as FromMainEntry } from '../../src/index.js';
 import { everyMessageType, messageEnvelope, testOnlyVoteMessage } from '../../src/testing/index.js';
-import {
-  MESSAGE_TYPES,
-  parseWebhook,
-  type TestOnlyVoteMessage,
-  testOnlyVoteMessageSchema,
-} from '../../src/webhooks/index.js';
+import { MESSAGE_TYPES, parseWebhook, type TestOnlyVoteMessage } from '../../src/webhooks/index.js';
+import { testOnlyVoteMessageSchema } from '../../src/webhooks/schemas.js';
 
 it('parseWebhook yields the new message type, typed, from the public entries', () => {
   const sent = testOnlyVoteMessage({ test_only_vote: { choice: 'yes', note: 'gladly' } });
@@ -116,10 +112,9 @@ export const webhookMessageType: WalkThrough = {
       needed: { near: 'export function everyMessageType', mentions: 'test_only_vote' },
     },
     {
-      guide:
-        'export `ReactionMessage` and `reactionMessageSchema` by name from `src/webhooks/index.ts` (the `wa-gateway-sdk/webhooks` entry',
+      guide: 'export the type `ReactionMessage` by name from `src/webhooks/index.ts`',
       file: 'src/webhooks/index.ts',
-      edit: after('  type TextMessage,', '  type TestOnlyVoteMessage,\n  testOnlyVoteMessageSchema,'),
+      edit: after('  TextMessage,', '  TestOnlyVoteMessage,'),
     },
     {
       guide: 'The main entry (`src/index.ts`) re-exports the type only (`type ReactionMessage`)',
@@ -166,9 +161,11 @@ export const webhookMessageType: WalkThrough = {
       ),
     },
   ],
+  commands: [{ guide: 'Then run `npm run generate`', command: ['npm', 'run', 'generate'] }],
   tests: [
     'test/webhooks/parse.test.ts',
     'test/webhooks/schemas.test.ts',
+    'test/generated/fresh.test.ts',
     'test/fuzz/parse-webhook.test.ts',
     'test/cli/cli.test.ts',
     'test/api-surface.test.ts',

@@ -5,12 +5,17 @@ import {
   createRouter,
   MemorySessionStore,
   MemoryWindowStore,
+  type MessageContext,
+  type ReplyResult,
   type SessionStore,
 } from '../../src/conversations/index.js';
 import {
   ConfigurationError,
+  defineTemplate,
+  filledTemplate,
   GatewayClient,
   ServiceWindowClosedError,
+  TemplateSendError,
   WaGatewayError,
 } from '../../src/index.js';
 import type { InboxWorkerOptions } from '../../src/redis/index.js';
@@ -33,7 +38,8 @@ import {
   type WebhookHandlerOptions,
 } from '../../src/webhooks/index.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
+import { API_KEY, envelope, GW, sendOk, useMswServer } from '../helpers/msw.js';
+import { orderShippedDefinition } from '../helpers/template-definitions.js';
 
 const server = useMswServer();
 const CUSTOMER = '998901234567';
@@ -388,6 +394,73 @@ describe('human takeover', () => {
   });
 });
 
+describe('ctx.replyTemplate with a definition and its values', () => {
+  const orderShipped = defineTemplate(orderShippedDefinition);
+  const values = { header: '#1042', body: ['Ali', '#1042'], buttons: { 0: '1042' } } as const;
+
+  it('sends what sendTemplate sends for the same definition and values', async () => {
+    const { gw, sent } = gateway();
+    await gw.messages.sendTemplate(CUSTOMER, orderShipped, values);
+    const router = createRouter({ gateway: gw });
+    router.otherwise(async (ctx) => {
+      await ctx.replyTemplate(orderShipped, values);
+      await ctx.replyTemplate(filledTemplate(orderShipped, values));
+    });
+    await router.handle(text('hi'));
+    expect(sent).toHaveLength(3);
+    expect(sent[1]).toEqual(sent[0]);
+    expect(sent[2]).toEqual(sent[0]);
+  });
+
+  it('a mismatch rejects with TemplateSendError and sends nothing; the next reply is not skipped', async () => {
+    const { gw, sent } = gateway();
+    const router = createRouter({ gateway: gw });
+    const replyTemplate = (ctx: MessageContext<unknown>) =>
+      (ctx.replyTemplate as (t: unknown, v?: unknown) => Promise<ReplyResult>).bind(ctx);
+    let refused: unknown;
+    let after: ReplyResult | undefined;
+    router.otherwise(async (ctx) => {
+      refused = await replyTemplate(ctx)(orderShipped, { ...values, body: ['Ali'] }).catch((e: unknown) => e);
+      after = await ctx.reply('sorry');
+    });
+    await router.handle(text('hi'));
+    expect(refused).toBeInstanceOf(TemplateSendError);
+    expect(refused).toMatchObject({ rule: 'template.parameters.count', component: 'body' });
+    expect(after).toMatchObject({ skipped: false });
+    expect(sent.map((b) => b.type)).toEqual(['text']);
+  });
+
+  it('the fallback template, built with filledTemplate from the context', async () => {
+    const { gw, sent } = gateway();
+    const router = createRouter<{ order?: string }>({
+      gateway: gw,
+      initialSession: () => ({ order: '#7' }),
+      fallbackTemplate: (ctx) =>
+        filledTemplate(orderShipped, { ...values, body: [ctx.customer, ctx.session.order ?? '?'] }),
+    });
+    router.otherwise((ctx) => ctx.reply('late'));
+    const old = String(Math.floor(Date.now() / 1000) - 25 * 60 * 60);
+    await router.handle(one(messageEnvelope(textMessage({ from: CUSTOMER, timestamp: old }))));
+    expect(sent).toMatchObject([
+      {
+        type: 'template',
+        template: {
+          name: 'order_shipped',
+          components: expect.arrayContaining([
+            {
+              type: 'body',
+              parameters: [
+                { type: 'text', text: CUSTOMER },
+                { type: 'text', text: '#7' },
+              ],
+            },
+          ]),
+        },
+      },
+    ]);
+  });
+});
+
 describe('service window', () => {
   const old = String(Math.floor(Date.now() / 1000) - 25 * 60 * 60);
 
@@ -539,6 +612,43 @@ describe('service window', () => {
     });
     strict.otherwise((ctx) => ctx.reply('too late'));
     await expect(strict.handle(one(late))).rejects.toBeInstanceOf(ServiceWindowClosedError);
+  });
+
+  it('every refusal a redelivery cannot change goes to onError: a template or message refused before sending, a GW_001', async () => {
+    const { gw, sent } = gateway();
+    server.use(
+      http.post(`${GW}/v1/wa/message`, async ({ request }) => {
+        const body = (await request.json()) as { text?: { body?: string } };
+        if (body.text?.body === 'upstream says no')
+          return HttpResponse.json(envelope('GW_001', 'UPSTREAM_ERROR', 'Recipient not registered'), {
+            status: 502,
+          });
+        if (body.text?.body === 'gateway down') return new HttpResponse('Bad gateway', { status: 502 });
+        return HttpResponse.json(sendOk('wamid.OK', CUSTOMER));
+      }),
+    );
+    const orderShipped = defineTemplate(orderShippedDefinition);
+    const refusals: unknown[] = [];
+    const router = createRouter({ gateway: gw, onError: (error) => void refusals.push(error) });
+    const loose = (ctx: MessageContext<unknown>) =>
+      (ctx.replyTemplate as (t: unknown, v?: unknown) => Promise<ReplyResult>).bind(ctx);
+    router.text('template', (ctx) => loose(ctx)(orderShipped, { body: ['only one'] }));
+    router.text('invalid', (ctx) => ctx.reply({ type: 'text', text: { body: '' } }));
+    router.text('upstream', (ctx) => ctx.reply('upstream says no'));
+    router.text('down', (ctx) => ctx.reply('gateway down'));
+    await router.handle(text('template'));
+    await router.handle(text('invalid'));
+    await router.handle(text('upstream'));
+    expect(refusals.map((e) => (e as Error).name)).toEqual([
+      'TemplateSendError',
+      'MessageValidationError',
+      'UpstreamError',
+    ]);
+    expect(refusals[2]).toMatchObject({ code: 'GW_001' });
+    // A bare 502 may have been sent, and may pass on a redelivery: it still fails the event.
+    await expect(router.handle(text('down'))).rejects.toBeInstanceOf(WaGatewayError);
+    expect(refusals).toHaveLength(3);
+    expect(sent).toEqual([]);
   });
 
   it('through a webhook handler, a refused reply is answered 200 (not retried); another failure still 500', async () => {

@@ -67,7 +67,7 @@ describe('mayHaveBeenSent', () => {
     expect(mayHaveBeenSent(new InvalidResponseError('x', { status: 200, bodyExcerpt: '' }), rules)).toBe(
       true,
     );
-    expect(mayHaveBeenSent(new NotSentError('x'), rules)).toBe(true);
+    expect(mayHaveBeenSent(new NotSentError('x'), rules)).toBe(false);
     expect(mayHaveBeenSent(new Error('x'), rules)).toBe(true);
     expect(
       mayHaveBeenSent(

@@ -76,7 +76,9 @@ describe('checked template sends against the sandbox', () => {
     expect(pushed).toMatchObject({ result: 'created', status: 'PENDING' });
     const sourceId = pushed!.sourceId!;
 
-    const untyped = gw.messages.sendTemplate.bind(gw.messages) as (...a: unknown[]) => Promise<unknown>;
+    const untyped = gw.messages.sendTemplate.bind(gw.messages) as unknown as (
+      ...a: unknown[]
+    ) => Promise<unknown>;
     expect(
       await templateSendRefusal(() => gw.messages.sendTemplate('998901234567', orderShipped, good)),
     ).toMatchObject({

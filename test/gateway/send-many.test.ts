@@ -282,6 +282,49 @@ describe('messages.sendMany', () => {
     expect(stats.requests).toBe(30);
   });
 
+  it('a slow source does not hold back results that are ready: each is yielded before the next item is read', async () => {
+    echoGateway();
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    // The source gives its next item only once the loop has yielded the previous one's result: a loop that waits
+    // for the source before it yields never gets there (and the test fails on its timeout). A condition, not a delay.
+    let yielded = -1;
+    let resultSeen: () => void = () => {};
+    async function* cursor() {
+      for (let i = 0; i < 5; i++) {
+        if (i > 0) {
+          await new Promise<void>((resolve) => {
+            resultSeen = resolve;
+            if (yielded >= i - 1) resolve();
+          });
+        }
+        yield msg(i);
+      }
+    }
+    const indices: number[] = [];
+    for await (const r of gw.messages.sendMany(cursor(), { concurrency: 4 })) {
+      indices.push(r.index);
+      yielded = r.index;
+      resultSeen();
+    }
+    expect(indices).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('a source that throws ends the loop with its error, after the results of what it gave', async () => {
+    echoGateway();
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    async function* broken() {
+      yield msg(0);
+      yield msg(1);
+      throw new Error('cursor lost');
+    }
+    const indices: number[] = [];
+    const error = await (async () => {
+      for await (const r of gw.messages.sendMany(broken(), { concurrency: 4 })) indices.push(r.index);
+    })().catch((e: unknown) => e);
+    expect((error as Error).message).toBe('cursor lost');
+    expect(indices).toEqual([0, 1]);
+  });
+
   it('rejects a bad concurrency', async () => {
     const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW });
     await expect(collect(gw.messages.sendMany([msg(0)], { concurrency: 0 }))).rejects.toThrow(/concurrency/);

@@ -1,50 +1,27 @@
-import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
   defineTemplate,
-  GatewayClient,
   MessageValidationError,
   TemplateCatalog,
   TemplateValidationError,
 } from '../../src/index.js';
 import { templateStatusEnvelope } from '../../src/testing/webhook-fixtures.js';
 import { parseWebhook, type TemplateStatusValue } from '../../src/webhooks/index.js';
-import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
+import { useMswServer } from '../helpers/msw.js';
 import { templateSendRefusal } from '../helpers/refusal.js';
-import { orderShippedDefinition } from '../helpers/template-definitions.js';
+import { helloDefinition, orderShippedDefinition, promoDefinition } from '../helpers/template-definitions.js';
+import { recordSends, templateClient } from '../helpers/template-sends.js';
 
 const server = useMswServer();
 const templateStatusEvent = (value: TemplateStatusValue) => parseWebhook(templateStatusEnvelope(value))[0]!;
 
 const orderShipped = defineTemplate(orderShippedDefinition);
-const promo = defineTemplate({
-  name: 'promo',
-  language: 'en_US',
-  category: 'MARKETING',
-  header: { format: 'IMAGE', examples: ['4::aW1hZ2U='] },
-  body: { text: 'New in: {{1}} this week.', examples: ['shoes'] },
-});
-const hello = defineTemplate({
-  name: 'hello',
-  language: 'en_US',
-  category: 'UTILITY',
-  body: { text: 'Hello, we are open.' },
-});
+const promo = defineTemplate(promoDefinition);
+const hello = defineTemplate(helloDefinition);
 
-/** Records every send's body; answers 200. */
-function gateway() {
-  const bodies: Record<string, unknown>[] = [];
-  server.use(
-    http.post(`${GW}/v1/wa/message`, async ({ request }) => {
-      bodies.push((await request.json()) as Record<string, unknown>);
-      return HttpResponse.json(sendOk());
-    }),
-  );
-  return bodies;
-}
-const client = (templates?: TemplateCatalog) =>
-  new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false, ...(templates ? { templates } : {}) });
+const gateway = () => recordSends(server);
+const client = templateClient;
 
 describe('defineTemplate', () => {
   it('returns the definition as given, and refuses an invalid one with every issue', () => {
@@ -57,44 +34,6 @@ describe('defineTemplate', () => {
         body: { text: 'Hi {{1}} and {{2}}' },
       }),
     ).toThrow(TemplateValidationError);
-  });
-
-  it('types the values from the definition (checked by tsc: each @ts-expect-error must be an error)', () => {
-    const gw = client();
-    // Never awaited: these calls exist for the compiler. Each is refused locally, so none reaches msw.
-    const typeChecks = () => [
-      // @ts-expect-error two body variables, one value
-      gw.messages.sendTemplate('998901234567', orderShipped, {
-        header: '#1',
-        body: ['Ali'],
-        buttons: { 0: '1' },
-      }),
-      // @ts-expect-error the URL button's value is missing
-      gw.messages.sendTemplate('998901234567', orderShipped, { header: '#1', body: ['Ali', '#1'] }),
-      // @ts-expect-error the header's variable is missing
-      gw.messages.sendTemplate('998901234567', orderShipped, { body: ['Ali', '#1'], buttons: { 0: '1' } }),
-      // @ts-expect-error an image header takes a link, not text
-      gw.messages.sendTemplate('998901234567', promo, { header: 'x', body: ['shoes'] }),
-      // @ts-expect-error a template without variables takes no header
-      gw.messages.sendTemplate('998901234567', hello, { header: 'x' }),
-      // @ts-expect-error button 1 is a quick reply: its payload is a string
-      gw.messages.sendTemplate('998901234567', orderShipped, {
-        header: '#',
-        body: ['a', 'b'],
-        buttons: { 0: '1', 1: 2 },
-      }),
-      gw.messages.sendTemplate('998901234567', orderShipped, {
-        header: '#1',
-        body: ['Ali', { type: 'currency', currency: { amount_1000: 1 } }],
-        buttons: { 0: '1042', 1: 'stop' },
-      }),
-      gw.messages.sendTemplate('998901234567', promo, {
-        header: { link: 'https://x.test/a.png' },
-        body: ['shoes'],
-      }),
-      gw.messages.sendTemplate('998901234567', hello, {}),
-    ];
-    expect(typeof typeChecks).toBe('function');
   });
 });
 
@@ -140,7 +79,9 @@ describe('checked sends, before any request', () => {
   it('without a catalogue: the definition decides counts and types, and the language', async () => {
     const bodies = gateway();
     const gw = client();
-    const untyped = gw.messages.sendTemplate.bind(gw.messages) as (...a: unknown[]) => Promise<unknown>;
+    const untyped = gw.messages.sendTemplate.bind(gw.messages) as unknown as (
+      ...a: unknown[]
+    ) => Promise<unknown>;
     const short = await templateSendRefusal(() =>
       untyped('998901234567', orderShipped, { header: '#1', body: ['Ali'], buttons: { 0: '1' } }),
     );
@@ -261,7 +202,7 @@ describe('checked sends, before any request', () => {
 
   it('hostile values end in a typed error, never a bare TypeError, and nothing is sent', async () => {
     const bodies = gateway();
-    const untyped = client().messages.sendTemplate.bind(client().messages) as (
+    const untyped = client().messages.sendTemplate.bind(client().messages) as unknown as (
       ...a: unknown[]
     ) => Promise<unknown>;
     const throwing = new Proxy(

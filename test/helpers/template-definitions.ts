@@ -15,3 +15,20 @@ export const orderShippedDefinition = {
     { type: 'QUICK_REPLY', text: 'Stop updates' },
   ],
 } as const;
+
+/** An IMAGE header (its value is a link) and one body variable. */
+export const promoDefinition = {
+  name: 'promo',
+  language: 'en_US',
+  category: 'MARKETING',
+  header: { format: 'IMAGE', examples: ['4::aW1hZ2U='] },
+  body: { text: 'New in: {{1}} this week.', examples: ['shoes'] },
+} as const;
+
+/** No variable anywhere: it takes no values. */
+export const helloDefinition = {
+  name: 'hello',
+  language: 'en_US',
+  category: 'UTILITY',
+  body: { text: 'Hello, we are open.' },
+} as const;

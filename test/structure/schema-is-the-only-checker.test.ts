@@ -13,6 +13,10 @@
  * - `parseWebhook` and the handler refuse an envelope whose entry lacks the entry's new field (the skeleton is read
  *   through `webhookEnvelopeSchema`), and take it with the field.
  *
+ * The generated checkers are in the loop: the copy's `scripts/` regenerate them from the patched schemas (`npm run
+ * generate`), as a contributor does, and before that the staleness check (`npm run generate -- --check`) must
+ * refuse the committed files, so a schema changed without regenerating cannot pass the build.
+ *
  * The unpatched `src/` must answer otherwise on the same inputs (the message without the field is sent and parsed
  * as a text, the envelope is taken), or the test would prove nothing. A hand-kept second checker of either shape (a fast path, a twin)
  * would let the message without the field through on its path, and this test fails.
@@ -169,10 +173,21 @@ console.log(JSON.stringify({ patched: await probe(patched), original: await prob
 
 let dir = '';
 let verdicts: { patched: Verdicts; original: Verdicts };
+/** `npm run generate -- --check` on the patched copy before regenerating: its exit code and what it printed. */
+let staleCheck: { code: number | null; stderr: string };
+
+function run(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { cwd, timeout: 60_000, maxBuffer: 1 << 20 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wa-sdk-schema-'));
   cpSync(join(REPO, 'src'), join(dir, 'src'), { recursive: true });
+  cpSync(join(REPO, 'scripts'), join(dir, 'scripts'), { recursive: true });
   cpSync(join(REPO, 'package.json'), join(dir, 'package.json'));
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   for (const { file, from, to } of PATCHES) {
@@ -182,6 +197,11 @@ beforeAll(async () => {
       throw new Error(`${file}: the patch's anchor occurs ${count} times, not once; update the test`);
     writeFileSync(join(dir, file), source.replace(from, to));
   }
+  const generate = ['--import', 'tsx', join(dir, 'scripts/generate-checkers.ts')];
+  const check = await run([...generate, '--check'], dir);
+  staleCheck = { code: check.code, stderr: check.stderr };
+  const written = await run(generate, dir);
+  if (written.code !== 0) throw new Error(`npm run generate failed on the patched copy: ${written.stderr}`);
   const probe = join(dir, 'probe.mjs');
   writeFileSync(probe, PROBE);
   const stdout = await new Promise<string>((resolve, reject) => {
@@ -198,6 +218,13 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the generated checkers', () => {
+  it('are stale once a schema changes: the check refuses the committed files until they are regenerated', () => {
+    expect(staleCheck.code).toBe(1);
+    expect(staleCheck.stderr).toContain('src/webhooks/checkers.generated.ts is stale');
+  });
 });
 
 describe('a required field added to the gateway text message schema', () => {

@@ -70,6 +70,8 @@ describe('the templates entry runs in a browser', () => {
     expect(specifiers(core('plain-data.ts'))).toEqual([]);
     expect(specifiers(core('text.ts'))).toEqual([]);
     expect(specifiers(core('zod.ts')).sort()).toEqual([
+      './issues.js',
+      './issues.js',
       'zod/mini',
       'zod/mini',
       'zod/v4/core',

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type * as z from '../../src/core/zod.js';
-import {
-  TemplateCreateRequestSchema,
-  type TemplateIssue,
-  templateRules,
-  validateTemplate,
-} from '../../src/templates/index.js';
+import { type TemplateIssue, templateRules, validateTemplate } from '../../src/templates/index.js';
+import { TemplateCreateRequestSchema } from '../../src/templates/schema.js';
 
 type Json = Record<string, unknown>;
 type Path = (string | number)[];

@@ -5,9 +5,8 @@ import {
   TEMPLATE_LANGUAGES,
   TEMPLATE_STATUSES,
   type TemplateCreated,
-  TemplateCreatedSchema,
-  TemplateCreateRequestSchema,
 } from '../../src/templates/index.js';
+import { TemplateCreatedSchema, TemplateCreateRequestSchema } from '../../src/templates/schema.js';
 
 const SPEC = '/work/shared/spec/public-api-and-platform.md';
 

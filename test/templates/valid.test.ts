@@ -3,9 +3,9 @@ import {
   assertValidTemplate,
   type TemplateButton,
   type TemplateCreateRequest,
-  TemplateCreateRequestSchema,
   validateTemplate,
 } from '../../src/templates/index.js';
+import { TemplateCreateRequestSchema } from '../../src/templates/schema.js';
 
 const handle = (n: number) => `4::aW1hZ2UvanBlZw==:ARb${n}`;
 const card = (format: 'IMAGE' | 'VIDEO', n: number, buttons: TemplateButton[]) => ({

@@ -1,7 +1,7 @@
 /** Anything between double braces that is not `{{1}}`, `{{2}}`, ... is its own issue with its own rule id. */
 import { describe, expect, it } from 'vitest';
 import { validateTemplate } from '../../src/index.js';
-import { scanVariables } from '../../src/templates/rules/text.js';
+import { scanVariables } from '../../src/templates/rules/variables.js';
 
 const utility = (body: { text: string; examples?: string[] }, header?: object) =>
   validateTemplate({

@@ -38,6 +38,8 @@ function specifiers(text: string): string[] {
 const PORTABLE_CORE = [
   'errors.js',
   'zod.js',
+  'issues.js',
+  'checker-runtime.js',
   'logger.js',
   'tracing.js',
   'plain-data.js',

@@ -37,8 +37,8 @@ import {
   customerOf,
   isReactionRemoved,
   parseWebhook,
-  webhookEnvelopeSchema,
 } from '../../src/webhooks/index.js';
+import { webhookEnvelopeSchema } from '../../src/webhooks/schemas.js';
 
 function only<K extends WebhookEvent['kind']>(
   events: WebhookEvent[],

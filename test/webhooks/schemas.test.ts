@@ -15,17 +15,17 @@ import {
   textMessage,
   unknownTypeMessage,
 } from '../../src/testing/webhook-fixtures.js';
+import { MESSAGE_TYPES } from '../../src/webhooks/index.js';
 import {
   accountUpdateValueSchema,
   incomingMessageWireSchema,
   knownMessageSchema,
-  MESSAGE_TYPES,
   messageSchemas,
   messagesValueSchema,
   statusSchema,
   templateStatusValueSchema,
   webhookEnvelopeSchema,
-} from '../../src/webhooks/index.js';
+} from '../../src/webhooks/schemas.js';
 
 describe('schemas accept every fixture', () => {
   it('each documented message type has a schema and a fixture that it accepts', () => {

@@ -7,7 +7,8 @@ import {
   sequenceRule,
 } from './semantic.js';
 import { present, SArray, type TemplateRule } from './snapshot.js';
-import { plural, scanVariables, where } from './text.js';
+import { plural, where } from './text.js';
+import { scanVariables } from './variables.js';
 
 export function bodyRules(): TemplateRule[] {
   const perScope = (p: string): TemplateRule[] => {

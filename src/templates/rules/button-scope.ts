@@ -1,6 +1,7 @@
 import { E164, LIMITS, rule, TEXT_REQUIRED_TYPES, VALID_BUTTON_TYPES } from './semantic.js';
 import type { SObject, TemplateRule } from './snapshot.js';
-import { charCount, chars, plural, quote, scanVariables, where } from './text.js';
+import { charCount, chars, plural, quote, where } from './text.js';
+import { scanVariables } from './variables.js';
 
 /**
  * The button rules that apply wherever a buttons list is: the template's own (`p` = '') and each carousel card's

@@ -1,4 +1,5 @@
-import { type Shape, TEMPLATE_SHAPE } from './shape.js';
+import { TEMPLATE_SHAPE } from '../shape.generated.js';
+import type { Shape } from './shape.js';
 import { present, type RuleContext, SArray, SObject, type SValue, type TemplateRule } from './snapshot.js';
 import { enumHint, formatPath, quote, typeName } from './text.js';
 

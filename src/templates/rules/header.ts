@@ -12,7 +12,8 @@ import {
   sequenceRule,
 } from './semantic.js';
 import type { TemplateRule } from './snapshot.js';
-import { plural, quote, scanVariables, where } from './text.js';
+import { plural, quote, where } from './text.js';
+import { scanVariables } from './variables.js';
 
 export function headerRules(): TemplateRule[] {
   const textNotAllowed = (

@@ -1,16 +1,14 @@
-import { BUTTON_TYPES, type TemplateCategory } from '../schema.js';
+import type { TemplateCategory } from '../schema.js';
+import { BUTTON_TYPES } from '../vocabulary.js';
 import type { SObject, TemplateRule } from './snapshot.js';
+import { charCount, chars, enumHint, where } from './text.js';
 import {
-  charCount,
-  chars,
   endsWithVariable,
-  enumHint,
   type MalformedKind,
   type MalformedVariable,
   scanVariables,
   startsWithVariable,
-  where,
-} from './text.js';
+} from './variables.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Semantic rules.

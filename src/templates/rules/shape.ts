@@ -1,12 +1,11 @@
 import { WaGatewayError } from '../../core/errors.js';
 import type * as z from '../../core/zod.js';
-import { TemplateCreateRequestSchema } from '../schema.js';
 
 /** A location in the template: object keys and list indices, e.g. `['buttons', 2, 'url']`. */
 export type TemplatePath = (string | number)[];
 
 // ---------------------------------------------------------------------------------------------------------
-// Shape: the structure of the request, derived once from the zod schema.
+// Shape: the structure of the request, derived from the zod schema when the checkers are generated.
 
 /** The structure of one field, as the schema declares it. */
 export type Shape =
@@ -27,7 +26,7 @@ export type Shape =
  * (zod.dev/packages/core): the schema as one of `$ZodTypes`, the union of zod's first-party schemas, whose
  * `_zod.def` is discriminated by `type`. zod/mini has no per-kind classes to test with `instanceof`.
  */
-function shapeOf(schema: z.core.$ZodType): Shape {
+export function shapeOf(schema: z.core.$ZodType): Shape {
   const def = (schema as z.core.$ZodTypes)._zod.def;
   switch (def.type) {
     case 'string':
@@ -58,5 +57,6 @@ function shapeOf(schema: z.core.$ZodType): Shape {
   }
 }
 
-/** The structure of the template create request, derived from `TemplateCreateRequestSchema`. */
-export const TEMPLATE_SHAPE: Shape = shapeOf(TemplateCreateRequestSchema);
+// The structure of the template create request, `TEMPLATE_SHAPE`, is derived from `TemplateCreateRequestSchema` by
+// `shapeOf` at generation time (`npm run generate`, `../shape.generated.ts`): the templates entry validates without
+// building any zod schema.

@@ -1,6 +1,9 @@
 /** The `interactive` incoming message. */
 import * as z from '../../core/zod.js';
 import { messageBase, optionalString, requiredString } from '../wire.js';
+import { wrapUnknownKind } from '../wire-rules.js';
+
+export { INTERACTIVE_TYPES } from '../vocabulary.js';
 
 /** A tap on a reply button the business sent. */
 export const buttonReplySchema = z.looseObject({
@@ -23,9 +26,6 @@ export const listReplySchema = z.looseObject({
   }),
 });
 
-/** The interactive kinds the spec documents. Any other kind becomes the `unknown` interactive variant. */
-export const INTERACTIVE_TYPES = ['button_reply', 'list_reply'] as const;
-
 /**
  * An interactive reply of a kind the spec does not list (a form or flow completion, `nfm_reply`; a payment or call
  * permission reply; kinds added later): the same case as an unknown message type, one level down. The message is
@@ -39,20 +39,6 @@ export const unknownInteractiveSchema = z.looseObject({
   /** The `interactive` object as received. */
   raw: z.looseObject({}),
 });
-
-const KNOWN_KINDS: ReadonlySet<string> = new Set(INTERACTIVE_TYPES);
-
-/**
- * An `interactive` object of a kind not listed becomes `{ type: 'unknown', originalType, raw }` before the union
- * sees it; a listed kind, or anything that is not an object with a string `type`, goes through as received, so the
- * union still names what is missing or mistyped in it.
- */
-function wrapUnknownKind(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  const kind = (value as { type?: unknown }).type;
-  if (typeof kind !== 'string' || kind === '' || KNOWN_KINDS.has(kind)) return value;
-  return { type: 'unknown', originalType: kind, raw: value };
-}
 
 export const interactiveMessageSchema = z.looseObject({
   ...messageBase,

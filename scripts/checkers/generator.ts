@@ -1,0 +1,713 @@
+/**
+ * The checker generator: reads zod schemas through their definitions (`_zod.def`, as zod documents for library
+ * authors) and writes plain JavaScript that answers as zod does: the same output on success, the same issues
+ * (codes, paths, messages) on failure. No code is generated at run time, so Workers and a strict CSP get the
+ * generated path too, and the code needs no zod at all: the portable entries check and shape a delivery with it
+ * and never load zod.
+ *
+ * The schemas stay the only place a rule is written: every constant message is zod's own, computed here by zod's
+ * error maps; a predicate or a transform is called, not copied (it must be an exported function of a zod-free
+ * module, so the generated file can import it). A construct the generator does not model makes it throw: it never
+ * writes a checker that could disagree. `npm run generate` writes the files, `npm run build` runs it first, and
+ * `test/generated/fresh.test.ts` fails when a committed file is not what the schemas generate.
+ */
+import { createRequire } from 'node:module';
+import { globalConfig } from 'zod/v4/core';
+import { receivedName } from '../../src/core/checker-runtime.js';
+
+/** A zod schema, read as zod's core documents it: the definition, and what zod derived from it. */
+// biome-ignore lint/suspicious/noExplicitAny: a definition's fields depend on its `type`; each case reads its own.
+type Def = any;
+export interface Schema {
+  _zod: {
+    def: Def;
+    optin?: 'optional' | 'defaulted' | undefined;
+    optout?: 'optional' | undefined;
+    propValues?: Record<string, Set<unknown>>;
+    traits: Set<string>;
+    run: unknown;
+  };
+}
+
+/** An exported function of a zod-free module, which the generated file imports to call. */
+export interface FunctionRef {
+  module: string;
+  name: string;
+}
+
+export interface Root {
+  /** The exported function: `check<Name>`. */
+  name: string;
+  schema: Schema;
+  /** The output type and the module it is imported from (type only). */
+  type?: { name: string; module: string };
+}
+
+export interface GenerateOptions {
+  /** Where the generated file imports the runtime from. */
+  runtime: string;
+  roots: Root[];
+  /** Every function a schema calls (predicate, transform), by identity. */
+  functions: ReadonlyMap<unknown, FunctionRef>;
+  /** Tables of checkers (`{ text: checker, ... }`), exported by name, keyed as the schemas' own table is. */
+  tables?: { name: string; doc: string; entries: Record<string, Schema> }[];
+  /** What the file is, for its header. */
+  what: string;
+}
+
+class Unsupported extends Error {}
+
+/** The zod the messages come from (the one the build bundles into the portable entries). */
+export const ZOD_VERSION: string = (createRequire(import.meta.url)('zod/package.json') as { version: string })
+  .version;
+
+const lit = (v: unknown): string => {
+  if (v === undefined) return 'undefined';
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  if (typeof v === 'bigint') throw new Unsupported('a bigint literal');
+  return JSON.stringify(v);
+};
+
+const unwrap = (m: unknown): string | undefined =>
+  typeof m === 'string'
+    ? m
+    : typeof m === 'object' && m !== null && 'message' in m
+      ? String(m.message)
+      : undefined;
+
+/**
+ * The message zod finalises a raw issue with: the raising schema's error map, the owning schema's, the global custom
+ * map, the locale (zod's `finalizeIssue`, with no per-parse error map: the SDK passes none).
+ */
+function messageOf(raiser: Schema, owner: Schema | undefined, raw: Record<string, unknown>): string {
+  const issue = { ...raw, inst: raiser };
+  return (
+    unwrap(raiser._zod.def.error?.(issue)) ??
+    unwrap(owner && owner !== raiser ? owner._zod.def.error?.(issue) : undefined) ??
+    unwrap(globalConfig.customError?.(issue as never)) ??
+    unwrap(globalConfig.localeError?.(issue as never)) ??
+    'Invalid input'
+  );
+}
+
+/** The message of an issue no schema raised (zod's object raises `nonoptional` without one): the global maps. */
+function globalMessage(raw: Record<string, unknown>): string {
+  return (
+    unwrap(globalConfig.customError?.(raw as never)) ??
+    unwrap(globalConfig.localeError?.(raw as never)) ??
+    'Invalid input'
+  );
+}
+
+/** Inputs of every kind a type issue may be raised for: the message must be the same function of each. */
+const SAMPLES: unknown[] = [
+  Symbol('s'),
+  null,
+  undefined,
+  'text',
+  0,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  true,
+  10n,
+  [],
+  {},
+  Object.create(null),
+  new Date(0),
+  () => 0,
+];
+
+export function generate(options: GenerateOptions): string {
+  const out: string[] = [];
+  const names = new Map<Schema, string>();
+  const imports = new Map<string, Set<string>>();
+  const runtimeNames = new Set<string>();
+  const rt = (name: string) => {
+    runtimeNames.add(name);
+    return name;
+  };
+  let counter = 0;
+  const consts: string[] = [];
+  const constantNames = new Map<string, string>();
+  const constant = (prefix: string, code: string) => {
+    const known = constantNames.get(code);
+    if (known) return known;
+    const name = `${prefix}${consts.length}`;
+    consts.push(`const ${name} = ${code};`);
+    constantNames.set(code, name);
+    return name;
+  };
+
+  // Objects whose first fields are the same schemas as another object's (the messages' common fields): how many.
+  const ids = new Map<Schema, number>();
+  const idOf = (schema: Schema) => {
+    if (!ids.has(schema)) ids.set(schema, ids.size);
+    return ids.get(schema)!;
+  };
+  const prefixFns = new Map<string, string>();
+  const sharedPrefix = sharedPrefixes([
+    ...options.roots.map((r) => r.schema),
+    ...(options.tables ?? []).flatMap((t) => Object.values(t.entries)),
+  ]);
+
+  const callable = (fn: unknown, what: string): string => {
+    const ref = options.functions.get(fn);
+    if (!ref) {
+      throw new Unsupported(
+        `${what}: the function is not an exported function of a module the generator knows. Export it from a ` +
+          'zod-free module and list that module in scripts/generate-checkers.ts, so the generated file can call it.',
+      );
+    }
+    if (!imports.has(ref.module)) imports.set(ref.module, new Set());
+    imports.get(ref.module)!.add(ref.name);
+    return ref.name;
+  };
+
+  /**
+   * A type issue, as the generated code raises it: `T(expected, prefix, v)` when zod's message is a constant prefix
+   * followed by the received value's name (the locale's), a constant issue when the schema's own map gives one text.
+   */
+  const typeIssueCode = (node: Schema, expected: string, extra: Record<string, unknown> = {}): string => {
+    const messages = SAMPLES.map((input) =>
+      messageOf(node, undefined, { code: 'invalid_type', expected, input, ...extra }),
+    );
+    if (messages.every((m) => m === messages[0])) {
+      return `{ expected: ${lit(expected)}, code: 'invalid_type', path: [], message: ${lit(messages[0])}${extraCode(extra)} }`;
+    }
+    const prefixes = SAMPLES.map((input, i) => {
+      const name = receivedName(input);
+      const m = messages[i]!;
+      if (!m.endsWith(name))
+        throw new Unsupported(`a type message that does not end with the received type: ${m}`);
+      return m.slice(0, m.length - name.length);
+    });
+    if (!prefixes.every((p) => p === prefixes[0])) {
+      throw new Unsupported(
+        `a type message that depends on the input beyond its type: ${messages.join(' | ')}`,
+      );
+    }
+    if (Object.keys(extra).length > 0)
+      throw new Unsupported('a type issue with extra fields and a received name');
+    return `${rt('typeIssue')}(${lit(expected)}, ${lit(prefixes[0])}, v)`;
+  };
+  /** `return <issue>` for a value of the wrong type, through `wrongType` when the message is zod's locale's. */
+  const typeFailure = (node: Schema, expected: string, andReturn = true): string => {
+    const code = typeIssueCode(node, expected);
+    const m = /^typeIssue\((".*?"), (".*"), v\)$/.exec(code);
+    if (!m) return andReturn ? `{ iss.push(${code}); return v; }` : `iss.push(${code});`;
+    // One constant per expected type: [expected, zod's message before the received type's name].
+    return `${andReturn ? 'return ' : ''}${rt('wrongType')}(v, iss, ${constant('T', `[${m[1]}, ${m[2]}]`)});`;
+  };
+  const extraCode = (extra: Record<string, unknown>) =>
+    Object.entries(extra)
+      .map(([k, v]) => `, ${k}: ${lit(v)}`)
+      .join('');
+
+  /** The constant message of an issue whose message cannot depend on the input (checked on every sample). */
+  const constMessage = (
+    raiser: Schema,
+    owner: Schema | undefined,
+    raw: Record<string, unknown>,
+    inputs: unknown[] = SAMPLES,
+  ): string => {
+    const messages = inputs.map((input) => messageOf(raiser, owner, { ...raw, input }));
+    if (!messages.every((m) => m === messages[0])) {
+      throw new Unsupported(`a message that depends on the input: ${messages.slice(0, 3).join(' | ')}`);
+    }
+    return messages[0]!;
+  };
+
+  /** The generated function of a schema: `(v, iss) => output`, pushing zod's issues with paths relative to `v`. */
+  // Two schemas that generate the same body (two looseObjects of the same fields) share one function.
+  const byBody = new Map<string, string>();
+  function fn(node: Schema): string {
+    const known = names.get(node);
+    if (known) return known;
+    const body = bodyOf(node);
+    const same = byBody.get(body);
+    if (same) {
+      names.set(node, same);
+      return same;
+    }
+    const name = `c${counter++}`;
+    names.set(node, name);
+    byBody.set(body, name);
+    out.push(`function ${name}(v, iss) {\n${body}\n}`);
+    return name;
+  }
+
+  /** The checks of a node (`def.checks`), run after its parse as zod's `runChecks` does. */
+  function checksOf(node: Schema, start: string): string {
+    const checks: Schema[] = node._zod.def.checks ?? [];
+    const lines: string[] = [];
+    for (const check of checks) {
+      const cdef = check._zod.def;
+      const gate = cdef.when
+        ? null // handled per kind below
+        : `!${rt('abortedSince')}(iss, ${start})`;
+      switch (cdef.check) {
+        case 'min_length': {
+          if (cdef.when && cdef.when.name !== '_whenHasLength')
+            throw new Unsupported('a custom `when` on a length check');
+          const min = cdef.minimum as number;
+          const msg = (origin: string) =>
+            lit(constMessage(check, node, { code: 'too_small', origin, minimum: min, inclusive: true }));
+          const issue = `{ origin: o, code: 'too_small', minimum: ${min}, inclusive: true, path: [], message: o === 'string' ? ${msg('string')} : o === 'array' ? ${msg('array')} : ${msg('unknown')}, continue: ${!cdef.abort} }`;
+          lines.push(
+            `  if (!${rt('explicitlyAbortedSince')}(iss, ${start}) && v !== null && v !== undefined && v.length !== undefined && !(${rt('lengthFor')}(v, ${min}) >= ${min})) { const o = ${rt('lengthOrigin')}(v); iss.push(${issue}); }`,
+          );
+          break;
+        }
+        default:
+          throw new Unsupported(`the check ${cdef.check}`);
+      }
+      if (gate === null && !cdef.when) throw new Unsupported('unreachable');
+    }
+    return lines.join('\n');
+  }
+
+  function bodyOf(node: Schema): string {
+    const def = node._zod.def;
+    const hasChecks = (def.checks?.length ?? 0) > 0;
+    const start = 's';
+    const withChecks = (parse: string, result = 'v') =>
+      hasChecks
+        ? `  const s = iss.length;\n${parse}\n${checksOf(node, start)}\n  return ${result};`
+        : `${parse}\n  return ${result};`;
+    switch (def.type) {
+      case 'string':
+        if (def.coerce) throw new Unsupported('coerce');
+        // With checks, a value of the wrong type still meets the checks whose `when` accepts it (zod's runChecks).
+        return withChecks(`  if (typeof v !== 'string') ${typeFailure(node, 'string', !hasChecks)}`);
+      case 'boolean':
+        if (def.coerce || hasChecks) throw new Unsupported('a boolean with coerce or checks');
+        return `  if (typeof v !== 'boolean') ${typeFailure(node, 'boolean')}\n  return v;`;
+      case 'unknown':
+      case 'any':
+        if (hasChecks) throw new Unsupported('checks on unknown');
+        return '  return v;';
+      case 'number': {
+        if (def.coerce) throw new Unsupported('coerce');
+        const extra = (def.checks ?? []).length;
+        if (extra > 0) throw new Unsupported('checks on a number');
+        const typed = `  if (typeof v !== 'number' || !Number.isFinite(v)) ${typeFailure(node, 'number')}`;
+        if (!def.format) return `${typed}\n  return v;`;
+        if (def.format !== 'safeint') throw new Unsupported(`the number format ${def.format}`);
+        // z.int(): the schema is its own check (zod's $ZodCheckNumberFormat), run when the number parsed.
+        // Each issue is raised for a finite number only: its message is the same for every one.
+        const numbers = [1.5, -2.25, 2 ** 60, -(2 ** 60)];
+        const notInt = constMessage(
+          node,
+          node,
+          { code: 'invalid_type', expected: 'int', format: 'safeint' },
+          numbers,
+        );
+        const big = constMessage(
+          node,
+          node,
+          {
+            code: 'too_big',
+            maximum: Number.MAX_SAFE_INTEGER,
+            origin: 'int',
+            inclusive: true,
+            note: 'Integers must be within the safe integer range.',
+          },
+          numbers,
+        );
+        const small = constMessage(
+          node,
+          node,
+          {
+            code: 'too_small',
+            minimum: Number.MIN_SAFE_INTEGER,
+            origin: 'int',
+            inclusive: true,
+            note: 'Integers must be within the safe integer range.',
+          },
+          numbers,
+        );
+        return [
+          typed,
+          `  if (!Number.isInteger(v)) { iss.push({ expected: 'int', format: 'safeint', code: 'invalid_type', path: [], message: ${lit(notInt)}, continue: false }); return v; }`,
+          `  if (!Number.isSafeInteger(v)) iss.push(v > 0 ? { code: 'too_big', maximum: ${Number.MAX_SAFE_INTEGER}, origin: 'int', inclusive: true, path: [], message: ${lit(big)}, continue: ${!def.abort} } : { code: 'too_small', minimum: ${Number.MIN_SAFE_INTEGER}, origin: 'int', inclusive: true, path: [], message: ${lit(small)}, continue: ${!def.abort} });`,
+          '  return v;',
+        ].join('\n');
+      }
+      case 'literal': {
+        if (hasChecks) throw new Unsupported('checks on a literal');
+        const values: unknown[] = def.values;
+        if (
+          !values.every(
+            (x) =>
+              typeof x === 'string' ||
+              typeof x === 'boolean' ||
+              x === null ||
+              (typeof x === 'number' && Number.isFinite(x) && !Object.is(x, -0)),
+          )
+        ) {
+          throw new Unsupported('a literal other than a string, a finite number, a boolean or null');
+        }
+        const message = constMessage(node, undefined, { code: 'invalid_value', values });
+        const test = values.map((x) => `v === ${lit(x)}`).join(' || ');
+        return `  return ${test} ? v : ${rt('wrongValue')}(v, iss, ${lit(values)}, ${lit(message)});`;
+      }
+      case 'enum': {
+        if (hasChecks) throw new Unsupported('checks on an enum');
+        const values = Object.values(def.entries as Record<string, unknown>);
+        if (!values.every((x) => typeof x === 'string'))
+          throw new Unsupported('an enum of other than strings');
+        const message = constMessage(node, undefined, { code: 'invalid_value', values });
+        const test = values.map((x) => `v === ${lit(x)}`).join(' || ');
+        return `  if (!(${test})) iss.push({ code: 'invalid_value', values: ${lit(values)}, path: [], message: ${lit(message)} });\n  return v;`;
+      }
+      case 'optional': {
+        if (hasChecks) throw new Unsupported('checks on optional');
+        const inner: Schema = def.innerType;
+        if (inner._zod.optin === 'defaulted') throw new Unsupported('optional around a default');
+        return `  if (v === undefined) return undefined;\n  return ${fn(inner)}(v, iss);`;
+      }
+      case 'nullable':
+        if (hasChecks) throw new Unsupported('checks on nullable');
+        return `  if (v === null) return null;\n  return ${fn(def.innerType)}(v, iss);`;
+      case 'default': {
+        if (hasChecks) throw new Unsupported('checks on default');
+        const value = def.defaultValue;
+        if (value !== null && typeof value === 'object') throw new Unsupported('a default that is an object');
+        return `  if (v === undefined) return ${lit(value)};\n  const r = ${fn(def.innerType)}(v, iss);\n  return r === undefined ? ${lit(value)} : r;`;
+      }
+      case 'catch': {
+        if (hasChecks) throw new Unsupported('checks on catch');
+        const a = def.catchValue({ value: 1, issues: [], error: { issues: [] }, input: 1 });
+        const b = def.catchValue({ value: 'x', issues: [{}], error: { issues: [{}] }, input: 'x' });
+        if (a !== b || (a !== null && typeof a === 'object'))
+          throw new Unsupported('a catch value that depends on the input');
+        return `  const e = [];\n  const r = ${fn(def.innerType)}(v, e);\n  return e.length === 0 ? r : ${lit(a)};`;
+      }
+      case 'array': {
+        if (hasChecks) throw new Unsupported('checks on an array');
+        const el = fn(def.element);
+        return [
+          `  if (!Array.isArray(v)) ${typeFailure(node, 'array')}`,
+          '  const n = v.length;',
+          '  const out = new Array(n);',
+          '  for (let i = 0; i < n; i++) {',
+          '    const k = iss.length;',
+          `    out[i] = ${el}(v[i], iss);`,
+          `    if (iss.length !== k) ${rt('prefixIssues')}(iss, k, i);`,
+          '  }',
+          '  return out;',
+        ].join('\n');
+      }
+      case 'object':
+        return objectBody(node);
+      case 'union':
+        return unionBody(node);
+      case 'pipe': {
+        if (hasChecks) throw new Unsupported('checks on a pipe');
+        return [
+          '  const s = iss.length;',
+          `  const l = ${fn(def.in)}(v, iss);`,
+          // zod: any issue but an unrecognized key stops the pipe.
+          "  for (let i = s; i < iss.length; i++) if (iss[i].code !== 'unrecognized_keys') return l;",
+          `  return ${fn(def.out)}(l, iss);`,
+        ].join('\n');
+      }
+      case 'transform': {
+        const f = def.transform as (...args: unknown[]) => unknown;
+        if (f.length > 1) throw new Unsupported('a transform that reads its context');
+        return `  return ${callable(f, 'a transform')}(v);`;
+      }
+      case 'custom': {
+        if (hasChecks) throw new Unsupported('checks on custom');
+        const f = def.fn as (...args: unknown[]) => unknown;
+        if (f.length > 1) throw new Unsupported('a predicate that reads its context');
+        const message = constMessage(node, node, {
+          code: 'custom',
+          ...(def.params ? { params: def.params } : {}),
+        });
+        const path = lit(def.path ?? []);
+        const params = def.params ? `, params: ${lit(def.params)}` : '';
+        return `  if (!${callable(f, 'a predicate')}(v)) iss.push({ code: 'custom', path: ${path}${params}, message: ${lit(message)}, continue: ${!def.abort} });\n  return v;`;
+      }
+      default:
+        throw new Unsupported(`the schema type ${def.type}`);
+    }
+  }
+
+  function objectBody(node: Schema): string {
+    const def = node._zod.def;
+    if ((def.checks?.length ?? 0) > 0) throw new Unsupported('checks on an object');
+    const shape = def.shape as Record<string, Schema>;
+    const keys = Object.keys(shape);
+    if (Object.getOwnPropertySymbols(shape).length > 0) throw new Unsupported('symbol keys');
+    const catchall: Schema | undefined = def.catchall;
+    const mode = catchall === undefined ? 'strip' : catchall._zod.def.type;
+    if (mode !== 'strip' && mode !== 'unknown') throw new Unsupported(`an object whose catchall is ${mode}`);
+    const lines = [`  if (!${rt('isObject')}(v)) ${typeFailure(node, 'object')}`, '  const out = {};'];
+    const own = keys.filter((key) => key !== '__proto__');
+    // A run of leading fields another object starts with too (every message's common fields) is one function.
+    const shared = sharedPrefix.get(node) ?? 0;
+    if (shared > 0) {
+      const signature = own
+        .slice(0, shared)
+        .map((key) => `${key}:${idOf(shape[key]!)}`)
+        .join(',');
+      let prefixName = prefixFns.get(signature);
+      if (!prefixName) {
+        prefixName = `f${prefixFns.size}`;
+        prefixFns.set(signature, prefixName);
+        const body = own.slice(0, shared).flatMap((key, i) => fieldLines(shape, key, i));
+        out.push(`function ${prefixName}(v, out, iss) {\n${body.join('\n')}\n}`);
+      }
+      lines.push(`  ${prefixName}(v, out, iss);`);
+    }
+    own.slice(shared).forEach((key, i) => {
+      lines.push(...fieldLines(shape, key, shared + i));
+    });
+    if (mode === 'unknown') {
+      lines.push(`  ${rt('restKeys')}(v, out);`);
+    }
+    lines.push('  return out;');
+    return lines.join('\n');
+  }
+
+  /** The lines that check and copy one field of an object (`v` the input, `out` the output). */
+  function fieldLines(shape: Record<string, Schema>, key: string, i: number): string[] {
+    const absent = constant(
+      'N',
+      lit(globalMessage({ code: 'invalid_type', expected: 'nonoptional', input: undefined })),
+    );
+    const child = shape[key]!;
+    const optin = child._zod.optin;
+    const optout = child._zod.optout;
+    const k = lit(key);
+    const args = `v, out, ${k}, ${fn(child)}, iss`;
+    let slow: string;
+    // An optional key that is absent (most of them, in real deliveries) is skipped here, without a call.
+    if (optin === 'optional' && optout === 'optional')
+      slow = `if (x${i} !== undefined || ${k} in v) ${rt('optionalKey')}(${args});`;
+    else if (optin === undefined) slow = `${rt('requiredKey')}(${args}, ${absent});`;
+    else if (optin === 'optional') slow = `${rt('lenientKey')}(${args}, false);`;
+    else if (optout === 'optional') throw new Unsupported('a default that is optional out');
+    else slow = `${rt('lenientKey')}(${args}, true);`;
+    // The common case inline: a value the field's schema returns as it is, with no issue, is copied; anything
+    // else (absent, mistyped) takes the helper, which answers exactly as zod does.
+    const x = `x${i}`;
+    const test = passesAsIs(child, x);
+    if (test) return [`  const ${x} = v[${k}];`, `  if (${test}) out[${k}] = ${x}; else ${slow}`];
+    // A nested object or array: the helper calls its checker, which tests the type itself, and skips an absent
+    // optional key (inline tests here cost 1.6 KB of the Worker bundle, over its 60 KB bar).
+    if (optin === 'optional' && optout === 'optional') return [`  ${rt('optionalKey')}(${args});`];
+    return [`  ${slow}`];
+  }
+
+  function unionBody(node: Schema): string {
+    const def = node._zod.def;
+    if ((def.checks?.length ?? 0) > 0) throw new Unsupported('checks on a union');
+    const options = def.options as Schema[];
+    if (def.discriminator !== undefined) {
+      if (def.unionFallback) throw new Unsupported('a discriminated union with unionFallback');
+      const disc = def.discriminator as string;
+      const cases: string[] = [];
+      const seen: unknown[] = [];
+      for (const option of options) {
+        const values = option._zod.propValues?.[disc];
+        if (!values) throw new Unsupported('a discriminated option without values');
+        for (const value of values) {
+          if (typeof value !== 'string') throw new Unsupported('a discriminator value that is not a string');
+          if (seen.includes(value)) continue;
+          seen.push(value);
+          cases.push(`    case ${lit(value)}: return ${fn(option)}(v, iss);`);
+        }
+      }
+      const message = constMessage(node, undefined, {
+        code: 'invalid_union',
+        errors: [],
+        note: 'No matching discriminator',
+        discriminator: disc,
+        options: seen,
+        path: [disc],
+      });
+      return [
+        `  if (!${rt('isObject')}(v)) ${typeFailure(node, 'object')}`,
+        `  switch (v[${lit(disc)}]) {`,
+        ...cases,
+        '  }',
+        `  iss.push({ code: 'invalid_union', errors: [], note: 'No matching discriminator', discriminator: ${lit(disc)}, options: ${lit(seen)}, path: [${lit(disc)}], message: ${lit(message)} });`,
+        '  return v;',
+      ].join('\n');
+    }
+    if (def.inclusive === false) throw new Unsupported('an exclusive union');
+    for (const option of options) {
+      if (containsPipe(option))
+        throw new Unsupported('a union option that holds a pipe (zod marks it aborted)');
+    }
+    if (options.length === 1) return `  return ${fn(options[0]!)}(v, iss);`;
+    const message = constMessage(node, undefined, { code: 'invalid_union', errors: [] });
+    const lines: string[] = [];
+    options.forEach((option, i) => {
+      lines.push(
+        `  const e${i} = [];`,
+        `  const r${i} = ${fn(option)}(v, e${i});`,
+        `  if (e${i}.length === 0) return r${i};`,
+      );
+    });
+    // zod: when exactly one option failed without aborting, its issues are the union's.
+    lines.push(
+      `  const open = [${options.map((_, i) => `e${i}`).join(', ')}].filter((e) => !${rt('abortedSince')}(e, 0));`,
+      `  if (open.length === 1) { const e = open[0]; for (const i of e) iss.push(i); return [${options.map((_, i) => `r${i}`).join(', ')}][[${options.map((_, i) => `e${i}`).join(', ')}].indexOf(e)]; }`,
+      `  iss.push({ code: 'invalid_union', errors: [${options.map((_, i) => `e${i}`).join(', ')}], path: [], message: ${lit(message)} });`,
+      '  return v;',
+    );
+    return lines.join('\n');
+  }
+
+  const exportsCode: string[] = [];
+  const typeImports = new Map<string, Set<string>>();
+  for (const root of options.roots) {
+    const f = fn(root.schema);
+    let type = 'unknown';
+    if (root.type) {
+      type = root.type.name;
+      if (!typeImports.has(root.type.module)) typeImports.set(root.type.module, new Set());
+      typeImports.get(root.type.module)!.add(root.type.name);
+    }
+    exportsCode.push(
+      `/** \`${root.name.replace(/^check/, '')}\`: the schema's output, or \`issues\` filled with zod's issues (then the output means nothing). */\nexport function ${root.name}(input: unknown, issues: RawIssue[]): ${type} {\n  return ${f}(input, issues);\n}`,
+    );
+  }
+
+  for (const table of options.tables ?? []) {
+    const rows = Object.entries(table.entries).map(([key, schema]) => `  ${lit(key)}: ${fn(schema)},`);
+    exportsCode.push(
+      `/** ${table.doc} */\nexport const ${table.name}: Readonly<Record<string, (input: unknown, issues: RawIssue[]) => unknown>> = {\n${rows.join('\n')}\n};`,
+    );
+  }
+
+  const head = [
+    '// GENERATED by `npm run generate` (scripts/generate-checkers.ts) from the zod schemas: do not edit.',
+    `// ${options.what}`,
+    '// The schemas are the one place a rule is written; test/generated/fresh.test.ts fails when this file is stale.',
+    // The messages are that zod's: the portable entries bundle the same one (tsup.config.ts).
+    `// Messages from zod ${ZOD_VERSION}.`,
+    '/* eslint-disable */',
+    '// @ts-nocheck',
+    '',
+    `import { ${[...runtimeNames].sort().join(', ')}, type RawIssue } from '${options.runtime}';`,
+    ...[...imports]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([m, n]) => `import { ${[...n].sort().join(', ')} } from '${m}';`),
+    ...[...typeImports]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([m, n]) => `import type { ${[...n].sort().join(', ')} } from '${m}';`),
+    '',
+  ];
+  return [...head, ...consts, '', ...out, '', ...exportsCode, ''].join('\n');
+}
+
+/** Every object schema reachable from `roots`. */
+function objectsOf(roots: Schema[]): Schema[] {
+  const seen = new Set<Schema>();
+  const objects: Schema[] = [];
+  const walk = (schema: Schema) => {
+    if (seen.has(schema)) return;
+    seen.add(schema);
+    const def = schema._zod.def;
+    if (def.type === 'object') objects.push(schema);
+    for (const child of [
+      def.innerType,
+      def.element,
+      def.in,
+      def.out,
+      ...(def.options ?? []),
+      ...(def.shape ? Object.values(def.shape as Record<string, Schema>) : []),
+    ]) {
+      if (child) walk(child);
+    }
+  };
+  for (const root of roots) walk(root);
+  return objects;
+}
+
+/**
+ * For each object whose leading fields (3 or more, the same keys with the same schemas) another object also starts
+ * with, how many: those are generated once, as one function both call.
+ */
+function sharedPrefixes(roots: Schema[]): Map<Schema, number> {
+  const objects = objectsOf(roots);
+  const fields = (o: Schema) =>
+    Object.entries(o._zod.def.shape as Record<string, Schema>).filter(([k]) => k !== '__proto__');
+  const result = new Map<Schema, number>();
+  for (const a of objects) {
+    const fa = fields(a);
+    let best = 0;
+    for (const b of objects) {
+      if (a === b) continue;
+      const fb = fields(b);
+      let n = 0;
+      while (n < fa.length && n < fb.length && fa[n]![0] === fb[n]![0] && fa[n]![1] === fb[n]![1]) n++;
+      // Not the whole of both: two identical objects are already one function.
+      if (n >= 3 && !(n === fa.length && n === fb.length)) best = Math.max(best, n);
+    }
+    if (best > 0) result.set(a, best);
+  }
+  return result;
+}
+
+/**
+ * A test on `x` that holds only when the schema returns `x` itself with no issue (a string for a string schema, a
+ * finite number for a number...), or `undefined` when there is none this simple. Only a shortcut: when it does not
+ * hold, the full checker decides.
+ */
+function passesAsIs(schema: Schema, x: string): string | undefined {
+  const def = schema._zod.def;
+  const checks: Schema[] = def.checks ?? [];
+  switch (def.type) {
+    case 'optional':
+      return passesAsIs(def.innerType, x);
+    case 'string': {
+      if (def.coerce) return undefined;
+      let test = `typeof ${x} === 'string'`;
+      for (const c of checks) {
+        const cdef = c._zod.def;
+        if (cdef.check !== 'min_length') return undefined;
+        // 2n - 1 UTF-16 units always hold at least n code points.
+        test += ` && ${x}.length >= ${2 * cdef.minimum - 1}`;
+      }
+      return test;
+    }
+    case 'number':
+      if (def.coerce || checks.length > 0) return undefined;
+      if (def.format === 'safeint') return `Number.isSafeInteger(${x})`;
+      return def.format ? undefined : `typeof ${x} === 'number' && Number.isFinite(${x})`;
+    case 'boolean':
+      return def.coerce || checks.length > 0 ? undefined : `typeof ${x} === 'boolean'`;
+    case 'literal':
+      return checks.length > 0 || !(def.values as unknown[]).every((v) => typeof v === 'string')
+        ? undefined
+        : (def.values as string[]).map((v) => `${x} === ${JSON.stringify(v)}`).join(' || ');
+    case 'union': {
+      if (def.discriminator !== undefined || checks.length > 0) return undefined;
+      const parts = (def.options as Schema[]).map((o) => passesAsIs(o, x));
+      return parts.every((p) => p !== undefined) ? parts.map((p) => `(${p})`).join(' || ') : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function containsPipe(schema: Schema, seen = new Set<Schema>()): boolean {
+  if (seen.has(schema)) return false;
+  seen.add(schema);
+  const def = schema._zod.def;
+  if (def.type === 'pipe' || def.type === 'transform') return true;
+  const children: Schema[] = [
+    ...(def.innerType ? [def.innerType] : []),
+    ...(def.element ? [def.element] : []),
+    ...(def.options ?? []),
+    ...(def.shape ? Object.values(def.shape as Record<string, Schema>) : []),
+  ];
+  return children.some((c) => containsPipe(c, seen));
+}
+
+export { Unsupported };

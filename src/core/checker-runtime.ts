@@ -1,0 +1,164 @@
+/**
+ * What the generated checkers (`*.generated.ts`, written by `npm run generate` from the zod schemas) share at run
+ * time: zod's issue shape and the few pieces of zod's behaviour that depend on the input rather than on the
+ * schema (how a received value is named in a message, where an issue's path starts). Imports nothing: the
+ * portable entries check a delivery with generated code alone, and load no zod.
+ *
+ * Everything the schemas decide (which fields, which checks, every constant message) is in the generated files,
+ * taken from zod at generation time; the generator checks this module against zod before it writes, and
+ * `test/generated/agreement.test.ts` and the property runs hold the two to the same answers.
+ */
+
+/** An issue as zod raises it before it is finalised: `continue` says whether its node may go on (zod's own flag). */
+export interface RawIssue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  continue?: boolean;
+  expected?: string;
+  minimum?: number;
+  maximum?: number;
+  origin?: string;
+  params?: Record<string, unknown>;
+  [more: string]: unknown;
+}
+
+/**
+ * How zod's English messages name a received value (`received string`, `received NaN`, `received Date`): zod's
+ * `parsedType` and the locale's `getTypeName`, for an input that did not have the expected type.
+ */
+export function receivedName(value: unknown): string {
+  switch (typeof value) {
+    case 'number':
+      return Number.isNaN(value) ? 'NaN' : Number.isFinite(value) ? 'number' : String(value);
+    case 'object': {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) return 'array';
+      const ctor =
+        Object.getPrototypeOf(value) !== Object.prototype && 'constructor' in value && value.constructor;
+      return ctor ? (ctor as { name: string }).name : 'object';
+    }
+    default:
+      return typeof value;
+  }
+}
+
+/** An `invalid_type` issue: `message` is the schema's constant part, the received value's name is appended. */
+export function typeIssue(expected: string, message: string, value: unknown): RawIssue {
+  return { expected, code: 'invalid_type', path: [], message: message + receivedName(value) };
+}
+
+/** Puts `key` in front of the path of every issue from `from` on, as zod does when a child's issues reach it. */
+export function prefixIssues(issues: RawIssue[], from: number, key: PropertyKey): void {
+  for (let i = from; i < issues.length; i++) issues[i]!.path.unshift(key);
+}
+
+/** zod's `aborted`: an issue from `from` on that does not let its node go on. */
+export function abortedSince(issues: readonly RawIssue[], from: number): boolean {
+  for (let i = from; i < issues.length; i++) if (issues[i]!.continue !== true) return true;
+  return false;
+}
+
+/** zod's `explicitlyAborted`: an issue from `from` on raised with `abort`. */
+export function explicitlyAbortedSince(issues: readonly RawIssue[], from: number): boolean {
+  for (let i = from; i < issues.length; i++) if (issues[i]!.continue === false) return true;
+  return false;
+}
+
+/** zod's `isObject`: what its object parsers accept. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The length a length check compares: code points for a string near the bound (zod's own rule), else `length`. */
+export function lengthFor(value: { length: unknown }, bound: number): unknown {
+  const units = value.length;
+  if (typeof value !== 'string' || typeof units !== 'number' || units < bound || units >= bound * 2)
+    return units;
+  let n = 0;
+  for (const _ of value as string) n++;
+  return n;
+}
+
+/** Where a length issue says it came from (zod's `getLengthableOrigin`). */
+export function lengthOrigin(value: unknown): 'array' | 'string' | 'unknown' {
+  return Array.isArray(value) ? 'array' : typeof value === 'string' ? 'string' : 'unknown';
+}
+
+/** A field's generated checker: its output, issues pushed with paths relative to the field. */
+export type FieldCheck = (value: unknown, issues: RawIssue[]) => unknown;
+type Out = Record<string, unknown>;
+
+/**
+ * A key whose schema is not optional (zod's `handlePropertyResult` with no `optin`): its issues, and when it is
+ * absent yet its schema passed, a `nonoptional` issue (`absent` is zod's message for it); written only if present.
+ */
+export function requiredKey(
+  v: Out,
+  out: Out,
+  key: string,
+  check: FieldCheck,
+  issues: RawIssue[],
+  absent: string,
+): void {
+  const x = v[key];
+  const from = issues.length;
+  const r = check(x, issues);
+  if (issues.length !== from) prefixIssues(issues, from, key);
+  if (x !== undefined || key in v) out[key] = r;
+  else if (issues.length === from)
+    issues.push({ expected: 'nonoptional', code: 'invalid_type', path: [key], message: absent });
+}
+
+/** A key optional in and out (`optional`): an absent key adds nothing, neither a value nor an issue. */
+export function optionalKey(v: Out, out: Out, key: string, check: FieldCheck, issues: RawIssue[]): void {
+  const x = v[key];
+  if (x === undefined && !(key in v)) return;
+  const from = issues.length;
+  const r = check(x, issues);
+  if (issues.length !== from) prefixIssues(issues, from, key);
+  out[key] = r;
+}
+
+/**
+ * A key optional in but not out (a `catch`, a `default`): checked even when absent; written when it produced a
+ * value or is present (`always`: a default, written whatever it produced).
+ */
+export function lenientKey(
+  v: Out,
+  out: Out,
+  key: string,
+  check: FieldCheck,
+  issues: RawIssue[],
+  always: boolean,
+): void {
+  const x = v[key];
+  const from = issues.length;
+  const r = check(x, issues);
+  if (issues.length !== from) prefixIssues(issues, from, key);
+  if (always || r !== undefined || key in v) out[key] = r;
+}
+
+/**
+ * The type issue of a value that is not what a schema expects (`type`: the expected type and zod's message before
+ * the received type's name), and the value (the output means nothing then).
+ */
+export function wrongType(v: unknown, issues: RawIssue[], type: readonly [string, string]): unknown {
+  issues.push(typeIssue(type[0], type[1], v));
+  return v;
+}
+
+/**
+ * A loose object's other keys, copied as they are after the shape's (zod's catchall of `unknown`). Every key of
+ * the shape that `v` holds is in `out` by then (each field writes a present key), so `out` says which are the
+ * shape's.
+ */
+export function restKeys(v: Out, out: Out): void {
+  for (const key in v) if (!Object.hasOwn(out, key) && key !== '__proto__') out[key] = v[key];
+}
+
+/** The issue of a value that is none of a literal's `values` (zod's `invalid_value`), and the value. */
+export function wrongValue(v: unknown, issues: RawIssue[], values: unknown[], message: string): unknown {
+  issues.push({ code: 'invalid_value', values, path: [], message });
+  return v;
+}
