@@ -249,7 +249,8 @@ export class QueueCore {
       this.ledger.state(campaign, 'pause', JSON.stringify(hold), Date.now()),
     );
     if (before !== 'cancelled') await this.bull(campaign).pause();
-    if (before === 'running') {
+    // The gateway's refusal is news to whoever runs the workers; a person's pause is not.
+    if (before === 'running' && hold.by === 'gateway') {
       log(this.logger, 'warn', `wa-gateway-sdk: CampaignQueue paused a campaign (${hold.code})`, {
         by: hold.by,
       });

@@ -254,7 +254,8 @@ class Workers implements CampaignWorker {
       {
         connection: this.#connection,
         prefix: core.bullPrefixOf(this.#connection, campaign),
-        concurrency: this.#concurrency,
+        // Twice the sends: while `concurrency` messages are out, as many others write their results or wait.
+        concurrency: this.#concurrency * 2,
         lockDuration: this.#lockMs,
         stalledInterval: this.#lockMs,
         // A job whose worker died runs again whatever the number of deaths: its ledger entry says what is left.
@@ -305,12 +306,7 @@ class Workers implements CampaignWorker {
     if (queued?.state !== 'q') {
       throw new this.#bull.UnrecoverableError('a campaign queue job holds data of an unexpected shape');
     }
-    const free = await this.#slots.take();
-    try {
-      await new Message(this, campaign, data!.k!, queued, data!.m, worker, job, token ?? '', signal).run();
-    } finally {
-      free();
-    }
+    await new Message(this, campaign, data!.k!, queued, data!.m, worker, job, token ?? '', signal).run();
   }
 
   /** @internal For `Message`. */
@@ -331,6 +327,10 @@ class Workers implements CampaignWorker {
   }
   get attempts(): number {
     return this.#attempts;
+  }
+  /** Takes one of the process's send slots (`concurrency`); answers its release. */
+  slot(): Promise<() => void> {
+    return this.#slots.take();
   }
   get closing(): AbortSignal {
     return this.#closing.signal;
@@ -435,6 +435,7 @@ class Message {
       throw error;
     }
     let result: SendManyResult;
+    const free = await this.#w.slot();
     try {
       const signals = [this.#w.closing, ...(this.signal ? [this.signal] : [])];
       ({ result } = await sendGated(this.#w.gateway.messages, this.message, {
@@ -442,6 +443,7 @@ class Message {
         signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals),
       }));
     } finally {
+      free();
       recorder?.endSend();
     }
     try {

@@ -59,13 +59,17 @@ async function startProxy(upstream: () => string) {
         const answer = await fetch(`${upstream()}${req.url}`, {
           method: req.method ?? 'GET',
           headers: Object.fromEntries(
-            Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k)),
+            Object.entries(req.headers).filter(
+              ([k]) => !['host', 'content-length', 'connection'].includes(k),
+            ),
           ) as Record<string, string>,
           ...(req.method === 'GET' ? {} : { body }),
         });
         const text = await answer.text();
         if (how === 'cut-after') return void req.socket.destroy();
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        res.writeHead(answer.status, {
+          'content-type': answer.headers.get('content-type') ?? 'application/json',
+        });
         res.end(text);
       } finally {
         inFlight.set(to, (inFlight.get(to) ?? 1) - 1);
@@ -173,13 +177,22 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
   };
   const sentTo = () => sandbox.simulator.sent.map((s) => s.to);
   const until = async (queue: CampaignQueue, campaign: string, state: string) =>
-    waitFor(async () => (await queue.status(campaign))?.state === state, `the campaign to be ${state}`, DEADLINE);
+    waitFor(
+      async () => (await queue.status(campaign))?.state === state,
+      `the campaign to be ${state}`,
+      DEADLINE,
+    );
 
   it('sends every message once, re-enqueuing adds nothing, and the report joins the statuses', async () => {
     await start();
     const queue = await queueOf();
     const to = recipients(30);
-    expect(await queue.enqueue('c1', to.map((t) => text(t)))).toEqual({ added: 30, existing: 0 });
+    expect(
+      await queue.enqueue(
+        'c1',
+        to.map((t) => text(t)),
+      ),
+    ).toEqual({ added: 30, existing: 0 });
     // From an async cursor, in small steps: the same keys, nothing added.
     async function* again() {
       for (const t of to) yield text(t, 'another body: the key decides');
@@ -192,11 +205,23 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     // A status that beat its send's result was parked, and is applied by the worker right after the result.
     await waitFor(async () => (await queue.report('c1'))?.funnel.read === 30, 'every read counted');
     const report = await queue.report('c1');
-    expect(report?.queue).toMatchObject({ total: 30, accepted: 30, queued: 0, inFlight: 0, inDoubt: 0, notSent: 0 });
+    expect(report?.queue).toMatchObject({
+      total: 30,
+      accepted: 30,
+      queued: 0,
+      inFlight: 0,
+      inDoubt: 0,
+      notSent: 0,
+    });
     expect(report?.funnel).toMatchObject({ accepted: 30, delivered: 30, read: 30 });
     expect(report?.inDoubt).toEqual([]);
     // Enqueued again after it finished: still nothing.
-    expect(await queue.enqueue('c1', to.map((t) => text(t)))).toEqual({ added: 0, existing: 30 });
+    expect(
+      await queue.enqueue(
+        'c1',
+        to.map((t) => text(t)),
+      ),
+    ).toEqual({ added: 0, existing: 30 });
     expect(sandbox.simulator.sent).toHaveLength(30);
   });
 
@@ -205,7 +230,10 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     const queue = await queueOf();
     const to = recipients(5);
     // Six messages to each of five recipients, keyed apart, interleaved.
-    const messages = Array.from({ length: 30 }, (_, i) => ({ key: `m${i}`, message: text(to[i % 5]!, `n${i}`) }));
+    const messages = Array.from({ length: 30 }, (_, i) => ({
+      key: `m${i}`,
+      message: text(to[i % 5]!, `n${i}`),
+    }));
     const byKey = new Map(messages.map((m) => [m.message, m.key]));
     await queue.enqueue(
       'order',
@@ -229,7 +257,11 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await start();
     const queue = await queueOf();
     const at = Date.now() + 1500;
-    await queue.enqueue('later', recipients(3).map((t) => text(t)), { startAt: new Date(at) });
+    await queue.enqueue(
+      'later',
+      recipients(3).map((t) => text(t)),
+      { startAt: new Date(at) },
+    );
     await workerOf(queue);
     const before = await queue.status('later');
     // The time is ahead: nothing goes (the machine can only be slower than this, never faster).
@@ -254,7 +286,10 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
       ['s-redis', shared],
     ] as const) {
       const queue = await queueOf({ suppressions: list });
-      await queue.enqueue(campaign, to.map((t) => text(t)));
+      await queue.enqueue(
+        campaign,
+        to.map((t) => text(t)),
+      );
       const worker = await workerOf(queue);
       await until(queue, campaign, 'finished');
       await worker.close();
@@ -278,7 +313,10 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await start({ balance: 5 });
     const queue = await queueOf();
     const to = recipients(40);
-    await queue.enqueue('bill', to.map((t) => text(t)));
+    await queue.enqueue(
+      'bill',
+      to.map((t) => text(t)),
+    );
     const refusedAt: number[] = [];
     sandbox.observe((e) => {
       if (e.type === 'send' && e.status === 402) refusedAt.push(Date.now());
@@ -308,7 +346,10 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await start({ ratePerSecond: 8 });
     const queue = await queueOf();
     const to = recipients(24);
-    await queue.enqueue('rate', to.map((t) => text(t)));
+    await queue.enqueue(
+      'rate',
+      to.map((t) => text(t)),
+    );
     await Promise.all([
       workerOf(queue, { gateway: await gatewayOf({ limit: false, maxRetries: 0 }) }),
       workerOf(await queueOf(), { gateway: await gatewayOf({ limit: false, maxRetries: 0 }) }),
@@ -323,12 +364,20 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await start();
     const queue = await queueOf();
     const to = recipients(10);
-    await queue.enqueue('cx', to.map((t) => text(t)), { startAt: Date.now() + 3_600_000 });
+    await queue.enqueue(
+      'cx',
+      to.map((t) => text(t)),
+      { startAt: Date.now() + 3_600_000 },
+    );
     await workerOf(queue);
     expect(await queue.cancel('cx', 'wrong template')).toBe(10);
     const report = await queue.report('cx');
     expect(report?.queue).toMatchObject({ state: 'cancelled', notSent: 10, cancelled: 10, queued: 0 });
-    expect(report?.queue.hold).toMatchObject({ code: 'CANCELLED', description: 'wrong template', by: 'person' });
+    expect(report?.queue.hold).toMatchObject({
+      code: 'CANCELLED',
+      description: 'wrong template',
+      by: 'person',
+    });
     expect(report?.funnel.notSent).toBe(10);
     await expect(queue.enqueue('cx', [text('998901111111')])).rejects.toBeInstanceOf(CampaignQueueError);
     await expect(queue.resume('cx')).rejects.toMatchObject({ reason: 'cancelled' });
@@ -340,11 +389,18 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     const queue = await queueOf();
     const to = recipients(4);
     proxy.setMode((t) => (t === to[2] ? 'cut-after' : 'pass'));
-    await queue.enqueue('cut', to.map((t) => text(t)));
+    await queue.enqueue(
+      'cut',
+      to.map((t) => text(t)),
+    );
     await workerOf(queue, { gateway: await gatewayOf() });
     await until(queue, 'cut', 'finished');
     await sandbox.idle();
-    await waitFor(async () => (await queue.status('cut'))?.inDoubt === 0, 'the status to resolve it', DEADLINE);
+    await waitFor(
+      async () => (await queue.status('cut'))?.inDoubt === 0,
+      'the status to resolve it',
+      DEADLINE,
+    );
     const status = await queue.status('cut');
     expect(status).toMatchObject({ accepted: 4, resolved: 1, inDoubt: 0 });
     expect(sentTo().filter((t) => t === to[2])).toHaveLength(1);
@@ -358,9 +414,16 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     const to = recipients(3);
     // Cut before the sandbox saw it: nothing was sent, but the worker cannot know.
     proxy.setMode((t) => (t === to[0] || t === to[1] ? 'cut-before' : 'pass'));
-    await queue.enqueue('doubt', to.map((t) => text(t)));
+    await queue.enqueue(
+      'doubt',
+      to.map((t) => text(t)),
+    );
     await workerOf(queue);
-    await waitFor(async () => (await queue.status('doubt'))?.inDoubt === 2, 'two messages in doubt', DEADLINE);
+    await waitFor(
+      async () => (await queue.status('doubt'))?.inDoubt === 2,
+      'two messages in doubt',
+      DEADLINE,
+    );
     await until(queue, 'doubt', 'finished');
     const report = await queue.report('doubt');
     expect(report?.inDoubt.map((m) => m.to).sort()).toEqual([to[0], to[1]]);
@@ -385,7 +448,11 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await expect(queue.enqueue('c', [text('998900000001')], { batchSize: 0 })).rejects.toThrow(/batchSize/);
     await expect(queue.enqueue('c', [{ type: 'text', text: { body: 'x' } } as never])).rejects.toThrow(/key/);
     expect(() => queue.work({} as never)).toThrow(/GatewayClient/);
-    const local = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url, rateLimit: new RateLimiter({ perSecond: 10 }) });
+    const local = new GatewayClient({
+      apiKey: 'sk_test_sandbox',
+      baseUrl: sandbox.url,
+      rateLimit: new RateLimiter({ perSecond: 10 }),
+    });
     expect(() => queue.work({ gateway: local })).toThrow(/RedisRateLimiter/);
     expect(await queue.status('never')).toBeUndefined();
     expect(await queue.report('never')).toBeUndefined();
