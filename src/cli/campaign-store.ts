@@ -49,6 +49,9 @@ export function openCampaigns(source: CampaignSource): CampaignReader {
   return { tracker, close: () => redis.disconnect() };
 }
 
+/** A campaign queue's reader: the queue, its tracker, and how to let go of the connection. */
+export type QueueReader = CampaignReader & { queue: CampaignQueue };
+
 /** The campaign queue of `source` (`campaign status|pause|resume|cancel|resend|drop`), and how to let it go. */
 export function openQueue(source: CampaignSource): { queue: CampaignQueue; close(): Promise<void> } {
   const redis = connectTo(source);
