@@ -225,6 +225,31 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(sandbox.simulator.sent).toHaveLength(30);
   });
 
+  it('gives every key it writes an expiry, but the opt-outs and the BullMQ queue', async () => {
+    await start();
+    const queue = await queueOf({
+      suppressions: new RedisSuppressionList({ redis: target().redis, prefix: PREFIX }),
+    });
+    await new RedisSuppressionList({ redis: target().redis, prefix: PREFIX }).add(
+      '998900000002',
+      'wrote STOP',
+    );
+    proxy.setMode((t) => (t === '998900000001' ? 'cut-before' : 'pass'));
+    await queue.enqueue(
+      'ttl',
+      recipients(4).map((t) => text(t)),
+    );
+    await workerOf(queue);
+    await until(queue, 'ttl', 'finished');
+    const keys = (await target().keys(`${PREFIX}*`)).filter(
+      (k) => !k.includes(':bull:') && !/:supp\b/.test(k),
+    );
+    // The ledger, counters, order and doubts, a recipient's attempt in doubt, the report's keys.
+    expect(keys.some((k) => /:cq:l:/.test(k))).toBe(true);
+    expect(keys.some((k) => /:cq:a:/.test(k))).toBe(true);
+    for (const key of keys) expect(await target().redis.pttl(key), key).toBeGreaterThan(0);
+  });
+
   it('keeps one message per recipient in flight, in enqueue order, across two workers', async () => {
     await start();
     const queue = await queueOf();
