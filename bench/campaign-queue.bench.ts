@@ -39,9 +39,11 @@ function messages(n: number, offset: number): OutboundMessage[] {
 }
 
 async function until(queue: CampaignQueue, campaign: string): Promise<void> {
+  const deadline = Date.now() + 300_000;
   for (;;) {
     const s = await queue.status(campaign);
     if (s?.state === 'finished') return;
+    if (Date.now() > deadline) throw new Error(`campaign ${campaign} not finished: ${JSON.stringify(s)}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -96,7 +98,12 @@ async function ownCost(url: string): Promise<void> {
   const redis = new Redis(url);
   const queue = new CampaignQueue({ redis, prefix: 'b2:' });
   const gateway = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url, rateLimit: false });
-  const worker = queue.work({ gateway, concurrency: CONCURRENCY, pollMs: 5 });
+  const worker = queue.work({
+    gateway,
+    concurrency: CONCURRENCY,
+    pollMs: 5,
+    onError: (error, info) => console.log(`worker ${info.stage}: ${String(error)}`),
+  });
   try {
     await worker.ready();
     const ratios: number[] = [];

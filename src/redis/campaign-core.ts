@@ -37,10 +37,17 @@ export interface CampaignHold {
   by: 'gateway' | 'person';
 }
 
-/** Registers a campaign as having work (score: when), dropping registrations older than the retention. */
+/**
+ * Registers a campaign as having work, dropping registrations older than the retention. The score is when, and
+ * always grows: a worker that read the campaign idle at one registration looks at it again at the next, even
+ * within the same millisecond.
+ */
 const REGISTER = new Script(`
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+local cur = redis.call('ZSCORE', KEYS[1], ARGV[3])
+if cur and tonumber(cur) >= now then now = tonumber(cur) + 1 end
+redis.call('ZADD', KEYS[1], now, ARGV[3])
 return 1
 `);
 

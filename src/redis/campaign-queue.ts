@@ -208,8 +208,6 @@ export class CampaignQueue {
     }
     const startAt = options.startAt === undefined ? undefined : timeOf(options.startAt, `${op}: \`startAt\``);
     const keyOfMessage = options.key ?? defaultKey;
-    const core = this.#core;
-    await core.register(campaign);
     const result: EnqueueResult = { added: 0, existing: 0 };
     let batch: { message: DeepReadonly<OutboundMessage>; key: string }[] = [];
     const flush = async () => {
@@ -285,6 +283,8 @@ export class CampaignQueue {
       }
     });
     if (jobs.length > 0) await call(op, () => core.bull(campaign).addBulk(jobs));
+    // After the step's messages and jobs: a worker that looked before them sees the campaign again now.
+    await core.register(campaign);
   }
 
   /**

@@ -167,7 +167,7 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     const worker = queue.work({
       gateway: options.gateway ?? (await gatewayOf()),
       concurrency: options.concurrency ?? 8,
-      pollMs: 50,
+      pollMs: 2,
       lockDurationMs: 5_000,
       recipientLeaseMs: 5_000,
     });
@@ -276,6 +276,22 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
       const expected = messages.filter((m) => m.message.to === t).map((m) => m.message.text.body);
       expect(bodies).toEqual(expected);
     }
+  });
+
+  it('a worker already running takes up each campaign enqueued after it, from its first step', async () => {
+    await start();
+    const queue = await queueOf();
+    await workerOf(queue);
+    // Campaigns one after another, each in steps the worker may poll between.
+    for (let c = 0; c < 6; c++) {
+      await queue.enqueue(
+        `wave-${c}`,
+        recipients(10, c * 10).map((t) => text(t)),
+        { batchSize: 3 },
+      );
+      await until(queue, `wave-${c}`, 'finished');
+    }
+    expect(sandbox.simulator.sent).toHaveLength(60);
   });
 
   it('starts a campaign at its time', async () => {
