@@ -49,6 +49,8 @@ export function openCampaigns(source: CampaignSource): CampaignReader {
   return { tracker, close: () => redis.disconnect() };
 }
 
+export type { CampaignQueue };
+
 /** A campaign queue's reader: the queue, its tracker, and how to let go of the connection. */
 export type QueueReader = CampaignReader & { queue: CampaignQueue };
 

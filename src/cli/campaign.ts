@@ -4,8 +4,13 @@
  */
 import { parseArgs } from 'node:util';
 import type { CampaignReport } from '../campaigns/tracker.js';
-import type { CampaignQueue } from '../redis/campaign-queue.js';
-import { type CampaignSource, clusterAdvice, openCampaigns, openQueue } from './campaign-store.js';
+import {
+  type CampaignQueue,
+  type CampaignSource,
+  clusterAdvice,
+  openCampaigns,
+  openQueue,
+} from './campaign-store.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
 export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url> [--cluster]] [--prefix <prefix>]

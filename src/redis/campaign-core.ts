@@ -5,6 +5,7 @@
  * gone reconciled, a message in doubt resolved from a status.
  */
 import type * as BullMQ from 'bullmq';
+import type { CampaignHold } from '../campaigns/queue-status.js';
 import { Batch } from '../campaigns/records.js';
 import { type SuppressionList, suppressionKey } from '../campaigns/suppressions.js';
 import { CampaignTracker } from '../campaigns/tracker.js';
@@ -24,18 +25,6 @@ import { hashId, type KeySpace } from './keys.js';
 import { queuePrefix } from './queue-keys.js';
 import { call } from './replies.js';
 import { Script, writes } from './script.js';
-
-/** Why a campaign is paused or was cancelled, as `status()` reports it. */
-export interface CampaignHold {
-  /** The gateway's code (`BILL_001`, `AUTH_001`...), or `PAUSED` / `CANCELLED` when a person did it. */
-  code: string;
-  /** The gateway's description, or what the person said. */
-  description: string;
-  /** When, ISO 8601. */
-  at: string;
-  /** Who: a refusal the gateway answered, or a person (`pause`, `cancel`). */
-  by: 'gateway' | 'person';
-}
 
 /**
  * Registers a campaign as having work, dropping registrations older than the retention. The score is when, and

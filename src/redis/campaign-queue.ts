@@ -5,6 +5,7 @@
  * docs/campaigns-at-scale.md.
  */
 
+import type { CampaignHold, CampaignQueueStatus, CampaignQueueView } from '../campaigns/queue-status.js';
 import type { CampaignRefusal } from '../campaigns/records.js';
 import type { SuppressionList } from '../campaigns/suppressions.js';
 import type { CampaignReport, CampaignRetry, CampaignTracker } from '../campaigns/tracker.js';
@@ -15,20 +16,14 @@ import { RateLimiter } from '../core/rate-limiter.js';
 import type { OutboundMessage } from '../gateway/message-schema.js';
 import type { StatusEvent, WebhookEvent } from '../webhooks/events.js';
 import type { WebhookStatus } from '../webhooks/schemas.js';
-import {
-  type CampaignHold,
-  type CampaignJobData,
-  jobIdOf,
-  QueueCore,
-  recordedRefusal,
-} from './campaign-core.js';
+import { type CampaignJobData, jobIdOf, QueueCore, recordedRefusal } from './campaign-core.js';
 import { encodeEntry, keyOf, type LedgerEntry } from './campaign-ledger.js';
 import { type CampaignWorker, type CampaignWorkerOptions, startCampaignWorker } from './campaign-worker.js';
 import { CampaignQueueError } from './errors.js';
 import { call } from './replies.js';
 import { DEFAULT_RETENTION_MS, openStore, type RedisStoreOptions } from './store-options.js';
 
-export type { CampaignHold } from './campaign-core.js';
+export type { CampaignHold, CampaignQueueStatus } from '../campaigns/queue-status.js';
 export type { CampaignWorker, CampaignWorkerOptions } from './campaign-worker.js';
 
 export interface CampaignQueueOptions extends RedisStoreOptions {
@@ -67,37 +62,6 @@ export interface EnqueueResult {
   added: number;
   /** Keys the campaign had already (nothing added for them; those still queued got their job back if it was missing). */
   existing: number;
-}
-
-/** Where a campaign stands: `status(id)`. */
-export interface CampaignQueueStatus {
-  campaign: string;
-  /**
-   * `scheduled` (its start is ahead), `running`, `paused` (see `hold`), `cancelled`, or `finished` (nothing
-   * queued or in flight; messages in doubt may remain).
-   */
-  state: 'scheduled' | 'running' | 'paused' | 'cancelled' | 'finished';
-  /** Why it is paused or was cancelled. */
-  hold: CampaignHold | undefined;
-  /** When it starts or started, ISO 8601. */
-  startAt: string | null;
-  /** Messages enqueued. */
-  total: number;
-  /** Not sent yet (waiting, or back in the queue after a refusal that sent nothing). */
-  queued: number;
-  /** Allowed out: the request may be under way. */
-  inFlight: number;
-  /** Accepted by the gateway (a wamid), `resolved` of them from a status while in doubt. */
-  accepted: number;
-  resolved: number;
-  /** Certainly not sent, for good: refused (`GW_001`, invalid...), `suppressed` or `cancelled`. */
-  notSent: number;
-  suppressed: number;
-  cancelled: number;
-  /** Maybe sent: a worker died or the request was cut in flight, and no status has said yet. Never resent by itself. */
-  inDoubt: number;
-  /** Dropped by a person while in doubt (counted in `notSent` no more: they may have been sent). */
-  dropped: number;
 }
 
 /** A message in doubt, for a person: resend it (`resend`) or let it be (`drop`) once its status events are checked. */
@@ -147,7 +111,7 @@ const DEFAULT_IN_DOUBT_AFTER_MS = 15 * 60_000;
  * // webhook receivers:  onEvent: (event) => queue.apply(event)
  * console.log(await queue.status('spring-sale'));
  */
-export class CampaignQueue {
+export class CampaignQueue implements CampaignQueueView {
   readonly #core: QueueCore;
   readonly #inDoubtAfterMs: number;
 

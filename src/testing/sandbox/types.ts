@@ -2,8 +2,9 @@
  * What `startSandbox` takes (`SandboxOptions` and its parts) and what it returns (the `Sandbox` handle and the
  * events it reports): the contract the sandbox's server, its runtime and its web inbox share.
  */
+
+import type { CampaignQueueView } from '../../campaigns/queue-status.js';
 import type { CampaignTracker } from '../../campaigns/tracker.js';
-import type { CampaignQueue } from '../../redis/campaign-queue.js';
 import type { WebhookEnvelope } from '../../webhooks/schemas.js';
 import type { TemplateStatusEventName } from '../../webhooks/template-status.js';
 import type { DeliveryAttempt } from '../deliver.js';
@@ -60,7 +61,7 @@ export interface SandboxOptions extends GatewaySimulatorOptions {
    * a `CampaignQueue` (`wa-gateway-sdk/redis`), each campaign's queue too: its state and why it is paused, queued,
    * in flight, in doubt (docs/campaigns-at-scale.md).
    */
-  campaigns?: CampaignTracker | Pick<CampaignQueue, 'tracker' | 'status'>;
+  campaigns?: CampaignTracker | CampaignQueueView;
 }
 
 /** The platform a sandbox serves: what to give `PlatformClient`, and the simulator behind it. */

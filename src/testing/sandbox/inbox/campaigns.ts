@@ -4,13 +4,14 @@
  * (the application has applied the status by the time it answers) and after each send; reads are coalesced, so
  * a burst of events costs one report per campaign.
  */
+
+import type { CampaignQueueStatus, CampaignQueueView } from '../../../campaigns/queue-status.js';
 import type { CampaignTracker } from '../../../campaigns/tracker.js';
-import type { CampaignQueue } from '../../../redis/campaign-queue.js';
 import type { Sandbox } from '../types.js';
 import type { InboxCampaign, InboxCampaignQueue, StreamEvent } from './protocol.js';
 
 /** What the inbox draws campaigns from: a tracker (funnels), or a campaign queue (funnels and the queue, live). */
-export type CampaignSource = CampaignTracker | Pick<CampaignQueue, 'tracker' | 'status'>;
+export type CampaignSource = CampaignTracker | CampaignQueueView;
 
 export interface CampaignWatch {
   /** The funnels last read, for a page that opens now; `undefined` before the first read. */
@@ -99,7 +100,7 @@ async function read(source: CampaignSource): Promise<InboxCampaign[]> {
   return out;
 }
 
-function queueView(s: NonNullable<Awaited<ReturnType<CampaignQueue['status']>>>): InboxCampaignQueue {
+function queueView(s: CampaignQueueStatus): InboxCampaignQueue {
   return {
     state: s.state,
     hold: s.hold ? `${s.hold.code}: ${s.hold.description}` : null,
