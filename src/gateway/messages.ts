@@ -265,7 +265,7 @@ const NO_OPTIONS: SendOptions = Object.freeze({});
 /** Each `Messages`' one checked send and its host, for the senders of this folder that drive it (`sendGated`). */
 const SENDERS = new WeakMap<Messages, { post: PostSend; host: string }>();
 
-/** @internal `messages`' one checked send (what `sendMany` drives) and the gateway's host, for `sendGated`. */
+/** Internal: `messages`' one checked send (what `sendMany` drives) and the gateway's host, for `sendGated`. */
 export function senderOf(messages: Messages): { post: PostSend; host: string } | undefined {
   return SENDERS.get(messages);
 }

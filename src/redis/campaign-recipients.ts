@@ -22,7 +22,7 @@ const KEPT_PER_WAMID = 8;
  * Takes the recipient for one attempt: `lock_recipient(lock, attempt, token, lease ms, campaign, key hash, now)`
  * answers `nil` when taken, `{'busy'}` when another attempt holds the lock, or the attempt standing in the way when
  * its lock is gone: `{'open' | 'doubt', campaign, key hash, token}` (an open one's holder died: reconcile it).
- * @internal Also run inside the ledger's gate on one Redis (campaign-ledger.ts).
+ * Internal: also run inside the ledger's gate on one Redis (campaign-ledger.ts).
  */
 export const LOCK_LUA = `
 local function lock_recipient(KL, KA, token, lease, c, kh, now)
@@ -40,7 +40,7 @@ end
 /**
  * Ends an attempt: `release_recipient(lock, attempt, token, 'done' | 'doubt')` lets the lock go; a `done` attempt
  * is forgotten with its evidence, a `doubt` kept. Only the attempt's own token does anything (a later attempt's
- * record is never touched). Answers `{'ok'}` or `{'other'}`. @internal Also run inside the ledger's result.
+ * record is never touched). Answers `{'ok'}` or `{'other'}`. Internal: also run inside the ledger's result.
  */
 export const RELEASE_LUA = `
 local function release_recipient(KL, KA, token, mode)

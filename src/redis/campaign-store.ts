@@ -46,7 +46,7 @@ end
 /**
  * A batch's campaign side: counters, first examples, refusals, and every campaign key's expiry. KEYS: counts,
  * examples, refusals, failures. ARGV: retention, firstAt, lastAt, then counted lists: counters (k, n), examples
- * (k, v), refusals. Answers the index after them. @internal Also run inside the campaign queue's ledger scripts
+ * (k, v), refusals. Answers the index after them. Internal: also run inside the campaign queue's ledger scripts
  * (redis/campaign-ledger.ts), so that a send's result is counted in the same step as its ledger entry.
  */
 export const RECORD_CAMPAIGN = `${TIMES}${REFRESH_CAMPAIGN}
@@ -67,7 +67,7 @@ end
 /**
  * A batch's message side: each pointer (written once: a wamid is sent once) and the statuses parked for it,
  * taken out. KEYS from `first`: pointer, parking, pointer, parking, ... ARGV from `at`: the pointers' values.
- * @internal Also run inside the campaign queue's ledger scripts on one Redis.
+ * Internal: also run inside the campaign queue's ledger scripts on one Redis.
  */
 export const RECORD_POINTERS = `
 local function record_pointers(K, first, A, at, parked)
@@ -415,7 +415,7 @@ interface StoredMessage {
 const SIDES = new WeakMap<RedisCampaignStore, CampaignSide>();
 
 /**
- * @internal How the campaign queue records a send's result in the same step as its ledger entry: the campaign's
+ * Internal: how the campaign queue records a send's result in the same step as its ledger entry: the campaign's
  * keys and `RECORD_CAMPAIGN`'s arguments for a batch, and each accepted message's pointer (in that step on one
  * Redis, after it on a cluster, where the pointer lives in the wamid's slot).
  */
@@ -432,7 +432,7 @@ export interface CampaignSide {
   pointerKey(wamid: string): string;
 }
 
-/** @internal The queue's access to a store's campaign side. */
+/** Internal: the queue's access to a store's campaign side. */
 export function campaignSideOf(store: RedisCampaignStore): CampaignSide {
   return SIDES.get(store) as CampaignSide;
 }

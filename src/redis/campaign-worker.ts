@@ -310,7 +310,7 @@ class Workers implements CampaignWorker {
     await new Message(this, campaign, data!.k!, queued, data!.m, worker, job, token ?? '', signal).run();
   }
 
-  /** @internal For `Message`. */
+  /** For `Message`. */
   get core(): QueueCore {
     return this.#core;
   }
@@ -347,7 +347,7 @@ class Workers implements CampaignWorker {
     callObserver(this.#onError, [error, info]);
   }
 
-  /** @internal */
+  /** For `Message`. */
   report(error: unknown, info: { campaign?: string; stage: string }): void {
     this.#report(error, info);
   }
