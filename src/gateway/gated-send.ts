@@ -5,7 +5,7 @@
  * The result is `sendMany`'s, decided by the same rule (`failedSend`): the gateway's retry table says what was
  * sent.
  */
-import { MessageValidationError } from '../core/errors.js';
+import { ConfigurationError, MessageValidationError } from '../core/errors.js';
 import { traced } from '../core/tracing.js';
 import { type Messages, senderOf } from './messages.js';
 import { prepare } from './prepare-message.js';
@@ -40,7 +40,8 @@ export async function sendGated(
   options: GatedSendOptions,
 ): Promise<{ result: SendManyResult; requested: boolean }> {
   const sender = senderOf(messages);
-  if (sender === undefined) throw new TypeError('sendGated takes the `messages` of a GatewayClient.');
+  if (sender === undefined)
+    throw new ConfigurationError('sendGated takes the `messages` of a GatewayClient.');
   const checked = prepare(message, true, undefined);
   if (!checked.valid) {
     return { result: failedSend(0, new MessageValidationError(checked.issues), false), requested: false };

@@ -538,7 +538,10 @@ class Message {
     keeper: LeaseKeeper | undefined,
   ): Promise<void> {
     const core = this.#core;
-    if (result.ok) throw new Error('unreachable: a result without a request');
+    if (result.ok)
+      throw new WaGatewayError(
+        `${ROLE}: a send was answered without passing its gate (an SDK bug: please report it).`,
+      );
     const error = result.error;
     const release = () => core.recipients.release(this.#rh, attempt, 'done');
     if (error instanceof GateRefusal) {
