@@ -232,7 +232,9 @@ export function generate(options: GenerateOptions): string {
     const name = `c${counter++}`;
     names.set(node, name);
     byBody.set(body, name);
-    out.push(`function ${name}(v, iss) {\n${body}\n}`);
+    // A body that is one expression (`= ...`) is a checker a runtime factory makes: wrappers and literals, a few
+    // bytes each in place of a function each (the Worker bundle's bar is on its size).
+    out.push(body.startsWith('= ') ? `const ${name} ${body};` : `function ${name}(v, iss) {\n${body}\n}`);
     return name;
   }
 
@@ -348,6 +350,13 @@ export function generate(options: GenerateOptions): string {
           throw new Unsupported('a literal other than a string, a finite number, a boolean or null');
         }
         const message = constMessage(node, undefined, { code: 'invalid_value', values });
+        // One value whose message is a constant text and the value's JSON (zod's for a string literal): the runtime
+        // forms it, from the text zod gives here.
+        const only = JSON.stringify(values[0]);
+        if (values.length === 1 && typeof values[0] === 'string' && message.endsWith(only)) {
+          const prefix = constant('L', lit(message.slice(0, message.length - only.length)));
+          return `= ${rt('literalOf')}(${lit(values[0])}, ${prefix})`;
+        }
         const test = values.map((x) => `v === ${lit(x)}`).join(' || ');
         return `  return ${test} ? v : ${rt('wrongValue')}(v, iss, ${lit(values)}, ${lit(message)});`;
       }
@@ -364,16 +373,16 @@ export function generate(options: GenerateOptions): string {
         if (hasChecks) throw new Unsupported('checks on optional');
         const inner: Schema = def.innerType;
         if (inner._zod.optin === 'defaulted') throw new Unsupported('optional around a default');
-        return `  if (v === undefined) return undefined;\n  return ${fn(inner)}(v, iss);`;
+        return `= ${rt('optionalOf')}(${fn(inner)})`;
       }
       case 'nullable':
         if (hasChecks) throw new Unsupported('checks on nullable');
-        return `  if (v === null) return null;\n  return ${fn(def.innerType)}(v, iss);`;
+        return `= ${rt('nullableOf')}(${fn(def.innerType)})`;
       case 'default': {
         if (hasChecks) throw new Unsupported('checks on default');
         const value = def.defaultValue;
         if (value !== null && typeof value === 'object') throw new Unsupported('a default that is an object');
-        return `  if (v === undefined) return ${lit(value)};\n  const r = ${fn(def.innerType)}(v, iss);\n  return r === undefined ? ${lit(value)} : r;`;
+        return `= ${rt('defaultOf')}(${fn(def.innerType)}, ${lit(value)})`;
       }
       case 'catch': {
         if (hasChecks) throw new Unsupported('checks on catch');
@@ -381,11 +390,16 @@ export function generate(options: GenerateOptions): string {
         const b = def.catchValue({ value: 'x', issues: [{}], error: { issues: [{}] }, input: 'x' });
         if (a !== b || (a !== null && typeof a === 'object'))
           throw new Unsupported('a catch value that depends on the input');
-        return `  const e = [];\n  const r = ${fn(def.innerType)}(v, e);\n  return e.length === 0 ? r : ${lit(a)};`;
+        return `= ${rt('caughtOf')}(${fn(def.innerType)}, ${lit(a)})`;
       }
       case 'array': {
         if (hasChecks) throw new Unsupported('checks on an array');
         const el = fn(def.element);
+        // The common array (zod's locale's type message) is made by a runtime factory: a few bytes in place of a
+        // loop per array (the Worker bundle's bar is on its size).
+        const failure = typeFailure(node, 'array');
+        const type = /^return wrongType\(v, iss, (T\d+)\);$/.exec(failure);
+        if (type) return `= ${rt('arrayOf')}(${el}, ${type[1]})`;
         return [
           `  if (!Array.isArray(v)) ${typeFailure(node, 'array')}`,
           '  const n = v.length;',
@@ -447,6 +461,7 @@ export function generate(options: GenerateOptions): string {
     const own = keys.filter((key) => key !== '__proto__');
     // A run of leading fields another object starts with too (every message's common fields) is one function.
     const shared = sharedPrefix.get(node) ?? 0;
+    let restTest = '';
     if (shared > 0) {
       const signature = own
         .slice(0, shared)
@@ -458,14 +473,29 @@ export function generate(options: GenerateOptions): string {
         prefixFns.set(signature, prefixName);
         const body = own.slice(0, shared).flatMap((key, i) => fieldLines(shape, key, i));
         out.push(`function ${prefixName}(v, out, iss) {\n${body.join('\n')}\n}`);
+        // Whether a key is one of those fields: the other keys' copy of each object asks it once, not each field.
+        out.push(
+          `function ${prefixName}k(k) {\n  return ${own
+            .slice(0, shared)
+            .map((key) => `k === ${lit(key)}`)
+            .join(' || ')};\n}`,
+        );
       }
       lines.push(`  ${prefixName}(v, out, iss);`);
+      restTest = `!${prefixName}k(k) && `;
     }
     own.slice(shared).forEach((key, i) => {
       lines.push(...fieldLines(shape, key, shared + i));
     });
     if (mode === 'unknown') {
-      lines.push(`  ${rt('restKeys')}(v, out);`);
+      // zod's catchall of `unknown`: every other key `for...in` yields, copied as it is, but `__proto__`. Written out
+      // per object, the shape's keys compared as constants: a shared helper asking `out` which keys it holds made
+      // each copy a lookup that V8 cannot cache (docs/benchmarks.md, "The second pass").
+      // `__proto__`, which every copy skips, is one constant: 0.5 KB of the Worker bundle spelled out in each.
+      const proto = constant('P', lit('__proto__'));
+      const rest = [...new Set(restTest ? own.slice(shared) : keys.filter((key) => key !== '__proto__'))];
+      const skip = restTest + [...rest.map((key) => `k !== ${lit(key)}`), `k !== ${proto}`].join(' && ');
+      lines.push(`  for (const k in v) if (${skip}) out[k] = v[k];`);
     }
     lines.push('  return out;');
     return lines.join('\n');
@@ -481,24 +511,91 @@ export function generate(options: GenerateOptions): string {
     const optin = child._zod.optin;
     const optout = child._zod.optout;
     const k = lit(key);
+    const x = `x${i}`;
     const args = `v, out, ${k}, ${fn(child)}, iss`;
+    // The helper answers exactly as zod's object does for any value, present or not; the lines before it only
+    // shortcut the common cases, with the key written as a constant so each read and write is one V8 can cache.
     let slow: string;
-    // An optional key that is absent (most of them, in real deliveries) is skipped here, without a call.
     if (optin === 'optional' && optout === 'optional')
-      slow = `if (x${i} !== undefined || ${k} in v) ${rt('optionalKey')}(${args});`;
+      slow = `if (${x} !== undefined || ${k} in v) ${rt('optionalKey')}(${args});`;
     else if (optin === undefined) slow = `${rt('requiredKey')}(${args}, ${absent});`;
     else if (optin === 'optional') slow = `${rt('lenientKey')}(${args}, false);`;
     else if (optout === 'optional') throw new Unsupported('a default that is optional out');
     else slow = `${rt('lenientKey')}(${args}, true);`;
-    // The common case inline: a value the field's schema returns as it is, with no issue, is copied; anything
-    // else (absent, mistyped) takes the helper, which answers exactly as zod does.
-    const x = `x${i}`;
+    const read = `  const ${x} = v[${k}];`;
+    // A value the field's schema returns as it is, with no issue, is copied.
     const test = passesAsIs(child, x);
-    if (test) return [`  const ${x} = v[${k}];`, `  if (${test}) out[${k}] = ${x}; else ${slow}`];
-    // A nested object or array: the helper calls its checker, which tests the type itself, and skips an absent
-    // optional key (inline tests here cost 1.6 KB of the Worker bundle, over its 60 KB bar).
+    if (test) return [read, `  if (${test}) out[${k}] = ${x}; else ${slow}`];
+    // A nested object or array: its checker tests the type itself, so the key is read and written here, where V8
+    // can cache both, and only the check is a call; an absent one gets the checker's type issue, as in zod (the
+    // output means nothing then). An optional one stays the helper's: inline, it cost more bytes than it saved.
+    if (optin === undefined && (child._zod.def.type === 'object' || child._zod.def.type === 'array')) {
+      return [`  out[${k}] = ${rt('checkedUnder')}(v[${k}], ${fn(child)}, iss, ${k});`];
+    }
     if (optin === 'optional' && optout === 'optional') return [`  ${rt('optionalKey')}(${args});`];
     return [`  ${slow}`];
+  }
+
+  /**
+   * A test on `x` that holds only when the schema returns `x` itself with no issue (a string for a string schema, a
+   * finite number for a number...), or `undefined` when there is none this simple. Only a shortcut: when it does not
+   * hold, the full checker decides. Never true of `undefined` (an absent key is the helpers' to decide).
+   */
+  function passesAsIs(schema: Schema, x: string): string | undefined {
+    const def = schema._zod.def;
+    const checks: Schema[] = def.checks ?? [];
+    if (checks.length > 0 && def.type !== 'string') return undefined;
+    switch (def.type) {
+      case 'optional':
+      case 'catch':
+        // Both return their inner schema's output for a value it takes without an issue.
+        return passesAsIs(def.innerType, x);
+      case 'default': {
+        // Its inner schema's output, unless that is `undefined`, which no test here holds for.
+        return passesAsIs(def.innerType, x);
+      }
+      case 'nullable': {
+        const inner = passesAsIs(def.innerType, x);
+        return inner === undefined ? undefined : `${x} === null || ${inner}`;
+      }
+      case 'string': {
+        if (def.coerce) return undefined;
+        let test = `typeof ${x} === 'string'`;
+        for (const c of checks) {
+          const cdef = c._zod.def;
+          if (cdef.check !== 'min_length') return undefined;
+          // 2n - 1 UTF-16 units always hold at least n code points.
+          test += ` && ${x}.length >= ${2 * cdef.minimum - 1}`;
+        }
+        return test;
+      }
+      case 'number':
+        if (def.coerce) return undefined;
+        if (def.format === 'safeint') return `Number.isSafeInteger(${x})`;
+        return def.format ? undefined : `typeof ${x} === 'number' && Number.isFinite(${x})`;
+      case 'boolean':
+        return def.coerce ? undefined : `typeof ${x} === 'boolean'`;
+      case 'literal':
+      case 'enum': {
+        const values: unknown[] = def.type === 'literal' ? def.values : Object.values(def.entries);
+        return values.every((v) => typeof v === 'string')
+          ? values.map((v) => `${x} === ${lit(v)}`).join(' || ')
+          : undefined;
+      }
+      case 'custom': {
+        // The predicate, called as the schema calls it: a value it accepts comes back as it is.
+        const f = def.fn as (...args: unknown[]) => unknown;
+        if (f.length > 1) return undefined;
+        return `${x} !== undefined && ${callable(f, 'a predicate')}(${x})`;
+      }
+      case 'union': {
+        if (def.discriminator !== undefined) return undefined;
+        const parts = (def.options as Schema[]).map((o) => passesAsIs(o, x));
+        return parts.every((p) => p !== undefined) ? parts.map((p) => `(${p})`).join(' || ') : undefined;
+      }
+      default:
+        return undefined;
+    }
   }
 
   function unionBody(node: Schema): string {
@@ -573,7 +670,8 @@ export function generate(options: GenerateOptions): string {
       typeImports.get(root.type.module)!.add(root.type.name);
     }
     exportsCode.push(
-      `/** \`${root.name.replace(/^check/, '')}\`: the schema's output, or \`issues\` filled with zod's issues (then the output means nothing). */\nexport function ${root.name}(input: unknown, issues: RawIssue[]): ${type} {\n  return ${f}(input, issues);\n}`,
+      // The checker itself under its name, not a function calling it: one function fewer to compile on a first call.
+      `/** \`${root.name.replace(/^check/, '')}\`: the schema's output, or \`issues\` filled with zod's issues (then the output means nothing). */\nexport const ${root.name}: (input: unknown, issues: RawIssue[]) => ${type} = ${f};`,
     );
   }
 
@@ -652,48 +750,6 @@ function sharedPrefixes(roots: Schema[]): Map<Schema, number> {
     if (best > 0) result.set(a, best);
   }
   return result;
-}
-
-/**
- * A test on `x` that holds only when the schema returns `x` itself with no issue (a string for a string schema, a
- * finite number for a number...), or `undefined` when there is none this simple. Only a shortcut: when it does not
- * hold, the full checker decides.
- */
-function passesAsIs(schema: Schema, x: string): string | undefined {
-  const def = schema._zod.def;
-  const checks: Schema[] = def.checks ?? [];
-  switch (def.type) {
-    case 'optional':
-      return passesAsIs(def.innerType, x);
-    case 'string': {
-      if (def.coerce) return undefined;
-      let test = `typeof ${x} === 'string'`;
-      for (const c of checks) {
-        const cdef = c._zod.def;
-        if (cdef.check !== 'min_length') return undefined;
-        // 2n - 1 UTF-16 units always hold at least n code points.
-        test += ` && ${x}.length >= ${2 * cdef.minimum - 1}`;
-      }
-      return test;
-    }
-    case 'number':
-      if (def.coerce || checks.length > 0) return undefined;
-      if (def.format === 'safeint') return `Number.isSafeInteger(${x})`;
-      return def.format ? undefined : `typeof ${x} === 'number' && Number.isFinite(${x})`;
-    case 'boolean':
-      return def.coerce || checks.length > 0 ? undefined : `typeof ${x} === 'boolean'`;
-    case 'literal':
-      return checks.length > 0 || !(def.values as unknown[]).every((v) => typeof v === 'string')
-        ? undefined
-        : (def.values as string[]).map((v) => `${x} === ${JSON.stringify(v)}`).join(' || ');
-    case 'union': {
-      if (def.discriminator !== undefined || checks.length > 0) return undefined;
-      const parts = (def.options as Schema[]).map((o) => passesAsIs(o, x));
-      return parts.every((p) => p !== undefined) ? parts.map((p) => `(${p})`).join(' || ') : undefined;
-    }
-    default:
-      return undefined;
-  }
 }
 
 function containsPipe(schema: Schema, seen = new Set<Schema>()): boolean {

@@ -1,23 +1,44 @@
 /** The recording of one `sendMany({ campaign })`'s results, and the error it throws when the store fails. */
 import { WaGatewayError } from '../core/errors.js';
 import type { SendManyRecorder, SendManyResult } from '../gateway/send-many.js';
+import type { WebhookStatus } from '../webhooks/schemas.js';
 import { Batch, type CampaignResult } from './records.js';
 import type { CampaignRecordBatch } from './store.js';
 
-/** Some `sendMany` results of a campaign could not be recorded (the store failed); the sends themselves stand. */
+/**
+ * Some `sendMany` results of a campaign could not be recorded (the store failed), or statuses that had arrived
+ * before their results could not be applied once the results were; the sends themselves stand.
+ */
 export class CampaignRecordError extends WaGatewayError {
   override name = 'CampaignRecordError';
   /** The campaign whose results were not recorded. */
   readonly campaign: string;
   /** Results not recorded: pass them to `tracker.record(campaign, results)` once the store is back. */
   readonly unrecorded: readonly CampaignResult[];
-  constructor(campaign: string, unrecorded: readonly CampaignResult[], cause: unknown) {
-    super(
-      `${unrecorded.length} send results of campaign '${campaign}' could not be recorded (the campaign store failed); the messages were sent as reported. Record them again with tracker.record('${campaign}', error.unrecorded) once the store is reachable.`,
-      { cause },
-    );
+  /**
+   * Statuses that arrived before their send results were recorded and could not be applied after: the results
+   * themselves are recorded (never record them again); pass each status to `tracker.apply(status)` instead.
+   */
+  readonly unapplied: readonly WebhookStatus[];
+  constructor(
+    campaign: string,
+    unrecorded: readonly CampaignResult[],
+    cause: unknown,
+    unapplied: readonly WebhookStatus[] = [],
+  ) {
+    const parts: string[] = [];
+    if (unrecorded.length > 0)
+      parts.push(
+        `${unrecorded.length} send results of campaign '${campaign}' could not be recorded (the campaign store failed); the messages were sent as reported. Record them again with tracker.record('${campaign}', error.unrecorded) once the store is reachable.`,
+      );
+    if (unapplied.length > 0)
+      parts.push(
+        `${unapplied.length} statuses of campaign '${campaign}' that arrived before their send results could not be applied (their results are recorded: do not record them again). Apply each with tracker.apply(status) from error.unapplied once the store is reachable.`,
+      );
+    super(parts.join(' '), { cause });
     this.campaign = campaign;
     this.unrecorded = unrecorded;
+    this.unapplied = unapplied;
   }
 }
 
@@ -44,8 +65,11 @@ export const SYSTEM_CLOCK: CampaignClock = {
 export interface RecorderDeps {
   /** The store's note that a campaign send is under way (`CampaignStore.sending`). */
   sending(): Promise<void>;
-  /** Writes a batch (and applies the statuses parked for it). */
-  write(batch: CampaignRecordBatch): Promise<void>;
+  /**
+   * Writes a batch (rejects when it could not), then applies the statuses parked for it: those it could not
+   * apply are returned, with why.
+   */
+  write(batch: CampaignRecordBatch): Promise<{ unapplied: readonly WebhookStatus[]; error?: unknown }>;
   clock: CampaignClock;
   batchSize: number;
   /** The longest a result waits in the buffer: at most half of `parkMs`. */
@@ -67,7 +91,8 @@ const DONE: Promise<void> = Promise.resolve();
  *   old (else `beginSend` renews it first), and while a send is out or a result waits in the buffer the note is
  *   renewed every third of `parkMs`: a status that beats its result is parked, never dropped, after any pause of
  *   the source or however long a send takes. An idle recorder keeps no timer (nothing holds it);
- * - a failed write keeps its results; `flush` and `close` throw `CampaignRecordError` with them.
+ * - a failed write keeps its results, and a status parked for them that could not be applied after is kept too;
+ *   `flush` and `close` throw `CampaignRecordError` with them.
  */
 export class CampaignRecorder implements SendManyRecorder {
   readonly #deps: RecorderDeps;
@@ -75,6 +100,7 @@ export class CampaignRecorder implements SendManyRecorder {
   /** Writes under way; each settles without rejecting (a failure moves its results to `#unrecorded`). */
   readonly #writes = new Set<Promise<void>>();
   #unrecorded: CampaignResult[] = [];
+  #unapplied: WebhookStatus[] = [];
   #error: unknown;
   #ageTimer: unknown;
   #renewTimer: unknown;
@@ -114,8 +140,7 @@ export class CampaignRecorder implements SendManyRecorder {
 
   /** Buffers one result (`message` is what was sent); a promise only when the buffer is written. */
   add(result: SendManyResult, message: unknown): Promise<void> | undefined {
-    const to = (message as { to?: unknown } | null)?.to;
-    const entry: CampaignResult = { result, to: typeof to === 'string' ? to : '' };
+    const entry: CampaignResult = { result, to: recipientOf(message) };
     if (this.#closed) return this.#late(entry);
     this.#batch.add(entry);
     if (this.#batch.size >= this.#deps.batchSize) return this.#flush();
@@ -132,12 +157,14 @@ export class CampaignRecorder implements SendManyRecorder {
   async flush(): Promise<void> {
     void this.#flush();
     while (this.#writes.size > 0) await Promise.all(this.#writes);
-    if (this.#unrecorded.length === 0) return;
+    if (this.#unrecorded.length === 0 && this.#unapplied.length === 0) return;
     const unrecorded = this.#unrecorded;
+    const unapplied = this.#unapplied;
     const cause = this.#error;
     this.#unrecorded = [];
+    this.#unapplied = [];
     this.#error = undefined;
-    throw new CampaignRecordError(this.campaign, unrecorded, cause);
+    throw new CampaignRecordError(this.campaign, unrecorded, cause, unapplied);
   }
 
   async close(): Promise<void> {
@@ -160,8 +187,11 @@ export class CampaignRecorder implements SendManyRecorder {
     const write: Promise<void> = Promise.resolve()
       .then(() => this.#deps.write(taken))
       .then(
-        () => {
+        ({ unapplied, error }) => {
           this.#writes.delete(write);
+          if (unapplied.length === 0) return;
+          this.#error ??= error;
+          this.#unapplied.push(...unapplied);
         },
         (error: unknown) => {
           this.#writes.delete(write);
@@ -179,9 +209,14 @@ export class CampaignRecorder implements SendManyRecorder {
     batch.add(entry);
     return Promise.resolve()
       .then(() => this.#deps.write(batch.take()))
-      .catch((error: unknown) => {
-        throw new CampaignRecordError(this.campaign, [entry], error);
-      });
+      .then(
+        ({ unapplied, error }) => {
+          if (unapplied.length > 0) throw new CampaignRecordError(this.campaign, [], error, unapplied);
+        },
+        (error: unknown) => {
+          throw new CampaignRecordError(this.campaign, [entry], error);
+        },
+      );
   }
 
   /** Asks the store for its note (once at a time); `ready` while the note is fresh. */
@@ -212,5 +247,15 @@ export class CampaignRecorder implements SendManyRecorder {
       const again = () => this.#keepRenewed();
       this.#mark().then(again, again);
     }, this.#deps.parkMs / 3);
+  }
+}
+
+/** The message's `to`, or `''` when it has none (or reading it throws: a message the send refused as invalid). */
+function recipientOf(message: unknown): string {
+  try {
+    const to = (message as { to?: unknown } | null)?.to;
+    return typeof to === 'string' ? to : '';
+  } catch {
+    return '';
   }
 }

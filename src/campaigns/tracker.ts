@@ -408,9 +408,16 @@ export class CampaignTracker implements CampaignObserver {
     });
   }
 
-  async #write(campaign: string, batch: CampaignRecordBatch): Promise<void> {
+  async #write(
+    campaign: string,
+    batch: CampaignRecordBatch,
+  ): Promise<{ unapplied: WebhookStatus[]; error?: unknown }> {
     const parked = await this.store.record(campaign, batch);
     // Statuses that arrived before their send result: applied now, in arrival order (the rules make order moot).
+    // The batch is recorded whatever happens next: a status that cannot be applied is handed back, not the batch,
+    // whose second recording would count it twice.
+    const unapplied: WebhookStatus[] = [];
+    let error: unknown;
     for (const text of parked) {
       let raw: WebhookStatus;
       try {
@@ -418,8 +425,14 @@ export class CampaignTracker implements CampaignObserver {
       } catch {
         continue;
       }
-      await this.#apply(raw.id, raw, false);
+      try {
+        await this.#apply(raw.id, raw, false);
+      } catch (cause) {
+        error ??= cause;
+        unapplied.push(raw);
+      }
     }
+    return { unapplied, error };
   }
 }
 

@@ -11,6 +11,7 @@ import {
   openCampaigns,
   openQueue,
 } from './campaign-store.js';
+import { csvField } from './csv-field.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
 export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url> [--cluster]] [--prefix <prefix>]
@@ -288,15 +289,9 @@ async function printTable(report: CampaignReport, retryable: boolean, io: CliIo)
   }
 }
 
-/** A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
-function csv(value: string | number | boolean | undefined): string {
-  const text = value === undefined ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
 async function printCsv(report: CampaignReport, list: (typeof LISTS)[number], io: CliIo): Promise<void> {
   const line = (fields: (string | number | boolean | undefined)[]) =>
-    io.stdout(`${fields.map(csv).join(',')}\n`);
+    io.stdout(`${fields.map(csvField).join(',')}\n`);
   if (list === 'failures') {
     line(['code', 'count', 'example_wamid']);
     for (const x of report.failures) line([x.code, x.count, x.exampleWamid]);

@@ -148,17 +148,71 @@ export function wrongType(v: unknown, issues: RawIssue[], type: readonly [string
   return v;
 }
 
-/**
- * A loose object's other keys, copied as they are after the shape's (zod's catchall of `unknown`). Every key of
- * the shape that `v` holds is in `out` by then (each field writes a present key), so `out` says which are the
- * shape's.
- */
-export function restKeys(v: Out, out: Out): void {
-  for (const key in v) if (!Object.hasOwn(out, key) && key !== '__proto__') out[key] = v[key];
-}
-
 /** The issue of a value that is none of a literal's `values` (zod's `invalid_value`), and the value. */
 export function wrongValue(v: unknown, issues: RawIssue[], values: unknown[], message: string): unknown {
   issues.push({ code: 'invalid_value', values, path: [], message });
   return v;
+}
+
+/** `check`'s answer for a key's value `x`, its issues under `key`: a field whose key the generated code reads. */
+export function checkedUnder(x: unknown, check: FieldCheck, issues: RawIssue[], key: string): unknown {
+  const from = issues.length;
+  const r = check(x, issues);
+  if (issues.length !== from) prefixIssues(issues, from, key);
+  return r;
+}
+
+/**
+ * zod's `array` of `check`'s items, each item's issues under its index; anything but an array is `type`'s issue
+ * (as `wrongType` takes it).
+ */
+export function arrayOf(check: FieldCheck, type: readonly [string, string]): FieldCheck {
+  return (v, issues) => {
+    if (!Array.isArray(v)) return wrongType(v, issues, type);
+    const n = v.length;
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) {
+      const from = issues.length;
+      out[i] = check(v[i], issues);
+      if (issues.length !== from) prefixIssues(issues, from, i);
+    }
+    return out;
+  };
+}
+
+/** zod's `optional`: `undefined` as it is, anything else as `check` answers. */
+export function optionalOf(check: FieldCheck): FieldCheck {
+  return (v, issues) => (v === undefined ? undefined : check(v, issues));
+}
+
+/** zod's `nullable`: `null` as it is, anything else as `check` answers. */
+export function nullableOf(check: FieldCheck): FieldCheck {
+  return (v, issues) => (v === null ? null : check(v, issues));
+}
+
+/** zod's `default`: `value` for `undefined`, and for what `check` turns into `undefined`. */
+export function defaultOf(check: FieldCheck, value: unknown): FieldCheck {
+  return (v, issues) => {
+    if (v === undefined) return value;
+    const r = check(v, issues);
+    return r === undefined ? value : r;
+  };
+}
+
+/** zod's `catch` (of a value that does not depend on the input): `value` in place of any issue. */
+export function caughtOf(check: FieldCheck, value: unknown): FieldCheck {
+  return (v) => {
+    const e: RawIssue[] = [];
+    const r = check(v, e);
+    return e.length === 0 ? r : value;
+  };
+}
+
+/**
+ * zod's literal of one string: `value` itself, else its `invalid_value` issue, whose message is `prefix` (zod's text,
+ * taken at generation time) and the value's JSON, as zod's English messages write it.
+ */
+export function literalOf(value: string, prefix: string): FieldCheck {
+  const message = prefix + JSON.stringify(value);
+  return (v, issues) => (v === value ? v : wrongValue(v, issues, [value], message));
 }

@@ -46,22 +46,35 @@ function safeStringify(value: unknown): string {
 }
 
 /**
- * Marks each error class's prototype with its name, under a key shared across copies of the SDK
- * (`Symbol.for`): an app that loads both the ESM and the CommonJS build (the dual-package hazard) has two
- * `WaGatewayError` classes, and `instanceof` must answer for either.
+ * The key of each error class's brand: its name, written out (a minifier may rename the classes), as a static field
+ * of the class. An app that loads both the ESM and the CommonJS build (the dual-package hazard) has two
+ * `WaGatewayError` classes, and `instanceof` must answer for either: it compares brands along the prototype chain.
+ * A static field of a literal, unlike a call that names the class, lets a bundler drop the classes an entry does not
+ * use (the webhooks entry uses four of this file's 26; a Worker ships the rest otherwise).
  */
-const BRAND = Symbol.for('wa-gateway-sdk.error-class');
+const BRAND = 'wa-gateway-sdk.error-class';
 
-/** @internal Gives an SDK error class its cross-copy identity; every subclass outside this file calls it once. */
+/**
+ * @internal Gives an SDK error class outside this file its cross-copy identity (this file's classes declare it as a
+ * static field). Every such subclass calls it once.
+ */
 export function brandError(cls: abstract new (...args: never[]) => WaGatewayError, name: string): void {
-  Object.defineProperty(cls.prototype, BRAND, { value: name });
+  Object.defineProperty(cls, BRAND, { value: name });
+}
+
+/** The brand a class declares itself (not one it inherits), or `undefined`. */
+function ownBrand(cls: unknown): unknown {
+  return typeof cls === 'function' && Object.hasOwn(cls, BRAND)
+    ? (cls as unknown as Record<string, unknown>)[BRAND]
+    : undefined;
 }
 
 /** Whether `value`'s prototype chain holds a class branded `brand`, from any copy of the SDK. */
 function hasBrand(value: unknown, brand: unknown): boolean {
   if (typeof brand !== 'string' || typeof value !== 'object' || value === null) return false;
   for (let p: object | null = Object.getPrototypeOf(value); p !== null; p = Object.getPrototypeOf(p)) {
-    if (Object.hasOwn(p, BRAND) && (p as Record<symbol, unknown>)[BRAND] === brand) return true;
+    if (Object.hasOwn(p, 'constructor') && ownBrand((p as { constructor: unknown }).constructor) === brand)
+      return true;
   }
   return false;
 }
@@ -69,15 +82,14 @@ function hasBrand(value: unknown, brand: unknown): boolean {
 /** `instanceof` for an SDK error class: the usual prototype check, else the brand of the class on `value`. */
 function isBranded(cls: { prototype: object }, value: unknown): boolean {
   if (Function.prototype[Symbol.hasInstance].call(cls, value)) return true;
-  const own = Object.hasOwn(cls.prototype, BRAND)
-    ? (cls.prototype as Record<symbol, unknown>)[BRAND]
-    : undefined;
-  return hasBrand(value, own);
+  return hasBrand(value, ownBrand(cls));
 }
 
 /** Base class of every error the SDK throws. `instanceof WaGatewayError` catches them all. */
 export class WaGatewayError extends Error {
   override name = 'WaGatewayError';
+  /** @internal */
+  static readonly 'wa-gateway-sdk.error-class': string = 'WaGatewayError';
 
   /**
    * `true` when an earlier attempt of the same call may have reached the server (it was cut in flight and
@@ -136,6 +148,8 @@ export interface ApiErrorDetails {
 /** A non-2xx answer from a server. Subclasses by status let callers branch with `instanceof`. */
 export class ApiError extends WaGatewayError {
   override name = 'ApiError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'ApiError';
   readonly status: number;
   readonly code: string | null;
   readonly group: string | null;
@@ -197,6 +211,8 @@ export class ApiError extends WaGatewayError {
 /** The request never got a complete answer: DNS failure, refused or reset connection, a cut body. */
 export class ConnectionError extends WaGatewayError {
   override name = 'ConnectionError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'ConnectionError';
   /**
    * `true` when the request may have reached the server before the fault (the message may already be out,
    * so a blind retry could send it twice). `false` when the connection was never made.
@@ -215,6 +231,8 @@ export class ConnectionError extends WaGatewayError {
 /** The request did not complete within its timeout. */
 export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'TimeoutError';
   readonly timeoutMs: number;
 
   constructor(message: string, options: { mayHaveBeenSent: boolean; timeoutMs: number }) {
@@ -229,6 +247,8 @@ export class TimeoutError extends ConnectionError {
  */
 export class InvalidResponseError extends WaGatewayError {
   override name = 'InvalidResponseError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'InvalidResponseError';
   readonly status: number;
   /** A short excerpt of the body that could not be read. */
   readonly bodyExcerpt: string;
@@ -253,6 +273,8 @@ export class InvalidResponseError extends WaGatewayError {
  */
 export class MessageValidationError extends WaGatewayError {
   override name = 'MessageValidationError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'MessageValidationError';
   readonly issues: MessageIssue[];
 
   constructor(issues: MessageIssue[], what = 'message') {
@@ -289,6 +311,8 @@ export interface TemplateIssue extends FieldIssue {
  */
 export class TemplateValidationError extends WaGatewayError {
   override name = 'TemplateValidationError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'TemplateValidationError';
   readonly issues: TemplateIssue[];
 
   constructor(issues: TemplateIssue[]) {
@@ -303,6 +327,8 @@ export class TemplateValidationError extends WaGatewayError {
 /** A webhook body that is not valid JSON or not an event envelope. `path` says where parsing failed. */
 export class WebhookParseError extends WaGatewayError {
   override name = 'WebhookParseError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'WebhookParseError';
   readonly path: (string | number)[];
 
   constructor(message: string, path: (string | number)[] = []) {
@@ -314,6 +340,8 @@ export class WebhookParseError extends WaGatewayError {
 /** A stream ended before its last record was complete, or carried a line that is not a record. */
 export class StreamError extends WaGatewayError {
   override name = 'StreamError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'StreamError';
   /** How many complete records were delivered before the fault. */
   readonly recordsDelivered: number;
 
@@ -326,6 +354,8 @@ export class StreamError extends WaGatewayError {
 /** A client was constructed or called with options that cannot work (a missing key, a bad base URL). */
 export class ConfigurationError extends WaGatewayError {
   override name = 'ConfigurationError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'ConfigurationError';
 }
 
 /**
@@ -335,6 +365,8 @@ export class ConfigurationError extends WaGatewayError {
  */
 export class NotSentError extends WaGatewayError {
   override name = 'NotSentError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'NotSentError';
   /** Always `false`: what `mayHaveBeenSent()` and `sendMany`'s `notSent` read. */
   readonly mayHaveBeenSent = false;
 }
@@ -349,6 +381,8 @@ export class NotSentError extends WaGatewayError {
  */
 export class ContentionError extends WaGatewayError {
   override name = 'ContentionError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'ContentionError';
   /** Which call, e.g. `tracker.apply`. */
   readonly operation: string;
   /** How many rounds it lost. */
@@ -371,6 +405,8 @@ export class ContentionError extends WaGatewayError {
  */
 export class MissingDependencyError extends ConfigurationError {
   override name = 'MissingDependencyError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'MissingDependencyError';
   /** The npm package to install, e.g. `msw`. */
   readonly packageName: string;
 
@@ -387,57 +423,55 @@ export class MissingDependencyError extends ConfigurationError {
   }
 }
 
-// The brand of each class of this file (names written out: a minifier may rename the classes).
-for (const [name, cls] of Object.entries({
-  WaGatewayError,
-  ApiError,
-  ConnectionError,
-  TimeoutError,
-  InvalidResponseError,
-  MessageValidationError,
-  TemplateValidationError,
-  WebhookParseError,
-  StreamError,
-  ConfigurationError,
-  NotSentError,
-  ContentionError,
-  MissingDependencyError,
-}))
-  brandError(cls, name);
-
 // The `ApiError` subclasses, one per status the servers answer, and the one status-to-class mapping.
 
 /** 400: the request was malformed or incomplete (`BILL_002`, `REQ_001`, platform `detail`/`error` texts). */
 export class BadRequestError extends ApiError {
   override name = 'BadRequestError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'BadRequestError';
 }
 /** 401: the key, secret or token is missing, malformed, unknown, revoked or expired. */
 export class AuthenticationError extends ApiError {
   override name = 'AuthenticationError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'AuthenticationError';
 }
 /** 402: the balance is zero or below (`BILL_001`). Pause sending until the account is topped up. */
 export class PaymentRequiredError extends ApiError {
   override name = 'PaymentRequiredError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'PaymentRequiredError';
 }
 /** 403: permission denied. */
 export class PermissionDeniedError extends ApiError {
   override name = 'PermissionDeniedError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'PermissionDeniedError';
 }
 /** 404: not found (also: an endpoint the server does not serve yet). */
 export class NotFoundError extends ApiError {
   override name = 'NotFoundError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'NotFoundError';
 }
 /** 405: the operation is not allowed for this resource (platform API). */
 export class MethodNotAllowedError extends ApiError {
   override name = 'MethodNotAllowedError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'MethodNotAllowedError';
 }
 /** 409: a conflict, such as a template name and language that already exist (`UPSTREAM_017`). */
 export class ConflictError extends ApiError {
   override name = 'ConflictError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'ConflictError';
 }
 /** 422: the server's validation failed; `issues` lists the field errors. */
 export class UnprocessableEntityError extends ApiError {
   override name = 'UnprocessableEntityError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'UnprocessableEntityError';
 }
 const RATE_001_ADVICE =
   ' The gateway counts its limit per API key, across every client and process using it: share one GatewayClient ' +
@@ -447,6 +481,8 @@ const RATE_001_ADVICE =
 /** 429: rate limited. `retryAfterMs` and `limitType` come from the server when it states them. */
 export class RateLimitError extends ApiError {
   override name = 'RateLimitError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'RateLimitError';
   /** How long the server asked to wait, in milliseconds, when it said (`params.retry_after` or `Retry-After`). */
   readonly retryAfterMs: number | undefined;
   /** Which window was exceeded: `sec` or `min` (`params.limit_type`), when the server said. */
@@ -464,10 +500,14 @@ export class RateLimitError extends ApiError {
 /** 500 and other 5xx except 502: a server fault (`AUTH_004`, `AUTH_005`, `SEC_001`, an HTML page from a proxy). */
 export class InternalServerError extends ApiError {
   override name = 'InternalServerError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'InternalServerError';
 }
 /** 502: the upstream platform returned an error (`GW_001`, `UPSTREAM_003`); `description` carries its text. */
 export class UpstreamError extends ApiError {
   override name = 'UpstreamError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'UpstreamError';
 }
 
 /**
@@ -477,6 +517,8 @@ export class UpstreamError extends ApiError {
  */
 export class EndpointNotLiveError extends ApiError {
   override name = 'EndpointNotLiveError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'EndpointNotLiveError';
 }
 
 /**
@@ -487,6 +529,8 @@ export class EndpointNotLiveError extends ApiError {
  */
 export class RedirectError extends ApiError {
   override name = 'RedirectError';
+  /** @internal */
+  static override readonly 'wa-gateway-sdk.error-class': string = 'RedirectError';
   /** The origin (`https://host:port`) the server redirected to, or `undefined` when it named none usable. */
   readonly location: string | undefined;
 
@@ -571,24 +615,6 @@ export function apiErrorClassFor(status: number, code?: string | null): new (d: 
   const by = documentedStatus(code) ?? status;
   return errorClassByStatus[by] ?? (by >= 500 ? InternalServerError : ApiError);
 }
-
-// The brand of each class of this file (names written out: a minifier may rename the classes).
-for (const [name, cls] of Object.entries({
-  BadRequestError,
-  AuthenticationError,
-  PaymentRequiredError,
-  PermissionDeniedError,
-  NotFoundError,
-  MethodNotAllowedError,
-  ConflictError,
-  UnprocessableEntityError,
-  RateLimitError,
-  InternalServerError,
-  UpstreamError,
-  EndpointNotLiveError,
-  RedirectError,
-}))
-  brandError(cls, name);
 
 /**
  * The one rule for argument errors, in every client: what a call sends or asks for (a message, a template, an id,

@@ -7,7 +7,8 @@
  * - the holder renews every third of the lease, one renewal at a time (a slow store is never asked twice at once);
  * - a renewal that answers `false` means the lease is gone (it expired, or another holder has it): **lost**;
  * - a renewal that fails (the store is unreachable) is reported and tried again at the next beat; once a whole
- *   lease has passed since the last renewal the store confirmed, the lease may have expired there: **lost** too;
+ *   lease has passed since the last renewal the store confirmed (the others failed or never answered), the lease
+ *   may have expired there: **lost** too;
  * - once lost, renewing stops and `signal` aborts, so the holder can stop, and its fenced writes are refused by
  *   the store.
  */
@@ -26,8 +27,6 @@ export interface KeepRenewedOptions {
   onRenewError?: (error: unknown) => void;
   /** Renewing stops when it aborts (the holder's deadline). */
   signal?: AbortSignal;
-  /** When the lease was last confirmed by the store, ms since the epoch. Default: now (it was just taken). */
-  confirmedAt?: number;
 }
 
 /** A lease being kept. */
@@ -50,7 +49,7 @@ export interface LeaseKeeper {
 export function keepRenewed(options: KeepRenewedOptions): LeaseKeeper {
   const { leaseMs, renew, onLost, onRenewError, signal } = options;
   const controller = new AbortController();
-  let confirmedAt = options.confirmedAt ?? Date.now();
+  let confirmedAt = Date.now();
   let lost: LeaseLoss | undefined;
   let stopped = false;
   let inFlight = false;
@@ -63,9 +62,11 @@ export function keepRenewed(options: KeepRenewedOptions): LeaseKeeper {
     onLost?.(reason);
   };
   const beat = () => {
-    if (stopped || lost || inFlight) return;
-    // The lease was last confirmed at `confirmedAt`: a whole lease later, the store may have let it go.
+    if (stopped || lost) return;
+    // The lease was last confirmed at `confirmedAt`: a whole lease later, the store may have let it go, whether
+    // the renewal sent since failed or is still unanswered (a partitioned client may never answer).
     if (Date.now() - confirmedAt >= leaseMs) return lose('expired');
+    if (inFlight) return;
     const sentAt = Date.now();
     let pending: boolean | Promise<boolean>;
     try {

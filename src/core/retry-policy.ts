@@ -77,8 +77,10 @@ export function retryDelay(error: unknown, ctx: RetryContext, rules: RetryRules)
     return wait <= ctx.maxRetryWaitMs ? wait : null;
   }
   if (error instanceof ApiError) {
-    if (error.code && rules.neverRetryCodes.includes(error.code)) return null;
-    if (error.code && rules.retryableCodes.includes(error.code)) return backoffMs(ctx.attempt);
+    const code = error.code;
+    if (code && (rules.neverRetryCodes.includes(code) || rules.refusedCodes?.includes(code) === true))
+      return null;
+    if (code && rules.retryableCodes.includes(code)) return backoffMs(ctx.attempt);
     if (ctx.idempotent && STATUSES_RETRYABLE_WHEN_IDEMPOTENT.has(error.status)) return backoffMs(ctx.attempt);
     return null;
   }

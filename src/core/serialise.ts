@@ -1,4 +1,5 @@
-import { MessageValidationError } from './errors.js';
+import { ConfigurationError, MessageValidationError } from './errors.js';
+import { formatPath } from './plain-data.js';
 
 /**
  * A request body as JSON text. What JSON cannot hold (a cycle, a BigInt, a `toJSON` or getter that throws) is a
@@ -49,6 +50,31 @@ export function serialise(body: unknown): string {
         },
       ],
       'request body',
+    );
+  }
+  return text;
+}
+
+/**
+ * A value a store keeps (a session, a Durable Object's request) as JSON text. What JSON cannot hold is the caller's
+ * `ConfigurationError`, naming where, never an outage of the store.
+ *
+ * @example
+ * storableJson({ step: 'ask-date' }, 'RedisSessionStore.set'); // '{"step":"ask-date"}'
+ */
+export function storableJson(value: unknown, operation: string): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    const found = findUnserialisable(value);
+    throw new ConfigurationError(
+      `${operation}: the value cannot be stored as JSON, at ${formatPath(found.path, 'its root')}: ${found.why}.`,
+    );
+  }
+  if (text === undefined) {
+    throw new ConfigurationError(
+      `${operation}: the value cannot be stored as JSON: it is undefined, a function or a symbol.`,
     );
   }
   return text;

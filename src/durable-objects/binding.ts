@@ -5,6 +5,7 @@
  */
 import { ConfigurationError } from '../core/errors.js';
 import { isRecord } from '../core/plain-data.js';
+import { storableJson } from '../core/serialise.js';
 import { DurableObjectStoreError } from './errors.js';
 import { type Answers, type Args, OBJECT_ORIGIN, type Operation, PROTOCOL_VERSION } from './wire.js';
 
@@ -90,8 +91,8 @@ export async function callObject<Op extends Operation>(
   args: Args<Op>,
   operation: string,
 ): Promise<Answers[Op]> {
-  // Outside the try: a value JSON cannot hold (a cycle, a BigInt) is the caller's TypeError, not an outage.
-  const body = JSON.stringify({ v: PROTOCOL_VERSION, op, ...args });
+  // Outside the try: a value JSON cannot hold (a cycle, a BigInt) is the caller's error, not an outage.
+  const body = storableJson({ v: PROTOCOL_VERSION, op, ...args }, operation);
   let status: number;
   let text: string;
   try {

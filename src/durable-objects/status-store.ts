@@ -1,8 +1,9 @@
 import { durationMs } from '../core/duration.js';
 import { WebhookParseError } from '../core/errors.js';
-import { type Logger, type LogLevel, log, resolveLogger } from '../core/logger.js';
+import { type Logger, type LogLevel, resolveLogger } from '../core/logger.js';
 import { isRecord } from '../core/plain-data.js';
 import type { StatusEvent, WebhookStatus } from '../webhooks/index.js';
+import { announceStatusChange } from '../webhooks/status-change-announce.js';
 import {
   applyStatus,
   type StatusChange,
@@ -98,31 +99,21 @@ export class DurableObjectStatusStore {
   }
 
   /** Runs `onChange` for a stored change; on its failure asks the object to undo it, and rethrows. */
-  async #announce(wamid: string, result: StatusUpdateResult, current: TrackedStatus): Promise<void> {
-    try {
-      await this.#onChange?.({ ...result, current });
-    } catch (error) {
-      const op = 'DurableObjectStatusStore.update undo';
-      try {
-        await callObject(
+  #announce(wamid: string, result: StatusUpdateResult, current: TrackedStatus): Promise<void> {
+    const undo = { status: current.status, previous: result.previous ?? null, retainMs: this.#ttlMs };
+    return announceStatusChange(
+      this.#onChange,
+      { ...result, current },
+      () =>
+        callObject(
           this.#binding,
           `status:${wamid}`,
           'status.undo',
-          { status: current.status, previous: result.previous ?? null, retainMs: this.#ttlMs },
-          op,
-        );
-      } catch (undoError) {
-        log(
-          this.#logger,
-          'error',
-          'wa-gateway-sdk: onChange failed and its status change could not be undone',
-          {
-            error: undoError instanceof Error ? undoError.name : typeof undoError,
-          },
-        );
-      }
-      throw error;
-    }
+          undo,
+          'DurableObjectStatusStore.update undo',
+        ),
+      this.#logger,
+    );
   }
 
   /**

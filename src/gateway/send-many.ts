@@ -61,6 +61,7 @@ export interface CampaignObserver {
  *   within a bounded time however long the sender then waits;
  * - `close` is called once the last result has been added (so after every send has settled), and resolves once
  *   every result is written, or throws `CampaignRecordError` with those that could not be.
+ * - an `add` that throws does not hold a result back: the loop yields it, and throws that error once it is left.
  */
 export interface SendManyRecorder {
   /** Settles once the store's note is written (the first, or the renewal under way). */
@@ -158,6 +159,7 @@ export async function* sendMany(
   let closing = false;
   let pulling = false;
   let pullError: { error: unknown } | undefined;
+  let recordError: { error: unknown } | undefined;
   // Something changed (a send settled, an item arrived): `changed` is set before the waiter is woken, so a change
   // that lands while the loop is not waiting (during a yield) is not lost.
   let changed = false;
@@ -171,10 +173,17 @@ export async function* sendMany(
   const start = (message: DeepReadonly<OutboundMessage>) => {
     const index = started++;
     const task: Promise<void> = batch.send(message, index).then(async (r) => {
-      await campaign?.add(r, message);
-      done.set(index, r);
-      inFlight.delete(task);
-      notify();
+      try {
+        await campaign?.add(r, message);
+      } catch (error) {
+        // A recorder that throws (not the SDK's: it keeps what it could not write for `close`) still gets its
+        // result yielded; its error ends the loop once the sends in flight have settled.
+        recordError ??= { error };
+      } finally {
+        done.set(index, r);
+        inFlight.delete(task);
+        notify();
+      }
     });
     inFlight.add(task);
   };
@@ -225,12 +234,24 @@ export async function* sendMany(
     } finally {
       // A campaign's loop is left only once the sends in flight have settled and every result is recorded (or
       // `close` throws CampaignRecordError with those that could not be): none is written after the caller moved on.
-      if (campaign) {
-        await Promise.allSettled(inFlight);
-        await campaign.close();
-      }
+      if (campaign) await closeRecording(campaign, inFlight, () => recordError);
     }
   }
+}
+
+/**
+ * Ends a campaign's recording as its loop is left: once the sends in flight have settled, the recorder writes what
+ * it holds (`close` throws `CampaignRecordError` with what it could not), then a recorder's own error is thrown.
+ */
+async function closeRecording(
+  campaign: SendManyRecorder,
+  inFlight: ReadonlySet<Promise<void>>,
+  recordError: () => { error: unknown } | undefined,
+): Promise<void> {
+  await Promise.allSettled(inFlight);
+  await campaign.close();
+  const failed = recordError();
+  if (failed) throw failed.error;
 }
 
 /** A batch's shared state: its stop switch, its progress, and the send of one of its messages. */

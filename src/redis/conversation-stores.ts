@@ -7,6 +7,7 @@
 import { ConversationError } from '../conversations/errors.js';
 import type { SessionLock, SessionStore, WindowStore } from '../conversations/stores.js';
 import { durationMs } from '../core/duration.js';
+import { storableJson } from '../core/serialise.js';
 import type { RedisClient } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { hashId, type KeySpace } from './keys.js';
@@ -69,7 +70,8 @@ export class RedisSessionStore implements SessionStore {
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
     const op = 'RedisSessionStore.set';
     const ms = durationMs(ttlMs, `${op}: \`ttlMs\``);
-    await call(op, () => this.#redis.set(this.#record(key), JSON.stringify(value), 'PX', ms));
+    const text = storableJson(value, op);
+    await call(op, () => this.#redis.set(this.#record(key), text, 'PX', ms));
   }
 
   async delete(key: string): Promise<void> {
@@ -106,7 +108,7 @@ export class RedisSessionStore implements SessionStore {
         const saveOp = 'RedisSessionStore.save';
         const ms = durationMs(ttlMs, `${saveOp}: \`ttlMs\``);
         try {
-          await lease.fenced(SAVE, [writes(recordKey, ms)], [JSON.stringify(value)], saveOp);
+          await lease.fenced(SAVE, [writes(recordKey, ms)], [storableJson(value, saveOp)], saveOp);
         } catch (error) {
           if (!(error instanceof RedisStoreError) || error.failure !== 'lease_lost') throw error;
           throw new ConversationError(

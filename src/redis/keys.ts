@@ -13,6 +13,7 @@
  *   names are those of the previous versions: an upgrade finds everything where it was.
  */
 import { createHash } from 'node:crypto';
+import { ConfigurationError } from '../core/errors.js';
 import { isCluster, type RedisClient } from './client.js';
 
 /** How many slots a store's keys spread over when one counter must sit beside each record (see `bucketOf`). */
@@ -33,6 +34,11 @@ export function slotText(key: string): string {
 
 /** SHA-256 of a caller-given id, base64url: neither a payload fragment nor an odd string becomes a key name. */
 export function hashId(id: string): string {
+  if (typeof id !== 'string') {
+    throw new ConfigurationError(
+      `A Redis store was given ${id === null ? 'null' : typeof id} where an id (a string: a wamid, a customer, an event key) was expected.`,
+    );
+  }
   return createHash('sha256').update(id).digest('base64url');
 }
 

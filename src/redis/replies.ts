@@ -6,6 +6,7 @@
  * Why ioredis: BullMQ (the durable inbox) works only with ioredis, so this entry takes one client for everything
  * instead of asking users to run two clients against one Redis.
  */
+import { ConfigurationError } from '../core/errors.js';
 import { errorMeta, RedisStoreError, type RedisStoreFailure } from './errors.js';
 
 /** @internal */
@@ -106,6 +107,8 @@ export async function call<T>(operation: string, run: () => Promise<T>): Promise
   try {
     return await run();
   } catch (error) {
+    // The caller's own bad input, found on the way (an id that is not a string): theirs to fix, not an outage.
+    if (error instanceof ConfigurationError) throw error;
     throw toStoreError(error, operation);
   }
 }

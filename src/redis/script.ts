@@ -6,8 +6,9 @@
  * - each write command the script makes (`SET`, `HSET`, `HINCRBY`, `RPUSH`, `SADD`, `ZADD`, `INCR`, ...) is
  *   checked to be on a key declared written: a write on a key declared read-only, or on a key not passed in
  *   `KEYS` (which a cluster could not route), fails before it is made;
- * - once the script's own code returns, every key it wrote gets `PEXPIRE <its expiry>`: a counter recreated after
- *   it expired gets an expiry again, and a record's retention runs from its last write;
+ * - each write is followed at once by `PEXPIRE <its expiry>` on its key: a counter recreated after it expired gets
+ *   an expiry again, a record's retention runs from its last write, and a script that fails half-way (Redis keeps
+ *   the writes it made) leaves no key without one;
  * - keys it only removed from, deleted or read keep their expiry untouched, so a fenced script that finds another
  *   holder's lease never extends it.
  *
@@ -53,7 +54,7 @@ const WRITE_COMMANDS =
  */
 function wrap(source: string): string {
   return `
-local __real, __keys, __ttl, __args, __wrote = redis, {}, {}, {}, {}
+local __real, __keys, __ttl, __args = redis, {}, {}, {}
 local __first = 0
 if ARGV[1] ~= '' then
   if __real.call('GET', KEYS[1]) ~= ARGV[1] then
@@ -68,28 +69,36 @@ for n = 1, __n do
 end
 for i = 2 + __n, #ARGV do __args[i - 1 - __n] = ARGV[i] end
 local function __check(command, key)
-  if not string.find(' ${WRITE_COMMANDS} ', ' ' .. string.upper(command) .. ' ', 1, true) then return end
+  if not string.find(' ${WRITE_COMMANDS} ', ' ' .. string.upper(command) .. ' ', 1, true) then return nil end
   for n = 1, __n do
     if __keys[n] == key then
       if __ttl[n] <= 0 then error('wa-gateway-sdk: a script wrote a key declared read-only') end
-      __wrote[n] = true
-      return
+      return n
     end
   end
   error('wa-gateway-sdk: a script wrote a key it was not given in KEYS')
 end
+local function __expire(n, key)
+  if n then __real.call('PEXPIRE', key, __ttl[n]) end
+end
 local __redis = setmetatable({
-  call = function(command, ...) __check(command, (...)) return __real.call(command, ...) end,
-  pcall = function(command, ...) __check(command, (...)) return __real.pcall(command, ...) end,
+  call = function(command, ...)
+    local n = __check(command, (...))
+    local r = __real.call(command, ...)
+    __expire(n, (...))
+    return r
+  end,
+  pcall = function(command, ...)
+    local n = __check(command, (...))
+    local r = __real.pcall(command, ...)
+    __expire(n, (...))
+    return r
+  end,
 }, { __index = __real })
 local function __body(KEYS, ARGV, redis)
 ${source}
 end
-local __result = __body(__keys, __args, __redis)
-for n = 1, __n do
-  if __wrote[n] then __real.call('PEXPIRE', __keys[n], __ttl[n]) end
-end
-return __result
+return __body(__keys, __args, __redis)
 `;
 }
 

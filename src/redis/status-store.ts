@@ -2,18 +2,19 @@ import { z } from 'zod';
 import { compareAndSet, DEFAULT_CAS_ATTEMPTS, LOST_RACE } from '../core/compare-and-set.js';
 import { durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
-import { log } from '../core/logger.js';
 import type { StatusEvent } from '../webhooks/events.js';
 import { STATUS_VALUES, statusErrorSchema, type WebhookStatus } from '../webhooks/schemas.js';
+import { announceStatusChange } from '../webhooks/status-change-announce.js';
 import {
   applyStatus,
   type StatusChange,
   type StatusUpdateResult,
   type TrackedStatus,
+  trackedStatusFrom,
   wamidOf,
 } from '../webhooks/status-tracker.js';
 import type { RedisClient } from './client.js';
-import { errorMeta, RedisStoreError } from './errors.js';
+import { RedisStoreError } from './errors.js';
 import { hashId, type KeySpace } from './keys.js';
 import { call, expectNumber, unexpectedReply } from './replies.js';
 import { Script, type ScriptKey, writes } from './script.js';
@@ -172,32 +173,19 @@ export class RedisStatusStore {
   }
 
   /** Runs `onChange` for a written change; on its failure undoes the write (see the class doc) and rethrows. */
-  async #announce(
+  #announce(
     keys: [ScriptKey, ScriptKey],
     raw: string | null,
     result: StatusUpdateResult,
     current: TrackedStatus,
   ): Promise<void> {
-    try {
-      await this.#onChange?.({ ...result, current });
-    } catch (error) {
-      const op = 'RedisStatusStore.update undo';
-      try {
-        await call(op, () =>
-          UNDO.run(this.#redis, keys, [current.status, raw ?? '', result.newlyBillable ? '1' : '0']),
-        );
-      } catch (undoError) {
-        log(
-          this.#logger,
-          'error',
-          'wa-gateway-sdk: onChange failed and its status change could not be undone',
-          {
-            error: errorMeta(undoError).errorName,
-          },
-        );
-      }
-      throw error;
-    }
+    const undo = [current.status, raw ?? '', result.newlyBillable ? '1' : '0'];
+    return announceStatusChange(
+      this.#onChange,
+      { ...result, current },
+      () => call('RedisStatusStore.update undo', () => UNDO.run(this.#redis, keys, undo)),
+      this.#logger,
+    );
   }
 
   /** The shared state of a message, or `undefined`. */
@@ -247,20 +235,5 @@ function decode(operation: string, raw: unknown): TrackedStatus {
   }
   const parsed = storedSchema.safeParse(value);
   if (!parsed.success) throw unexpectedReply(operation, 'a stored status', typeof value);
-  const s = parsed.data;
-  return {
-    wamid: s.wamid,
-    status: s.status,
-    timestamp: s.timestamp,
-    sentAt: s.sentAt,
-    deliveredAt: s.deliveredAt,
-    readAt: s.readAt,
-    failedAt: s.failedAt,
-    delivered: s.delivered,
-    billable: s.billable,
-    recipientId: s.recipientId,
-    recipientUserId: s.recipientUserId,
-    errors: s.errors,
-    events: s.events,
-  };
+  return trackedStatusFrom(parsed.data);
 }

@@ -59,6 +59,13 @@ export function checkPrefix(prefix: unknown, operation: string): string {
       `${operation}: \`prefix\` must be a string without spaces or control characters.`,
     );
   }
+  // Redis reads a key's hash tag from its first '{' to the next '}': a stray or empty one in the prefix would
+  // swallow the stores' own tags, and an operation's keys would land in different slots of a cluster.
+  if (prefix.includes('{') && hashTag(prefix) === undefined) {
+    throw new ConfigurationError(
+      `${operation}: \`prefix\` '${prefix}' has a '{' without a hash tag after it: drop the braces (keys spread over a cluster), or give a whole tag such as '{wa}:' (every key in one slot).`,
+    );
+  }
   return prefix;
 }
 

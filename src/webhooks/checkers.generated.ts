@@ -5,7 +5,7 @@
 /* eslint-disable */
 // @ts-nocheck
 
-import { abortedSince, explicitlyAbortedSince, isObject, lengthFor, lengthOrigin, lenientKey, optionalKey, prefixIssues, requiredKey, restKeys, typeIssue, wrongType, wrongValue, type RawIssue } from '../core/checker-runtime.js';
+import { abortedSince, arrayOf, caughtOf, checkedUnder, defaultOf, explicitlyAbortedSince, isObject, lengthFor, lengthOrigin, lenientKey, literalOf, nullableOf, optionalKey, optionalOf, requiredKey, typeIssue, wrongType, type RawIssue } from '../core/checker-runtime.js';
 import { isNonEmptyString, isString, wrapUnknownKind } from './wire-rules.js';
 import type { AccountUpdateValue, TemplateStatusValue, WebhookContact, WebhookEnvelope, WebhookMetadata, WebhookStatus } from './schemas.js';
 
@@ -13,22 +13,17 @@ const T0 = ["object", "Invalid input: expected object, received "];
 const N1 = "Invalid input: expected nonoptional, received undefined";
 const T2 = ["string", "Invalid input: expected string, received "];
 const T3 = ["number", "Invalid input: expected number, received "];
-const T4 = ["array", "Invalid input: expected array, received "];
-const T5 = ["boolean", "Invalid input: expected boolean, received "];
+const P4 = "__proto__";
+const T5 = ["array", "Invalid input: expected array, received "];
+const T6 = ["boolean", "Invalid input: expected boolean, received "];
+const L7 = "Invalid input: expected ";
 
 function c0(v, iss) {
   if (typeof v !== 'string') return wrongType(v, iss, T2);
   return v;
 }
-function c1(v, iss) {
-  if (v === undefined) return undefined;
-  return c0(v, iss);
-}
-function c2(v, iss) {
-  const e = [];
-  const r = c1(v, e);
-  return e.length === 0 ? r : undefined;
-}
+const c1 = optionalOf(c0);
+const c2 = caughtOf(c1, undefined);
 function c3(v, iss) {
   if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T3);
   return v;
@@ -45,70 +40,42 @@ function c4(v, iss) {
   iss.push({ code: 'invalid_union', errors: [e0, e1], path: [], message: "Invalid input" });
   return v;
 }
-function c5(v, iss) {
-  if (v === undefined) return undefined;
-  return c4(v, iss);
-}
-function c6(v, iss) {
-  const e = [];
-  const r = c5(v, e);
-  return e.length === 0 ? r : undefined;
-}
-function c7(v, iss) {
-  const e = [];
-  const r = c0(v, e);
-  return e.length === 0 ? r : "";
-}
+const c5 = optionalOf(c4);
+const c6 = caughtOf(c5, undefined);
+const c7 = caughtOf(c0, "");
 function c8(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  restKeys(v, out);
+  for (const k in v) if (k !== P4) out[k] = v[k];
   return out;
 }
 function c9(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  lenientKey(v, out, "field", c7, iss, false);
-  requiredKey(v, out, "value", c8, iss, N1);
-  restKeys(v, out);
+  const x0 = v["field"];
+  if (typeof x0 === 'string') out["field"] = x0; else lenientKey(v, out, "field", c7, iss, false);
+  out["value"] = checkedUnder(v["value"], c8, iss, "value");
+  for (const k in v) if (k !== "field" && k !== "value" && k !== P4) out[k] = v[k];
   return out;
 }
-function c10(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c9(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
+const c10 = arrayOf(c9, T5);
 function c11(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  optionalKey(v, out, "id", c6, iss);
-  requiredKey(v, out, "changes", c10, iss, N1);
-  restKeys(v, out);
+  const x0 = v["id"];
+  if ((typeof x0 === 'string') || (typeof x0 === 'number' && Number.isFinite(x0))) out["id"] = x0; else if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c6, iss);
+  out["changes"] = checkedUnder(v["changes"], c10, iss, "changes");
+  for (const k in v) if (k !== "id" && k !== "changes" && k !== P4) out[k] = v[k];
   return out;
 }
-function c12(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c11(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
+const c12 = arrayOf(c11, T5);
 function c13(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  optionalKey(v, out, "object", c2, iss);
-  requiredKey(v, out, "entry", c12, iss, N1);
-  restKeys(v, out);
+  const x0 = v["object"];
+  if (typeof x0 === 'string') out["object"] = x0; else if (x0 !== undefined || "object" in v) optionalKey(v, out, "object", c2, iss);
+  out["entry"] = checkedUnder(v["entry"], c12, iss, "entry");
+  for (const k in v) if (k !== "object" && k !== "entry" && k !== P4) out[k] = v[k];
   return out;
 }
 function c14(v, iss) {
@@ -118,7 +85,7 @@ function c14(v, iss) {
   if (typeof x0 === 'string') out["phone_number_id"] = x0; else requiredKey(v, out, "phone_number_id", c0, iss, N1);
   const x1 = v["display_phone_number"];
   if (typeof x1 === 'string') out["display_phone_number"] = x1; else if (x1 !== undefined || "display_phone_number" in v) optionalKey(v, out, "display_phone_number", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "phone_number_id" && k !== "display_phone_number" && k !== P4) out[k] = v[k];
   return out;
 }
 function c15(v, iss) {
@@ -128,13 +95,10 @@ function c15(v, iss) {
   if (typeof x0 === 'string') out["name"] = x0; else if (x0 !== undefined || "name" in v) optionalKey(v, out, "name", c1, iss);
   const x1 = v["username"];
   if (typeof x1 === 'string') out["username"] = x1; else if (x1 !== undefined || "username" in v) optionalKey(v, out, "username", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "name" && k !== "username" && k !== P4) out[k] = v[k];
   return out;
 }
-function c16(v, iss) {
-  if (v === undefined) return undefined;
-  return c15(v, iss);
-}
+const c16 = optionalOf(c15);
 function c17(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -145,7 +109,7 @@ function c17(v, iss) {
   const x2 = v["parent_user_id"];
   if (typeof x2 === 'string') out["parent_user_id"] = x2; else if (x2 !== undefined || "parent_user_id" in v) optionalKey(v, out, "parent_user_id", c1, iss);
   optionalKey(v, out, "profile", c16, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "wa_id" && k !== "user_id" && k !== "parent_user_id" && k !== "profile" && k !== P4) out[k] = v[k];
   return out;
 }
 function c18(v, iss) {
@@ -162,42 +126,31 @@ function c20(v, iss) {
   if (!isString(v)) iss.push({ code: 'custom', path: [], message: "Expected a string", continue: false });
   return v;
 }
-function c21(v, iss) {
-  if (v === undefined) return undefined;
-  return c20(v, iss);
-}
+const c21 = optionalOf(c20);
 function c22(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  optionalKey(v, out, "type", c21, iss);
-  restKeys(v, out);
+  const x0 = v["type"];
+  if (x0 !== undefined && isString(x0)) out["type"] = x0; else if (x0 !== undefined || "type" in v) optionalKey(v, out, "type", c21, iss);
+  for (const k in v) if (k !== "type" && k !== P4) out[k] = v[k];
   return out;
 }
-function c23(v, iss) {
-  if (v === undefined) return undefined;
-  return c22(v, iss);
-}
+const c23 = optionalOf(c22);
 function c24(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string') out["id"] = x0; else if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c1, iss);
   optionalKey(v, out, "origin", c23, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "id" && k !== "origin" && k !== P4) out[k] = v[k];
   return out;
 }
-function c25(v, iss) {
-  if (v === undefined) return undefined;
-  return c24(v, iss);
-}
+const c25 = optionalOf(c24);
 function c26(v, iss) {
-  if (typeof v !== 'boolean') return wrongType(v, iss, T5);
+  if (typeof v !== 'boolean') return wrongType(v, iss, T6);
   return v;
 }
-function c27(v, iss) {
-  if (v === undefined) return undefined;
-  return c26(v, iss);
-}
+const c27 = optionalOf(c26);
 function c28(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -207,13 +160,10 @@ function c28(v, iss) {
   if (typeof x1 === 'string') out["pricing_model"] = x1; else if (x1 !== undefined || "pricing_model" in v) optionalKey(v, out, "pricing_model", c1, iss);
   const x2 = v["category"];
   if (typeof x2 === 'string') out["category"] = x2; else if (x2 !== undefined || "category" in v) optionalKey(v, out, "category", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "billable" && k !== "pricing_model" && k !== "category" && k !== P4) out[k] = v[k];
   return out;
 }
-function c29(v, iss) {
-  if (v === undefined) return undefined;
-  return c28(v, iss);
-}
+const c29 = optionalOf(c28);
 function c30(v, iss) {
   if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T3);
   if (!Number.isInteger(v)) { iss.push({ expected: 'int', format: 'safeint', code: 'invalid_type', path: [], message: "Invalid input: expected int, received number", continue: false }); return v; }
@@ -225,13 +175,10 @@ function c31(v, iss) {
   const out = {};
   const x0 = v["details"];
   if (typeof x0 === 'string') out["details"] = x0; else if (x0 !== undefined || "details" in v) optionalKey(v, out, "details", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "details" && k !== P4) out[k] = v[k];
   return out;
 }
-function c32(v, iss) {
-  if (v === undefined) return undefined;
-  return c31(v, iss);
-}
+const c32 = optionalOf(c31);
 function c33(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -242,30 +189,18 @@ function c33(v, iss) {
   const x2 = v["message"];
   if (typeof x2 === 'string') out["message"] = x2; else if (x2 !== undefined || "message" in v) optionalKey(v, out, "message", c1, iss);
   optionalKey(v, out, "error_data", c32, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "code" && k !== "title" && k !== "message" && k !== "error_data" && k !== P4) out[k] = v[k];
   return out;
 }
-function c34(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c33(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
-function c35(v, iss) {
-  if (v === undefined) return undefined;
-  return c34(v, iss);
-}
+const c34 = arrayOf(c33, T5);
+const c35 = optionalOf(c34);
 function c36(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
-  requiredKey(v, out, "status", c19, iss, N1);
+  const x1 = v["status"];
+  if (x1 !== undefined && isNonEmptyString(x1)) out["status"] = x1; else requiredKey(v, out, "status", c19, iss, N1);
   const x2 = v["timestamp"];
   if ((typeof x2 === 'string') || (typeof x2 === 'number' && Number.isFinite(x2))) out["timestamp"] = x2; else requiredKey(v, out, "timestamp", c4, iss, N1);
   const x3 = v["recipient_id"];
@@ -277,30 +212,25 @@ function c36(v, iss) {
   optionalKey(v, out, "conversation", c25, iss);
   optionalKey(v, out, "pricing", c29, iss);
   optionalKey(v, out, "errors", c35, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "id" && k !== "status" && k !== "timestamp" && k !== "recipient_id" && k !== "recipient_user_id" && k !== "parent_recipient_user_id" && k !== "conversation" && k !== "pricing" && k !== "errors" && k !== P4) out[k] = v[k];
   return out;
 }
-function c37(v, iss) {
-  if (v === null) return null;
-  return c0(v, iss);
-}
-function c38(v, iss) {
-  if (v === undefined) return null;
-  const r = c37(v, iss);
-  return r === undefined ? null : r;
-}
+const c37 = nullableOf(c0);
+const c38 = defaultOf(c37, null);
 function c39(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  requiredKey(v, out, "event", c19, iss, N1);
+  const x0 = v["event"];
+  if (x0 !== undefined && isNonEmptyString(x0)) out["event"] = x0; else requiredKey(v, out, "event", c19, iss, N1);
   const x1 = v["message_template_id"];
   if (typeof x1 === 'number' && Number.isFinite(x1)) out["message_template_id"] = x1; else requiredKey(v, out, "message_template_id", c3, iss, N1);
   const x2 = v["message_template_name"];
   if (typeof x2 === 'string') out["message_template_name"] = x2; else if (x2 !== undefined || "message_template_name" in v) optionalKey(v, out, "message_template_name", c1, iss);
   const x3 = v["message_template_language"];
   if (typeof x3 === 'string') out["message_template_language"] = x3; else if (x3 !== undefined || "message_template_language" in v) optionalKey(v, out, "message_template_language", c1, iss);
-  lenientKey(v, out, "reason", c38, iss, true);
-  restKeys(v, out);
+  const x4 = v["reason"];
+  if (x4 === null || typeof x4 === 'string') out["reason"] = x4; else lenientKey(v, out, "reason", c38, iss, true);
+  for (const k in v) if (k !== "event" && k !== "message_template_id" && k !== "message_template_name" && k !== "message_template_language" && k !== "reason" && k !== P4) out[k] = v[k];
   return out;
 }
 function c40(v, iss) {
@@ -310,13 +240,10 @@ function c40(v, iss) {
   if (typeof x0 === 'string') out["waba_ban_state"] = x0; else if (x0 !== undefined || "waba_ban_state" in v) optionalKey(v, out, "waba_ban_state", c1, iss);
   const x1 = v["waba_ban_date"];
   if (typeof x1 === 'string') out["waba_ban_date"] = x1; else if (x1 !== undefined || "waba_ban_date" in v) optionalKey(v, out, "waba_ban_date", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "waba_ban_state" && k !== "waba_ban_date" && k !== P4) out[k] = v[k];
   return out;
 }
-function c41(v, iss) {
-  if (v === undefined) return undefined;
-  return c40(v, iss);
-}
+const c41 = optionalOf(c40);
 function c42(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -325,7 +252,7 @@ function c42(v, iss) {
   const x1 = v["event"];
   if (typeof x1 === 'string' && x1.length >= 1) out["event"] = x1; else requiredKey(v, out, "event", c18, iss, N1);
   optionalKey(v, out, "ban_info", c41, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "phone_number" && k !== "event" && k !== "ban_info" && k !== P4) out[k] = v[k];
   return out;
 }
 function c43(v, iss) {
@@ -335,13 +262,10 @@ function c43(v, iss) {
   if (typeof x0 === 'string') out["from"] = x0; else if (x0 !== undefined || "from" in v) optionalKey(v, out, "from", c1, iss);
   const x1 = v["id"];
   if (typeof x1 === 'string') out["id"] = x1; else if (x1 !== undefined || "id" in v) optionalKey(v, out, "id", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "from" && k !== "id" && k !== P4) out[k] = v[k];
   return out;
 }
-function c44(v, iss) {
-  if (v === undefined) return undefined;
-  return c43(v, iss);
-}
+const c44 = optionalOf(c43);
 function f0(v, out, iss) {
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
@@ -355,15 +279,16 @@ function f0(v, out, iss) {
   if ((typeof x4 === 'string') || (typeof x4 === 'number' && Number.isFinite(x4))) out["timestamp"] = x4; else requiredKey(v, out, "timestamp", c4, iss, N1);
   optionalKey(v, out, "context", c44, iss);
 }
-function c45(v, iss) {
-  return v === "text" ? v : wrongValue(v, iss, ["text"], "Invalid input: expected \"text\"");
+function f0k(k) {
+  return k === "id" || k === "from" || k === "from_user_id" || k === "from_parent_user_id" || k === "timestamp" || k === "context";
 }
+const c45 = literalOf("text", L7);
 function c46(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["body"];
   if (typeof x0 === 'string') out["body"] = x0; else requiredKey(v, out, "body", c0, iss, N1);
-  restKeys(v, out);
+  for (const k in v) if (k !== "body" && k !== P4) out[k] = v[k];
   return out;
 }
 function c47(v, iss) {
@@ -372,24 +297,23 @@ function c47(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "text") out["type"] = x6; else requiredKey(v, out, "type", c45, iss, N1);
-  requiredKey(v, out, "text", c46, iss, N1);
-  restKeys(v, out);
+  out["text"] = checkedUnder(v["text"], c46, iss, "text");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "text" && k !== P4) out[k] = v[k];
   return out;
 }
-function c48(v, iss) {
-  return v === "image" ? v : wrongValue(v, iss, ["image"], "Invalid input: expected \"image\"");
-}
+const c48 = literalOf("image", L7);
 function c49(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
-  optionalKey(v, out, "mime_type", c21, iss);
+  const x1 = v["mime_type"];
+  if (x1 !== undefined && isString(x1)) out["mime_type"] = x1; else if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c21, iss);
   const x2 = v["sha256"];
   if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
   const x3 = v["caption"];
   if (typeof x3 === 'string') out["caption"] = x3; else if (x3 !== undefined || "caption" in v) optionalKey(v, out, "caption", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "caption" && k !== P4) out[k] = v[k];
   return out;
 }
 function c50(v, iss) {
@@ -398,13 +322,11 @@ function c50(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "image") out["type"] = x6; else requiredKey(v, out, "type", c48, iss, N1);
-  requiredKey(v, out, "image", c49, iss, N1);
-  restKeys(v, out);
+  out["image"] = checkedUnder(v["image"], c49, iss, "image");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "image" && k !== P4) out[k] = v[k];
   return out;
 }
-function c51(v, iss) {
-  return v === "audio" ? v : wrongValue(v, iss, ["audio"], "Invalid input: expected \"audio\"");
-}
+const c51 = literalOf("audio", L7);
 function f1(v, out, iss) {
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
@@ -413,13 +335,16 @@ function f1(v, out, iss) {
   const x2 = v["sha256"];
   if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
 }
+function f1k(k) {
+  return k === "id" || k === "mime_type" || k === "sha256";
+}
 function c52(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f1(v, out, iss);
   const x3 = v["voice"];
   if (typeof x3 === 'boolean') out["voice"] = x3; else if (x3 !== undefined || "voice" in v) optionalKey(v, out, "voice", c27, iss);
-  restKeys(v, out);
+  for (const k in v) if (!f1k(k) && k !== "voice" && k !== P4) out[k] = v[k];
   return out;
 }
 function c53(v, iss) {
@@ -428,13 +353,11 @@ function c53(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "audio") out["type"] = x6; else requiredKey(v, out, "type", c51, iss, N1);
-  requiredKey(v, out, "audio", c52, iss, N1);
-  restKeys(v, out);
+  out["audio"] = checkedUnder(v["audio"], c52, iss, "audio");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "audio" && k !== P4) out[k] = v[k];
   return out;
 }
-function c54(v, iss) {
-  return v === "document" ? v : wrongValue(v, iss, ["document"], "Invalid input: expected \"document\"");
-}
+const c54 = literalOf("document", L7);
 function c55(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -443,7 +366,7 @@ function c55(v, iss) {
   if (typeof x3 === 'string') out["filename"] = x3; else if (x3 !== undefined || "filename" in v) optionalKey(v, out, "filename", c1, iss);
   const x4 = v["caption"];
   if (typeof x4 === 'string') out["caption"] = x4; else if (x4 !== undefined || "caption" in v) optionalKey(v, out, "caption", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (!f1k(k) && k !== "filename" && k !== "caption" && k !== P4) out[k] = v[k];
   return out;
 }
 function c56(v, iss) {
@@ -452,37 +375,34 @@ function c56(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "document") out["type"] = x6; else requiredKey(v, out, "type", c54, iss, N1);
-  requiredKey(v, out, "document", c55, iss, N1);
-  restKeys(v, out);
+  out["document"] = checkedUnder(v["document"], c55, iss, "document");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "document" && k !== P4) out[k] = v[k];
   return out;
 }
-function c57(v, iss) {
-  return v === "video" ? v : wrongValue(v, iss, ["video"], "Invalid input: expected \"video\"");
-}
+const c57 = literalOf("video", L7);
 function c58(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "video") out["type"] = x6; else requiredKey(v, out, "type", c57, iss, N1);
-  requiredKey(v, out, "video", c49, iss, N1);
-  restKeys(v, out);
+  out["video"] = checkedUnder(v["video"], c49, iss, "video");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "video" && k !== P4) out[k] = v[k];
   return out;
 }
-function c59(v, iss) {
-  return v === "sticker" ? v : wrongValue(v, iss, ["sticker"], "Invalid input: expected \"sticker\"");
-}
+const c59 = literalOf("sticker", L7);
 function c60(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
-  optionalKey(v, out, "mime_type", c21, iss);
+  const x1 = v["mime_type"];
+  if (x1 !== undefined && isString(x1)) out["mime_type"] = x1; else if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c21, iss);
   const x2 = v["sha256"];
   if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
   const x3 = v["animated"];
   if (typeof x3 === 'boolean') out["animated"] = x3; else if (x3 !== undefined || "animated" in v) optionalKey(v, out, "animated", c27, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "animated" && k !== P4) out[k] = v[k];
   return out;
 }
 function c61(v, iss) {
@@ -491,13 +411,11 @@ function c61(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "sticker") out["type"] = x6; else requiredKey(v, out, "type", c59, iss, N1);
-  requiredKey(v, out, "sticker", c60, iss, N1);
-  restKeys(v, out);
+  out["sticker"] = checkedUnder(v["sticker"], c60, iss, "sticker");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "sticker" && k !== P4) out[k] = v[k];
   return out;
 }
-function c62(v, iss) {
-  return v === "location" ? v : wrongValue(v, iss, ["location"], "Invalid input: expected \"location\"");
-}
+const c62 = literalOf("location", L7);
 function c63(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -511,7 +429,7 @@ function c63(v, iss) {
   if (typeof x3 === 'string') out["address"] = x3; else if (x3 !== undefined || "address" in v) optionalKey(v, out, "address", c1, iss);
   const x4 = v["url"];
   if (typeof x4 === 'string') out["url"] = x4; else if (x4 !== undefined || "url" in v) optionalKey(v, out, "url", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "latitude" && k !== "longitude" && k !== "name" && k !== "address" && k !== "url" && k !== P4) out[k] = v[k];
   return out;
 }
 function c64(v, iss) {
@@ -520,13 +438,11 @@ function c64(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "location") out["type"] = x6; else requiredKey(v, out, "type", c62, iss, N1);
-  requiredKey(v, out, "location", c63, iss, N1);
-  restKeys(v, out);
+  out["location"] = checkedUnder(v["location"], c63, iss, "location");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "location" && k !== P4) out[k] = v[k];
   return out;
 }
-function c65(v, iss) {
-  return v === "contacts" ? v : wrongValue(v, iss, ["contacts"], "Invalid input: expected \"contacts\"");
-}
+const c65 = literalOf("contacts", L7);
 function c66(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -536,7 +452,7 @@ function c66(v, iss) {
   if (typeof x1 === 'string') out["first_name"] = x1; else if (x1 !== undefined || "first_name" in v) optionalKey(v, out, "first_name", c1, iss);
   const x2 = v["last_name"];
   if (typeof x2 === 'string') out["last_name"] = x2; else if (x2 !== undefined || "last_name" in v) optionalKey(v, out, "last_name", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "formatted_name" && k !== "first_name" && k !== "last_name" && k !== P4) out[k] = v[k];
   return out;
 }
 function c67(v, iss) {
@@ -548,24 +464,11 @@ function c67(v, iss) {
   if (typeof x1 === 'string') out["type"] = x1; else if (x1 !== undefined || "type" in v) optionalKey(v, out, "type", c1, iss);
   const x2 = v["wa_id"];
   if (typeof x2 === 'string') out["wa_id"] = x2; else if (x2 !== undefined || "wa_id" in v) optionalKey(v, out, "wa_id", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "phone" && k !== "type" && k !== "wa_id" && k !== P4) out[k] = v[k];
   return out;
 }
-function c68(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c67(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
-function c69(v, iss) {
-  if (v === undefined) return undefined;
-  return c68(v, iss);
-}
+const c68 = arrayOf(c67, T5);
+const c69 = optionalOf(c68);
 function c70(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -573,63 +476,36 @@ function c70(v, iss) {
   if (typeof x0 === 'string') out["email"] = x0; else if (x0 !== undefined || "email" in v) optionalKey(v, out, "email", c1, iss);
   const x1 = v["type"];
   if (typeof x1 === 'string') out["type"] = x1; else if (x1 !== undefined || "type" in v) optionalKey(v, out, "type", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "email" && k !== "type" && k !== P4) out[k] = v[k];
   return out;
 }
-function c71(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c70(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
-function c72(v, iss) {
-  if (v === undefined) return undefined;
-  return c71(v, iss);
-}
+const c71 = arrayOf(c70, T5);
+const c72 = optionalOf(c71);
 function c73(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
-  requiredKey(v, out, "name", c66, iss, N1);
+  out["name"] = checkedUnder(v["name"], c66, iss, "name");
   optionalKey(v, out, "phones", c69, iss);
   optionalKey(v, out, "emails", c72, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "name" && k !== "phones" && k !== "emails" && k !== P4) out[k] = v[k];
   return out;
 }
-function c74(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c73(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
+const c74 = arrayOf(c73, T5);
 function c75(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "contacts") out["type"] = x6; else requiredKey(v, out, "type", c65, iss, N1);
-  requiredKey(v, out, "contacts", c74, iss, N1);
-  restKeys(v, out);
+  out["contacts"] = checkedUnder(v["contacts"], c74, iss, "contacts");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "contacts" && k !== P4) out[k] = v[k];
   return out;
 }
-function c76(v, iss) {
-  return v === "interactive" ? v : wrongValue(v, iss, ["interactive"], "Invalid input: expected \"interactive\"");
-}
+const c76 = literalOf("interactive", L7);
 function c77(v, iss) {
   return wrapUnknownKind(v);
 }
-function c78(v, iss) {
-  return v === "button_reply" ? v : wrongValue(v, iss, ["button_reply"], "Invalid input: expected \"button_reply\"");
-}
+const c78 = literalOf("button_reply", L7);
 function c79(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -637,7 +513,7 @@ function c79(v, iss) {
   if (typeof x0 === 'string') out["id"] = x0; else requiredKey(v, out, "id", c0, iss, N1);
   const x1 = v["title"];
   if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N1);
-  restKeys(v, out);
+  for (const k in v) if (k !== "id" && k !== "title" && k !== P4) out[k] = v[k];
   return out;
 }
 function c80(v, iss) {
@@ -645,13 +521,11 @@ function c80(v, iss) {
   const out = {};
   const x0 = v["type"];
   if (x0 === "button_reply") out["type"] = x0; else requiredKey(v, out, "type", c78, iss, N1);
-  requiredKey(v, out, "button_reply", c79, iss, N1);
-  restKeys(v, out);
+  out["button_reply"] = checkedUnder(v["button_reply"], c79, iss, "button_reply");
+  for (const k in v) if (k !== "type" && k !== "button_reply" && k !== P4) out[k] = v[k];
   return out;
 }
-function c81(v, iss) {
-  return v === "list_reply" ? v : wrongValue(v, iss, ["list_reply"], "Invalid input: expected \"list_reply\"");
-}
+const c81 = literalOf("list_reply", L7);
 function c82(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -661,7 +535,7 @@ function c82(v, iss) {
   if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N1);
   const x2 = v["description"];
   if (typeof x2 === 'string') out["description"] = x2; else if (x2 !== undefined || "description" in v) optionalKey(v, out, "description", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "id" && k !== "title" && k !== "description" && k !== P4) out[k] = v[k];
   return out;
 }
 function c83(v, iss) {
@@ -669,13 +543,11 @@ function c83(v, iss) {
   const out = {};
   const x0 = v["type"];
   if (x0 === "list_reply") out["type"] = x0; else requiredKey(v, out, "type", c81, iss, N1);
-  requiredKey(v, out, "list_reply", c82, iss, N1);
-  restKeys(v, out);
+  out["list_reply"] = checkedUnder(v["list_reply"], c82, iss, "list_reply");
+  for (const k in v) if (k !== "type" && k !== "list_reply" && k !== P4) out[k] = v[k];
   return out;
 }
-function c84(v, iss) {
-  return v === "unknown" ? v : wrongValue(v, iss, ["unknown"], "Invalid input: expected \"unknown\"");
-}
+const c84 = literalOf("unknown", L7);
 function c85(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -683,8 +555,8 @@ function c85(v, iss) {
   if (x0 === "unknown") out["type"] = x0; else requiredKey(v, out, "type", c84, iss, N1);
   const x1 = v["originalType"];
   if (typeof x1 === 'string') out["originalType"] = x1; else requiredKey(v, out, "originalType", c0, iss, N1);
-  requiredKey(v, out, "raw", c8, iss, N1);
-  restKeys(v, out);
+  out["raw"] = checkedUnder(v["raw"], c8, iss, "raw");
+  for (const k in v) if (k !== "type" && k !== "originalType" && k !== "raw" && k !== P4) out[k] = v[k];
   return out;
 }
 function c86(v, iss) {
@@ -710,12 +582,10 @@ function c88(v, iss) {
   const x6 = v["type"];
   if (x6 === "interactive") out["type"] = x6; else requiredKey(v, out, "type", c76, iss, N1);
   lenientKey(v, out, "interactive", c87, iss, false);
-  restKeys(v, out);
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "interactive" && k !== P4) out[k] = v[k];
   return out;
 }
-function c89(v, iss) {
-  return v === "reaction" ? v : wrongValue(v, iss, ["reaction"], "Invalid input: expected \"reaction\"");
-}
+const c89 = literalOf("reaction", L7);
 function c90(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -723,7 +593,7 @@ function c90(v, iss) {
   if (typeof x0 === 'string') out["message_id"] = x0; else requiredKey(v, out, "message_id", c0, iss, N1);
   const x1 = v["emoji"];
   if (typeof x1 === 'string') out["emoji"] = x1; else if (x1 !== undefined || "emoji" in v) optionalKey(v, out, "emoji", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "message_id" && k !== "emoji" && k !== P4) out[k] = v[k];
   return out;
 }
 function c91(v, iss) {
@@ -732,17 +602,12 @@ function c91(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "reaction") out["type"] = x6; else requiredKey(v, out, "type", c89, iss, N1);
-  requiredKey(v, out, "reaction", c90, iss, N1);
-  restKeys(v, out);
+  out["reaction"] = checkedUnder(v["reaction"], c90, iss, "reaction");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "reaction" && k !== P4) out[k] = v[k];
   return out;
 }
-function c92(v, iss) {
-  return v === "order" ? v : wrongValue(v, iss, ["order"], "Invalid input: expected \"order\"");
-}
-function c93(v, iss) {
-  if (v === undefined) return undefined;
-  return c3(v, iss);
-}
+const c92 = literalOf("order", L7);
+const c93 = optionalOf(c3);
 function c94(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -754,20 +619,10 @@ function c94(v, iss) {
   if (typeof x2 === 'number' && Number.isFinite(x2)) out["item_price"] = x2; else if (x2 !== undefined || "item_price" in v) optionalKey(v, out, "item_price", c93, iss);
   const x3 = v["currency"];
   if (typeof x3 === 'string') out["currency"] = x3; else if (x3 !== undefined || "currency" in v) optionalKey(v, out, "currency", c1, iss);
-  restKeys(v, out);
+  for (const k in v) if (k !== "product_retailer_id" && k !== "quantity" && k !== "item_price" && k !== "currency" && k !== P4) out[k] = v[k];
   return out;
 }
-function c95(v, iss) {
-  if (!Array.isArray(v)) return wrongType(v, iss, T4);
-  const n = v.length;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = iss.length;
-    out[i] = c94(v[i], iss);
-    if (iss.length !== k) prefixIssues(iss, k, i);
-  }
-  return out;
-}
+const c95 = arrayOf(c94, T5);
 function c96(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -775,8 +630,8 @@ function c96(v, iss) {
   if (typeof x0 === 'string') out["catalog_id"] = x0; else if (x0 !== undefined || "catalog_id" in v) optionalKey(v, out, "catalog_id", c1, iss);
   const x1 = v["text"];
   if (typeof x1 === 'string') out["text"] = x1; else if (x1 !== undefined || "text" in v) optionalKey(v, out, "text", c1, iss);
-  requiredKey(v, out, "product_items", c95, iss, N1);
-  restKeys(v, out);
+  out["product_items"] = checkedUnder(v["product_items"], c95, iss, "product_items");
+  for (const k in v) if (k !== "catalog_id" && k !== "text" && k !== "product_items" && k !== P4) out[k] = v[k];
   return out;
 }
 function c97(v, iss) {
@@ -785,13 +640,11 @@ function c97(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "order") out["type"] = x6; else requiredKey(v, out, "type", c92, iss, N1);
-  requiredKey(v, out, "order", c96, iss, N1);
-  restKeys(v, out);
+  out["order"] = checkedUnder(v["order"], c96, iss, "order");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "order" && k !== P4) out[k] = v[k];
   return out;
 }
-function c98(v, iss) {
-  return v === "button" ? v : wrongValue(v, iss, ["button"], "Invalid input: expected \"button\"");
-}
+const c98 = literalOf("button", L7);
 function c99(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
@@ -799,7 +652,7 @@ function c99(v, iss) {
   if (typeof x0 === 'string') out["payload"] = x0; else requiredKey(v, out, "payload", c0, iss, N1);
   const x1 = v["text"];
   if (typeof x1 === 'string') out["text"] = x1; else requiredKey(v, out, "text", c0, iss, N1);
-  restKeys(v, out);
+  for (const k in v) if (k !== "payload" && k !== "text" && k !== P4) out[k] = v[k];
   return out;
 }
 function c100(v, iss) {
@@ -808,35 +661,23 @@ function c100(v, iss) {
   f0(v, out, iss);
   const x6 = v["type"];
   if (x6 === "button") out["type"] = x6; else requiredKey(v, out, "type", c98, iss, N1);
-  requiredKey(v, out, "button", c99, iss, N1);
-  restKeys(v, out);
+  out["button"] = checkedUnder(v["button"], c99, iss, "button");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "button" && k !== P4) out[k] = v[k];
   return out;
 }
 
 /** `Envelope`: the schema's output, or `issues` filled with zod's issues (then the output means nothing). */
-export function checkEnvelope(input: unknown, issues: RawIssue[]): WebhookEnvelope {
-  return c13(input, issues);
-}
+export const checkEnvelope: (input: unknown, issues: RawIssue[]) => WebhookEnvelope = c13;
 /** `Metadata`: the schema's output, or `issues` filled with zod's issues (then the output means nothing). */
-export function checkMetadata(input: unknown, issues: RawIssue[]): WebhookMetadata {
-  return c14(input, issues);
-}
+export const checkMetadata: (input: unknown, issues: RawIssue[]) => WebhookMetadata = c14;
 /** `Contact`: the schema's output, or `issues` filled with zod's issues (then the output means nothing). */
-export function checkContact(input: unknown, issues: RawIssue[]): WebhookContact {
-  return c17(input, issues);
-}
+export const checkContact: (input: unknown, issues: RawIssue[]) => WebhookContact = c17;
 /** `Status`: the schema's output, or `issues` filled with zod's issues (then the output means nothing). */
-export function checkStatus(input: unknown, issues: RawIssue[]): WebhookStatus {
-  return c36(input, issues);
-}
+export const checkStatus: (input: unknown, issues: RawIssue[]) => WebhookStatus = c36;
 /** `TemplateStatusValue`: the schema's output, or `issues` filled with zod's issues (then the output means nothing). */
-export function checkTemplateStatusValue(input: unknown, issues: RawIssue[]): TemplateStatusValue {
-  return c39(input, issues);
-}
+export const checkTemplateStatusValue: (input: unknown, issues: RawIssue[]) => TemplateStatusValue = c39;
 /** `AccountUpdateValue`: the schema's output, or `issues` filled with zod's issues (then the output means nothing). */
-export function checkAccountUpdateValue(input: unknown, issues: RawIssue[]): AccountUpdateValue {
-  return c42(input, issues);
-}
+export const checkAccountUpdateValue: (input: unknown, issues: RawIssue[]) => AccountUpdateValue = c42;
 /** The checker of each documented incoming message type, keyed as `messageSchemas` is. */
 export const messageCheckers: Readonly<Record<string, (input: unknown, issues: RawIssue[]) => unknown>> = {
   "text": c47,

@@ -19,22 +19,29 @@ const NUMERIC = /^\s*-?\d+(?:\.\d+)?\s*$/;
  */
 export function parseTimestamp(raw: unknown): number | undefined {
   if (typeof raw === 'number') return Number.isFinite(raw) ? raw : undefined;
-  if (typeof raw !== 'string' || !(isDigits(raw) || NUMERIC.test(raw))) return undefined;
+  if (typeof raw !== 'string') return undefined;
+  const digits = digitsValue(raw);
+  if (digits !== undefined) return digits;
+  if (!NUMERIC.test(raw)) return undefined;
   const n = Number(raw);
   return Number.isFinite(n) ? n : undefined;
 }
 
 /**
- * Whether `text` is ASCII digits only, as wire timestamps are: `NUMERIC` says yes to all of them, and a first
- * delivery then pays for no regular expression compilation.
+ * The value of `text` when it is 1 to 15 ASCII digits, as wire timestamps are, summed as it is read (exact: 15
+ * digits stay below 2^53). `NUMERIC` and `Number` answer the rest; a first delivery then compiles no regular
+ * expression, and none converts a string twice.
  */
-function isDigits(text: string): boolean {
-  if (text.length === 0) return false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
+function digitsValue(text: string): number | undefined {
+  const length = text.length;
+  if (length === 0 || length > 15) return undefined;
+  let value = 0;
+  for (let i = 0; i < length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
   }
-  return true;
+  return value;
 }
 
 export function rawTimestampString(raw: unknown): string | undefined {

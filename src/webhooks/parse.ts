@@ -80,16 +80,10 @@ function walkEnvelope(body: DecodedBody): WebhookEvent[] {
     const businessAccountId = typeof id === 'number' ? String(id) : id;
     for (let j = 0; j < changes.length; j++) {
       const { field, value } = changes[j]!;
-      const ctx: ChangeContext = {
-        businessAccountId,
-        field,
-        time,
-        path: ['entry', i, 'changes', j, 'value'],
-        body,
-      };
+      const ctx: ChangeContext = { businessAccountId, field, time, entry: i, change: j, body };
       const reader = Object.hasOwn(changeReaders, field) ? changeReaders[field as KnownChangeField] : null;
       if (reader) reader(value, ctx, events);
-      else events.push(unknownEvent(ctx, 'unknown_field', ctx.path, value, []));
+      else events.push(unknownEvent(ctx, 'unknown_field', valuePath(ctx), value, []));
     }
   }
   return events;
@@ -132,40 +126,63 @@ interface ChangeContext {
   field: string;
   /** `entry[].time` when the envelope carries one: it tells two identical template/account updates apart. */
   time: unknown;
-  path: Path;
+  /** Where the change is (`entry[entry].changes[change]`): its paths are made only for an event that carries one. */
+  entry: number;
+  change: number;
   /** The decoded body: `mayHoldNulls(body)` false means items need no `withoutNulls` copy. */
   body: DecodedBody;
+}
+
+/** The path of the change's `value`, or of what is under it: a new array for each event that carries one. */
+function valuePath(ctx: ChangeContext, ...under: (string | number)[]): Path {
+  return ['entry', ctx.entry, 'changes', ctx.change, 'value', ...under];
 }
 
 function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]): void {
   const metadata = parseMetadata(value['metadata']);
   const contacts = value['contacts'];
-  const contactCache = new Map<string, WebhookContact | undefined>();
-  let sawItems = false;
-  // Object key order is document order: honour it even in the odd change that carries both arrays.
-  for (const key of Object.keys(value)) {
-    if (key !== 'messages' && key !== 'statuses') continue;
-    sawItems = true;
+  // Each contact checked once per change, by its index in `contacts`, however many messages name it.
+  const contactCache: ContactCache = [];
+  const keys = itemKeys(value);
+  for (const key of keys) {
     const items = value[key];
-    const path = [...ctx.path, key];
     if (!Array.isArray(items)) {
       events.push(
-        unknownEvent(ctx, 'invalid_item', path, items, [issue([], 'invalid_type', 'Expected an array')]),
+        unknownEvent(ctx, 'invalid_item', valuePath(ctx, key), items, [
+          issue([], 'invalid_type', 'Expected an array'),
+        ]),
       );
       continue;
     }
     for (let k = 0; k < items.length; k++) {
       const item: unknown = items[k];
       if (!metadata.ok) {
-        events.push(withoutMetadata(item, key, ctx, [...path, k], metadata.issues));
+        events.push(withoutMetadata(item, key, ctx, valuePath(ctx, key, k), metadata.issues));
       } else if (key === 'messages') {
-        events.push(messageEvent(item, ctx, path, k, metadata.metadata, contacts, contactCache));
+        events.push(messageEvent(item, ctx, k, metadata.metadata, contacts, contactCache));
       } else {
-        events.push(statusEvent(item, ctx, path, k, metadata.metadata));
+        events.push(statusEvent(item, ctx, k, metadata.metadata));
       }
     }
   }
-  if (!sawItems) events.push(unknownEvent(ctx, 'unrecognized_value', ctx.path, value, []));
+  if (keys.length === 0) events.push(unknownEvent(ctx, 'unrecognized_value', valuePath(ctx), value, []));
+}
+
+type ItemKey = 'messages' | 'statuses';
+const MESSAGES: readonly ItemKey[] = ['messages'];
+const STATUSES: readonly ItemKey[] = ['statuses'];
+const NEITHER: readonly ItemKey[] = [];
+
+/**
+ * The item arrays a change's value holds, in document order (its keys' order) in the odd change that carries
+ * both; a change with one, every real one, is answered without listing the value's keys.
+ */
+function itemKeys(value: JsonObject): readonly ItemKey[] {
+  const messages = Object.hasOwn(value, 'messages');
+  const statuses = Object.hasOwn(value, 'statuses');
+  if (messages && statuses)
+    return Object.keys(value).filter((k): k is ItemKey => k === 'messages' || k === 'statuses');
+  return messages ? MESSAGES : statuses ? STATUSES : NEITHER;
 }
 
 type MetadataResult = { ok: true; metadata: WebhookMetadata } | { ok: false; issues: WebhookIssue[] };
@@ -218,45 +235,44 @@ function unknownItemKey(item: unknown, key: 'messages' | 'statuses'): string | u
  * the first (per the spec they match; a message identified by neither names no one, and its change's contact is
  * its sender).
  */
-function findContact(
-  contacts: unknown,
-  item: JsonObject,
-  cache: Map<string, WebhookContact | undefined>,
-): WebhookContact | undefined {
+function findContact(contacts: unknown, item: JsonObject, cache: ContactCache): WebhookContact | undefined {
   if (!Array.isArray(contacts) || contacts.length === 0) return undefined;
   const from = item['from'];
   const userId = item['from_user_id'];
-  const cacheKey = `${typeof from === 'string' ? from : ''}\u0000${typeof userId === 'string' ? userId : ''}`;
-  if (cache.has(cacheKey)) return cache.get(cacheKey);
-  let raw: unknown = contacts[0];
+  let at = 0;
   if (typeof from === 'string' || typeof userId === 'string') {
-    for (const candidate of contacts) {
+    for (let i = 0; i < contacts.length; i++) {
+      const candidate: unknown = contacts[i];
       if (!isRecord(candidate)) continue;
       const byPhone = typeof from === 'string' && candidate['wa_id'] === from;
       if (byPhone || (typeof userId === 'string' && candidate['user_id'] === userId)) {
-        raw = candidate;
+        at = i;
         break;
       }
     }
   }
+  const cached = cache[at];
+  if (cached !== undefined) return cached === null ? undefined : cached;
   const found: RawIssue[] = [];
-  const checked = checkContact(raw, found);
+  const checked = checkContact(contacts[at], found);
   const contact = found.length === 0 ? checked : undefined;
-  cache.set(cacheKey, contact);
+  cache[at] = contact ?? null;
   return contact;
 }
+
+/** A change's contacts as checked, by index (`null`: it did not fit its schema). */
+type ContactCache = (WebhookContact | null | undefined)[];
 
 function messageEvent(
   item: unknown,
   ctx: ChangeContext,
-  items: Path,
   k: number,
   metadata: WebhookMetadata,
   contacts: unknown,
-  contactCache: Map<string, WebhookContact | undefined>,
+  contactCache: ContactCache,
 ): WebhookEvent {
   if (!isRecord(item)) {
-    return unknownEvent(ctx, 'invalid_item', [...items, k], item, [
+    return unknownEvent(ctx, 'invalid_item', valuePath(ctx, 'messages', k), item, [
       issue([], 'invalid_type', 'Expected an object'),
     ]);
   }
@@ -265,7 +281,7 @@ function messageEvent(
   if (typeof id !== 'string' || id === '' || typeof type !== 'string' || type === '') {
     const missing = (['id', 'type'] as const).filter((f) => typeof item[f] !== 'string' || item[f] === '');
     const issues = missing.map((f) => issue([f], 'invalid_type', 'Expected a non-empty string'));
-    return unknownEvent(ctx, 'invalid_item', [...items, k], item, issues);
+    return unknownEvent(ctx, 'invalid_item', valuePath(ctx, 'messages', k), item, issues);
   }
   let message: IncomingMessage;
   const check = Object.hasOwn(messageCheckers, type) ? messageCheckers[type] : null;
@@ -318,20 +334,14 @@ function unknownMessage(item: JsonObject, id: string, type: string, issues: Webh
   };
 }
 
-function statusEvent(
-  item: unknown,
-  ctx: ChangeContext,
-  items: Path,
-  k: number,
-  metadata: WebhookMetadata,
-): WebhookEvent {
+function statusEvent(item: unknown, ctx: ChangeContext, k: number, metadata: WebhookMetadata): WebhookEvent {
   const found: RawIssue[] = [];
   const status = checkStatus(mayHoldNulls(ctx.body) ? withoutNulls(item) : item, found);
   if (found.length > 0) {
     return unknownEvent(
       ctx,
       'invalid_item',
-      [...items, k],
+      valuePath(ctx, 'statuses', k),
       item,
       toIssues(found),
       unknownItemKey(item, 'statuses'),
@@ -366,7 +376,7 @@ function valueEvent<T>(
 ): WebhookEvent {
   const found: RawIssue[] = [];
   const data = check(value, found);
-  if (found.length > 0) return unknownEvent(ctx, 'invalid_item', ctx.path, value, toIssues(found));
+  if (found.length > 0) return unknownEvent(ctx, 'invalid_item', valuePath(ctx), value, toIssues(found));
   return build(data, contentHash(ctx.time, value));
 }
 

@@ -143,7 +143,11 @@ function readWamid(input: StatusEvent | WebhookStatus): string | undefined {
  * @example
  * const snapshot = trackedStatusFrom(JSON.parse(stored));
  */
-export function trackedStatusFrom(s: TrackedStatus): TrackedStatus {
+export function trackedStatusFrom(
+  s: Pick<TrackedStatus, 'wamid' | 'status' | 'events'> & {
+    readonly [K in keyof TrackedStatus]?: TrackedStatus[K];
+  },
+): TrackedStatus {
   return {
     wamid: s.wamid,
     status: s.status,

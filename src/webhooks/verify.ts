@@ -10,17 +10,37 @@ import { secretList, textEqual } from './secret-match.js';
 // unauthenticated request can cause.
 const MAX_TOKEN_BYTES = 4096;
 
+const WHITESPACE = /\s/;
+
 /**
  * Extracts the token of a `Bearer <token>` header value. The scheme is case-insensitive (RFC 7235); one or more
  * spaces separate it from a single token; anything else (another scheme, no token, two tokens) is `null`.
  */
 function bearerToken(headerValue: string): string | null {
   const value = headerValue.trim();
-  if (value.length < 7 || value.slice(0, 6).toLowerCase() !== 'bearer' || value.charCodeAt(6) !== 0x20)
-    return null;
+  if (value.length < 7 || !isBearerScheme(value) || value.charCodeAt(6) !== 0x20) return null;
   const token = value.slice(7).trimStart();
-  if (token === '' || /\s/.test(token)) return null;
+  if (token === '' || (!isPrintableAscii(token) && WHITESPACE.test(token))) return null;
   return token;
+}
+
+/** Whether `value` starts with `bearer` in any case, without a lower-cased copy of it on every delivery. */
+function isBearerScheme(value: string): boolean {
+  for (let i = 0; i < 6; i++) if ((value.charCodeAt(i) | 0x20) !== BEARER.charCodeAt(i)) return false;
+  return true;
+}
+const BEARER = 'bearer';
+
+/**
+ * Whether every code unit is printable ASCII (`!` to `~`), none of them whitespace: what real tokens are, so `\s`
+ * is asked only of a token with another character (a regular expression per delivery cost more than the compare).
+ */
+function isPrintableAscii(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c < 0x21 || c > 0x7e) return false;
+  }
+  return true;
 }
 
 /**

@@ -66,17 +66,17 @@ function closable(messages: OutboundMessage[], onReturn: () => void): AsyncItera
   };
 }
 
-/** A memory store whose `record` fails while `down` is set. */
+/** A memory store whose `record` fails while `down` is set, and whose `commit` fails while `commitDown` is. */
 function flakyStore() {
   const memory = new MemoryCampaignStore();
-  const state = { down: false };
+  const state = { down: false, commitDown: false };
   const store: CampaignStore = {
     parkMs: memory.parkMs,
     sending: (campaign) => memory.sending(campaign),
     record: (campaign, batch) =>
       state.down ? Promise.reject(new Error('store down')) : memory.record(campaign, batch),
     lookup: (wamid, park) => memory.lookup(wamid, park),
-    commit: (change) => memory.commit(change),
+    commit: (change) => (state.commitDown ? Promise.reject(new Error('store down')) : memory.commit(change)),
     totals: (campaign) => memory.totals(campaign),
     refusals: (campaign) => memory.refusals(campaign),
     failedRetries: (campaign) => memory.failedRetries(campaign),
@@ -290,5 +290,72 @@ describe('results are written by count or by age', () => {
     expect(() => new CampaignTracker({ store, maxBatchAgeMs: 5_001 })).toThrow(ConfigurationError);
     expect(() => new CampaignTracker({ store, maxBatchAgeMs: 0 })).toThrow(ConfigurationError);
     expect(() => new CampaignTracker({ store, maxBatchAgeMs: 5_000 })).not.toThrow();
+  });
+
+  it('a message whose `to` throws is reported invalid and recorded, and the loop ends', async () => {
+    gateway();
+    const tracker = new CampaignTracker({ store: new MemoryCampaignStore() });
+    const hostile = {
+      type: 'text',
+      text: { body: 'hi' },
+      get to(): string {
+        throw new Error('boom');
+      },
+    } as unknown as OutboundMessage;
+    const results = await collect(client(tracker).messages.sendMany([msg(0), hostile], { campaign: 'c' }));
+    expect(results.map((r) => r.ok)).toEqual([true, false]);
+    expect((await tracker.report('c'))?.funnel.accepted).toBe(1);
+  });
+
+  it('a recorder of the user’s own that throws: every result is still yielded, then the loop throws its error', async () => {
+    gateway();
+    const tracker = new CampaignTracker({ store: new MemoryCampaignStore() });
+    const { observer } = counted(tracker);
+    const throwing: CampaignObserver = {
+      recorder(campaign) {
+        const inner = observer.recorder(campaign);
+        return Object.assign(Object.create(inner) as typeof inner, {
+          add: () => Promise.reject(new Error('my store is down')),
+          close: () => inner.close(),
+          beginSend: () => inner.beginSend(),
+          endSend: () => inner.endSend(),
+        });
+      },
+    };
+    const seen: boolean[] = [];
+    const loop = (async () => {
+      for await (const r of client(throwing).messages.sendMany([msg(0), msg(1)], { campaign: 'c' }))
+        seen.push(r.ok);
+    })();
+    await expect(loop).rejects.toThrow('my store is down');
+    expect(seen).toEqual([true, true]);
+  });
+
+  it('a status parked before its result that cannot be applied after: handed back alone, the results stay recorded once', async () => {
+    const flaky = flakyStore();
+    const tracker = new CampaignTracker({ store: flaky.store, batchSize: 1 });
+    const sent = deferred();
+    const answer = deferred();
+    gateway(() => {
+      sent.resolve();
+      return answer.promise;
+    });
+    const loop = collect(client(tracker).messages.sendMany([msg(0)], { campaign: 'c' }));
+    await sent.promise;
+    await tracker.apply(statusObject('delivered', { id: 'wamid.m0' }));
+    flaky.commitDown = true;
+    answer.resolve();
+    const error = await loop.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(CampaignRecordError);
+    const { unrecorded, unapplied, message } = error as CampaignRecordError;
+    expect(unrecorded).toEqual([]);
+    expect(unapplied.map((s) => s.id)).toEqual(['wamid.m0']);
+    expect(message).toContain('tracker.apply(status)');
+    flaky.commitDown = false;
+    for (const status of unapplied) await tracker.apply(status);
+    expect((await tracker.report('c'))?.funnel).toMatchObject({ accepted: 1, delivered: 1 });
   });
 });

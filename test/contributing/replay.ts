@@ -1,5 +1,5 @@
 /**
- * The machinery of the walk-through replays (walk-throughs.test.ts): a throwaway copy of the repository, the edits
+ * The machinery of the walk-through replays (walk-throughs.proof.test.ts): a throwaway copy of the repository, the edits
  * a walk-through's steps make to it, one TypeScript program over the copy (and, for the guide's "does not compile
  * until" claims, the same program with the claimed steps left out), and one vitest run in the copy.
  *

@@ -71,6 +71,25 @@ describe('keepRenewed: the lease heartbeat', () => {
     expect(keeper.lost).toBeUndefined();
   });
 
+  it('a renewal that never answers (a partitioned client) still loses the lease a whole lease later', async () => {
+    const lost: string[] = [];
+    let calls = 0;
+    const keeper = keepRenewed({
+      leaseMs: 300,
+      renew: () => {
+        calls++;
+        return new Promise<boolean>(() => {});
+      },
+      onLost: (w) => lost.push(w),
+    });
+    await vi.advanceTimersByTimeAsync(250);
+    expect(lost).toEqual([]);
+    await vi.advanceTimersByTimeAsync(150);
+    expect(lost).toEqual(['expired']);
+    expect(keeper.signal.aborted).toBe(true);
+    expect(calls).toBe(1);
+  });
+
   it('a renewal answered false loses the lease: onLost once, its signal aborts, renewing stops', async () => {
     const lost: string[] = [];
     let calls = 0;

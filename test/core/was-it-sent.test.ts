@@ -50,6 +50,21 @@ describe('mayHaveBeenSent', () => {
     expect(retryDelay(api(502, null), { ...ctx, idempotent: true }, GATEWAY_RETRY_RULES)).not.toBeNull();
   });
 
+  // AUTH_005 and SEC_001 are 500s: a GET (a media download) repeated them with backoff, to meet the same answer.
+  it('a refused code is never repeated, on any method, even where its status would be', () => {
+    const ctx = { attempt: 0, maxRetries: 2, maxRetryWaitMs: 60_000, retryInFlight: true };
+    const status: Record<string, number> = { AUTH_005: 500, SEC_001: 500, GW_001: 502 };
+    for (const code of GATEWAY_RETRY_RULES.refusedCodes ?? [])
+      for (const idempotent of [false, true])
+        expect(
+          retryDelay(api(status[code] ?? 500, code), { ...ctx, idempotent }, GATEWAY_RETRY_RULES),
+          code,
+        ).toBeNull();
+    expect(
+      retryDelay(api(500, 'AUTH_004'), { ...ctx, idempotent: true }, GATEWAY_RETRY_RULES),
+    ).not.toBeNull();
+  });
+
   it.each([
     [400, false],
     [404, false],

@@ -326,6 +326,14 @@ describe('parseWebhook: tolerance', () => {
       ['not-a-time', undefined, 'not-a-time'],
       ['', undefined, ''],
       ['0x10', undefined, '0x10'],
+      ['0', 0, '0'],
+      ['007', 7, '007'],
+      ['999999999999999', 999999999999999, '999999999999999'],
+      ['12345678901234567890', 12345678901234567000, '12345678901234567890'],
+      [' 1700000125 ', 1700000125, ' 1700000125 '],
+      ['1700000126.5', 1700000126.5, '1700000126.5'],
+      ['1700000127:', undefined, '1700000127:'],
+      ['-5', -5, '-5'],
     ];
     for (const [raw, parsed, kept] of cases) {
       const event = oneMessage(messageEnvelope({ ...textMessage(), timestamp: raw }));
@@ -348,6 +356,28 @@ describe('parseWebhook: tolerance', () => {
     ]);
     const events = parseWebhook(JSON.stringify(body)) as MessageEvent[];
     expect(events.map((e) => e.contact?.profile?.name)).toEqual(['Al', 'Bea', 'Bea']);
+  });
+
+  it('gives no contact to every message whose sender contact does not fit its schema', () => {
+    const body = envelope([
+      entry([
+        messagesChange({
+          messages: [
+            textMessage({ from: '15550000001' }),
+            textMessage({ from: '15550000002' }),
+            textMessage({ from: '15550000001' }),
+          ],
+          contacts: [
+            { wa_id: '15550000001', profile: 'not an object' as never },
+            contact('15550000002', 'Bea'),
+          ],
+        }),
+      ]),
+    ]);
+    const events = parseWebhook(JSON.stringify(body)) as MessageEvent[];
+    expect(events.map((e) => e.kind)).toEqual(['message', 'message', 'message']);
+    expect(events.map((e) => e.contact?.profile?.name)).toEqual([undefined, 'Bea', undefined]);
+    expect(events[0]!.contact).toBeUndefined();
   });
 
   it('does not let a "__proto__" key in the payload reach any prototype', () => {
@@ -609,6 +639,17 @@ describe('parseWebhook: envelopes', () => {
     expect(parseWebhook('{"entry":[]}')).toEqual([]);
   });
 
+  it('a change holding statuses before messages yields them in that order', () => {
+    const { messages, ...rest } = messagesChange({
+      messages: [textMessage()],
+      statuses: [statusObject('read')],
+    }).value as Record<string, unknown>;
+    const body = envelope([entry([change('messages', { ...rest, messages })])]);
+    const flipped = envelope([entry([change('messages', { messages, ...rest })])]);
+    expect(parseWebhook(JSON.stringify(body)).map((e) => e.kind)).toEqual(['status', 'message']);
+    expect(parseWebhook(JSON.stringify(flipped)).map((e) => e.kind)).toEqual(['message', 'status']);
+  });
+
   it('several entries, changes, messages and statuses: one event each, in document order', () => {
     const m1 = textMessage();
     const m2 = imageMessage();
@@ -769,6 +810,18 @@ describe('null means absent', () => {
     expect(s?.kind === 'status' && s.status.pricing).toBeUndefined();
     const [m] = parseWebhook(messageEnvelope({ ...textMessage(), context: null }));
     expect(m?.kind === 'message' && m.message.type).toBe('text');
+  });
+
+  it('a null in a JSON text is stripped wherever it is, whatever text surrounds it', () => {
+    const status = { ...statusObject('read', { id: 'wamid.n2' }), pricing: null };
+    const [s] = parseWebhook(JSON.stringify(statusEnvelope(status as never)).replace(':null', ' :  null '));
+    expect(s?.kind === 'status' && 'pricing' in s.status).toBe(false);
+    // Text holding `ull` and `null` apart from a null value, and a null in a field nobody types.
+    const text = textMessage({ text: { body: 'a full cart, nullable?' } });
+    const [m] = parseWebhook(JSON.stringify(messageEnvelope({ ...text, extra: { note: null, kept: 1 } })));
+    if (m?.kind !== 'message' || m.message.type !== 'text') throw new Error(`got ${m?.kind}`);
+    expect(m.message.text.body).toBe('a full cart, nullable?');
+    expect((m.message as unknown as { extra: unknown }).extra).toEqual({ kept: 1 });
   });
 
   it('a malformed status and its later valid redelivery are both delivered', async () => {

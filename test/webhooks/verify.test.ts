@@ -52,6 +52,19 @@ describe('verifyAuthorization', () => {
     expect(verifyAuthorization([`Bearer ${SECRET}`], SECRET)).toBe(false);
   });
 
+  it('reads a token outside printable ASCII by the same whitespace rule', () => {
+    // Unicode whitespace inside the token splits it in two: refused, even when the secret holds the same text.
+    for (const space of ['\u00a0', '\u2028', '\u3000', '\ufeff', '\v']) {
+      const split = `wh_${space}rest`;
+      expect(verifyAuthorization(`Bearer ${split}`, split), JSON.stringify(space)).toBe(false);
+    }
+    // Any other character is part of the token, and compared like the rest.
+    const unicode = 'wh_clé_秘密_0123456789';
+    expect(verifyAuthorization(`Bearer ${unicode}`, unicode)).toBe(true);
+    expect(verifyAuthorization(`Bearer ${unicode}`, `${unicode.slice(0, -1)}8`)).toBe(false);
+    expect(verifyAuthorization(`Bearer \u0001${SECRET}`, `\u0001${SECRET}`)).toBe(true);
+  });
+
   it('accepts any secret of a rotation list, and only those', () => {
     expect(verifyAuthorization(`Bearer ${SECRET}`, [OLD, SECRET])).toBe(true);
     expect(verifyAuthorization(`Bearer ${OLD}`, [OLD, SECRET])).toBe(true);

@@ -130,7 +130,8 @@ export async function deliver(options: {
   concurrency: number;
   ports: () => number[];
   seed: number;
-  onAck?: (acked: number) => void;
+  /** After each 200: how many so far, the event, and when the POST that got it was sent. */
+  onAck?: (acked: number, key: string, sentAt: number) => void;
   /** Every answer (0 = connection error), as it arrives. */
   onAnswer?: (status: number) => void;
   key?: (i: number) => string;
@@ -151,13 +152,14 @@ export async function deliver(options: {
     for (const waitMs of [0, 1000, 2000]) {
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
       const port = pick();
+      const sentAt = Date.now();
       const { status, refused } = await post(port, body);
       if (refused) down.add(port);
       count(status);
       options.onAnswer?.(status);
       if (status === 200) {
         stats.acked.add(key(i));
-        options.onAck?.(stats.acked.size);
+        options.onAck?.(stats.acked.size, key(i), sentAt);
         return;
       }
       if (status >= 400 && status < 500) break;

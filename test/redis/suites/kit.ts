@@ -155,6 +155,24 @@ export function kitSuite(target: () => RedisTarget): void {
     expect(await redis.pttl(key)).toBeLessThanOrEqual(5_000);
   });
 
+  it('a script that fails after a write leaves that key with its expiry (Redis keeps a failed script’s writes)', async () => {
+    const first = keys.name('k', keys.tag('fail'));
+    const text = keys.name('t', keys.tag('fail'));
+    await redis.set(text, 'a string');
+    const failing = new Script(`
+redis.call('SET', KEYS[1], 'v')
+redis.call('HINCRBY', KEYS[2], 'n', 1)
+return 1
+`);
+    await expect(failing.run(redis, [writes(first, 60_000), writes(text, 60_000)], [])).rejects.toThrow(
+      /WRONGTYPE/,
+    );
+    expect(await redis.get(first)).toBe('v');
+    const ttl = await redis.pttl(first);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+  });
+
   it('every key a script writes has an expiry: each store, every script checked against Redis after it ran', async () => {
     const checked = { scripts: 0, keys: 0 };
     const client = await target().newClient();

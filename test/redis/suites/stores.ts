@@ -5,12 +5,15 @@
 import { beforeEach, expect, it } from 'vitest';
 import { ConfigurationError, GatewayClient, PaymentRequiredError } from '../../../src/index.js';
 import {
+  RedisCampaignStore,
   type RedisClient,
   RedisIdempotencyStore,
   RedisRateLimiter,
+  RedisSessionStore,
   RedisStatusStore,
   RedisStoreError,
   RedisTokenStore,
+  RedisWindowStore,
 } from '../../../src/redis/index.js';
 import { statusObject } from '../../../src/testing/webhook-fixtures.js';
 import { StatusTracker, WebhookParseError, type WebhookStatus } from '../../../src/webhooks/index.js';
@@ -75,7 +78,38 @@ export function storesSuite(target: () => RedisTarget): void {
       failure: 'unexpected_reply',
     });
     expect(() => new RedisIdempotencyStore({ redis, prefix: 'a b' })).toThrow(ConfigurationError);
+    // A brace that opens no hash tag would take the stores' own tags into Redis's and split an operation's slots.
+    for (const prefix of ['wa{:', '{}:', 'a{}b{c}:'])
+      expect(() => new RedisIdempotencyStore({ redis, prefix }), prefix).toThrow(/without a hash tag/);
+    for (const prefix of ['{wa}:', 'wa}:', 'a:{b}:'])
+      expect(() => new RedisIdempotencyStore({ redis, prefix }), prefix).not.toThrow();
     expect(() => new RedisIdempotencyStore({ redis: {} as RedisClient })).toThrow(ConfigurationError);
+  });
+
+  it('bad input is the caller’s ConfigurationError, never a bare TypeError or an outage', async () => {
+    const sessions = new RedisSessionStore({ redis });
+    const bad: [string, () => Promise<unknown>][] = [
+      ['session get(undefined)', () => sessions.get(undefined as never)],
+      ['session set(BigInt)', () => sessions.set('k', { n: 1n }, 1000)],
+      [
+        'window recordInbound(42)',
+        () => new RedisWindowStore({ redis }).recordInbound(42 as never, Date.now()),
+      ],
+      [
+        'campaign lookup(undefined)',
+        () => new RedisCampaignStore({ redis }).lookup(undefined as never, () => ''),
+      ],
+    ];
+    for (const [what, run] of bad) {
+      const error = await run().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error, what).toBeInstanceOf(ConfigurationError);
+    }
+    await expect(sessions.set('k', { n: 1n }, 1000)).rejects.toThrow(
+      'cannot be stored as JSON, at n: a BigInt',
+    );
   });
 
   it('RedisTokenStore: get/set round-trip with the token expiry; garbage is a typed error', async () => {
