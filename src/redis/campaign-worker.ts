@@ -437,13 +437,19 @@ class Message {
     }
     let result: SendManyResult;
     const free = await this.#w.slot();
+    // The worker's closing or the job's own signal (its lock lost) stops the send while it waits; linked by hand and
+    // unlinked after: `AbortSignal.any` per message keeps its sources' listeners until a GC, which costs at this rate.
+    const stop = new AbortController();
+    const sources = this.signal ? [this.#w.closing, this.signal] : [this.#w.closing];
+    const abort = () => stop.abort();
+    for (const source of sources) {
+      if (source.aborted) stop.abort();
+      else source.addEventListener('abort', abort, { once: true });
+    }
     try {
-      const signals = [this.#w.closing, ...(this.signal ? [this.signal] : [])];
-      ({ result } = await sendGated(this.#w.gateway.messages, this.message, {
-        gate,
-        signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals),
-      }));
+      ({ result } = await sendGated(this.#w.gateway.messages, this.message, { gate, signal: stop.signal }));
     } finally {
+      for (const source of sources) source.removeEventListener('abort', abort);
       free();
       recorder?.endSend();
     }
