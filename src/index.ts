@@ -4,6 +4,7 @@
  * are on `wa-gateway-sdk/schemas` (see docs/api-surface.md), so a schema refactor is not a change of this entry.
  */
 
+export type { CampaignHold, CampaignQueueStatus, CampaignQueueView } from './campaigns/queue-status.js';
 export { type CampaignClock, CampaignRecordError } from './campaigns/recorder.js';
 export type { CampaignMessageStatus, CampaignRefusal, CampaignResult } from './campaigns/records.js';
 export {
@@ -14,6 +15,7 @@ export {
   MemoryCampaignStore,
   type MemoryCampaignStoreOptions,
 } from './campaigns/store.js';
+export { MemorySuppressionList, type SuppressionList } from './campaigns/suppressions.js';
 export {
   type CampaignReport,
   type CampaignRetry,

@@ -2,6 +2,7 @@
 import { CampaignTracker } from '../campaigns/tracker.js';
 import type { Logger } from '../core/logger.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
+import { CampaignQueue } from '../redis/campaign-queue.js';
 import { RedisCampaignStore } from '../redis/campaign-store.js';
 import type { RedisClient } from '../redis/client.js';
 import { RedisStoreError } from '../redis/errors.js';
@@ -38,6 +39,41 @@ export interface CampaignSource {
 
 /** Opens the campaigns of `source`; a URL that is not `redis://` or `rediss://` is a `UsageError`. */
 export function openCampaigns(source: CampaignSource): CampaignReader {
+  const redis = connectTo(source);
+  const store = new RedisCampaignStore({
+    redis,
+    ...(source.prefix ? { prefix: source.prefix } : {}),
+    ...(source.logger ? { logger: source.logger } : {}),
+  });
+  const tracker = new CampaignTracker({ store, retryableFailureCodes: source.retryableFailureCodes ?? [] });
+  return { tracker, close: () => redis.disconnect() };
+}
+
+export type { CampaignQueue };
+
+/** A campaign queue's reader: the queue, its tracker, and how to let go of the connection. */
+export type QueueReader = CampaignReader & { queue: CampaignQueue };
+
+/** The campaign queue of `source` (`campaign status|pause|resume|cancel|resend|drop`), and how to let it go. */
+export function openQueue(source: CampaignSource): { queue: CampaignQueue; close(): Promise<void> } {
+  const redis = connectTo(source);
+  const queue = new CampaignQueue({
+    redis,
+    ...(source.prefix ? { prefix: source.prefix } : {}),
+    ...(source.logger ? { logger: source.logger } : {}),
+    retryableFailureCodes: source.retryableFailureCodes ?? [],
+  });
+  return {
+    queue,
+    close: async () => {
+      await queue.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** An ioredis client for `source` (a `Cluster` with its cluster flag), connecting on first use. */
+function connectTo(source: CampaignSource): RedisClient {
   if (!/^rediss?:\/\//.test(source.url))
     throw new UsageError(`${source.flag} must start with redis:// or rediss://.`);
   const { Redis, Cluster } = loadOptionalPeer<{
@@ -55,13 +91,7 @@ export function openCampaigns(source: CampaignSource): CampaignReader {
     : new Redis(source.url, { ...node, lazyConnect: true });
   // Errors surface where the store is read; the client's own 'error' events would otherwise crash the process.
   redis.on('error', () => {});
-  const store = new RedisCampaignStore({
-    redis,
-    ...(source.prefix ? { prefix: source.prefix } : {}),
-    ...(source.logger ? { logger: source.logger } : {}),
-  });
-  const tracker = new CampaignTracker({ store, retryableFailureCodes: source.retryableFailureCodes ?? [] });
-  return { tracker, close: () => redis.disconnect() };
+  return redis;
 }
 
 /**

@@ -1,24 +1,44 @@
-/** `wa-gateway campaign report <id>`: a campaign's report from the Redis that `RedisCampaignStore` writes to. */
+/**
+ * `wa-gateway campaign report <id>`: a campaign's report from the Redis that `RedisCampaignStore` writes to; and
+ * `campaign status|pause|resume|cancel|resend|drop`: a `CampaignQueue`'s campaign, seen and steered.
+ */
 import { parseArgs } from 'node:util';
 import type { CampaignReport } from '../campaigns/tracker.js';
-import { type CampaignSource, clusterAdvice, openCampaigns } from './campaign-store.js';
+import {
+  type CampaignQueue,
+  type CampaignSource,
+  clusterAdvice,
+  openCampaigns,
+  openQueue,
+} from './campaign-store.js';
 import { csvField } from './csv-field.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
 export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url> [--cluster]] [--prefix <prefix>]
                                      [--retryable-codes <codes>] [--json | --csv <list>]
        wa-gateway campaign list [--redis-url <url> [--cluster]] [--prefix <prefix>]
+       wa-gateway campaign status <id> [--json] [...]
+       wa-gateway campaign pause <id> [--reason <text>] [...]
+       wa-gateway campaign resume <id> [...]
+       wa-gateway campaign cancel <id> [--reason <text>] [...]
+       wa-gateway campaign resend <id> <key> [...]
+       wa-gateway campaign drop <id> <key> [...]
 
-Prints a campaign's report (the funnel, failures and refusals by code, billable deliveries, event times and
-how many recipients to retry) from the Redis your senders and webhook receivers share through
-RedisCampaignStore. Exit 0 when printed, 1 when the campaign is unknown or Redis cannot be read.
+report prints a campaign's report (the funnel, failures and refusals by code, billable deliveries, event times
+and how many recipients to retry) from the Redis your senders and webhook receivers share through
+RedisCampaignStore. The other actions are a CampaignQueue's (wa-gateway-sdk/redis): status prints where the
+campaign stands (queued, in flight, accepted, not sent, in doubt, paused and why) and every message in doubt;
+pause, resume and cancel act for every worker; resend and drop decide a message in doubt, by its key, once you
+have checked whether it reached the customer. Exit 0 when done, 1 when the campaign is unknown, the action is
+refused or Redis cannot be read. Give a URL with a password in REDIS_URL, not on the command line.
 
   --redis-url <url>          the Redis, e.g. redis://127.0.0.1:6379 (default: the REDIS_URL environment variable)
   --cluster                  the URL is a node of a Redis Cluster (the stores then place keys by hash tags)
   --prefix <prefix>          the key prefix the store was built with (default wa:)
   --retryable-codes <codes>  upstream error codes of failed messages worth retrying, comma-separated
                              (e.g. 131026,131049): their recipients join the retry list (default: none)
-  --json                     print the report as JSON, with the retry list
+  --reason <text>            why you pause or cancel, kept for status (default: paused / cancelled by a person)
+  --json                     print the report as JSON, with the retry list (status: the status as JSON)
   --csv <list>               print one list as CSV: retries (to,reason,code,index,wamid), refused
                              (index,to,code,not_sent,description) or failures (code,count,example_wamid)`;
 
@@ -29,16 +49,27 @@ export const options = {
   'retryable-codes': { type: 'string' },
   json: { type: 'boolean' },
   csv: { type: 'string' },
+  reason: { type: 'string' },
 } as const;
+
+/** The queue's actions, and the positionals each takes after the campaign id. */
+const QUEUE_ACTIONS = { status: 0, pause: 0, resume: 0, cancel: 0, resend: 1, drop: 1 } as const;
+type QueueAction = keyof typeof QUEUE_ACTIONS;
 
 const LISTS = ['retries', 'refused', 'failures'] as const;
 
 export async function campaignCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args, options, allowPositionals: true });
   const [action, id, ...rest] = positionals;
-  if (action !== 'report' && action !== 'list') {
-    throw new UsageError(`campaign needs 'report <id>' or 'list'${action ? `, not '${action}'` : ''}.`);
+  if (action !== undefined && Object.hasOwn(QUEUE_ACTIONS, action)) {
+    return queueCommand(action as QueueAction, id, rest, values, io);
   }
+  if (action !== 'report' && action !== 'list') {
+    throw new UsageError(
+      `campaign needs 'report <id>', 'list', or one of ${Object.keys(QUEUE_ACTIONS).join(', ')}${action ? `, not '${action}'` : ''}.`,
+    );
+  }
+  if (values.reason !== undefined) throw new UsageError('--reason goes with campaign pause or cancel.');
   if (action === 'report' && !id) throw new UsageError('campaign report needs the campaign <id>.');
   if (rest.length > 0 || (action === 'list' && id)) throw new UsageError(`unexpected '${rest[0] ?? id}'.`);
   if (values.json && values.csv) throw new UsageError('--json and --csv cannot be used together.');
@@ -81,6 +112,111 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
   } finally {
     close();
   }
+}
+
+type Values = ReturnType<typeof parseArgs<{ args: string[]; options: typeof options }>>['values'];
+
+/** `campaign status|pause|resume|cancel|resend|drop`: a `CampaignQueue`'s campaign. */
+async function queueCommand(
+  action: QueueAction,
+  id: string | undefined,
+  rest: string[],
+  values: Values,
+  io: CliIo,
+): Promise<number> {
+  if (!id) throw new UsageError(`campaign ${action} needs the campaign <id>.`);
+  const key = rest[0];
+  if (QUEUE_ACTIONS[action] === 1 && !key) throw new UsageError(`campaign ${action} needs <id> <key>.`);
+  const extra = rest[QUEUE_ACTIONS[action]];
+  if (extra !== undefined) throw new UsageError(`unexpected '${extra}'.`);
+  if (values.csv !== undefined || values['retryable-codes'] !== undefined) {
+    throw new UsageError('--csv and --retryable-codes go with campaign report.');
+  }
+  if (values.json && action !== 'status') throw new UsageError('--json goes with campaign status or report.');
+  if (values.reason !== undefined && action !== 'pause' && action !== 'cancel') {
+    throw new UsageError('--reason goes with campaign pause or cancel.');
+  }
+  const url = values['redis-url'] ?? io.env['REDIS_URL'];
+  if (!url)
+    throw new UsageError(`campaign ${action} needs the Redis: pass --redis-url <url> or set REDIS_URL.`);
+  const source: CampaignSource = {
+    url,
+    prefix: values.prefix,
+    cluster: values.cluster,
+    flag: '--redis-url',
+    clusterFlag: '--cluster',
+    command: 'wa-gateway campaign',
+    once: true,
+  };
+  const { queue, close } = openQueue(source);
+  try {
+    const status = await queue.status(id);
+    if (!status) {
+      io.stderr(
+        `wa-gateway campaign: no campaign '${id}' in the queue under prefix '${values.prefix ?? 'wa:'}'.\n`,
+      );
+      return EXIT.failed;
+    }
+    if (action === 'status') return await printStatus(queue, id, values.json === true, io);
+    if (action === 'pause') await queue.pause(id, values.reason);
+    else if (action === 'resume') await queue.resume(id);
+    else if (action === 'cancel') {
+      const stopped = await queue.cancel(id, values.reason);
+      io.stdout(
+        `cancelled ${id}: ${stopped} message${stopped === 1 ? '' : 's'} that never started recorded not sent\n`,
+      );
+      return EXIT.ok;
+    } else if (action === 'resend') await queue.resend(id, key!);
+    else await queue.drop(id, key!);
+    io.stdout(`${PAST[action]} ${id}${key ? ` ${key}` : ''}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'CampaignQueueError') {
+      io.stderr(`wa-gateway campaign: ${error.message}\n`);
+      return EXIT.failed;
+    }
+    throw clusterAdvice(error, source) ?? error;
+  } finally {
+    await close();
+  }
+}
+
+const PAST = { pause: 'paused', resume: 'resumed', resend: 'queued again', drop: 'dropped' } as const;
+
+async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: CliIo): Promise<number> {
+  const status = (await queue.status(id))!;
+  const inDoubt = await queue.inDoubt(id);
+  if (json) {
+    io.stdout(`${JSON.stringify({ ...status, inDoubtMessages: inDoubt }, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  io.stdout(`campaign ${id}: ${status.state}\n`);
+  if (status.hold) {
+    io.stdout(
+      `  ${status.state === 'cancelled' ? 'cancelled' : 'paused'} by ${status.hold.by} at ${status.hold.at}: ${status.hold.code} ${status.hold.description}\n`,
+    );
+  }
+  const rows: [string, number][] = [
+    ['total', status.total],
+    ['queued', status.queued],
+    ['in flight', status.inFlight],
+    ['accepted', status.accepted],
+    ['not sent', status.notSent],
+    ['suppressed', status.suppressed],
+    ['cancelled', status.cancelled],
+    ['in doubt', status.inDoubt],
+    ['dropped', status.dropped],
+  ];
+  for (const [label, n] of rows) io.stdout(`  ${label.padEnd(12)}${String(n).padStart(10)}\n`);
+  if (inDoubt.length > 0) {
+    io.stdout('\nin doubt (check whether it reached the customer, then: campaign resend|drop <id> <key>)\n');
+    for (const m of inDoubt) {
+      io.stdout(
+        `  ${m.key}  to ${m.to}  ${m.why === 'died' ? 'its worker died' : 'cut in flight'} at ${m.attemptedAt}\n`,
+      );
+    }
+  }
+  return EXIT.ok;
 }
 
 /** `--retryable-codes 131026,131049`: upstream codes, as the tracker's `retryableFailureCodes`. */

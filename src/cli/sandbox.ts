@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
 import {
-  type CampaignReader,
   type CampaignSource,
   clusterAdvice,
-  openCampaigns,
+  openQueue,
+  type QueueReader,
   redactedRedisUrl,
 } from './campaign-store.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
@@ -90,7 +90,7 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
           io,
         );
   const sandbox = await startSandbox({
-    ...(campaigns ? { campaigns: campaigns.tracker } : {}),
+    ...(campaigns ? { campaigns: campaigns.queue } : {}),
     port,
     apiKeys: [apiKey],
     inbox: !values['no-inbox'],
@@ -140,7 +140,7 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
 async function readCampaigns(
   given: Pick<CampaignSource, 'url' | 'prefix' | 'cluster'>,
   io: CliIo,
-): Promise<CampaignReader> {
+): Promise<QueueReader> {
   // The store's own warnings (Redis lost, back) go to the terminal once the sandbox runs; at start this check says it.
   let started = false;
   const line = (message: string) => {
@@ -154,7 +154,9 @@ async function readCampaigns(
     once: false,
     logger: { warn: line, error: line },
   };
-  const reader = openCampaigns(source);
+  // A campaign queue's view: the funnels of every campaign the store recorded, and the queue of those it sends.
+  const opened = openQueue(source);
+  const reader = { queue: opened.queue, tracker: opened.queue.tracker, close: () => void opened.close() };
   try {
     await reader.tracker.campaigns();
     started = true;

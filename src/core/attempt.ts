@@ -46,11 +46,16 @@ export class Exchange implements Expiring {
 
   /** The deadline passed while the client's `authorization()` (a login) was still running. */
   noCredential(): TimeoutError {
+    return this.notStarted(`no credential within ${this.timeoutMs} ms (the login did not answer in time)`);
+  }
+
+  /** The deadline passed before the request went out; `why` says what it waited for. */
+  notStarted(why: string): TimeoutError {
     const { method, path } = this.options;
-    return new TimeoutError(
-      `${method} ${path}: no credential within ${this.timeoutMs} ms (the login did not answer in time). Nothing reached the server.`,
-      { mayHaveBeenSent: false, timeoutMs: this.timeoutMs },
-    );
+    return new TimeoutError(`${method} ${path}: ${why}. Nothing reached the server.`, {
+      mayHaveBeenSent: false,
+      timeoutMs: this.timeoutMs,
+    });
   }
 
   /** What a fetch or body-read failure means for the caller: the caller's abort reason, or a typed SDK error. */

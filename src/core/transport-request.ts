@@ -50,6 +50,13 @@ export interface TransportRequest {
   /** Told each wait before a retry, in ms (for progress reports). */
   onRetryWait?: ((ms: number) => void) | undefined;
   /**
+   * Awaited before each attempt's request is made, once the rate limiter granted it and the credential is known:
+   * the last moment to decide whether it goes. A rejection ends the call with that error, before anything was
+   * sent (give it `mayHaveBeenSent: false`). What a durable queue writes its ledger in: "about to be sent" is
+   * recorded after any wait and before the request.
+   */
+  beforeSend?: (() => Promise<void>) | undefined;
+  /**
    * Told when an attempt's request is handed to `fetch`: until then, whatever fails, nothing was sent (`sendMany`
    * reports such a failure `notSent`).
    */

@@ -320,6 +320,7 @@ export class Transport {
       const pending = this.#credential(x, auth);
       const authorization = typeof pending === 'object' ? await pending : pending;
       auth.sent = authorization;
+      if (options.beforeSend) await this.#gate(x, options.beforeSend);
       init = this.#init(x, authorization);
     } catch (error) {
       release?.();
@@ -354,6 +355,20 @@ export class Transport {
       this.#deadlines.clear(x);
       if (!keepSignalLinked) x.unlinkCaller();
     }
+  }
+
+  /**
+   * The caller's last word before the request goes out (`TransportRequest.beforeSend`), after the limiter and the
+   * credential: its rejection ends the attempt with nothing sent, and so does the attempt's deadline, the caller's
+   * abort or the stop, if any of them came while it ran (the fetch would otherwise go out on an aborted signal and
+   * read as a fault in flight).
+   */
+  async #gate(x: Exchange, beforeSend: () => Promise<void>): Promise<void> {
+    await beforeSend();
+    const { signal, stopSignal } = x.options;
+    if (x.timedOut) throw x.notStarted(`its gate did not answer within ${x.timeoutMs} ms`);
+    if (signal?.aborted) throw signal.reason;
+    if (stopSignal?.aborted) throw stopSignal.reason;
   }
 
   /**

@@ -80,6 +80,8 @@ export class Messages {
   readonly #serviceWindow: WindowStore | undefined;
   readonly #campaigns: CampaignObserver | undefined;
   readonly #templates: TemplateCatalog | undefined;
+  /** One send with the client's checks (the catalogue's, then the service window's in `#post`). */
+  readonly #checkedPost: PostSend;
 
   /** @internal */
   constructor(
@@ -98,6 +100,13 @@ export class Messages {
     this.#serviceWindow = options.serviceWindow;
     this.#campaigns = options.campaigns;
     this.#templates = options.templates;
+    const catalog = options.templates;
+    // A template the catalogue refuses is refused before a request, like any other check: notSent.
+    this.#checkedPost =
+      catalog === undefined
+        ? (m, f, r, s, o, b) => this.#post(m, f, r, s, o, b)
+        : (m, f, r, s, o, b) => checkTemplateMessage(catalog, m).then(() => this.#post(m, f, r, s, o, b));
+    SENDERS.set(this, { post: this.#checkedPost, host: transport.host });
   }
 
   /**
@@ -179,6 +188,7 @@ export class Messages {
     request: PostRequest,
     stopSignal?: AbortSignal,
     onSend?: () => void,
+    beforeSend?: () => Promise<void>,
   ): Promise<WithResponse<SendResult>> {
     if (this.#serviceWindow !== undefined) await checkServiceWindow(this.#serviceWindow, valid);
     const { data, response, attempts } = await this.#transport.json({
@@ -197,6 +207,7 @@ export class Messages {
       stopSignal,
       bulk: stopSignal !== undefined,
       onSend,
+      beforeSend,
     });
     const parsed = readSendResponse(data);
     if (!parsed) {
@@ -243,18 +254,21 @@ export class Messages {
     messages: Iterable<DeepReadonly<OutboundMessage>> | AsyncIterable<DeepReadonly<OutboundMessage>>,
     options: SendManyOptions = {},
   ): AsyncGenerator<SendManyResult, void, undefined> {
-    const catalog = this.#templates;
     // A template the catalogue refuses is reported like any refusal before a request: notSent, the others go on.
-    const post: PostSend =
-      catalog === undefined
-        ? (m, f, r, s, o) => this.#post(m, f, r, s, o)
-        : (m, f, r, s, o) => checkTemplateMessage(catalog, m).then(() => this.#post(m, f, r, s, o));
-    const c = campaignSends(this.#campaigns, options.campaign, post);
+    const c = campaignSends(this.#campaigns, options.campaign, this.#checkedPost);
     return sendMany(c.post, this.#transport.host, messages, options, c.recorder);
   }
 }
 
 const NO_OPTIONS: SendOptions = Object.freeze({});
+
+/** Each `Messages`' one checked send and its host, for the senders of this folder that drive it (`sendGated`). */
+const SENDERS = new WeakMap<Messages, { post: PostSend; host: string }>();
+
+/** Internal: `messages`' one checked send (what `sendMany` drives) and the gateway's host, for `sendGated`. */
+export function senderOf(messages: Messages): { post: PostSend; host: string } | undefined {
+  return SENDERS.get(messages);
+}
 
 function annotateSend(data: SendResult, span: Span): void {
   span.set('messaging.message.id', data.messageId);

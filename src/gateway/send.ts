@@ -39,7 +39,8 @@ export type PostRequest = RequestOptions & {
 
 /**
  * `Messages`' one send, as `sendMany` drives it: `stopSignal` stops it from starting, `onSend` is told when its
- * request goes out (a failure before that was certainly not sent).
+ * request goes out (a failure before that was certainly not sent), and `beforeSend` is awaited before each
+ * attempt's request, after the rate limiter (a durable queue's ledger write; see `TransportRequest.beforeSend`).
  */
 export type PostSend = (
   valid: object,
@@ -47,4 +48,5 @@ export type PostSend = (
   request: PostRequest,
   stopSignal?: AbortSignal,
   onSend?: () => void,
+  beforeSend?: () => Promise<void>,
 ) => Promise<WithResponse<SendResult>>;

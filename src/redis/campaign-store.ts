@@ -46,9 +46,10 @@ end
 /**
  * A batch's campaign side: counters, first examples, refusals, and every campaign key's expiry. KEYS: counts,
  * examples, refusals, failures. ARGV: retention, firstAt, lastAt, then counted lists: counters (k, n), examples
- * (k, v), refusals. Answers the index after them.
+ * (k, v), refusals. Answers the index after them. Internal: also run inside the campaign queue's ledger scripts
+ * (redis/campaign-ledger.ts), so that a send's result is counted in the same step as its ledger entry.
  */
-const RECORD_CAMPAIGN = `${TIMES}${REFRESH_CAMPAIGN}
+export const RECORD_CAMPAIGN = `${TIMES}${REFRESH_CAMPAIGN}
 local function record_campaign(K, A)
   times(K[1], 'Send', tonumber(A[2]), tonumber(A[3]))
   local i = 4
@@ -66,8 +67,9 @@ end
 /**
  * A batch's message side: each pointer (written once: a wamid is sent once) and the statuses parked for it,
  * taken out. KEYS from `first`: pointer, parking, pointer, parking, ... ARGV from `at`: the pointers' values.
+ * Internal: also run inside the campaign queue's ledger scripts on one Redis.
  */
-const RECORD_POINTERS = `
+export const RECORD_POINTERS = `
 local function record_pointers(K, first, A, at, parked)
   local k = first
   for i = at, #A do
@@ -204,6 +206,15 @@ export class RedisCampaignStore implements CampaignStore {
     this.#keys = keys;
     this.#retentionMs = durationMs(options.retentionMs, `${op}: \`retentionMs\``, DEFAULT_RETENTION_MS);
     this.#parkMs = durationMs(options.parkMs, `${op}: \`parkMs\``, 120_000);
+    SIDES.set(this, {
+      keys,
+      campaignKeys: (campaign) => this.#campaignKeys(campaign),
+      side: (batch) => this.#side(batch),
+      message: (campaign, wamid, state) => this.#message(campaign, wamid, state),
+      pointers: (messages) => this.#pointers('RedisCampaignStore.record', messages),
+      list: (campaign) => call('RedisCampaignStore.record', () => this.#list(campaign)),
+      pointerKey: (wamid) => this.#pointer(hashId(wamid))[0].key,
+    });
   }
 
   async sending(_campaign: string): Promise<void> {
@@ -213,27 +224,11 @@ export class RedisCampaignStore implements CampaignStore {
 
   async record(campaign: string, batch: CampaignRecordBatch): Promise<readonly string[]> {
     const op = 'RedisCampaignStore.record';
-    const side: (string | number)[] = [
-      this.#retentionMs,
-      batch.firstAt,
-      batch.lastAt,
-      ...pairs(batch.counts),
-      ...pairs(batch.examples),
-      batch.refused.length,
-      ...batch.refused,
-    ];
-    const messages = batch.accepted.map(({ wamid, state }) => {
-      const hash = hashId(wamid);
-      return { keys: this.#pointer(hash), value: `${campaign}\t${state}` };
-    });
+    const side = this.#side(batch);
+    const messages = batch.accepted.map(({ wamid, state }) => this.#message(campaign, wamid, state));
     const campaignKeys = this.#campaignKeys(campaign);
     // The campaign is listed first and the sending mark refreshed: both marks, apart from the batch's slots.
-    await call(op, () =>
-      Promise.all([
-        LIST.run(this.#redis, [writes(this.#keys.name('camp', 'ids'), this.#retentionMs)], [campaign]),
-        this.#redis.set(this.#sendingKey(), '1', 'PX', this.#parkMs),
-      ]),
-    );
+    await call(op, () => Promise.all([this.#list(campaign), this.sending(campaign)]));
     if (!this.#keys.spread) {
       const keys = [...campaignKeys, ...messages.flatMap((m) => m.keys)];
       const values = messages.map((m) => m.value);
@@ -242,6 +237,11 @@ export class RedisCampaignStore implements CampaignStore {
     // A cluster: the campaign's side, then each message's. A status looked up between the two finds no pointer
     // and is parked, and the message's step takes it out.
     await call(op, () => RECORD_ON_CAMPAIGN.run(this.#redis, campaignKeys, side));
+    return this.#pointers(op, messages);
+  }
+
+  /** The message side of a batch on a cluster: each pointer, tried again up to three times (it is idempotent). */
+  async #pointers(op: string, messages: readonly StoredMessage[]): Promise<string[]> {
     const parked = await Promise.all(
       messages.map(async (m) => {
         for (let attempt = 1; ; attempt++) {
@@ -254,6 +254,28 @@ export class RedisCampaignStore implements CampaignStore {
       }),
     );
     return parked.flat();
+  }
+
+  /** The ARGV of `RECORD_CAMPAIGN` for a batch. */
+  #side(batch: CampaignRecordBatch): (string | number)[] {
+    return [
+      this.#retentionMs,
+      batch.firstAt,
+      batch.lastAt,
+      ...pairs(batch.counts),
+      ...pairs(batch.examples),
+      batch.refused.length,
+      ...batch.refused,
+    ];
+  }
+
+  /** An accepted message's pointer keys and value. */
+  #message(campaign: string, wamid: string, state: string): StoredMessage {
+    return { keys: this.#pointer(hashId(wamid)), value: `${campaign}\t${state}` };
+  }
+
+  #list(campaign: string): Promise<unknown> {
+    return LIST.run(this.#redis, [writes(this.#keys.name('camp', 'ids'), this.#retentionMs)], [campaign]);
   }
 
   async lookup(wamid: string, park: () => string): Promise<{ campaign: string; state: string } | undefined> {
@@ -382,6 +404,37 @@ export class RedisCampaignStore implements CampaignStore {
   #sendingKey(): string {
     return this.#keys.name('camp', 'sending');
   }
+}
+
+/** An accepted message's pointer (and its parking), with the value the pointer holds. */
+interface StoredMessage {
+  readonly keys: [ScriptKey, ScriptKey];
+  readonly value: string;
+}
+
+const SIDES = new WeakMap<RedisCampaignStore, CampaignSide>();
+
+/**
+ * Internal: how the campaign queue records a send's result in the same step as its ledger entry: the campaign's
+ * keys and `RECORD_CAMPAIGN`'s arguments for a batch, and each accepted message's pointer (in that step on one
+ * Redis, after it on a cluster, where the pointer lives in the wamid's slot).
+ */
+export interface CampaignSide {
+  readonly keys: KeySpace;
+  campaignKeys(campaign: string): [ScriptKey, ScriptKey, ScriptKey, ScriptKey];
+  side(batch: CampaignRecordBatch): (string | number)[];
+  message(campaign: string, wamid: string, state: string): StoredMessage;
+  /** Writes pointers apart (a cluster); answers the statuses parked for them. */
+  pointers(messages: readonly StoredMessage[]): Promise<string[]>;
+  /** Lists the campaign among the store's campaigns. */
+  list(campaign: string): Promise<unknown>;
+  /** The key that exists once `wamid` was recorded in some campaign: "a send the SDK recorded". */
+  pointerKey(wamid: string): string;
+}
+
+/** Internal: the queue's access to a store's campaign side. */
+export function campaignSideOf(store: RedisCampaignStore): CampaignSide {
+  return SIDES.get(store) as CampaignSide;
 }
 
 /** A stored `<campaign>\t<state>`. */

@@ -106,3 +106,23 @@ export class InboxError extends WaGatewayError {
   }
 }
 brandError(InboxError, 'InboxError');
+
+/** Why a campaign queue operation was refused. */
+export type CampaignQueueErrorReason =
+  /** The campaign was cancelled: final, nothing more is enqueued, paused or resumed. */
+  | 'cancelled'
+  /** `resend` or `drop` of a message that is not in doubt (sent, not sent, queued, or no such key). */
+  | 'not_in_doubt'
+  /** `resend` of a message whose BullMQ job is gone: enqueue it again under a new key. */
+  | 'job_gone';
+
+/** A campaign queue operation was refused: the message says why and what to do instead. */
+export class CampaignQueueError extends WaGatewayError {
+  override name = 'CampaignQueueError';
+  readonly reason: CampaignQueueErrorReason;
+  constructor(message: string, reason: CampaignQueueErrorReason) {
+    super(message);
+    this.reason = reason;
+  }
+}
+brandError(CampaignQueueError, 'CampaignQueueError');

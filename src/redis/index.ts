@@ -4,6 +4,18 @@
  * this entry loads. ioredis because BullMQ (the durable inbox) requires it: one client serves the whole entry.
  */
 
+export {
+  type CampaignHold,
+  CampaignQueue,
+  type CampaignQueueOptions,
+  type CampaignQueueReport,
+  type CampaignQueueStatus,
+  type CampaignWorker,
+  type CampaignWorkerOptions,
+  type EnqueueOptions,
+  type EnqueueResult,
+  type InDoubtMessage,
+} from './campaign-queue.js';
 export { RedisCampaignStore, type RedisCampaignStoreOptions } from './campaign-store.js';
 export type { RedisClient } from './client.js';
 export {
@@ -12,7 +24,14 @@ export {
   RedisWindowStore,
   type RedisWindowStoreOptions,
 } from './conversation-stores.js';
-export { InboxError, type InboxErrorReason, RedisStoreError, type RedisStoreFailure } from './errors.js';
+export {
+  CampaignQueueError,
+  type CampaignQueueErrorReason,
+  InboxError,
+  type InboxErrorReason,
+  RedisStoreError,
+  type RedisStoreFailure,
+} from './errors.js';
 export {
   RedisIdempotencyStore,
   type RedisIdempotencyStoreOptions,
@@ -40,5 +59,6 @@ export {
 export { RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';
 export { RedisStatusStore, type RedisStatusStoreOptions } from './status-store.js';
 export type { RedisStoreOptions } from './store-options.js';
+export { RedisSuppressionList, type RedisSuppressionListOptions } from './suppressions.js';
 export { RedisTemplateStore, type RedisTemplateStoreOptions } from './template-store.js';
 export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';

@@ -1,9 +1,11 @@
 import type { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
-import { CampaignTracker, UpstreamError } from '../../src/index.js';
-import { RedisCampaignStore } from '../../src/redis/index.js';
+import { CampaignTracker, GatewayClient, UpstreamError } from '../../src/index.js';
+import { CampaignQueue, RedisCampaignStore } from '../../src/redis/index.js';
 import { statusObject } from '../../src/testing/webhook-fixtures.js';
+import { startServer } from '../helpers/http-server.js';
+import { waitFor } from '../helpers/manual-clock.js';
 import { describeRedis, type RedisServer, useRedis } from '../helpers/redis-server.js';
 
 function io(env: Record<string, string> = {}) {
@@ -193,5 +195,116 @@ describeRedis('wa-gateway campaign report', () => {
     const codes = io({ REDIS_URL: server.url });
     expect(await runCli(['campaign', 'report', 'x', '--retryable-codes', '131026,,1'], codes.io)).toBe(2);
     expect(codes.out.stderr).toContain('--retryable-codes takes upstream error codes');
+  });
+});
+
+describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a CampaignQueue)', () => {
+  let server: RedisServer;
+  let redis: Redis;
+  useRedis((s, client) => {
+    server = s;
+    redis = client;
+  });
+  const text = (to: string) => ({ to, type: 'text' as const, text: { body: 'hi' } });
+
+  it('shows the queue, pauses with a reason, resumes and cancels, from REDIS_URL', async () => {
+    const queue = new CampaignQueue({ redis, prefix: 'q1:' });
+    try {
+      // Scheduled an hour ahead, and no worker: the campaign stands still while the CLI acts on it.
+      await queue.enqueue('spring', ['998900000001', '998900000002'].map(text), {
+        startAt: Date.now() + 3_600_000,
+      });
+      const env = { REDIS_URL: server.url };
+      const status = io(env);
+      expect(await runCli(['campaign', 'status', 'spring', '--prefix', 'q1:'], status.io)).toBe(0);
+      expect(status.out.stdout).toMatch(/campaign spring: scheduled\n/);
+      expect(status.out.stdout).toMatch(/queued\s+2\n/);
+      const pause = io(env);
+      const why = ['--reason', 'wrong price'];
+      expect(await runCli(['campaign', 'pause', 'spring', '--prefix', 'q1:', ...why], pause.io)).toBe(0);
+      expect(pause.out.stdout).toBe('paused spring\n');
+      expect(await queue.status('spring')).toMatchObject({
+        state: 'paused',
+        hold: { code: 'PAUSED', description: 'wrong price', by: 'person' },
+      });
+      const json = io(env);
+      expect(await runCli(['campaign', 'status', 'spring', '--prefix', 'q1:', '--json'], json.io)).toBe(0);
+      expect(JSON.parse(json.out.stdout)).toMatchObject({ state: 'paused', queued: 2, inDoubtMessages: [] });
+      expect(await runCli(['campaign', 'resume', 'spring', '--prefix', 'q1:'], io(env).io)).toBe(0);
+      expect((await queue.status('spring'))?.state).toBe('scheduled');
+      const cancel = io(env);
+      expect(await runCli(['campaign', 'cancel', 'spring', '--prefix', 'q1:'], cancel.io)).toBe(0);
+      expect(cancel.out.stdout).toContain('2 messages that never started recorded not sent');
+      expect(await queue.status('spring')).toMatchObject({ state: 'cancelled', cancelled: 2 });
+      // Final: resume is refused with the reason, exit 1.
+      const again = io(env);
+      expect(await runCli(['campaign', 'resume', 'spring', '--prefix', 'q1:'], again.io)).toBe(1);
+      expect(again.out.stderr).toContain('was cancelled');
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('lists the messages in doubt, and resend and drop decide them', async () => {
+    const queue = new CampaignQueue({ redis, prefix: 'q2:' });
+    // A gateway that reads each request and cuts the connection: every message may have been sent.
+    const cutter = await startServer((req) => void req.socket.destroy());
+    const gateway = new GatewayClient({
+      apiKey: 'sk_test_x',
+      baseUrl: cutter.url,
+      rateLimit: false,
+      maxRetries: 0,
+    });
+    const worker = queue.work({ gateway, pollMs: 50 });
+    try {
+      await queue.enqueue('doubt', ['998900000001', '998900000002'].map(text));
+      await waitFor(async () => (await queue.status('doubt'))?.inDoubt === 2, 'two in doubt');
+      const env = { REDIS_URL: server.url };
+      const status = io(env);
+      expect(await runCli(['campaign', 'status', 'doubt', '--prefix', 'q2:'], status.io)).toBe(0);
+      expect(status.out.stdout).toMatch(/in doubt\s+2\n/);
+      expect(status.out.stdout).toMatch(/998900000001 {2}to 998900000001 {2}cut in flight at /);
+      expect(status.out.stdout).toContain('campaign resend|drop <id> <key>');
+      await worker.close();
+      const drop = io(env);
+      expect(await runCli(['campaign', 'drop', 'doubt', '998900000001', '--prefix', 'q2:'], drop.io)).toBe(0);
+      expect(drop.out.stdout).toBe('dropped doubt 998900000001\n');
+      const resend = io(env);
+      expect(
+        await runCli(['campaign', 'resend', 'doubt', '998900000002', '--prefix', 'q2:'], resend.io),
+      ).toBe(0);
+      expect(await queue.status('doubt')).toMatchObject({ inDoubt: 0, dropped: 1, queued: 1 });
+      const twice = io(env);
+      expect(await runCli(['campaign', 'drop', 'doubt', '998900000001', '--prefix', 'q2:'], twice.io)).toBe(
+        1,
+      );
+      expect(twice.out.stderr).toContain('no message of this campaign is in doubt under that key');
+    } finally {
+      await worker.close();
+      await queue.close();
+      await cutter.close();
+    }
+  });
+
+  it('refuses bad usage (exit 2) and an unknown campaign (exit 1)', async () => {
+    const env = { REDIS_URL: server.url };
+    const unknown = io(env);
+    expect(await runCli(['campaign', 'status', 'nope'], unknown.io)).toBe(1);
+    expect(unknown.out.stderr).toContain("no campaign 'nope' in the queue");
+    for (const [args, message] of [
+      [['campaign', 'resend', 'x'], 'needs <id> <key>'],
+      [['campaign', 'pause'], 'needs the campaign <id>'],
+      [['campaign', 'resume', 'x', '--reason', 'y'], '--reason goes with campaign pause or cancel'],
+      [['campaign', 'pause', 'x', '--json'], '--json goes with campaign status or report'],
+      [['campaign', 'status', 'x', 'y'], "unexpected 'y'"],
+      [['campaign', 'report', 'x', '--reason', 'y'], '--reason goes with campaign pause or cancel'],
+    ] as const) {
+      const bad = io(env);
+      expect(await runCli([...args], bad.io), args.join(' ')).toBe(2);
+      expect(bad.out.stderr).toContain(message);
+    }
+    const none = io();
+    expect(await runCli(['campaign', 'status', 'x'], none.io)).toBe(2);
+    expect(none.out.stderr).toContain('set REDIS_URL');
   });
 });

@@ -10,6 +10,7 @@ import { useRedisTarget } from '../helpers/redis-target.js';
 import { storeContracts } from '../store-contracts/contracts.js';
 import { redisBackend } from '../store-contracts/redis-backend.js';
 import { campaignExpirySuite } from './suites/campaign-expiry.js';
+import { campaignQueueSuite } from './suites/campaign-queue.js';
 import { campaignStoreSuite } from './suites/campaign-store.js';
 import { claimLeaseSuite } from './suites/claim-lease.js';
 import { conversationStoresSuite } from './suites/conversation-stores.js';
@@ -26,6 +27,7 @@ describeRedis('on a Redis Cluster', () => {
   describe('claim leases across instances', () => claimLeaseSuite(target));
   describe('campaign store', () => campaignStoreSuite(target));
   describe('campaign store expiry', () => campaignExpirySuite(target));
+  describe('campaign queue', () => campaignQueueSuite(target));
   describe('the store contracts', () => storeContracts(redisBackend(() => target().redis, 'cluster')));
   it("a prefix with a hash tag (the previous versions' advice) keeps their key names in one slot, and says so once", async () => {
     const logged: string[] = [];

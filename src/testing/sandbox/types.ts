@@ -2,6 +2,8 @@
  * What `startSandbox` takes (`SandboxOptions` and its parts) and what it returns (the `Sandbox` handle and the
  * events it reports): the contract the sandbox's server, its runtime and its web inbox share.
  */
+
+import type { CampaignQueueView } from '../../campaigns/queue-status.js';
 import type { CampaignTracker } from '../../campaigns/tracker.js';
 import type { WebhookEnvelope } from '../../webhooks/schemas.js';
 import type { TemplateStatusEventName } from '../../webhooks/template-status.js';
@@ -54,8 +56,12 @@ export interface SandboxOptions extends GatewaySimulatorOptions {
    * `false` serves no platform.
    */
   platform?: false | Omit<PlatformHandlersOptions, 'platformUrl' | 'streamUrl' | 'catchAll'>;
-  /** The inbox draws each campaign of this tracker as a funnel chart that updates live (see docs/campaigns.md). */
-  campaigns?: CampaignTracker;
+  /**
+   * The inbox draws each campaign of this tracker as a funnel chart that updates live (see docs/campaigns.md); given
+   * a `CampaignQueue` (`wa-gateway-sdk/redis`), each campaign's queue too: its state and why it is paused, queued,
+   * in flight, in doubt (docs/campaigns-at-scale.md).
+   */
+  campaigns?: CampaignTracker | CampaignQueueView;
 }
 
 /** The platform a sandbox serves: what to give `PlatformClient`, and the simulator behind it. */

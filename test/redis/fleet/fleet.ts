@@ -25,7 +25,7 @@ export interface Child {
   logs: string[];
 }
 
-function spawnChild(file: string, env: Record<string, string>): Promise<Child> {
+export function spawnChild(file: string, env: Record<string, string>): Promise<Child> {
   const child = spawn(process.execPath, ['--import', 'tsx', `${here}${file}`], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],

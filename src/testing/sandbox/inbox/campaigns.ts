@@ -4,9 +4,14 @@
  * (the application has applied the status by the time it answers) and after each send; reads are coalesced, so
  * a burst of events costs one report per campaign.
  */
+
+import type { CampaignQueueStatus, CampaignQueueView } from '../../../campaigns/queue-status.js';
 import type { CampaignTracker } from '../../../campaigns/tracker.js';
 import type { Sandbox } from '../types.js';
-import type { InboxCampaign, StreamEvent } from './protocol.js';
+import type { InboxCampaign, InboxCampaignQueue, StreamEvent } from './protocol.js';
+
+/** What the inbox draws campaigns from: a tracker (funnels), or a campaign queue (funnels and the queue, live). */
+export type CampaignSource = CampaignTracker | CampaignQueueView;
 
 export interface CampaignWatch {
   /** The funnels last read, for a page that opens now; `undefined` before the first read. */
@@ -18,7 +23,7 @@ export interface CampaignWatch {
 const IDLE_REFRESH_MS = 1000;
 
 export function watchCampaigns(
-  tracker: CampaignTracker,
+  source: CampaignSource,
   sandbox: Sandbox,
   broadcast: (event: StreamEvent) => void,
 ): CampaignWatch {
@@ -37,7 +42,7 @@ export function watchCampaigns(
     try {
       do {
         again = false;
-        const next = await read(tracker);
+        const next = await read(source);
         const text = JSON.stringify(next);
         latest = next;
         if (text !== shown && !closed) {
@@ -67,17 +72,44 @@ export function watchCampaigns(
   };
 }
 
-async function read(tracker: CampaignTracker): Promise<InboxCampaign[]> {
+async function read(source: CampaignSource): Promise<InboxCampaign[]> {
+  const queue = 'status' in source ? source : undefined;
+  const tracker = queue ? queue.tracker : (source as CampaignTracker);
   const out: InboxCampaign[] = [];
   for (const id of (await tracker.campaigns()).sort()) {
     const r = await tracker.report(id);
-    if (!r) continue;
+    const status = queue ? await queue.status(id) : undefined;
+    // A queued campaign is drawn before its first result: its funnel empty, its queue full.
+    if (!r && !status) continue;
     out.push({
       id,
-      funnel: r.funnel,
-      billable: r.billable,
-      failures: r.failures.map((f) => ({ code: f.code, count: f.count })),
+      funnel: r?.funnel ?? {
+        accepted: 0,
+        sent: 0,
+        delivered: 0,
+        read: 0,
+        failed: 0,
+        notSent: 0,
+        maybeSent: 0,
+      },
+      billable: r?.billable ?? 0,
+      failures: (r?.failures ?? []).map((f) => ({ code: f.code, count: f.count })),
+      ...(status ? { queue: queueView(status) } : {}),
     });
   }
   return out;
+}
+
+function queueView(s: CampaignQueueStatus): InboxCampaignQueue {
+  return {
+    state: s.state,
+    hold: s.hold ? `${s.hold.code}: ${s.hold.description}` : null,
+    total: s.total,
+    queued: s.queued,
+    inFlight: s.inFlight,
+    accepted: s.accepted,
+    notSent: s.notSent,
+    suppressed: s.suppressed,
+    inDoubt: s.inDoubt,
+  };
 }

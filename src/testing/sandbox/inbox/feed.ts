@@ -3,12 +3,11 @@
  * to as server-sent events.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CampaignTracker } from '../../../campaigns/tracker.js';
 import type { WebhookEnvelope } from '../../../webhooks/schemas.js';
 import type { RegisteredTemplate } from '../../template-registry.js';
 import { fixtureId } from '../../webhook-fixtures.js';
 import type { Sandbox, SandboxEvent } from '../types.js';
-import { watchCampaigns } from './campaigns.js';
+import { type CampaignSource, watchCampaigns } from './campaigns.js';
 import { SECURITY_HEADERS } from './http.js';
 import type { InboxControls, InboxMessage, InboxTemplate, LogEvent, StreamEvent } from './protocol.js';
 
@@ -42,7 +41,7 @@ const RANK: Readonly<Record<string, number>> = { sent: 1, delivered: 2, read: 3,
 export function startFeed(
   sandbox: Sandbox,
   webhookUrl: string | undefined,
-  campaigns?: CampaignTracker,
+  campaigns?: CampaignSource,
 ): InboxFeed {
   const messages = new Map<string, InboxMessage>();
   const log = new Map<number, LogEvent>();

@@ -67,6 +67,22 @@ export interface InboxCampaign {
   funnel: CampaignReport['funnel'];
   billable: number;
   failures: { code: string; count: number }[];
+  /** Where the campaign stands in a `CampaignQueue` given to the sandbox; absent for a `sendMany` campaign. */
+  queue?: InboxCampaignQueue;
+}
+
+/** A `CampaignQueue`'s status of a campaign, as the inbox draws it. */
+export interface InboxCampaignQueue {
+  state: string;
+  /** Why it is paused or was cancelled: `<code>: <description>`; `null` when running. */
+  hold: string | null;
+  total: number;
+  queued: number;
+  inFlight: number;
+  accepted: number;
+  notSent: number;
+  suppressed: number;
+  inDoubt: number;
 }
 
 /** Sent on the event stream, one JSON object per `data:` line. */

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
-import type { CampaignTracker } from '../../../campaigns/tracker.js';
 import type { WebhookEnvelope } from '../../../webhooks/schemas.js';
 import type { TemplateLifecyclePlan } from '../../template-registry.js';
 import type { Sandbox } from '../types.js';
 import { loadInboxAssets } from './assets.js';
+import type { CampaignSource } from './campaigns.js';
 import { type InboxFeed, parseJson, startFeed } from './feed.js';
 import { answer, PAGES, refuseCrossSite, SECURITY_HEADERS, serveAsset } from './http.js';
 import {
@@ -29,7 +29,7 @@ export interface Inbox {
  */
 export function startInbox(
   sandbox: Sandbox,
-  options: { host: string; port: number; webhookUrl?: string; campaigns?: CampaignTracker },
+  options: { host: string; port: number; webhookUrl?: string; campaigns?: CampaignSource },
 ): Inbox {
   // Not awaited: run from source the page is bundled on first use, and the gateway must not wait for it.
   const assets = loadInboxAssets();

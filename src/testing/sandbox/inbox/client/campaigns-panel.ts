@@ -1,5 +1,5 @@
 /** Each campaign's funnel as a bar chart: accepted → sent → delivered → read, failed and refused beside them. */
-import type { InboxCampaign } from '../protocol.js';
+import type { InboxCampaign, InboxCampaignQueue } from '../protocol.js';
 import { fill, h } from './dom.js';
 
 export const campaignList = h('div', { class: 'campaigns', attrs: { id: 'campaigns' } });
@@ -52,7 +52,27 @@ function chart(c: InboxCampaign): HTMLElement {
     'figure',
     { class: 'campaign', attrs: { 'data-campaign': c.id } },
     h('figcaption', null, h('strong', null, c.id), ` · billable ${c.billable}`),
+    c.queue ? queueLine(c.queue) : null,
     h('ul', { class: 'funnel', attrs: { 'aria-label': `Funnel of ${c.id}` } }, ...rows),
     failures ? h('p', { class: 'flag' }, `Failures by code: ${failures}`) : null,
+  );
+}
+
+/** A campaign queue's state and counts, one line; what waits for a person (paused, in doubt) is flagged. */
+function queueLine(q: InboxCampaignQueue): HTMLElement {
+  const counts = [
+    `${q.queued} queued`,
+    `${q.inFlight} in flight`,
+    `${q.accepted} accepted`,
+    `${q.notSent} not sent${q.suppressed > 0 ? ` (${q.suppressed} opted out)` : ''}`,
+    `${q.inDoubt} in doubt`,
+  ].join(' · ');
+  const attention = q.state === 'paused' || q.inDoubt > 0;
+  return h(
+    'p',
+    { class: attention ? 'queue flag' : 'queue', attrs: { 'data-queue-state': q.state } },
+    h('strong', null, `Queue: ${q.state}`),
+    q.hold ? ` (${q.hold})` : '',
+    ` · ${counts}`,
   );
 }

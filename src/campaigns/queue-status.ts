@@ -1,0 +1,54 @@
+/**
+ * Where a campaign of a durable campaign queue stands (`CampaignQueue.status` in `wa-gateway-sdk/redis`): here, below
+ * the Redis folder, so that what reads it (the sandbox's inbox) does not load Redis.
+ */
+import type { CampaignTracker } from './tracker.js';
+
+/** Why a campaign is paused or was cancelled, as `status()` reports it. */
+export interface CampaignHold {
+  /** The gateway's code (`BILL_001`, `AUTH_001`...), or `PAUSED` / `CANCELLED` when a person did it. */
+  code: string;
+  /** The gateway's description, or what the person said. */
+  description: string;
+  /** When, ISO 8601. */
+  at: string;
+  /** Who: a refusal the gateway answered, or a person (`pause`, `cancel`). */
+  by: 'gateway' | 'person';
+}
+
+/** Where a campaign stands: `status(id)`. */
+export interface CampaignQueueStatus {
+  campaign: string;
+  /**
+   * `scheduled` (its start is ahead), `running`, `paused` (see `hold`), `cancelled`, or `finished` (nothing
+   * queued or in flight; messages in doubt may remain).
+   */
+  state: 'scheduled' | 'running' | 'paused' | 'cancelled' | 'finished';
+  /** Why it is paused or was cancelled. */
+  hold: CampaignHold | undefined;
+  /** When it starts or started, ISO 8601. */
+  startAt: string | null;
+  /** Messages enqueued. */
+  total: number;
+  /** Not sent yet (waiting, or back in the queue after a refusal that sent nothing). */
+  queued: number;
+  /** Allowed out: the request may be under way. */
+  inFlight: number;
+  /** Accepted by the gateway (a wamid), `resolved` of them from a status while in doubt. */
+  accepted: number;
+  resolved: number;
+  /** Certainly not sent, for good: refused (`GW_001`, invalid...), `suppressed` or `cancelled`. */
+  notSent: number;
+  suppressed: number;
+  cancelled: number;
+  /** Maybe sent: a worker died or the request was cut in flight, and no status has said yet. Never resent by itself. */
+  inDoubt: number;
+  /** Dropped by a person while in doubt (counted in `notSent` no more: they may have been sent). */
+  dropped: number;
+}
+
+/** What reads a campaign queue without driving it: its report's tracker and each campaign's status. */
+export interface CampaignQueueView {
+  readonly tracker: CampaignTracker;
+  status(campaign: string): Promise<CampaignQueueStatus | undefined>;
+}

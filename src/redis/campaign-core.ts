@@ -1,0 +1,384 @@
+/**
+ * What every part of the campaign queue shares: the ledger and the recipients' records over one Redis, the
+ * campaign report they record into (a `CampaignTracker` over `RedisCampaignStore`), each campaign's BullMQ queue,
+ * and the steps more than one part takes: a result recorded once, a campaign paused, an attempt whose holder is
+ * gone reconciled, a message in doubt resolved from a status.
+ */
+import type * as BullMQ from 'bullmq';
+import type { CampaignHold } from '../campaigns/queue-status.js';
+import { Batch } from '../campaigns/records.js';
+import { type SuppressionList, suppressionKey } from '../campaigns/suppressions.js';
+import { CampaignTracker } from '../campaigns/tracker.js';
+import { WaGatewayError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { log } from '../core/logger.js';
+import { loadOptionalPeer } from '../core/optional-peer.js';
+import type { SendManyResult } from '../gateway/send-many.js';
+import { parseTimestamp } from '../webhooks/event-fields.js';
+import type { WebhookStatus } from '../webhooks/schemas.js';
+import { type ChangeAnswer, type ChangeEffects, Ledger, type LedgerEntry } from './campaign-ledger.js';
+import { Recipients } from './campaign-recipients.js';
+import { type CampaignSide, campaignSideOf, RedisCampaignStore } from './campaign-store.js';
+import type { RedisClient } from './client.js';
+import { closeRedis, openRedis } from './inbox-connection.js';
+import { hashId, type KeySpace } from './keys.js';
+import { queuePrefix } from './queue-keys.js';
+import { call } from './replies.js';
+import { Script, writes } from './script.js';
+
+/**
+ * Registers a campaign as having work, dropping registrations older than the retention. The score is when, and
+ * always grows: a worker that read the campaign idle at one registration looks at it again at the next, even
+ * within the same millisecond.
+ */
+const REGISTER = new Script(`
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+local cur = redis.call('ZSCORE', KEYS[1], ARGV[3])
+if cur and tonumber(cur) >= now then now = tonumber(cur) + 1 end
+redis.call('ZADD', KEYS[1], now, ARGV[3])
+return 1
+`);
+
+/**
+ * A refusal the queue records itself (its `name` is the code the report counts it under): a suppressed recipient,
+ * a cancelled campaign, a message in doubt a person dropped.
+ */
+export function recordedRefusal(
+  code: 'SUPPRESSED' | 'CANCELLED' | 'IN_DOUBT',
+  description: string,
+  mayHaveBeenSent: boolean,
+): WaGatewayError {
+  const error = new WaGatewayError(description);
+  Object.defineProperty(error, 'name', { value: code, enumerable: false });
+  Object.defineProperty(error, 'mayHaveBeenSent', { value: mayHaveBeenSent, enumerable: false });
+  return error;
+}
+
+/** The BullMQ job id of a message: its key's hash (the ledger's field), free of the `:` BullMQ refuses. */
+export function jobIdOf(kh: string): string {
+  return `m${kh}`;
+}
+
+/** What a message's job holds. Versioned, so a later SDK can tell old jobs from new ones. */
+export interface CampaignJobData {
+  v: 1;
+  /** The campaign. */
+  c: string;
+  /** The message key's hash. */
+  k: string;
+  /** Its queued entry (`q|<position>|<to>||||<key>`): what its run expects to find, without reading it first. */
+  e: string;
+  /** The message, as enqueued. */
+  m: unknown;
+}
+
+export interface QueueCoreOptions {
+  redis: RedisClient;
+  keys: KeySpace;
+  prefix: string;
+  retentionMs: number;
+  parkMs: number;
+  retryableFailureCodes: readonly (string | number)[];
+  suppressions: SuppressionList | undefined;
+  logger: Logger | undefined;
+}
+
+export class QueueCore {
+  readonly redis: RedisClient;
+  readonly keys: KeySpace;
+  readonly retentionMs: number;
+  readonly logger: Logger | undefined;
+  readonly suppressions: SuppressionList | undefined;
+  readonly store: RedisCampaignStore;
+  readonly tracker: CampaignTracker;
+  readonly side: CampaignSide;
+  readonly ledger: Ledger;
+  readonly recipients: Recipients;
+  /** BullMQ's key prefix for this queue's campaigns: under the store prefix, so environments stay apart. */
+  readonly bullPrefix: string;
+  #connection: RedisClient | undefined;
+  readonly #queues = new Map<string, BullMQ.Queue>();
+
+  constructor(options: QueueCoreOptions) {
+    this.redis = options.redis;
+    this.keys = options.keys;
+    this.retentionMs = options.retentionMs;
+    this.logger = options.logger;
+    this.suppressions = options.suppressions;
+    this.store = new RedisCampaignStore({
+      redis: options.redis,
+      prefix: options.prefix,
+      retentionMs: options.retentionMs,
+      parkMs: options.parkMs,
+      ...(options.logger ? { logger: options.logger } : { logLevel: 'off' }),
+    });
+    this.tracker = new CampaignTracker({
+      store: this.store,
+      retryableFailureCodes: options.retryableFailureCodes,
+    });
+    this.side = campaignSideOf(this.store);
+    this.recipients = new Recipients(options.redis, options.keys, options.retentionMs);
+    this.ledger = new Ledger(options.redis, options.keys, options.retentionMs, this.side, this.recipients);
+    this.bullPrefix = `${options.prefix}bull`;
+  }
+
+  /** A recipient's hash: its digits, hashed (a phone number never appears in a key). */
+  rh(to: string): string {
+    return hashId(suppressionKey(to));
+  }
+
+  /** A message key's hash: the ledger's field and the job's id (128 bits). */
+  kh(key: string): string {
+    return hashId(key).slice(0, 22);
+  }
+
+  /** The BullMQ queue name of a campaign: hashed, so any campaign id makes a valid one. */
+  queueName(campaign: string): string {
+    return `cq-${hashId(campaign).slice(0, 22)}`;
+  }
+
+  /** The BullMQ prefix for `client` (hash-tagged by the queue's name on a cluster). */
+  bullPrefixOf(client: RedisClient, campaign: string): string {
+    return queuePrefix(client, this.bullPrefix, this.queueName(campaign));
+  }
+
+  get registryKey(): string {
+    return this.keys.name('cq', 'ids');
+  }
+
+  /** The campaign's BullMQ queue, for adding, pausing and removing jobs (one connection for all of them). */
+  bull(campaign: string): BullMQ.Queue {
+    let queue = this.#queues.get(campaign);
+    if (queue === undefined) {
+      const { Queue } = loadOptionalPeer<typeof BullMQ>('bullmq', 'CampaignQueue');
+      this.#connection ??= openRedis(this.redis, {}, this.logger, 'CampaignQueue');
+      queue = new Queue(this.queueName(campaign), {
+        connection: this.#connection,
+        prefix: this.bullPrefixOf(this.#connection, campaign),
+        // The ledger is the record; BullMQ's event stream is not read, so it is kept short.
+        streams: { events: { maxLen: 100 } },
+      });
+      queue.on('error', () => {
+        // Logged once per outage by the connection's own listener.
+      });
+      this.#queues.set(campaign, queue);
+    }
+    return queue;
+  }
+
+  /** Notes that `campaign` has work, so every worker takes it up; and lists it among the report's campaigns. */
+  async register(campaign: string): Promise<void> {
+    const now = Date.now();
+    await call('CampaignQueue.register', () =>
+      REGISTER.run(
+        this.redis,
+        [writes(this.registryKey, this.retentionMs)],
+        [now, this.retentionMs, campaign],
+      ),
+    );
+    await this.side.list(campaign);
+  }
+
+  /** One result of one message as the campaign report records it. */
+  recordOf(entry: LedgerEntry, result: SendManyResult) {
+    const batch = new Batch();
+    batch.add({ result: { ...result, index: entry.pos - 1 }, to: entry.to });
+    return batch.take();
+  }
+
+  /**
+   * Changes an entry (`Ledger.change`); an accepted result's pointer is written in the same step on one Redis and
+   * right after it on a cluster, and the statuses parked for it are applied. Tried again while Redis answers with
+   * an error (a restart, a failover), up to `patienceMs`: a result known and not written leaves its message in
+   * doubt.
+   */
+  async change(
+    campaign: string,
+    kh: string,
+    rh: string,
+    expected: LedgerEntry,
+    next: LedgerEntry,
+    effects: ChangeEffects = {},
+    patienceMs = 0,
+  ): Promise<ChangeAnswer> {
+    const op = 'CampaignQueue.ledger';
+    const giveUpAt = Date.now() + patienceMs;
+    let answer: ChangeAnswer;
+    for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+      try {
+        answer = await call(op, () => this.ledger.change(campaign, kh, rh, expected, next, effects));
+        break;
+      } catch (error) {
+        if (Date.now() + wait > giveUpAt) throw error;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+    if (answer.outcome !== 'ok') return answer;
+    const parked = [...answer.parked];
+    const accepted = effects.record?.accepted ?? [];
+    if (accepted.length > 0 && this.keys.spread) {
+      parked.push(
+        ...(await this.side.pointers(accepted.map((a) => this.side.message(campaign, a.wamid, a.state)))),
+      );
+    }
+    await this.applyRaw(parked);
+    return answer;
+  }
+
+  /** Applies raw statuses (JSON) to the campaign report; a malformed one is skipped. */
+  async applyRaw(raws: readonly string[]): Promise<void> {
+    for (const text of raws) {
+      let raw: WebhookStatus;
+      try {
+        raw = JSON.parse(text) as WebhookStatus;
+      } catch {
+        continue;
+      }
+      await this.tracker.apply(raw);
+    }
+  }
+
+  /** Pauses a campaign for every worker (the ledger's gate refuses from this step on), then its BullMQ queue. */
+  async pause(campaign: string, hold: CampaignHold): Promise<'running' | 'paused' | 'cancelled'> {
+    const before = await call('CampaignQueue.pause', () =>
+      this.ledger.state(campaign, 'pause', JSON.stringify(hold), Date.now()),
+    );
+    if (before !== 'cancelled') await this.bull(campaign).pause();
+    // The gateway's refusal is news to whoever runs the workers; a person's pause is not.
+    if (before === 'running' && hold.by === 'gateway') {
+      log(this.logger, 'warn', `wa-gateway-sdk: CampaignQueue paused a campaign (${hold.code})`, {
+        by: hold.by,
+      });
+    }
+    return before;
+  }
+
+  /** Whether a wamid was recorded by some campaign send: a status for it explains nothing in doubt. */
+  async explained(wamid: string): Promise<boolean> {
+    return (await call('CampaignQueue.apply', () => this.redis.exists(this.side.pointerKey(wamid)))) === 1;
+  }
+
+  /**
+   * A status for a recipient with an attempt standing: kept as evidence, or the message in doubt it resolves
+   * (see campaign-recipients.ts).
+   */
+  async witness(raw: WebhookStatus): Promise<void> {
+    const wamid = raw.id;
+    const to = raw.recipient_id;
+    const seconds = parseTimestamp(raw.timestamp);
+    if (typeof wamid !== 'string' || typeof to !== 'string' || to === '' || seconds === undefined) return;
+    const rh = this.rh(to);
+    const op = 'CampaignQueue.apply';
+    if (!(await call(op, () => this.recipients.standing(rh)))) return;
+    const explained = await this.explained(wamid);
+    const text = JSON.stringify(raw);
+    const answer = await call(op, () => this.recipients.witness(rh, wamid, seconds, text, explained));
+    if (answer.outcome === 'resolve') {
+      await this.resolve(rh, answer.campaign, answer.kh, answer.token, wamid, [text]);
+    } else if (answer.outcome === 'ambiguous') {
+      await this.settle(rh);
+    }
+  }
+
+  /**
+   * Looks at a recipient's attempt in doubt and its evidence: when exactly one wamid seen after the attempt is
+   * explained by no recorded send, the message was sent with it. Several: left for a person.
+   */
+  async settle(rh: string): Promise<void> {
+    const attempt = await call('CampaignQueue.settle', () => this.recipients.attempt(rh));
+    if (attempt === undefined || attempt.open) return;
+    const unexplained: string[] = [];
+    for (const wamid of attempt.evidence.keys()) if (!(await this.explained(wamid))) unexplained.push(wamid);
+    if (unexplained.length !== 1) return;
+    const wamid = unexplained[0]!;
+    await this.resolve(rh, attempt.campaign, attempt.kh, attempt.token, wamid, []);
+  }
+
+  /**
+   * Marks a message in doubt sent with `wamid`, records it in the report (once: the ledger's step), applies the
+   * statuses kept for it, and frees its recipient.
+   */
+  async resolve(
+    rh: string,
+    campaign: string,
+    kh: string,
+    token: string,
+    wamid: string,
+    raws: readonly string[],
+  ): Promise<void> {
+    const entry = await call('CampaignQueue.resolve', () => this.ledger.entry(campaign, kh));
+    if (entry?.state !== 'd' || entry.token !== token) {
+      await this.reconcile(rh, campaign, kh, token);
+      return;
+    }
+    const next: LedgerEntry = { ...entry, state: 'a', detail: wamid };
+    const answer = await this.change(campaign, kh, rh, entry, next, {
+      done: true,
+      doubt: 'remove',
+      counts: { inDoubt: -1, accepted: 1, resolved: 1 },
+      record: this.recordOf(entry, { index: 0, ok: true, messageId: wamid, contacts: [] }),
+    });
+    if (answer.outcome !== 'ok') return;
+    await this.#finishResolved(rh, token, wamid, raws);
+    await this.#removeJob(campaign, kh);
+  }
+
+  /** The statuses kept for a resolved message, applied; its recipient freed. */
+  async #finishResolved(rh: string, token: string, wamid: string, raws: readonly string[]): Promise<void> {
+    const attempt = await call('CampaignQueue.resolve', () => this.recipients.attempt(rh));
+    const kept = attempt?.token === token ? (attempt.evidence.get(wamid) ?? []) : [];
+    await this.applyRaw([...raws, ...kept]);
+    await call('CampaignQueue.resolve', () => this.recipients.release(rh, token, 'done'));
+  }
+
+  /**
+   * An attempt whose lock is gone (its holder died, or was too slow to renew) and that stands in the way: set
+   * right from the ledger. A request allowed (`s`) may be out: the message is in doubt. Not allowed yet, or
+   * decided: the attempt is forgotten (after applying what it kept for a message resolved meanwhile).
+   */
+  async reconcile(rh: string, campaign: string, kh: string, token: string): Promise<void> {
+    const op = 'CampaignQueue.reconcile';
+    const entry = await call(op, () => this.ledger.entry(campaign, kh));
+    if (entry?.token === token && (entry.state === 's' || entry.state === 'd')) {
+      if (entry.state === 's') {
+        const answer = await this.change(
+          campaign,
+          kh,
+          rh,
+          entry,
+          { ...entry, state: 'd', detail: 'died' },
+          { doubt: { since: Date.now() }, counts: { sending: -1, inDoubt: 1 } },
+        );
+        // Changed meanwhile (its holder was alive after all, and wrote its result): look again.
+        if (answer.outcome !== 'ok') return this.reconcile(rh, campaign, kh, token);
+      }
+      await call(op, () => this.recipients.release(rh, token, 'doubt'));
+      await this.settle(rh);
+      return;
+    }
+    if (entry?.token === token && entry.state === 'a') {
+      await this.#finishResolved(rh, token, entry.detail, []);
+      return;
+    }
+    await call(op, () => this.recipients.release(rh, token, 'done'));
+  }
+
+  /** Removes a message's job (in doubt, it waited in the failed set with its message); gone already is fine. */
+  async #removeJob(campaign: string, kh: string): Promise<void> {
+    try {
+      await this.bull(campaign).remove(jobIdOf(kh));
+    } catch {
+      // Still active somewhere (its run will find the entry decided), or Redis failed: harmless either way.
+    }
+  }
+
+  /** Closes the BullMQ queues and their connection. */
+  async close(): Promise<void> {
+    const queues = [...this.#queues.values()];
+    this.#queues.clear();
+    await Promise.all(queues.map((q) => q.close().catch(() => {})));
+    if (this.#connection) await closeRedis(this.#connection);
+    this.#connection = undefined;
+  }
+}

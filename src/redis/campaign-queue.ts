@@ -1,0 +1,642 @@
+/**
+ * `CampaignQueue`: campaigns that survive pods and restarts. Messages are enqueued once (by key) into Redis, sent
+ * by workers in any number of processes (on BullMQ, one queue per campaign), and each one has a ledger entry,
+ * written before its request, that says what became of it: accepted, not sent, or in doubt. See
+ * docs/campaigns-at-scale.md.
+ */
+
+import type { CampaignHold, CampaignQueueStatus, CampaignQueueView } from '../campaigns/queue-status.js';
+import type { CampaignRefusal } from '../campaigns/records.js';
+import type { SuppressionList } from '../campaigns/suppressions.js';
+import type { CampaignReport, CampaignRetry, CampaignTracker } from '../campaigns/tracker.js';
+import { durationMs } from '../core/duration.js';
+import { ConfigurationError } from '../core/errors.js';
+import type { DeepReadonly } from '../core/plain-data.js';
+import { RateLimiter } from '../core/rate-limiter.js';
+import type { OutboundMessage } from '../gateway/message-schema.js';
+import type { StatusEvent, WebhookEvent } from '../webhooks/events.js';
+import type { WebhookStatus } from '../webhooks/schemas.js';
+import { type CampaignJobData, jobIdOf, QueueCore, recordedRefusal } from './campaign-core.js';
+import { encodeEntry, keyOf, type LedgerEntry } from './campaign-ledger.js';
+import { type CampaignWorker, type CampaignWorkerOptions, startCampaignWorker } from './campaign-worker.js';
+import { CampaignQueueError } from './errors.js';
+import { call } from './replies.js';
+import { DEFAULT_RETENTION_MS, openStore, type RedisStoreOptions } from './store-options.js';
+
+export type { CampaignHold, CampaignQueueStatus } from '../campaigns/queue-status.js';
+export type { CampaignWorker, CampaignWorkerOptions } from './campaign-worker.js';
+
+export interface CampaignQueueOptions extends RedisStoreOptions {
+  /**
+   * How long a campaign's ledger, counters and report are kept after their last write, ms. Default 30 days. A
+   * message still queued when its campaign expires is not sent.
+   */
+  retentionMs?: number;
+  /**
+   * Checked before each send: a suppressed recipient's message is recorded not sent (`SUPPRESSED`) with the
+   * list's reason. `RedisSuppressionList` for many processes.
+   */
+  suppressions?: SuppressionList;
+  /**
+   * How long a message stays in doubt before `report()` lists it for a person (`inDoubt`), ms. Default 15
+   * minutes: statuses arrive within seconds, so what is still in doubt then will not be resolved by one.
+   */
+  inDoubtAfterMs?: number;
+  /** Upstream failure codes worth retrying, for the report's `retries()` (see `CampaignTrackerOptions`). */
+  retryableFailureCodes?: readonly (number | string)[];
+  /** How long the report parks a status whose send is not recorded yet, ms (`RedisCampaignStore`'s). Default 120,000. */
+  parkMs?: number;
+}
+
+export interface EnqueueOptions {
+  /** Each message's key: enqueuing a key again adds nothing. Default: the recipient (`to`). */
+  key?: (message: DeepReadonly<OutboundMessage>, index: number) => string;
+  /** The campaign starts then (a `Date` or ms since the epoch); default now. */
+  startAt?: Date | number;
+  /** Messages written to Redis per step. Default 500. */
+  batchSize?: number;
+}
+
+export interface EnqueueResult {
+  /** Messages added now. */
+  added: number;
+  /** Keys the campaign had already (nothing added for them; those still queued got their job back if it was missing). */
+  existing: number;
+}
+
+/** A message in doubt, for a person: resend it (`resend`) or let it be (`drop`) once its status events are checked. */
+export interface InDoubtMessage {
+  key: string;
+  to: string;
+  /** Its position in the campaign, from 1. */
+  position: number;
+  /** Why: its worker `died` with the request allowed out, or the request was `cut` in flight. */
+  why: 'died' | 'cut';
+  /** When its request was allowed out, and when it went in doubt, ISO 8601. */
+  attemptedAt: string;
+  since: string;
+}
+
+/** The campaign's report (`CampaignTracker`'s) joined with the queue's view. */
+export interface CampaignQueueReport extends CampaignReport {
+  queue: CampaignQueueStatus;
+  /** In doubt for longer than `inDoubtAfterMs`: for a person. */
+  inDoubt: InDoubtMessage[];
+}
+
+const DEFAULT_IN_DOUBT_AFTER_MS = 15 * 60_000;
+
+/**
+ * A durable campaign queue on Redis and BullMQ: enqueue a campaign once (by key; again, nothing is added), send it
+ * from workers in any number of processes, follow it with `status` and `report`.
+ *
+ * - **Enqueue** from any iterable or async cursor, in steps of `batchSize`; enqueuing the same keys again completes
+ *   an enqueue that was cut off. `startAt` schedules it.
+ * - **Workers** (`queue.work({ gateway })`) send through the `GatewayClient` (and its `RedisRateLimiter`); two
+ *   messages to one recipient are never in flight at once, and go in enqueue order.
+ * - **A ledger entry per message**, written before its request: accepted (wamid), not sent (code), or in doubt.
+ *   A message in doubt is never resent by itself: `apply` (in the webhook handler) resolves it from its status,
+ *   and what stays in doubt is listed (`inDoubt`) for `resend` or `drop`.
+ * - **`BILL_001`** (and the gateway's other refusals of the account) pause the campaign for every worker, the
+ *   reason kept; `resume` continues. `RATE_001` holds every worker for its `retry_after`. `cancel` ends it.
+ * - **Opt-outs**: `suppressions` is asked before each send.
+ *
+ * @example
+ * import { Redis } from 'ioredis';
+ * import { CampaignQueue, RedisRateLimiter, RedisSuppressionList } from 'wa-gateway-sdk/redis';
+ * const redis = new Redis(process.env.REDIS_URL!);
+ * const queue = new CampaignQueue({ redis, suppressions: new RedisSuppressionList({ redis }) });
+ * await queue.enqueue('spring-sale', customers.map(toMessage));
+ * // worker processes:   queue.work({ gateway: new GatewayClient({ ..., rateLimit: new RedisRateLimiter({ redis }) }) })
+ * // webhook receivers:  onEvent: (event) => queue.apply(event)
+ * console.log(await queue.status('spring-sale'));
+ */
+export class CampaignQueue implements CampaignQueueView {
+  readonly #core: QueueCore;
+  readonly #inDoubtAfterMs: number;
+
+  constructor(options: CampaignQueueOptions) {
+    const op = 'new CampaignQueue';
+    const { redis, keys, prefix, logger } = openStore(options, op);
+    const retentionMs = durationMs(options.retentionMs, `${op}: \`retentionMs\``, DEFAULT_RETENTION_MS);
+    this.#inDoubtAfterMs = durationMs(
+      options.inDoubtAfterMs,
+      `${op}: \`inDoubtAfterMs\``,
+      DEFAULT_IN_DOUBT_AFTER_MS,
+    );
+    const suppressions = options.suppressions;
+    if (suppressions !== undefined && typeof suppressions?.reasonFor !== 'function') {
+      throw new ConfigurationError(
+        `${op}: \`suppressions\` must be a SuppressionList (MemorySuppressionList, or RedisSuppressionList).`,
+      );
+    }
+    this.#core = new QueueCore({
+      redis,
+      keys,
+      prefix,
+      retentionMs,
+      parkMs: durationMs(options.parkMs, `${op}: \`parkMs\``, 120_000),
+      retryableFailureCodes: options.retryableFailureCodes ?? [],
+      suppressions,
+      logger,
+    });
+  }
+
+  /**
+   * The campaigns' report (`CampaignTracker` over `RedisCampaignStore`, same Redis and prefix): what `report`
+   * joins with the queue's view, and what the CLI's `campaign report` reads.
+   */
+  get tracker(): CampaignTracker {
+    return this.#core.tracker;
+  }
+
+  /**
+   * Adds a campaign's messages, each under its key (default its recipient): a key the campaign has already adds
+   * nothing. Written `batchSize` at a time, each step one script, then its jobs; an enqueue cut off half-way is
+   * completed by enqueuing the same messages again. Throws `CampaignQueueError` (`cancelled`) for a cancelled
+   * campaign, `ConfigurationError` for a message without a key.
+   *
+   * @example
+   * const { added } = await queue.enqueue('spring-sale', readCustomers(), { startAt: new Date('2025-03-01T09:00:00Z') });
+   */
+  async enqueue(
+    campaign: string,
+    messages: Iterable<DeepReadonly<OutboundMessage>> | AsyncIterable<DeepReadonly<OutboundMessage>>,
+    options: EnqueueOptions = {},
+  ): Promise<EnqueueResult> {
+    const op = 'CampaignQueue.enqueue';
+    checkCampaign(campaign, op);
+    const size = options.batchSize ?? 500;
+    if (!Number.isInteger(size) || size < 1 || size > 10_000) {
+      throw new ConfigurationError(`${op}: \`batchSize\` must be an integer from 1 to 10,000.`);
+    }
+    const startAt = options.startAt === undefined ? undefined : timeOf(options.startAt, `${op}: \`startAt\``);
+    const keyOfMessage = options.key ?? defaultKey;
+    const result: EnqueueResult = { added: 0, existing: 0 };
+    let batch: { message: DeepReadonly<OutboundMessage>; key: string }[] = [];
+    const flush = async () => {
+      const taken = batch;
+      batch = [];
+      if (taken.length > 0) await this.#enqueueBatch(campaign, taken, startAt, result);
+    };
+    let index = 0;
+    for await (const message of messages as AsyncIterable<DeepReadonly<OutboundMessage>>) {
+      const key = keyOfMessage(message, index);
+      if (typeof key !== 'string' || key === '' || key.length > 256 || /\p{Cc}/u.test(key)) {
+        throw new ConfigurationError(
+          `${op}: message ${index} has no key: give each message a \`to\`, or a \`key\` function answering 1 to 256 characters without control characters.`,
+        );
+      }
+      batch.push({ message, key });
+      index++;
+      if (batch.length >= size) await flush();
+    }
+    await flush();
+    return result;
+  }
+
+  async #enqueueBatch(
+    campaign: string,
+    batch: readonly { message: DeepReadonly<OutboundMessage>; key: string }[],
+    startAt: number | undefined,
+    result: EnqueueResult,
+  ): Promise<void> {
+    const op = 'CampaignQueue.enqueue';
+    const core = this.#core;
+    const rows = batch.map(({ message, key }) => {
+      const to = typeof message.to === 'string' ? message.to : '';
+      return { message, kh: core.kh(key), rh: core.rh(to), to, key: key === to ? '' : key };
+    });
+    const answers = await call(op, () => core.ledger.enqueue(campaign, Date.now(), startAt, rows));
+    if (answers === 'cancelled') {
+      throw new CampaignQueueError(
+        `${op}: campaign '${campaign}' was cancelled; enqueue under another campaign id.`,
+        'cancelled',
+      );
+    }
+    const delay = startAt === undefined ? 0 : Math.max(0, startAt - Date.now());
+    const jobs: { name: string; data: CampaignJobData; opts: Record<string, unknown> }[] = [];
+    const seen = new Set<string>();
+    answers.forEach((answer, i) => {
+      const row = rows[i]!;
+      // The same key twice in one step: the first is the message.
+      if (seen.has(row.kh)) {
+        result.existing++;
+        return;
+      }
+      seen.add(row.kh);
+      if (typeof answer === 'number') result.added++;
+      else result.existing++;
+      // A queued message gets its job (added now, or missing after an enqueue cut off before its jobs).
+      if (typeof answer === 'number' || answer.state === 'q') {
+        const pos = typeof answer === 'number' ? answer : answer.pos;
+        const queued = encodeEntry({
+          state: 'q',
+          pos,
+          to: row.to,
+          token: '',
+          startedAt: 0,
+          detail: '',
+          key: row.key,
+        });
+        jobs.push({
+          name: 'm',
+          data: { v: 1, c: campaign, k: row.kh, e: queued, m: row.message },
+          opts: { jobId: jobIdOf(row.kh), delay, ...JOB_OPTIONS },
+        });
+      }
+    });
+    if (jobs.length > 0) await call(op, () => core.bull(campaign).addBulk(jobs));
+    // After the step's messages and jobs: a worker that looked before them sees the campaign again now.
+    await core.register(campaign);
+  }
+
+  /**
+   * Starts sending in this process: every campaign with messages queued (now and later) is worked on, `concurrency`
+   * messages at once. Close it on shutdown.
+   *
+   * @example
+   * const worker = queue.work({ gateway: gw, concurrency: 16 });
+   * process.on('SIGTERM', () => void worker.close());
+   */
+  work(options: CampaignWorkerOptions): CampaignWorker {
+    return startCampaignWorker(this.#core, checkWorkerOptions(options));
+  }
+
+  /**
+   * Applies a status event (any other event is ignored): the campaign's report moves (`tracker.apply`), and a
+   * message in doubt is resolved when this status is its evidence. Typed to stand as an `onEvent` itself.
+   *
+   * @example
+   * createNodeWebhookHandler({ secret, onEvent: (event) => queue.apply(event) });
+   */
+  async apply(input: StatusEvent | WebhookStatus | WebhookEvent): Promise<void> {
+    await this.#core.tracker.apply(input);
+    const raw = rawStatusOf(input);
+    if (raw) await this.#core.witness(raw);
+  }
+
+  /**
+   * Where a campaign stands; `undefined` for a campaign never enqueued (or expired).
+   *
+   * @example
+   * const s = await queue.status('spring-sale');
+   * if (s?.state === 'paused') console.log(s.hold?.code, s.hold?.description);
+   */
+  async status(campaign: string): Promise<CampaignQueueStatus | undefined> {
+    checkCampaign(campaign, 'CampaignQueue.status');
+    const counts = await call('CampaignQueue.status', () => this.#core.ledger.counts(campaign));
+    if (Object.keys(counts).length === 0) return undefined;
+    const n = (k: string) => Number(counts[k] ?? 0);
+    const startAt = counts['startAt'] === undefined ? n('createdAt') : n('startAt');
+    let hold: CampaignHold | undefined;
+    try {
+      hold = counts['reason'] ? (JSON.parse(counts['reason']) as CampaignHold) : undefined;
+    } catch {
+      hold = undefined;
+    }
+    const stored = counts['state'];
+    const state: CampaignQueueStatus['state'] =
+      stored === 'cancelled' || stored === 'paused'
+        ? stored
+        : n('queued') + n('sending') === 0
+          ? 'finished'
+          : startAt > Date.now() && n('accepted') + n('notSent') + n('sending') + n('inDoubt') === 0
+            ? 'scheduled'
+            : 'running';
+    return {
+      campaign,
+      state,
+      hold,
+      startAt: startAt > 0 ? new Date(startAt).toISOString() : null,
+      total: n('total'),
+      queued: n('queued'),
+      inFlight: n('sending'),
+      accepted: n('accepted'),
+      resolved: n('resolved'),
+      notSent: n('notSent'),
+      suppressed: n('suppressed'),
+      cancelled: n('cancelled'),
+      inDoubt: n('inDoubt'),
+      dropped: n('dropped'),
+    };
+  }
+
+  /**
+   * The campaign's report (the funnel from the status webhooks, refusals, retries) joined with `status`, and the
+   * messages in doubt for longer than `inDoubtAfterMs`. `undefined` for an unknown campaign.
+   *
+   * @example
+   * const report = await queue.report('spring-sale');
+   * for (const m of report?.inDoubt ?? []) console.log('check', m.to, m.attemptedAt);
+   */
+  async report(campaign: string): Promise<CampaignQueueReport | undefined> {
+    const queue = await this.status(campaign);
+    if (!queue) return undefined;
+    const report = (await this.#core.tracker.report(campaign)) ?? emptyReport(campaign);
+    const inDoubt = await this.inDoubt(campaign, { olderThanMs: this.#inDoubtAfterMs });
+    return Object.assign(report, { queue, inDoubt });
+  }
+
+  /**
+   * The messages in doubt, oldest first (at most `limit`, default 1,000): all of them, or those in doubt for
+   * longer than `olderThanMs`.
+   *
+   * @example
+   * for (const m of await queue.inDoubt('spring-sale')) console.log(m.key, m.why, m.since);
+   */
+  async inDoubt(
+    campaign: string,
+    options: { olderThanMs?: number; limit?: number } = {},
+  ): Promise<InDoubtMessage[]> {
+    const op = 'CampaignQueue.inDoubt';
+    checkCampaign(campaign, op);
+    const until = Date.now() - (options.olderThanMs ?? 0);
+    const listed = await call(op, () => this.#core.ledger.doubts(campaign, until, options.limit ?? 1000));
+    const out: InDoubtMessage[] = [];
+    for (const { kh, since } of listed) {
+      const entry = await call(op, () => this.#core.ledger.entry(campaign, kh));
+      if (entry?.state !== 'd') continue;
+      out.push({
+        key: keyOf(entry),
+        to: entry.to,
+        position: entry.pos,
+        why: entry.detail === 'cut' ? 'cut' : 'died',
+        attemptedAt: new Date(entry.startedAt).toISOString(),
+        since: new Date(since).toISOString(),
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Pauses a campaign for every worker: no send starts after this resolves (those in flight finish). The reason
+   * is kept for `status`.
+   *
+   * @example
+   * await queue.pause('spring-sale', 'stopped by marketing: wrong price in the template');
+   */
+  async pause(campaign: string, reason = 'paused by a person'): Promise<void> {
+    checkCampaign(campaign, 'CampaignQueue.pause');
+    const before = await this.#core.pause(campaign, {
+      code: 'PAUSED',
+      description: reason,
+      at: new Date().toISOString(),
+      by: 'person',
+    });
+    if (before === 'cancelled') throw cancelled(campaign, 'pause');
+  }
+
+  /**
+   * Continues a paused campaign (after a top-up, for a `BILL_001`): its messages are taken up again in order.
+   *
+   * @example
+   * await queue.resume('spring-sale');
+   */
+  async resume(campaign: string): Promise<void> {
+    const op = 'CampaignQueue.resume';
+    checkCampaign(campaign, op);
+    const core = this.#core;
+    const before = await call(op, () => core.ledger.state(campaign, 'resume', '', Date.now()));
+    if (before === 'cancelled') throw cancelled(campaign, 'resume');
+    await call(op, () => core.bull(campaign).resume());
+    await core.register(campaign);
+  }
+
+  /**
+   * Ends a campaign: no message starts any more, and every message that never started is recorded not sent
+   * (`CANCELLED`); those in flight finish, those in doubt stay for a person. Final. Answers how many it stopped.
+   *
+   * @example
+   * const stopped = await queue.cancel('spring-sale');
+   */
+  async cancel(campaign: string, reason = 'cancelled by a person'): Promise<number> {
+    const op = 'CampaignQueue.cancel';
+    checkCampaign(campaign, op);
+    const core = this.#core;
+    const hold: CampaignHold = {
+      code: 'CANCELLED',
+      description: reason,
+      at: new Date().toISOString(),
+      by: 'person',
+    };
+    await call(op, () => core.ledger.state(campaign, 'cancel', JSON.stringify(hold), Date.now()));
+    const bull = core.bull(campaign);
+    await call(op, () => bull.pause());
+    let stopped = 0;
+    for await (const page of core.ledger.scan(campaign)) {
+      for (const [kh, entry] of page) {
+        if (entry.state !== 'q') continue;
+        const error = recordedRefusal(
+          'CANCELLED',
+          'the campaign was cancelled before this message was sent',
+          false,
+        );
+        const answer = await core.change(
+          campaign,
+          kh,
+          core.rh(entry.to),
+          entry,
+          { ...entry, state: 'n', detail: 'CANCELLED' },
+          {
+            done: true,
+            counts: { queued: -1, notSent: 1, cancelled: 1 },
+            record: core.recordOf(entry, { index: 0, ok: false, error, notSent: true }),
+          },
+        );
+        if (answer.outcome === 'ok') stopped++;
+      }
+    }
+    // The jobs of what was stopped: removed, so nothing of the campaign waits in BullMQ.
+    await call(op, () => bull.drain(true));
+    await call(op, () => bull.resume());
+    return stopped;
+  }
+
+  /**
+   * Sends a message in doubt again, after a person checked it was not delivered (its status events, the
+   * customer). It goes out in its place in its recipient's order. Throws `CampaignQueueError` when the message is
+   * not in doubt (`not_in_doubt`) or its job is gone (`job_gone`: enqueue it again under a new key).
+   *
+   * @example
+   * await queue.resend('spring-sale', '998901234567');
+   */
+  async resend(campaign: string, key: string): Promise<void> {
+    const op = 'CampaignQueue.resend';
+    const { entry, kh, rh } = await this.#doubtful(campaign, key, op);
+    const core = this.#core;
+    const job = await call(op, () => core.bull(campaign).getJob(jobIdOf(kh)));
+    if (!job) {
+      throw new CampaignQueueError(
+        `${op}: the job of this message is gone (removed from BullMQ); enqueue the message again under a new key.`,
+        'job_gone',
+      );
+    }
+    const answer = await core.change(
+      campaign,
+      kh,
+      rh,
+      entry,
+      { ...entry, state: 'q', token: '', startedAt: 0, detail: '' },
+      { doubt: 'remove', counts: { inDoubt: -1, queued: 1 } },
+    );
+    if (answer.outcome !== 'ok') throw notInDoubt(op);
+    await call(op, () => core.recipients.release(rh, entry.token, 'done'));
+    await call(op, () => job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }));
+    await core.register(campaign);
+  }
+
+  /**
+   * Leaves a message in doubt as it is, for good: recorded in the report as a refusal that may have been sent
+   * (`IN_DOUBT`, `maybeSent`), and its recipient's next messages go on. Throws `CampaignQueueError`
+   * (`not_in_doubt`) when it is not in doubt.
+   *
+   * @example
+   * await queue.drop('spring-sale', '998901234567');
+   */
+  async drop(campaign: string, key: string): Promise<void> {
+    const op = 'CampaignQueue.drop';
+    const { entry, kh, rh } = await this.#doubtful(campaign, key, op);
+    const core = this.#core;
+    const error = recordedRefusal(
+      'IN_DOUBT',
+      'in doubt, dropped by a person: it may have been sent (check its status events before sending it again)',
+      true,
+    );
+    const answer = await core.change(
+      campaign,
+      kh,
+      rh,
+      entry,
+      { ...entry, state: 'n', detail: 'IN_DOUBT' },
+      {
+        done: true,
+        doubt: 'remove',
+        counts: { inDoubt: -1, dropped: 1 },
+        record: core.recordOf(entry, { index: 0, ok: false, error, notSent: false }),
+      },
+    );
+    if (answer.outcome !== 'ok') throw notInDoubt(op);
+    await call(op, () => core.recipients.release(rh, entry.token, 'done'));
+    try {
+      await core.bull(campaign).remove(jobIdOf(kh));
+    } catch {
+      // Gone already: fine.
+    }
+  }
+
+  async #doubtful(
+    campaign: string,
+    key: string,
+    op: string,
+  ): Promise<{ entry: LedgerEntry; kh: string; rh: string }> {
+    checkCampaign(campaign, op);
+    if (typeof key !== 'string' || key === '') throw new ConfigurationError(`${op}: give the message's key.`);
+    const core = this.#core;
+    const kh = core.kh(key);
+    const entry = await call(op, () => core.ledger.entry(campaign, kh));
+    if (entry?.state !== 'd') throw notInDoubt(op);
+    return { entry, kh, rh: core.rh(entry.to) };
+  }
+
+  /** Closes the queue's own BullMQ connection (never the client it was given). */
+  async close(): Promise<void> {
+    await this.#core.close();
+  }
+}
+
+/** What every job of a campaign is added with: the ledger decides, BullMQ only carries. */
+const JOB_OPTIONS = {
+  removeOnComplete: true,
+  // A message in doubt waits in the failed set with its message, for `resend`.
+  removeOnFail: false,
+  attempts: 1_000_000,
+  backoff: { type: 'wa-campaign' },
+} as const;
+
+function defaultKey(message: DeepReadonly<OutboundMessage>): string {
+  return (message as { to?: unknown }).to as string;
+}
+
+function timeOf(value: Date | number, name: string): number {
+  const ms = value instanceof Date ? value.getTime() : value;
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) {
+    throw new ConfigurationError(`${name} must be a Date or ms since the epoch.`);
+  }
+  return ms;
+}
+
+function checkCampaign(campaign: unknown, where: string): asserts campaign is string {
+  if (
+    typeof campaign !== 'string' ||
+    campaign.length === 0 ||
+    campaign.length > 200 ||
+    /\p{Cc}/u.test(campaign)
+  ) {
+    throw new ConfigurationError(
+      `${where} needs a campaign id: a non-empty string of at most 200 characters without control characters.`,
+    );
+  }
+}
+
+function checkWorkerOptions(options: CampaignWorkerOptions): CampaignWorkerOptions {
+  const op = 'CampaignQueue.work';
+  if (typeof options !== 'object' || options === null || typeof options.gateway?.messages !== 'object') {
+    throw new ConfigurationError(`${op} needs { gateway: new GatewayClient(...) }.`);
+  }
+  if (options.gateway.rateLimiter instanceof RateLimiter) {
+    throw new ConfigurationError(
+      `${op}: the gateway client's rate limiter serves one process only, and workers run in many: give it a RedisRateLimiter (rateLimit: new RedisRateLimiter({ redis })), shared by every worker.`,
+    );
+  }
+  for (const name of ['lockDurationMs', 'recipientLeaseMs', 'pollMs'] as const) {
+    if (options[name] !== undefined) durationMs(options[name], `${op}: \`${name}\``);
+  }
+  for (const name of ['concurrency', 'attempts'] as const) {
+    const n = options[name];
+    if (n !== undefined && (!Number.isInteger(n) || n < 1 || n > 10_000)) {
+      throw new ConfigurationError(`${op}: \`${name}\` must be an integer from 1 to 10,000.`);
+    }
+  }
+  return options;
+}
+
+/** A status's raw `statuses[]` object, whichever form was given; `undefined` for any other event. */
+function rawStatusOf(input: unknown): WebhookStatus | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const kind = (input as { kind?: unknown }).kind;
+  if (kind !== undefined) return kind === 'status' ? (input as StatusEvent).status : undefined;
+  return typeof (input as { id?: unknown }).id === 'string' ? (input as WebhookStatus) : undefined;
+}
+
+function emptyReport(campaign: string): CampaignReport {
+  const none = async function* <T>(): AsyncIterable<T> {};
+  return {
+    campaign,
+    funnel: { accepted: 0, sent: 0, delivered: 0, read: 0, failed: 0, notSent: 0, maybeSent: 0 },
+    latest: { accepted: 0, sent: 0, delivered: 0, read: 0, failed: 0 },
+    failures: [],
+    refusals: [],
+    billable: 0,
+    firstEventAt: null,
+    lastEventAt: null,
+    firstSendAt: null,
+    lastSendAt: null,
+    retries: () => none<CampaignRetry>(),
+    refused: () => none<CampaignRefusal>(),
+  };
+}
+
+function cancelled(campaign: string, action: string): CampaignQueueError {
+  return new CampaignQueueError(
+    `CampaignQueue.${action}: campaign '${campaign}' was cancelled (final).`,
+    'cancelled',
+  );
+}
+
+function notInDoubt(op: string): CampaignQueueError {
+  return new CampaignQueueError(
+    `${op}: no message of this campaign is in doubt under that key.`,
+    'not_in_doubt',
+  );
+}

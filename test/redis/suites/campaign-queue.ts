@@ -1,0 +1,502 @@
+/**
+ * CampaignQueue on a real Redis (one node: campaign-queue.test.ts; a cluster: cluster.proof.test.ts), sending to
+ * the sandbox over real sockets, counted at the sandbox. Statuses reach `queue.apply` through a real webhook
+ * handler.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { GatewayClient, MemorySuppressionList, RateLimiter } from '../../../src/index.js';
+import {
+  CampaignQueue,
+  CampaignQueueError,
+  type CampaignQueueOptions,
+  type CampaignWorker,
+  RedisRateLimiter,
+  RedisSuppressionList,
+} from '../../../src/redis/index.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../../src/testing/index.js';
+import { createNodeWebhookHandler } from '../../../src/webhooks/index.js';
+import { waitFor } from '../../helpers/manual-clock.js';
+import type { RedisTarget } from '../../helpers/redis-target.js';
+
+export const text = (to: string, body = `hi ${to}`) => ({ to, type: 'text' as const, text: { body } });
+export const recipients = (n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => `99890${String(from + i).padStart(7, '0')}`);
+
+const SECRET = 'campaign-queue-secret-0123456789abcdef';
+const PREFIX = 'cq:';
+const DEADLINE = 60_000;
+
+/** What the proxy does with one send: pass it, forward it then cut the connection, or cut it unsent. */
+type ProxyMode = 'pass' | 'cut-after' | 'cut-before';
+
+/**
+ * A real HTTP proxy in front of the sandbox: counts sends in flight per recipient (the most at once is kept), and
+ * cuts the connection of the sends `mode` picks.
+ */
+async function startProxy(upstream: () => string) {
+  const inFlight = new Map<string, number>();
+  let most = 0;
+  let mode: (to: string) => ProxyMode = () => 'pass';
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let to = '';
+      try {
+        to = String((JSON.parse(body) as { to?: unknown }).to ?? '');
+      } catch {}
+      const how = req.url?.includes('/v1/wa/message') ? mode(to) : 'pass';
+      if (how === 'cut-before') return void req.socket.destroy();
+      const n = (inFlight.get(to) ?? 0) + 1;
+      inFlight.set(to, n);
+      most = Math.max(most, n);
+      try {
+        // A turn of the event loop with the request open: a second send to the same recipient would overlap it.
+        await new Promise((r) => setImmediate(r));
+        const answer = await fetch(`${upstream()}${req.url}`, {
+          method: req.method ?? 'GET',
+          headers: Object.fromEntries(
+            Object.entries(req.headers).filter(
+              ([k]) => !['host', 'content-length', 'connection'].includes(k),
+            ),
+          ) as Record<string, string>,
+          ...(req.method === 'GET' ? {} : { body }),
+        });
+        const text = await answer.text();
+        if (how === 'cut-after') return void req.socket.destroy();
+        res.writeHead(answer.status, {
+          'content-type': answer.headers.get('content-type') ?? 'application/json',
+        });
+        res.end(text);
+      } finally {
+        inFlight.set(to, (inFlight.get(to) ?? 1) - 1);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    mostAtOnce: () => most,
+    setMode(pick: (to: string) => ProxyMode) {
+      mode = pick;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The campaign queue's behaviour, on `target`. */
+export function campaignQueueSuite(target: () => RedisTarget): void {
+  let sandbox: Sandbox;
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let receiver: { url: string; close(): Promise<void> } | undefined;
+  let applyTo: CampaignQueue | undefined;
+  const open: { close(): Promise<void> }[] = [];
+  let warnings: string[] = [];
+
+  beforeEach(async () => {
+    await target().flush();
+    applyTo = undefined;
+    warnings = [];
+    const handler = createNodeWebhookHandler({
+      secret: SECRET,
+      onEvent: async (event) => {
+        await applyTo?.apply(event);
+      },
+    });
+    const server = createServer((req, res) => handler(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    receiver = {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+    proxy = await startProxy(() => sandbox.url);
+  });
+  afterEach(async () => {
+    for (const o of open.splice(0).reverse()) await o.close();
+    await sandbox?.close();
+    await proxy.close();
+    await receiver?.close();
+  });
+
+  const start = async (options: SandboxOptions = {}) => {
+    sandbox = await startSandbox({
+      ratePerSecond: 100_000,
+      statusDelaysMs: [0, 0, 0],
+      webhookUrl: receiver!.url,
+      webhookSecret: SECRET,
+      ...options,
+    });
+  };
+  const queueOf = async (options: Partial<CampaignQueueOptions> = {}) => {
+    const queue = new CampaignQueue({
+      redis: await target().newClient(),
+      prefix: PREFIX,
+      logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(m) },
+      ...options,
+    });
+    open.push(queue);
+    applyTo ??= queue;
+    return queue;
+  };
+  const gatewayOf = async (options: { limit?: boolean; timeoutMs?: number; maxRetries?: number } = {}) =>
+    new GatewayClient({
+      apiKey: 'sk_test_sandbox',
+      baseUrl: proxy.url,
+      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+      rateLimit:
+        options.limit === false
+          ? false
+          : new RedisRateLimiter({ redis: await target().newClient(), prefix: PREFIX, perSecond: 100_000 }),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
+  const workerOf = async (
+    queue: CampaignQueue,
+    options: { concurrency?: number; gateway?: GatewayClient } = {},
+  ): Promise<CampaignWorker> => {
+    const worker = queue.work({
+      gateway: options.gateway ?? (await gatewayOf()),
+      concurrency: options.concurrency ?? 8,
+      pollMs: 2,
+      lockDurationMs: 5_000,
+      recipientLeaseMs: 5_000,
+    });
+    open.push(worker);
+    await worker.ready();
+    return worker;
+  };
+  const sentTo = () => sandbox.simulator.sent.map((s) => s.to);
+  const until = async (queue: CampaignQueue, campaign: string, state: string) =>
+    waitFor(
+      async () => (await queue.status(campaign))?.state === state,
+      `the campaign to be ${state}`,
+      DEADLINE,
+    );
+
+  it('sends every message once, re-enqueuing adds nothing, and the report joins the statuses', async () => {
+    await start();
+    const queue = await queueOf();
+    const to = recipients(30);
+    expect(
+      await queue.enqueue(
+        'c1',
+        to.map((t) => text(t)),
+      ),
+    ).toEqual({ added: 30, existing: 0 });
+    // From an async cursor, in small steps: the same keys, nothing added.
+    async function* again() {
+      for (const t of to) yield text(t, 'another body: the key decides');
+    }
+    expect(await queue.enqueue('c1', again(), { batchSize: 7 })).toEqual({ added: 0, existing: 30 });
+    await workerOf(queue);
+    await until(queue, 'c1', 'finished');
+    expect(sentTo().sort()).toEqual([...to].sort());
+    await sandbox.idle();
+    // A status that beat its send's result was parked, and is applied by the worker right after the result.
+    await waitFor(async () => (await queue.report('c1'))?.funnel.read === 30, 'every read counted');
+    const report = await queue.report('c1');
+    expect(report?.queue).toMatchObject({
+      total: 30,
+      accepted: 30,
+      queued: 0,
+      inFlight: 0,
+      inDoubt: 0,
+      notSent: 0,
+    });
+    expect(report?.funnel).toMatchObject({ accepted: 30, delivered: 30, read: 30 });
+    expect(report?.inDoubt).toEqual([]);
+    // Enqueued again after it finished: still nothing.
+    expect(
+      await queue.enqueue(
+        'c1',
+        to.map((t) => text(t)),
+      ),
+    ).toEqual({ added: 0, existing: 30 });
+    expect(sandbox.simulator.sent).toHaveLength(30);
+  });
+
+  it('gives every key it writes an expiry, but the opt-outs and the BullMQ queue', async () => {
+    await start();
+    const queue = await queueOf({
+      suppressions: new RedisSuppressionList({ redis: target().redis, prefix: PREFIX }),
+    });
+    await new RedisSuppressionList({ redis: target().redis, prefix: PREFIX }).add(
+      '998900000002',
+      'wrote STOP',
+    );
+    proxy.setMode((t) => (t === '998900000001' ? 'cut-before' : 'pass'));
+    await queue.enqueue(
+      'ttl',
+      recipients(4).map((t) => text(t)),
+    );
+    await workerOf(queue);
+    await until(queue, 'ttl', 'finished');
+    const keys = (await target().keys(`${PREFIX}*`)).filter(
+      (k) => !k.includes(':bull:') && !/:supp\b/.test(k),
+    );
+    // The ledger, counters, order and doubts, a recipient's attempt in doubt, the report's keys.
+    expect(keys.some((k) => /:cq:l:/.test(k))).toBe(true);
+    expect(keys.some((k) => /:cq:a:/.test(k))).toBe(true);
+    for (const key of keys) expect(await target().redis.pttl(key), key).toBeGreaterThan(0);
+  });
+
+  it('keeps one message per recipient in flight, in enqueue order, across two workers', async () => {
+    await start();
+    const queue = await queueOf();
+    const to = recipients(5);
+    // Six messages to each of five recipients, keyed apart, interleaved.
+    const messages = Array.from({ length: 30 }, (_, i) => ({
+      key: `m${i}`,
+      message: text(to[i % 5]!, `n${i}`),
+    }));
+    const byKey = new Map(messages.map((m) => [m.message, m.key]));
+    await queue.enqueue(
+      'order',
+      messages.map((m) => m.message),
+      { key: (m) => byKey.get(m as (typeof messages)[number]['message'])! },
+    );
+    const other = await queueOf();
+    await Promise.all([workerOf(queue, { concurrency: 16 }), workerOf(other, { concurrency: 16 })]);
+    await until(queue, 'order', 'finished');
+    expect(proxy.mostAtOnce()).toBe(1);
+    for (const t of to) {
+      const bodies = sandbox.simulator.sent
+        .filter((s) => s.to === t)
+        .map((s) => (s.body as { text: { body: string } }).text.body);
+      const expected = messages.filter((m) => m.message.to === t).map((m) => m.message.text.body);
+      expect(bodies).toEqual(expected);
+    }
+  });
+
+  it('a worker already running takes up each campaign enqueued after it, from its first step', async () => {
+    await start();
+    const queue = await queueOf();
+    await workerOf(queue);
+    // Campaigns one after another, each in steps the worker may poll between.
+    for (let c = 0; c < 6; c++) {
+      await queue.enqueue(
+        `wave-${c}`,
+        recipients(10, c * 10).map((t) => text(t)),
+        { batchSize: 3 },
+      );
+      await until(queue, `wave-${c}`, 'finished');
+    }
+    expect(sandbox.simulator.sent).toHaveLength(60);
+  });
+
+  it('starts a campaign at its time', async () => {
+    await start();
+    const queue = await queueOf();
+    const at = Date.now() + 1500;
+    await queue.enqueue(
+      'later',
+      recipients(3).map((t) => text(t)),
+      { startAt: new Date(at) },
+    );
+    await workerOf(queue);
+    const before = await queue.status('later');
+    // The time is ahead: nothing goes (the machine can only be slower than this, never faster).
+    if (Date.now() < at) {
+      expect(before?.state).toBe('scheduled');
+      expect(before?.startAt).toBe(new Date(at).toISOString());
+    }
+    await until(queue, 'later', 'finished');
+    for (const s of sandbox.simulator.sent) expect(s.acceptedAt).toBeGreaterThanOrEqual(at);
+    expect(sandbox.simulator.sent).toHaveLength(3);
+  });
+
+  it('skips a suppressed recipient, recording why (memory and Redis lists)', async () => {
+    await start();
+    const memory = new MemorySuppressionList();
+    const shared = new RedisSuppressionList({ redis: target().redis, prefix: PREFIX });
+    const to = recipients(6);
+    await memory.add(`+${to[1]}`, 'wrote STOP');
+    await shared.add(to[4]!, 'complained');
+    for (const [campaign, list] of [
+      ['s-memory', memory],
+      ['s-redis', shared],
+    ] as const) {
+      const queue = await queueOf({ suppressions: list });
+      await queue.enqueue(
+        campaign,
+        to.map((t) => text(t)),
+      );
+      const worker = await workerOf(queue);
+      await until(queue, campaign, 'finished');
+      await worker.close();
+      const report = await queue.report(campaign);
+      expect(report?.queue).toMatchObject({ accepted: 5, notSent: 1, suppressed: 1 });
+      const refused = [];
+      for await (const r of report!.refused()) refused.push(r);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).toMatchObject({ code: 'SUPPRESSED' });
+      expect(refused[0]?.description).toContain(list === memory ? 'wrote STOP' : 'complained');
+    }
+    expect(sentTo().filter((t) => t === to[1])).toEqual([to[1]]); // sent once: by the Redis-list campaign only
+    expect(sentTo().filter((t) => t === to[4])).toEqual([to[4]]); // sent once: by the memory-list campaign only
+    expect(await shared.size()).toBe(1);
+    expect(await shared.remove(to[4]!)).toBe(true);
+    expect(await shared.reasonFor(to[4]!)).toBeUndefined();
+  });
+
+  it('pauses every worker on BILL_001 with the reason, and resume sends the rest once each', async () => {
+    // A balance of 5 deliveries: the sixth send or so is refused BILL_001.
+    await start({ balance: 5 });
+    const queue = await queueOf();
+    const to = recipients(40);
+    await queue.enqueue(
+      'bill',
+      to.map((t) => text(t)),
+    );
+    const refusedAt: number[] = [];
+    sandbox.observe((e) => {
+      if (e.type === 'send' && e.status === 402) refusedAt.push(Date.now());
+    });
+    await Promise.all([workerOf(queue, { concurrency: 4 }), workerOf(await queueOf(), { concurrency: 4 })]);
+    await until(queue, 'bill', 'paused');
+    const paused = await queue.status('bill');
+    expect(paused?.hold).toMatchObject({ code: 'BILL_001', by: 'gateway' });
+    await waitFor(() => warnings.length > 0, 'the pause to be logged');
+    expect(warnings[0]).toBe('wa-gateway-sdk: CampaignQueue paused a campaign (BILL_001)');
+    await waitFor(async () => (await queue.status('bill'))?.inFlight === 0, 'the sends in flight to end');
+    const sentWhenPaused = sandbox.simulator.sent.length;
+    expect(sentWhenPaused).toBeLessThan(40);
+    // Paused: the workers wait (checked against a sandbox with money again, which would accept).
+    sandbox.simulator.balance = 1_000_000;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sandbox.simulator.sent.length).toBe(sentWhenPaused);
+    expect((await queue.status('bill'))?.state).toBe('paused');
+    await queue.resume('bill');
+    await until(queue, 'bill', 'finished');
+    expect(sentTo().sort()).toEqual([...to].sort());
+    expect((await queue.status('bill'))?.hold).toBeUndefined();
+  });
+
+  it('holds the workers on RATE_001 for its retry_after, and sends each message once', async () => {
+    // No limiter in the client and no retry of its own: the sandbox's RATE_001 reaches the workers.
+    await start({ ratePerSecond: 8 });
+    const queue = await queueOf();
+    const to = recipients(24);
+    await queue.enqueue(
+      'rate',
+      to.map((t) => text(t)),
+    );
+    await Promise.all([
+      workerOf(queue, { gateway: await gatewayOf({ limit: false, maxRetries: 0 }) }),
+      workerOf(await queueOf(), { gateway: await gatewayOf({ limit: false, maxRetries: 0 }) }),
+    ]);
+    await until(queue, 'rate', 'finished');
+    expect(sandbox.simulator.answered['RATE_001'] ?? 0).toBeGreaterThan(0);
+    expect(sentTo().sort()).toEqual([...to].sort());
+    expect(await queue.status('rate')).toMatchObject({ accepted: 24, notSent: 0, inDoubt: 0 });
+  });
+
+  it('cancels: what never started is reported not sent, and the campaign takes nothing more', async () => {
+    await start();
+    const queue = await queueOf();
+    const to = recipients(10);
+    await queue.enqueue(
+      'cx',
+      to.map((t) => text(t)),
+      { startAt: Date.now() + 3_600_000 },
+    );
+    await workerOf(queue);
+    expect(await queue.cancel('cx', 'wrong template')).toBe(10);
+    const report = await queue.report('cx');
+    expect(report?.queue).toMatchObject({ state: 'cancelled', notSent: 10, cancelled: 10, queued: 0 });
+    expect(report?.queue.hold).toMatchObject({
+      code: 'CANCELLED',
+      description: 'wrong template',
+      by: 'person',
+    });
+    expect(report?.funnel.notSent).toBe(10);
+    await expect(queue.enqueue('cx', [text('998901111111')])).rejects.toBeInstanceOf(CampaignQueueError);
+    await expect(queue.resume('cx')).rejects.toMatchObject({ reason: 'cancelled' });
+    expect(sandbox.simulator.sent).toHaveLength(0);
+  });
+
+  it('never resends a message cut in flight: its status resolves it with its wamid', async () => {
+    await start();
+    const queue = await queueOf();
+    const to = recipients(4);
+    proxy.setMode((t) => (t === to[2] ? 'cut-after' : 'pass'));
+    await queue.enqueue(
+      'cut',
+      to.map((t) => text(t)),
+    );
+    await workerOf(queue, { gateway: await gatewayOf() });
+    await until(queue, 'cut', 'finished');
+    await sandbox.idle();
+    await waitFor(
+      async () => (await queue.status('cut'))?.inDoubt === 0,
+      'the status to resolve it',
+      DEADLINE,
+    );
+    const status = await queue.status('cut');
+    expect(status).toMatchObject({ accepted: 4, resolved: 1, inDoubt: 0 });
+    expect(sentTo().filter((t) => t === to[2])).toHaveLength(1);
+    const report = await queue.report('cut');
+    expect(report?.funnel).toMatchObject({ accepted: 4, delivered: 4 });
+  });
+
+  it('lists what stays in doubt, and resend or drop decide it', async () => {
+    await start();
+    const queue = await queueOf({ inDoubtAfterMs: 1 });
+    const to = recipients(3);
+    // Cut before the sandbox saw it: nothing was sent, but the worker cannot know.
+    proxy.setMode((t) => (t === to[0] || t === to[1] ? 'cut-before' : 'pass'));
+    await queue.enqueue(
+      'doubt',
+      to.map((t) => text(t)),
+    );
+    await workerOf(queue);
+    await waitFor(
+      async () => (await queue.status('doubt'))?.inDoubt === 2,
+      'two messages in doubt',
+      DEADLINE,
+    );
+    await until(queue, 'doubt', 'finished');
+    const report = await queue.report('doubt');
+    expect(report?.inDoubt.map((m) => m.to).sort()).toEqual([to[0], to[1]]);
+    expect(report?.inDoubt[0]).toMatchObject({ why: 'cut' });
+    expect(sentTo()).toEqual([to[2]]);
+    proxy.setMode(() => 'pass');
+    await expect(queue.resend('doubt', to[2]!)).rejects.toMatchObject({ reason: 'not_in_doubt' });
+    await queue.resend('doubt', to[0]!);
+    await queue.drop('doubt', to[1]!);
+    await waitFor(async () => (await queue.status('doubt'))?.inDoubt === 0, 'decided');
+    await until(queue, 'doubt', 'finished');
+    await waitFor(() => sentTo().length === 2, 'the resend');
+    expect(sentTo().sort()).toEqual([to[0], to[2]].sort());
+    expect(await queue.status('doubt')).toMatchObject({ accepted: 2, dropped: 1, inDoubt: 0 });
+    expect(await queue.inDoubt('doubt')).toEqual([]);
+  });
+
+  it('refuses bad input with typed errors', async () => {
+    await start();
+    const queue = await queueOf();
+    await expect(queue.enqueue('', [])).rejects.toThrow(/campaign id/);
+    await expect(queue.enqueue('c', [text('998900000001')], { batchSize: 0 })).rejects.toThrow(/batchSize/);
+    await expect(queue.enqueue('c', [{ type: 'text', text: { body: 'x' } } as never])).rejects.toThrow(/key/);
+    expect(() => queue.work({} as never)).toThrow(/GatewayClient/);
+    const local = new GatewayClient({
+      apiKey: 'sk_test_sandbox',
+      baseUrl: sandbox.url,
+      rateLimit: new RateLimiter({ perSecond: 10 }),
+    });
+    expect(() => queue.work({ gateway: local })).toThrow(/RedisRateLimiter/);
+    expect(await queue.status('never')).toBeUndefined();
+    expect(await queue.report('never')).toBeUndefined();
+    await expect(queue.drop('never', '998900000001')).rejects.toMatchObject({ reason: 'not_in_doubt' });
+  });
+}
