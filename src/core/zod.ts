@@ -31,8 +31,8 @@ config(en());
 export * from 'zod/mini';
 
 /**
- * zod/mini's objects parse without classic zod's compiled fast path (to stay small), which made every webhook
- * parse ~1.4× slower. This object type is mini's with the compiled path back; where code generation is not
+ * zod/mini's objects parse without classic zod's compiled fast path (to stay small), which made every parse
+ * measurably slower (docs/benchmarks.md). This object type is mini's with the compiled path back; where code generation is not
  * allowed (Workers) zod falls back to the plain one by itself.
  */
 const ZodMiniObjectJIT = $constructor<ZodMiniObject>('ZodMiniObject', (inst, def) => {

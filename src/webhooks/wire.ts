@@ -18,9 +18,8 @@ export function openEnum<const T extends string>(_known: readonly T[], { nonEmpt
   });
 }
 
-// One instance of each common field schema, shared by every field of that type: in a cold process each zod schema
-// costs 10-30 µs to construct, and a fresh `z.optional(z.string())` per field made 300 schemas at import of the
-// webhooks entry where 179 do (issue 24, cold import). A schema holds no per-field state, so sharing is safe.
+// One instance of each common field schema, shared by every field of that type: each schema costs time to build
+// at import (docs/benchmarks.md, cold import), and a schema holds no per-field state, so sharing is safe.
 /** A string field. */
 export const requiredString = z.string();
 /** A string field that may be absent. */
