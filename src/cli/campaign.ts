@@ -79,19 +79,7 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
   const retryableFailureCodes = codesOf(values['retryable-codes']);
   if (action === 'list' && retryableFailureCodes.length > 0)
     throw new UsageError('--retryable-codes goes with campaign report.');
-  const url = values['redis-url'] ?? io.env['REDIS_URL'];
-  if (!url) throw new UsageError('campaign needs the Redis: pass --redis-url <url> or set REDIS_URL.');
-  // One attempt per command, no endless reconnecting: a CLI should fail fast when Redis is not there.
-  const source: CampaignSource = {
-    url,
-    prefix: values.prefix,
-    cluster: values.cluster,
-    flag: '--redis-url',
-    clusterFlag: '--cluster',
-    command: 'wa-gateway campaign',
-    once: true,
-    retryableFailureCodes,
-  };
+  const source = { ...sourceOf(values, io, 'campaign'), retryableFailureCodes };
   const { tracker, close } = openCampaigns(source);
   try {
     if (action === 'list') {
@@ -136,18 +124,7 @@ async function queueCommand(
   if (values.reason !== undefined && action !== 'pause' && action !== 'cancel') {
     throw new UsageError('--reason goes with campaign pause or cancel.');
   }
-  const url = values['redis-url'] ?? io.env['REDIS_URL'];
-  if (!url)
-    throw new UsageError(`campaign ${action} needs the Redis: pass --redis-url <url> or set REDIS_URL.`);
-  const source: CampaignSource = {
-    url,
-    prefix: values.prefix,
-    cluster: values.cluster,
-    flag: '--redis-url',
-    clusterFlag: '--cluster',
-    command: 'wa-gateway campaign',
-    once: true,
-  };
+  const source = sourceOf(values, io, `campaign ${action}`);
   const { queue, close } = openQueue(source);
   try {
     const status = await queue.status(id);
@@ -220,6 +197,22 @@ async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: 
 }
 
 /** `--retryable-codes 131026,131049`: upstream codes, as the tracker's `retryableFailureCodes`. */
+/** The Redis a campaign command reads, from --redis-url or REDIS_URL; `what` names the command in the error. */
+function sourceOf(values: Values, io: CliIo, what: string): CampaignSource {
+  const url = values['redis-url'] ?? io.env['REDIS_URL'];
+  if (!url) throw new UsageError(`${what} needs the Redis: pass --redis-url <url> or set REDIS_URL.`);
+  // One attempt per command, no endless reconnecting: a CLI should fail fast when Redis is not there.
+  return {
+    url,
+    prefix: values.prefix,
+    cluster: values.cluster,
+    flag: '--redis-url',
+    clusterFlag: '--cluster',
+    command: 'wa-gateway campaign',
+    once: true,
+  };
+}
+
 function codesOf(flag: string | undefined): string[] {
   if (flag === undefined) return [];
   const codes = flag.split(',').map((c) => c.trim());
