@@ -41,6 +41,11 @@ export interface Root {
   schema: Schema;
   /** The output type and the module it is imported from (type only). */
   type?: { name: string; module: string };
+  /**
+   * Compiled with the module rather than on its first call: its function and those of the objects it holds are
+   * written in parentheses, V8's hint to compile a function with the script. For what nearly every call meets.
+   */
+  eager?: boolean;
 }
 
 export interface GenerateOptions {
@@ -49,8 +54,11 @@ export interface GenerateOptions {
   roots: Root[];
   /** Every function a schema calls (predicate, transform), by identity. */
   functions: ReadonlyMap<unknown, FunctionRef>;
-  /** Tables of checkers (`{ text: checker, ... }`), exported by name, keyed as the schemas' own table is. */
-  tables?: { name: string; doc: string; entries: Record<string, Schema> }[];
+  /**
+   * Tables of checkers (`{ text: checker, ... }`), exported by name, keyed as the schemas' own table is; `eager`:
+   * the keys whose checkers are compiled with the module (as `Root.eager`).
+   */
+  tables?: { name: string; doc: string; entries: Record<string, Schema>; eager?: string[] }[];
   /** What the file is, for its header. */
   what: string;
 }
@@ -118,7 +126,32 @@ const SAMPLES: unknown[] = [
 ];
 
 export function generate(options: GenerateOptions): string {
-  const out: string[] = [];
+  // A function is written once its children are: `text` renders it, eager or lazy, when every name is known.
+  const out: (string | { name: string; text: (eager: boolean) => string })[] = [];
+  // The checkers of the eager roots and table entries, and of the objects they hold: V8 compiles a function in
+  // parentheses with the script, where a first call's lazy compile would parse it a second time. Objects and
+  // discriminated unions only: a valid scalar field is taken by its object's inline test, and its checker runs
+  // only to raise the issue of an invalid one.
+  const eagerSchemas = new Set(
+    [
+      ...schemasOf([
+        ...options.roots.filter((r) => r.eager).map((r) => r.schema),
+        ...(options.tables ?? []).flatMap((t) => (t.eager ?? []).map((key) => t.entries[key]!)),
+      ]),
+    ].filter((schema) => {
+      const def = schema._zod.def;
+      return def.type === 'object' || (def.type === 'union' && def.discriminator !== undefined);
+    }),
+  );
+  const eagerNames = new Set<string>();
+  const declare = (name: string, params: string, body: string) =>
+    out.push({
+      name,
+      text: (eager) =>
+        eager
+          ? `const ${name} = (function ${name}(${params}) {\n${body}\n});`
+          : `function ${name}(${params}) {\n${body}\n}`,
+    });
   const names = new Map<Schema, string>();
   const imports = new Map<string, Set<string>>();
   const runtimeNames = new Set<string>();
@@ -227,14 +260,17 @@ export function generate(options: GenerateOptions): string {
     const same = byBody.get(body);
     if (same) {
       names.set(node, same);
+      if (eagerSchemas.has(node)) eagerNames.add(same);
       return same;
     }
     const name = `c${counter++}`;
     names.set(node, name);
     byBody.set(body, name);
+    if (eagerSchemas.has(node)) eagerNames.add(name);
     // A body that is one expression (`= ...`) is a checker a runtime factory makes: wrappers and literals, a few
     // bytes each in place of a function each (the Worker bundle's bar is on its size).
-    out.push(body.startsWith('= ') ? `const ${name} ${body};` : `function ${name}(v, iss) {\n${body}\n}`);
+    if (body.startsWith('= ')) out.push(`const ${name} ${body};`);
+    else declare(name, 'v, iss', body);
     return name;
   }
 
@@ -472,15 +508,15 @@ export function generate(options: GenerateOptions): string {
         prefixName = `f${prefixFns.size}`;
         prefixFns.set(signature, prefixName);
         const body = own.slice(0, shared).flatMap((key, i) => fieldLines(shape, key, i));
-        out.push(`function ${prefixName}(v, out, iss) {\n${body.join('\n')}\n}`);
+        declare(prefixName, 'v, out, iss', body.join('\n'));
         // Whether a key is one of those fields: the other keys' copy of each object asks it once, not each field.
-        out.push(
-          `function ${prefixName}k(k) {\n  return ${own
-            .slice(0, shared)
-            .map((key) => `k === ${lit(key)}`)
-            .join(' || ')};\n}`,
-        );
+        const keys = own
+          .slice(0, shared)
+          .map((key) => `k === ${lit(key)}`)
+          .join(' || ');
+        declare(`${prefixName}k`, 'k', `  return ${keys};`);
       }
+      if (eagerSchemas.has(node)) eagerNames.add(prefixName).add(`${prefixName}k`);
       lines.push(`  ${prefixName}(v, out, iss);`);
       restTest = `!${prefixName}k(k) && `;
     }
@@ -700,31 +736,38 @@ export function generate(options: GenerateOptions): string {
       .map(([m, n]) => `import type { ${[...n].sort().join(', ')} } from '${m}';`),
     '',
   ];
-  return [...head, ...consts, '', ...out, '', ...exportsCode, ''].join('\n');
+  const functions = out.map((f) => (typeof f === 'string' ? f : f.text(eagerNames.has(f.name))));
+  return [...head, ...consts, '', ...functions, '', ...exportsCode, ''].join('\n');
+}
+
+/** Every schema reachable from `roots` (themselves included). */
+function schemasOf(roots: Schema[]): Set<Schema> {
+  const seen = new Set<Schema>();
+  const walk = (schema: Schema) => {
+    if (seen.has(schema)) return;
+    seen.add(schema);
+    for (const child of childrenOf(schema)) walk(child);
+  };
+  for (const root of roots) walk(root);
+  return seen;
+}
+
+/** The schemas a schema's definition holds: wrapped, element, pipe ends, options and fields. */
+function childrenOf(schema: Schema): Schema[] {
+  const def = schema._zod.def;
+  return [
+    def.innerType,
+    def.element,
+    def.in,
+    def.out,
+    ...(def.options ?? []),
+    ...(def.shape ? Object.values(def.shape as Record<string, Schema>) : []),
+  ].filter((child): child is Schema => child !== undefined);
 }
 
 /** Every object schema reachable from `roots`. */
 function objectsOf(roots: Schema[]): Schema[] {
-  const seen = new Set<Schema>();
-  const objects: Schema[] = [];
-  const walk = (schema: Schema) => {
-    if (seen.has(schema)) return;
-    seen.add(schema);
-    const def = schema._zod.def;
-    if (def.type === 'object') objects.push(schema);
-    for (const child of [
-      def.innerType,
-      def.element,
-      def.in,
-      def.out,
-      ...(def.options ?? []),
-      ...(def.shape ? Object.values(def.shape as Record<string, Schema>) : []),
-    ]) {
-      if (child) walk(child);
-    }
-  };
-  for (const root of roots) walk(root);
-  return objects;
+  return [...schemasOf(roots)].filter((schema) => schema._zod.def.type === 'object');
 }
 
 /**

@@ -28,21 +28,27 @@ const s = (x: unknown) => x as Schema;
 async function webhooks(): Promise<GeneratedFile> {
   const schemas = await import(`${src}webhooks/schemas.js`);
   const functions = await functionsOf({ './wire-rules.js': `${src}webhooks/wire-rules.js` });
-  /** A checker `name` of `schema`, typed as the schema's output type `type` (from `schemas.ts`). */
-  const root = (name: string, schema: unknown, type: string) => ({
+  /**
+   * A checker `name` of `schema`, typed as the schema's output type `type` (from `schemas.ts`); `eager`: compiled
+   * with the module, as the checkers of what nearly every delivery holds are (the envelope, its metadata and
+   * contact, a status, a text message), so a cold function's first delivery does not compile them; the rarer
+   * kinds compile on their first use (docs/benchmarks.md, "The second pass", first parse).
+   */
+  const root = (name: string, schema: unknown, type: string, eager = false) => ({
     name,
     schema: s(schema),
     type: { name: type, module: './schemas.js' },
+    eager,
   });
   const text = generate({
     what: 'The webhook envelope, its changes and every item, as parseWebhook checks and shapes them.',
     runtime: '../core/checker-runtime.js',
     functions,
     roots: [
-      root('checkEnvelope', schemas.webhookEnvelopeSchema, 'WebhookEnvelope'),
-      root('checkMetadata', schemas.metadataSchema, 'WebhookMetadata'),
-      root('checkContact', schemas.contactSchema, 'WebhookContact'),
-      root('checkStatus', schemas.statusSchema, 'WebhookStatus'),
+      root('checkEnvelope', schemas.webhookEnvelopeSchema, 'WebhookEnvelope', true),
+      root('checkMetadata', schemas.metadataSchema, 'WebhookMetadata', true),
+      root('checkContact', schemas.contactSchema, 'WebhookContact', true),
+      root('checkStatus', schemas.statusSchema, 'WebhookStatus', true),
       root('checkTemplateStatusValue', schemas.templateStatusValueSchema, 'TemplateStatusValue'),
       root('checkAccountUpdateValue', schemas.accountUpdateValueSchema, 'AccountUpdateValue'),
     ],
@@ -51,6 +57,7 @@ async function webhooks(): Promise<GeneratedFile> {
         name: 'messageCheckers',
         doc: 'The checker of each documented incoming message type, keyed as `messageSchemas` is.',
         entries: schemas.messageSchemas as Record<string, Schema>,
+        eager: ['text'],
       },
     ],
   });

@@ -66,9 +66,10 @@ export function explicitlyAbortedSince(issues: readonly RawIssue[], from: number
 }
 
 /** zod's `isObject`: what its object parsers accept. */
-export function isObject(value: unknown): value is Record<string, unknown> {
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+export const isObject = (function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+});
 
 /** The length a length check compares: code points for a string near the bound (zod's own rule), else `length`. */
 export function lengthFor(value: { length: unknown }, bound: number): unknown {
@@ -111,14 +112,15 @@ export function requiredKey(
 }
 
 /** A key optional in and out (`optional`): an absent key adds nothing, neither a value nor an issue. */
-export function optionalKey(v: Out, out: Out, key: string, check: FieldCheck, issues: RawIssue[]): void {
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+export const optionalKey = (function optionalKey(v: Out, out: Out, key: string, check: FieldCheck, issues: RawIssue[]): void {
   const x = v[key];
   if (x === undefined && !(key in v)) return;
   const from = issues.length;
   const r = check(x, issues);
   if (issues.length !== from) prefixIssues(issues, from, key);
   out[key] = r;
-}
+});
 
 /**
  * A key optional in but not out (a `catch`, a `default`): checked even when absent; written when it produced a
@@ -155,19 +157,21 @@ export function wrongValue(v: unknown, issues: RawIssue[], values: unknown[], me
 }
 
 /** `check`'s answer for a key's value `x`, its issues under `key`: a field whose key the generated code reads. */
-export function checkedUnder(x: unknown, check: FieldCheck, issues: RawIssue[], key: string): unknown {
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+export const checkedUnder = (function checkedUnder(x: unknown, check: FieldCheck, issues: RawIssue[], key: string): unknown {
   const from = issues.length;
   const r = check(x, issues);
   if (issues.length !== from) prefixIssues(issues, from, key);
   return r;
-}
+});
 
 /**
  * zod's `array` of `check`'s items, each item's issues under its index; anything but an array is `type`'s issue
  * (as `wrongType` takes it).
  */
 export function arrayOf(check: FieldCheck, type: readonly [string, string]): FieldCheck {
-  return (v, issues) => {
+  // biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+  return (function checkArray(v: unknown, issues: RawIssue[]): unknown {
     if (!Array.isArray(v)) return wrongType(v, issues, type);
     const n = v.length;
     const out = new Array<unknown>(n);
@@ -177,12 +181,15 @@ export function arrayOf(check: FieldCheck, type: readonly [string, string]): Fie
       if (issues.length !== from) prefixIssues(issues, from, i);
     }
     return out;
-  };
+  });
 }
 
 /** zod's `optional`: `undefined` as it is, anything else as `check` answers. */
 export function optionalOf(check: FieldCheck): FieldCheck {
-  return (v, issues) => (v === undefined ? undefined : check(v, issues));
+  // biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+  return (function checkOptional(v: unknown, issues: RawIssue[]): unknown {
+    return v === undefined ? undefined : check(v, issues);
+  });
 }
 
 /** zod's `nullable`: `null` as it is, anything else as `check` answers. */

@@ -43,13 +43,13 @@ function c4(v, iss) {
 const c5 = optionalOf(c4);
 const c6 = caughtOf(c5, undefined);
 const c7 = caughtOf(c0, "");
-function c8(v, iss) {
+const c8 = (function c8(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   for (const k in v) if (k !== P4) out[k] = v[k];
   return out;
-}
-function c9(v, iss) {
+});
+const c9 = (function c9(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["field"];
@@ -57,9 +57,9 @@ function c9(v, iss) {
   out["value"] = checkedUnder(v["value"], c8, iss, "value");
   for (const k in v) if (k !== "field" && k !== "value" && k !== P4) out[k] = v[k];
   return out;
-}
+});
 const c10 = arrayOf(c9, T5);
-function c11(v, iss) {
+const c11 = (function c11(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
@@ -67,9 +67,9 @@ function c11(v, iss) {
   out["changes"] = checkedUnder(v["changes"], c10, iss, "changes");
   for (const k in v) if (k !== "id" && k !== "changes" && k !== P4) out[k] = v[k];
   return out;
-}
+});
 const c12 = arrayOf(c11, T5);
-function c13(v, iss) {
+const c13 = (function c13(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["object"];
@@ -77,8 +77,8 @@ function c13(v, iss) {
   out["entry"] = checkedUnder(v["entry"], c12, iss, "entry");
   for (const k in v) if (k !== "object" && k !== "entry" && k !== P4) out[k] = v[k];
   return out;
-}
-function c14(v, iss) {
+});
+const c14 = (function c14(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["phone_number_id"];
@@ -87,8 +87,8 @@ function c14(v, iss) {
   if (typeof x1 === 'string') out["display_phone_number"] = x1; else if (x1 !== undefined || "display_phone_number" in v) optionalKey(v, out, "display_phone_number", c1, iss);
   for (const k in v) if (k !== "phone_number_id" && k !== "display_phone_number" && k !== P4) out[k] = v[k];
   return out;
-}
-function c15(v, iss) {
+});
+const c15 = (function c15(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["name"];
@@ -97,9 +97,9 @@ function c15(v, iss) {
   if (typeof x1 === 'string') out["username"] = x1; else if (x1 !== undefined || "username" in v) optionalKey(v, out, "username", c1, iss);
   for (const k in v) if (k !== "name" && k !== "username" && k !== P4) out[k] = v[k];
   return out;
-}
+});
 const c16 = optionalOf(c15);
-function c17(v, iss) {
+const c17 = (function c17(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["wa_id"];
@@ -111,7 +111,7 @@ function c17(v, iss) {
   optionalKey(v, out, "profile", c16, iss);
   for (const k in v) if (k !== "wa_id" && k !== "user_id" && k !== "parent_user_id" && k !== "profile" && k !== P4) out[k] = v[k];
   return out;
-}
+});
 function c18(v, iss) {
   const s = iss.length;
   if (typeof v !== 'string') wrongType(v, iss, T2);
@@ -127,16 +127,16 @@ function c20(v, iss) {
   return v;
 }
 const c21 = optionalOf(c20);
-function c22(v, iss) {
+const c22 = (function c22(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["type"];
   if (x0 !== undefined && isString(x0)) out["type"] = x0; else if (x0 !== undefined || "type" in v) optionalKey(v, out, "type", c21, iss);
   for (const k in v) if (k !== "type" && k !== P4) out[k] = v[k];
   return out;
-}
+});
 const c23 = optionalOf(c22);
-function c24(v, iss) {
+const c24 = (function c24(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
@@ -144,14 +144,14 @@ function c24(v, iss) {
   optionalKey(v, out, "origin", c23, iss);
   for (const k in v) if (k !== "id" && k !== "origin" && k !== P4) out[k] = v[k];
   return out;
-}
+});
 const c25 = optionalOf(c24);
 function c26(v, iss) {
   if (typeof v !== 'boolean') return wrongType(v, iss, T6);
   return v;
 }
 const c27 = optionalOf(c26);
-function c28(v, iss) {
+const c28 = (function c28(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["billable"];
@@ -162,7 +162,7 @@ function c28(v, iss) {
   if (typeof x2 === 'string') out["category"] = x2; else if (x2 !== undefined || "category" in v) optionalKey(v, out, "category", c1, iss);
   for (const k in v) if (k !== "billable" && k !== "pricing_model" && k !== "category" && k !== P4) out[k] = v[k];
   return out;
-}
+});
 const c29 = optionalOf(c28);
 function c30(v, iss) {
   if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T3);
@@ -170,16 +170,16 @@ function c30(v, iss) {
   if (!Number.isSafeInteger(v)) iss.push(v > 0 ? { code: 'too_big', maximum: 9007199254740991, origin: 'int', inclusive: true, path: [], message: "Too big: expected int to be <=9007199254740991", continue: true } : { code: 'too_small', minimum: -9007199254740991, origin: 'int', inclusive: true, path: [], message: "Too small: expected int to be >=-9007199254740991", continue: true });
   return v;
 }
-function c31(v, iss) {
+const c31 = (function c31(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["details"];
   if (typeof x0 === 'string') out["details"] = x0; else if (x0 !== undefined || "details" in v) optionalKey(v, out, "details", c1, iss);
   for (const k in v) if (k !== "details" && k !== P4) out[k] = v[k];
   return out;
-}
+});
 const c32 = optionalOf(c31);
-function c33(v, iss) {
+const c33 = (function c33(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["code"];
@@ -191,10 +191,10 @@ function c33(v, iss) {
   optionalKey(v, out, "error_data", c32, iss);
   for (const k in v) if (k !== "code" && k !== "title" && k !== "message" && k !== "error_data" && k !== P4) out[k] = v[k];
   return out;
-}
+});
 const c34 = arrayOf(c33, T5);
 const c35 = optionalOf(c34);
-function c36(v, iss) {
+const c36 = (function c36(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["id"];
@@ -214,7 +214,7 @@ function c36(v, iss) {
   optionalKey(v, out, "errors", c35, iss);
   for (const k in v) if (k !== "id" && k !== "status" && k !== "timestamp" && k !== "recipient_id" && k !== "recipient_user_id" && k !== "parent_recipient_user_id" && k !== "conversation" && k !== "pricing" && k !== "errors" && k !== P4) out[k] = v[k];
   return out;
-}
+});
 const c37 = nullableOf(c0);
 const c38 = defaultOf(c37, null);
 function c39(v, iss) {
@@ -255,7 +255,7 @@ function c42(v, iss) {
   for (const k in v) if (k !== "phone_number" && k !== "event" && k !== "ban_info" && k !== P4) out[k] = v[k];
   return out;
 }
-function c43(v, iss) {
+const c43 = (function c43(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["from"];
@@ -264,9 +264,9 @@ function c43(v, iss) {
   if (typeof x1 === 'string') out["id"] = x1; else if (x1 !== undefined || "id" in v) optionalKey(v, out, "id", c1, iss);
   for (const k in v) if (k !== "from" && k !== "id" && k !== P4) out[k] = v[k];
   return out;
-}
+});
 const c44 = optionalOf(c43);
-function f0(v, out, iss) {
+const f0 = (function f0(v, out, iss) {
   const x0 = v["id"];
   if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
   const x1 = v["from"];
@@ -278,20 +278,20 @@ function f0(v, out, iss) {
   const x4 = v["timestamp"];
   if ((typeof x4 === 'string') || (typeof x4 === 'number' && Number.isFinite(x4))) out["timestamp"] = x4; else requiredKey(v, out, "timestamp", c4, iss, N1);
   optionalKey(v, out, "context", c44, iss);
-}
-function f0k(k) {
+});
+const f0k = (function f0k(k) {
   return k === "id" || k === "from" || k === "from_user_id" || k === "from_parent_user_id" || k === "timestamp" || k === "context";
-}
+});
 const c45 = literalOf("text", L7);
-function c46(v, iss) {
+const c46 = (function c46(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   const x0 = v["body"];
   if (typeof x0 === 'string') out["body"] = x0; else requiredKey(v, out, "body", c0, iss, N1);
   for (const k in v) if (k !== "body" && k !== P4) out[k] = v[k];
   return out;
-}
-function c47(v, iss) {
+});
+const c47 = (function c47(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);
   const out = {};
   f0(v, out, iss);
@@ -300,7 +300,7 @@ function c47(v, iss) {
   out["text"] = checkedUnder(v["text"], c46, iss, "text");
   for (const k in v) if (!f0k(k) && k !== "type" && k !== "text" && k !== P4) out[k] = v[k];
   return out;
-}
+});
 const c48 = literalOf("image", L7);
 function c49(v, iss) {
   if (!isObject(v)) return wrongType(v, iss, T0);

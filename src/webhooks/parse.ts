@@ -69,7 +69,8 @@ export function parseWebhook(body: WebhookBody): WebhookEvent[] {
  * skeleton must be there (else `WebhookParseError` at the first place it breaks), and every change becomes events
  * through its field's reader.
  */
-function walkEnvelope(body: DecodedBody): WebhookEvent[] {
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+const walkEnvelope = (function walkEnvelope(body: DecodedBody): WebhookEvent[] {
   const issues: RawIssue[] = [];
   const envelope = checkEnvelope(body.root, issues);
   if (issues.length > 0) throw skeletonError(body.root, issues[0]);
@@ -87,7 +88,7 @@ function walkEnvelope(body: DecodedBody): WebhookEvent[] {
     }
   }
   return events;
-}
+});
 
 /** Where the skeleton broke and what was there instead (its type, never its value: payloads hold personal data). */
 function skeletonError(root: JsonObject, issue: RawIssue | undefined): WebhookParseError {
@@ -104,22 +105,6 @@ function skeletonError(root: JsonObject, issue: RawIssue | undefined): WebhookPa
     path,
   );
 }
-
-/** A change `field` the SDK types: the `field` of every event but `unknown`. */
-type KnownChangeField = Exclude<WebhookEvent, UnknownEvent>['field'];
-
-/** Turns one change's `value` into its events, appended to `events` in document order. */
-type ChangeReader = (value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]) => void;
-
-/**
- * The reader of each change field the SDK types, keyed by field: an event kind added to `WebhookEvent` does not
- * compile until its field has a reader here. A field not in the table becomes an `unknown_field` event.
- */
-const changeReaders: { readonly [F in KnownChangeField]: ChangeReader } = {
-  messages: walkMessagesValue,
-  message_template_status_update: (value, ctx, events) => events.push(templateEvent(value, ctx)),
-  account_update: (value, ctx, events) => events.push(accountEvent(value, ctx)),
-};
 
 interface ChangeContext {
   businessAccountId: string | undefined;
@@ -138,7 +123,8 @@ function valuePath(ctx: ChangeContext, ...under: (string | number)[]): Path {
   return ['entry', ctx.entry, 'changes', ctx.change, 'value', ...under];
 }
 
-function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]): void {
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+const walkMessagesValue = (function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]): void {
   const metadata = parseMetadata(value['metadata']);
   const contacts = value['contacts'];
   // Each contact checked once per change, by its index in `contacts`, however many messages name it.
@@ -166,7 +152,23 @@ function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: Webhoo
     }
   }
   if (keys.length === 0) events.push(unknownEvent(ctx, 'unrecognized_value', valuePath(ctx), value, []));
-}
+});
+
+/** A change `field` the SDK types: the `field` of every event but `unknown`. */
+type KnownChangeField = Exclude<WebhookEvent, UnknownEvent>['field'];
+
+/** Turns one change's `value` into its events, appended to `events` in document order. */
+type ChangeReader = (value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]) => void;
+
+/**
+ * The reader of each change field the SDK types, keyed by field: an event kind added to `WebhookEvent` does not
+ * compile until its field has a reader here. A field not in the table becomes an `unknown_field` event.
+ */
+const changeReaders: { readonly [F in KnownChangeField]: ChangeReader } = {
+  messages: walkMessagesValue,
+  message_template_status_update: (value, ctx, events) => events.push(templateEvent(value, ctx)),
+  account_update: (value, ctx, events) => events.push(accountEvent(value, ctx)),
+};
 
 type ItemKey = 'messages' | 'statuses';
 const MESSAGES: readonly ItemKey[] = ['messages'];
@@ -177,18 +179,20 @@ const NEITHER: readonly ItemKey[] = [];
  * The item arrays a change's value holds, in document order (its keys' order) in the odd change that carries
  * both; a change with one, every real one, is answered without listing the value's keys.
  */
-function itemKeys(value: JsonObject): readonly ItemKey[] {
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+const itemKeys = (function itemKeys(value: JsonObject): readonly ItemKey[] {
   const messages = Object.hasOwn(value, 'messages');
   const statuses = Object.hasOwn(value, 'statuses');
   if (messages && statuses)
     return Object.keys(value).filter((k): k is ItemKey => k === 'messages' || k === 'statuses');
   return messages ? MESSAGES : statuses ? STATUSES : NEITHER;
-}
+});
 
 type MetadataResult = { ok: true; metadata: WebhookMetadata } | { ok: false; issues: WebhookIssue[] };
 
 /** The change's `value.metadata`, which the spec gives on every `messages` change (both fields required). */
-function parseMetadata(raw: unknown): MetadataResult {
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+const parseMetadata = (function parseMetadata(raw: unknown): MetadataResult {
   const found: RawIssue[] = [];
   const metadata = checkMetadata(raw, found);
   if (found.length === 0) return { ok: true, metadata };
@@ -200,7 +204,7 @@ function parseMetadata(raw: unknown): MetadataResult {
       message: `the change's value.metadata: ${i.message}`,
     })),
   };
-}
+});
 
 /**
  * A message or status whose change lacks a valid `value.metadata`: it cannot be a typed event (its `metadata` is
@@ -235,7 +239,8 @@ function unknownItemKey(item: unknown, key: 'messages' | 'statuses'): string | u
  * the first (per the spec they match; a message identified by neither names no one, and its change's contact is
  * its sender).
  */
-function findContact(contacts: unknown, item: JsonObject, cache: ContactCache): WebhookContact | undefined {
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+const findContact = (function findContact(contacts: unknown, item: JsonObject, cache: ContactCache): WebhookContact | undefined {
   if (!Array.isArray(contacts) || contacts.length === 0) return undefined;
   const from = item['from'];
   const userId = item['from_user_id'];
@@ -258,12 +263,13 @@ function findContact(contacts: unknown, item: JsonObject, cache: ContactCache): 
   const contact = found.length === 0 ? checked : undefined;
   cache[at] = contact ?? null;
   return contact;
-}
+});
 
 /** A change's contacts as checked, by index (`null`: it did not fit its schema). */
 type ContactCache = (WebhookContact | null | undefined)[];
 
-function messageEvent(
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+const messageEvent = (function messageEvent(
   item: unknown,
   ctx: ChangeContext,
   k: number,
@@ -305,18 +311,19 @@ function messageEvent(
     timestamp: parseTimestamp(rawTimestamp),
     timestampRaw: rawTimestampString(rawTimestamp),
   };
-}
+});
 
 /**
  * The schema saw the null-stripped copy; an unknown interactive kind's `raw` is the `interactive` object as
  * received (an `amount: null` is part of what the gateway said), like an unknown message's `raw`.
  */
-function withReceivedRaw(message: IncomingMessage, item: JsonObject): IncomingMessage {
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+const withReceivedRaw = (function withReceivedRaw(message: IncomingMessage, item: JsonObject): IncomingMessage {
   if (message.type === 'interactive' && message.interactive.type === 'unknown') {
     message.interactive.raw = item['interactive'] as JsonObject;
   }
   return message;
-}
+});
 
 function unknownMessage(item: JsonObject, id: string, type: string, issues: WebhookIssue[]): UnknownMessage {
   const from = item['from'];
@@ -334,7 +341,8 @@ function unknownMessage(item: JsonObject, id: string, type: string, issues: Webh
   };
 }
 
-function statusEvent(item: unknown, ctx: ChangeContext, k: number, metadata: WebhookMetadata): WebhookEvent {
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+const statusEvent = (function statusEvent(item: unknown, ctx: ChangeContext, k: number, metadata: WebhookMetadata): WebhookEvent {
   const found: RawIssue[] = [];
   const status = checkStatus(mayHoldNulls(ctx.body) ? withoutNulls(item) : item, found);
   if (found.length > 0) {
@@ -348,9 +356,10 @@ function statusEvent(item: unknown, ctx: ChangeContext, k: number, metadata: Web
     );
   }
   return statusEventOf(status, ctx, metadata);
-}
+});
 
-function statusEventOf(status: WebhookStatus, ctx: ChangeContext, metadata: WebhookMetadata): WebhookEvent {
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+const statusEventOf = (function statusEventOf(status: WebhookStatus, ctx: ChangeContext, metadata: WebhookMetadata): WebhookEvent {
   return {
     kind: 'status',
     field: 'messages',
@@ -361,7 +370,7 @@ function statusEventOf(status: WebhookStatus, ctx: ChangeContext, metadata: Webh
     timestamp: parseTimestamp(status.timestamp),
     timestampRaw: rawTimestampString(status.timestamp),
   };
-}
+});
 
 /**
  * The event of a change whose `value` is one object of one schema (template status, account update), read by that
