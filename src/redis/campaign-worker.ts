@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type * as BullMQ from 'bullmq';
 import type { Job } from 'bullmq';
 import type { CampaignHold } from '../campaigns/queue-status.js';
-import { ApiError, ConnectionError, RateLimitError, WaGatewayError } from '../core/errors.js';
+import { ApiError, ConnectionError, NotSentError, RateLimitError, WaGatewayError } from '../core/errors.js';
 import type { LeaseKeeper } from '../core/lease.js';
 import { type Logger, log } from '../core/logger.js';
 import { callObserver } from '../core/observer.js';
@@ -58,7 +58,9 @@ const BY_CODE: Readonly<Record<string, Action>> = Object.fromEntries([
 /** A message not sent: what happens to it. A refusal of the gateway by its code; Redis or the network: later. */
 function actionFor(error: unknown): Action {
   if (error instanceof ApiError) return BY_CODE[error.code ?? ''] ?? 'final';
-  if (error instanceof RedisStoreError || error instanceof ConnectionError) return 'retry';
+  // Redis or the network, or a stop before the request (`NotSentError`: a close, a lock lost): later.
+  if (error instanceof RedisStoreError || error instanceof ConnectionError || error instanceof NotSentError)
+    return 'retry';
   return 'final';
 }
 
@@ -597,14 +599,17 @@ class Message {
     }
     const error = result.error;
     const queued: LedgerEntry = { ...sending, state: 'q', token: '', startedAt: 0 };
-    if (error instanceof GateRefusal) {
+    // Stopped (a close, the job's lock lost) after the gate wrote `s` and before the request: never out, so back
+    // in the queue, like a message stopped while it waited for the limiter.
+    const stopped = (this.signal?.aborted || this.#w.closing.aborted) && !(error instanceof ApiError);
+    if (error instanceof GateRefusal || stopped) {
       // A retry's gate (after a refusal that sent nothing) refused: back in the queue.
       await this.#decide(sending, queued, {
         counts: { sending: -1, queued: 1 },
         recipient: { token: attempt, release: 'done' },
       });
-      if (error.reason === 'cancelled') return this.#cancel(queued);
-      if (error.reason === 'paused') await core.bull(this.campaign).pause();
+      if (error instanceof GateRefusal && error.reason === 'cancelled') return this.#cancel(queued);
+      if (error instanceof GateRefusal && error.reason === 'paused') await core.bull(this.campaign).pause();
       return this.#backToWait();
     }
     return this.#refused(sending, sending, attempt, error);

@@ -482,6 +482,54 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(await queue.inDoubt('doubt')).toEqual([]);
   });
 
+  /** Holds every write on the target (each primary of a cluster) for `ms`: a Redis that stalls. */
+  const pauseWrites = async (ms: number) => {
+    const redis = target().redis;
+    const nodes = 'nodes' in redis ? redis.nodes('master') : [redis];
+    await Promise.all(nodes.map((n) => n.call('CLIENT', 'PAUSE', String(ms), 'WRITE')));
+  };
+
+  it('a worker closed while its gate is being written sends nothing, and the message goes back queued', async () => {
+    await start();
+    const queue = await queueOf();
+    const [to] = recipients(1);
+    await queue.enqueue('closing', [text(to!)]);
+    let worker: CampaignWorker | undefined;
+    let closing: Promise<void> | undefined;
+    // A shared limiter that grants at once; then Redis stalls the gate's write and the pod gets its SIGTERM.
+    const limiter = {
+      perSecond: 1000,
+      async acquire() {
+        if (closing === undefined) {
+          await pauseWrites(1000);
+          setTimeout(() => {
+            closing = worker!.close();
+          }, 200);
+        }
+        return () => {};
+      },
+      pause() {},
+    };
+    const gateway = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: proxy.url, rateLimit: limiter });
+    worker = queue.work({ gateway, pollMs: 2, lockDurationMs: 5_000, recipientLeaseMs: 5_000 });
+    open.push(worker);
+    await waitFor(() => closing !== undefined, 'the worker to be closed');
+    await closing;
+    expect(sandbox.simulator.sent).toHaveLength(0);
+    expect(await queue.status('closing')).toMatchObject({
+      state: 'running',
+      queued: 1,
+      notSent: 0,
+      inDoubt: 0,
+    });
+    // Another worker sends it, once.
+    await workerOf(queue);
+    await until(queue, 'closing', 'finished');
+    expect(sentTo()).toEqual([to]);
+    expect(await queue.status('closing')).toMatchObject({ accepted: 1, notSent: 0, inDoubt: 0 });
+    await sandbox.idle();
+  });
+
   it('refuses bad input with typed errors', async () => {
     await start();
     const queue = await queueOf();
