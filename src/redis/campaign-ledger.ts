@@ -396,6 +396,12 @@ export class Ledger {
     throw unexpectedReply(op, 'a ledger outcome', outcome);
   }
 
+  /** The campaign's state as stored. */
+  async stateOf(campaign: string): Promise<'running' | 'paused' | 'cancelled'> {
+    const state = await this.redis.hget(this.keysOf(campaign).counts, 'state');
+    return state === 'paused' || state === 'cancelled' ? state : 'running';
+  }
+
   /** Pauses, resumes or cancels a campaign; answers its state before. */
   async state(
     campaign: string,

@@ -598,17 +598,12 @@ class Message {
       throw new this.#w.bullmq.UnrecoverableError(IN_DOUBT);
     }
     const error = result.error;
-    const queued: LedgerEntry = { ...sending, state: 'q', token: '', startedAt: 0 };
     // Stopped (a close, the job's lock lost) after the gate wrote `s` and before the request: never out, so back
     // in the queue, like a message stopped while it waited for the limiter.
     const stopped = (this.signal?.aborted || this.#w.closing.aborted) && !(error instanceof ApiError);
     if (error instanceof GateRefusal || stopped) {
       // A retry's gate (after a refusal that sent nothing) refused: back in the queue.
-      await this.#decide(sending, queued, {
-        counts: { sending: -1, queued: 1 },
-        recipient: { token: attempt, release: 'done' },
-      });
-      if (error instanceof GateRefusal && error.reason === 'cancelled') return this.#cancel(queued);
+      if (await this.#requeue(sending, attempt)) return;
       if (error instanceof GateRefusal && error.reason === 'paused') await core.bull(this.campaign).pause();
       return this.#backToWait();
     }
@@ -652,16 +647,7 @@ class Message {
       if (answer.outcome !== 'ok') throw contention();
       return;
     }
-    if (sending) {
-      await this.#decide(
-        sending,
-        { ...sending, state: 'q', token: '', startedAt: 0 },
-        {
-          counts: { sending: -1, queued: 1 },
-          recipient: { token: attempt, release: 'done' },
-        },
-      );
-    }
+    if (sending && (await this.#requeue(sending, attempt))) return;
     if (action === 'pause') {
       await core.bull(this.campaign).pause();
       return this.#backToWait();
@@ -672,6 +658,23 @@ class Message {
     }
     // Later, after BullMQ's backoff: the job's attempts count these.
     throw error;
+  }
+
+  /**
+   * Puts a message whose attempt sent nothing back in the queue (`s` → `q`); answers `true` when its campaign was
+   * cancelled meanwhile and the message is recorded `CANCELLED` instead. A `cancel` looks only at what is queued
+   * when it scans, and this message was `s` then: the state is read after the entry is written, so either the
+   * scan sees it queued or this run sees the cancel (the ledger's compare-and-set lets one of them record it).
+   */
+  async #requeue(sending: LedgerEntry, attempt: string): Promise<boolean> {
+    const queued: LedgerEntry = { ...sending, state: 'q', token: '', startedAt: 0 };
+    await this.#decide(sending, queued, {
+      counts: { sending: -1, queued: 1 },
+      recipient: { token: attempt, release: 'done' },
+    });
+    if ((await call(ROLE, () => this.#core.ledger.stateOf(this.campaign))) !== 'cancelled') return false;
+    await this.#cancel(queued);
+    return true;
   }
 
   /**

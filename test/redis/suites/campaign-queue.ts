@@ -28,8 +28,16 @@ const SECRET = 'campaign-queue-secret-0123456789abcdef';
 const PREFIX = 'cq:';
 const DEADLINE = 60_000;
 
-/** What the proxy does with one send: pass it, forward it then cut the connection, or cut it unsent. */
-type ProxyMode = 'pass' | 'cut-after' | 'cut-before';
+/**
+ * What the proxy does with one send: pass it, forward it then cut the connection, cut it unsent, or answer the
+ * gateway's `AUTH_004` (its auth service failed: nothing sent, worth trying again).
+ */
+type ProxyMode = 'pass' | 'cut-after' | 'cut-before' | 'auth-004';
+
+const AUTH_004 = JSON.stringify({
+  isSuccess: false,
+  errors: { code: 'AUTH_004', group: 'INTERNAL_ERROR', description: 'Authentication service error.' },
+});
 
 /**
  * A real HTTP proxy in front of the sandbox: counts sends in flight per recipient (the most at once is kept), and
@@ -39,6 +47,7 @@ async function startProxy(upstream: () => string) {
   const inFlight = new Map<string, number>();
   let most = 0;
   let mode: (to: string) => ProxyMode = () => 'pass';
+  let beforeRefusal: () => Promise<unknown> = async () => {};
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -50,6 +59,11 @@ async function startProxy(upstream: () => string) {
       } catch {}
       const how = req.url?.includes('/v1/wa/message') ? mode(to) : 'pass';
       if (how === 'cut-before') return void req.socket.destroy();
+      if (how === 'auth-004') {
+        await beforeRefusal();
+        res.writeHead(500, { 'content-type': 'application/json' });
+        return void res.end(AUTH_004);
+      }
       const n = (inFlight.get(to) ?? 0) + 1;
       inFlight.set(to, n);
       most = Math.max(most, n);
@@ -82,6 +96,10 @@ async function startProxy(upstream: () => string) {
     mostAtOnce: () => most,
     setMode(pick: (to: string) => ProxyMode) {
       mode = pick;
+    },
+    /** Awaited before an `auth-004` answer goes back (with the send's request still open). */
+    beforeRefusing(hook: () => Promise<unknown>) {
+      beforeRefusal = hook;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -422,6 +440,34 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(report?.funnel.notSent).toBe(10);
     await expect(queue.enqueue('cx', [text('998901111111')])).rejects.toBeInstanceOf(CampaignQueueError);
     await expect(queue.resume('cx')).rejects.toMatchObject({ reason: 'cancelled' });
+    expect(sandbox.simulator.sent).toHaveLength(0);
+  });
+
+  it('cancels a message whose attempt was out during the cancel and then refused unsent', async () => {
+    await start();
+    const queue = await queueOf();
+    const [to] = recipients(1);
+    await queue.enqueue('cx-flight', [text(to!)]);
+    // The cancel runs (and scans the ledger) while the send is at the gateway; then the gateway refuses it.
+    let stopped: number | undefined;
+    proxy.setMode(() => 'auth-004');
+    proxy.beforeRefusing(async () => {
+      stopped ??= await queue.cancel('cx-flight', 'wrong template');
+    });
+    await workerOf(queue, { gateway: await gatewayOf({ maxRetries: 0 }) });
+    await waitFor(
+      async () => (await queue.status('cx-flight'))?.cancelled === 1,
+      'the message to be recorded cancelled',
+      DEADLINE,
+    );
+    expect(stopped).toBe(0);
+    expect(await queue.status('cx-flight')).toMatchObject({
+      state: 'cancelled',
+      queued: 0,
+      inFlight: 0,
+      notSent: 1,
+      cancelled: 1,
+    });
     expect(sandbox.simulator.sent).toHaveLength(0);
   });
 
