@@ -238,6 +238,7 @@ class Workers implements CampaignWorker {
           counts['state'] !== 'cancelled' &&
           Number(counts['queued'] ?? 0) + Number(counts['sending'] ?? 0) > 0;
         if (work && !this.#runs.has(campaign) && !this.#closing.signal.aborted) this.#start(campaign);
+        if (work && counts['state'] !== 'paused') await this.#unpause(campaign);
         if (!work) {
           this.#idle.set(campaign, registered);
           if (this.#runs.has(campaign)) await this.#stop(campaign);
@@ -246,6 +247,16 @@ class Workers implements CampaignWorker {
     } catch (error) {
       this.#report(error, { stage: 'registry' });
     }
+  }
+
+  /**
+   * The ledger's state decides; BullMQ's pause only spares the workers a spin while the campaign is paused. A
+   * worker refused by a pause pauses BullMQ, and a `resume` right then could be followed by that pause: a running
+   * campaign whose BullMQ queue is paused is resumed here.
+   */
+  async #unpause(campaign: string): Promise<void> {
+    const bull = this.#core.bull(campaign);
+    if (await bull.isPaused()) await bull.resume();
   }
 
   #start(campaign: string): void {

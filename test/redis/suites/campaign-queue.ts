@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Queue } from 'bullmq';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { GatewayClient, MemorySuppressionList, RateLimiter } from '../../../src/index.js';
 import {
@@ -15,6 +16,8 @@ import {
   RedisRateLimiter,
   RedisSuppressionList,
 } from '../../../src/redis/index.js';
+import { hashId } from '../../../src/redis/keys.js';
+import { queuePrefix } from '../../../src/redis/queue-keys.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../src/testing/index.js';
 import { createNodeWebhookHandler } from '../../../src/webhooks/index.js';
 import { waitFor } from '../../helpers/manual-clock.js';
@@ -398,6 +401,27 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await until(queue, 'bill', 'finished');
     expect(sentTo().sort()).toEqual([...to].sort());
     expect((await queue.status('bill'))?.hold).toBeUndefined();
+  });
+
+  it("takes a running campaign up again when its BullMQ queue was left paused (a resume crossing a worker's pause)", async () => {
+    await start();
+    const queue = await queueOf();
+    const to = recipients(3);
+    await queue.enqueue(
+      'unpause',
+      to.map((t) => text(t)),
+    );
+    // What a worker refused by a pause does to BullMQ, landing after the person's resume: the ledger says running.
+    const connection = await target().newClient({ maxRetriesPerRequest: null });
+    const name = `cq-${hashId('unpause').slice(0, 22)}`;
+    const bull = new Queue(name, { connection, prefix: queuePrefix(connection, `${PREFIX}bull`, name) });
+    open.push(bull);
+    await bull.pause();
+    expect((await queue.status('unpause'))?.state).toBe('running');
+    await workerOf(queue);
+    await until(queue, 'unpause', 'finished');
+    expect(sentTo().sort()).toEqual([...to].sort());
+    expect(await bull.isPaused()).toBe(false);
   });
 
   it('holds the workers on RATE_001 for its retry_after, and sends each message once', async () => {
