@@ -10,10 +10,11 @@ import type { CampaignRefusal } from '../campaigns/records.js';
 import type { SuppressionList } from '../campaigns/suppressions.js';
 import type { CampaignReport, CampaignRetry, CampaignTracker } from '../campaigns/tracker.js';
 import { durationMs } from '../core/duration.js';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, MessageValidationError } from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { RateLimiter } from '../core/rate-limiter.js';
 import type { OutboundMessage } from '../gateway/message-schema.js';
+import { prepare } from '../gateway/prepare-message.js';
 import type { StatusEvent, WebhookEvent } from '../webhooks/events.js';
 import type { WebhookStatus } from '../webhooks/schemas.js';
 import { type CampaignJobData, jobIdOf, QueueCore, recordedRefusal } from './campaign-core.js';
@@ -153,8 +154,9 @@ export class CampaignQueue implements CampaignQueueView {
   /**
    * Adds a campaign's messages, each under its key (default its recipient): a key the campaign has already adds
    * nothing. Written `batchSize` at a time, each step one script, then its jobs; an enqueue cut off half-way is
-   * completed by enqueuing the same messages again. Throws `CampaignQueueError` (`cancelled`) for a cancelled
-   * campaign, `ConfigurationError` for a message without a key.
+   * completed by enqueuing the same messages again. Each message is checked before anything is written. Throws
+   * `CampaignQueueError` (`cancelled`) for a cancelled campaign, `MessageValidationError` for a message the
+   * gateway's rules refuse, `ConfigurationError` for a message without a key or one that is not JSON.
    *
    * @example
    * const { added } = await queue.enqueue('spring-sale', readCustomers(), { startAt: new Date('2025-03-01T09:00:00Z') });
@@ -179,8 +181,16 @@ export class CampaignQueue implements CampaignQueueView {
       batch = [];
       if (taken.length > 0) await this.#enqueueBatch(campaign, taken, startAt, result);
     };
+    if (!isIterable(messages)) {
+      throw new ConfigurationError(
+        `${op} takes the messages as an iterable or an async iterable (a cursor).`,
+      );
+    }
     let index = 0;
     for await (const message of messages as AsyncIterable<DeepReadonly<OutboundMessage>>) {
+      // Checked as the worker will check it, before anything is written: a message that cannot be sent, or
+      // stored, never gets a ledger entry that no job could carry.
+      checkMessage(message, index, op);
       const key = keyOfMessage(message, index);
       if (typeof key !== 'string' || key === '' || key.length > 256 || /\p{Cc}/u.test(key)) {
         throw new ConfigurationError(
@@ -553,6 +563,29 @@ const JOB_OPTIONS = {
   attempts: 1_000_000,
   backoff: { type: 'wa-campaign' },
 } as const;
+
+function isIterable(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (typeof (value as Iterable<unknown>)[Symbol.iterator] === 'function' ||
+      typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function')
+  );
+}
+
+/** A message the workers can send (the gateway's rules) and BullMQ can store (JSON), or a typed error. */
+function checkMessage(message: unknown, index: number, op: string): void {
+  const checked = prepare(message, true, undefined);
+  if (!checked.valid) throw new MessageValidationError(checked.issues, `message ${index} (${op})`);
+  try {
+    JSON.stringify(message);
+  } catch (error) {
+    throw new ConfigurationError(
+      `${op}: message ${index} cannot be stored as JSON (${error instanceof Error ? error.name : typeof error}).`,
+      { cause: error },
+    );
+  }
+}
 
 function defaultKey(message: DeepReadonly<OutboundMessage>): string {
   return (message as { to?: unknown }).to as string;

@@ -7,7 +7,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { GatewayClient, MemorySuppressionList, RateLimiter } from '../../../src/index.js';
+import {
+  ConfigurationError,
+  GatewayClient,
+  MemorySuppressionList,
+  MessageValidationError,
+  RateLimiter,
+} from '../../../src/index.js';
 import {
   CampaignQueue,
   CampaignQueueError,
@@ -605,7 +611,18 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     const queue = await queueOf();
     await expect(queue.enqueue('', [])).rejects.toThrow(/campaign id/);
     await expect(queue.enqueue('c', [text('998900000001')], { batchSize: 0 })).rejects.toThrow(/batchSize/);
-    await expect(queue.enqueue('c', [{ type: 'text', text: { body: 'x' } } as never])).rejects.toThrow(/key/);
+    await expect(queue.enqueue('c', [text('998900000001')], { key: () => '' })).rejects.toThrow(/key/);
+    // Refused before anything is written: not an iterable, not a message, not one the gateway takes, not JSON.
+    await expect(queue.enqueue('c', null as never)).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(queue.enqueue('c', [null] as never)).rejects.toBeInstanceOf(MessageValidationError);
+    await expect(queue.enqueue('c', [{ to: '998900000001', type: 'text' }] as never)).rejects.toThrow(
+      /Invalid message 0/,
+    );
+    const unstorable = { ...text('998900000002'), biz_opaque_callback_data: 10n };
+    await expect(queue.enqueue('c', [text('998900000003'), unstorable] as never)).rejects.toThrow(
+      /message 1/,
+    );
+    expect(await queue.status('c')).toBeUndefined();
     expect(() => queue.work({} as never)).toThrow(/GatewayClient/);
     const local = new GatewayClient({
       apiKey: 'sk_test_sandbox',
