@@ -321,7 +321,7 @@ export class QueueCore {
     });
     if (answer.outcome !== 'ok') return;
     await this.#finishResolved(rh, token, wamid, raws);
-    await this.#removeJob(campaign, kh);
+    await this.removeJob(campaign, kh);
   }
 
   /** The statuses kept for a resolved message, applied; its recipient freed. */
@@ -365,7 +365,7 @@ export class QueueCore {
   }
 
   /** Removes a message's job (in doubt, it waited in the failed set with its message); gone already is fine. */
-  async #removeJob(campaign: string, kh: string): Promise<void> {
+  async removeJob(campaign: string, kh: string): Promise<void> {
     try {
       await this.bull(campaign).remove(jobIdOf(kh));
     } catch {

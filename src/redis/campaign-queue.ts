@@ -252,7 +252,7 @@ export class CampaignQueue implements CampaignQueueView {
         jobs.push({
           name: 'm',
           data: { v: 1, c: campaign, k: row.kh, e: queued, m: row.message },
-          opts: { jobId: jobIdOf(row.kh), delay, ...JOB_OPTIONS },
+          opts: { jobId: jobIdOf(row.kh), delay, ...jobOptions(core.retentionMs) },
         });
       }
     });
@@ -555,14 +555,19 @@ export class CampaignQueue implements CampaignQueueView {
   }
 }
 
-/** What every job of a campaign is added with: the ledger decides, BullMQ only carries. */
-const JOB_OPTIONS = {
-  removeOnComplete: true,
-  // A message in doubt waits in the failed set with its message, for `resend`.
-  removeOnFail: false,
-  attempts: 1_000_000,
-  backoff: { type: 'wa-campaign' },
-} as const;
+/**
+ * What every job of a campaign is added with: the ledger decides, BullMQ only carries. A message in doubt waits in
+ * the failed set with its message, for `resend`, as long as its ledger entry is kept (`retentionMs`): BullMQ drops
+ * failed jobs older than that whenever another job of the campaign fails.
+ */
+function jobOptions(retentionMs: number) {
+  return {
+    removeOnComplete: true,
+    removeOnFail: { age: Math.ceil(retentionMs / 1000) },
+    attempts: 1_000_000,
+    backoff: { type: 'wa-campaign' },
+  } as const;
+}
 
 function isIterable(value: unknown): boolean {
   return (

@@ -713,11 +713,15 @@ class Message {
       const counts: Record<string, number> = { ...(effects?.counts ?? {}) };
       counts['inDoubt'] = (counts['inDoubt'] ?? 0) - 1;
       counts['sending'] = (counts['sending'] ?? 0) + 1;
-      return this.#core.change(this.campaign, this.kh, this.#rh, current, next, {
+      const over = await this.#core.change(this.campaign, this.kh, this.#rh, current, next, {
         ...effects,
         counts,
         doubt: next.state === 'd' ? undefined : 'remove',
       });
+      // The run that found it in doubt failed its job (kept for `resend`): decided now, the job goes.
+      if (over.outcome === 'ok' && (next.state === 'a' || next.state === 'n'))
+        await this.#core.removeJob(this.campaign, this.kh);
+      return over;
     }
     return answer;
   }

@@ -202,6 +202,14 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await worker.ready();
     return worker;
   };
+  /** A campaign's BullMQ queue, as another program would open it. */
+  const bullOf = async (campaign: string) => {
+    const connection = await target().newClient({ maxRetriesPerRequest: null });
+    const name = `cq-${hashId(campaign).slice(0, 22)}`;
+    const bull = new Queue(name, { connection, prefix: queuePrefix(connection, `${PREFIX}bull`, name) });
+    open.push(bull);
+    return bull;
+  };
   const sentTo = () => sandbox.simulator.sent.map((s) => s.to);
   const until = async (queue: CampaignQueue, campaign: string, state: string) =>
     waitFor(
@@ -275,6 +283,18 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(keys.some((k) => /:cq:l:/.test(k))).toBe(true);
     expect(keys.some((k) => /:cq:a:/.test(k))).toBe(true);
     for (const key of keys) expect(await target().redis.pttl(key), key).toBeGreaterThan(0);
+    // BullMQ's keys have no expiry: its jobs carry the messages, so a message in doubt (its job failed, kept for
+    // `resend`) is kept no longer than its ledger entry, and a decided one's job is gone.
+    const bull = await bullOf('ttl');
+    const failed = await bull.getFailed();
+    expect(failed.map((j) => (j.data as { m: { to: string } }).m.to)).toEqual(['998900000001']);
+    expect(failed[0]?.opts.removeOnFail).toEqual({ age: 30 * 24 * 3600 });
+    expect(await bull.getJobCounts('completed', 'waiting', 'delayed', 'active')).toEqual({
+      completed: 0,
+      waiting: 0,
+      delayed: 0,
+      active: 0,
+    });
   });
 
   it('keeps one message per recipient in flight, in enqueue order, across two workers', async () => {
@@ -418,10 +438,7 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
       to.map((t) => text(t)),
     );
     // What a worker refused by a pause does to BullMQ, landing after the person's resume: the ledger says running.
-    const connection = await target().newClient({ maxRetriesPerRequest: null });
-    const name = `cq-${hashId('unpause').slice(0, 22)}`;
-    const bull = new Queue(name, { connection, prefix: queuePrefix(connection, `${PREFIX}bull`, name) });
-    open.push(bull);
+    const bull = await bullOf('unpause');
     await bull.pause();
     expect((await queue.status('unpause'))?.state).toBe('running');
     await workerOf(queue);
