@@ -142,8 +142,8 @@ return out
  * expected entry, next entry, gate ('1': only while the campaign runs and this message is its recipient's next),
  * recipient hash, position, done ('1': the message leaves its recipient's order), doubt ('+<ms>' listed, '-'
  * unlisted, ''), counters (n, then k, delta), record ('1' then `RECORD_CAMPAIGN`'s arguments and the pointers'
- * values). Answers `{'ok', parked statuses...}`, `{'gone', current entry}`, `{'paused'}`, `{'cancelled'}` or
- * `{'wait'}`.
+ * values). Answers `{'ok', parked statuses...}`, `{'gone', current entry}`, `{'paused'}`, `{'cancelled'}`,
+ * `{'held', ms}` (a `RATE_001` holds the campaign) or `{'wait'}`.
  */
 const CHANGE_LUA = `${RECORD_CAMPAIGN}${RECORD_POINTERS}
 local function change_entry(K, A)
@@ -152,6 +152,12 @@ local function change_entry(K, A)
   if A[4] == '1' then
     local state = redis.call('HGET', K[2], 'state')
     if state == 'paused' or state == 'cancelled' then return {state} end
+    local held = tonumber(redis.call('HGET', K[2], 'heldUntil') or '0')
+    if held > 0 then
+      local t = redis.call('TIME')
+      local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+      if held > now then return {'held', held - now} end
+    end
     local list = redis.call('HGET', K[3], A[5])
     if not list or string.match(list, '^%d+') ~= A[6] then return {'wait'} end
   end
@@ -240,6 +246,18 @@ end
 return before
 `);
 
+/**
+ * Holds every send of a campaign for `ms` from now (Redis's clock: the gate reads it), or longer if held already.
+ * KEYS: counts. ARGV: ms.
+ */
+const HOLD = new Script(`
+local t = redis.call('TIME')
+local untilMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+local cur = tonumber(redis.call('HGET', KEYS[1], 'heldUntil') or '0')
+if untilMs > cur then redis.call('HSET', KEYS[1], 'heldUntil', untilMs) end
+return 1
+`);
+
 /** What a change moves besides the entry. */
 export interface ChangeEffects {
   /** Only while the campaign runs and this message is its recipient's next (the gate before a request). */
@@ -264,6 +282,8 @@ export type ChangeAnswer =
   | { outcome: 'ok'; parked: string[] }
   | { outcome: 'gone'; current: LedgerEntry | undefined }
   | { outcome: 'paused' | 'cancelled' | 'wait' }
+  /** The campaign is held (`RATE_001`) for `ms` more. */
+  | { outcome: 'held'; ms: number }
   /** The recipient's lock was refused (`effects.recipient.lock`): nothing changed. */
   | { outcome: 'locked'; lock: Exclude<LockAnswer, { outcome: 'ok' }> };
 
@@ -391,9 +411,15 @@ export class Ledger {
       return { outcome, current: current === '' ? undefined : decodeEntry(op, current) };
     }
     if (outcome === 'paused' || outcome === 'cancelled' || outcome === 'wait') return { outcome };
+    if (outcome === 'held') return { outcome, ms: expectNumber(op, rest[0]) };
     const lock = lockAnswer(answer);
     if (lock.outcome !== 'ok') return { outcome: 'locked', lock };
     throw unexpectedReply(op, 'a ledger outcome', outcome);
+  }
+
+  /** Holds the campaign's sends for `ms` (a `RATE_001`'s `retry_after`): every worker's gate refuses meanwhile. */
+  async hold(campaign: string, ms: number): Promise<void> {
+    await HOLD.run(this.redis, [writes(this.keysOf(campaign).counts, this.retentionMs)], [Math.ceil(ms)]);
   }
 
   /** The campaign's state as stored. */

@@ -65,7 +65,7 @@ function actionFor(error: unknown): Action {
 }
 
 /** Why the gate did not let a request out. */
-type GateReason = 'paused' | 'cancelled' | 'wait' | 'gone' | 'locked' | 'lease' | 'closing';
+type GateReason = 'paused' | 'cancelled' | 'wait' | 'held' | 'gone' | 'locked' | 'lease' | 'closing';
 
 /** Why the recipient's lock was refused. */
 type StandingLock = Exclude<LockAnswer, { outcome: 'ok' }>;
@@ -80,6 +80,8 @@ class GateRefusal extends WaGatewayError {
     readonly current?: LedgerEntry,
     /** For `locked`: what held the recipient. */
     readonly lock?: StandingLock,
+    /** For `held`: how long the campaign is held still, ms. */
+    readonly heldMs = 0,
   ) {
     super(`The campaign queue did not let this message out (${reason}).`);
   }
@@ -438,6 +440,7 @@ class Message {
         answer.outcome,
         answer.outcome === 'gone' ? answer.current : undefined,
         answer.outcome === 'locked' ? answer.lock : undefined,
+        answer.outcome === 'held' ? answer.ms : 0,
       );
     };
     const recorder = this.#w.recorder(this.campaign);
@@ -568,6 +571,7 @@ class Message {
       if (error.reason === 'gone') return this.#settle(error.current);
       if (error.reason === 'cancelled') return this.#cancel(queued);
       if (error.reason === 'wait') return this.#delay(BUSY_WAIT_MS);
+      if (error.reason === 'held') return this.#delayFor(error.heldMs);
       if (error.reason === 'paused') await core.bull(this.campaign).pause();
       if (error.reason === 'lease') await release();
       return this.#backToWait();
@@ -615,6 +619,7 @@ class Message {
     if (error instanceof GateRefusal || stopped) {
       // A retry's gate (after a refusal that sent nothing) refused: back in the queue.
       if (await this.#requeue(sending, attempt)) return;
+      if (error instanceof GateRefusal && error.reason === 'held') return this.#delayFor(error.heldMs);
       if (error instanceof GateRefusal && error.reason === 'paused') await core.bull(this.campaign).pause();
       return this.#backToWait();
     }
@@ -663,9 +668,11 @@ class Message {
       await core.bull(this.campaign).pause();
       return this.#backToWait();
     }
-    if (action === 'hold' && error instanceof RateLimitError) {
-      await this.worker.rateLimit(error.retryAfterMs ?? 1000);
-      throw this.#w.bullmq.Worker.RateLimitError();
+    if (action === 'hold') {
+      // Every worker's gate refuses until then (the campaign's hold, in the ledger): not only this process's.
+      const ms = (error instanceof RateLimitError ? error.retryAfterMs : undefined) ?? 1000;
+      await call(ROLE, () => core.ledger.hold(this.campaign, ms));
+      return this.#delayFor(ms);
     }
     // Later, after BullMQ's backoff: the job's attempts count these.
     throw error;
@@ -786,6 +793,12 @@ class Message {
   async #delay(ms: number): Promise<void> {
     const jitter = ms * (0.5 + Math.random());
     await this.job.moveToDelayed(Date.now() + jitter, this.token);
+    throw new this.#w.bullmq.DelayedError();
+  }
+
+  /** Runs again in `ms` (a hold's end), with a little spread so that the workers do not all start at once. */
+  async #delayFor(ms: number): Promise<void> {
+    await this.job.moveToDelayed(Date.now() + ms + Math.random() * BUSY_WAIT_MS, this.token);
     throw new this.#w.bullmq.DelayedError();
   }
 

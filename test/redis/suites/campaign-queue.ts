@@ -41,12 +41,30 @@ const DEADLINE = 60_000;
  * What the proxy does with one send: pass it, forward it then cut the connection, cut it unsent, or answer the
  * gateway's `AUTH_004` (its auth service failed: nothing sent, worth trying again).
  */
-type ProxyMode = 'pass' | 'cut-after' | 'cut-before' | 'auth-004';
+type ProxyMode = 'pass' | 'cut-after' | 'cut-before' | 'auth-004' | 'rate-001';
 
-const AUTH_004 = JSON.stringify({
-  isSuccess: false,
-  errors: { code: 'AUTH_004', group: 'INTERNAL_ERROR', description: 'Authentication service error.' },
-});
+/** The gateway's refusals the proxy answers itself: nothing reaches the sandbox. */
+const REFUSALS = {
+  'auth-004': {
+    status: 500,
+    body: JSON.stringify({
+      isSuccess: false,
+      errors: { code: 'AUTH_004', group: 'INTERNAL_ERROR', description: 'Authentication service error.' },
+    }),
+  },
+  'rate-001': {
+    status: 429,
+    body: JSON.stringify({
+      isSuccess: false,
+      errors: {
+        code: 'RATE_001',
+        group: 'TOO_MANY_REQUESTS',
+        description: 'Rate limit exceeded.',
+        params: { limit_type: 'sec', retry_after: '3s' },
+      },
+    }),
+  },
+} as const;
 
 /**
  * A real HTTP proxy in front of the sandbox: counts sends in flight per recipient (the most at once is kept), and
@@ -57,6 +75,7 @@ async function startProxy(upstream: () => string) {
   let most = 0;
   let mode: (to: string) => ProxyMode = () => 'pass';
   let beforeRefusal: () => Promise<unknown> = async () => {};
+  const refusedAt: number[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -68,10 +87,11 @@ async function startProxy(upstream: () => string) {
       } catch {}
       const how = req.url?.includes('/v1/wa/message') ? mode(to) : 'pass';
       if (how === 'cut-before') return void req.socket.destroy();
-      if (how === 'auth-004') {
+      if (how === 'auth-004' || how === 'rate-001') {
         await beforeRefusal();
-        res.writeHead(500, { 'content-type': 'application/json' });
-        return void res.end(AUTH_004);
+        refusedAt.push(Date.now());
+        res.writeHead(REFUSALS[how].status, { 'content-type': 'application/json' });
+        return void res.end(REFUSALS[how].body);
       }
       const n = (inFlight.get(to) ?? 0) + 1;
       inFlight.set(to, n);
@@ -106,7 +126,9 @@ async function startProxy(upstream: () => string) {
     setMode(pick: (to: string) => ProxyMode) {
       mode = pick;
     },
-    /** Awaited before an `auth-004` answer goes back (with the send's request still open). */
+    /** When each refusal of the proxy's own was answered (ms since the epoch). */
+    refusedAt,
+    /** Awaited before a refusal of the proxy's own goes back (with the send's request still open). */
     beforeRefusing(hook: () => Promise<unknown>) {
       beforeRefusal = hook;
     },
@@ -464,6 +486,39 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(sandbox.simulator.answered['RATE_001'] ?? 0).toBeGreaterThan(0);
     expect(sentTo().sort()).toEqual([...to].sort());
     expect(await queue.status('rate')).toMatchObject({ accepted: 24, notSent: 0, inDoubt: 0 });
+  });
+
+  it("holds every worker, not only the one refused, for a RATE_001's retry_after", async () => {
+    await start();
+    const queue = await queueOf();
+    const to = recipients(20);
+    // The first message is refused RATE_001 (retry_after 3 s) once, by one worker; the gateway takes the rest.
+    let refused = false;
+    proxy.setMode((t) => (t === to[0] && !refused ? ((refused = true), 'rate-001') : 'pass'));
+    const arrivals: number[] = [];
+    sandbox.observe((e) => {
+      if (e.type === 'send') arrivals.push(Date.now());
+    });
+    await queue.enqueue(
+      'rate-hold',
+      to.map((t) => text(t)),
+    );
+    await Promise.all([
+      workerOf(queue, { concurrency: 2, gateway: await gatewayOf({ limit: false, maxRetries: 0 }) }),
+      workerOf(await queueOf(), {
+        concurrency: 2,
+        gateway: await gatewayOf({ limit: false, maxRetries: 0 }),
+      }),
+    ]);
+    await until(queue, 'rate-hold', 'finished');
+    expect(proxy.refusedAt).toHaveLength(1);
+    const at = proxy.refusedAt[0]!;
+    // Sends already past their gate when the hold was written may still arrive just after the refusal (a second
+    // is left for that on a busy machine); none starts after, in any worker, until the hold ends.
+    expect(arrivals.filter((t) => t > at + 1000 && t < at + 3000)).toEqual([]);
+    expect(arrivals.filter((t) => t >= at + 3000).length).toBeGreaterThan(0);
+    expect(sentTo().sort()).toEqual([...to].sort());
+    expect(await queue.status('rate-hold')).toMatchObject({ accepted: 20, notSent: 0, inDoubt: 0 });
   });
 
   it('cancels: what never started is reported not sent, and the campaign takes nothing more', async () => {
