@@ -494,7 +494,11 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     const to = recipients(20);
     // The first message is refused RATE_001 (retry_after 3 s) once, by one worker; the gateway takes the rest.
     let refused = false;
-    proxy.setMode((t) => (t === to[0] && !refused ? ((refused = true), 'rate-001') : 'pass'));
+    proxy.setMode((t) => {
+      if (t !== to[0] || refused) return 'pass';
+      refused = true;
+      return 'rate-001';
+    });
     const arrivals: number[] = [];
     sandbox.observe((e) => {
       if (e.type === 'send') arrivals.push(Date.now());
