@@ -369,21 +369,29 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await start();
     const queue = await queueOf();
     const at = Date.now() + 1500;
+    const inAnHour = Date.now() + 3_600_000;
     await queue.enqueue(
       'later',
       recipients(3).map((t) => text(t)),
       { startAt: new Date(at) },
     );
+    // A campaign an hour ahead: scheduled, whatever the machine's speed.
+    await queue.enqueue(
+      'next-hour',
+      recipients(2, 10).map((t) => text(t)),
+      { startAt: inAnHour },
+    );
     await workerOf(queue);
-    const before = await queue.status('later');
-    // The time is ahead: nothing goes (the machine can only be slower than this, never faster).
-    if (Date.now() < at) {
-      expect(before?.state).toBe('scheduled');
-      expect(before?.startAt).toBe(new Date(at).toISOString());
-    }
+    expect(await queue.status('next-hour')).toMatchObject({
+      state: 'scheduled',
+      startAt: new Date(inAnHour).toISOString(),
+      queued: 2,
+    });
+    expect((await queue.status('later'))?.startAt).toBe(new Date(at).toISOString());
     await until(queue, 'later', 'finished');
     for (const s of sandbox.simulator.sent) expect(s.acceptedAt).toBeGreaterThanOrEqual(at);
-    expect(sandbox.simulator.sent).toHaveLength(3);
+    expect(sentTo().sort()).toEqual(recipients(3).sort());
+    expect((await queue.status('next-hour'))?.state).toBe('scheduled');
   });
 
   it('skips a suppressed recipient, recording why (memory and Redis lists)', async () => {
@@ -430,8 +438,11 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
       to.map((t) => text(t)),
     );
     const refusedAt: number[] = [];
+    const arrivals: number[] = [];
     sandbox.observe((e) => {
-      if (e.type === 'send' && e.status === 402) refusedAt.push(Date.now());
+      if (e.type !== 'send') return;
+      arrivals.push(Date.now());
+      if (e.status === 402) refusedAt.push(Date.now());
     });
     await Promise.all([workerOf(queue, { concurrency: 4 }), workerOf(await queueOf(), { concurrency: 4 })]);
     await until(queue, 'bill', 'paused');
@@ -440,15 +451,23 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await waitFor(() => warnings.length > 0, 'the pause to be logged');
     expect(warnings[0]).toBe('wa-gateway-sdk: CampaignQueue paused a campaign (BILL_001)');
     await waitFor(async () => (await queue.status('bill'))?.inFlight === 0, 'the sends in flight to end');
-    const sentWhenPaused = sandbox.simulator.sent.length;
-    expect(sentWhenPaused).toBeLessThan(40);
-    // Paused: the workers wait (checked against a sandbox with money again, which would accept).
+    expect(sandbox.simulator.sent.length).toBeLessThan(40);
+    // Paused: the workers' jobs wait in a paused BullMQ queue, none of them running (and the sandbox has money
+    // again, so a send that went out now would be accepted, and seen below).
     sandbox.simulator.balance = 1_000_000;
-    await new Promise((r) => setTimeout(r, 300));
-    expect(sandbox.simulator.sent.length).toBe(sentWhenPaused);
+    const bull = await bullOf('bill');
+    await waitFor(
+      async () => (await bull.isPaused()) && (await bull.getJobCounts('active')).active === 0,
+      'the workers to wait',
+    );
     expect((await queue.status('bill'))?.state).toBe('paused');
+    const resumedAt = Date.now();
     await queue.resume('bill');
     await until(queue, 'bill', 'finished');
+    // No send reached the gateway, from either worker, more than 1 s after the first refusal until the resume.
+    expect(refusedAt.length).toBeGreaterThan(0);
+    const late = arrivals.filter((t) => t > refusedAt[0]! + 1000 && t < resumedAt);
+    expect(late).toEqual([]);
     expect(sentTo().sort()).toEqual([...to].sort());
     expect((await queue.status('bill'))?.hold).toBeUndefined();
   });
