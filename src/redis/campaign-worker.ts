@@ -3,7 +3,8 @@
  * queue's registry), all sharing the process's concurrency, each job one message:
  *
  * 1. its ledger entry says what is left: decided or in doubt, nothing is sent;
- * 2. the suppression list is asked; a suppressed recipient's message is recorded not sent, with the reason;
+ * 2. (at each attempt's gate, below) the suppression list is asked; a suppressed recipient's message is recorded
+ *    not sent, with the reason;
  * 3. the recipient is locked (one message to it in flight, whichever campaign; none while one is in doubt);
  * 4. the message is sent through the `GatewayClient` (its limiter, retries and checks), and between the limiter
  *    and the request the ledger's gate writes `s` (the request may be out), only while the campaign runs and this
@@ -65,7 +66,16 @@ function actionFor(error: unknown): Action {
 }
 
 /** Why the gate did not let a request out. */
-type GateReason = 'paused' | 'cancelled' | 'wait' | 'held' | 'gone' | 'locked' | 'lease' | 'closing';
+type GateReason =
+  | 'paused'
+  | 'cancelled'
+  | 'wait'
+  | 'held'
+  | 'gone'
+  | 'locked'
+  | 'lease'
+  | 'closing'
+  | 'suppressed';
 
 /** Why the recipient's lock was refused. */
 type StandingLock = Exclude<LockAnswer, { outcome: 'ok' }>;
@@ -82,6 +92,8 @@ class GateRefusal extends WaGatewayError {
     readonly lock?: StandingLock,
     /** For `held`: how long the campaign is held still, ms. */
     readonly heldMs = 0,
+    /** For `suppressed`: the suppression list's reason. */
+    readonly why = '',
   ) {
     super(`The campaign queue did not let this message out (${reason}).`);
   }
@@ -406,10 +418,6 @@ class Message {
   async run(): Promise<void> {
     const core = this.#core;
     const queued = this.queued;
-    if (core.suppressions) {
-      const reason = await core.suppressions.reasonFor(queued.to);
-      if (reason !== undefined) return this.#suppress(queued, reason);
-    }
     const attempt = leaseToken();
     let keeper: LeaseKeeper | undefined;
     let gated: LedgerEntry | undefined;
@@ -418,6 +426,9 @@ class Message {
     const gate = async (): Promise<void> => {
       if (keeper?.lost) throw new GateRefusal('lease');
       if (this.#w.closing.aborted) throw new GateRefusal('closing');
+      // Asked at each attempt, after the limiter and any retry's wait: a STOP that came meanwhile is honoured.
+      const suppressed = await core.suppressions?.reasonFor(queued.to);
+      if (suppressed !== undefined) throw new GateRefusal('suppressed', undefined, undefined, 0, suppressed);
       const expected = gated ?? queued;
       const next = gated ?? { ...queued, state: 's' as const, token: attempt, startedAt: Date.now() };
       const answer = await call(ROLE, () =>
@@ -572,6 +583,7 @@ class Message {
       if (error.reason === 'cancelled') return this.#cancel(queued);
       if (error.reason === 'wait') return this.#delay(BUSY_WAIT_MS);
       if (error.reason === 'held') return this.#delayFor(error.heldMs);
+      if (error.reason === 'suppressed') return this.#suppress(queued, error.why);
       if (error.reason === 'paused') await core.bull(this.campaign).pause();
       if (error.reason === 'lease') await release();
       return this.#backToWait();
@@ -620,6 +632,9 @@ class Message {
       // A retry's gate (after a refusal that sent nothing) refused: back in the queue.
       if (await this.#requeue(sending, attempt)) return;
       if (error instanceof GateRefusal && error.reason === 'held') return this.#delayFor(error.heldMs);
+      if (error instanceof GateRefusal && error.reason === 'suppressed') {
+        return this.#suppress({ ...sending, state: 'q', token: '', startedAt: 0 }, error.why);
+      }
       if (error instanceof GateRefusal && error.reason === 'paused') await core.bull(this.campaign).pause();
       return this.#backToWait();
     }

@@ -428,6 +428,28 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(await shared.reasonFor(to[4]!)).toBeUndefined();
   });
 
+  it('honours a STOP that comes while the message waits for the rate limiter', async () => {
+    await start();
+    const list = new MemorySuppressionList();
+    const queue = await queueOf({ suppressions: list });
+    const [to] = recipients(1);
+    await queue.enqueue('late-stop', [text(to!)]);
+    // The customer writes STOP while the send waits for its turn at the (shared) limiter.
+    const limiter = {
+      perSecond: 1000,
+      async acquire() {
+        await list.add(to!, 'wrote STOP');
+        return () => {};
+      },
+      pause() {},
+    };
+    const gateway = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: proxy.url, rateLimit: limiter });
+    await workerOf(queue, { gateway });
+    await until(queue, 'late-stop', 'finished');
+    expect(sandbox.simulator.sent).toHaveLength(0);
+    expect(await queue.status('late-stop')).toMatchObject({ notSent: 1, suppressed: 1, accepted: 0 });
+  });
+
   it('pauses every worker on BILL_001 with the reason, and resume sends the rest once each', async () => {
     // A balance of 5 deliveries: the sixth send or so is refused BILL_001.
     await start({ balance: 5 });
