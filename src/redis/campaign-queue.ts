@@ -388,6 +388,7 @@ export class CampaignQueue implements CampaignQueueView {
    */
   async pause(campaign: string, reason = 'paused by a person'): Promise<void> {
     checkCampaign(campaign, 'CampaignQueue.pause');
+    checkReason(reason, 'CampaignQueue.pause');
     const before = await this.#core.pause(campaign, {
       code: 'PAUSED',
       description: reason,
@@ -423,6 +424,7 @@ export class CampaignQueue implements CampaignQueueView {
   async cancel(campaign: string, reason = 'cancelled by a person'): Promise<number> {
     const op = 'CampaignQueue.cancel';
     checkCampaign(campaign, op);
+    checkReason(reason, op);
     const core = this.#core;
     const hold: CampaignHold = {
       code: 'CANCELLED',
@@ -613,6 +615,15 @@ function checkCampaign(campaign: unknown, where: string): asserts campaign is st
   ) {
     throw new ConfigurationError(
       `${where} needs a campaign id: a non-empty string of at most 200 characters without control characters.`,
+    );
+  }
+}
+
+/** A person's reason for a pause or a cancel, shown by `status` and the CLI. */
+function checkReason(reason: unknown, where: string): void {
+  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 1000) {
+    throw new ConfigurationError(
+      `${where}: the reason must be a non-empty string of at most 1,000 characters.`,
     );
   }
 }

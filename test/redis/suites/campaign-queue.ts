@@ -781,6 +781,10 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
       /message 1/,
     );
     expect(await queue.status('c')).toBeUndefined();
+    await expect(queue.pause('c', 42 as never)).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(queue.pause('c', '')).rejects.toThrow(/reason/);
+    await expect(queue.cancel('c', { why: 'x' } as never)).rejects.toThrow(/reason/);
+    expect(await queue.status('c')).toBeUndefined();
     expect(() => queue.work({} as never)).toThrow(/GatewayClient/);
     const local = new GatewayClient({
       apiKey: 'sk_test_sandbox',
