@@ -13,6 +13,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Vitest's default is one worker less than the cores: on a 2-core machine, one file at a time, while most
+    // files spend much of their time waiting on servers, child processes and sockets.
+    maxWorkers: 2,
     reporters: ['default'],
   },
 });

@@ -81,7 +81,8 @@ export function storesSuite(target: () => RedisTarget): void {
     // A brace that opens no hash tag would take the stores' own tags into Redis's and split an operation's slots.
     for (const prefix of ['wa{:', '{}:', 'a{}b{c}:'])
       expect(() => new RedisIdempotencyStore({ redis, prefix }), prefix).toThrow(/without a hash tag/);
-    for (const prefix of ['{wa}:', 'wa}:', 'a:{b}:'])
+    // (A whole tag such as '{wa}:' is accepted too: its own test below, since on a cluster it warns once.)
+    for (const prefix of ['wa}:', 'a-b:'])
       expect(() => new RedisIdempotencyStore({ redis, prefix }), prefix).not.toThrow();
     expect(() => new RedisIdempotencyStore({ redis: {} as RedisClient })).toThrow(ConfigurationError);
   });
