@@ -16,7 +16,13 @@ import { loadOptionalPeer } from '../core/optional-peer.js';
 import type { SendManyResult } from '../gateway/send-many.js';
 import { parseTimestamp } from '../webhooks/event-fields.js';
 import type { WebhookStatus } from '../webhooks/schemas.js';
-import { type ChangeAnswer, type ChangeEffects, Ledger, type LedgerEntry } from './campaign-ledger.js';
+import {
+  type ChangeAnswer,
+  type ChangeEffects,
+  encodeEntry,
+  Ledger,
+  type LedgerEntry,
+} from './campaign-ledger.js';
 import { Recipients } from './campaign-recipients.js';
 import { type CampaignSide, campaignSideOf, RedisCampaignStore } from './campaign-store.js';
 import type { RedisClient } from './client.js';
@@ -53,6 +59,10 @@ export function recordedRefusal(
   Object.defineProperty(error, 'name', { value: code, enumerable: false });
   Object.defineProperty(error, 'mayHaveBeenSent', { value: mayHaveBeenSent, enumerable: false });
   return error;
+}
+
+function sameEntry(a: LedgerEntry | undefined, b: LedgerEntry): boolean {
+  return a !== undefined && encodeEntry(a) === encodeEntry(b);
 }
 
 /** The BullMQ job id of a message: its key's hash (the ledger's field), free of the `:` BullMQ refuses. */
@@ -213,6 +223,11 @@ export class QueueCore {
         if (Date.now() + wait > giveUpAt) throw error;
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
+    }
+    // An acceptance found written already, exactly (its wamid is unique): an earlier try of this step was made and
+    // its reply lost. Made, then: on a cluster its pointers, the step after, are still to be written.
+    if (answer.outcome === 'gone' && next.state === 'a' && sameEntry(answer.current, next)) {
+      answer = { outcome: 'ok', parked: [] };
     }
     if (answer.outcome !== 'ok') return answer;
     const parked = [...answer.parked];

@@ -14,6 +14,7 @@ import {
   MessageValidationError,
   RateLimiter,
 } from '../../../src/index.js';
+import { QueueCore } from '../../../src/redis/campaign-core.js';
 import {
   CampaignQueue,
   CampaignQueueError,
@@ -24,6 +25,7 @@ import {
 } from '../../../src/redis/index.js';
 import { hashId } from '../../../src/redis/keys.js';
 import { queuePrefix } from '../../../src/redis/queue-keys.js';
+import { openStore } from '../../../src/redis/store-options.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../src/testing/index.js';
 import { createNodeWebhookHandler } from '../../../src/webhooks/index.js';
 import { waitFor } from '../../helpers/manual-clock.js';
@@ -721,6 +723,45 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(sentTo()).toEqual([to]);
     expect(await queue.status('closing')).toMatchObject({ accepted: 1, notSent: 0, inDoubt: 0 });
     await sandbox.idle();
+  });
+
+  it("a result whose reply was lost is counted once, and its wamid's pointer is written (on a cluster too)", async () => {
+    await start();
+    const queue = await queueOf();
+    const [to] = recipients(1);
+    await queue.enqueue('lost', [text(to!)]);
+    const redis = await target().newClient();
+    const { keys, prefix } = openStore({ redis, prefix: PREFIX, logLevel: 'off' }, 'test');
+    const core = new QueueCore({
+      redis,
+      keys,
+      prefix,
+      retentionMs: 60_000,
+      parkMs: 60_000,
+      retryableFailureCodes: [],
+      suppressions: undefined,
+      logger: undefined,
+    });
+    open.push(core);
+    const kh = core.kh(to!);
+    const rh = core.rh(to!);
+    const queued = (await core.ledger.entry('lost', kh))!;
+    const sending = { ...queued, state: 's' as const, token: 'attempt-1', startedAt: Date.now() };
+    expect(
+      await core.ledger.change('lost', kh, rh, queued, sending, { counts: { queued: -1, sending: 1 } }),
+    ).toEqual({ outcome: 'ok', parked: [] });
+    const accepted = { ...sending, state: 'a' as const, detail: 'wamid.LOST1' };
+    const effects = {
+      done: true,
+      counts: { sending: -1, accepted: 1 },
+      record: core.recordOf(sending, { index: 0, ok: true, messageId: 'wamid.LOST1', contacts: [] }),
+    };
+    // The result's step is made, and its reply lost (on a cluster the pointer, the step after, is not reached);
+    // the worker tries the step again.
+    await core.ledger.change('lost', kh, rh, sending, accepted, effects);
+    expect(await core.change('lost', kh, rh, sending, accepted, effects)).toMatchObject({ outcome: 'ok' });
+    expect(await core.explained('wamid.LOST1')).toBe(true);
+    expect(await queue.status('lost')).toMatchObject({ state: 'finished', accepted: 1, inFlight: 0 });
   });
 
   it('refuses bad input with typed errors', async () => {
