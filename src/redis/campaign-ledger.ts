@@ -96,6 +96,11 @@ export interface LedgerKeys {
   readonly order: string;
   /** Sorted set: message key's hash → when it went in doubt. */
   readonly doubts: string;
+  /**
+   * Sorted set: parking key → when the step that recorded its send found statuses parked there. They are applied
+   * right after, then the entry goes; one left behind (its worker died) is applied by a worker's poll.
+   */
+  readonly parked: string;
 }
 
 export function ledgerKeys(keys: KeySpace, campaign: string): LedgerKeys {
@@ -105,6 +110,7 @@ export function ledgerKeys(keys: KeySpace, campaign: string): LedgerKeys {
     counts: keys.name('cq', 'n', tag),
     order: keys.name('cq', 'o', tag),
     doubts: keys.name('cq', 'd', tag),
+    parked: keys.name('cq', 'pk', tag),
   };
 }
 
@@ -184,7 +190,14 @@ local function change_entry(K, A)
     for j = i + 1, #A do R[#R + 1] = A[j] end
     local at = record_campaign({K[5], K[6], K[7], K[8]}, R)
     if #K > 8 then
-      local parked = record_pointers(K, 9, R, at, {})
+      -- The last key is the campaign's parked set; the pointers' keys are those between.
+      local found = {}
+      local parked = record_pointers(K, 9, R, at, {}, true, found)
+      if #found > 0 then
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        for _, key in ipairs(found) do redis.call('ZADD', K[#K], now, key) end
+      end
       for _, v in ipairs(parked) do out[#out + 1] = v end
     end
   end
@@ -368,6 +381,8 @@ export class Ledger {
           keys.push(...m.keys);
           args.push(m.value);
         }
+        if (effects.record.accepted.length > 0)
+          keys.push(writes(this.keysOf(campaign).parked, this.retentionMs));
       }
     } else args.push('0');
     const step = effects.recipient;
@@ -415,6 +430,30 @@ export class Ledger {
     const lock = lockAnswer(answer);
     if (lock.outcome !== 'ok') return { outcome: 'locked', lock };
     throw unexpectedReply(op, 'a ledger outcome', outcome);
+  }
+
+  /** Notes statuses found parked by a step apart from the ledger's (a cluster's pointers), before they are applied. */
+  async noteParked(campaign: string, parkingKeys: readonly string[]): Promise<void> {
+    if (parkingKeys.length === 0) return;
+    const now = Date.now();
+    await this.redis.zadd(this.keysOf(campaign).parked, ...parkingKeys.flatMap((k) => [now, k]));
+    await this.redis.pexpire(this.keysOf(campaign).parked, this.retentionMs);
+  }
+
+  /** The parking keys noted and not applied yet, with when each was noted (ms). */
+  async parkedNoted(campaign: string): Promise<{ key: string; at: number }[]> {
+    const flat = await this.redis.zrange(this.keysOf(campaign).parked, 0, -1, 'WITHSCORES');
+    const out: { key: string; at: number }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ key: flat[i]!, at: Number(flat[i + 1]) });
+    return out;
+  }
+
+  /** The statuses of a parking key were applied: they go, and so does its note. */
+  async parkedApplied(campaign: string, parkingKeys: readonly string[]): Promise<void> {
+    if (parkingKeys.length === 0) return;
+    // One key per command: on a cluster each parking key is in its wamid's slot, the note in the campaign's.
+    await Promise.all(parkingKeys.map((k) => this.redis.del(k)));
+    await this.redis.zrem(this.keysOf(campaign).parked, ...parkingKeys);
   }
 
   /** Holds the campaign's sends for `ms` (a `RATE_001`'s `retry_after`): every worker's gate refuses meanwhile. */

@@ -248,13 +248,15 @@ class Workers implements CampaignWorker {
         const registered = flat[i + 1]!;
         if (!this.#runs.has(campaign) && this.#idle.get(campaign) === registered) continue;
         const counts = await call(ROLE, () => core.ledger.counts(campaign));
+        // Statuses a dead worker left parked, once its lock would have expired: it is not coming back for them.
+        const parkedLeft = await core.applyParkedLeft(campaign, this.#lockMs);
         const work =
           counts['state'] !== 'cancelled' &&
           Number(counts['queued'] ?? 0) + Number(counts['sending'] ?? 0) > 0;
         if (work && !this.#runs.has(campaign) && !this.#closing.signal.aborted) this.#start(campaign);
         if (work && counts['state'] !== 'paused') await this.#unpause(campaign);
         if (!work) {
-          this.#idle.set(campaign, registered);
+          if (parkedLeft === 0) this.#idle.set(campaign, registered);
           if (this.#runs.has(campaign)) await this.#stop(campaign);
         }
       }
