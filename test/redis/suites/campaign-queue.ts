@@ -675,6 +675,19 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(sentTo().sort()).toEqual([to[0], to[2]].sort());
     expect(await queue.status('doubt')).toMatchObject({ accepted: 2, dropped: 1, inDoubt: 0 });
     expect(await queue.inDoubt('doubt')).toEqual([]);
+    // The resent message's statuses count in the report like any other's.
+    await sandbox.idle();
+    await waitFor(
+      async () => (await queue.report('doubt'))?.funnel.read === 2,
+      'every read counted',
+      DEADLINE,
+    );
+    expect((await queue.report('doubt'))?.funnel).toMatchObject({
+      accepted: 2,
+      delivered: 2,
+      read: 2,
+      maybeSent: 1,
+    });
   });
 
   /** Holds every write on the target (each primary of a cluster) for `ms`: a Redis that stalls. */
