@@ -25,6 +25,7 @@ import type { LeaseKeeper } from '../core/lease.js';
 import { type Logger, log } from '../core/logger.js';
 import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
+import { Slots } from '../core/slots.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { sendGated } from '../gateway/gated-send.js';
 import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
@@ -136,27 +137,6 @@ export interface CampaignWorker {
    * for the limiter goes back to the queue, unsent), and closes its connections.
    */
   close(): Promise<void>;
-}
-
-/** A process-wide bound on messages handled at once. */
-class Slots {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-  constructor(size: number) {
-    this.#free = size;
-  }
-  async take(): Promise<() => void> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
-    };
-  }
 }
 
 interface Run {
