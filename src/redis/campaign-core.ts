@@ -282,8 +282,8 @@ export class QueueCore {
     const before = Date.now() - olderThanMs;
     for (const { key, at } of noted) {
       if (at > before) continue;
-      await this.#applyParked(campaign, [key], await this.#parkedAt([key]));
-      // Nothing left to apply (applied meanwhile by its worker): only the note goes.
+      await this.applyRaw(await this.#parkedAt([key]));
+      // Applied now, or by its worker meanwhile (the list is gone then): the statuses and their note go.
       await call('CampaignQueue.ledger', () => this.ledger.parkedApplied(campaign, [key]));
     }
     return noted.filter((n) => n.at > before).length;
