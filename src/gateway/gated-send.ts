@@ -5,7 +5,7 @@
  * The result is `sendMany`'s, decided by the same rule (`failedSend`): the gateway's retry table says what was
  * sent.
  */
-import { ConfigurationError, MessageValidationError } from '../core/errors.js';
+import { ConfigurationError, MessageValidationError, NotSentError } from '../core/errors.js';
 import { traced } from '../core/tracing.js';
 import { type Messages, senderOf } from './messages.js';
 import { prepare } from './prepare-message.js';
@@ -47,8 +47,27 @@ export async function sendGated(
     return { result: failedSend(0, new MessageValidationError(checked.issues), false), requested: false };
   }
   let requested = false;
+  // Whether the latest attempt's request is out and unanswered: a stop then waits for its answer (cutting it
+  // would leave it in doubt), and takes effect before the next attempt.
+  let out = false;
+  const caller = options.signal;
+  const stop = caller ? new AbortController() : undefined;
+  const stopNow = () => {
+    if (caller?.aborted && !out) stop?.abort(caller.reason);
+  };
+  caller?.addEventListener('abort', stopNow, { once: true });
+  stopNow();
   const onSend = () => {
     requested = true;
+    out = true;
+  };
+  const between = () => {
+    out = false;
+    stopNow();
+  };
+  const gate = () => {
+    between();
+    return options.gate();
   };
   try {
     const type = (checked.message as { type?: unknown }).type;
@@ -63,10 +82,15 @@ export async function sendGated(
         sender.post(
           checked.message,
           { isFake: options.isFake, mmlite: options.mmlite },
-          { signal: options.signal, timeoutMs: options.timeoutMs, retryInFlight: false },
+          {
+            signal: stop?.signal,
+            timeoutMs: options.timeoutMs,
+            retryInFlight: false,
+            onRetryWait: between,
+          },
           undefined,
           onSend,
-          options.gate,
+          gate,
         ),
       (sent, span) => span.set('messaging.message.id', sent.messageId),
     );
@@ -75,6 +99,16 @@ export async function sendGated(
       requested: true,
     };
   } catch (error) {
+    // Stopped while it waited (the limiter, a retry's pause, its gate) after attempts refused unsent: the call
+    // ends with the stop's own reason only when no earlier attempt may be out (`settleAttempts`), so not sent.
+    if (stop?.signal.aborted && error === stop.signal.reason && !out) {
+      const stopped = new NotSentError('The send was stopped before its request was made; see its cause.', {
+        cause: error,
+      });
+      return { result: failedSend(0, stopped, false), requested };
+    }
     return { result: failedSend(0, error, requested), requested };
+  } finally {
+    caller?.removeEventListener('abort', stopNow);
   }
 }

@@ -16,7 +16,13 @@ import { loadOptionalPeer } from '../core/optional-peer.js';
 import type { SendManyResult } from '../gateway/send-many.js';
 import { parseTimestamp } from '../webhooks/event-fields.js';
 import type { WebhookStatus } from '../webhooks/schemas.js';
-import { type ChangeAnswer, type ChangeEffects, Ledger, type LedgerEntry } from './campaign-ledger.js';
+import {
+  type ChangeAnswer,
+  type ChangeEffects,
+  encodeEntry,
+  Ledger,
+  type LedgerEntry,
+} from './campaign-ledger.js';
 import { Recipients } from './campaign-recipients.js';
 import { type CampaignSide, campaignSideOf, RedisCampaignStore } from './campaign-store.js';
 import type { RedisClient } from './client.js';
@@ -53,6 +59,10 @@ export function recordedRefusal(
   Object.defineProperty(error, 'name', { value: code, enumerable: false });
   Object.defineProperty(error, 'mayHaveBeenSent', { value: mayHaveBeenSent, enumerable: false });
   return error;
+}
+
+function sameEntry(a: LedgerEntry | undefined, b: LedgerEntry): boolean {
+  return a !== undefined && encodeEntry(a) === encodeEntry(b);
 }
 
 /** The BullMQ job id of a message: its key's hash (the ledger's field), free of the `:` BullMQ refuses. */
@@ -214,16 +224,69 @@ export class QueueCore {
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
+    // An acceptance found written already, exactly (its wamid is unique): an earlier try of this step was made and
+    // its reply lost. Made, then: on a cluster its pointers, the step after, are still to be written, and the
+    // statuses it found parked are still in place (below).
+    let madeBefore = false;
+    if (answer.outcome === 'gone' && next.state === 'a' && sameEntry(answer.current, next)) {
+      answer = { outcome: 'ok', parked: [] };
+      madeBefore = true;
+    }
     if (answer.outcome !== 'ok') return answer;
     const parked = [...answer.parked];
     const accepted = effects.record?.accepted ?? [];
+    const parkingKeys = accepted.map((a) => this.side.parkingKey(a.wamid));
     if (accepted.length > 0 && this.keys.spread) {
-      parked.push(
-        ...(await this.side.pointers(accepted.map((a) => this.side.message(campaign, a.wamid, a.state)))),
+      const found = await this.side.pointers(
+        accepted.map((a) => this.side.message(campaign, a.wamid, a.state)),
       );
+      // Noted before they are applied (on one Redis the ledger's step notes them), so a death now loses none.
+      if (found.length > 0) await call(op, () => this.ledger.noteParked(campaign, parkingKeys));
+      parked.push(...found);
+    } else if (madeBefore && accepted.length > 0) {
+      parked.push(...(await this.#parkedAt(parkingKeys)));
     }
-    await this.applyRaw(parked);
+    await this.#applyParked(campaign, parkingKeys, parked);
     return answer;
+  }
+
+  /**
+   * Applies statuses parked for recorded sends, then deletes them with their note. The step that recorded the
+   * sends left them in place and noted them, so that a worker that dies (or a reply lost) before this point leaves
+   * them to the job's next run (`reconcile`) or a worker's poll (`applyParkedLeft`), not lost: applying a status
+   * twice changes nothing.
+   */
+  async #applyParked(
+    campaign: string,
+    parkingKeys: readonly string[],
+    parked: readonly string[],
+  ): Promise<void> {
+    await this.applyRaw(parked);
+    if (parked.length > 0)
+      await call('CampaignQueue.ledger', () => this.ledger.parkedApplied(campaign, parkingKeys));
+  }
+
+  async #parkedAt(parkingKeys: readonly string[]): Promise<string[]> {
+    const lists = await Promise.all(
+      parkingKeys.map((k) => call('CampaignQueue.ledger', () => this.redis.lrange(k, 0, -1))),
+    );
+    return lists.flat();
+  }
+
+  /**
+   * Applies the statuses a dead worker left parked (noted `olderThanMs` ago or before: a live worker applies its
+   * own at once). Answers how many notes remain, so that a campaign with some is not taken for idle.
+   */
+  async applyParkedLeft(campaign: string, olderThanMs: number): Promise<number> {
+    const noted = await call('CampaignQueue.ledger', () => this.ledger.parkedNoted(campaign));
+    const before = Date.now() - olderThanMs;
+    for (const { key, at } of noted) {
+      if (at > before) continue;
+      await this.applyRaw(await this.#parkedAt([key]));
+      // Applied now, or by its worker meanwhile (the list is gone then): the statuses and their note go.
+      await call('CampaignQueue.ledger', () => this.ledger.parkedApplied(campaign, [key]));
+    }
+    return noted.filter((n) => n.at > before).length;
   }
 
   /** Applies raw statuses (JSON) to the campaign report; a malformed one is skipped. */
@@ -321,7 +384,7 @@ export class QueueCore {
     });
     if (answer.outcome !== 'ok') return;
     await this.#finishResolved(rh, token, wamid, raws);
-    await this.#removeJob(campaign, kh);
+    await this.removeJob(campaign, kh);
   }
 
   /** The statuses kept for a resolved message, applied; its recipient freed. */
@@ -358,6 +421,9 @@ export class QueueCore {
       return;
     }
     if (entry?.token === token && entry.state === 'a') {
+      // Its run may have died after the step that recorded it and before the statuses parked for it were applied.
+      const parkingKey = this.side.parkingKey(entry.detail);
+      await this.#applyParked(campaign, [parkingKey], await this.#parkedAt([parkingKey]));
       await this.#finishResolved(rh, token, entry.detail, []);
       return;
     }
@@ -365,7 +431,7 @@ export class QueueCore {
   }
 
   /** Removes a message's job (in doubt, it waited in the failed set with its message); gone already is fine. */
-  async #removeJob(campaign: string, kh: string): Promise<void> {
+  async removeJob(campaign: string, kh: string): Promise<void> {
     try {
       await this.bull(campaign).remove(jobIdOf(kh));
     } catch {

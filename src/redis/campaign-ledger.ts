@@ -96,6 +96,11 @@ export interface LedgerKeys {
   readonly order: string;
   /** Sorted set: message key's hash → when it went in doubt. */
   readonly doubts: string;
+  /**
+   * Sorted set: parking key → when the step that recorded its send found statuses parked there. They are applied
+   * right after, then the entry goes; one left behind (its worker died) is applied by a worker's poll.
+   */
+  readonly parked: string;
 }
 
 export function ledgerKeys(keys: KeySpace, campaign: string): LedgerKeys {
@@ -105,6 +110,7 @@ export function ledgerKeys(keys: KeySpace, campaign: string): LedgerKeys {
     counts: keys.name('cq', 'n', tag),
     order: keys.name('cq', 'o', tag),
     doubts: keys.name('cq', 'd', tag),
+    parked: keys.name('cq', 'pk', tag),
   };
 }
 
@@ -142,8 +148,8 @@ return out
  * expected entry, next entry, gate ('1': only while the campaign runs and this message is its recipient's next),
  * recipient hash, position, done ('1': the message leaves its recipient's order), doubt ('+<ms>' listed, '-'
  * unlisted, ''), counters (n, then k, delta), record ('1' then `RECORD_CAMPAIGN`'s arguments and the pointers'
- * values). Answers `{'ok', parked statuses...}`, `{'gone', current entry}`, `{'paused'}`, `{'cancelled'}` or
- * `{'wait'}`.
+ * values). Answers `{'ok', parked statuses...}`, `{'gone', current entry}`, `{'paused'}`, `{'cancelled'}`,
+ * `{'held', ms}` (a `RATE_001` holds the campaign) or `{'wait'}`.
  */
 const CHANGE_LUA = `${RECORD_CAMPAIGN}${RECORD_POINTERS}
 local function change_entry(K, A)
@@ -152,6 +158,12 @@ local function change_entry(K, A)
   if A[4] == '1' then
     local state = redis.call('HGET', K[2], 'state')
     if state == 'paused' or state == 'cancelled' then return {state} end
+    local held = tonumber(redis.call('HGET', K[2], 'heldUntil') or '0')
+    if held > 0 then
+      local t = redis.call('TIME')
+      local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+      if held > now then return {'held', held - now} end
+    end
     local list = redis.call('HGET', K[3], A[5])
     if not list or string.match(list, '^%d+') ~= A[6] then return {'wait'} end
   end
@@ -178,7 +190,14 @@ local function change_entry(K, A)
     for j = i + 1, #A do R[#R + 1] = A[j] end
     local at = record_campaign({K[5], K[6], K[7], K[8]}, R)
     if #K > 8 then
-      local parked = record_pointers(K, 9, R, at, {})
+      -- The last key is the campaign's parked set; the pointers' keys are those between.
+      local found = {}
+      local parked = record_pointers(K, 9, R, at, {}, true, found)
+      if #found > 0 then
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        for _, key in ipairs(found) do redis.call('ZADD', K[#K], now, key) end
+      end
       for _, v in ipairs(parked) do out[#out + 1] = v end
     end
   end
@@ -240,6 +259,18 @@ end
 return before
 `);
 
+/**
+ * Holds every send of a campaign for `ms` from now (Redis's clock: the gate reads it), or longer if held already.
+ * KEYS: counts. ARGV: ms.
+ */
+const HOLD = new Script(`
+local t = redis.call('TIME')
+local untilMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+local cur = tonumber(redis.call('HGET', KEYS[1], 'heldUntil') or '0')
+if untilMs > cur then redis.call('HSET', KEYS[1], 'heldUntil', untilMs) end
+return 1
+`);
+
 /** What a change moves besides the entry. */
 export interface ChangeEffects {
   /** Only while the campaign runs and this message is its recipient's next (the gate before a request). */
@@ -264,6 +295,8 @@ export type ChangeAnswer =
   | { outcome: 'ok'; parked: string[] }
   | { outcome: 'gone'; current: LedgerEntry | undefined }
   | { outcome: 'paused' | 'cancelled' | 'wait' }
+  /** The campaign is held (`RATE_001`) for `ms` more. */
+  | { outcome: 'held'; ms: number }
   /** The recipient's lock was refused (`effects.recipient.lock`): nothing changed. */
   | { outcome: 'locked'; lock: Exclude<LockAnswer, { outcome: 'ok' }> };
 
@@ -348,6 +381,8 @@ export class Ledger {
           keys.push(...m.keys);
           args.push(m.value);
         }
+        if (effects.record.accepted.length > 0)
+          keys.push(writes(this.keysOf(campaign).parked, this.retentionMs));
       }
     } else args.push('0');
     const step = effects.recipient;
@@ -391,9 +426,45 @@ export class Ledger {
       return { outcome, current: current === '' ? undefined : decodeEntry(op, current) };
     }
     if (outcome === 'paused' || outcome === 'cancelled' || outcome === 'wait') return { outcome };
+    if (outcome === 'held') return { outcome, ms: expectNumber(op, rest[0]) };
     const lock = lockAnswer(answer);
     if (lock.outcome !== 'ok') return { outcome: 'locked', lock };
     throw unexpectedReply(op, 'a ledger outcome', outcome);
+  }
+
+  /** Notes statuses found parked by a step apart from the ledger's (a cluster's pointers), before they are applied. */
+  async noteParked(campaign: string, parkingKeys: readonly string[]): Promise<void> {
+    if (parkingKeys.length === 0) return;
+    const now = Date.now();
+    await this.redis.zadd(this.keysOf(campaign).parked, ...parkingKeys.flatMap((k) => [now, k]));
+    await this.redis.pexpire(this.keysOf(campaign).parked, this.retentionMs);
+  }
+
+  /** The parking keys noted and not applied yet, with when each was noted (ms). */
+  async parkedNoted(campaign: string): Promise<{ key: string; at: number }[]> {
+    const flat = await this.redis.zrange(this.keysOf(campaign).parked, 0, -1, 'WITHSCORES');
+    const out: { key: string; at: number }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ key: flat[i]!, at: Number(flat[i + 1]) });
+    return out;
+  }
+
+  /** The statuses of a parking key were applied: they go, and so does its note. */
+  async parkedApplied(campaign: string, parkingKeys: readonly string[]): Promise<void> {
+    if (parkingKeys.length === 0) return;
+    // One key per command: on a cluster each parking key is in its wamid's slot, the note in the campaign's.
+    await Promise.all(parkingKeys.map((k) => this.redis.del(k)));
+    await this.redis.zrem(this.keysOf(campaign).parked, ...parkingKeys);
+  }
+
+  /** Holds the campaign's sends for `ms` (a `RATE_001`'s `retry_after`): every worker's gate refuses meanwhile. */
+  async hold(campaign: string, ms: number): Promise<void> {
+    await HOLD.run(this.redis, [writes(this.keysOf(campaign).counts, this.retentionMs)], [Math.ceil(ms)]);
+  }
+
+  /** The campaign's state as stored. */
+  async stateOf(campaign: string): Promise<'running' | 'paused' | 'cancelled'> {
+    const state = await this.redis.hget(this.keysOf(campaign).counts, 'state');
+    return state === 'paused' || state === 'cancelled' ? state : 'running';
   }
 
   /** Pauses, resumes or cancels a campaign; answers its state before. */

@@ -252,7 +252,7 @@ export class CampaignQueue implements CampaignQueueView {
         jobs.push({
           name: 'm',
           data: { v: 1, c: campaign, k: row.kh, e: queued, m: row.message },
-          opts: { jobId: jobIdOf(row.kh), delay, ...JOB_OPTIONS },
+          opts: { jobId: jobIdOf(row.kh), delay, ...jobOptions(core.retentionMs) },
         });
       }
     });
@@ -388,6 +388,7 @@ export class CampaignQueue implements CampaignQueueView {
    */
   async pause(campaign: string, reason = 'paused by a person'): Promise<void> {
     checkCampaign(campaign, 'CampaignQueue.pause');
+    checkReason(reason, 'CampaignQueue.pause');
     const before = await this.#core.pause(campaign, {
       code: 'PAUSED',
       description: reason,
@@ -423,6 +424,7 @@ export class CampaignQueue implements CampaignQueueView {
   async cancel(campaign: string, reason = 'cancelled by a person'): Promise<number> {
     const op = 'CampaignQueue.cancel';
     checkCampaign(campaign, op);
+    checkReason(reason, op);
     const core = this.#core;
     const hold: CampaignHold = {
       code: 'CANCELLED',
@@ -555,14 +557,19 @@ export class CampaignQueue implements CampaignQueueView {
   }
 }
 
-/** What every job of a campaign is added with: the ledger decides, BullMQ only carries. */
-const JOB_OPTIONS = {
-  removeOnComplete: true,
-  // A message in doubt waits in the failed set with its message, for `resend`.
-  removeOnFail: false,
-  attempts: 1_000_000,
-  backoff: { type: 'wa-campaign' },
-} as const;
+/**
+ * What every job of a campaign is added with: the ledger decides, BullMQ only carries. A message in doubt waits in
+ * the failed set with its message, for `resend`, as long as its ledger entry is kept (`retentionMs`): BullMQ drops
+ * failed jobs older than that whenever another job of the campaign fails.
+ */
+function jobOptions(retentionMs: number) {
+  return {
+    removeOnComplete: true,
+    removeOnFail: { age: Math.ceil(retentionMs / 1000) },
+    attempts: 1_000_000,
+    backoff: { type: 'wa-campaign' },
+  } as const;
+}
 
 function isIterable(value: unknown): boolean {
   return (
@@ -608,6 +615,15 @@ function checkCampaign(campaign: unknown, where: string): asserts campaign is st
   ) {
     throw new ConfigurationError(
       `${where} needs a campaign id: a non-empty string of at most 200 characters without control characters.`,
+    );
+  }
+}
+
+/** A person's reason for a pause or a cancel, shown by `status` and the CLI. */
+function checkReason(reason: unknown, where: string): void {
+  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 1000) {
+    throw new ConfigurationError(
+      `${where}: the reason must be a non-empty string of at most 1,000 characters.`,
     );
   }
 }

@@ -65,18 +65,20 @@ end
 `;
 
 /**
- * A batch's message side: each pointer (written once: a wamid is sent once) and the statuses parked for it,
- * taken out. KEYS from `first`: pointer, parking, pointer, parking, ... ARGV from `at`: the pointers' values.
- * Internal: also run inside the campaign queue's ledger scripts on one Redis.
+ * A batch's message side: each pointer (written once: a wamid is sent once) and the statuses parked for it, taken
+ * out, or with `keep` only read: the campaign queue deletes them once applied (`CampaignSide.applied`), so that a
+ * worker that dies between this step and their application leaves them for the run after it. KEYS from `first`:
+ * pointer, parking, pointer, parking, ... ARGV from `at`: the pointers' values. Internal: also run inside the
+ * campaign queue's ledger scripts on one Redis.
  */
 export const RECORD_POINTERS = `
-local function record_pointers(K, first, A, at, parked)
+local function record_pointers(K, first, A, at, parked, keep, found)
   local k = first
   for i = at, #A do
     redis.call('SET', K[k], A[i], 'NX')
     local items = redis.call('LRANGE', K[k + 1], 0, -1)
     if #items > 0 then
-      redis.call('DEL', K[k + 1])
+      if keep then found[#found + 1] = K[k + 1] else redis.call('DEL', K[k + 1]) end
       for _, v in ipairs(items) do parked[#parked + 1] = v end
     end
     k = k + 2
@@ -88,7 +90,7 @@ end
 /** The whole batch in one step, when all its keys share a slot (one Redis, or a prefix with a hash tag). */
 const RECORD = new Script(`${RECORD_CAMPAIGN}${RECORD_POINTERS}
 local at = record_campaign(KEYS, ARGV)
-return record_pointers(KEYS, 5, ARGV, at, {})
+return record_pointers(KEYS, 5, ARGV, at, {}, false)
 `);
 
 /** The campaign side alone (a cluster: its keys are in the campaign's slot). */
@@ -99,7 +101,12 @@ return 1
 
 /** One message's side alone (a cluster: its keys are in the wamid's slot). */
 const RECORD_POINTER = new Script(`${RECORD_POINTERS}
-return record_pointers(KEYS, 1, ARGV, 1, {})
+return record_pointers(KEYS, 1, ARGV, 1, {}, false)
+`);
+
+/** The same, its parked statuses left in place until applied (the campaign queue). */
+const RECORD_POINTER_KEPT = new Script(`${RECORD_POINTERS}
+return record_pointers(KEYS, 1, ARGV, 1, {}, true, {})
 `);
 
 /**
@@ -211,7 +218,8 @@ export class RedisCampaignStore implements CampaignStore {
       campaignKeys: (campaign) => this.#campaignKeys(campaign),
       side: (batch) => this.#side(batch),
       message: (campaign, wamid, state) => this.#message(campaign, wamid, state),
-      pointers: (messages) => this.#pointers('RedisCampaignStore.record', messages),
+      pointers: (messages) => this.#pointers('RedisCampaignStore.record', messages, RECORD_POINTER_KEPT),
+      parkingKey: (wamid) => this.#pointer(hashId(wamid))[1].key,
       list: (campaign) => call('RedisCampaignStore.record', () => this.#list(campaign)),
       pointerKey: (wamid) => this.#pointer(hashId(wamid))[0].key,
     });
@@ -237,16 +245,16 @@ export class RedisCampaignStore implements CampaignStore {
     // A cluster: the campaign's side, then each message's. A status looked up between the two finds no pointer
     // and is parked, and the message's step takes it out.
     await call(op, () => RECORD_ON_CAMPAIGN.run(this.#redis, campaignKeys, side));
-    return this.#pointers(op, messages);
+    return this.#pointers(op, messages, RECORD_POINTER);
   }
 
   /** The message side of a batch on a cluster: each pointer, tried again up to three times (it is idempotent). */
-  async #pointers(op: string, messages: readonly StoredMessage[]): Promise<string[]> {
+  async #pointers(op: string, messages: readonly StoredMessage[], script: Script): Promise<string[]> {
     const parked = await Promise.all(
       messages.map(async (m) => {
         for (let attempt = 1; ; attempt++) {
           try {
-            return parkedList(op, await call(op, () => RECORD_POINTER.run(this.#redis, m.keys, [m.value])));
+            return parkedList(op, await call(op, () => script.run(this.#redis, m.keys, [m.value])));
           } catch (error) {
             if (attempt >= POINTER_ATTEMPTS) throw error;
           }
@@ -424,8 +432,10 @@ export interface CampaignSide {
   campaignKeys(campaign: string): [ScriptKey, ScriptKey, ScriptKey, ScriptKey];
   side(batch: CampaignRecordBatch): (string | number)[];
   message(campaign: string, wamid: string, state: string): StoredMessage;
-  /** Writes pointers apart (a cluster); answers the statuses parked for them. */
+  /** Writes pointers apart (a cluster); answers the statuses parked for them, left in place until `applied`. */
   pointers(messages: readonly StoredMessage[]): Promise<string[]>;
+  /** Where the statuses for `wamid` are parked until its send is recorded (and, for the queue, applied). */
+  parkingKey(wamid: string): string;
   /** Lists the campaign among the store's campaigns. */
   list(campaign: string): Promise<unknown>;
   /** The key that exists once `wamid` was recorded in some campaign: "a send the SDK recorded". */

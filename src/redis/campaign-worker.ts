@@ -3,7 +3,8 @@
  * queue's registry), all sharing the process's concurrency, each job one message:
  *
  * 1. its ledger entry says what is left: decided or in doubt, nothing is sent;
- * 2. the suppression list is asked; a suppressed recipient's message is recorded not sent, with the reason;
+ * 2. (at each attempt's gate, below) the suppression list is asked; a suppressed recipient's message is recorded
+ *    not sent, with the reason;
  * 3. the recipient is locked (one message to it in flight, whichever campaign; none while one is in doubt);
  * 4. the message is sent through the `GatewayClient` (its limiter, retries and checks), and between the limiter
  *    and the request the ledger's gate writes `s` (the request may be out), only while the campaign runs and this
@@ -19,11 +20,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type * as BullMQ from 'bullmq';
 import type { Job } from 'bullmq';
 import type { CampaignHold } from '../campaigns/queue-status.js';
-import { ApiError, ConnectionError, RateLimitError, WaGatewayError } from '../core/errors.js';
+import { ApiError, ConnectionError, NotSentError, RateLimitError, WaGatewayError } from '../core/errors.js';
 import type { LeaseKeeper } from '../core/lease.js';
 import { type Logger, log } from '../core/logger.js';
 import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
+import { Slots } from '../core/slots.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { sendGated } from '../gateway/gated-send.js';
 import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
@@ -58,12 +60,23 @@ const BY_CODE: Readonly<Record<string, Action>> = Object.fromEntries([
 /** A message not sent: what happens to it. A refusal of the gateway by its code; Redis or the network: later. */
 function actionFor(error: unknown): Action {
   if (error instanceof ApiError) return BY_CODE[error.code ?? ''] ?? 'final';
-  if (error instanceof RedisStoreError || error instanceof ConnectionError) return 'retry';
+  // Redis or the network, or a stop before the request (`NotSentError`: a close, a lock lost): later.
+  if (error instanceof RedisStoreError || error instanceof ConnectionError || error instanceof NotSentError)
+    return 'retry';
   return 'final';
 }
 
 /** Why the gate did not let a request out. */
-type GateReason = 'paused' | 'cancelled' | 'wait' | 'gone' | 'locked' | 'lease' | 'closing';
+type GateReason =
+  | 'paused'
+  | 'cancelled'
+  | 'wait'
+  | 'held'
+  | 'gone'
+  | 'locked'
+  | 'lease'
+  | 'closing'
+  | 'suppressed';
 
 /** Why the recipient's lock was refused. */
 type StandingLock = Exclude<LockAnswer, { outcome: 'ok' }>;
@@ -78,6 +91,10 @@ class GateRefusal extends WaGatewayError {
     readonly current?: LedgerEntry,
     /** For `locked`: what held the recipient. */
     readonly lock?: StandingLock,
+    /** For `held`: how long the campaign is held still, ms. */
+    readonly heldMs = 0,
+    /** For `suppressed`: the suppression list's reason. */
+    readonly why = '',
   ) {
     super(`The campaign queue did not let this message out (${reason}).`);
   }
@@ -120,27 +137,6 @@ export interface CampaignWorker {
    * for the limiter goes back to the queue, unsent), and closes its connections.
    */
   close(): Promise<void>;
-}
-
-/** A process-wide bound on messages handled at once. */
-class Slots {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-  constructor(size: number) {
-    this.#free = size;
-  }
-  async take(): Promise<() => void> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
-    };
-  }
 }
 
 interface Run {
@@ -232,18 +228,31 @@ class Workers implements CampaignWorker {
         const registered = flat[i + 1]!;
         if (!this.#runs.has(campaign) && this.#idle.get(campaign) === registered) continue;
         const counts = await call(ROLE, () => core.ledger.counts(campaign));
+        // Statuses a dead worker left parked, once its lock would have expired: it is not coming back for them.
+        const parkedLeft = await core.applyParkedLeft(campaign, this.#lockMs);
         const work =
           counts['state'] !== 'cancelled' &&
           Number(counts['queued'] ?? 0) + Number(counts['sending'] ?? 0) > 0;
         if (work && !this.#runs.has(campaign) && !this.#closing.signal.aborted) this.#start(campaign);
+        if (work && counts['state'] !== 'paused') await this.#unpause(campaign);
         if (!work) {
-          this.#idle.set(campaign, registered);
+          if (parkedLeft === 0) this.#idle.set(campaign, registered);
           if (this.#runs.has(campaign)) await this.#stop(campaign);
         }
       }
     } catch (error) {
       this.#report(error, { stage: 'registry' });
     }
+  }
+
+  /**
+   * The ledger's state decides; BullMQ's pause only spares the workers a spin while the campaign is paused. A
+   * worker refused by a pause pauses BullMQ, and a `resume` right then could be followed by that pause: a running
+   * campaign whose BullMQ queue is paused is resumed here.
+   */
+  async #unpause(campaign: string): Promise<void> {
+    const bull = this.#core.bull(campaign);
+    if (await bull.isPaused()) await bull.resume();
   }
 
   #start(campaign: string): void {
@@ -391,10 +400,6 @@ class Message {
   async run(): Promise<void> {
     const core = this.#core;
     const queued = this.queued;
-    if (core.suppressions) {
-      const reason = await core.suppressions.reasonFor(queued.to);
-      if (reason !== undefined) return this.#suppress(queued, reason);
-    }
     const attempt = leaseToken();
     let keeper: LeaseKeeper | undefined;
     let gated: LedgerEntry | undefined;
@@ -403,6 +408,9 @@ class Message {
     const gate = async (): Promise<void> => {
       if (keeper?.lost) throw new GateRefusal('lease');
       if (this.#w.closing.aborted) throw new GateRefusal('closing');
+      // Asked at each attempt, after the limiter and any retry's wait: a STOP that came meanwhile is honoured.
+      const suppressed = await core.suppressions?.reasonFor(queued.to);
+      if (suppressed !== undefined) throw new GateRefusal('suppressed', undefined, undefined, 0, suppressed);
       const expected = gated ?? queued;
       const next = gated ?? { ...queued, state: 's' as const, token: attempt, startedAt: Date.now() };
       const answer = await call(ROLE, () =>
@@ -425,6 +433,7 @@ class Message {
         answer.outcome,
         answer.outcome === 'gone' ? answer.current : undefined,
         answer.outcome === 'locked' ? answer.lock : undefined,
+        answer.outcome === 'held' ? answer.ms : 0,
       );
     };
     const recorder = this.#w.recorder(this.campaign);
@@ -555,6 +564,8 @@ class Message {
       if (error.reason === 'gone') return this.#settle(error.current);
       if (error.reason === 'cancelled') return this.#cancel(queued);
       if (error.reason === 'wait') return this.#delay(BUSY_WAIT_MS);
+      if (error.reason === 'held') return this.#delayFor(error.heldMs);
+      if (error.reason === 'suppressed') return this.#suppress(queued, error.why);
       if (error.reason === 'paused') await core.bull(this.campaign).pause();
       if (error.reason === 'lease') await release();
       return this.#backToWait();
@@ -596,15 +607,17 @@ class Message {
       throw new this.#w.bullmq.UnrecoverableError(IN_DOUBT);
     }
     const error = result.error;
-    const queued: LedgerEntry = { ...sending, state: 'q', token: '', startedAt: 0 };
-    if (error instanceof GateRefusal) {
+    // Stopped (a close, the job's lock lost) after the gate wrote `s` and before the request: never out, so back
+    // in the queue, like a message stopped while it waited for the limiter.
+    const stopped = (this.signal?.aborted || this.#w.closing.aborted) && !(error instanceof ApiError);
+    if (error instanceof GateRefusal || stopped) {
       // A retry's gate (after a refusal that sent nothing) refused: back in the queue.
-      await this.#decide(sending, queued, {
-        counts: { sending: -1, queued: 1 },
-        recipient: { token: attempt, release: 'done' },
-      });
-      if (error.reason === 'cancelled') return this.#cancel(queued);
-      if (error.reason === 'paused') await core.bull(this.campaign).pause();
+      if (await this.#requeue(sending, attempt)) return;
+      if (error instanceof GateRefusal && error.reason === 'held') return this.#delayFor(error.heldMs);
+      if (error instanceof GateRefusal && error.reason === 'suppressed') {
+        return this.#suppress({ ...sending, state: 'q', token: '', startedAt: 0 }, error.why);
+      }
+      if (error instanceof GateRefusal && error.reason === 'paused') await core.bull(this.campaign).pause();
       return this.#backToWait();
     }
     return this.#refused(sending, sending, attempt, error);
@@ -647,26 +660,36 @@ class Message {
       if (answer.outcome !== 'ok') throw contention();
       return;
     }
-    if (sending) {
-      await this.#decide(
-        sending,
-        { ...sending, state: 'q', token: '', startedAt: 0 },
-        {
-          counts: { sending: -1, queued: 1 },
-          recipient: { token: attempt, release: 'done' },
-        },
-      );
-    }
+    if (sending && (await this.#requeue(sending, attempt))) return;
     if (action === 'pause') {
       await core.bull(this.campaign).pause();
       return this.#backToWait();
     }
-    if (action === 'hold' && error instanceof RateLimitError) {
-      await this.worker.rateLimit(error.retryAfterMs ?? 1000);
-      throw this.#w.bullmq.Worker.RateLimitError();
+    if (action === 'hold') {
+      // Every worker's gate refuses until then (the campaign's hold, in the ledger): not only this process's.
+      const ms = (error instanceof RateLimitError ? error.retryAfterMs : undefined) ?? 1000;
+      await call(ROLE, () => core.ledger.hold(this.campaign, ms));
+      return this.#delayFor(ms);
     }
     // Later, after BullMQ's backoff: the job's attempts count these.
     throw error;
+  }
+
+  /**
+   * Puts a message whose attempt sent nothing back in the queue (`s` → `q`); answers `true` when its campaign was
+   * cancelled meanwhile and the message is recorded `CANCELLED` instead. A `cancel` looks only at what is queued
+   * when it scans, and this message was `s` then: the state is read after the entry is written, so either the
+   * scan sees it queued or this run sees the cancel (the ledger's compare-and-set lets one of them record it).
+   */
+  async #requeue(sending: LedgerEntry, attempt: string): Promise<boolean> {
+    const queued: LedgerEntry = { ...sending, state: 'q', token: '', startedAt: 0 };
+    await this.#decide(sending, queued, {
+      counts: { sending: -1, queued: 1 },
+      recipient: { token: attempt, release: 'done' },
+    });
+    if ((await call(ROLE, () => this.#core.ledger.stateOf(this.campaign))) !== 'cancelled') return false;
+    await this.#cancel(queued);
+    return true;
   }
 
   /**
@@ -694,11 +717,15 @@ class Message {
       const counts: Record<string, number> = { ...(effects?.counts ?? {}) };
       counts['inDoubt'] = (counts['inDoubt'] ?? 0) - 1;
       counts['sending'] = (counts['sending'] ?? 0) + 1;
-      return this.#core.change(this.campaign, this.kh, this.#rh, current, next, {
+      const over = await this.#core.change(this.campaign, this.kh, this.#rh, current, next, {
         ...effects,
         counts,
         doubt: next.state === 'd' ? undefined : 'remove',
       });
+      // The run that found it in doubt failed its job (kept for `resend`): decided now, the job goes.
+      if (over.outcome === 'ok' && (next.state === 'a' || next.state === 'n'))
+        await this.#core.removeJob(this.campaign, this.kh);
+      return over;
     }
     return answer;
   }
@@ -763,6 +790,12 @@ class Message {
   async #delay(ms: number): Promise<void> {
     const jitter = ms * (0.5 + Math.random());
     await this.job.moveToDelayed(Date.now() + jitter, this.token);
+    throw new this.#w.bullmq.DelayedError();
+  }
+
+  /** Runs again in `ms` (a hold's end), with a little spread so that the workers do not all start at once. */
+  async #delayFor(ms: number): Promise<void> {
+    await this.job.moveToDelayed(Date.now() + ms + Math.random() * BUSY_WAIT_MS, this.token);
     throw new this.#w.bullmq.DelayedError();
   }
 

@@ -40,6 +40,11 @@ export interface DeliverOptions {
   onAttempt?: (attempt: DeliveryAttempt) => void;
   /** Stops further attempts (and the one in flight). */
   signal?: AbortSignal;
+  /**
+   * Waits for a free connection before each attempt and answers its release: how the sandbox bounds its deliveries
+   * in flight. The acknowledgement timeout starts once the attempt has its connection.
+   */
+  connection?: () => Promise<() => void>;
 }
 
 export const GATEWAY_RETRY_DELAYS_MS: readonly number[] = [0, 1000, 2000];
@@ -61,6 +66,7 @@ export async function deliverWebhook(body: string, options: DeliverOptions): Pro
     if (delays[i]! > 0) await pause(delays[i]!, options.signal);
     if (options.signal?.aborted) break;
     const last = i === delays.length - 1;
+    const release = await options.connection?.();
     const started = performance.now();
     let result: Pick<DeliveryAttempt, 'status' | 'error' | 'outcome' | 'duplicates'>;
     try {
@@ -89,6 +95,8 @@ export async function deliverWebhook(body: string, options: DeliverOptions): Pro
         error: timedOut ? 'no answer within the acknowledgement timeout' : 'connection error',
         outcome: last ? 'dropped' : 'retrying',
       };
+    } finally {
+      release?.();
     }
     const attempt: DeliveryAttempt = {
       eventId: options.eventId ?? 1,

@@ -6,7 +6,13 @@
 import { HttpResponse, http } from 'msw';
 import { expect, it } from 'vitest';
 import { sendGated } from '../../src/gateway/gated-send.js';
-import { ConnectionError, GatewayClient, TimeoutError, WaGatewayError } from '../../src/index.js';
+import {
+  ConnectionError,
+  GatewayClient,
+  NotSentError,
+  TimeoutError,
+  WaGatewayError,
+} from '../../src/index.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
 
 const server = useMswServer();
@@ -113,4 +119,59 @@ it('takes only the messages of a GatewayClient, and an invalid message is notSen
   );
   expect(result).toMatchObject({ ok: false, notSent: true });
   expect(gates).toBe(0);
+});
+
+it('stopped during the wait after a refusal that sent nothing: NotSentError (with the reason), not maybe sent', async () => {
+  const seen = counting(() =>
+    HttpResponse.json(
+      {
+        isSuccess: false,
+        errors: { code: 'AUTH_004', group: 'INTERNAL_ERROR', description: 'Auth service.' },
+      },
+      { status: 500 },
+    ),
+  );
+  const stop = new AbortController();
+  const reason = new Error('the worker is closing');
+  const warnings: string[] = [];
+  const gw = new GatewayClient({
+    apiKey: API_KEY,
+    baseUrl: GW,
+    rateLimit: false,
+    // The retry's wait is announced (logged) as it starts: the stop comes then, as a worker's close would.
+    logger: {
+      warn: (line: string) => {
+        warnings.push(line);
+        stop.abort(reason);
+      },
+      error: (line: string) => void warnings.push(line),
+    },
+  });
+  const { result, requested } = await sendGated(gw.messages, message, {
+    gate: async () => {},
+    signal: stop.signal,
+  });
+  expect(warnings).toEqual(['wa-gateway-sdk: retrying request']);
+  expect(seen).toHaveLength(1);
+  expect(requested).toBe(true);
+  expect(result).toMatchObject({ ok: false, notSent: true });
+  const error = (result as { error: WaGatewayError }).error;
+  expect(error).toBeInstanceOf(NotSentError);
+  expect(error.cause).toBe(reason);
+});
+
+it('a stop while the request is out lets it finish: its answer is the result, never a cut left in doubt', async () => {
+  const stop = new AbortController();
+  const seen = counting(() => {
+    stop.abort(new Error('the worker is closing'));
+    return HttpResponse.json(sendOk('wamid.G2'));
+  });
+  const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+  const { result, requested } = await sendGated(gw.messages, message, {
+    gate: async () => {},
+    signal: stop.signal,
+  });
+  expect(seen).toHaveLength(1);
+  expect(requested).toBe(true);
+  expect(result).toMatchObject({ ok: true, messageId: 'wamid.G2' });
 });

@@ -15,6 +15,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { CampaignQueue, type CampaignQueueStatus, RedisSuppressionList } from '../../src/redis/index.js';
+import { hashId } from '../../src/redis/keys.js';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/manual-clock.js';
 import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
@@ -91,6 +92,33 @@ function acceptedPerRecipient(sandbox: Sandbox): Map<string, number> {
   const counts = new Map<string, number>();
   for (const s of sandbox.simulator.sent) counts.set(s.to, (counts.get(s.to) ?? 0) + 1);
   return counts;
+}
+
+/**
+ * Why reads are missing, when they are: each sent message whose report state is not `read` with its ledger entry,
+ * the sandbox's delivery outcomes (a 4xx is final: the event is lost), and what the receivers failed at.
+ */
+async function explainMissingReads(
+  fleet: Fleet,
+  redis: ReturnType<typeof connect>,
+  queue: CampaignQueue,
+): Promise<string> {
+  const lines = [`report: ${JSON.stringify((await queue.report('fleet'))?.funnel)}`];
+  const ledger = Object.values(await redis.hgetall(`${PREFIX}cq:l:fleet`));
+  for (const s of fleet.sandbox.simulator.sent) {
+    // On one Redis a message's report state is its pointer: `<campaign>\t<state letter>...`, `r` once read.
+    const pointer = await redis.get(`${PREFIX}camp:m:${hashId(s.wamid)}`);
+    if (pointer?.split('\t')[1]?.startsWith('r')) continue;
+    lines.push(
+      `not read: ${s.to} ${s.wamid} report=${pointer} ledger=${ledger.find((e) => e.includes(s.to))}`,
+    );
+    if (lines.length > 20) break;
+  }
+  const outcomes: Record<string, number> = {};
+  for (const d of fleet.sandbox.deliveries) outcomes[d.outcome] = (outcomes[d.outcome] ?? 0) + 1;
+  lines.push(`delivery outcomes: ${JSON.stringify(outcomes)}`);
+  for (const r of fleet.receivers) lines.push(...r.logs.filter((l) => l.startsWith('error')).slice(0, 5));
+  return lines.join('\n');
 }
 
 describeRedis('campaign queue fleet (child processes) on one redis-server with AOF', () => {
@@ -198,11 +226,16 @@ describeRedis('campaign queue fleet (child processes) on one redis-server with A
       inFlight: 0,
     });
     // The report, from the statuses the receivers applied, equals what the sandbox did.
-    await waitFor(
-      async () => (await queue.report('fleet'))?.funnel.read === MESSAGES - 1,
-      'every read applied',
-      120_000,
-    );
+    try {
+      await waitFor(
+        async () => (await queue.report('fleet'))?.funnel.read === MESSAGES - 1,
+        'every read applied',
+        120_000,
+      );
+    } catch (error) {
+      console.log(await explainMissingReads(fleet!, redis, queue));
+      throw error;
+    }
     const report = await queue.report('fleet');
     expect(report?.funnel).toEqual({
       accepted: MESSAGES - 1,

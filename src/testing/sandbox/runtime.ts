@@ -2,6 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import { ConfigurationError } from '../../core/errors.js';
 import { callObserver } from '../../core/observer.js';
+import { Slots } from '../../core/slots.js';
 import type { WebhookEnvelope } from '../../webhooks/schemas.js';
 import type { TemplateStatusEventName } from '../../webhooks/template-status.js';
 import { type DeliveryAttempt, deliverWebhook, GATEWAY_RETRY_DELAYS_MS } from '../deliver.js';
@@ -29,6 +30,7 @@ export class SandboxRuntime {
   readonly closing = new AbortController();
   readonly unconfigured: { eventId: number; label: string }[] = [];
   readonly #statusDelaysMs: readonly number[];
+  readonly #connections: Slots;
   #eventCounter = 0;
   /** Status events due while held (`holdStatuses`), in the order they fell due; `undefined` when not holding. */
   #held: (() => void)[] | undefined;
@@ -40,6 +42,13 @@ export class SandboxRuntime {
     this.simulator = new GatewaySimulator({ templateRegistry: this.templates, ...options });
     this.retryDelaysMs = options.retryDelaysMs ?? GATEWAY_RETRY_DELAYS_MS;
     this.#statusDelaysMs = options.statusDelaysMs ?? [100, 250, 450];
+    const inFlight = options.maxDeliveriesInFlight ?? 64;
+    if (!Number.isInteger(inFlight) || inFlight < 1) {
+      throw new ConfigurationError(
+        `startSandbox: \`maxDeliveriesInFlight\` must be a whole number of 1 or more; got ${String(inFlight)}.`,
+      );
+    }
+    this.#connections = new Slots(inFlight);
   }
 
   /** Calls `listener` with everything the sandbox does from now on; returns the unsubscribe function. */
@@ -82,6 +91,7 @@ export class SandboxRuntime {
       eventId,
       label,
       signal: this.closing.signal,
+      connection: () => this.#connections.take(),
       onAttempt: (attempt) => {
         this.deliveries.push(attempt);
         callObserver(this.options.onDelivery, [attempt]);

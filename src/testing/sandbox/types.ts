@@ -33,6 +33,12 @@ export interface SandboxOptions extends GatewaySimulatorOptions {
   retryDelaysMs?: readonly number[];
   /** How long the gateway waits for your 200. Default 5,000 ms, as documented. */
   ackTimeoutMs?: number;
+  /**
+   * Webhook deliveries in flight at once (each attempt holds one while it waits for your answer); the others wait
+   * their turn in the sandbox. Default 64: a burst of a bulk send's statuses does not open thousands of
+   * connections to your endpoint at once.
+   */
+  maxDeliveriesInFlight?: number;
   /** Called after every delivery attempt. */
   onDelivery?: (attempt: DeliveryAttempt) => void;
   /** Called after every `POST /v1/wa/message`, accepted or refused. */

@@ -15,6 +15,8 @@ const queue = new CampaignQueue({ redis, prefix: process.env.PREFIX ?? 'fleet:',
 const handler = createNodeWebhookHandler({
   secret: process.env.WEBHOOK_SECRET ?? '',
   onEvent: (event) => queue.apply(event),
+  // What failed, for the proof's explanation when a status is missing from the report.
+  onError: (error, info) => log('error')(`${info.stage}: ${String(error)}`),
   logger,
 });
 const server = createServer((req, res) => void handler(req, res));

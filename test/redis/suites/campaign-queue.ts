@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Queue } from 'bullmq';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import {
   ConfigurationError,
@@ -13,6 +14,7 @@ import {
   MessageValidationError,
   RateLimiter,
 } from '../../../src/index.js';
+import { QueueCore } from '../../../src/redis/campaign-core.js';
 import {
   CampaignQueue,
   CampaignQueueError,
@@ -21,6 +23,9 @@ import {
   RedisRateLimiter,
   RedisSuppressionList,
 } from '../../../src/redis/index.js';
+import { hashId } from '../../../src/redis/keys.js';
+import { queuePrefix } from '../../../src/redis/queue-keys.js';
+import { openStore } from '../../../src/redis/store-options.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../src/testing/index.js';
 import { createNodeWebhookHandler } from '../../../src/webhooks/index.js';
 import { waitFor } from '../../helpers/manual-clock.js';
@@ -34,8 +39,34 @@ const SECRET = 'campaign-queue-secret-0123456789abcdef';
 const PREFIX = 'cq:';
 const DEADLINE = 60_000;
 
-/** What the proxy does with one send: pass it, forward it then cut the connection, or cut it unsent. */
-type ProxyMode = 'pass' | 'cut-after' | 'cut-before';
+/**
+ * What the proxy does with one send: pass it, forward it then cut the connection, cut it unsent, or answer the
+ * gateway's `AUTH_004` (its auth service failed: nothing sent, worth trying again).
+ */
+type ProxyMode = 'pass' | 'cut-after' | 'cut-before' | 'auth-004' | 'rate-001';
+
+/** The gateway's refusals the proxy answers itself: nothing reaches the sandbox. */
+const REFUSALS = {
+  'auth-004': {
+    status: 500,
+    body: JSON.stringify({
+      isSuccess: false,
+      errors: { code: 'AUTH_004', group: 'INTERNAL_ERROR', description: 'Authentication service error.' },
+    }),
+  },
+  'rate-001': {
+    status: 429,
+    body: JSON.stringify({
+      isSuccess: false,
+      errors: {
+        code: 'RATE_001',
+        group: 'TOO_MANY_REQUESTS',
+        description: 'Rate limit exceeded.',
+        params: { limit_type: 'sec', retry_after: '3s' },
+      },
+    }),
+  },
+} as const;
 
 /**
  * A real HTTP proxy in front of the sandbox: counts sends in flight per recipient (the most at once is kept), and
@@ -45,6 +76,8 @@ async function startProxy(upstream: () => string) {
   const inFlight = new Map<string, number>();
   let most = 0;
   let mode: (to: string) => ProxyMode = () => 'pass';
+  let beforeRefusal: () => Promise<unknown> = async () => {};
+  const refusedAt: number[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -56,6 +89,12 @@ async function startProxy(upstream: () => string) {
       } catch {}
       const how = req.url?.includes('/v1/wa/message') ? mode(to) : 'pass';
       if (how === 'cut-before') return void req.socket.destroy();
+      if (how === 'auth-004' || how === 'rate-001') {
+        await beforeRefusal();
+        refusedAt.push(Date.now());
+        res.writeHead(REFUSALS[how].status, { 'content-type': 'application/json' });
+        return void res.end(REFUSALS[how].body);
+      }
       const n = (inFlight.get(to) ?? 0) + 1;
       inFlight.set(to, n);
       most = Math.max(most, n);
@@ -88,6 +127,12 @@ async function startProxy(upstream: () => string) {
     mostAtOnce: () => most,
     setMode(pick: (to: string) => ProxyMode) {
       mode = pick;
+    },
+    /** When each refusal of the proxy's own was answered (ms since the epoch). */
+    refusedAt,
+    /** Awaited before a refusal of the proxy's own goes back (with the send's request still open). */
+    beforeRefusing(hook: () => Promise<unknown>) {
+      beforeRefusal = hook;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -181,6 +226,14 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await worker.ready();
     return worker;
   };
+  /** A campaign's BullMQ queue, as another program would open it. */
+  const bullOf = async (campaign: string) => {
+    const connection = await target().newClient({ maxRetriesPerRequest: null });
+    const name = `cq-${hashId(campaign).slice(0, 22)}`;
+    const bull = new Queue(name, { connection, prefix: queuePrefix(connection, `${PREFIX}bull`, name) });
+    open.push(bull);
+    return bull;
+  };
   const sentTo = () => sandbox.simulator.sent.map((s) => s.to);
   const until = async (queue: CampaignQueue, campaign: string, state: string) =>
     waitFor(
@@ -254,6 +307,18 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(keys.some((k) => /:cq:l:/.test(k))).toBe(true);
     expect(keys.some((k) => /:cq:a:/.test(k))).toBe(true);
     for (const key of keys) expect(await target().redis.pttl(key), key).toBeGreaterThan(0);
+    // BullMQ's keys have no expiry: its jobs carry the messages, so a message in doubt (its job failed, kept for
+    // `resend`) is kept no longer than its ledger entry, and a decided one's job is gone.
+    const bull = await bullOf('ttl');
+    const failed = await bull.getFailed();
+    expect(failed.map((j) => (j.data as { m: { to: string } }).m.to)).toEqual(['998900000001']);
+    expect(failed[0]?.opts.removeOnFail).toEqual({ age: 30 * 24 * 3600 });
+    expect(await bull.getJobCounts('completed', 'waiting', 'delayed', 'active')).toEqual({
+      completed: 0,
+      waiting: 0,
+      delayed: 0,
+      active: 0,
+    });
   });
 
   it('keeps one message per recipient in flight, in enqueue order, across two workers', async () => {
@@ -304,21 +369,29 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await start();
     const queue = await queueOf();
     const at = Date.now() + 1500;
+    const inAnHour = Date.now() + 3_600_000;
     await queue.enqueue(
       'later',
       recipients(3).map((t) => text(t)),
       { startAt: new Date(at) },
     );
+    // A campaign an hour ahead: scheduled, whatever the machine's speed.
+    await queue.enqueue(
+      'next-hour',
+      recipients(2, 10).map((t) => text(t)),
+      { startAt: inAnHour },
+    );
     await workerOf(queue);
-    const before = await queue.status('later');
-    // The time is ahead: nothing goes (the machine can only be slower than this, never faster).
-    if (Date.now() < at) {
-      expect(before?.state).toBe('scheduled');
-      expect(before?.startAt).toBe(new Date(at).toISOString());
-    }
+    expect(await queue.status('next-hour')).toMatchObject({
+      state: 'scheduled',
+      startAt: new Date(inAnHour).toISOString(),
+      queued: 2,
+    });
+    expect((await queue.status('later'))?.startAt).toBe(new Date(at).toISOString());
     await until(queue, 'later', 'finished');
     for (const s of sandbox.simulator.sent) expect(s.acceptedAt).toBeGreaterThanOrEqual(at);
-    expect(sandbox.simulator.sent).toHaveLength(3);
+    expect(sentTo().sort()).toEqual(recipients(3).sort());
+    expect((await queue.status('next-hour'))?.state).toBe('scheduled');
   });
 
   it('skips a suppressed recipient, recording why (memory and Redis lists)', async () => {
@@ -355,6 +428,28 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(await shared.reasonFor(to[4]!)).toBeUndefined();
   });
 
+  it('honours a STOP that comes while the message waits for the rate limiter', async () => {
+    await start();
+    const list = new MemorySuppressionList();
+    const queue = await queueOf({ suppressions: list });
+    const [to] = recipients(1);
+    await queue.enqueue('late-stop', [text(to!)]);
+    // The customer writes STOP while the send waits for its turn at the (shared) limiter.
+    const limiter = {
+      perSecond: 1000,
+      async acquire() {
+        await list.add(to!, 'wrote STOP');
+        return () => {};
+      },
+      pause() {},
+    };
+    const gateway = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: proxy.url, rateLimit: limiter });
+    await workerOf(queue, { gateway });
+    await until(queue, 'late-stop', 'finished');
+    expect(sandbox.simulator.sent).toHaveLength(0);
+    expect(await queue.status('late-stop')).toMatchObject({ notSent: 1, suppressed: 1, accepted: 0 });
+  });
+
   it('pauses every worker on BILL_001 with the reason, and resume sends the rest once each', async () => {
     // A balance of 5 deliveries: the sixth send or so is refused BILL_001.
     await start({ balance: 5 });
@@ -365,8 +460,11 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
       to.map((t) => text(t)),
     );
     const refusedAt: number[] = [];
+    const arrivals: number[] = [];
     sandbox.observe((e) => {
-      if (e.type === 'send' && e.status === 402) refusedAt.push(Date.now());
+      if (e.type !== 'send') return;
+      arrivals.push(Date.now());
+      if (e.status === 402) refusedAt.push(Date.now());
     });
     await Promise.all([workerOf(queue, { concurrency: 4 }), workerOf(await queueOf(), { concurrency: 4 })]);
     await until(queue, 'bill', 'paused');
@@ -375,17 +473,43 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await waitFor(() => warnings.length > 0, 'the pause to be logged');
     expect(warnings[0]).toBe('wa-gateway-sdk: CampaignQueue paused a campaign (BILL_001)');
     await waitFor(async () => (await queue.status('bill'))?.inFlight === 0, 'the sends in flight to end');
-    const sentWhenPaused = sandbox.simulator.sent.length;
-    expect(sentWhenPaused).toBeLessThan(40);
-    // Paused: the workers wait (checked against a sandbox with money again, which would accept).
+    expect(sandbox.simulator.sent.length).toBeLessThan(40);
+    // Paused: the workers' jobs wait in a paused BullMQ queue, none of them running (and the sandbox has money
+    // again, so a send that went out now would be accepted, and seen below).
     sandbox.simulator.balance = 1_000_000;
-    await new Promise((r) => setTimeout(r, 300));
-    expect(sandbox.simulator.sent.length).toBe(sentWhenPaused);
+    const bull = await bullOf('bill');
+    await waitFor(
+      async () => (await bull.isPaused()) && (await bull.getJobCounts('active')).active === 0,
+      'the workers to wait',
+    );
     expect((await queue.status('bill'))?.state).toBe('paused');
+    const resumedAt = Date.now();
     await queue.resume('bill');
     await until(queue, 'bill', 'finished');
+    // No send reached the gateway, from either worker, more than 1 s after the first refusal until the resume.
+    expect(refusedAt.length).toBeGreaterThan(0);
+    const late = arrivals.filter((t) => t > refusedAt[0]! + 1000 && t < resumedAt);
+    expect(late).toEqual([]);
     expect(sentTo().sort()).toEqual([...to].sort());
     expect((await queue.status('bill'))?.hold).toBeUndefined();
+  });
+
+  it("takes a running campaign up again when its BullMQ queue was left paused (a resume crossing a worker's pause)", async () => {
+    await start();
+    const queue = await queueOf();
+    const to = recipients(3);
+    await queue.enqueue(
+      'unpause',
+      to.map((t) => text(t)),
+    );
+    // What a worker refused by a pause does to BullMQ, landing after the person's resume: the ledger says running.
+    const bull = await bullOf('unpause');
+    await bull.pause();
+    expect((await queue.status('unpause'))?.state).toBe('running');
+    await workerOf(queue);
+    await until(queue, 'unpause', 'finished');
+    expect(sentTo().sort()).toEqual([...to].sort());
+    expect(await bull.isPaused()).toBe(false);
   });
 
   it('holds the workers on RATE_001 for its retry_after, and sends each message once', async () => {
@@ -405,6 +529,43 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(sandbox.simulator.answered['RATE_001'] ?? 0).toBeGreaterThan(0);
     expect(sentTo().sort()).toEqual([...to].sort());
     expect(await queue.status('rate')).toMatchObject({ accepted: 24, notSent: 0, inDoubt: 0 });
+  });
+
+  it("holds every worker, not only the one refused, for a RATE_001's retry_after", async () => {
+    await start();
+    const queue = await queueOf();
+    const to = recipients(20);
+    // The first message is refused RATE_001 (retry_after 3 s) once, by one worker; the gateway takes the rest.
+    let refused = false;
+    proxy.setMode((t) => {
+      if (t !== to[0] || refused) return 'pass';
+      refused = true;
+      return 'rate-001';
+    });
+    const arrivals: number[] = [];
+    sandbox.observe((e) => {
+      if (e.type === 'send') arrivals.push(Date.now());
+    });
+    await queue.enqueue(
+      'rate-hold',
+      to.map((t) => text(t)),
+    );
+    await Promise.all([
+      workerOf(queue, { concurrency: 2, gateway: await gatewayOf({ limit: false, maxRetries: 0 }) }),
+      workerOf(await queueOf(), {
+        concurrency: 2,
+        gateway: await gatewayOf({ limit: false, maxRetries: 0 }),
+      }),
+    ]);
+    await until(queue, 'rate-hold', 'finished');
+    expect(proxy.refusedAt).toHaveLength(1);
+    const at = proxy.refusedAt[0]!;
+    // Sends already past their gate when the hold was written may still arrive just after the refusal (a second
+    // is left for that on a busy machine); none starts after, in any worker, until the hold ends.
+    expect(arrivals.filter((t) => t > at + 1000 && t < at + 3000)).toEqual([]);
+    expect(arrivals.filter((t) => t >= at + 3000).length).toBeGreaterThan(0);
+    expect(sentTo().sort()).toEqual([...to].sort());
+    expect(await queue.status('rate-hold')).toMatchObject({ accepted: 20, notSent: 0, inDoubt: 0 });
   });
 
   it('cancels: what never started is reported not sent, and the campaign takes nothing more', async () => {
@@ -428,6 +589,34 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(report?.funnel.notSent).toBe(10);
     await expect(queue.enqueue('cx', [text('998901111111')])).rejects.toBeInstanceOf(CampaignQueueError);
     await expect(queue.resume('cx')).rejects.toMatchObject({ reason: 'cancelled' });
+    expect(sandbox.simulator.sent).toHaveLength(0);
+  });
+
+  it('cancels a message whose attempt was out during the cancel and then refused unsent', async () => {
+    await start();
+    const queue = await queueOf();
+    const [to] = recipients(1);
+    await queue.enqueue('cx-flight', [text(to!)]);
+    // The cancel runs (and scans the ledger) while the send is at the gateway; then the gateway refuses it.
+    let stopped: number | undefined;
+    proxy.setMode(() => 'auth-004');
+    proxy.beforeRefusing(async () => {
+      stopped ??= await queue.cancel('cx-flight', 'wrong template');
+    });
+    await workerOf(queue, { gateway: await gatewayOf({ maxRetries: 0 }) });
+    await waitFor(
+      async () => (await queue.status('cx-flight'))?.cancelled === 1,
+      'the message to be recorded cancelled',
+      DEADLINE,
+    );
+    expect(stopped).toBe(0);
+    expect(await queue.status('cx-flight')).toMatchObject({
+      state: 'cancelled',
+      queued: 0,
+      inFlight: 0,
+      notSent: 1,
+      cancelled: 1,
+    });
     expect(sandbox.simulator.sent).toHaveLength(0);
   });
 
@@ -486,6 +675,106 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(sentTo().sort()).toEqual([to[0], to[2]].sort());
     expect(await queue.status('doubt')).toMatchObject({ accepted: 2, dropped: 1, inDoubt: 0 });
     expect(await queue.inDoubt('doubt')).toEqual([]);
+    // The resent message's statuses count in the report like any other's.
+    await sandbox.idle();
+    await waitFor(
+      async () => (await queue.report('doubt'))?.funnel.read === 2,
+      'every read counted',
+      DEADLINE,
+    );
+    expect((await queue.report('doubt'))?.funnel).toMatchObject({
+      accepted: 2,
+      delivered: 2,
+      read: 2,
+      maybeSent: 1,
+    });
+  });
+
+  /** Holds every write on the target (each primary of a cluster) for `ms`: a Redis that stalls. */
+  const pauseWrites = async (ms: number) => {
+    const redis = target().redis;
+    const nodes = 'nodes' in redis ? redis.nodes('master') : [redis];
+    await Promise.all(nodes.map((n) => n.call('CLIENT', 'PAUSE', String(ms), 'WRITE')));
+  };
+
+  it('a worker closed while its gate is being written sends nothing, and the message goes back queued', async () => {
+    await start();
+    const queue = await queueOf();
+    const [to] = recipients(1);
+    await queue.enqueue('closing', [text(to!)]);
+    let worker: CampaignWorker | undefined;
+    let closing: Promise<void> | undefined;
+    // A shared limiter that grants at once; then Redis stalls the gate's write and the pod gets its SIGTERM.
+    const limiter = {
+      perSecond: 1000,
+      async acquire() {
+        if (closing === undefined) {
+          await pauseWrites(1000);
+          setTimeout(() => {
+            closing = worker!.close();
+          }, 200);
+        }
+        return () => {};
+      },
+      pause() {},
+    };
+    const gateway = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: proxy.url, rateLimit: limiter });
+    worker = queue.work({ gateway, pollMs: 2, lockDurationMs: 5_000, recipientLeaseMs: 5_000 });
+    open.push(worker);
+    await waitFor(() => closing !== undefined, 'the worker to be closed');
+    await closing;
+    expect(sandbox.simulator.sent).toHaveLength(0);
+    expect(await queue.status('closing')).toMatchObject({
+      state: 'running',
+      queued: 1,
+      notSent: 0,
+      inDoubt: 0,
+    });
+    // Another worker sends it, once.
+    await workerOf(queue);
+    await until(queue, 'closing', 'finished');
+    expect(sentTo()).toEqual([to]);
+    expect(await queue.status('closing')).toMatchObject({ accepted: 1, notSent: 0, inDoubt: 0 });
+    await sandbox.idle();
+  });
+
+  it("a result whose reply was lost is counted once, and its wamid's pointer is written (on a cluster too)", async () => {
+    await start();
+    const queue = await queueOf();
+    const [to] = recipients(1);
+    await queue.enqueue('lost', [text(to!)]);
+    const redis = await target().newClient();
+    const { keys, prefix } = openStore({ redis, prefix: PREFIX, logLevel: 'off' }, 'test');
+    const core = new QueueCore({
+      redis,
+      keys,
+      prefix,
+      retentionMs: 60_000,
+      parkMs: 60_000,
+      retryableFailureCodes: [],
+      suppressions: undefined,
+      logger: undefined,
+    });
+    open.push(core);
+    const kh = core.kh(to!);
+    const rh = core.rh(to!);
+    const queued = (await core.ledger.entry('lost', kh))!;
+    const sending = { ...queued, state: 's' as const, token: 'attempt-1', startedAt: Date.now() };
+    expect(
+      await core.ledger.change('lost', kh, rh, queued, sending, { counts: { queued: -1, sending: 1 } }),
+    ).toEqual({ outcome: 'ok', parked: [] });
+    const accepted = { ...sending, state: 'a' as const, detail: 'wamid.LOST1' };
+    const effects = {
+      done: true,
+      counts: { sending: -1, accepted: 1 },
+      record: core.recordOf(sending, { index: 0, ok: true, messageId: 'wamid.LOST1', contacts: [] }),
+    };
+    // The result's step is made, and its reply lost (on a cluster the pointer, the step after, is not reached);
+    // the worker tries the step again.
+    await core.ledger.change('lost', kh, rh, sending, accepted, effects);
+    expect(await core.change('lost', kh, rh, sending, accepted, effects)).toMatchObject({ outcome: 'ok' });
+    expect(await core.explained('wamid.LOST1')).toBe(true);
+    expect(await queue.status('lost')).toMatchObject({ state: 'finished', accepted: 1, inFlight: 0 });
   });
 
   it('refuses bad input with typed errors', async () => {
@@ -504,6 +793,10 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     await expect(queue.enqueue('c', [text('998900000003'), unstorable] as never)).rejects.toThrow(
       /message 1/,
     );
+    expect(await queue.status('c')).toBeUndefined();
+    await expect(queue.pause('c', 42 as never)).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(queue.pause('c', '')).rejects.toThrow(/reason/);
+    await expect(queue.cancel('c', { why: 'x' } as never)).rejects.toThrow(/reason/);
     expect(await queue.status('c')).toBeUndefined();
     expect(() => queue.work({} as never)).toThrow(/GatewayClient/);
     const local = new GatewayClient({
