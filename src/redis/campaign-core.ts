@@ -225,68 +225,90 @@ export class QueueCore {
       }
     }
     // An acceptance found written already, exactly (its wamid is unique): an earlier try of this step was made and
-    // its reply lost. Made, then: on a cluster its pointers, the step after, are still to be written, and the
-    // statuses it found parked are still in place (below).
+    // its reply lost. Made, then: on a cluster its pointers, the step after, are still to be written, and on one
+    // Redis the statuses it found parked are in its notes (below).
     let madeBefore = false;
     if (answer.outcome === 'gone' && next.state === 'a' && sameEntry(answer.current, next)) {
       answer = { outcome: 'ok', parked: [] };
       madeBefore = true;
     }
     if (answer.outcome !== 'ok') return answer;
-    const parked = [...answer.parked];
     const accepted = effects.record?.accepted ?? [];
+    if (accepted.length === 0) return answer;
     const parkingKeys = accepted.map((a) => this.side.parkingKey(a.wamid));
-    if (accepted.length > 0 && this.keys.spread) {
-      const found = await this.side.pointers(
-        accepted.map((a) => this.side.message(campaign, a.wamid, a.state)),
-      );
-      // Noted before they are applied (on one Redis the ledger's step notes them), so a death now loses none.
-      if (found.length > 0) await call(op, () => this.ledger.noteParked(campaign, parkingKeys));
-      parked.push(...found);
-    } else if (madeBefore && accepted.length > 0) {
-      parked.push(...(await this.#parkedAt(parkingKeys)));
+    if (this.keys.spread) {
+      await this.#pointersApart(campaign, accepted);
+    } else if (answer.parked.length > 0) {
+      // The ledger's step noted what it found parked: applied now, or by whoever finds the notes if this run dies.
+      await this.applyRaw(answer.parked);
+      await call('CampaignQueue.ledger', () => this.ledger.parkedApplied(campaign, parkingKeys));
+    } else if (madeBefore) {
+      await this.#applyNoted(campaign, parkingKeys);
     }
-    await this.#applyParked(campaign, parkingKeys, parked);
     return answer;
   }
 
   /**
-   * Applies statuses parked for recorded sends, then deletes them with their note. The step that recorded the
-   * sends left them in place and noted them, so that a worker that dies (or a reply lost) before this point leaves
-   * them to the job's next run (`reconcile`) or a worker's poll (`applyParkedLeft`), not lost: applying a status
-   * twice changes nothing.
+   * A cluster's pointer step for accepted sends, after the ledger's (the pointers live in their wamids' slots): the
+   * statuses found parked are noted before anything else happens to them (`noteParked`), then applied, then
+   * deleted with their notes. Idempotent, so a run after a death does it again.
    */
-  async #applyParked(
+  async #pointersApart(
     campaign: string,
-    parkingKeys: readonly string[],
-    parked: readonly string[],
+    accepted: readonly { wamid: string; state: string }[],
   ): Promise<void> {
-    await this.applyRaw(parked);
-    if (parked.length > 0)
-      await call('CampaignQueue.ledger', () => this.ledger.parkedApplied(campaign, parkingKeys));
-  }
-
-  async #parkedAt(parkingKeys: readonly string[]): Promise<string[]> {
-    const lists = await Promise.all(
-      parkingKeys.map((k) => call('CampaignQueue.ledger', () => this.redis.lrange(k, 0, -1))),
+    const op = 'CampaignQueue.ledger';
+    const each = await this.side.pointersEach(
+      accepted.map((a) => this.side.message(campaign, a.wamid, a.state)),
     );
-    return lists.flat();
+    const found = new Map<string, string[]>();
+    accepted.forEach((a, i) => {
+      if ((each[i] ?? []).length > 0) found.set(this.side.parkingKey(a.wamid), each[i]!);
+    });
+    if (found.size === 0) return;
+    await call(op, () => this.ledger.noteParked(campaign, found));
+    await call(op, () => this.register(campaign));
+    await this.applyRaw([...found.values()].flat());
+    await call(op, () => this.ledger.parkedApplied(campaign, [...found.keys()]));
   }
 
   /**
-   * Applies the statuses a dead worker left parked (noted `olderThanMs` ago or before: a live worker applies its
-   * own at once). Answers how many notes remain, so that a campaign with some is not taken for idle.
+   * Applies the statuses noted for these parking keys (a step that recorded their sends found them parked), then
+   * deletes the notes. Applying a status twice changes nothing, so a note applied by two runs is harmless.
+   */
+  async #applyNoted(campaign: string, parkingKeys: readonly string[], olderThanMs?: number): Promise<number> {
+    const op = 'CampaignQueue.ledger';
+    const noted = new Map<string, { at: number; items: string[] }>();
+    for (const key of parkingKeys) {
+      for (const [k, v] of await call(op, () => this.ledger.parkedNoted(campaign, key))) noted.set(k, v);
+    }
+    return this.#apply(campaign, noted, olderThanMs);
+  }
+
+  async #apply(
+    campaign: string,
+    noted: ReadonlyMap<string, { at: number; items: string[] }>,
+    olderThanMs?: number,
+  ): Promise<number> {
+    const before = olderThanMs === undefined ? Number.POSITIVE_INFINITY : Date.now() - olderThanMs;
+    const done: string[] = [];
+    for (const [key, { at, items }] of noted) {
+      if (at > before) continue;
+      await this.applyRaw(items);
+      done.push(key);
+    }
+    await call('CampaignQueue.ledger', () => this.ledger.parkedApplied(campaign, done));
+    return noted.size - done.length;
+  }
+
+  /**
+   * Applies the statuses a dead worker (or receiver) left noted, once noted `olderThanMs` ago: a live one applies its
+   * own at once. Answers how many notes remain, so that a campaign with some is not taken for idle.
    */
   async applyParkedLeft(campaign: string, olderThanMs: number): Promise<number> {
     const noted = await call('CampaignQueue.ledger', () => this.ledger.parkedNoted(campaign));
-    const before = Date.now() - olderThanMs;
-    for (const { key, at } of noted) {
-      if (at > before) continue;
-      await this.applyRaw(await this.#parkedAt([key]));
-      // Applied now, or by its worker meanwhile (the list is gone then): the statuses and their note go.
-      await call('CampaignQueue.ledger', () => this.ledger.parkedApplied(campaign, [key]));
-    }
-    return noted.filter((n) => n.at > before).length;
+    if (noted.size === 0) return 0;
+    return this.#apply(campaign, noted, olderThanMs);
   }
 
   /** Applies raw statuses (JSON) to the campaign report; a malformed one is skipped. */
@@ -421,9 +443,19 @@ export class QueueCore {
       return;
     }
     if (entry?.token === token && entry.state === 'a') {
-      // Its run may have died after the step that recorded it and before the statuses parked for it were applied.
-      const parkingKey = this.side.parkingKey(entry.detail);
-      await this.#applyParked(campaign, [parkingKey], await this.#parkedAt([parkingKey]));
+      // Its run may have died after the step that recorded it and before the statuses parked for it were applied:
+      // on a cluster even before its pointer step (done again: it is idempotent), else they are in its notes.
+      if (this.keys.spread) {
+        const { accepted } = this.recordOf(entry, {
+          index: 0,
+          ok: true,
+          messageId: entry.detail,
+          contacts: [],
+        });
+        await this.#pointersApart(campaign, accepted);
+      } else {
+        await this.#applyNoted(campaign, [this.side.parkingKey(entry.detail)]);
+      }
       await this.#finishResolved(rh, token, entry.detail, []);
       return;
     }

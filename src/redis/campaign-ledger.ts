@@ -97,8 +97,9 @@ export interface LedgerKeys {
   /** Sorted set: message key's hash → when it went in doubt. */
   readonly doubts: string;
   /**
-   * Sorted set: parking key → when the step that recorded its send found statuses parked there. They are applied
-   * right after, then the entry goes; one left behind (its worker died) is applied by a worker's poll.
+   * Hash: parking key → `<ms>\n<status>\n<status>...`, the statuses the step that recorded a send found parked for
+   * it, and when. Kept with the campaign's retention (a parking list lasts `parkMs`): applied right after, then the
+   * field goes; one left behind (its worker died) is applied by the job's next run or a worker's poll.
    */
   readonly parked: string;
 }
@@ -148,7 +149,7 @@ return out
  * expected entry, next entry, gate ('1': only while the campaign runs and this message is its recipient's next),
  * recipient hash, position, done ('1': the message leaves its recipient's order), doubt ('+<ms>' listed, '-'
  * unlisted, ''), counters (n, then k, delta), record ('1' then `RECORD_CAMPAIGN`'s arguments and the pointers'
- * values). Answers `{'ok', parked statuses...}`, `{'gone', current entry}`, `{'paused'}`, `{'cancelled'}`,
+ * values), and last the campaign. Answers `{'ok', parked statuses...}`, `{'gone', current entry}`, `{'paused'}`, `{'cancelled'}`,
  * `{'held', ms}` (a `RATE_001` holds the campaign) or `{'wait'}`.
  */
 const CHANGE_LUA = `${RECORD_CAMPAIGN}${RECORD_POINTERS}
@@ -187,16 +188,19 @@ local function change_entry(K, A)
   local out = {'ok'}
   if A[i] == '1' then
     local R = {}
-    for j = i + 1, #A do R[#R + 1] = A[j] end
+    for j = i + 1, #A - 1 do R[#R + 1] = A[j] end
     local at = record_campaign({K[5], K[6], K[7], K[8]}, R)
     if #K > 8 then
-      -- The last key is the campaign's parked set; the pointers' keys are those between.
+      -- The last two keys are the campaign's parked statuses and the registry; the pointers' keys come before them.
       local found = {}
-      local parked = record_pointers(K, 9, R, at, {}, true, found)
+      local parked = record_pointers(K, 9, R, at, {}, false, found)
       if #found > 0 then
         local t = redis.call('TIME')
         local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-        for _, key in ipairs(found) do redis.call('ZADD', K[#K], now, key) end
+        for _, f in ipairs(found) do redis.call('HSET', K[#K - 1], f[1], now .. '\\n' .. table.concat(f[2], '\\n')) end
+        -- Registered again, so that a worker's poll looks at the campaign even if it took it for idle.
+        local cur = tonumber(redis.call('ZSCORE', K[#K], A[#A]) or '0')
+        redis.call('ZADD', K[#K], math.max(now, cur + 1), A[#A])
       end
       for _, v in ipairs(parked) do out[#out + 1] = v end
     end
@@ -268,6 +272,12 @@ local t = redis.call('TIME')
 local untilMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
 local cur = tonumber(redis.call('HGET', KEYS[1], 'heldUntil') or '0')
 if untilMs > cur then redis.call('HSET', KEYS[1], 'heldUntil', untilMs) end
+return 1
+`);
+
+/** Notes statuses found parked (a cluster's pointer step), with their expiry in the same step. KEYS: notes. ARGV: pairs. */
+const NOTE = new Script(`
+for i = 1, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 return 1
 `);
 
@@ -381,10 +391,15 @@ export class Ledger {
           keys.push(...m.keys);
           args.push(m.value);
         }
-        if (effects.record.accepted.length > 0)
-          keys.push(writes(this.keysOf(campaign).parked, this.retentionMs));
+        if (effects.record.accepted.length > 0) {
+          keys.push(
+            writes(this.keysOf(campaign).parked, this.retentionMs),
+            writes(this.keys.name('cq', 'ids'), this.retentionMs),
+          );
+        }
       }
     } else args.push('0');
+    args.push(campaign);
     const step = effects.recipient;
     const lock = step?.lock;
     const recipientKeys = this.recipients.scriptKeys(rh, lock?.leaseMs ?? 1);
@@ -433,27 +448,44 @@ export class Ledger {
   }
 
   /** Notes statuses found parked by a step apart from the ledger's (a cluster's pointers), before they are applied. */
-  async noteParked(campaign: string, parkingKeys: readonly string[]): Promise<void> {
-    if (parkingKeys.length === 0) return;
+  async noteParked(campaign: string, found: ReadonlyMap<string, readonly string[]>): Promise<void> {
+    if (found.size === 0) return;
     const now = Date.now();
-    await this.redis.zadd(this.keysOf(campaign).parked, ...parkingKeys.flatMap((k) => [now, k]));
-    await this.redis.pexpire(this.keysOf(campaign).parked, this.retentionMs);
+    await NOTE.run(
+      this.redis,
+      [writes(this.keysOf(campaign).parked, this.retentionMs)],
+      [...found].flatMap(([k, items]) => [k, [now, ...items].join('\n')]),
+    );
   }
 
-  /** The parking keys noted and not applied yet, with when each was noted (ms). */
-  async parkedNoted(campaign: string): Promise<{ key: string; at: number }[]> {
-    const flat = await this.redis.zrange(this.keysOf(campaign).parked, 0, -1, 'WITHSCORES');
-    const out: { key: string; at: number }[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ key: flat[i]!, at: Number(flat[i + 1]) });
+  /** The statuses noted and not applied yet, by parking key, with when each was noted (ms). */
+  async parkedNoted(
+    campaign: string,
+    parkingKey?: string,
+  ): Promise<Map<string, { at: number; items: string[] }>> {
+    const key = this.keysOf(campaign).parked;
+    const fields: [string, string | null][] =
+      parkingKey === undefined
+        ? Object.entries(await this.redis.hgetall(key))
+        : [[parkingKey, await this.redis.hget(key, parkingKey)]];
+    const out = new Map<string, { at: number; items: string[] }>();
+    for (const [k, value] of fields) {
+      if (typeof value !== 'string') continue;
+      const [at, ...items] = value.split('\n');
+      out.set(k, { at: Number(at), items });
+    }
     return out;
   }
 
-  /** The statuses of a parking key were applied: they go, and so does its note. */
+  /**
+   * Statuses applied: their notes go, and on a cluster their parking lists (the step there leaves them until now;
+   * on one Redis the ledger's step took them out).
+   */
   async parkedApplied(campaign: string, parkingKeys: readonly string[]): Promise<void> {
     if (parkingKeys.length === 0) return;
-    // One key per command: on a cluster each parking key is in its wamid's slot, the note in the campaign's.
-    await Promise.all(parkingKeys.map((k) => this.redis.del(k)));
-    await this.redis.zrem(this.keysOf(campaign).parked, ...parkingKeys);
+    await this.redis.hdel(this.keysOf(campaign).parked, ...parkingKeys);
+    // One key per command: each parking list is in its wamid's slot.
+    if (this.keys.spread) await Promise.all(parkingKeys.map((k) => this.redis.del(k)));
   }
 
   /** Holds the campaign's sends for `ms` (a `RATE_001`'s `retry_after`): every worker's gate refuses meanwhile. */

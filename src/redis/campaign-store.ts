@@ -66,19 +66,20 @@ end
 
 /**
  * A batch's message side: each pointer (written once: a wamid is sent once) and the statuses parked for it, taken
- * out, or with `keep` only read: the campaign queue deletes them once applied (`CampaignSide.applied`), so that a
- * worker that dies between this step and their application leaves them for the run after it. KEYS from `first`:
- * pointer, parking, pointer, parking, ... ARGV from `at`: the pointers' values. Internal: also run inside the
+ * out (or, with `keep`, read and left in place: a cluster's campaign queue notes them before it deletes them). With
+ * `found`, each parking key that held statuses is listed with them. KEYS from `first`: pointer, parking, pointer,
+ * parking, ... ARGV from `at` to `last` (default the end): the pointers' values. Internal: also run inside the
  * campaign queue's ledger scripts on one Redis.
  */
 export const RECORD_POINTERS = `
-local function record_pointers(K, first, A, at, parked, keep, found)
+local function record_pointers(K, first, A, at, parked, keep, found, last)
   local k = first
-  for i = at, #A do
+  for i = at, last or #A do
     redis.call('SET', K[k], A[i], 'NX')
     local items = redis.call('LRANGE', K[k + 1], 0, -1)
     if #items > 0 then
-      if keep then found[#found + 1] = K[k + 1] else redis.call('DEL', K[k + 1]) end
+      if not keep then redis.call('DEL', K[k + 1]) end
+      if found then found[#found + 1] = {K[k + 1], items} end
       for _, v in ipairs(items) do parked[#parked + 1] = v end
     end
     k = k + 2
@@ -90,7 +91,7 @@ end
 /** The whole batch in one step, when all its keys share a slot (one Redis, or a prefix with a hash tag). */
 const RECORD = new Script(`${RECORD_CAMPAIGN}${RECORD_POINTERS}
 local at = record_campaign(KEYS, ARGV)
-return record_pointers(KEYS, 5, ARGV, at, {}, false)
+return record_pointers(KEYS, 5, ARGV, at, {})
 `);
 
 /** The campaign side alone (a cluster: its keys are in the campaign's slot). */
@@ -101,12 +102,12 @@ return 1
 
 /** One message's side alone (a cluster: its keys are in the wamid's slot). */
 const RECORD_POINTER = new Script(`${RECORD_POINTERS}
-return record_pointers(KEYS, 1, ARGV, 1, {}, false)
+return record_pointers(KEYS, 1, ARGV, 1, {})
 `);
 
 /** The same, its parked statuses left in place until applied (the campaign queue). */
 const RECORD_POINTER_KEPT = new Script(`${RECORD_POINTERS}
-return record_pointers(KEYS, 1, ARGV, 1, {}, true, {})
+return record_pointers(KEYS, 1, ARGV, 1, {}, true)
 `);
 
 /**
@@ -218,7 +219,7 @@ export class RedisCampaignStore implements CampaignStore {
       campaignKeys: (campaign) => this.#campaignKeys(campaign),
       side: (batch) => this.#side(batch),
       message: (campaign, wamid, state) => this.#message(campaign, wamid, state),
-      pointers: (messages) => this.#pointers('RedisCampaignStore.record', messages, RECORD_POINTER_KEPT),
+      pointersEach: (messages) => this.#pointersEach('CampaignQueue.ledger', messages, RECORD_POINTER_KEPT),
       parkingKey: (wamid) => this.#pointer(hashId(wamid))[1].key,
       list: (campaign) => call('RedisCampaignStore.record', () => this.#list(campaign)),
       pointerKey: (wamid) => this.#pointer(hashId(wamid))[0].key,
@@ -250,7 +251,12 @@ export class RedisCampaignStore implements CampaignStore {
 
   /** The message side of a batch on a cluster: each pointer, tried again up to three times (it is idempotent). */
   async #pointers(op: string, messages: readonly StoredMessage[], script: Script): Promise<string[]> {
-    const parked = await Promise.all(
+    return (await this.#pointersEach(op, messages, script)).flat();
+  }
+
+  /** `#pointers`, with the statuses found parked for each message apart. */
+  async #pointersEach(op: string, messages: readonly StoredMessage[], script: Script): Promise<string[][]> {
+    return Promise.all(
       messages.map(async (m) => {
         for (let attempt = 1; ; attempt++) {
           try {
@@ -261,7 +267,6 @@ export class RedisCampaignStore implements CampaignStore {
         }
       }),
     );
-    return parked.flat();
   }
 
   /** The ARGV of `RECORD_CAMPAIGN` for a batch. */
@@ -432,8 +437,11 @@ export interface CampaignSide {
   campaignKeys(campaign: string): [ScriptKey, ScriptKey, ScriptKey, ScriptKey];
   side(batch: CampaignRecordBatch): (string | number)[];
   message(campaign: string, wamid: string, state: string): StoredMessage;
-  /** Writes pointers apart (a cluster); answers the statuses parked for them, left in place until `applied`. */
-  pointers(messages: readonly StoredMessage[]): Promise<string[]>;
+  /**
+   * Writes pointers apart (a cluster); answers the statuses parked for each message, left in place: the queue notes
+   * them, applies them, then deletes them.
+   */
+  pointersEach(messages: readonly StoredMessage[]): Promise<string[][]>;
   /** Where the statuses for `wamid` are parked until its send is recorded (and, for the queue, applied). */
   parkingKey(wamid: string): string;
   /** Lists the campaign among the store's campaigns. */

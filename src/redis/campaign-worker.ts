@@ -228,8 +228,12 @@ class Workers implements CampaignWorker {
         const registered = flat[i + 1]!;
         if (!this.#runs.has(campaign) && this.#idle.get(campaign) === registered) continue;
         const counts = await call(ROLE, () => core.ledger.counts(campaign));
-        // Statuses a dead worker left parked, once its lock would have expired: it is not coming back for them.
-        const parkedLeft = await core.applyParkedLeft(campaign, this.#lockMs);
+        // Statuses a dead worker left parked, once its lock would have expired: it is not coming back for them. A
+        // failure here is reported and leaves the notes for the next poll; the other campaigns go on.
+        const parkedLeft = await core.applyParkedLeft(campaign, this.#lockMs).catch((error: unknown) => {
+          this.#report(error, { campaign, stage: 'parked statuses' });
+          return 1;
+        });
         const work =
           counts['state'] !== 'cancelled' &&
           Number(counts['queued'] ?? 0) + Number(counts['sending'] ?? 0) > 0;

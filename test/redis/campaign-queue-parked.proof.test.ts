@@ -1,7 +1,7 @@
 /**
  * A status that arrives before its send's result is parked, and the step that records the result finds it. If the
- * worker dies right after that step, before applying it, the status must not be lost: the next run of the
- * message's job applies it. Real processes: a worker SIGKILLed at that moment, then a second worker, one
+ * worker dies right after that step, before applying it, the status must not be lost: the step notes it with the
+ * campaign (kept as long as the campaign, not `parkMs`), and another worker's poll applies it. Real processes: a worker SIGKILLed at that moment, then a second worker, one
  * redis-server, the sandbox over real sockets behind a proxy that holds the send's answer until its statuses are
  * parked (so the order is certain, not a race).
  */
@@ -27,7 +27,7 @@ describeRedis('campaign queue: a worker that dies before applying the statuses p
     for (const close of closing.splice(0).reverse()) await close();
   });
 
-  it('leaves them to the next run of the job, and the report counts them', { timeout: 120_000 }, async () => {
+  it('leaves them noted for another worker, and the report counts them', { timeout: 120_000 }, async () => {
     const server: RedisServer = await startRedis();
     closing.push(() => server.dispose());
     const redis = connect(server.url, { maxRetriesPerRequest: null });
@@ -87,8 +87,12 @@ describeRedis('campaign queue: a worker that dies before applying the statuses p
     expect(await died).toBe('SIGKILL');
     expect(sandbox.simulator.sent.map((s) => s.to)).toEqual([TO]);
     expect(await queue.status('parked')).toMatchObject({ accepted: 1, inFlight: 0 });
+    // The statuses left the parking list (which lasts only `parkMs`) for the campaign's notes, kept with it.
+    const wamid = sandbox.simulator.sent[0]!.wamid;
+    expect(await redis.exists(`${PREFIX}camp:p:${hashId(wamid)}`)).toBe(0);
+    expect(await redis.hlen(`${PREFIX}cq:pk:parked`)).toBe(1);
 
-    // The job's next run, in another worker, finds the message recorded and applies what was parked for it.
+    // Another worker's poll, once the dead worker's lock has expired, applies what was noted.
     const next = await spawnChild('campaign-worker.ts', env);
     closing.push(() => next.stop());
     await waitFor(
@@ -103,6 +107,7 @@ describeRedis('campaign queue: a worker that dies before applying the statuses p
       read: 1,
     });
     expect(sandbox.simulator.sent.map((s) => s.to)).toEqual([TO]);
+    await waitFor(async () => (await redis.hlen(`${PREFIX}cq:pk:parked`)) === 0, 'the note to go', 60_000);
   });
 });
 
