@@ -67,6 +67,10 @@ export async function deliverWebhook(body: string, options: DeliverOptions): Pro
     if (options.signal?.aborted) break;
     const last = i === delays.length - 1;
     const release = await options.connection?.();
+    if (options.signal?.aborted) {
+      release?.();
+      break;
+    }
     const started = performance.now();
     let result: Pick<DeliveryAttempt, 'status' | 'error' | 'outcome' | 'duplicates'>;
     try {

@@ -50,8 +50,9 @@ it('holds its webhook deliveries in flight to maxDeliveriesInFlight; the others 
   expect(sandbox.deliveries.filter((d) => d.outcome === 'delivered')).toHaveLength(9);
 });
 
-it('refuses a maxDeliveriesInFlight that is not a whole number of 1 or more', async () => {
+it('refuses a maxDeliveriesInFlight that is not a whole number of 1 or more, and takes Infinity (no bound)', async () => {
   for (const bad of [0, -1, 1.5, Number.NaN]) {
     await expect(startSandbox({ maxDeliveriesInFlight: bad })).rejects.toBeInstanceOf(ConfigurationError);
   }
+  sandbox = await startSandbox({ maxDeliveriesInFlight: Number.POSITIVE_INFINITY });
 });

@@ -43,9 +43,9 @@ export class SandboxRuntime {
     this.retryDelaysMs = options.retryDelaysMs ?? GATEWAY_RETRY_DELAYS_MS;
     this.#statusDelaysMs = options.statusDelaysMs ?? [100, 250, 450];
     const inFlight = options.maxDeliveriesInFlight ?? 64;
-    if (!Number.isInteger(inFlight) || inFlight < 1) {
+    if (inFlight !== Number.POSITIVE_INFINITY && (!Number.isInteger(inFlight) || inFlight < 1)) {
       throw new ConfigurationError(
-        `startSandbox: \`maxDeliveriesInFlight\` must be a whole number of 1 or more; got ${String(inFlight)}.`,
+        `startSandbox: \`maxDeliveriesInFlight\` must be a whole number of 1 or more (or Infinity: no bound); got ${String(inFlight)}.`,
       );
     }
     this.#connections = new Slots(inFlight);

@@ -36,7 +36,7 @@ export interface SandboxOptions extends GatewaySimulatorOptions {
   /**
    * Webhook deliveries in flight at once (each attempt holds one while it waits for your answer); the others wait
    * their turn in the sandbox. Default 64: a burst of a bulk send's statuses does not open thousands of
-   * connections to your endpoint at once.
+   * connections to your endpoint at once. `Infinity`: no bound.
    */
   maxDeliveriesInFlight?: number;
   /** Called after every delivery attempt. */
