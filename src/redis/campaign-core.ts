@@ -276,13 +276,13 @@ export class QueueCore {
    * Applies the statuses noted for these parking keys (a step that recorded their sends found them parked), then
    * deletes the notes. Applying a status twice changes nothing, so a note applied by two runs is harmless.
    */
-  async #applyNoted(campaign: string, parkingKeys: readonly string[], olderThanMs?: number): Promise<number> {
+  async #applyNoted(campaign: string, parkingKeys: readonly string[]): Promise<void> {
     const op = 'CampaignQueue.ledger';
     const noted = new Map<string, { at: number; items: string[] }>();
     for (const key of parkingKeys) {
       for (const [k, v] of await call(op, () => this.ledger.parkedNoted(campaign, key))) noted.set(k, v);
     }
-    return this.#apply(campaign, noted, olderThanMs);
+    await this.#apply(campaign, noted);
   }
 
   async #apply(
