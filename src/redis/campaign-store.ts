@@ -68,13 +68,13 @@ end
  * A batch's message side: each pointer (written once: a wamid is sent once) and the statuses parked for it, taken
  * out (or, with `keep`, read and left in place: a cluster's campaign queue notes them before it deletes them). With
  * `found`, each parking key that held statuses is listed with them. KEYS from `first`: pointer, parking, pointer,
- * parking, ... ARGV from `at` to `last` (default the end): the pointers' values. Internal: also run inside the
- * campaign queue's ledger scripts on one Redis.
+ * parking, ... ARGV from `at`: the pointers' values. Internal: also run inside the campaign queue's ledger scripts
+ * on one Redis.
  */
 export const RECORD_POINTERS = `
-local function record_pointers(K, first, A, at, parked, keep, found, last)
+local function record_pointers(K, first, A, at, parked, keep, found)
   local k = first
-  for i = at, last or #A do
+  for i = at, #A do
     redis.call('SET', K[k], A[i], 'NX')
     local items = redis.call('LRANGE', K[k + 1], 0, -1)
     if #items > 0 then
