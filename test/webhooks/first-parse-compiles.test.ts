@@ -55,8 +55,11 @@ function compiledDuringFirstParse(): string[] {
     if (f[0] === 'script-details') scripts.set(f[1]!, f[2]!);
     if (f[0] !== 'function') continue;
     const name = f.at(-1)!;
-    if (f[1] === 'first-execution' && name === 'beforeFirstParse') inside = true;
-    else if (f[1] === 'first-execution' && name === 'afterFirstParse') break;
+    // A marker's first execution, or its compilation right before it (newer V8s log no first execution of a
+    // function compiled at its first call).
+    const reached = f[1] === 'first-execution' || f[1] === 'interpreter';
+    if (reached && name === 'beforeFirstParse') inside = true;
+    else if (reached && name === 'afterFirstParse') break;
     else if (inside && f[1] === 'interpreter') {
       const file = scripts.get(f[2]!) ?? '';
       if (file.includes('/src/')) compiled.push(`${name} (${file.slice(file.indexOf('/src/') + 1)})`);
