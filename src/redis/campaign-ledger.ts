@@ -27,7 +27,7 @@ import { RECORD_CAMPAIGN, RECORD_POINTERS } from './campaign-store.js';
 import type { RedisClient } from './client.js';
 import type { KeySpace } from './keys.js';
 import { expectNumber, unexpectedReply } from './replies.js';
-import { Script, type ScriptKey, writes } from './script.js';
+import { NOW_MS, Script, type ScriptKey, writes } from './script.js';
 
 export type LedgerState = 'q' | 's' | 'a' | 'n' | 'd';
 
@@ -152,7 +152,7 @@ return out
  * values), and last the campaign. Answers `{'ok', parked statuses...}`, `{'gone', current entry}`, `{'paused'}`, `{'cancelled'}`,
  * `{'held', ms}` (a `RATE_001` holds the campaign) or `{'wait'}`.
  */
-const CHANGE_LUA = `${RECORD_CAMPAIGN}${RECORD_POINTERS}
+const CHANGE_LUA = `${NOW_MS}${RECORD_CAMPAIGN}${RECORD_POINTERS}
 local function change_entry(K, A)
   local cur = redis.call('HGET', K[1], A[1])
   if (cur or '') ~= A[2] then return {'gone', cur or ''} end
@@ -161,8 +161,7 @@ local function change_entry(K, A)
     if state == 'paused' or state == 'cancelled' then return {state} end
     local held = tonumber(redis.call('HGET', K[2], 'heldUntil') or '0')
     if held > 0 then
-      local t = redis.call('TIME')
-      local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+      local now = now_ms()
       if held > now then return {'held', held - now} end
     end
     local list = redis.call('HGET', K[3], A[5])
@@ -195,8 +194,7 @@ local function change_entry(K, A)
       local found = {}
       local parked = record_pointers(K, 9, R, at, {}, false, found)
       if #found > 0 then
-        local t = redis.call('TIME')
-        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local now = now_ms()
         for _, f in ipairs(found) do redis.call('HSET', K[#K - 1], f[1], now .. '\\n' .. table.concat(f[2], '\\n')) end
         -- Registered again, so that a worker's poll looks at the campaign even if it took it for idle.
         local cur = tonumber(redis.call('ZSCORE', K[#K], A[#A]) or '0')
@@ -267,9 +265,8 @@ return before
  * Holds every send of a campaign for `ms` from now (Redis's clock: the gate reads it), or longer if held already.
  * KEYS: counts. ARGV: ms.
  */
-const HOLD = new Script(`
-local t = redis.call('TIME')
-local untilMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+const HOLD = new Script(`${NOW_MS}
+local untilMs = now_ms() + tonumber(ARGV[1])
 local cur = tonumber(redis.call('HGET', KEYS[1], 'heldUntil') or '0')
 if untilMs > cur then redis.call('HSET', KEYS[1], 'heldUntil', untilMs) end
 return 1

@@ -7,7 +7,7 @@ import type { SendLimiter } from '../core/rate-limiter.js';
 import type { RedisClient } from './client.js';
 import { leaseToken } from './lease.js';
 import { call, expectNumber, unexpectedReply } from './replies.js';
-import { reads, Script, writes } from './script.js';
+import { NOW_MS, reads, Script, writes } from './script.js';
 import { checkName, openStore, type RedisStoreOptions } from './store-options.js';
 
 /**
@@ -27,9 +27,8 @@ import { checkName, openStore, type RedisStoreOptions } from './store-options.js
  * ask again (one round trip per send, and no race at the instant it frees). Starts are also paced
  * `windowMs / perSecond` apart, with a catch-up of a tenth of a window, as the in-process limiter does.
  */
-const ACQUIRE = new Script(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const ACQUIRE = new Script(`${NOW_MS}
+local now = now_ms()
 local n = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
@@ -57,16 +56,14 @@ return {1, start - now}
 `);
 
 /** The request was answered: its slot is free `windowMs + 1` from now. XX: a lease that expired stays gone. */
-const RELEASE = new Script(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const RELEASE = new Script(`${NOW_MS}
+local now = now_ms()
 return redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]) + 1, ARGV[2])
 `);
 
 /** Holds every process until now + ms (never shortens a longer pause; the key expires with the pause). */
-const PAUSE = new Script(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const PAUSE = new Script(`${NOW_MS}
+local now = now_ms()
 local untilMs = now + tonumber(ARGV[1])
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 if current >= untilMs then return 0 end

@@ -31,6 +31,17 @@ export interface ScriptKey {
 }
 
 /** A key the script only reads (or deletes, or removes members from). */
+/**
+ * Lua: `now_ms()`, Redis's own clock in ms (`TIME`), for scripts whose deadlines every process must read alike.
+ * Put it before a script's source: `${NOW_MS}...`.
+ */
+export const NOW_MS = `
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`;
+
 export function reads(key: string): ScriptKey {
   return { key, ttlMs: 0 };
 }
