@@ -568,7 +568,7 @@ class Message {
       if (error.reason === 'gone') return this.#settle(error.current);
       if (error.reason === 'cancelled') return this.#cancel(queued);
       if (error.reason === 'wait') return this.#delay(BUSY_WAIT_MS);
-      if (error.reason === 'held') return this.#delayFor(error.heldMs);
+      if (error.reason === 'held') return this.#delay(error.heldMs, true);
       if (error.reason === 'suppressed') return this.#suppress(queued, error.why);
       if (error.reason === 'paused') await core.bull(this.campaign).pause();
       if (error.reason === 'lease') await release();
@@ -617,7 +617,7 @@ class Message {
     if (error instanceof GateRefusal || stopped) {
       // A retry's gate (after a refusal that sent nothing) refused: back in the queue.
       if (await this.#requeue(sending, attempt)) return;
-      if (error instanceof GateRefusal && error.reason === 'held') return this.#delayFor(error.heldMs);
+      if (error instanceof GateRefusal && error.reason === 'held') return this.#delay(error.heldMs, true);
       if (error instanceof GateRefusal && error.reason === 'suppressed') {
         return this.#suppress({ ...sending, state: 'q', token: '', startedAt: 0 }, error.why);
       }
@@ -673,7 +673,7 @@ class Message {
       // Every worker's gate refuses until then (the campaign's hold, in the ledger): not only this process's.
       const ms = (error instanceof RateLimitError ? error.retryAfterMs : undefined) ?? 1000;
       await call(ROLE, () => core.ledger.hold(this.campaign, ms));
-      return this.#delayFor(ms);
+      return this.#delay(ms, true);
     }
     // Later, after BullMQ's backoff: the job's attempts count these.
     throw error;
@@ -791,15 +791,11 @@ class Message {
     if (answer.outcome === 'gone') return this.#settle(answer.current);
   }
 
-  async #delay(ms: number): Promise<void> {
-    const jitter = ms * (0.5 + Math.random());
-    await this.job.moveToDelayed(Date.now() + jitter, this.token);
-    throw new this.#w.bullmq.DelayedError();
-  }
-
-  /** Runs again in `ms` (a hold's end), with a little spread so that the workers do not all start at once. */
-  async #delayFor(ms: number): Promise<void> {
-    await this.job.moveToDelayed(Date.now() + ms + Math.random() * BUSY_WAIT_MS, this.token);
+  /** Runs again in about `ms` (a busy recipient: half to one and a half of it), or no sooner than `ms` (`atLeast`). */
+  async #delay(ms: number, atLeast = false): Promise<void> {
+    // A hold's end (`atLeast`) is never run early, only spread a little so that the workers do not all start at once.
+    const wait = atLeast ? ms + Math.random() * BUSY_WAIT_MS : ms * (0.5 + Math.random());
+    await this.job.moveToDelayed(Date.now() + wait, this.token);
     throw new this.#w.bullmq.DelayedError();
   }
 
