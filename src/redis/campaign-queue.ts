@@ -13,6 +13,7 @@ import { durationMs } from '../core/duration.js';
 import { ConfigurationError, MessageValidationError } from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { RateLimiter } from '../core/rate-limiter.js';
+import { storableJson } from '../core/serialise.js';
 import type { OutboundMessage } from '../gateway/message-schema.js';
 import { prepare } from '../gateway/prepare-message.js';
 import type { StatusEvent, WebhookEvent } from '../webhooks/events.js';
@@ -584,14 +585,7 @@ function isIterable(value: unknown): boolean {
 function checkMessage(message: unknown, index: number, op: string): void {
   const checked = prepare(message, true, undefined);
   if (!checked.valid) throw new MessageValidationError(checked.issues, `message ${index} (${op})`);
-  try {
-    JSON.stringify(message);
-  } catch (error) {
-    throw new ConfigurationError(
-      `${op}: message ${index} cannot be stored as JSON (${error instanceof Error ? error.name : typeof error}).`,
-      { cause: error },
-    );
-  }
+  storableJson(message, `${op}: message ${index}`);
 }
 
 function defaultKey(message: DeepReadonly<OutboundMessage>): string {
