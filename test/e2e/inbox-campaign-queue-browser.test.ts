@@ -86,9 +86,18 @@ describeRedis('the inbox draws a campaign queue', () => {
         rateLimit: new RedisRateLimiter({ redis: connect(server.url), prefix: 'inbox:', perSecond: 100_000 }),
       });
       worker = queue.work({ gateway, concurrency: 1, pollMs: 50 });
-      await page.waitForSelector('figure[data-campaign="spring"] p.queue[data-queue-state="paused"]', {
-        timeout: 30_000,
-      });
+      // Paused, and the refused message back in the queue: the pause is written before the message is put back, so
+      // the panel may draw one "in flight" in between. Waited for, not assumed.
+      await page.waitForFunction(
+        () => {
+          const line = document.querySelector(
+            'figure[data-campaign="spring"] p.queue[data-queue-state="paused"]',
+          );
+          return line !== null && (line.textContent ?? '').includes(' 0 in flight');
+        },
+        undefined,
+        { timeout: 30_000 },
+      );
       const paused = await queueLine();
       expect(paused?.text).toContain('Queue: paused (BILL_001: Insufficient balance. Top up to send.)');
       expect(paused?.text).toMatch(/\d+ queued · 0 in flight · \d+ accepted/);
