@@ -334,7 +334,19 @@ describe('parseWebhook: tolerance', () => {
       ['1700000126.5', 1700000126.5, '1700000126.5'],
       ['1700000127:', undefined, '1700000127:'],
       ['-5', -5, '-5'],
+      // Around where the last 8 digits are summed apart from the ones before.
+      ['12345678', 12345678, '12345678'],
+      ['123456789', 123456789, '123456789'],
+      ['123456789012345', 123456789012345, '123456789012345'],
+      ['000000001700000128', 1700000128, '000000001700000128'],
+      ['1x00000000', undefined, '1x00000000'],
+      ['17000000x0', undefined, '17000000x0'],
     ];
+    // Every length the digit path takes (the longer ones holding every digit): the value `Number` gives.
+    for (let length = 1; length <= 15; length++) {
+      const digits = Array.from({ length }, (_, i) => String((i * 7 + length) % 10)).join('');
+      cases.push([digits, Number(digits), digits]);
+    }
     for (const [raw, parsed, kept] of cases) {
       const event = oneMessage(messageEnvelope({ ...textMessage(), timestamp: raw }));
       expect(event.timestamp).toBe(parsed);
@@ -709,6 +721,9 @@ describe('parseWebhook: errors', () => {
   it.each([
     ['invalid JSON', '{"entry": [', [], /not valid JSON/],
     ['an empty body', '   ', [], /empty/],
+    ['a body of nothing', '', [], /empty/],
+    ['a byte order mark and blanks', '\uFEFF \n', [], /empty/],
+    ['blanks around invalid JSON', ' x ', [], /not valid JSON/],
     ['an array', '[1,2]', [], /must be a JSON object, got an array/],
     ['null', 'null', [], /got null/],
     ['a number', '42', [], /got a number/],
