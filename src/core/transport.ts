@@ -234,6 +234,12 @@ export class Transport {
       if (error instanceof PaymentRequiredError && options.rateLimited) {
         config.rateLimiter?.paymentRequired?.(error);
       }
+      // The gateway's retry_after is the account's, whether or not this call retries: the client's other senders
+      // (every process, with a shared limiter) wait it out instead of each meeting its own 429. A wait longer than
+      // `maxRetryWaitMs` is the caller's to schedule: nothing is held for it.
+      const wait = error instanceof RateLimitError ? error.retryAfterMs : undefined;
+      if (wait !== undefined && wait <= config.maxRetryWaitMs && options.rateLimited)
+        config.rateLimiter?.pause(wait);
       log(config.logger, 'debug', 'wa-gateway-sdk: request failed', meta);
       throw settleAttempts(error, earlier, false, config.retryRules);
     }

@@ -670,7 +670,9 @@ class Message {
       return this.#backToWait();
     }
     if (action === 'hold') {
-      // Every worker's gate refuses until then (the campaign's hold, in the ledger): not only this process's.
+      // Every worker's gate refuses until then (the campaign's hold, in the ledger): not only this process's. A
+      // shared limiter, which the transport paused as well, holds the account's other sends; the hold also works
+      // without one, and for a retry_after longer than the client waits for.
       const ms = (error instanceof RateLimitError ? error.retryAfterMs : undefined) ?? 1000;
       await call(ROLE, () => core.ledger.hold(this.campaign, ms));
       return this.#delay(ms, true);

@@ -6,9 +6,10 @@
  * - each write command the script makes (`SET`, `HSET`, `HINCRBY`, `RPUSH`, `SADD`, `ZADD`, `INCR`, ...) is
  *   checked to be on a key declared written: a write on a key declared read-only, or on a key not passed in
  *   `KEYS` (which a cluster could not route), fails before it is made;
- * - each write is followed at once by `PEXPIRE <its expiry>` on its key: a counter recreated after it expired gets
- *   an expiry again, a record's retention runs from its last write, and a script that fails half-way (Redis keeps
- *   the writes it made) leaves no key without one;
+ * - each write is followed at once by `PEXPIRE <its expiry>` on its key, unless the run already gave the key its
+ *   expiry and nothing since could have taken it away: a counter recreated after it expired gets an expiry again,
+ *   a record's retention runs from its last write, and a script that fails half-way (Redis keeps the writes it
+ *   made) leaves no key without one; the script's own `PEXPIRE` of a key it writes sets the declared expiry;
  * - keys it only removed from, deleted or read keep their expiry untouched, so a fenced script that finds another
  *   holder's lease never extends it.
  *
@@ -51,21 +52,76 @@ export function writes(key: string, ttlMs: number): ScriptKey {
   return { key, ttlMs: Math.max(1, Math.ceil(ttlMs)) };
 }
 
-/** The commands that create a key or write into it: the ones whose key must be declared written. */
-const WRITE_COMMANDS =
-  'SET SETNX SETEX PSETEX GETSET GETEX APPEND SETRANGE INCR INCRBY INCRBYFLOAT DECR DECRBY HSET HSETNX HMSET ' +
-  'HINCRBY HINCRBYFLOAT LPUSH RPUSH LPUSHX RPUSHX LINSERT LSET SADD ZADD ZINCRBY XADD PEXPIRE EXPIRE PEXPIREAT ' +
-  'EXPIREAT PERSIST RESTORE COPY RENAME SMOVE LMOVE RPOPLPUSH ZUNIONSTORE ZINTERSTORE SUNIONSTORE SINTERSTORE ' +
-  'SDIFFSTORE';
+/**
+ * The commands that write into a key and never take its expiry away or remove it: once a run has set a key's
+ * expiry, later ones of these on it need no `PEXPIRE` of their own.
+ */
+const ADDING_COMMANDS =
+  'HSET HSETNX HMSET HINCRBY HINCRBYFLOAT SADD ZADD ZINCRBY RPUSH LPUSH RPUSHX LPUSHX LINSERT LSET INCR INCRBY ' +
+  'INCRBYFLOAT DECR DECRBY APPEND SETRANGE XADD';
+
+/** The other commands that create a key or write into it, some resetting its expiry (`SET`, `PERSIST`, ...). */
+const RESETTING_COMMANDS =
+  'SET SETNX SETEX PSETEX GETSET GETEX PERSIST RESTORE COPY RENAME SMOVE ' +
+  'LMOVE RPOPLPUSH ZUNIONSTORE ZINTERSTORE SUNIONSTORE SINTERSTORE SDIFFSTORE';
+
+/** A script's own expiry commands: on a key it writes, the key's declared expiry is what they set. */
+const EXPIRY_COMMANDS = 'PEXPIRE EXPIRE PEXPIREAT EXPIREAT';
+
+/** Commands that neither write nor remove: a key's expiry set earlier in the run still stands after them. */
+const READ_COMMANDS =
+  'GET MGET HGET HMGET HGETALL HEXISTS HLEN HKEYS HVALS EXISTS TYPE TTL PTTL STRLEN LRANGE LLEN LINDEX ZSCORE ' +
+  'ZRANK ZRANGE ZRANGEBYSCORE ZREVRANGE ZREVRANGEBYSCORE ZCARD ZCOUNT SCARD SISMEMBER SMISMEMBER SMEMBERS XLEN ' +
+  'XRANGE TIME';
+
+const ADDING = new Set(ADDING_COMMANDS.split(' '));
+const RESETTING = new Set(RESETTING_COMMANDS.split(' '));
+const EXPIRY = new Set(EXPIRY_COMMANDS.split(' '));
+const READING = new Set(READ_COMMANDS.split(' '));
+
+/**
+ * What a command does to the keys it names: `a` adds (the expiry stands), `w` writes and may reset the expiry,
+ * `e` sets an expiry, `r` reads, `x` anything else (it may remove a key).
+ */
+function kindOf(command: string): 'a' | 'w' | 'e' | 'r' | 'x' {
+  const c = command.toUpperCase();
+  if (ADDING.has(c)) return 'a';
+  if (RESETTING.has(c)) return 'w';
+  if (EXPIRY.has(c)) return 'e';
+  return READING.has(c) ? 'r' : 'x';
+}
+
+/**
+ * The commands a script calls. Each must be named literally (`redis.call('HSET', ...)`): the wrapper decides
+ * each command's kind when the script is built, not on every call in Redis.
+ */
+function commandsOf(source: string): Set<string> {
+  const calls = source.match(/redis\.p?call\s*\(\s*[^)]/g) ?? [];
+  const named = [...source.matchAll(/redis\.p?call\s*\(\s*'([A-Za-z]+)'/g)].map((m) => m[1] as string);
+  if (named.length !== calls.length) {
+    throw new RedisStoreError(
+      'wa-gateway-sdk: a script calls a command not named literally; this is a bug in the store, please report it.',
+      { failure: 'command_failed', operation: 'Script' },
+    );
+  }
+  return new Set(named);
+}
 
 /**
  * The wrapper. ABI: KEYS = [fence key?, ...the script's keys]; ARGV = [fence value ('' = not fenced), the expiry
  * of each of the script's keys (0 = read only), ...the script's own arguments]. The script's code sees its own
  * KEYS and ARGV only, and a `redis` whose `call`/`pcall` check and record writes.
+ *
+ * A run sets a key's expiry at its first write and again only when something since could have taken it away: a
+ * write that resets expiries (`SET`), or any command that may remove a key (`DEL`, `HDEL`, `LTRIM`, ...), which
+ * forgets every expiry the run set. A counter bumped seven times in one step costs one `PEXPIRE`, not seven (each
+ * is a command to run, and to replicate and append to the AOF).
  */
 function wrap(source: string): string {
+  const kinds = [...commandsOf(source)].map((c) => `${c}='${kindOf(c)}'`).join(', ');
   return `
-local __real, __keys, __ttl, __args = redis, {}, {}, {}
+local __kinds = { ${kinds} }
+local __real, __keys, __ttl, __args, __set = redis, {}, {}, {}, {}
 local __first = 0
 if ARGV[1] ~= '' then
   if __real.call('GET', KEYS[1]) ~= ARGV[1] then
@@ -79,8 +135,12 @@ for n = 1, __n do
   __ttl[n] = tonumber(ARGV[1 + n])
 end
 for i = 2 + __n, #ARGV do __args[i - 1 - __n] = ARGV[i] end
-local function __check(command, key)
-  if not string.find(' ${WRITE_COMMANDS} ', ' ' .. string.upper(command) .. ' ', 1, true) then return nil end
+-- A command's kind ('a', 'w', 'e', 'r', 'x': see kindOf) is looked up, decided when the script was built.
+local function __kind(command)
+  return __kinds[command] or 'x'
+end
+local function __check(kind, key)
+  if kind ~= 'a' and kind ~= 'w' and kind ~= 'e' then return nil end
   for n = 1, __n do
     if __keys[n] == key then
       if __ttl[n] <= 0 then error('wa-gateway-sdk: a script wrote a key declared read-only') end
@@ -89,22 +149,27 @@ local function __check(command, key)
   end
   error('wa-gateway-sdk: a script wrote a key it was not given in KEYS')
 end
-local function __expire(n, key)
-  if n then __real.call('PEXPIRE', key, __ttl[n]) end
+local function __expire(kind, n, key)
+  if kind == 'x' then __set = {} return end
+  if not n or (kind == 'a' and __set[n]) then return end
+  -- Set only when the key exists: a write that created nothing (RPUSHX on no list) leaves none to keep.
+  __set[n] = __real.call('PEXPIRE', key, __ttl[n]) == 1
+end
+local function __run(via, command, ...)
+  local kind = __kind(command)
+  local n = __check(kind, (...))
+  -- A refresh of a key the run already gave its expiry changes nothing; else it is the declared expiry, set once.
+  if kind == 'e' then
+    if not __set[n] then __set[n] = __real.call('PEXPIRE', (...), __ttl[n]) == 1 end
+    return __set[n] and 1 or 0
+  end
+  local r = via(command, ...)
+  __expire(kind, n, (...))
+  return r
 end
 local __redis = setmetatable({
-  call = function(command, ...)
-    local n = __check(command, (...))
-    local r = __real.call(command, ...)
-    __expire(n, (...))
-    return r
-  end,
-  pcall = function(command, ...)
-    local n = __check(command, (...))
-    local r = __real.pcall(command, ...)
-    __expire(n, (...))
-    return r
-  end,
+  call = function(command, ...) return __run(__real.call, command, ...) end,
+  pcall = function(command, ...) return __run(__real.pcall, command, ...) end,
 }, { __index = __real })
 local function __body(KEYS, ARGV, redis)
 ${source}

@@ -6,6 +6,8 @@ import {
   NotSentError,
   type OutboundMessage,
   PaymentRequiredError,
+  RateLimitError,
+  type SendLimiter,
   type SendManyResult,
 } from '../../src/index.js';
 import { captureLogger } from '../helpers/capture-logger.js';
@@ -183,6 +185,70 @@ describe('messages.sendMany', () => {
     for (const message of log.messages()) {
       expect(message).toMatch(/^wa-gateway-sdk: (retrying request$|RATE_001, and \d+ GatewayClients)/);
     }
+  });
+
+  it('a RATE_001 that ends its call (no retry left) still holds every other send for retry_after', async () => {
+    const starts: number[] = [];
+    let limitedAt = 0;
+    server.events.on('request:start', () => starts.push(performance.now()));
+    const stats = echoGateway((n) => {
+      if (n === 1) limitedAt = performance.now();
+      return n === 1
+        ? HttpResponse.json(
+            envelope('RATE_001', 'TOO_MANY_REQUESTS', 'slow', { limit_type: 'sec', retry_after: '1s' }),
+            { status: 429 },
+          )
+        : undefined;
+    });
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, maxRetries: 0 });
+    const results = await collect(
+      gw.messages.sendMany(
+        Array.from({ length: 4 }, (_, i) => msg(i)),
+        { concurrency: 1 },
+      ),
+    );
+    server.events.removeAllListeners();
+    expect(stats.requests).toBe(4);
+    const refused = results.flatMap((r) => (r.ok ? [] : [r.error]));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toBeInstanceOf(RateLimitError);
+    // The refused message is not retried, but the gateway's retry_after is the account's: the next send waited it
+    // out, as after a retried RATE_001 (one at a time, so every later send starts after the refusal).
+    const after = starts.filter((t) => t > limitedAt);
+    expect(after.length).toBeGreaterThan(0);
+    expect(Math.min(...after) - limitedAt).toBeGreaterThanOrEqual(990);
+  });
+
+  it('a RATE_001 whose retry_after is longer than maxRetryWaitMs pauses nothing: it is the caller’s to schedule', async () => {
+    const pauses: number[] = [];
+    // A limiter of the caller's own (any SendLimiter): it records what the transport asks of it.
+    const limiter: SendLimiter = {
+      perSecond: 1000,
+      acquire: async () => () => {},
+      pause: (ms) => pauses.push(ms),
+    };
+    server.use(
+      http.post(`${GW}/v1/wa/message`, ({ request }) =>
+        HttpResponse.json(
+          envelope('RATE_001', 'TOO_MANY_REQUESTS', 'slow', {
+            limit_type: 'sec',
+            retry_after: new URL(request.url).searchParams.get('w') ?? '2s',
+          }),
+          { status: 429 },
+        ),
+      ),
+    );
+    const long = new GatewayClient({
+      apiKey: API_KEY,
+      baseUrl: GW,
+      rateLimit: limiter,
+      maxRetryWaitMs: 1000,
+    });
+    await expect(long.messages.send(msg(1))).rejects.toBeInstanceOf(RateLimitError);
+    expect(pauses).toEqual([]);
+    const last = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: limiter, maxRetries: 0 });
+    await expect(last.messages.send(msg(2))).rejects.toBeInstanceOf(RateLimitError);
+    expect(pauses).toEqual([2000]);
   });
 
   it('breaking out of the loop stops the sends queued at the rate limiter: nothing goes out unreported', async () => {

@@ -535,7 +535,10 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(await queue.status('rate')).toMatchObject({ accepted: 24, notSent: 0, inDoubt: 0 });
   });
 
-  it("holds every worker, not only the one refused, for a RATE_001's retry_after", async () => {
+  it.each([
+    ['without a limiter: the campaign is held in the ledger', false],
+    ['with the shared RedisRateLimiter: the limiter is paused', true],
+  ])("holds every worker, not only the one refused, for a RATE_001's retry_after (%s)", async (_, limit) => {
     await start();
     const queue = await queueOf();
     const to = recipients(20);
@@ -555,11 +558,8 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
       to.map((t) => text(t)),
     );
     await Promise.all([
-      workerOf(queue, { concurrency: 2, gateway: await gatewayOf({ limit: false, maxRetries: 0 }) }),
-      workerOf(await queueOf(), {
-        concurrency: 2,
-        gateway: await gatewayOf({ limit: false, maxRetries: 0 }),
-      }),
+      workerOf(queue, { concurrency: 2, gateway: await gatewayOf({ limit, maxRetries: 0 }) }),
+      workerOf(await queueOf(), { concurrency: 2, gateway: await gatewayOf({ limit, maxRetries: 0 }) }),
     ]);
     await until(queue, 'rate-hold', 'finished');
     expect(proxy.refusedAt).toHaveLength(1);

@@ -6,8 +6,10 @@
  *   the TTL of every key in Redis after it ran.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { beforeEach, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { beforeEach, expect, it, vi } from 'vitest';
 import { CampaignTracker } from '../../../src/index.js';
+import { isCluster } from '../../../src/redis/client.js';
 import { RedisStoreError } from '../../../src/redis/errors.js';
 import {
   RedisCampaignStore,
@@ -153,6 +155,55 @@ export function kitSuite(target: () => RedisTarget): void {
     const readOnlyScript = new Script(`return redis.call('GET', KEYS[1])`);
     expect(await readOnlyScript.run(redis, [writes(key, 600_000)], [])).toBe('v');
     expect(await redis.pttl(key)).toBeLessThanOrEqual(5_000);
+  });
+
+  it('a run sets a key’s expiry once, and again after anything that could have taken it away', async () => {
+    const counter = keys.name('c', keys.tag('once'));
+    const list = keys.name('l', keys.tag('once'));
+    const text = keys.name('s', keys.tag('once'));
+    const script = new Script(`
+for _ = 1, 7 do redis.call('HINCRBY', KEYS[1], 'n', 1) end
+redis.call('PEXPIRE', KEYS[1], 5)
+redis.call('DEL', KEYS[1])
+redis.call('HINCRBY', KEYS[1], 'n', 1)
+redis.call('RPUSHX', KEYS[2], 'x')
+redis.call('RPUSH', KEYS[2], 'y')
+redis.call('SET', KEYS[3], 'a')
+redis.call('PERSIST', KEYS[3])
+redis.call('APPEND', KEYS[3], 'b')
+return 1
+`);
+    const declared = [writes(counter, 60_000), writes(list, 60_000), writes(text, 60_000)];
+    const run = () => script.run(redis, declared, []);
+    if (isCluster(redis)) {
+      await run();
+    } else {
+      // Counted on the server: the seven increments cost one PEXPIRE, the key recreated after DEL another, and
+      // the script's own refresh of a key that already has its expiry none. RPUSHX on no list found nothing to
+      // expire, so the RPUSH that created it is given its expiry again.
+      const monitor = await target().newClient();
+      const expiries: string[] = [];
+      const watching = await (monitor as Redis).monitor();
+      watching.on('monitor', (_time: string, args: string[]) => {
+        if (args[0]?.toUpperCase() === 'PEXPIRE') expiries.push(args[1] ?? '');
+      });
+      await run();
+      await redis.set(keys.name('end', keys.tag('once')), '1', 'PX', 1000);
+      await vi.waitFor(() => expect(expiries.filter((k) => k === text)).toHaveLength(2));
+      await watching.disconnect();
+      monitor.disconnect();
+      expect(expiries.filter((k) => k === counter)).toHaveLength(2);
+      expect(expiries.filter((k) => k === list)).toHaveLength(2);
+    }
+    // Whatever each command did to it, every key the run wrote ends with its declared expiry.
+    for (const key of [counter, list, text]) {
+      const ttl = await redis.pttl(key);
+      expect(ttl, key).toBeGreaterThan(5_000);
+      expect(ttl, key).toBeLessThanOrEqual(60_000);
+    }
+    expect(await redis.hget(counter, 'n')).toBe('1');
+    expect(await redis.lrange(list, 0, -1)).toEqual(['y']);
+    expect(await redis.get(text)).toBe('ab');
   });
 
   it('a script that fails after a write leaves that key with its expiry (Redis keeps a failed script’s writes)', async () => {
