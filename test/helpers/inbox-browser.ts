@@ -90,7 +90,14 @@ export function inboxHarness() {
       statusDelaysMs: [20, 40, 60],
       templateApprovalMs: 50,
     });
-    t.gw = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: t.sandbox.url, maxRetries: 0 });
+    // A client per test, each on the sandbox's key: their own limiters would add up (the SDK says so on a RATE_001),
+    // and the sandbox's limit is what the tests exercise.
+    t.gw = new GatewayClient({
+      apiKey: 'sk_test_sandbox',
+      baseUrl: t.sandbox.url,
+      maxRetries: 0,
+      rateLimit: false,
+    });
     t.page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     t.pageErrors = [];
     t.page.on('pageerror', (e) => t.pageErrors.push(e.message));
