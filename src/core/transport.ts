@@ -22,6 +22,9 @@ import { serialise } from './serialise.js';
 import type { QueryParams, TransportRequest } from './transport-request.js';
 import { runtime, userAgent } from './version.js';
 
+/** Errors the rate limiter refused a request with (nothing was sent): not the gateway's answers. */
+const fromLimiter = new WeakSet<object>();
+
 /** An attempt's outcome: the response, its JSON body when read, and how many attempts it took. */
 interface Answer {
   response: Response;
@@ -231,7 +234,9 @@ export class Transport {
     const config = this.#config;
     const meta = failureMeta(options, attempt, error);
     if (delay === null) {
-      if (error instanceof PaymentRequiredError && options.rateLimited) {
+      // The gateway's BILL_001, not the limiter's own refusal of a bulk send for one (that would renew the stop on
+      // every refused send, for as long as sends keep coming).
+      if (error instanceof PaymentRequiredError && options.rateLimited && !fromLimiter.has(error)) {
         config.rateLimiter?.paymentRequired?.(error);
       }
       // The gateway's retry_after is the account's, whether or not this call retries: the client's other senders
@@ -299,10 +304,14 @@ export class Transport {
     if (signal?.aborted) throw signal.reason;
     const release =
       options.rateLimited && config.rateLimiter
-        ? await config.rateLimiter.acquire(
-            stopSignal && signal ? AbortSignal.any([signal, stopSignal]) : (signal ?? stopSignal),
-            { bulk: options.bulk === true },
-          )
+        ? await config.rateLimiter
+            .acquire(stopSignal && signal ? AbortSignal.any([signal, stopSignal]) : (signal ?? stopSignal), {
+              bulk: options.bulk === true,
+            })
+            .catch((error: unknown) => {
+              if (isRecord(error)) fromLimiter.add(error);
+              throw error;
+            })
         : undefined;
     let x: Exchange;
     let init: RequestInit;

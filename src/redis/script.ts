@@ -53,20 +53,15 @@ export function writes(key: string, ttlMs: number): ScriptKey {
 }
 
 /**
- * The commands that write into a key and never take its expiry away or remove it: once a run has set a key's
- * expiry, later ones of these on it need no `PEXPIRE` of their own.
+ * The commands that write into a key (their first argument) and never take its expiry away or remove it: once a run
+ * has set a key's expiry, later ones of these on it need no `PEXPIRE` of their own.
  */
 const ADDING_COMMANDS =
   'HSET HSETNX HMSET HINCRBY HINCRBYFLOAT SADD ZADD ZINCRBY RPUSH LPUSH RPUSHX LPUSHX LINSERT LSET INCR INCRBY ' +
   'INCRBYFLOAT DECR DECRBY APPEND SETRANGE XADD';
 
-/** The other commands that create a key or write into it, some resetting its expiry (`SET`, `PERSIST`, ...). */
-const RESETTING_COMMANDS =
-  'SET SETNX SETEX PSETEX GETSET GETEX PERSIST RESTORE COPY RENAME SMOVE ' +
-  'LMOVE RPOPLPUSH ZUNIONSTORE ZINTERSTORE SUNIONSTORE SINTERSTORE SDIFFSTORE';
-
-/** A script's own expiry commands: on a key it writes, the key's declared expiry is what they set. */
-const EXPIRY_COMMANDS = 'PEXPIRE EXPIRE PEXPIREAT EXPIREAT';
+/** The other commands that write their first argument, and may reset its expiry. */
+const RESETTING_COMMANDS = 'SET SETNX SETEX PSETEX GETSET GETEX PERSIST RESTORE';
 
 /** Commands that neither write nor remove: a key's expiry set earlier in the run still stands after them. */
 const READ_COMMANDS =
@@ -74,37 +69,48 @@ const READ_COMMANDS =
   'ZRANK ZRANGE ZRANGEBYSCORE ZREVRANGE ZREVRANGEBYSCORE ZCARD ZCOUNT SCARD SISMEMBER SMISMEMBER SMEMBERS XLEN ' +
   'XRANGE TIME';
 
-const ADDING = new Set(ADDING_COMMANDS.split(' '));
-const RESETTING = new Set(RESETTING_COMMANDS.split(' '));
-const EXPIRY = new Set(EXPIRY_COMMANDS.split(' '));
-const READING = new Set(READ_COMMANDS.split(' '));
+/** Commands that only take away, and may remove a key: after one, the run sets every key's expiry again. */
+const REMOVING_COMMANDS =
+  'DEL UNLINK HDEL LTRIM LREM LPOP RPOP SREM SPOP ZREM ZREMRANGEBYSCORE ZREMRANGEBYRANK ZREMRANGEBYLEX ZPOPMIN ' +
+  'ZPOPMAX GETDEL XDEL XTRIM';
 
 /**
- * What a command does to the keys it names: `a` adds (the expiry stands), `w` writes and may reset the expiry,
- * `e` sets an expiry, `r` reads, `x` anything else (it may remove a key).
+ * What each command the wrapper knows does to the keys it names: `a` adds (the expiry stands), `w` writes and may
+ * reset the expiry, `e` is the script's own `PEXPIRE key ms`, `r` reads, `x` removes. A command outside these (one
+ * that writes a key other than its first argument, as `RENAME`, `SMOVE` or `ZUNIONSTORE` do, or an expiry other than
+ * `PEXPIRE`) is refused when the script is built: the wrapper could not vouch for the expiry of what it writes.
  */
-function kindOf(command: string): 'a' | 'w' | 'e' | 'r' | 'x' {
-  const c = command.toUpperCase();
-  if (ADDING.has(c)) return 'a';
-  if (RESETTING.has(c)) return 'w';
-  if (EXPIRY.has(c)) return 'e';
-  return READING.has(c) ? 'r' : 'x';
+const KINDS = new Map<string, 'a' | 'w' | 'e' | 'r' | 'x'>([
+  ...ADDING_COMMANDS.split(' ').map((c) => [c, 'a'] as const),
+  ...RESETTING_COMMANDS.split(' ').map((c) => [c, 'w'] as const),
+  ['PEXPIRE', 'e'],
+  ...READ_COMMANDS.split(' ').map((c) => [c, 'r'] as const),
+  ...REMOVING_COMMANDS.split(' ').map((c) => [c, 'x'] as const),
+]);
+
+function refused(why: string): RedisStoreError {
+  return new RedisStoreError(`wa-gateway-sdk: ${why}; this is a bug in the store, please report it.`, {
+    failure: 'command_failed',
+    operation: 'Script',
+  });
 }
 
 /**
- * The commands a script calls. Each must be named literally (`redis.call('HSET', ...)`): the wrapper decides
- * each command's kind when the script is built, not on every call in Redis.
+ * Each command a script calls, with its kind. Every call must name its command literally
+ * (`redis.call('HSET', ...)`, not through a local alias of `redis.call`): the wrapper decides each command's kind
+ * when the script is built, not on every call in Redis.
  */
-function commandsOf(source: string): Set<string> {
-  const calls = source.match(/redis\.p?call\s*\(\s*[^)]/g) ?? [];
+function kindsOf(source: string): Map<string, string> {
+  const uses = source.match(/redis\.p?call\b/g) ?? [];
   const named = [...source.matchAll(/redis\.p?call\s*\(\s*'([A-Za-z]+)'/g)].map((m) => m[1] as string);
-  if (named.length !== calls.length) {
-    throw new RedisStoreError(
-      'wa-gateway-sdk: a script calls a command not named literally; this is a bug in the store, please report it.',
-      { failure: 'command_failed', operation: 'Script' },
-    );
+  if (named.length !== uses.length) throw refused('a script calls a command not named literally');
+  const kinds = new Map<string, string>();
+  for (const command of named) {
+    const kind = KINDS.get(command.toUpperCase());
+    if (kind === undefined) throw refused(`a script calls ${command}, which the script helper does not know`);
+    kinds.set(command, kind);
   }
-  return new Set(named);
+  return kinds;
 }
 
 /**
@@ -118,7 +124,7 @@ function commandsOf(source: string): Set<string> {
  * is a command to run, and to replicate and append to the AOF).
  */
 function wrap(source: string): string {
-  const kinds = [...commandsOf(source)].map((c) => `${c}='${kindOf(c)}'`).join(', ');
+  const kinds = [...kindsOf(source)].map(([c, kind]) => `${c}='${kind}'`).join(', ');
   return `
 local __kinds = { ${kinds} }
 local __real, __keys, __ttl, __args, __set = redis, {}, {}, {}, {}
@@ -135,9 +141,11 @@ for n = 1, __n do
   __ttl[n] = tonumber(ARGV[1 + n])
 end
 for i = 2 + __n, #ARGV do __args[i - 1 - __n] = ARGV[i] end
--- A command's kind ('a', 'w', 'e', 'r', 'x': see kindOf) is looked up, decided when the script was built.
+-- A command's kind ('a', 'w', 'e', 'r', 'x': see KINDS) was decided when the script was built.
 local function __kind(command)
-  return __kinds[command] or 'x'
+  local k = __kinds[command]
+  if not k then error('wa-gateway-sdk: a script called a command not named literally') end
+  return k
 end
 local function __check(kind, key)
   if kind ~= 'a' and kind ~= 'w' and kind ~= 'e' then return nil end
@@ -160,6 +168,9 @@ local function __run(via, command, ...)
   local n = __check(kind, (...))
   -- A refresh of a key the run already gave its expiry changes nothing; else it is the declared expiry, set once.
   if kind == 'e' then
+    if select('#', ...) ~= 2 or (tonumber((select(2, ...))) or 0) <= 0 then
+      error('wa-gateway-sdk: a script may only refresh a key it writes (PEXPIRE key ms), nothing else')
+    end
     if not __set[n] then __set[n] = __real.call('PEXPIRE', (...), __ttl[n]) == 1 end
     return __set[n] and 1 or 0
   end

@@ -228,12 +228,9 @@ describe('messages.sendMany', () => {
       pause: (ms) => pauses.push(ms),
     };
     server.use(
-      http.post(`${GW}/v1/wa/message`, ({ request }) =>
+      http.post(`${GW}/v1/wa/message`, () =>
         HttpResponse.json(
-          envelope('RATE_001', 'TOO_MANY_REQUESTS', 'slow', {
-            limit_type: 'sec',
-            retry_after: new URL(request.url).searchParams.get('w') ?? '2s',
-          }),
+          envelope('RATE_001', 'TOO_MANY_REQUESTS', 'slow', { limit_type: 'sec', retry_after: '2s' }),
           { status: 429 },
         ),
       ),

@@ -13,6 +13,7 @@ import {
   MemorySuppressionList,
   MessageValidationError,
   RateLimiter,
+  type SendLimiter,
 } from '../../../src/index.js';
 import { QueueCore } from '../../../src/redis/campaign-core.js';
 import {
@@ -23,7 +24,7 @@ import {
   RedisRateLimiter,
   RedisSuppressionList,
 } from '../../../src/redis/index.js';
-import { hashId } from '../../../src/redis/keys.js';
+import { hashId, KeySpace } from '../../../src/redis/keys.js';
 import { queuePrefix } from '../../../src/redis/queue-keys.js';
 import { openStore } from '../../../src/redis/store-options.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../src/testing/index.js';
@@ -537,11 +538,12 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
 
   it.each([
     ['without a limiter: the campaign is held in the ledger', false],
-    ['with the shared RedisRateLimiter: the limiter is paused', true],
+    ['with the shared RedisRateLimiter, paused as well: a send outside the campaign waits too', true],
   ])("holds every worker, not only the one refused, for a RATE_001's retry_after (%s)", async (_, limit) => {
     await start();
     const queue = await queueOf();
     const to = recipients(20);
+    const outsider = '998907777777';
     // The first message is refused RATE_001 (retry_after 3 s) once, by one worker; the gateway takes the rest.
     let refused = false;
     proxy.setMode((t) => {
@@ -553,14 +555,64 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     sandbox.observe((e) => {
       if (e.type === 'send') arrivals.push(Date.now());
     });
+    // With a limiter: one RedisRateLimiter on a connection of its own, shared by both workers' clients, whose
+    // pause is seen as it is asked (the limiter itself does the work).
+    const limiterRedis = await target().newClient();
+    const shared = new RedisRateLimiter({ redis: limiterRedis, prefix: PREFIX, perSecond: 100_000 });
+    let onPause = () => {};
+    const paused = new Promise<void>((resolve) => {
+      onPause = resolve;
+    });
+    const watched: SendLimiter = {
+      perSecond: shared.perSecond,
+      acquire: (signal, context) => shared.acquire(signal, context),
+      pause: (ms) => {
+        shared.pause(ms);
+        onPause();
+      },
+      paymentRequired: (error) => shared.paymentRequired(error),
+    };
+    const client = () =>
+      new GatewayClient({
+        apiKey: 'sk_test_sandbox',
+        baseUrl: proxy.url,
+        maxRetries: 0,
+        rateLimit: limit ? watched : false,
+      });
     await queue.enqueue(
       'rate-hold',
       to.map((t) => text(t)),
     );
     await Promise.all([
-      workerOf(queue, { concurrency: 2, gateway: await gatewayOf({ limit, maxRetries: 0 }) }),
-      workerOf(await queueOf(), { concurrency: 2, gateway: await gatewayOf({ limit, maxRetries: 0 }) }),
+      workerOf(queue, { concurrency: 2, gateway: client() }),
+      workerOf(await queueOf(), { concurrency: 2, gateway: client() }),
     ]);
+    if (limit) {
+      const finished = until(queue, 'rate-hold', 'finished');
+      await Promise.race([
+        paused,
+        finished.then(() => {
+          throw new Error('the shared limiter was never paused');
+        }),
+      ]);
+      // The pause is written to Redis by a script the limiter does not wait for: wait until it is there.
+      const keys = KeySpace.for(limiterRedis, PREFIX);
+      const pauseKey = keys.name('limit', keys.tag('gateway'), 'pause');
+      await waitFor(async () => (await limiterRedis.pttl(pauseKey)) > 0, 'the shared pause written');
+      const other = new GatewayClient({
+        apiKey: 'sk_test_sandbox',
+        baseUrl: proxy.url,
+        maxRetries: 0,
+        rateLimit: new RedisRateLimiter({
+          redis: await target().newClient(),
+          prefix: PREFIX,
+          perSecond: 100_000,
+        }),
+      });
+      await other.messages.send(text(outsider));
+      // Held by the account's pause, read from Redis by another client: not before the retry_after ended.
+      expect(Date.now()).toBeGreaterThanOrEqual(proxy.refusedAt[0]! + 2900);
+    }
     await until(queue, 'rate-hold', 'finished');
     expect(proxy.refusedAt).toHaveLength(1);
     const at = proxy.refusedAt[0]!;
@@ -568,7 +620,11 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     // is left for that on a busy machine); none starts after, in any worker, until the hold ends.
     expect(arrivals.filter((t) => t > at + 1000 && t < at + 3000)).toEqual([]);
     expect(arrivals.filter((t) => t >= at + 3000).length).toBeGreaterThan(0);
-    expect(sentTo().sort()).toEqual([...to].sort());
+    expect(
+      sentTo()
+        .filter((t) => t !== outsider)
+        .sort(),
+    ).toEqual([...to].sort());
     expect(await queue.status('rate-hold')).toMatchObject({ accepted: 20, notSent: 0, inDoubt: 0 });
   });
 

@@ -149,6 +149,15 @@ export function kitSuite(target: () => RedisTarget): void {
     await expect(undeclared.run(redis, [writes(key, 1000)], [])).rejects.toThrow(/not given in KEYS/);
     const readOnly = new Script(`redis.call('SET', KEYS[1], '1') return 1`);
     await expect(readOnly.run(redis, [reads(key)], [])).rejects.toThrow(/declared read-only/);
+    // Each command is known when the script is built: one reached through an alias, or one that writes a key other
+    // than its first argument (whose expiry the helper could not vouch for), is refused before it can run.
+    expect(() => new Script(`local call = redis.call call('SET', KEYS[1], '1') return 1`)).toThrow(
+      /not named literally/,
+    );
+    expect(() => new Script(`redis.call('RENAME', KEYS[1], KEYS[2]) return 1`)).toThrow(/RENAME/);
+    // A script's own expiry of a key it writes is its declared one, nothing else (not PEXPIRE k 0, nor NX).
+    const oddExpiry = new Script(`redis.call('PEXPIRE', KEYS[1], 5000, 'NX') return 1`);
+    await expect(oddExpiry.run(redis, [writes(key, 60_000)], [])).rejects.toThrow(/only refresh/);
     expect(await redis.exists(key, other)).toBe(0);
     // A script that only reads a key (or deletes from it) leaves its expiry as it was.
     await redis.set(key, 'v', 'PX', 5_000);
@@ -188,12 +197,15 @@ return 1
         if (args[0]?.toUpperCase() === 'PEXPIRE') expiries.push(args[1] ?? '');
       });
       await run();
-      await redis.set(keys.name('end', keys.tag('once')), '1', 'PX', 1000);
-      await vi.waitFor(() => expect(expiries.filter((k) => k === text)).toHaveLength(2));
+      // A command after the script, seen by the monitor once everything the script ran has been.
+      const end = keys.name('end', keys.tag('once'));
+      await redis.pexpire(end, 1000);
+      await vi.waitFor(() => expect(expiries).toContain(end), { timeout: 30_000 });
       await watching.disconnect();
       monitor.disconnect();
       expect(expiries.filter((k) => k === counter)).toHaveLength(2);
       expect(expiries.filter((k) => k === list)).toHaveLength(2);
+      expect(expiries.filter((k) => k === text)).toHaveLength(2);
     }
     // Whatever each command did to it, every key the run wrote ends with its declared expiry.
     for (const key of [counter, list, text]) {

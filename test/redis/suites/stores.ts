@@ -2,6 +2,7 @@
  * Each store's behaviour against a real Redis: one redis-server (stores.test.ts) and a Redis Cluster
  * (cluster.proof.test.ts), with the same tests.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeEach, expect, it } from 'vitest';
 import { ConfigurationError, GatewayClient, PaymentRequiredError } from '../../../src/index.js';
 import {
@@ -338,12 +339,17 @@ export function storesSuite(target: () => RedisTarget): void {
 
       await expect(a.messages.send(text(0))).rejects.toBeInstanceOf(PaymentRequiredError);
       await expect.poll(() => redis.exists(limitKey('gw', 'bill'))).toBe(1);
+      const stopLeft = await redis.pttl(limitKey('gw', 'bill'));
+      await sleep(50);
       const results = [];
       for await (const r of b.messages.sendMany([1, 2, 3, 4, 5].map(text))) results.push(r);
       expect(results.map((r) => (r.ok ? 'ok' : r.notSent && r.error.name))).toEqual(
         Array(5).fill('PaymentRequiredError'),
       );
       expect(hits).toHaveLength(1); // b sent nothing
+      // The sends the limiter refused did not renew the stop: it ends billingStopMs after the gateway's BILL_001,
+      // not after the last refused send.
+      expect(await redis.pttl(limitKey('gw', 'bill'))).toBeLessThanOrEqual(stopLeft - 40);
 
       await (b.rateLimiter as RedisRateLimiter).resumeBulk();
       answer = 'rate-once';
