@@ -5,7 +5,7 @@
 /* eslint-disable */
 // @ts-nocheck
 
-import { abortedSince, caughtOf, checkedUnder, defaultEmptyArrayOf, isObject, lengthFor, lenientKey, optionalKey, optionalOf, prefixIssues, requiredKey, wrongValue, type RawIssue } from '../core/checker-runtime.js';
+import { abortedSince, caughtOf, defaultEmptyArrayOf, isObject, lengthFor, lenientKey, optionalKey, prefixIssues, requiredKey, wrongValue, type RawIssue } from '../core/checker-runtime.js';
 import { isHttpUrl } from '../core/text.js';
 import { atLeastChars, atLeastItems, atMostChars, atMostItems, buttonHas, buttonIndexText, onArrays, onlyButtonsHave, parameterHasValue, recipientDigitsOnly, recipientGiven, recipientHasCountryCode, recipientUnformatted, recipientWithinE164, uniqueReplyIds } from './message-rules.js';
 import type { SendResponse, ValidatedMessage } from './message-schema.js';
@@ -62,23 +62,28 @@ function c4(v, iss) {
   if (typeof v !== 'boolean') { iss.push({ expected: "boolean", code: 'invalid_type', path: [], message: '' }); return v; }
   return v;
 }
-const c5 = optionalOf(c4);
+function c5(v, iss) {
+  return v === undefined ? undefined : c4(v, iss);
+}
 function c6(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "body", c3, iss, N0);
+  const x0 = v["body"];
+  if (x0 !== undefined || "body" in v) out["body"] = c3(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["body"], message: '' });
   const x1 = v["preview_url"];
-  if (typeof x1 === 'boolean') out["preview_url"] = x1; else if (x1 !== undefined || "preview_url" in v) optionalKey(v, out, "preview_url", c5, iss);
+  if (typeof x1 === 'boolean') out["preview_url"] = x1; else if (x1 !== undefined || "preview_url" in v) out["preview_url"] = c5(x1, iss);
   for (const k in v) if (k !== "body" && k !== "preview_url") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
 function c7(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "to", c1, iss, N0);
+  const x0 = v["to"];
+  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["to"], message: '' });
   const x1 = v["type"];
-  if (x1 === "text") out["type"] = x1; else requiredKey(v, out, "type", c2, iss, N0);
-  out["text"] = checkedUnder(v["text"], c6, iss, "text");
+  if (x1 === "text") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c2(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  const x2 = v["text"];
+  if (x2 !== undefined || "text" in v) out["text"] = c6(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["text"], message: '' });
   for (const k in v) if (k !== "to" && k !== "type" && k !== "text") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -92,23 +97,28 @@ function c9(v, iss) {
   if (!isHttpUrl(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
   return r;
 }
-const c10 = optionalOf(c0);
+function c10(v, iss) {
+  return v === undefined ? undefined : c0(v, iss);
+}
 function c11(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "link", c9, iss, N0);
+  const x0 = v["link"];
+  if (x0 !== undefined || "link" in v) out["link"] = c9(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["link"], message: '' });
   const x1 = v["caption"];
-  if (typeof x1 === 'string') out["caption"] = x1; else if (x1 !== undefined || "caption" in v) optionalKey(v, out, "caption", c10, iss);
+  if (typeof x1 === 'string') out["caption"] = x1; else if (x1 !== undefined || "caption" in v) out["caption"] = c10(x1, iss);
   for (const k in v) if (k !== "link" && k !== "caption") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
 function c12(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "to", c1, iss, N0);
+  const x0 = v["to"];
+  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["to"], message: '' });
   const x1 = v["type"];
-  if (x1 === "image") out["type"] = x1; else requiredKey(v, out, "type", c8, iss, N0);
-  out["image"] = checkedUnder(v["image"], c11, iss, "image");
+  if (x1 === "image") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c8(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  const x2 = v["image"];
+  if (x2 !== undefined || "image" in v) out["image"] = c11(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["image"], message: '' });
   for (const k in v) if (k !== "to" && k !== "type" && k !== "image") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -118,17 +128,20 @@ function c13(v, iss) {
 function c14(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "link", c9, iss, N0);
+  const x0 = v["link"];
+  if (x0 !== undefined || "link" in v) out["link"] = c9(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["link"], message: '' });
   for (const k in v) if (k !== "link") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
 function c15(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "to", c1, iss, N0);
+  const x0 = v["to"];
+  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["to"], message: '' });
   const x1 = v["type"];
-  if (x1 === "audio") out["type"] = x1; else requiredKey(v, out, "type", c13, iss, N0);
-  out["audio"] = checkedUnder(v["audio"], c14, iss, "audio");
+  if (x1 === "audio") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c13(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  const x2 = v["audio"];
+  if (x2 !== undefined || "audio" in v) out["audio"] = c14(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["audio"], message: '' });
   for (const k in v) if (k !== "to" && k !== "type" && k !== "audio") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -138,21 +151,24 @@ function c16(v, iss) {
 function c17(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "link", c9, iss, N0);
+  const x0 = v["link"];
+  if (x0 !== undefined || "link" in v) out["link"] = c9(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["link"], message: '' });
   const x1 = v["caption"];
-  if (typeof x1 === 'string') out["caption"] = x1; else if (x1 !== undefined || "caption" in v) optionalKey(v, out, "caption", c10, iss);
+  if (typeof x1 === 'string') out["caption"] = x1; else if (x1 !== undefined || "caption" in v) out["caption"] = c10(x1, iss);
   const x2 = v["filename"];
-  if (typeof x2 === 'string') out["filename"] = x2; else if (x2 !== undefined || "filename" in v) optionalKey(v, out, "filename", c10, iss);
+  if (typeof x2 === 'string') out["filename"] = x2; else if (x2 !== undefined || "filename" in v) out["filename"] = c10(x2, iss);
   for (const k in v) if (k !== "link" && k !== "caption" && k !== "filename") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
 function c18(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "to", c1, iss, N0);
+  const x0 = v["to"];
+  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["to"], message: '' });
   const x1 = v["type"];
-  if (x1 === "document") out["type"] = x1; else requiredKey(v, out, "type", c16, iss, N0);
-  out["document"] = checkedUnder(v["document"], c17, iss, "document");
+  if (x1 === "document") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c16(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  const x2 = v["document"];
+  if (x2 !== undefined || "document" in v) out["document"] = c17(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["document"], message: '' });
   for (const k in v) if (k !== "to" && k !== "type" && k !== "document") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -169,7 +185,8 @@ function c20(v, iss) {
 function c21(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "code", c20, iss, N0);
+  const x0 = v["code"];
+  if (x0 !== undefined || "code" in v) out["code"] = c20(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["code"], message: '' });
   for (const k in v) if (k !== "code") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -181,7 +198,9 @@ function c23(v, iss) {
   if (!(v === "url" || v === "quick_reply")) iss.push({ code: 'invalid_value', values: ["url","quick_reply"], path: [], message: "" });
   return v;
 }
-const c24 = optionalOf(c23);
+function c24(v, iss) {
+  return v === undefined ? undefined : c23(v, iss);
+}
 function c25(v, iss) {
   if (!(v === "0" || v === "1" || v === "2")) iss.push({ code: 'invalid_value', values: ["0","1","2"], path: [], message: "" });
   return v;
@@ -210,31 +229,42 @@ function c29(v, iss) {
   iss.push({ code: 'invalid_union', errors: [e0, e1], path: [], message: "" });
   return v;
 }
-const c30 = optionalOf(c29);
+function c30(v, iss) {
+  return v === undefined ? undefined : c29(v, iss);
+}
 function c31(v, iss) {
   if (!(v === "text" || v === "image" || v === "document" || v === "video" || v === "currency" || v === "date_time")) iss.push({ code: 'invalid_value', values: ["text","image","document","video","currency","date_time"], path: [], message: "" });
   return v;
 }
-const c32 = optionalOf(c14);
+function c32(v, iss) {
+  return v === undefined ? undefined : c14(v, iss);
+}
 function c33(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   for (const k in v) if (k !== P3) out[k] = v[k];
   return out;
 }
-const c34 = optionalOf(c33);
+function c34(v, iss) {
+  return v === undefined ? undefined : c33(v, iss);
+}
 function c35(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["type"];
-  if (x0 === "text" || x0 === "image" || x0 === "document" || x0 === "video" || x0 === "currency" || x0 === "date_time") out["type"] = x0; else requiredKey(v, out, "type", c31, iss, N0);
+  if (x0 === "text" || x0 === "image" || x0 === "document" || x0 === "video" || x0 === "currency" || x0 === "date_time") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c31(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
   const x1 = v["text"];
-  if (typeof x1 === 'string') out["text"] = x1; else if (x1 !== undefined || "text" in v) optionalKey(v, out, "text", c10, iss);
-  optionalKey(v, out, "image", c32, iss);
-  optionalKey(v, out, "document", c34, iss);
-  optionalKey(v, out, "video", c34, iss);
-  optionalKey(v, out, "currency", c34, iss);
-  optionalKey(v, out, "date_time", c34, iss);
+  if (typeof x1 === 'string') out["text"] = x1; else if (x1 !== undefined || "text" in v) out["text"] = c10(x1, iss);
+  const x2 = v["image"];
+  if (x2 !== undefined || "image" in v) out["image"] = c32(x2, iss);
+  const x3 = v["document"];
+  if (x3 !== undefined || "document" in v) out["document"] = c34(x3, iss);
+  const x4 = v["video"];
+  if (x4 !== undefined || "video" in v) out["video"] = c34(x4, iss);
+  const x5 = v["currency"];
+  if (x5 !== undefined || "currency" in v) out["currency"] = c34(x5, iss);
+  const x6 = v["date_time"];
+  if (x6 !== undefined || "date_time" in v) out["date_time"] = c34(x6, iss);
   for (const k in v) if (k !== "type" && k !== "text" && k !== "image" && k !== "document" && k !== "video" && k !== "currency" && k !== "date_time") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -265,11 +295,13 @@ function c38(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["type"];
-  if (x0 === "header" || x0 === "body" || x0 === "button") out["type"] = x0; else requiredKey(v, out, "type", c22, iss, N0);
+  if (x0 === "header" || x0 === "body" || x0 === "button") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c22(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
   const x1 = v["sub_type"];
-  if (x1 === "url" || x1 === "quick_reply") out["sub_type"] = x1; else if (x1 !== undefined || "sub_type" in v) optionalKey(v, out, "sub_type", c24, iss);
-  optionalKey(v, out, "index", c30, iss);
-  out["parameters"] = checkedUnder(v["parameters"], c37, iss, "parameters");
+  if (x1 === "url" || x1 === "quick_reply") out["sub_type"] = x1; else if (x1 !== undefined || "sub_type" in v) out["sub_type"] = c24(x1, iss);
+  const x2 = v["index"];
+  if (x2 !== undefined || "index" in v) out["index"] = c30(x2, iss);
+  const x3 = v["parameters"];
+  if (x3 !== undefined || "parameters" in v) out["parameters"] = c37(x3, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["parameters"], message: '' });
   for (const k in v) if (k !== "type" && k !== "sub_type" && k !== "index" && k !== "parameters") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -294,23 +326,30 @@ function c40(v, iss) {
   }
   return out;
 }
-const c41 = optionalOf(c40);
+function c41(v, iss) {
+  return v === undefined ? undefined : c40(v, iss);
+}
 function c42(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "name", c20, iss, N0);
-  out["language"] = checkedUnder(v["language"], c21, iss, "language");
-  optionalKey(v, out, "components", c41, iss);
+  const x0 = v["name"];
+  if (x0 !== undefined || "name" in v) out["name"] = c20(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["name"], message: '' });
+  const x1 = v["language"];
+  if (x1 !== undefined || "language" in v) out["language"] = c21(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["language"], message: '' });
+  const x2 = v["components"];
+  if (x2 !== undefined || "components" in v) out["components"] = c41(x2, iss);
   for (const k in v) if (k !== "name" && k !== "language" && k !== "components") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
 function c43(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "to", c1, iss, N0);
+  const x0 = v["to"];
+  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["to"], message: '' });
   const x1 = v["type"];
-  if (x1 === "template") out["type"] = x1; else requiredKey(v, out, "type", c19, iss, N0);
-  out["template"] = checkedUnder(v["template"], c42, iss, "template");
+  if (x1 === "template") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c19(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  const x2 = v["template"];
+  if (x2 !== undefined || "template" in v) out["template"] = c42(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["template"], message: '' });
   for (const k in v) if (k !== "to" && k !== "type" && k !== "template") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -323,7 +362,8 @@ function c45(v, iss) {
 function c46(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "text", c20, iss, N0);
+  const x0 = v["text"];
+  if (x0 !== undefined || "text" in v) out["text"] = c20(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["text"], message: '' });
   for (const k in v) if (k !== "text") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -349,8 +389,10 @@ function c49(v, iss) {
 function c50(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "id", c48, iss, N0);
-  requiredKey(v, out, "title", c49, iss, N0);
+  const x0 = v["id"];
+  if (x0 !== undefined || "id" in v) out["id"] = c48(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["id"], message: '' });
+  const x1 = v["title"];
+  if (x1 !== undefined || "title" in v) out["title"] = c49(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["title"], message: '' });
   for (const k in v) if (k !== "id" && k !== "title") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -358,8 +400,9 @@ function c51(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["type"];
-  if (x0 === "reply") out["type"] = x0; else requiredKey(v, out, "type", c47, iss, N0);
-  out["reply"] = checkedUnder(v["reply"], c50, iss, "reply");
+  if (x0 === "reply") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c47(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  const x1 = v["reply"];
+  if (x1 !== undefined || "reply" in v) out["reply"] = c50(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["reply"], message: '' });
   for (const k in v) if (k !== "type" && k !== "reply") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -386,7 +429,8 @@ function c53(v, iss) {
 function c54(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  out["buttons"] = checkedUnder(v["buttons"], c53, iss, "buttons");
+  const x0 = v["buttons"];
+  if (x0 !== undefined || "buttons" in v) out["buttons"] = c53(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["buttons"], message: '' });
   for (const k in v) if (k !== "buttons") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -394,9 +438,11 @@ function c55(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["type"];
-  if (x0 === "button") out["type"] = x0; else requiredKey(v, out, "type", c45, iss, N0);
-  out["body"] = checkedUnder(v["body"], c46, iss, "body");
-  out["action"] = checkedUnder(v["action"], c54, iss, "action");
+  if (x0 === "button") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c45(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  const x1 = v["body"];
+  if (x1 !== undefined || "body" in v) out["body"] = c46(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["body"], message: '' });
+  const x2 = v["action"];
+  if (x2 !== undefined || "action" in v) out["action"] = c54(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["action"], message: '' });
   for (const k in v) if (k !== "type" && k !== "body" && k !== "action") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -422,10 +468,12 @@ function c58(v, iss) {
 function c59(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "id", c57, iss, N0);
-  requiredKey(v, out, "title", c58, iss, N0);
+  const x0 = v["id"];
+  if (x0 !== undefined || "id" in v) out["id"] = c57(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["id"], message: '' });
+  const x1 = v["title"];
+  if (x1 !== undefined || "title" in v) out["title"] = c58(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["title"], message: '' });
   const x2 = v["description"];
-  if (typeof x2 === 'string') out["description"] = x2; else if (x2 !== undefined || "description" in v) optionalKey(v, out, "description", c10, iss);
+  if (typeof x2 === 'string') out["description"] = x2; else if (x2 !== undefined || "description" in v) out["description"] = c10(x2, iss);
   for (const k in v) if (k !== "id" && k !== "title" && k !== "description") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -451,8 +499,9 @@ function c62(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["title"];
-  if (typeof x0 === 'string') out["title"] = x0; else requiredKey(v, out, "title", c0, iss, N0);
-  out["rows"] = checkedUnder(v["rows"], c61, iss, "rows");
+  if (typeof x0 === 'string') out["title"] = x0; else if (x0 !== undefined || "title" in v) out["title"] = c0(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["title"], message: '' });
+  const x1 = v["rows"];
+  if (x1 !== undefined || "rows" in v) out["rows"] = c61(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["rows"], message: '' });
   for (const k in v) if (k !== "title" && k !== "rows") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -477,8 +526,10 @@ function c64(v, iss) {
 function c65(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "button", c49, iss, N0);
-  out["sections"] = checkedUnder(v["sections"], c64, iss, "sections");
+  const x0 = v["button"];
+  if (x0 !== undefined || "button" in v) out["button"] = c49(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["button"], message: '' });
+  const x1 = v["sections"];
+  if (x1 !== undefined || "sections" in v) out["sections"] = c64(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["sections"], message: '' });
   for (const k in v) if (k !== "button" && k !== "sections") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -486,9 +537,11 @@ function c66(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["type"];
-  if (x0 === "list") out["type"] = x0; else requiredKey(v, out, "type", c56, iss, N0);
-  out["body"] = checkedUnder(v["body"], c46, iss, "body");
-  out["action"] = checkedUnder(v["action"], c65, iss, "action");
+  if (x0 === "list") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c56(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  const x1 = v["body"];
+  if (x1 !== undefined || "body" in v) out["body"] = c46(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["body"], message: '' });
+  const x2 = v["action"];
+  if (x2 !== undefined || "action" in v) out["action"] = c65(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["action"], message: '' });
   for (const k in v) if (k !== "type" && k !== "body" && k !== "action") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -504,10 +557,12 @@ function c67(v, iss) {
 function c68(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "to", c1, iss, N0);
+  const x0 = v["to"];
+  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["to"], message: '' });
   const x1 = v["type"];
-  if (x1 === "interactive") out["type"] = x1; else requiredKey(v, out, "type", c44, iss, N0);
-  requiredKey(v, out, "interactive", c67, iss, N0);
+  if (x1 === "interactive") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c44(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  const x2 = v["interactive"];
+  if (x2 !== undefined || "interactive" in v) out["interactive"] = c67(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["interactive"], message: '' });
   for (const k in v) if (k !== "to" && k !== "type" && k !== "interactive") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
   return out;
 }
@@ -531,9 +586,9 @@ function c71(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["input"];
-  if (typeof x0 === 'string') out["input"] = x0; else if (x0 !== undefined || "input" in v) optionalKey(v, out, "input", c10, iss);
+  if (typeof x0 === 'string') out["input"] = x0; else if (x0 !== undefined || "input" in v) out["input"] = c10(x0, iss);
   const x1 = v["wa_id"];
-  if (typeof x1 === 'string') out["wa_id"] = x1; else if (x1 !== undefined || "wa_id" in v) optionalKey(v, out, "wa_id", c10, iss);
+  if (typeof x1 === 'string') out["wa_id"] = x1; else if (x1 !== undefined || "wa_id" in v) out["wa_id"] = c10(x1, iss);
   for (const k in v) if (k !== "input" && k !== "wa_id" && k !== P3) out[k] = v[k];
   return out;
 }
@@ -561,7 +616,7 @@ function c76(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["id"];
-  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c75, iss, N0);
+  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else if (x0 !== undefined || "id" in v) out["id"] = c75(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["id"], message: '' });
   for (const k in v) if (k !== "id" && k !== P3) out[k] = v[k];
   return out;
 }
@@ -587,17 +642,20 @@ function c79(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["messaging_product"];
-  if (typeof x0 === 'string') out["messaging_product"] = x0; else if (x0 !== undefined || "messaging_product" in v) optionalKey(v, out, "messaging_product", c10, iss);
+  if (typeof x0 === 'string') out["messaging_product"] = x0; else if (x0 !== undefined || "messaging_product" in v) out["messaging_product"] = c10(x0, iss);
   lenientKey(v, out, "contacts", c74, iss, true);
-  out["messages"] = checkedUnder(v["messages"], c78, iss, "messages");
+  const x2 = v["messages"];
+  if (x2 !== undefined || "messages" in v) out["messages"] = c78(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["messages"], message: '' });
   for (const k in v) if (k !== "messaging_product" && k !== "contacts" && k !== "messages" && k !== P3) out[k] = v[k];
   return out;
 }
 function c80(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "isSuccess", c70, iss, N0);
-  out["data"] = checkedUnder(v["data"], c79, iss, "data");
+  const x0 = v["isSuccess"];
+  if (x0 !== undefined || "isSuccess" in v) out["isSuccess"] = c70(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["isSuccess"], message: '' });
+  const x1 = v["data"];
+  if (x1 !== undefined || "data" in v) out["data"] = c79(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["data"], message: '' });
   for (const k in v) if (k !== "isSuccess" && k !== "data" && k !== P3) out[k] = v[k];
   return out;
 }

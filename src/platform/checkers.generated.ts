@@ -5,7 +5,7 @@
 /* eslint-disable */
 // @ts-nocheck
 
-import { checkedUnder, isObject, nullableOf, optionalKey, optionalOf, requiredKey, type RawIssue } from '../core/checker-runtime.js';
+import { isObject, optionalKey, requiredKey, type RawIssue } from '../core/checker-runtime.js';
 import type { StreamMessage, StreamRecordKey } from './stream.schema.js';
 
 const N0 = "Invalid input: expected nonoptional, received undefined";
@@ -26,37 +26,48 @@ function c2(v, iss) {
   if (typeof v !== 'string') { iss.push({ expected: "string", code: 'invalid_type', path: [], message: '' }); return v; }
   return v;
 }
-const c3 = nullableOf(c2);
-const c4 = optionalOf(c3);
+function c3(v, iss) {
+  return v === null ? null : c2(v, iss);
+}
+function c4(v, iss) {
+  return v === undefined ? undefined : c3(v, iss);
+}
 function c5(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["name"];
-  if (x0 === null || typeof x0 === 'string') out["name"] = x0; else if (x0 !== undefined || "name" in v) optionalKey(v, out, "name", c4, iss);
+  if (x0 === null || typeof x0 === 'string') out["name"] = x0; else if (x0 !== undefined || "name" in v) out["name"] = c4(x0, iss);
   const x1 = v["uuid"];
-  if (typeof x1 === 'string') out["uuid"] = x1; else requiredKey(v, out, "uuid", c2, iss, N0);
+  if (typeof x1 === 'string') out["uuid"] = x1; else if (x1 !== undefined || "uuid" in v) out["uuid"] = c2(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["uuid"], message: '' });
   const x2 = v["email"];
-  if (x2 === null || typeof x2 === 'string') out["email"] = x2; else if (x2 !== undefined || "email" in v) optionalKey(v, out, "email", c4, iss);
+  if (x2 === null || typeof x2 === 'string') out["email"] = x2; else if (x2 !== undefined || "email" in v) out["email"] = c4(x2, iss);
   const x3 = v["phone_number"];
-  if (x3 === null || typeof x3 === 'string') out["phone_number"] = x3; else if (x3 !== undefined || "phone_number" in v) optionalKey(v, out, "phone_number", c4, iss);
+  if (x3 === null || typeof x3 === 'string') out["phone_number"] = x3; else if (x3 !== undefined || "phone_number" in v) out["phone_number"] = c4(x3, iss);
   for (const k in v) if (k !== "name" && k !== "uuid" && k !== "email" && k !== "phone_number" && k !== P1) out[k] = v[k];
   return out;
 }
-const c6 = nullableOf(c5);
-const c7 = optionalOf(c6);
+function c6(v, iss) {
+  return v === null ? null : c5(v, iss);
+}
+function c7(v, iss) {
+  return v === undefined ? undefined : c6(v, iss);
+}
 function c8(v, iss) {
   if (typeof v !== 'boolean') { iss.push({ expected: "boolean", code: 'invalid_type', path: [], message: '' }); return v; }
   return v;
 }
-const c9 = optionalOf(c8);
+function c9(v, iss) {
+  return v === undefined ? undefined : c8(v, iss);
+}
 function c10(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["uuid"];
-  if (typeof x0 === 'string') out["uuid"] = x0; else requiredKey(v, out, "uuid", c2, iss, N0);
-  optionalKey(v, out, "customer", c7, iss);
+  if (typeof x0 === 'string') out["uuid"] = x0; else if (x0 !== undefined || "uuid" in v) out["uuid"] = c2(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["uuid"], message: '' });
+  const x1 = v["customer"];
+  if (x1 !== undefined || "customer" in v) out["customer"] = c7(x1, iss);
   const x2 = v["is_archived"];
-  if (typeof x2 === 'boolean') out["is_archived"] = x2; else if (x2 !== undefined || "is_archived" in v) optionalKey(v, out, "is_archived", c9, iss);
+  if (typeof x2 === 'boolean') out["is_archived"] = x2; else if (x2 !== undefined || "is_archived" in v) out["is_archived"] = c9(x2, iss);
   for (const k in v) if (k !== "uuid" && k !== "customer" && k !== "is_archived" && k !== P1) out[k] = v[k];
   return out;
 }
@@ -64,11 +75,11 @@ function c11(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["uuid"];
-  if (typeof x0 === 'string') out["uuid"] = x0; else requiredKey(v, out, "uuid", c2, iss, N0);
+  if (typeof x0 === 'string') out["uuid"] = x0; else if (x0 !== undefined || "uuid" in v) out["uuid"] = c2(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["uuid"], message: '' });
   const x1 = v["name"];
-  if (x1 === null || typeof x1 === 'string') out["name"] = x1; else if (x1 !== undefined || "name" in v) optionalKey(v, out, "name", c4, iss);
+  if (x1 === null || typeof x1 === 'string') out["name"] = x1; else if (x1 !== undefined || "name" in v) out["name"] = c4(x1, iss);
   const x2 = v["backend"];
-  if (x2 === null || typeof x2 === 'string') out["backend"] = x2; else if (x2 !== undefined || "backend" in v) optionalKey(v, out, "backend", c4, iss);
+  if (x2 === null || typeof x2 === 'string') out["backend"] = x2; else if (x2 !== undefined || "backend" in v) out["backend"] = c4(x2, iss);
   for (const k in v) if (k !== "uuid" && k !== "name" && k !== "backend" && k !== P1) out[k] = v[k];
   return out;
 }
@@ -78,76 +89,104 @@ function c12(v, iss) {
   for (const k in v) if (k !== P1) out[k] = v[k];
   return out;
 }
-const c13 = nullableOf(c12);
-const c14 = optionalOf(c2);
+function c13(v, iss) {
+  return v === null ? null : c12(v, iss);
+}
+function c14(v, iss) {
+  return v === undefined ? undefined : c2(v, iss);
+}
 function c15(v, iss) {
   return v;
 }
-const c16 = optionalOf(c15);
-const c17 = nullableOf(c8);
-const c18 = optionalOf(c17);
-const c19 = optionalOf(c0);
+function c16(v, iss) {
+  return v === undefined ? undefined : c15(v, iss);
+}
+function c17(v, iss) {
+  return v === null ? null : c8(v, iss);
+}
+function c18(v, iss) {
+  return v === undefined ? undefined : c17(v, iss);
+}
+function c19(v, iss) {
+  return v === undefined ? undefined : c0(v, iss);
+}
 function c20(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["url"];
-  if (typeof x0 === 'string') out["url"] = x0; else if (x0 !== undefined || "url" in v) optionalKey(v, out, "url", c14, iss);
+  if (typeof x0 === 'string') out["url"] = x0; else if (x0 !== undefined || "url" in v) out["url"] = c14(x0, iss);
   const x1 = v["type"];
-  if (typeof x1 === 'string') out["type"] = x1; else if (x1 !== undefined || "type" in v) optionalKey(v, out, "type", c14, iss);
-  optionalKey(v, out, "quote", c16, iss);
+  if (typeof x1 === 'string') out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c14(x1, iss);
+  const x2 = v["quote"];
+  if (x2 !== undefined || "quote" in v) out["quote"] = c16(x2, iss);
   const x3 = v["language"];
-  if (x3 === null || typeof x3 === 'string') out["language"] = x3; else if (x3 !== undefined || "language" in v) optionalKey(v, out, "language", c4, iss);
+  if (x3 === null || typeof x3 === 'string') out["language"] = x3; else if (x3 !== undefined || "language" in v) out["language"] = c4(x3, iss);
   const x4 = v["recipient"];
-  if (x4 === null || typeof x4 === 'string') out["recipient"] = x4; else if (x4 !== undefined || "recipient" in v) optionalKey(v, out, "recipient", c4, iss);
+  if (x4 === null || typeof x4 === 'string') out["recipient"] = x4; else if (x4 !== undefined || "recipient" in v) out["recipient"] = c4(x4, iss);
   const x5 = v["identifier"];
-  if (x5 === null || typeof x5 === 'string') out["identifier"] = x5; else if (x5 !== undefined || "identifier" in v) optionalKey(v, out, "identifier", c4, iss);
+  if (x5 === null || typeof x5 === 'string') out["identifier"] = x5; else if (x5 !== undefined || "identifier" in v) out["identifier"] = c4(x5, iss);
   const x6 = v["in_working_hours"];
-  if (x6 === null || typeof x6 === 'boolean') out["in_working_hours"] = x6; else if (x6 !== undefined || "in_working_hours" in v) optionalKey(v, out, "in_working_hours", c18, iss);
+  if (x6 === null || typeof x6 === 'boolean') out["in_working_hours"] = x6; else if (x6 !== undefined || "in_working_hours" in v) out["in_working_hours"] = c18(x6, iss);
   const x7 = v["lat"];
-  if (typeof x7 === 'number' && Number.isFinite(x7)) out["lat"] = x7; else if (x7 !== undefined || "lat" in v) optionalKey(v, out, "lat", c19, iss);
+  if (typeof x7 === 'number' && Number.isFinite(x7)) out["lat"] = x7; else if (x7 !== undefined || "lat" in v) out["lat"] = c19(x7, iss);
   const x8 = v["lng"];
-  if (typeof x8 === 'number' && Number.isFinite(x8)) out["lng"] = x8; else if (x8 !== undefined || "lng" in v) optionalKey(v, out, "lng", c19, iss);
+  if (typeof x8 === 'number' && Number.isFinite(x8)) out["lng"] = x8; else if (x8 !== undefined || "lng" in v) out["lng"] = c19(x8, iss);
   for (const k in v) if (k !== "url" && k !== "type" && k !== "quote" && k !== "language" && k !== "recipient" && k !== "identifier" && k !== "in_working_hours" && k !== "lat" && k !== "lng" && k !== P1) out[k] = v[k];
   return out;
 }
-const c21 = nullableOf(c20);
-const c22 = optionalOf(c21);
+function c21(v, iss) {
+  return v === null ? null : c20(v, iss);
+}
+function c22(v, iss) {
+  return v === undefined ? undefined : c21(v, iss);
+}
 function c23(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
   const x0 = v["name"];
-  if (x0 === null || typeof x0 === 'string') out["name"] = x0; else if (x0 !== undefined || "name" in v) optionalKey(v, out, "name", c4, iss);
+  if (x0 === null || typeof x0 === 'string') out["name"] = x0; else if (x0 !== undefined || "name" in v) out["name"] = c4(x0, iss);
   for (const k in v) if (k !== "name" && k !== P1) out[k] = v[k];
   return out;
 }
-const c24 = nullableOf(c23);
-const c25 = optionalOf(c24);
+function c24(v, iss) {
+  return v === null ? null : c23(v, iss);
+}
+function c25(v, iss) {
+  return v === undefined ? undefined : c24(v, iss);
+}
 function c26(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "id", c1, iss, N0);
+  const x0 = v["id"];
+  if (x0 !== undefined || "id" in v) out["id"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["id"], message: '' });
   const x1 = v["created_at"];
-  if (typeof x1 === 'string') out["created_at"] = x1; else requiredKey(v, out, "created_at", c2, iss, N0);
-  out["conversation"] = checkedUnder(v["conversation"], c10, iss, "conversation");
-  out["channel"] = checkedUnder(v["channel"], c11, iss, "channel");
+  if (typeof x1 === 'string') out["created_at"] = x1; else if (x1 !== undefined || "created_at" in v) out["created_at"] = c2(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["created_at"], message: '' });
+  const x2 = v["conversation"];
+  if (x2 !== undefined || "conversation" in v) out["conversation"] = c10(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["conversation"], message: '' });
+  const x3 = v["channel"];
+  if (x3 !== undefined || "channel" in v) out["channel"] = c11(x3, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["channel"], message: '' });
   const x4 = v["type"];
-  if (typeof x4 === 'string') out["type"] = x4; else requiredKey(v, out, "type", c2, iss, N0);
+  if (typeof x4 === 'string') out["type"] = x4; else if (x4 !== undefined || "type" in v) out["type"] = c2(x4, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
   const x5 = v["agent"];
-  if (x5 === null || typeof x5 === 'string') out["agent"] = x5; else requiredKey(v, out, "agent", c3, iss, N0);
-  requiredKey(v, out, "customer", c13, iss, N0);
+  if (x5 === null || typeof x5 === 'string') out["agent"] = x5; else if (x5 !== undefined || "agent" in v) out["agent"] = c3(x5, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["agent"], message: '' });
+  const x6 = v["customer"];
+  if (x6 !== undefined || "customer" in v) out["customer"] = c13(x6, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["customer"], message: '' });
   const x7 = v["content"];
-  if (x7 === null || typeof x7 === 'string') out["content"] = x7; else requiredKey(v, out, "content", c3, iss, N0);
-  optionalKey(v, out, "data", c22, iss);
-  optionalKey(v, out, "group", c25, iss);
+  if (x7 === null || typeof x7 === 'string') out["content"] = x7; else if (x7 !== undefined || "content" in v) out["content"] = c3(x7, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["content"], message: '' });
+  const x8 = v["data"];
+  if (x8 !== undefined || "data" in v) out["data"] = c22(x8, iss);
+  const x9 = v["group"];
+  if (x9 !== undefined || "group" in v) out["group"] = c25(x9, iss);
   for (const k in v) if (k !== "id" && k !== "created_at" && k !== "conversation" && k !== "channel" && k !== "type" && k !== "agent" && k !== "customer" && k !== "content" && k !== "data" && k !== "group" && k !== P1) out[k] = v[k];
   return out;
 }
 function c27(v, iss) {
   if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
   const out = {};
-  requiredKey(v, out, "id", c1, iss, N0);
+  const x0 = v["id"];
+  if (x0 !== undefined || "id" in v) out["id"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["id"], message: '' });
   const x1 = v["created_at"];
-  if (typeof x1 === 'string') out["created_at"] = x1; else requiredKey(v, out, "created_at", c2, iss, N0);
+  if (typeof x1 === 'string') out["created_at"] = x1; else if (x1 !== undefined || "created_at" in v) out["created_at"] = c2(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["created_at"], message: '' });
   return out;
 }
 
