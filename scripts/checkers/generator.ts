@@ -244,6 +244,7 @@ export function generate(options: GenerateOptions): string {
   };
   /** `return <issue>` for a value of the wrong type, through `wrongType` when the message is zod's locale's. */
   const typeFailure = (node: Schema, expected: string, andReturn = true): string => {
+    if (verdictOnly) return `${andReturn ? 'return ' : ''}${rt('refused')}(iss, v);`;
     const code = typeIssueCode(node, expected);
     const m = /^typeIssue\((".*?"), (".*"), v\)$/.exec(code);
     if (!m) return andReturn ? `{ iss.push(${code}); return v; }` : `iss.push(${code});`;
@@ -301,7 +302,7 @@ export function generate(options: GenerateOptions): string {
    */
   function verdictChecksBody(node: Schema): string {
     const parse = fn({ _zod: { ...node._zod, def: { ...node._zod.def, checks: [] } } });
-    const failed = "{ iss.push({ code: 'custom', path: [], message: '' }); return r; }";
+    const failed = `return ${rt('refused')}(iss, r);`;
     const lines = [
       '  const s = iss.length;',
       `  const r = ${parse}(v, iss);`,
@@ -466,6 +467,7 @@ export function generate(options: GenerateOptions): string {
           return `= ${rt('literalOf')}(${lit(values[0])}, ${prefix})`;
         }
         const test = values.map((x) => `v === ${lit(x)}`).join(' || ');
+        if (verdictOnly) return `  return ${test} ? v : ${rt('refused')}(iss, v);`;
         return `  return ${test} ? v : ${rt('wrongValue')}(v, iss, ${lit(values)}, ${lit(message)});`;
       }
       case 'enum': {
@@ -475,6 +477,7 @@ export function generate(options: GenerateOptions): string {
           throw new Unsupported('an enum of other than strings');
         const message = constMessage(node, undefined, { code: 'invalid_value', values });
         const test = values.map((x) => `v === ${lit(x)}`).join(' || ');
+        if (verdictOnly) return `  return ${test} ? v : ${rt('refused')}(iss, v);`;
         return `  if (!(${test})) iss.push({ code: 'invalid_value', values: ${lit(values)}, path: [], message: ${lit(message)} });\n  return v;`;
       }
       case 'optional': {
@@ -609,9 +612,7 @@ export function generate(options: GenerateOptions): string {
       // A strict object: any other key `for...in` yields is an issue (zod's `unrecognized_keys`; its message is the
       // schema's to give).
       const skip = keys.map((key) => `k !== ${lit(key)}`).join(' && ') || 'true';
-      lines.push(
-        `  for (const k in v) if (${skip}) { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }`,
-      );
+      lines.push(`  for (const k in v) if (${skip}) { ${rt('refused')}(iss, v); break; }`);
     }
     if (mode === 'unknown') {
       // zod's catchall of `unknown`: every other key `for...in` yields, copied as it is, but `__proto__`. Written out
@@ -658,7 +659,7 @@ export function generate(options: GenerateOptions): string {
       const present = `${x} !== undefined || ${k} in v`;
       const checked =
         optin === undefined
-          ? `if (${present}) out[${k}] = ${call}; else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: [${k}], message: '' });`
+          ? `if (${present}) out[${k}] = ${call}; else ${rt('refused')}(iss, v);`
           : `if (${present}) out[${k}] = ${call};`;
       return [read, test ? `  if (${test}) out[${k}] = ${x}; else ${checked}` : `  ${checked}`];
     }
@@ -767,8 +768,9 @@ export function generate(options: GenerateOptions): string {
         `  switch (v[${lit(disc)}]) {`,
         ...cases,
         '  }',
-        `  iss.push({ code: 'invalid_union', errors: [], note: 'No matching discriminator', discriminator: ${lit(disc)}, options: ${lit(seen)}, path: [${lit(disc)}], message: ${lit(message)} });`,
-        '  return v;',
+        verdictOnly
+          ? `  return ${rt('refused')}(iss, v);`
+          : `  iss.push({ code: 'invalid_union', errors: [], note: 'No matching discriminator', discriminator: ${lit(disc)}, options: ${lit(seen)}, path: [${lit(disc)}], message: ${lit(message)} });\n  return v;`,
       ].join('\n');
     }
     if (def.inclusive === false) throw new Unsupported('an exclusive union');
@@ -787,6 +789,8 @@ export function generate(options: GenerateOptions): string {
         `  if (e${i}.length === 0) return r${i};`,
       );
     });
+    // Refused by every option: the verdict (the schema gives the issues).
+    if (verdictOnly) return [...lines, `  return ${rt('refused')}(iss, v);`].join('\n');
     // zod: when exactly one option failed without aborting, its issues are the union's.
     lines.push(
       `  const open = [${options.map((_, i) => `e${i}`).join(', ')}].filter((e) => !${rt('abortedSince')}(e, 0));`,

@@ -5,7 +5,7 @@
 /* eslint-disable */
 // @ts-nocheck
 
-import { abortedSince, caughtOf, defaultEmptyArrayOf, isObject, lengthFor, lenientKey, optionalKey, prefixIssues, requiredKey, wrongValue, type RawIssue } from '../core/checker-runtime.js';
+import { caughtOf, defaultEmptyArrayOf, isObject, lengthFor, lenientKey, optionalKey, prefixIssues, refused, requiredKey, type RawIssue } from '../core/checker-runtime.js';
 import { isHttpUrl } from '../core/text.js';
 import { atLeastChars, atLeastItems, atMostChars, atMostItems, buttonHas, buttonIndexText, onArrays, onlyButtonsHave, parameterHasValue, recipientDigitsOnly, recipientGiven, recipientHasCountryCode, recipientUnformatted, recipientWithinE164, uniqueReplyIds } from './message-rules.js';
 import type { SendResponse, ValidatedMessage } from './message-schema.js';
@@ -33,180 +33,177 @@ const R19 = atMostChars(24);
 const A20 = [];
 
 function c0(v, iss) {
-  if (typeof v !== 'string') { iss.push({ expected: "string", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (typeof v !== 'string') return refused(iss, v);
   return v;
 }
 function c1(v, iss) {
   const s = iss.length;
   const r = c0(v, iss);
   if (iss.length !== s) return r;
-  if (!recipientGiven(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!recipientUnformatted(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!recipientDigitsOnly(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!recipientHasCountryCode(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!recipientWithinE164(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!recipientGiven(r)) return refused(iss, r);
+  if (!recipientUnformatted(r)) return refused(iss, r);
+  if (!recipientDigitsOnly(r)) return refused(iss, r);
+  if (!recipientHasCountryCode(r)) return refused(iss, r);
+  if (!recipientWithinE164(r)) return refused(iss, r);
   return r;
 }
 function c2(v, iss) {
-  return v === "text" ? v : wrongValue(v, iss, ["text"], "");
+  return v === "text" ? v : refused(iss, v);
 }
 function c3(v, iss) {
   const s = iss.length;
   const r = c0(v, iss);
   if (iss.length !== s) return r;
-  if (!R1(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R2(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!R1(r)) return refused(iss, r);
+  if (!R2(r)) return refused(iss, r);
   return r;
 }
 function c4(v, iss) {
-  if (typeof v !== 'boolean') { iss.push({ expected: "boolean", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (typeof v !== 'boolean') return refused(iss, v);
   return v;
 }
 function c5(v, iss) {
   return v === undefined ? undefined : c4(v, iss);
 }
 function c6(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["body"];
-  if (x0 !== undefined || "body" in v) out["body"] = c3(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["body"], message: '' });
+  if (x0 !== undefined || "body" in v) out["body"] = c3(x0, iss); else refused(iss, v);
   const x1 = v["preview_url"];
   if (typeof x1 === 'boolean') out["preview_url"] = x1; else if (x1 !== undefined || "preview_url" in v) out["preview_url"] = c5(x1, iss);
-  for (const k in v) if (k !== "body" && k !== "preview_url") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  for (const k in v) if (k !== "body" && k !== "preview_url") { refused(iss, v); break; }
   return out;
 }
 function c7(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["to"];
-  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["to"], message: '' });
+  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else refused(iss, v);
   const x1 = v["type"];
-  if (x1 === "text") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c2(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  if (x1 === "text") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c2(x1, iss); else refused(iss, v);
   const x2 = v["text"];
-  if (x2 !== undefined || "text" in v) out["text"] = c6(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["text"], message: '' });
-  for (const k in v) if (k !== "to" && k !== "type" && k !== "text") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x2 !== undefined || "text" in v) out["text"] = c6(x2, iss); else refused(iss, v);
+  for (const k in v) if (k !== "to" && k !== "type" && k !== "text") { refused(iss, v); break; }
   return out;
 }
 function c8(v, iss) {
-  return v === "image" ? v : wrongValue(v, iss, ["image"], "");
+  return v === "image" ? v : refused(iss, v);
 }
 function c9(v, iss) {
   const s = iss.length;
   const r = c0(v, iss);
   if (iss.length !== s) return r;
-  if (!isHttpUrl(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!isHttpUrl(r)) return refused(iss, r);
   return r;
 }
 function c10(v, iss) {
   return v === undefined ? undefined : c0(v, iss);
 }
 function c11(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["link"];
-  if (x0 !== undefined || "link" in v) out["link"] = c9(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["link"], message: '' });
+  if (x0 !== undefined || "link" in v) out["link"] = c9(x0, iss); else refused(iss, v);
   const x1 = v["caption"];
   if (typeof x1 === 'string') out["caption"] = x1; else if (x1 !== undefined || "caption" in v) out["caption"] = c10(x1, iss);
-  for (const k in v) if (k !== "link" && k !== "caption") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  for (const k in v) if (k !== "link" && k !== "caption") { refused(iss, v); break; }
   return out;
 }
 function c12(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["to"];
-  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["to"], message: '' });
+  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else refused(iss, v);
   const x1 = v["type"];
-  if (x1 === "image") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c8(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  if (x1 === "image") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c8(x1, iss); else refused(iss, v);
   const x2 = v["image"];
-  if (x2 !== undefined || "image" in v) out["image"] = c11(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["image"], message: '' });
-  for (const k in v) if (k !== "to" && k !== "type" && k !== "image") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x2 !== undefined || "image" in v) out["image"] = c11(x2, iss); else refused(iss, v);
+  for (const k in v) if (k !== "to" && k !== "type" && k !== "image") { refused(iss, v); break; }
   return out;
 }
 function c13(v, iss) {
-  return v === "audio" ? v : wrongValue(v, iss, ["audio"], "");
+  return v === "audio" ? v : refused(iss, v);
 }
 function c14(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["link"];
-  if (x0 !== undefined || "link" in v) out["link"] = c9(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["link"], message: '' });
-  for (const k in v) if (k !== "link") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x0 !== undefined || "link" in v) out["link"] = c9(x0, iss); else refused(iss, v);
+  for (const k in v) if (k !== "link") { refused(iss, v); break; }
   return out;
 }
 function c15(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["to"];
-  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["to"], message: '' });
+  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else refused(iss, v);
   const x1 = v["type"];
-  if (x1 === "audio") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c13(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  if (x1 === "audio") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c13(x1, iss); else refused(iss, v);
   const x2 = v["audio"];
-  if (x2 !== undefined || "audio" in v) out["audio"] = c14(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["audio"], message: '' });
-  for (const k in v) if (k !== "to" && k !== "type" && k !== "audio") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x2 !== undefined || "audio" in v) out["audio"] = c14(x2, iss); else refused(iss, v);
+  for (const k in v) if (k !== "to" && k !== "type" && k !== "audio") { refused(iss, v); break; }
   return out;
 }
 function c16(v, iss) {
-  return v === "document" ? v : wrongValue(v, iss, ["document"], "");
+  return v === "document" ? v : refused(iss, v);
 }
 function c17(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["link"];
-  if (x0 !== undefined || "link" in v) out["link"] = c9(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["link"], message: '' });
+  if (x0 !== undefined || "link" in v) out["link"] = c9(x0, iss); else refused(iss, v);
   const x1 = v["caption"];
   if (typeof x1 === 'string') out["caption"] = x1; else if (x1 !== undefined || "caption" in v) out["caption"] = c10(x1, iss);
   const x2 = v["filename"];
   if (typeof x2 === 'string') out["filename"] = x2; else if (x2 !== undefined || "filename" in v) out["filename"] = c10(x2, iss);
-  for (const k in v) if (k !== "link" && k !== "caption" && k !== "filename") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  for (const k in v) if (k !== "link" && k !== "caption" && k !== "filename") { refused(iss, v); break; }
   return out;
 }
 function c18(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["to"];
-  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["to"], message: '' });
+  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else refused(iss, v);
   const x1 = v["type"];
-  if (x1 === "document") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c16(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  if (x1 === "document") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c16(x1, iss); else refused(iss, v);
   const x2 = v["document"];
-  if (x2 !== undefined || "document" in v) out["document"] = c17(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["document"], message: '' });
-  for (const k in v) if (k !== "to" && k !== "type" && k !== "document") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x2 !== undefined || "document" in v) out["document"] = c17(x2, iss); else refused(iss, v);
+  for (const k in v) if (k !== "to" && k !== "type" && k !== "document") { refused(iss, v); break; }
   return out;
 }
 function c19(v, iss) {
-  return v === "template" ? v : wrongValue(v, iss, ["template"], "");
+  return v === "template" ? v : refused(iss, v);
 }
 function c20(v, iss) {
   const s = iss.length;
   const r = c0(v, iss);
   if (iss.length !== s) return r;
-  if (!R1(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!R1(r)) return refused(iss, r);
   return r;
 }
 function c21(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["code"];
-  if (x0 !== undefined || "code" in v) out["code"] = c20(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["code"], message: '' });
-  for (const k in v) if (k !== "code") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x0 !== undefined || "code" in v) out["code"] = c20(x0, iss); else refused(iss, v);
+  for (const k in v) if (k !== "code") { refused(iss, v); break; }
   return out;
 }
 function c22(v, iss) {
-  if (!(v === "header" || v === "body" || v === "button")) iss.push({ code: 'invalid_value', values: ["header","body","button"], path: [], message: "" });
-  return v;
+  return v === "header" || v === "body" || v === "button" ? v : refused(iss, v);
 }
 function c23(v, iss) {
-  if (!(v === "url" || v === "quick_reply")) iss.push({ code: 'invalid_value', values: ["url","quick_reply"], path: [], message: "" });
-  return v;
+  return v === "url" || v === "quick_reply" ? v : refused(iss, v);
 }
 function c24(v, iss) {
   return v === undefined ? undefined : c23(v, iss);
 }
 function c25(v, iss) {
-  if (!(v === "0" || v === "1" || v === "2")) iss.push({ code: 'invalid_value', values: ["0","1","2"], path: [], message: "" });
-  return v;
+  return v === "0" || v === "1" || v === "2" ? v : refused(iss, v);
 }
 function c26(v, iss) {
-  return v === 0 || v === 1 || v === 2 ? v : wrongValue(v, iss, [0,1,2], "");
+  return v === 0 || v === 1 || v === 2 ? v : refused(iss, v);
 }
 function c27(v, iss) {
   return buttonIndexText(v);
@@ -224,23 +221,19 @@ function c29(v, iss) {
   const e1 = [];
   const r1 = c28(v, e1);
   if (e1.length === 0) return r1;
-  const open = [e0, e1].filter((e) => !abortedSince(e, 0));
-  if (open.length === 1) { const e = open[0]; for (const i of e) iss.push(i); return [r0, r1][[e0, e1].indexOf(e)]; }
-  iss.push({ code: 'invalid_union', errors: [e0, e1], path: [], message: "" });
-  return v;
+  return refused(iss, v);
 }
 function c30(v, iss) {
   return v === undefined ? undefined : c29(v, iss);
 }
 function c31(v, iss) {
-  if (!(v === "text" || v === "image" || v === "document" || v === "video" || v === "currency" || v === "date_time")) iss.push({ code: 'invalid_value', values: ["text","image","document","video","currency","date_time"], path: [], message: "" });
-  return v;
+  return v === "text" || v === "image" || v === "document" || v === "video" || v === "currency" || v === "date_time" ? v : refused(iss, v);
 }
 function c32(v, iss) {
   return v === undefined ? undefined : c14(v, iss);
 }
 function c33(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   for (const k in v) if (k !== P3) out[k] = v[k];
   return out;
@@ -249,10 +242,10 @@ function c34(v, iss) {
   return v === undefined ? undefined : c33(v, iss);
 }
 function c35(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["type"];
-  if (x0 === "text" || x0 === "image" || x0 === "document" || x0 === "video" || x0 === "currency" || x0 === "date_time") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c31(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  if (x0 === "text" || x0 === "image" || x0 === "document" || x0 === "video" || x0 === "currency" || x0 === "date_time") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c31(x0, iss); else refused(iss, v);
   const x1 = v["text"];
   if (typeof x1 === 'string') out["text"] = x1; else if (x1 !== undefined || "text" in v) out["text"] = c10(x1, iss);
   const x2 = v["image"];
@@ -265,23 +258,23 @@ function c35(v, iss) {
   if (x5 !== undefined || "currency" in v) out["currency"] = c34(x5, iss);
   const x6 = v["date_time"];
   if (x6 !== undefined || "date_time" in v) out["date_time"] = c34(x6, iss);
-  for (const k in v) if (k !== "type" && k !== "text" && k !== "image" && k !== "document" && k !== "video" && k !== "currency" && k !== "date_time") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  for (const k in v) if (k !== "type" && k !== "text" && k !== "image" && k !== "document" && k !== "video" && k !== "currency" && k !== "date_time") { refused(iss, v); break; }
   return out;
 }
 function c36(v, iss) {
   const s = iss.length;
   const r = c35(v, iss);
   if (iss.length !== s) return r;
-  if (!R4(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R5(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R6(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R7(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R8(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R9(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!R4(r)) return refused(iss, r);
+  if (!R5(r)) return refused(iss, r);
+  if (!R6(r)) return refused(iss, r);
+  if (!R7(r)) return refused(iss, r);
+  if (!R8(r)) return refused(iss, r);
+  if (!R9(r)) return refused(iss, r);
   return r;
 }
 function c37(v, iss) {
-  if (!Array.isArray(v)) { iss.push({ expected: "array", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!Array.isArray(v)) return refused(iss, v);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -292,31 +285,31 @@ function c37(v, iss) {
   return out;
 }
 function c38(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["type"];
-  if (x0 === "header" || x0 === "body" || x0 === "button") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c22(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  if (x0 === "header" || x0 === "body" || x0 === "button") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c22(x0, iss); else refused(iss, v);
   const x1 = v["sub_type"];
   if (x1 === "url" || x1 === "quick_reply") out["sub_type"] = x1; else if (x1 !== undefined || "sub_type" in v) out["sub_type"] = c24(x1, iss);
   const x2 = v["index"];
   if (x2 !== undefined || "index" in v) out["index"] = c30(x2, iss);
   const x3 = v["parameters"];
-  if (x3 !== undefined || "parameters" in v) out["parameters"] = c37(x3, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["parameters"], message: '' });
-  for (const k in v) if (k !== "type" && k !== "sub_type" && k !== "index" && k !== "parameters") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x3 !== undefined || "parameters" in v) out["parameters"] = c37(x3, iss); else refused(iss, v);
+  for (const k in v) if (k !== "type" && k !== "sub_type" && k !== "index" && k !== "parameters") { refused(iss, v); break; }
   return out;
 }
 function c39(v, iss) {
   const s = iss.length;
   const r = c38(v, iss);
   if (iss.length !== s) return r;
-  if (!R10(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R11(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R12(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R13(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!R10(r)) return refused(iss, r);
+  if (!R11(r)) return refused(iss, r);
+  if (!R12(r)) return refused(iss, r);
+  if (!R13(r)) return refused(iss, r);
   return r;
 }
 function c40(v, iss) {
-  if (!Array.isArray(v)) { iss.push({ expected: "array", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!Array.isArray(v)) return refused(iss, v);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -330,84 +323,84 @@ function c41(v, iss) {
   return v === undefined ? undefined : c40(v, iss);
 }
 function c42(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["name"];
-  if (x0 !== undefined || "name" in v) out["name"] = c20(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["name"], message: '' });
+  if (x0 !== undefined || "name" in v) out["name"] = c20(x0, iss); else refused(iss, v);
   const x1 = v["language"];
-  if (x1 !== undefined || "language" in v) out["language"] = c21(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["language"], message: '' });
+  if (x1 !== undefined || "language" in v) out["language"] = c21(x1, iss); else refused(iss, v);
   const x2 = v["components"];
   if (x2 !== undefined || "components" in v) out["components"] = c41(x2, iss);
-  for (const k in v) if (k !== "name" && k !== "language" && k !== "components") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  for (const k in v) if (k !== "name" && k !== "language" && k !== "components") { refused(iss, v); break; }
   return out;
 }
 function c43(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["to"];
-  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["to"], message: '' });
+  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else refused(iss, v);
   const x1 = v["type"];
-  if (x1 === "template") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c19(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  if (x1 === "template") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c19(x1, iss); else refused(iss, v);
   const x2 = v["template"];
-  if (x2 !== undefined || "template" in v) out["template"] = c42(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["template"], message: '' });
-  for (const k in v) if (k !== "to" && k !== "type" && k !== "template") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x2 !== undefined || "template" in v) out["template"] = c42(x2, iss); else refused(iss, v);
+  for (const k in v) if (k !== "to" && k !== "type" && k !== "template") { refused(iss, v); break; }
   return out;
 }
 function c44(v, iss) {
-  return v === "interactive" ? v : wrongValue(v, iss, ["interactive"], "");
+  return v === "interactive" ? v : refused(iss, v);
 }
 function c45(v, iss) {
-  return v === "button" ? v : wrongValue(v, iss, ["button"], "");
+  return v === "button" ? v : refused(iss, v);
 }
 function c46(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["text"];
-  if (x0 !== undefined || "text" in v) out["text"] = c20(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["text"], message: '' });
-  for (const k in v) if (k !== "text") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x0 !== undefined || "text" in v) out["text"] = c20(x0, iss); else refused(iss, v);
+  for (const k in v) if (k !== "text") { refused(iss, v); break; }
   return out;
 }
 function c47(v, iss) {
-  return v === "reply" ? v : wrongValue(v, iss, ["reply"], "");
+  return v === "reply" ? v : refused(iss, v);
 }
 function c48(v, iss) {
   const s = iss.length;
   const r = c0(v, iss);
   if (iss.length !== s) return r;
-  if (!R1(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R14(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!R1(r)) return refused(iss, r);
+  if (!R14(r)) return refused(iss, r);
   return r;
 }
 function c49(v, iss) {
   const s = iss.length;
   const r = c0(v, iss);
   if (iss.length !== s) return r;
-  if (!R1(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R15(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!R1(r)) return refused(iss, r);
+  if (!R15(r)) return refused(iss, r);
   return r;
 }
 function c50(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["id"];
-  if (x0 !== undefined || "id" in v) out["id"] = c48(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["id"], message: '' });
+  if (x0 !== undefined || "id" in v) out["id"] = c48(x0, iss); else refused(iss, v);
   const x1 = v["title"];
-  if (x1 !== undefined || "title" in v) out["title"] = c49(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["title"], message: '' });
-  for (const k in v) if (k !== "id" && k !== "title") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x1 !== undefined || "title" in v) out["title"] = c49(x1, iss); else refused(iss, v);
+  for (const k in v) if (k !== "id" && k !== "title") { refused(iss, v); break; }
   return out;
 }
 function c51(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["type"];
-  if (x0 === "reply") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c47(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  if (x0 === "reply") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c47(x0, iss); else refused(iss, v);
   const x1 = v["reply"];
-  if (x1 !== undefined || "reply" in v) out["reply"] = c50(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["reply"], message: '' });
-  for (const k in v) if (k !== "type" && k !== "reply") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x1 !== undefined || "reply" in v) out["reply"] = c50(x1, iss); else refused(iss, v);
+  for (const k in v) if (k !== "type" && k !== "reply") { refused(iss, v); break; }
   return out;
 }
 function c52(v, iss) {
-  if (!Array.isArray(v)) { iss.push({ expected: "array", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!Array.isArray(v)) return refused(iss, v);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -421,64 +414,64 @@ function c53(v, iss) {
   const s = iss.length;
   const r = c52(v, iss);
   if (iss.length !== s) return r;
-  if (onArrays({ value: r, issues: [] })) if (!R16(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (onArrays({ value: r, issues: [] })) if (!R17(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (onArrays({ value: r, issues: [] })) { const p = { value: r, issues: [] }; uniqueReplyIds(p); if (p.issues.length > 0) { iss.push({ code: 'custom', path: [], message: '' }); return r; } }
+  if (onArrays({ value: r, issues: [] })) if (!R16(r)) return refused(iss, r);
+  if (onArrays({ value: r, issues: [] })) if (!R17(r)) return refused(iss, r);
+  if (onArrays({ value: r, issues: [] })) { const p = { value: r, issues: [] }; uniqueReplyIds(p); if (p.issues.length > 0) return refused(iss, r); }
   return r;
 }
 function c54(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["buttons"];
-  if (x0 !== undefined || "buttons" in v) out["buttons"] = c53(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["buttons"], message: '' });
-  for (const k in v) if (k !== "buttons") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x0 !== undefined || "buttons" in v) out["buttons"] = c53(x0, iss); else refused(iss, v);
+  for (const k in v) if (k !== "buttons") { refused(iss, v); break; }
   return out;
 }
 function c55(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["type"];
-  if (x0 === "button") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c45(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  if (x0 === "button") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c45(x0, iss); else refused(iss, v);
   const x1 = v["body"];
-  if (x1 !== undefined || "body" in v) out["body"] = c46(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["body"], message: '' });
+  if (x1 !== undefined || "body" in v) out["body"] = c46(x1, iss); else refused(iss, v);
   const x2 = v["action"];
-  if (x2 !== undefined || "action" in v) out["action"] = c54(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["action"], message: '' });
-  for (const k in v) if (k !== "type" && k !== "body" && k !== "action") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x2 !== undefined || "action" in v) out["action"] = c54(x2, iss); else refused(iss, v);
+  for (const k in v) if (k !== "type" && k !== "body" && k !== "action") { refused(iss, v); break; }
   return out;
 }
 function c56(v, iss) {
-  return v === "list" ? v : wrongValue(v, iss, ["list"], "");
+  return v === "list" ? v : refused(iss, v);
 }
 function c57(v, iss) {
   const s = iss.length;
   const r = c0(v, iss);
   if (iss.length !== s) return r;
-  if (!R1(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R18(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!R1(r)) return refused(iss, r);
+  if (!R18(r)) return refused(iss, r);
   return r;
 }
 function c58(v, iss) {
   const s = iss.length;
   const r = c0(v, iss);
   if (iss.length !== s) return r;
-  if (!R1(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
-  if (!R19(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!R1(r)) return refused(iss, r);
+  if (!R19(r)) return refused(iss, r);
   return r;
 }
 function c59(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["id"];
-  if (x0 !== undefined || "id" in v) out["id"] = c57(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["id"], message: '' });
+  if (x0 !== undefined || "id" in v) out["id"] = c57(x0, iss); else refused(iss, v);
   const x1 = v["title"];
-  if (x1 !== undefined || "title" in v) out["title"] = c58(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["title"], message: '' });
+  if (x1 !== undefined || "title" in v) out["title"] = c58(x1, iss); else refused(iss, v);
   const x2 = v["description"];
   if (typeof x2 === 'string') out["description"] = x2; else if (x2 !== undefined || "description" in v) out["description"] = c10(x2, iss);
-  for (const k in v) if (k !== "id" && k !== "title" && k !== "description") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  for (const k in v) if (k !== "id" && k !== "title" && k !== "description") { refused(iss, v); break; }
   return out;
 }
 function c60(v, iss) {
-  if (!Array.isArray(v)) { iss.push({ expected: "array", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!Array.isArray(v)) return refused(iss, v);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -492,21 +485,21 @@ function c61(v, iss) {
   const s = iss.length;
   const r = c60(v, iss);
   if (iss.length !== s) return r;
-  if (onArrays({ value: r, issues: [] })) if (!R16(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (onArrays({ value: r, issues: [] })) if (!R16(r)) return refused(iss, r);
   return r;
 }
 function c62(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["title"];
-  if (typeof x0 === 'string') out["title"] = x0; else if (x0 !== undefined || "title" in v) out["title"] = c0(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["title"], message: '' });
+  if (typeof x0 === 'string') out["title"] = x0; else if (x0 !== undefined || "title" in v) out["title"] = c0(x0, iss); else refused(iss, v);
   const x1 = v["rows"];
-  if (x1 !== undefined || "rows" in v) out["rows"] = c61(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["rows"], message: '' });
-  for (const k in v) if (k !== "title" && k !== "rows") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x1 !== undefined || "rows" in v) out["rows"] = c61(x1, iss); else refused(iss, v);
+  for (const k in v) if (k !== "title" && k !== "rows") { refused(iss, v); break; }
   return out;
 }
 function c63(v, iss) {
-  if (!Array.isArray(v)) { iss.push({ expected: "array", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!Array.isArray(v)) return refused(iss, v);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -520,54 +513,53 @@ function c64(v, iss) {
   const s = iss.length;
   const r = c63(v, iss);
   if (iss.length !== s) return r;
-  if (onArrays({ value: r, issues: [] })) if (!R16(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (onArrays({ value: r, issues: [] })) if (!R16(r)) return refused(iss, r);
   return r;
 }
 function c65(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["button"];
-  if (x0 !== undefined || "button" in v) out["button"] = c49(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["button"], message: '' });
+  if (x0 !== undefined || "button" in v) out["button"] = c49(x0, iss); else refused(iss, v);
   const x1 = v["sections"];
-  if (x1 !== undefined || "sections" in v) out["sections"] = c64(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["sections"], message: '' });
-  for (const k in v) if (k !== "button" && k !== "sections") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x1 !== undefined || "sections" in v) out["sections"] = c64(x1, iss); else refused(iss, v);
+  for (const k in v) if (k !== "button" && k !== "sections") { refused(iss, v); break; }
   return out;
 }
 function c66(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["type"];
-  if (x0 === "list") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c56(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  if (x0 === "list") out["type"] = x0; else if (x0 !== undefined || "type" in v) out["type"] = c56(x0, iss); else refused(iss, v);
   const x1 = v["body"];
-  if (x1 !== undefined || "body" in v) out["body"] = c46(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["body"], message: '' });
+  if (x1 !== undefined || "body" in v) out["body"] = c46(x1, iss); else refused(iss, v);
   const x2 = v["action"];
-  if (x2 !== undefined || "action" in v) out["action"] = c65(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["action"], message: '' });
-  for (const k in v) if (k !== "type" && k !== "body" && k !== "action") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x2 !== undefined || "action" in v) out["action"] = c65(x2, iss); else refused(iss, v);
+  for (const k in v) if (k !== "type" && k !== "body" && k !== "action") { refused(iss, v); break; }
   return out;
 }
 function c67(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   switch (v["type"]) {
     case "button": return c55(v, iss);
     case "list": return c66(v, iss);
   }
-  iss.push({ code: 'invalid_union', errors: [], note: 'No matching discriminator', discriminator: "type", options: ["button","list"], path: ["type"], message: "" });
-  return v;
+  return refused(iss, v);
 }
 function c68(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["to"];
-  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["to"], message: '' });
+  if (x0 !== undefined || "to" in v) out["to"] = c1(x0, iss); else refused(iss, v);
   const x1 = v["type"];
-  if (x1 === "interactive") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c44(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  if (x1 === "interactive") out["type"] = x1; else if (x1 !== undefined || "type" in v) out["type"] = c44(x1, iss); else refused(iss, v);
   const x2 = v["interactive"];
-  if (x2 !== undefined || "interactive" in v) out["interactive"] = c67(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["interactive"], message: '' });
-  for (const k in v) if (k !== "to" && k !== "type" && k !== "interactive") { iss.push({ code: 'unrecognized_keys', keys: [k], path: [], message: '' }); break; }
+  if (x2 !== undefined || "interactive" in v) out["interactive"] = c67(x2, iss); else refused(iss, v);
+  for (const k in v) if (k !== "to" && k !== "type" && k !== "interactive") { refused(iss, v); break; }
   return out;
 }
 function c69(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   switch (v["type"]) {
     case "text": return c7(v, iss);
     case "image": return c12(v, iss);
@@ -576,14 +568,13 @@ function c69(v, iss) {
     case "template": return c43(v, iss);
     case "interactive": return c68(v, iss);
   }
-  iss.push({ code: 'invalid_union', errors: [], note: 'No matching discriminator', discriminator: "type", options: ["text","image","audio","document","template","interactive"], path: ["type"], message: "" });
-  return v;
+  return refused(iss, v);
 }
 function c70(v, iss) {
-  return v === true ? v : wrongValue(v, iss, [true], "");
+  return v === true ? v : refused(iss, v);
 }
 function c71(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["input"];
   if (typeof x0 === 'string') out["input"] = x0; else if (x0 !== undefined || "input" in v) out["input"] = c10(x0, iss);
@@ -593,7 +584,7 @@ function c71(v, iss) {
   return out;
 }
 function c72(v, iss) {
-  if (!Array.isArray(v)) { iss.push({ expected: "array", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!Array.isArray(v)) return refused(iss, v);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -609,19 +600,19 @@ function c75(v, iss) {
   const s = iss.length;
   const r = c0(v, iss);
   if (iss.length !== s) return r;
-  if (!(lengthFor(r, 1) >= 1)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!(lengthFor(r, 1) >= 1)) return refused(iss, r);
   return r;
 }
 function c76(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["id"];
-  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else if (x0 !== undefined || "id" in v) out["id"] = c75(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["id"], message: '' });
+  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else if (x0 !== undefined || "id" in v) out["id"] = c75(x0, iss); else refused(iss, v);
   for (const k in v) if (k !== "id" && k !== P3) out[k] = v[k];
   return out;
 }
 function c77(v, iss) {
-  if (!Array.isArray(v)) { iss.push({ expected: "array", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!Array.isArray(v)) return refused(iss, v);
   const n = v.length;
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -635,27 +626,27 @@ function c78(v, iss) {
   const s = iss.length;
   const r = c77(v, iss);
   if (iss.length !== s) return r;
-  if (!(lengthFor(r, 1) >= 1)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!(lengthFor(r, 1) >= 1)) return refused(iss, r);
   return r;
 }
 function c79(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["messaging_product"];
   if (typeof x0 === 'string') out["messaging_product"] = x0; else if (x0 !== undefined || "messaging_product" in v) out["messaging_product"] = c10(x0, iss);
   lenientKey(v, out, "contacts", c74, iss, true);
   const x2 = v["messages"];
-  if (x2 !== undefined || "messages" in v) out["messages"] = c78(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["messages"], message: '' });
+  if (x2 !== undefined || "messages" in v) out["messages"] = c78(x2, iss); else refused(iss, v);
   for (const k in v) if (k !== "messaging_product" && k !== "contacts" && k !== "messages" && k !== P3) out[k] = v[k];
   return out;
 }
 function c80(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["isSuccess"];
-  if (x0 !== undefined || "isSuccess" in v) out["isSuccess"] = c70(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["isSuccess"], message: '' });
+  if (x0 !== undefined || "isSuccess" in v) out["isSuccess"] = c70(x0, iss); else refused(iss, v);
   const x1 = v["data"];
-  if (x1 !== undefined || "data" in v) out["data"] = c79(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["data"], message: '' });
+  if (x1 !== undefined || "data" in v) out["data"] = c79(x1, iss); else refused(iss, v);
   for (const k in v) if (k !== "isSuccess" && k !== "data" && k !== P3) out[k] = v[k];
   return out;
 }

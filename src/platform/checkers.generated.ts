@@ -5,25 +5,25 @@
 /* eslint-disable */
 // @ts-nocheck
 
-import { isObject, optionalKey, requiredKey, type RawIssue } from '../core/checker-runtime.js';
+import { isObject, optionalKey, refused, requiredKey, type RawIssue } from '../core/checker-runtime.js';
 import type { StreamMessage, StreamRecordKey } from './stream.schema.js';
 
 const N0 = "Invalid input: expected nonoptional, received undefined";
 const P1 = "__proto__";
 
 function c0(v, iss) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) { iss.push({ expected: "number", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (typeof v !== 'number' || !Number.isFinite(v)) return refused(iss, v);
   return v;
 }
 function c1(v, iss) {
   const s = iss.length;
   const r = c0(v, iss);
   if (iss.length !== s) return r;
-  if (!Number.isSafeInteger(r)) { iss.push({ code: 'custom', path: [], message: '' }); return r; }
+  if (!Number.isSafeInteger(r)) return refused(iss, r);
   return r;
 }
 function c2(v, iss) {
-  if (typeof v !== 'string') { iss.push({ expected: "string", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (typeof v !== 'string') return refused(iss, v);
   return v;
 }
 function c3(v, iss) {
@@ -33,12 +33,12 @@ function c4(v, iss) {
   return v === undefined ? undefined : c3(v, iss);
 }
 function c5(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["name"];
   if (x0 === null || typeof x0 === 'string') out["name"] = x0; else if (x0 !== undefined || "name" in v) out["name"] = c4(x0, iss);
   const x1 = v["uuid"];
-  if (typeof x1 === 'string') out["uuid"] = x1; else if (x1 !== undefined || "uuid" in v) out["uuid"] = c2(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["uuid"], message: '' });
+  if (typeof x1 === 'string') out["uuid"] = x1; else if (x1 !== undefined || "uuid" in v) out["uuid"] = c2(x1, iss); else refused(iss, v);
   const x2 = v["email"];
   if (x2 === null || typeof x2 === 'string') out["email"] = x2; else if (x2 !== undefined || "email" in v) out["email"] = c4(x2, iss);
   const x3 = v["phone_number"];
@@ -53,17 +53,17 @@ function c7(v, iss) {
   return v === undefined ? undefined : c6(v, iss);
 }
 function c8(v, iss) {
-  if (typeof v !== 'boolean') { iss.push({ expected: "boolean", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (typeof v !== 'boolean') return refused(iss, v);
   return v;
 }
 function c9(v, iss) {
   return v === undefined ? undefined : c8(v, iss);
 }
 function c10(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["uuid"];
-  if (typeof x0 === 'string') out["uuid"] = x0; else if (x0 !== undefined || "uuid" in v) out["uuid"] = c2(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["uuid"], message: '' });
+  if (typeof x0 === 'string') out["uuid"] = x0; else if (x0 !== undefined || "uuid" in v) out["uuid"] = c2(x0, iss); else refused(iss, v);
   const x1 = v["customer"];
   if (x1 !== undefined || "customer" in v) out["customer"] = c7(x1, iss);
   const x2 = v["is_archived"];
@@ -72,10 +72,10 @@ function c10(v, iss) {
   return out;
 }
 function c11(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["uuid"];
-  if (typeof x0 === 'string') out["uuid"] = x0; else if (x0 !== undefined || "uuid" in v) out["uuid"] = c2(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["uuid"], message: '' });
+  if (typeof x0 === 'string') out["uuid"] = x0; else if (x0 !== undefined || "uuid" in v) out["uuid"] = c2(x0, iss); else refused(iss, v);
   const x1 = v["name"];
   if (x1 === null || typeof x1 === 'string') out["name"] = x1; else if (x1 !== undefined || "name" in v) out["name"] = c4(x1, iss);
   const x2 = v["backend"];
@@ -84,7 +84,7 @@ function c11(v, iss) {
   return out;
 }
 function c12(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   for (const k in v) if (k !== P1) out[k] = v[k];
   return out;
@@ -111,7 +111,7 @@ function c19(v, iss) {
   return v === undefined ? undefined : c0(v, iss);
 }
 function c20(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["url"];
   if (typeof x0 === 'string') out["url"] = x0; else if (x0 !== undefined || "url" in v) out["url"] = c14(x0, iss);
@@ -141,7 +141,7 @@ function c22(v, iss) {
   return v === undefined ? undefined : c21(v, iss);
 }
 function c23(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["name"];
   if (x0 === null || typeof x0 === 'string') out["name"] = x0; else if (x0 !== undefined || "name" in v) out["name"] = c4(x0, iss);
@@ -155,24 +155,24 @@ function c25(v, iss) {
   return v === undefined ? undefined : c24(v, iss);
 }
 function c26(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["id"];
-  if (x0 !== undefined || "id" in v) out["id"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["id"], message: '' });
+  if (x0 !== undefined || "id" in v) out["id"] = c1(x0, iss); else refused(iss, v);
   const x1 = v["created_at"];
-  if (typeof x1 === 'string') out["created_at"] = x1; else if (x1 !== undefined || "created_at" in v) out["created_at"] = c2(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["created_at"], message: '' });
+  if (typeof x1 === 'string') out["created_at"] = x1; else if (x1 !== undefined || "created_at" in v) out["created_at"] = c2(x1, iss); else refused(iss, v);
   const x2 = v["conversation"];
-  if (x2 !== undefined || "conversation" in v) out["conversation"] = c10(x2, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["conversation"], message: '' });
+  if (x2 !== undefined || "conversation" in v) out["conversation"] = c10(x2, iss); else refused(iss, v);
   const x3 = v["channel"];
-  if (x3 !== undefined || "channel" in v) out["channel"] = c11(x3, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["channel"], message: '' });
+  if (x3 !== undefined || "channel" in v) out["channel"] = c11(x3, iss); else refused(iss, v);
   const x4 = v["type"];
-  if (typeof x4 === 'string') out["type"] = x4; else if (x4 !== undefined || "type" in v) out["type"] = c2(x4, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["type"], message: '' });
+  if (typeof x4 === 'string') out["type"] = x4; else if (x4 !== undefined || "type" in v) out["type"] = c2(x4, iss); else refused(iss, v);
   const x5 = v["agent"];
-  if (x5 === null || typeof x5 === 'string') out["agent"] = x5; else if (x5 !== undefined || "agent" in v) out["agent"] = c3(x5, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["agent"], message: '' });
+  if (x5 === null || typeof x5 === 'string') out["agent"] = x5; else if (x5 !== undefined || "agent" in v) out["agent"] = c3(x5, iss); else refused(iss, v);
   const x6 = v["customer"];
-  if (x6 !== undefined || "customer" in v) out["customer"] = c13(x6, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["customer"], message: '' });
+  if (x6 !== undefined || "customer" in v) out["customer"] = c13(x6, iss); else refused(iss, v);
   const x7 = v["content"];
-  if (x7 === null || typeof x7 === 'string') out["content"] = x7; else if (x7 !== undefined || "content" in v) out["content"] = c3(x7, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["content"], message: '' });
+  if (x7 === null || typeof x7 === 'string') out["content"] = x7; else if (x7 !== undefined || "content" in v) out["content"] = c3(x7, iss); else refused(iss, v);
   const x8 = v["data"];
   if (x8 !== undefined || "data" in v) out["data"] = c22(x8, iss);
   const x9 = v["group"];
@@ -181,12 +181,12 @@ function c26(v, iss) {
   return out;
 }
 function c27(v, iss) {
-  if (!isObject(v)) { iss.push({ expected: "object", code: 'invalid_type', path: [], message: '' }); return v; }
+  if (!isObject(v)) return refused(iss, v);
   const out = {};
   const x0 = v["id"];
-  if (x0 !== undefined || "id" in v) out["id"] = c1(x0, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["id"], message: '' });
+  if (x0 !== undefined || "id" in v) out["id"] = c1(x0, iss); else refused(iss, v);
   const x1 = v["created_at"];
-  if (typeof x1 === 'string') out["created_at"] = x1; else if (x1 !== undefined || "created_at" in v) out["created_at"] = c2(x1, iss); else iss.push({ code: 'invalid_type', expected: 'nonoptional', path: ["created_at"], message: '' });
+  if (typeof x1 === 'string') out["created_at"] = x1; else if (x1 !== undefined || "created_at" in v) out["created_at"] = c2(x1, iss); else refused(iss, v);
   return out;
 }
 
