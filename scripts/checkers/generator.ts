@@ -14,6 +14,7 @@
 import { createRequire } from 'node:module';
 import { globalConfig } from 'zod/v4/core';
 import { receivedName } from '../../src/core/checker-runtime.js';
+import { madeBy } from '../../src/core/rule-factory.js';
 
 /** A zod schema, read as zod's core documents it: the definition, and what zod derived from it. */
 // biome-ignore lint/suspicious/noExplicitAny: a definition's fields depend on its `type`; each case reads its own.
@@ -26,6 +27,7 @@ export interface Schema {
     propValues?: Record<string, Set<unknown>>;
     traits: Set<string>;
     run: unknown;
+    check?: unknown;
   };
 }
 
@@ -61,6 +63,13 @@ export interface GenerateOptions {
   tables?: { name: string; doc: string; entries: Record<string, Schema>; eager?: string[] }[];
   /** What the file is, for its header. */
   what: string;
+  /**
+   * `'schema'`: the checker answers the verdict and the output only, and the caller asks the schema for the issues
+   * of an input it refuses (the Node-only send path: its messages are closures of the schemas, and zod is loaded
+   * there anyway). Its issues are then markers with no message; the rules the schema runs as `refine`s and checks
+   * are called all the same, so the verdict is the schema's.
+   */
+  explain?: 'schema';
 }
 
 class Unsupported extends Error {}
@@ -126,6 +135,7 @@ const SAMPLES: unknown[] = [
 ];
 
 export function generate(options: GenerateOptions): string {
+  const verdictOnly = options.explain === 'schema';
   // A function is written once its children are: `text` renders it, eager or lazy, when every name is known.
   const out: (string | { name: string; text: (eager: boolean) => string })[] = [];
   // The checkers of the eager roots and table entries, and of the objects they hold: V8 compiles a function in
@@ -184,6 +194,14 @@ export function generate(options: GenerateOptions): string {
   ]);
 
   const callable = (fn: unknown, what: string): string => {
+    const product = madeBy(fn);
+    const factory = product && options.functions.get(product.factory);
+    if (product && factory) {
+      if (!imports.has(factory.module)) imports.set(factory.module, new Set());
+      imports.get(factory.module)!.add(factory.name);
+      // The same rule, made once with the module by the same factory with the same arguments.
+      return constant('R', `${factory.name}(${product.args.map(lit).join(', ')})`);
+    }
     const ref = options.functions.get(fn);
     if (!ref) {
       throw new Unsupported(
@@ -201,6 +219,7 @@ export function generate(options: GenerateOptions): string {
    * followed by the received value's name (the locale's), a constant issue when the schema's own map gives one text.
    */
   const typeIssueCode = (node: Schema, expected: string, extra: Record<string, unknown> = {}): string => {
+    if (verdictOnly) return `{ expected: ${lit(expected)}, code: 'invalid_type', path: [], message: '' }`;
     const messages = SAMPLES.map((input) =>
       messageOf(node, undefined, { code: 'invalid_type', expected, input, ...extra }),
     );
@@ -225,6 +244,7 @@ export function generate(options: GenerateOptions): string {
   };
   /** `return <issue>` for a value of the wrong type, through `wrongType` when the message is zod's locale's. */
   const typeFailure = (node: Schema, expected: string, andReturn = true): string => {
+    if (verdictOnly) return `${andReturn ? 'return ' : ''}${rt('refused')}(iss, v);`;
     const code = typeIssueCode(node, expected);
     const m = /^typeIssue\((".*?"), (".*"), v\)$/.exec(code);
     if (!m) return andReturn ? `{ iss.push(${code}); return v; }` : `iss.push(${code});`;
@@ -243,6 +263,7 @@ export function generate(options: GenerateOptions): string {
     raw: Record<string, unknown>,
     inputs: unknown[] = SAMPLES,
   ): string => {
+    if (verdictOnly) return '';
     const messages = inputs.map((input) => messageOf(raiser, owner, { ...raw, input }));
     if (!messages.every((m) => m === messages[0])) {
       throw new Unsupported(`a message that depends on the input: ${messages.slice(0, 3).join(' | ')}`);
@@ -272,6 +293,57 @@ export function generate(options: GenerateOptions): string {
     if (body.startsWith('= ')) out.push(`const ${name} ${body};`);
     else declare(name, 'v, iss', body);
     return name;
+  }
+
+  /**
+   * A node with checks, when the schema explains the issues: its parse (the node without its checks), then, only if
+   * that raised nothing, each check on the output; the first that fails is the verdict. zod runs more of them
+   * (a `when`, an issue that lets the node go on) only to report more issues, which the schema does here.
+   */
+  function verdictChecksBody(node: Schema): string {
+    const parse = fn({ _zod: { ...node._zod, def: { ...node._zod.def, checks: [] } } });
+    const failed = `return ${rt('refused')}(iss, r);`;
+    const lines = [
+      '  const s = iss.length;',
+      `  const r = ${parse}(v, iss);`,
+      '  if (iss.length !== s) return r;',
+    ];
+    for (const check of node._zod.def.checks as Schema[]) {
+      const cdef = check._zod.def;
+      // A `when` is a gate: a check it turns away is not run (zod's own for lengths holds for a value that parsed).
+      const start = lines.length;
+      switch (cdef.check) {
+        case 'custom':
+          if (cdef.fn !== undefined) {
+            // `refine`: the predicate, called with the output.
+            const f = cdef.fn as (...args: unknown[]) => unknown;
+            if (f.length > 1) throw new Unsupported('a predicate that reads its context');
+            lines.push(`  if (!${callable(f, 'a predicate')}(r)) ${failed}`);
+          } else {
+            // A check of its own (`.check(...)`): called with a payload, as zod calls it; any issue is the verdict.
+            const run = callable(check._zod.check, 'a check');
+            lines.push(
+              `  { const p = { value: r, issues: [] }; ${run}(p); if (p.issues.length > 0) ${failed} }`,
+            );
+          }
+          break;
+        case 'min_length':
+          lines.push(`  if (!(${rt('lengthFor')}(r, ${cdef.minimum}) >= ${cdef.minimum})) ${failed}`);
+          break;
+        case 'number_format':
+          if (cdef.format !== 'safeint') throw new Unsupported(`the number format ${cdef.format}`);
+          lines.push(`  if (!Number.isSafeInteger(r)) ${failed}`);
+          break;
+        default:
+          throw new Unsupported(`the check ${cdef.check}`);
+      }
+      if (cdef.when && cdef.when.name !== '_whenHasLength') {
+        const gate = callable(cdef.when, 'the `when` of a check');
+        lines[start] = `  if (${gate}({ value: r, issues: [] }))${lines[start]!.replace(/^ {2}/, ' ')}`;
+      }
+    }
+    lines.push('  return r;');
+    return lines.join('\n');
   }
 
   /** The checks of a node (`def.checks`), run after its parse as zod's `runChecks` does. */
@@ -305,6 +377,7 @@ export function generate(options: GenerateOptions): string {
   }
 
   function bodyOf(node: Schema): string {
+    if (verdictOnly && (node._zod.def.checks?.length ?? 0) > 0) return verdictChecksBody(node);
     const def = node._zod.def;
     const hasChecks = (def.checks?.length ?? 0) > 0;
     const start = 's';
@@ -394,6 +467,7 @@ export function generate(options: GenerateOptions): string {
           return `= ${rt('literalOf')}(${lit(values[0])}, ${prefix})`;
         }
         const test = values.map((x) => `v === ${lit(x)}`).join(' || ');
+        if (verdictOnly) return `  return ${test} ? v : ${rt('refused')}(iss, v);`;
         return `  return ${test} ? v : ${rt('wrongValue')}(v, iss, ${lit(values)}, ${lit(message)});`;
       }
       case 'enum': {
@@ -403,30 +477,40 @@ export function generate(options: GenerateOptions): string {
           throw new Unsupported('an enum of other than strings');
         const message = constMessage(node, undefined, { code: 'invalid_value', values });
         const test = values.map((x) => `v === ${lit(x)}`).join(' || ');
+        if (verdictOnly) return `  return ${test} ? v : ${rt('refused')}(iss, v);`;
         return `  if (!(${test})) iss.push({ code: 'invalid_value', values: ${lit(values)}, path: [], message: ${lit(message)} });\n  return v;`;
       }
       case 'optional': {
         if (hasChecks) throw new Unsupported('checks on optional');
         const inner: Schema = def.innerType;
         if (inner._zod.optin === 'defaulted') throw new Unsupported('optional around a default');
+        // Written out on the send path (its bundle has no size bar): a shared factory's call is megamorphic.
+        if (verdictOnly) return `  return v === undefined ? undefined : ${fn(inner)}(v, iss);`;
         return `= ${rt('optionalOf')}(${fn(inner)})`;
       }
       case 'nullable':
         if (hasChecks) throw new Unsupported('checks on nullable');
+        if (verdictOnly) return `  return v === null ? null : ${fn(def.innerType)}(v, iss);`;
         return `= ${rt('nullableOf')}(${fn(def.innerType)})`;
       case 'default': {
         if (hasChecks) throw new Unsupported('checks on default');
         const value = def.defaultValue;
-        if (value !== null && typeof value === 'object') throw new Unsupported('a default that is an object');
+        if (value !== null && typeof value === 'object') {
+          // zod hands out a copy of an object default each time: so does the runtime's.
+          if (!verdictOnly || !Array.isArray(value) || value.length > 0)
+            throw new Unsupported('a default that is an object');
+          return `= ${rt('defaultEmptyArrayOf')}(${fn(def.innerType)})`;
+        }
         return `= ${rt('defaultOf')}(${fn(def.innerType)}, ${lit(value)})`;
       }
       case 'catch': {
         if (hasChecks) throw new Unsupported('checks on catch');
         const a = def.catchValue({ value: 1, issues: [], error: { issues: [] }, input: 1 });
         const b = def.catchValue({ value: 'x', issues: [{}], error: { issues: [{}] }, input: 'x' });
-        if (a !== b || (a !== null && typeof a === 'object'))
+        if (a !== b || (a !== null && typeof a === 'object' && !(verdictOnly && sameEmptyArray(a))))
           throw new Unsupported('a catch value that depends on the input');
-        return `= ${rt('caughtOf')}(${fn(def.innerType)}, ${lit(a)})`;
+        // zod's catch hands out the one value it was given each time (an array included): a constant, as there.
+        return `= ${rt('caughtOf')}(${fn(def.innerType)}, ${typeof a === 'object' && a !== null ? constant('A', '[]') : lit(a)})`;
       }
       case 'array': {
         if (hasChecks) throw new Unsupported('checks on an array');
@@ -492,7 +576,8 @@ export function generate(options: GenerateOptions): string {
     if (Object.getOwnPropertySymbols(shape).length > 0) throw new Unsupported('symbol keys');
     const catchall: Schema | undefined = def.catchall;
     const mode = catchall === undefined ? 'strip' : catchall._zod.def.type;
-    if (mode !== 'strip' && mode !== 'unknown') throw new Unsupported(`an object whose catchall is ${mode}`);
+    if (mode !== 'strip' && mode !== 'unknown' && !(verdictOnly && mode === 'never'))
+      throw new Unsupported(`an object whose catchall is ${mode}`);
     const lines = [`  if (!${rt('isObject')}(v)) ${typeFailure(node, 'object')}`, '  const out = {};'];
     const own = keys.filter((key) => key !== '__proto__');
     // A run of leading fields another object starts with too (every message's common fields) is one function.
@@ -523,6 +608,12 @@ export function generate(options: GenerateOptions): string {
     own.slice(shared).forEach((key, i) => {
       lines.push(...fieldLines(shape, key, shared + i));
     });
+    if (mode === 'never') {
+      // A strict object: any other key `for...in` yields is an issue (zod's `unrecognized_keys`; its message is the
+      // schema's to give).
+      const skip = keys.map((key) => `k !== ${lit(key)}`).join(' && ') || 'true';
+      lines.push(`  for (const k in v) if (${skip}) { ${rt('refused')}(iss, v); break; }`);
+    }
     if (mode === 'unknown') {
       // zod's catchall of `unknown`: every other key `for...in` yields, copied as it is, but `__proto__`. Written out
       // per object, the shape's keys compared as constants: a shared helper asking `out` which keys it holds made
@@ -561,6 +652,17 @@ export function generate(options: GenerateOptions): string {
     const read = `  const ${x} = v[${k}];`;
     // A value the field's schema returns as it is, with no issue, is copied.
     const test = passesAsIs(child, x);
+    if (verdictOnly && (optin === undefined || (optin === 'optional' && optout === 'optional'))) {
+      // No paths to keep (the schema gives the issues): every field inline, its key a constant, so each read,
+      // write and call is one V8 can cache (a shared helper's were megamorphic: 3.5× zod's compiled code).
+      const call = `${fn(child)}(${x}, iss)`;
+      const present = `${x} !== undefined || ${k} in v`;
+      const checked =
+        optin === undefined
+          ? `if (${present}) out[${k}] = ${call}; else ${rt('refused')}(iss, v);`
+          : `if (${present}) out[${k}] = ${call};`;
+      return [read, test ? `  if (${test}) out[${k}] = ${x}; else ${checked}` : `  ${checked}`];
+    }
     if (test) return [read, `  if (${test}) out[${k}] = ${x}; else ${slow}`];
     // A nested object or array: its checker tests the type itself, so the key is read and written here, where V8
     // can cache both, and only the check is a call; an absent one gets the checker's type issue, as in zod (the
@@ -666,13 +768,15 @@ export function generate(options: GenerateOptions): string {
         `  switch (v[${lit(disc)}]) {`,
         ...cases,
         '  }',
-        `  iss.push({ code: 'invalid_union', errors: [], note: 'No matching discriminator', discriminator: ${lit(disc)}, options: ${lit(seen)}, path: [${lit(disc)}], message: ${lit(message)} });`,
-        '  return v;',
+        verdictOnly
+          ? `  return ${rt('refused')}(iss, v);`
+          : `  iss.push({ code: 'invalid_union', errors: [], note: 'No matching discriminator', discriminator: ${lit(disc)}, options: ${lit(seen)}, path: [${lit(disc)}], message: ${lit(message)} });\n  return v;`,
       ].join('\n');
     }
     if (def.inclusive === false) throw new Unsupported('an exclusive union');
     for (const option of options) {
-      if (containsPipe(option))
+      // What a pipe's abort changes is the union's issues, which only the schema gives here.
+      if (!verdictOnly && containsPipe(option))
         throw new Unsupported('a union option that holds a pipe (zod marks it aborted)');
     }
     if (options.length === 1) return `  return ${fn(options[0]!)}(v, iss);`;
@@ -685,6 +789,8 @@ export function generate(options: GenerateOptions): string {
         `  if (e${i}.length === 0) return r${i};`,
       );
     });
+    // Refused by every option: the verdict (the schema gives the issues).
+    if (verdictOnly) return [...lines, `  return ${rt('refused')}(iss, v);`].join('\n');
     // zod: when exactly one option failed without aborting, its issues are the union's.
     lines.push(
       `  const open = [${options.map((_, i) => `e${i}`).join(', ')}].filter((e) => !${rt('abortedSince')}(e, 0));`,
@@ -738,6 +844,11 @@ export function generate(options: GenerateOptions): string {
   ];
   const functions = out.map((f) => (typeof f === 'string' ? f : f.text(eagerNames.has(f.name))));
   return [...head, ...consts, '', ...functions, '', ...exportsCode, ''].join('\n');
+}
+
+/** An empty array (a `catch` value the generated code may write as a constant `[]`). */
+function sameEmptyArray(value: unknown): boolean {
+  return Array.isArray(value) && value.length === 0;
 }
 
 /** Every schema reachable from `roots` (themselves included). */

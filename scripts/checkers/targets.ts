@@ -64,6 +64,66 @@ async function webhooks(): Promise<GeneratedFile> {
   return { path: 'src/webhooks/checkers.generated.ts', text };
 }
 
+/**
+ * A file of the Node-only send path's checkers (classic zod): each root `[name, schema, its output type]`, the type
+ * from `types` (relative to the file). They give the verdict and the output; an input they refuse is parsed by the
+ * schema for its issues (`explain: 'schema'`), so its messages stay the schema's closures.
+ */
+function explainedBySchema(
+  path: string,
+  what: string,
+  functions: ReadonlyMap<unknown, FunctionRef>,
+  types: string,
+  roots: [string, unknown, string][],
+): GeneratedFile {
+  const text = generate({
+    what,
+    runtime: '../core/checker-runtime.js',
+    functions,
+    explain: 'schema',
+    roots: roots.map(([name, schema, type]) => ({
+      name,
+      schema: s(schema),
+      type: { name: type, module: types },
+    })),
+  });
+  return { path, text };
+}
+
+/** The outbound message and the send answer. */
+async function gateway(): Promise<GeneratedFile> {
+  const schemas = await import(`${src}gateway/message-schema.js`);
+  const functions = await functionsOf({
+    './message-rules.js': `${src}gateway/message-rules.js`,
+    '../core/text.js': `${src}core/text.js`,
+  });
+  return explainedBySchema(
+    'src/gateway/checkers.generated.ts',
+    'The outbound message and the send answer, as messages.send checks and reads them.',
+    functions,
+    './message-schema.js',
+    [
+      ['checkOutboundMessage', schemas.outboundMessageSchema, 'ValidatedMessage'],
+      ['checkSendResponse', schemas.sendResponseSchema, 'SendResponse'],
+    ],
+  );
+}
+
+/** The message stream's record, and what its light check reads of one. */
+async function platformStream(): Promise<GeneratedFile> {
+  const schemas = await import(`${src}platform/stream.schema.js`);
+  return explainedBySchema(
+    'src/platform/checkers.generated.ts',
+    "The message stream's record, as messages.stream checks it.",
+    new Map(),
+    './stream.schema.js',
+    [
+      ['checkStreamMessage', schemas.streamMessageSchema, 'StreamMessage'],
+      ['checkStreamRecordKey', schemas.streamRecordKeySchema, 'StreamRecordKey'],
+    ],
+  );
+}
+
 /** A shape (`templates/rules/shape.ts`) as code: plain objects and Maps, in the schema's key order. */
 function shapeCode(shape: unknown, indent = ''): string {
   const s = shape as {
@@ -109,5 +169,5 @@ async function templateShape(): Promise<GeneratedFile> {
 
 /** Every generated file, as the schemas generate it now. */
 export async function generatedFiles(): Promise<GeneratedFile[]> {
-  return [await webhooks(), await templateShape()];
+  return [await webhooks(), await templateShape(), await gateway(), await platformStream()];
 }

@@ -206,6 +206,24 @@ export function defaultOf(check: FieldCheck, value: unknown): FieldCheck {
   };
 }
 
+/**
+ * A refusal on a path whose schema explains its issues (the generator's `explain: 'schema'`): one marker issue,
+ * which the caller never shows (it parses with the schema for the issues), and the value.
+ */
+export function refused(issues: RawIssue[], v: unknown): unknown {
+  issues.push({ code: 'refused', path: [], message: '' });
+  return v;
+}
+
+/** zod's `default([])`: a new empty array for `undefined` (zod copies an object default each time), else `check`'s. */
+export function defaultEmptyArrayOf(check: FieldCheck): FieldCheck {
+  return (v, issues) => {
+    if (v === undefined) return [];
+    const r = check(v, issues);
+    return r === undefined ? [] : r;
+  };
+}
+
 /** zod's `catch` (of a value that does not depend on the input): `value` in place of any issue. */
 export function caughtOf(check: FieldCheck, value: unknown): FieldCheck {
   return (v) => {

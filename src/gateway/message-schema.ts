@@ -14,6 +14,22 @@ import { z } from 'zod';
  * field and the kind of problem by `toIssue`.
  */
 import { isHttpUrl } from '../core/text.js';
+import {
+  atLeastItems,
+  atMostItems,
+  buttonHas,
+  buttonIndexText,
+  MAX_RECIPIENT_DIGITS,
+  onArrays,
+  onlyButtonsHave,
+  parameterHasValue,
+  recipientDigitsOnly,
+  recipientGiven,
+  recipientHasCountryCode,
+  recipientUnformatted,
+  recipientWithinE164,
+  uniqueReplyIds,
+} from './message-rules.js';
 import { limitedText } from './text-schema.js';
 import { unknownKeysError } from './unknown-keys.js';
 
@@ -29,32 +45,32 @@ const NORMALISE = "normalizeRecipient('+998 90 123-45-67') gives '998901234567'"
 export const recipientSchema = z
   .string({ error: 'must be a string of digits' })
   .refine(
-    (to) => to !== '',
+    recipientGiven,
     digitsRule(
       'to.required',
       'is empty: give the number with its country code, digits only (e.g. 998901234567)',
     ),
   )
   .refine(
-    (to) => !/[+\s\-().]/.test(to),
+    recipientUnformatted,
     digitsRule(
       'to.digits_only',
       `must be digits only, country code first: no '+', spaces, dashes or brackets (${NORMALISE})`,
     ),
   )
   .refine(
-    (to) => !/\D/.test(to),
+    recipientDigitsOnly,
     digitsRule('to.digits_only', 'must be digits only, country code first (e.g. 998901234567)'),
   )
   .refine(
-    (to) => !to.startsWith('0'),
+    recipientHasCountryCode,
     digitsRule(
       'to.country_code',
       `must start with the country code, not 0 (${NORMALISE}; '00998...' gives '998...')`,
     ),
   )
   .refine(
-    (to) => to.length <= MAX_RECIPIENT_DIGITS,
+    recipientWithinE164,
     digitsRule(
       'to.max_length',
       (to) =>
@@ -76,9 +92,6 @@ function digitsRule(rule: string, message: string | ((to: string) => string)) {
       typeof message === 'string' ? message : message(String(issue.input ?? '')),
   };
 }
-
-/** E.164's longest number, country code included. */
-export const MAX_RECIPIENT_DIGITS = 15;
 
 const httpUrl = z
   .string({ error: 'must be a string' })
@@ -133,7 +146,7 @@ const PARAMETER_TYPES = ['text', 'image', 'document', 'video', 'currency', 'date
  */
 export const templateParameterSchema = PARAMETER_TYPES.reduce(
   (schema, type) =>
-    schema.refine((p) => p.type !== type || p[type] !== undefined, {
+    schema.refine(parameterHasValue(type), {
       path: [type],
       params: { rule: 'template.components.parameters.value.required' },
       error: `a '${type}' parameter needs its '${type}' ${type === 'text' ? 'value' : 'object'}`,
@@ -155,12 +168,7 @@ const componentFields = closed({
   type: z.enum(['header', 'body', 'button']),
   sub_type: z.enum(['url', 'quick_reply']).optional(),
   // Accept 0, 1, 2 as numbers too: the wire wants a string, and nobody should lose a send over quotes.
-  index: z
-    .union([
-      z.enum(BUTTON_INDEX),
-      z.literal([0, 1, 2]).transform((n) => String(n) as (typeof BUTTON_INDEX)[number]),
-    ])
-    .optional(),
+  index: z.union([z.enum(BUTTON_INDEX), z.literal([0, 1, 2]).transform(buttonIndexText)]).optional(),
   parameters: z.array(templateParameterSchema),
 });
 
@@ -172,12 +180,12 @@ const componentFields = closed({
 export const templateComponentSchema = (['sub_type', 'index'] as const).reduce(
   (schema, key) =>
     schema
-      .refine((c) => c.type !== 'button' || c[key] !== undefined, {
+      .refine(buttonHas(key), {
         path: [key],
         params: { rule: `template.components.${key}.required` },
         error: `a button component needs '${key}'`,
       })
-      .refine((c) => c.type === 'button' || c[key] === undefined, {
+      .refine(onlyButtonsHave(key), {
         path: [key],
         params: { rule: `template.components.${key}.not_allowed` },
         error: `'${key}' is only for button components`,
@@ -213,57 +221,37 @@ const replyButtonSchema = closed({
 });
 
 /**
- * Run a refinement of an array even when its items have issues (zod skips it by default), but only on an array:
- * `when` replaces zod's whole gate, the type check's included, and a count or a `forEach` on a string or a number
- * would report a wrong count or throw.
- */
-const ON_ARRAYS = {
-  when: (payload: { value: unknown }) => Array.isArray(payload.value),
-} as unknown as Parameters<z.ZodArray['superRefine']>[1];
-
-/**
  * An array with a count limit that is checked *alongside* its items. zod's own `.min()`/`.max()` on arrays
  * abort before the items are looked at, which would hide item problems until the count is fixed; the
  * contract is every issue at once.
  */
 function arrayOf<T extends z.ZodType>(item: T, what: string, min: number, max?: number, rule = what) {
-  return z.array(item).superRefine((value, ctx) => {
-    const n = value.length;
-    if (n < min)
-      ctx.addIssue({
-        code: 'custom',
-        params: { rule: `${rule}.min_items` },
-        message: `${what} needs at least ${min}; got ${n}`,
-      });
-    if (max !== undefined && n > max)
-      ctx.addIssue({
-        code: 'custom',
-        params: { rule: `${rule}.max_items` },
-        message: `${what} has ${n}; the maximum is ${max}`,
-      });
-  }, ON_ARRAYS);
+  const count = (issue: { input?: unknown }) => (issue.input as readonly unknown[]).length;
+  const atLeast = z.array(item).refine(atLeastItems(min), {
+    when: onArrays,
+    params: { rule: `${rule}.min_items` },
+    error: (issue) => `${what} needs at least ${min}; got ${count(issue)}`,
+  });
+  if (max === undefined) return atLeast;
+  return atLeast.refine(atMostItems(max), {
+    when: onArrays,
+    params: { rule: `${rule}.max_items` },
+    error: (issue) => `${what} has ${count(issue)}; the maximum is ${max}`,
+  });
+}
+
+/** `rule` (a zod-free check, which the generated checker runs too) as a check of an array, run as `arrayOf`'s. */
+function arrayCheck(rule: (payload: z.core.ParsePayload<unknown[]>) => void): z.core.$ZodCheck<unknown[]> {
+  const check = new z.core.$ZodCheck({ check: 'custom', when: onArrays });
+  check._zod.check = rule;
+  return check;
 }
 
 const interactiveButtonSchema = closed({
   type: z.literal('button'),
   body: closed({ text: nonEmpty('interactive.body.text') }),
   action: closed({
-    buttons: arrayOf(replyButtonSchema, 'interactive.action.buttons', 1, 3).superRefine((value, ctx) => {
-      const seen = new Set<unknown>();
-      value.forEach((b, i) => {
-        const id: unknown = (b as { reply?: { id?: unknown } } | undefined)?.reply?.id;
-        if (typeof id !== 'string') return;
-        if (seen.has(id)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [i, 'reply', 'id'],
-            params: { rule: 'interactive.action.buttons.reply.id.unique' },
-            message: 'reply.id must be unique among the buttons',
-          });
-        }
-        seen.add(id);
-      });
-    }, ON_ARRAYS),
+    buttons: arrayOf(replyButtonSchema, 'interactive.action.buttons', 1, 3).check(arrayCheck(uniqueReplyIds)),
   }),
 });
 

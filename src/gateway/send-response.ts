@@ -1,14 +1,16 @@
-import { hot } from '../core/compiled.js';
-import { type SendContact, sendResponseSchema } from './message-schema.js';
+import type { RawIssue } from '../core/checker-runtime.js';
+import { checkSendResponse } from './checkers.generated.js';
+import type { SendContact } from './message-schema.js';
 
 /**
  * The message id and contacts of a send's answer, or `undefined` when it carries no message id. The schema is the
- * one reading of the answer, its leniencies (a contact missing a field) included; compiled once hot (`hot`), it
- * reads an answer in about 1 µs between two loopback sends (3.7 µs on zod's parser; docs/benchmarks.md).
+ * one reading of the answer, its leniencies (a contact missing a field) included, through the checker generated
+ * from it (`checkSendResponse`): a plain function, no zod on the way (docs/benchmarks.md, "The send path").
  */
 export function readSendResponse(data: unknown): { messageId: string; contacts: SendContact[] } | undefined {
-  const parsed = hot(sendResponseSchema).safeParse(data);
-  return parsed.success
-    ? { messageId: parsed.data.data.messages[0]!.id, contacts: parsed.data.data.contacts }
+  const issues: RawIssue[] = [];
+  const parsed = checkSendResponse(data, issues);
+  return issues.length === 0
+    ? { messageId: parsed.data.messages[0]!.id, contacts: parsed.data.contacts }
     : undefined;
 }

@@ -5,14 +5,14 @@
  */
 import { z } from 'zod';
 import { charCount } from '../core/text.js';
+import { atLeastChars, atMostChars } from './message-rules.js';
 
 /**
  * A string of `min` to `max` characters (code points), with messages that name `what`, the count and the limit.
  * Its issues stand for zod's `too_small` / `too_big` (`params.code`, which `toIssue` reads), whose rule ids `toIssue`
  * derives from the path: `<field>.required` (empty), `<field>.min_length`, `<field>.max_length`.
  *
- * Predicates (`.refine`), not a `.superRefine`: zod compiles a predicate into the hot send path's code, and runs a
- * `.superRefine` through a context object on every check (docs/benchmarks.md).
+ * Predicates (`.refine`) from `message-rules.ts`, not closures: the generated send checker calls the same ones.
  *
  * @example
  * const title = limitedText('reply.title', { min: 1, max: 20 });
@@ -23,14 +23,14 @@ export function limitedText(what: string, { min = 0, max }: { min?: number; max?
   const text = z.string({ error: `${what} must be a string` });
   const atLeast =
     min > 0
-      ? text.refine((value) => charCount(value) >= min, {
+      ? text.refine(atLeastChars(min), {
           params: { code: 'too_small', minimum: min },
           error: (issue) =>
             min === 1 ? `${what} is empty` : `${what} has ${count(issue)} characters; the minimum is ${min}`,
         })
       : text;
   if (max === undefined) return atLeast;
-  return atLeast.refine((value) => charCount(value) <= max, {
+  return atLeast.refine(atMostChars(max), {
     params: { code: 'too_big', maximum: max },
     error: (issue) => `${what} has ${count(issue)} characters; the maximum is ${max}`,
   });

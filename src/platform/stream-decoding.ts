@@ -1,7 +1,8 @@
 import { createParser } from 'eventsource-parser';
-import { z } from 'zod';
+import type { RawIssue } from '../core/checker-runtime.js';
 import { hot } from '../core/compiled.js';
 import { ConnectionError, StreamError, TimeoutError } from '../core/errors.js';
+import { checkStreamMessage, checkStreamRecordKey } from './checkers.generated.js';
 import { StreamInterruptedError } from './errors.js';
 import { type StreamMessage, streamMessageSchema } from './stream.schema.js';
 
@@ -227,17 +228,13 @@ function tooLong(state: DecodeState, what: 'line' | 'event'): StreamError {
 }
 
 /**
- * What the light check holds a record to: the schema's own `id` and `created_at` (what `streamRange` relies on),
- * taken from it so that the two cannot disagree; the rest of the record is passed as the server sent it.
+ * The cheap check (`streamRecordKeySchema`, through the checker generated from it), at a cost that keeps the stream
+ * near the speed of a bare `JSON.parse` (docs/benchmarks.md); the rest of the record is passed as the server sent it.
  */
-const LIGHT_FIELDS = z.object({
-  id: streamMessageSchema.shape.id,
-  created_at: streamMessageSchema.shape.created_at,
-});
-
-/** The cheap check, at a cost that keeps the stream near the speed of a bare `JSON.parse` (docs/benchmarks.md). */
 export function lightCheck(value: unknown, state: DecodeState, what: string): StreamMessage {
-  if (hot(LIGHT_FIELDS).safeParse(value).success) return value as StreamMessage;
+  const issues: RawIssue[] = [];
+  checkStreamRecordKey(value, issues);
+  if (issues.length === 0) return value as StreamMessage;
   throw new StreamError(
     `${capital(what)} ${state.unit} of the message stream is not a message record (it needs an integer id and a created_at).`,
     { recordsDelivered: state.progress().recordsDelivered },
@@ -245,6 +242,10 @@ export function lightCheck(value: unknown, state: DecodeState, what: string): St
 }
 
 export function fullCheck(value: unknown, state: DecodeState, what: string): StreamMessage {
+  // The checker generated from the schema shapes a valid record; a refused one is the schema's to explain.
+  const issues: RawIssue[] = [];
+  const checked = checkStreamMessage(value, issues);
+  if (issues.length === 0) return checked;
   const result = hot(streamMessageSchema).safeParse(value);
   if (result.success) return result.data;
   const where = result.error.issues

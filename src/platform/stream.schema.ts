@@ -74,3 +74,13 @@ export const streamMessageSchema = z.looseObject({
   group: z.looseObject({ name: optionalText }).nullable().optional(),
 });
 export interface StreamMessage extends z.infer<typeof streamMessageSchema> {}
+
+/**
+ * What the stream's light check (the default) holds a record to: the record schema's own `id` and `created_at`
+ * (what `streamRange` relies on), taken from it so that the two cannot disagree.
+ */
+export const streamRecordKeySchema = z.object({
+  id: streamMessageSchema.shape.id,
+  created_at: streamMessageSchema.shape.created_at,
+});
+export type StreamRecordKey = z.output<typeof streamRecordKeySchema>;

@@ -137,9 +137,12 @@ export const gatewayMessageType: WalkThrough = {
       ),
     },
   ],
+  commands: [{ guide: 'Then run `npm run generate`', command: ['npm', 'run', 'generate'] }],
   tests: [
     'test/gateway/test-only-note.test.ts',
     'test/fuzz/send-validation.test.ts',
+    'test/fuzz/send-checkers.test.ts',
+    'test/generated/fresh.test.ts',
     'test/api-surface.test.ts',
   ],
   newTests: ['test_only_note: the gateway receives the note as given'],
