@@ -1,5 +1,5 @@
 /**
- * Rules made by a factory (`atLeastChars(1)`, `itemCount(...)`): a schema calls the function a factory returns, and
+ * Rules made by a factory (`atMostChars(20)`, `parameterHasValue('image')`): a schema calls the function a factory returns, and
  * the checker generator (scripts/checkers/) must call the same rule, not a copy. `ruleFactory` records which
  * factory made a function and with which arguments, so the generated file can import the factory and make the
  * same rule with the same arguments. Zod-free, imports nothing.

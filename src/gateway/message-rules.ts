@@ -62,9 +62,12 @@ export const onlyButtonsHave = ruleFactory(
   (key: string) => (c: Readonly<Record<string, unknown>>) => c['type'] === 'button' || c[key] === undefined,
 );
 
+/** A template button's index as the wire wants it: a string. */
+export const BUTTON_INDEX = ['0', '1', '2'] as const;
+
 /** A button index given as a number (`0`), as the wire wants it: a string (`'0'`). */
-export function buttonIndexText(index: number): '0' | '1' | '2' {
-  return String(index) as '0' | '1' | '2';
+export function buttonIndexText(index: number): (typeof BUTTON_INDEX)[number] {
+  return String(index) as (typeof BUTTON_INDEX)[number];
 }
 
 /**

@@ -17,6 +17,7 @@ import { isHttpUrl } from '../core/text.js';
 import {
   atLeastItems,
   atMostItems,
+  BUTTON_INDEX,
   buttonHas,
   buttonIndexText,
   MAX_RECIPIENT_DIGITS,
@@ -161,8 +162,6 @@ export const templateParameterSchema = PARAMETER_TYPES.reduce(
     date_time: z.looseObject({}).optional(),
   }),
 );
-
-const BUTTON_INDEX = ['0', '1', '2'] as const;
 
 const componentFields = closed({
   type: z.enum(['header', 'body', 'button']),
