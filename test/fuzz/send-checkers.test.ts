@@ -90,7 +90,7 @@ const values = fc.oneof(
 );
 const mutations = fc.array(
   mutationArb({
-    ops: ['delete', 'null', 'undefined', 'replace', 'wrap', 'insert', 'stringify', 'empty'],
+    ops: ['delete', 'null', 'undefined', 'replace', 'wrap', 'insert', 'stringify', 'empty', 'append'],
     values,
     keys: ['type', 'id', 'index', 'sub_type', 'text', 'link', 'contacts', 'messages', 'data', '__proto__'],
   }),
