@@ -302,17 +302,18 @@ export class Transport {
     const { signal, stopSignal } = options;
     // An already-aborted signal never fires 'abort' again: a listener alone would let the request go out.
     if (signal?.aborted) throw signal.reason;
-    const release =
-      options.rateLimited && config.rateLimiter
-        ? await config.rateLimiter
-            .acquire(stopSignal && signal ? AbortSignal.any([signal, stopSignal]) : (signal ?? stopSignal), {
-              bulk: options.bulk === true,
-            })
-            .catch((error: unknown) => {
-              if (isRecord(error)) fromLimiter.add(error);
-              throw error;
-            })
-        : undefined;
+    let release: (() => void) | undefined;
+    if (options.rateLimited && config.rateLimiter) {
+      try {
+        release = await config.rateLimiter.acquire(
+          stopSignal && signal ? AbortSignal.any([signal, stopSignal]) : (signal ?? stopSignal),
+          { bulk: options.bulk === true },
+        );
+      } catch (error) {
+        if (isRecord(error)) fromLimiter.add(error);
+        throw error;
+      }
+    }
     let x: Exchange;
     let init: RequestInit;
     try {
