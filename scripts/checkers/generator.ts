@@ -308,7 +308,12 @@ export function generate(options: GenerateOptions): string {
       `  const r = ${parse}(v, iss);`,
       '  if (iss.length !== s) return r;',
     ];
-    for (const check of node._zod.def.checks as Schema[]) {
+    // The payload the gates and the checks of their own are given, as zod gives its checks one: made once a call.
+    const checks = node._zod.def.checks as Schema[];
+    const custom = (c: Schema) => c._zod.def.check === 'custom' && c._zod.def.fn === undefined;
+    const gated = (c: Schema) => c._zod.def.when && c._zod.def.when.name !== '_whenHasLength';
+    if (checks.some((c) => custom(c) || gated(c))) lines.push('  const p = { value: r, issues: [] };');
+    for (const check of checks) {
       const cdef = check._zod.def;
       // A `when` is a gate: a check it turns away is not run (zod's own for lengths holds for a value that parsed).
       const start = lines.length;
@@ -322,9 +327,8 @@ export function generate(options: GenerateOptions): string {
           } else {
             // A check of its own (`.check(...)`): called with a payload, as zod calls it; any issue is the verdict.
             const run = callable(check._zod.check, 'a check');
-            lines.push(
-              `  { const p = { value: r, issues: [] }; ${run}(p); if (p.issues.length > 0) ${failed} }`,
-            );
+            // A failed check ends the call, so the issues it leaves in `p` are never seen by a later gate.
+            lines.push(`  { ${run}(p); if (p.issues.length > 0) ${failed} }`);
           }
           break;
         case 'min_length':
@@ -337,9 +341,9 @@ export function generate(options: GenerateOptions): string {
         default:
           throw new Unsupported(`the check ${cdef.check}`);
       }
-      if (cdef.when && cdef.when.name !== '_whenHasLength') {
+      if (gated(check)) {
         const gate = callable(cdef.when, 'the `when` of a check');
-        lines[start] = `  if (${gate}({ value: r, issues: [] }))${lines[start]!.replace(/^ {2}/, ' ')}`;
+        lines[start] = `  if (${gate}(p))${lines[start]!.replace(/^ {2}/, ' ')}`;
       }
     }
     lines.push('  return r;');

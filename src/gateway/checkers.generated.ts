@@ -414,9 +414,10 @@ function c53(v, iss) {
   const s = iss.length;
   const r = c52(v, iss);
   if (iss.length !== s) return r;
-  if (onArrays({ value: r, issues: [] })) if (!R16(r)) return refused(iss, r);
-  if (onArrays({ value: r, issues: [] })) if (!R17(r)) return refused(iss, r);
-  if (onArrays({ value: r, issues: [] })) { const p = { value: r, issues: [] }; uniqueReplyIds(p); if (p.issues.length > 0) return refused(iss, r); }
+  const p = { value: r, issues: [] };
+  if (onArrays(p)) if (!R16(r)) return refused(iss, r);
+  if (onArrays(p)) if (!R17(r)) return refused(iss, r);
+  if (onArrays(p)) { uniqueReplyIds(p); if (p.issues.length > 0) return refused(iss, r); }
   return r;
 }
 function c54(v, iss) {
@@ -485,7 +486,8 @@ function c61(v, iss) {
   const s = iss.length;
   const r = c60(v, iss);
   if (iss.length !== s) return r;
-  if (onArrays({ value: r, issues: [] })) if (!R16(r)) return refused(iss, r);
+  const p = { value: r, issues: [] };
+  if (onArrays(p)) if (!R16(r)) return refused(iss, r);
   return r;
 }
 function c62(v, iss) {
@@ -513,7 +515,8 @@ function c64(v, iss) {
   const s = iss.length;
   const r = c63(v, iss);
   if (iss.length !== s) return r;
-  if (onArrays({ value: r, issues: [] })) if (!R16(r)) return refused(iss, r);
+  const p = { value: r, issues: [] };
+  if (onArrays(p)) if (!R16(r)) return refused(iss, r);
   return r;
 }
 function c65(v, iss) {
