@@ -215,6 +215,16 @@ export function refused(issues: RawIssue[], v: unknown): unknown {
   return v;
 }
 
+/**
+ * A generated checker's output when it raised no issue, else `undefined`: for a caller that explains a refusal
+ * another way (by the schema) or not at all. The checkers it serves never answer `undefined` for a valid input.
+ */
+export function passed<T>(check: (input: unknown, issues: RawIssue[]) => T, input: unknown): T | undefined {
+  const issues: RawIssue[] = [];
+  const output = check(input, issues);
+  return issues.length === 0 ? output : undefined;
+}
+
 /** zod's `default([])`: a new empty array for `undefined` (zod copies an object default each time), else `check`'s. */
 export function defaultEmptyArrayOf(check: FieldCheck): FieldCheck {
   return (v, issues) => {

@@ -1,4 +1,4 @@
-import type { RawIssue } from '../core/checker-runtime.js';
+import { passed } from '../core/checker-runtime.js';
 import { checkSendResponse } from './checkers.generated.js';
 import type { SendContact } from './message-schema.js';
 
@@ -8,9 +8,6 @@ import type { SendContact } from './message-schema.js';
  * from it (`checkSendResponse`): a plain function, no zod on the way (docs/benchmarks.md, "The send path").
  */
 export function readSendResponse(data: unknown): { messageId: string; contacts: SendContact[] } | undefined {
-  const issues: RawIssue[] = [];
-  const parsed = checkSendResponse(data, issues);
-  return issues.length === 0
-    ? { messageId: parsed.data.messages[0]!.id, contacts: parsed.data.contacts }
-    : undefined;
+  const parsed = passed(checkSendResponse, data);
+  return parsed && { messageId: parsed.data.messages[0]!.id, contacts: parsed.data.contacts };
 }

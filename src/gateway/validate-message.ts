@@ -1,4 +1,4 @@
-import type { RawIssue } from '../core/checker-runtime.js';
+import { passed } from '../core/checker-runtime.js';
 import { hot } from '../core/compiled.js';
 import { type MessageIssue, MessageValidationError } from '../core/errors.js';
 import { type IssueLike, safeCheck, toIssue } from '../core/zod.js';
@@ -36,9 +36,8 @@ export function validateMessage(message: unknown): MessageValidationResult {
   // The checker generated from the schema gives a valid message its output with no zod at all; a message it
   // refuses (or that throws while read) is the schema's to explain, with the issues users get from it.
   try {
-    const issues: RawIssue[] = [];
-    const checked = checkOutboundMessage(message, issues);
-    if (issues.length === 0) return { valid: true, message: checked, issues: [] };
+    const checked = passed(checkOutboundMessage, message);
+    if (checked !== undefined) return { valid: true, message: checked, issues: [] };
   } catch {
     // A getter or proxy threw: the schema's parse below says so, as it always did.
   }

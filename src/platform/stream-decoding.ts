@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import type { RawIssue } from '../core/checker-runtime.js';
+import { passed } from '../core/checker-runtime.js';
 import { hot } from '../core/compiled.js';
 import { ConnectionError, StreamError, TimeoutError } from '../core/errors.js';
 import { checkStreamMessage, checkStreamRecordKey } from './checkers.generated.js';
@@ -232,9 +232,7 @@ function tooLong(state: DecodeState, what: 'line' | 'event'): StreamError {
  * near the speed of a bare `JSON.parse` (docs/benchmarks.md); the rest of the record is passed as the server sent it.
  */
 export function lightCheck(value: unknown, state: DecodeState, what: string): StreamMessage {
-  const issues: RawIssue[] = [];
-  checkStreamRecordKey(value, issues);
-  if (issues.length === 0) return value as StreamMessage;
+  if (passed(checkStreamRecordKey, value) !== undefined) return value as StreamMessage;
   throw new StreamError(
     `${capital(what)} ${state.unit} of the message stream is not a message record (it needs an integer id and a created_at).`,
     { recordsDelivered: state.progress().recordsDelivered },
@@ -243,9 +241,8 @@ export function lightCheck(value: unknown, state: DecodeState, what: string): St
 
 export function fullCheck(value: unknown, state: DecodeState, what: string): StreamMessage {
   // The checker generated from the schema shapes a valid record; a refused one is the schema's to explain.
-  const issues: RawIssue[] = [];
-  const checked = checkStreamMessage(value, issues);
-  if (issues.length === 0) return checked;
+  const checked = passed(checkStreamMessage, value);
+  if (checked !== undefined) return checked;
   const result = hot(streamMessageSchema).safeParse(value);
   if (result.success) return result.data;
   const where = result.error.issues
