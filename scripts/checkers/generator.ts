@@ -511,10 +511,12 @@ export function generate(options: GenerateOptions): string {
         if (hasChecks) throw new Unsupported('checks on catch');
         const a = def.catchValue({ value: 1, issues: [], error: { issues: [] }, input: 1 });
         const b = def.catchValue({ value: 'x', issues: [{}], error: { issues: [{}] }, input: 'x' });
-        if (a !== b || (a !== null && typeof a === 'object' && !(verdictOnly && sameEmptyArray(a))))
-          throw new Unsupported('a catch value that depends on the input');
-        // zod's catch hands out the one value it was given each time (an array included): a constant, as there.
-        return `= ${rt('caughtOf')}(${fn(def.innerType)}, ${typeof a === 'object' && a !== null ? constant('A', '[]') : lit(a)})`;
+        // `.catch(() => [])`: a new empty array each time, as zod calls the function each time.
+        if (a !== b && sameEmptyArray(a) && sameEmptyArray(b))
+          return `= ${rt('caughtEmptyArrayOf')}(${fn(def.innerType)})`;
+        if (a !== b || (a !== null && typeof a === 'object'))
+          throw new Unsupported('a catch value that is an object, or depends on the input');
+        return `= ${rt('caughtOf')}(${fn(def.innerType)}, ${lit(a)})`;
       }
       case 'array': {
         if (hasChecks) throw new Unsupported('checks on an array');

@@ -234,7 +234,16 @@ export function defaultEmptyArrayOf(check: FieldCheck): FieldCheck {
   };
 }
 
-/** zod's `catch` (of a value that does not depend on the input): `value` in place of any issue. */
+/** zod's `catch(() => [])`: a new empty array in place of any issue (never one array shared by every output). */
+export function caughtEmptyArrayOf(check: FieldCheck): FieldCheck {
+  return (v) => {
+    const e: RawIssue[] = [];
+    const r = check(v, e);
+    return e.length === 0 ? r : [];
+  };
+}
+
+/** zod's `catch` of a primitive that does not depend on the input: `value` in place of any issue. */
 export function caughtOf(check: FieldCheck, value: unknown): FieldCheck {
   return (v) => {
     const e: RawIssue[] = [];

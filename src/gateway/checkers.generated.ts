@@ -5,7 +5,7 @@
 /* eslint-disable */
 // @ts-nocheck
 
-import { caughtOf, defaultEmptyArrayOf, isObject, lengthFor, lenientKey, optionalKey, prefixIssues, refused, requiredKey, type RawIssue } from '../core/checker-runtime.js';
+import { caughtEmptyArrayOf, defaultEmptyArrayOf, isObject, lengthFor, lenientKey, optionalKey, prefixIssues, refused, requiredKey, type RawIssue } from '../core/checker-runtime.js';
 import { isHttpUrl } from '../core/text.js';
 import { atLeastChars, atLeastItems, atMostChars, atMostItems, buttonHas, buttonIndexText, onArrays, onlyButtonsHave, parameterHasValue, recipientDigitsOnly, recipientGiven, recipientHasCountryCode, recipientUnformatted, recipientWithinE164, uniqueReplyIds } from './message-rules.js';
 import type { SendResponse, ValidatedMessage } from './message-schema.js';
@@ -30,7 +30,6 @@ const R16 = atLeastItems(1);
 const R17 = atMostItems(3);
 const R18 = atMostChars(200);
 const R19 = atMostChars(24);
-const A20 = [];
 
 function c0(v, iss) {
   if (typeof v !== 'string') return refused(iss, v);
@@ -597,7 +596,7 @@ function c72(v, iss) {
   }
   return out;
 }
-const c73 = caughtOf(c72, A20);
+const c73 = caughtEmptyArrayOf(c72);
 const c74 = defaultEmptyArrayOf(c73);
 function c75(v, iss) {
   const s = iss.length;

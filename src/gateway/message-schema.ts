@@ -338,10 +338,11 @@ export const sendResponseSchema = z.looseObject({
   isSuccess: z.literal(true),
   data: z.looseObject({
     messaging_product: z.string().optional(),
-    // Lenient on purpose: the send succeeded; a contact missing a field must not hide the message id.
+    // Lenient on purpose: the send succeeded; a contact missing a field must not hide the message id. A new
+    // array each time: `.catch([])` hands every malformed answer the same one, which a caller could push into.
     contacts: z
       .array(z.looseObject({ input: z.string().optional(), wa_id: z.string().optional() }))
-      .catch([])
+      .catch(() => [])
       .default([]),
     messages: z.array(z.looseObject({ id: z.string().min(1) })).min(1),
   }),

@@ -55,4 +55,12 @@ describe('readSendResponse', () => {
     expect(read?.contacts[0]).toEqual(raw);
     expect(read?.contacts[0]).not.toBe(raw);
   });
+
+  it('gives each malformed answer an array of its own: a caller pushing into one changes no other', () => {
+    const malformed = () => ok({ contacts: [{ wa_id: 7 }], messages: [{ id: 'wamid.A' }] });
+    const first = readSendResponse(malformed());
+    first?.contacts.push({ input: 'mine', wa_id: '1' });
+    expect(readSendResponse(malformed())?.contacts).toEqual([]);
+    expect(readSendResponse(ok({ contacts: 'x', messages: [{ id: 'wamid.A' }] }))?.contacts).toEqual([]);
+  });
 });
