@@ -34,14 +34,35 @@ export class Exchange implements Expiring {
     this.idleMs = options.idleTimeoutMs ?? timeoutMs;
   }
 
+  /** Rejects the body read in progress (`text`), if any. */
+  #stopBody: ((reason: unknown) => void) | undefined;
+
   expire(): void {
     this.timedOut = 'total';
-    this.controller.abort();
+    this.abort(undefined);
   }
 
   idle(): void {
     this.timedOut = 'idle';
-    this.controller.abort();
+    this.abort(undefined);
+  }
+
+  /** Ends the attempt: its fetch, and the read of its body (see `text`). */
+  abort(reason: unknown): void {
+    this.controller.abort(reason);
+    this.#stopBody?.(this.controller.signal.reason);
+  }
+
+  /**
+   * The answer's body as text, ended by the attempt's deadline or abort even where the fetch lets the read go on:
+   * Node 20's undici (6.24) at times completes `text()` after its signal aborted, so a body trickled past the
+   * timeout was read in full and the call succeeded, seconds after its `timeoutMs` (about 1 run in 300 here).
+   */
+  text(response: Response): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      this.#stopBody = reject;
+      response.text().then(resolve, reject);
+    });
   }
 
   /** The deadline passed while the client's `authorization()` (a login) was still running. */

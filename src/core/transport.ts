@@ -328,7 +328,7 @@ export class Transport {
       throw error;
     }
     this.#deadlines.add(x, x.timeoutMs);
-    if (signal) x.unlinkCaller = onAbort(signal, () => x.controller.abort(signal.reason));
+    if (signal) x.unlinkCaller = onAbort(signal, () => x.abort(signal.reason));
     try {
       if (stopSignal?.aborted) throw stopSignal.reason;
       // The caller may have aborted while this attempt waited for the limiter.
@@ -357,13 +357,13 @@ export class Transport {
         throw x.fault(error, 'connect');
       }
       release?.();
-      if (!response.ok || isRedirect(response)) throw await this.#refusal(options, response);
+      if (!response.ok || isRedirect(response)) throw await this.#refusal(x, response);
       if (!readBody) {
         keepSignalLinked = true;
         return { response: this.#guard(x, response), text: undefined };
       }
       try {
-        return { response, text: await response.text() };
+        return { response, text: await x.text(response) };
       } catch (error) {
         throw x.fault(error, 'body');
       }
@@ -446,7 +446,8 @@ export class Transport {
   }
 
   /** The error for a 3xx (never followed) or another non-2xx answer. */
-  async #refusal(options: TransportRequest, response: Response): Promise<unknown> {
+  async #refusal(x: Exchange, response: Response): Promise<unknown> {
+    const { options } = x;
     if (isRedirect(response)) {
       response.body?.cancel().catch(() => {});
       return toRedirectError({
@@ -459,7 +460,7 @@ export class Transport {
     }
     let text = '';
     try {
-      text = await response.text();
+      text = await x.text(response);
     } catch {
       // A cut error body still has a status worth reporting.
     }

@@ -152,6 +152,43 @@ describe('streamed answers', () => {
   });
 });
 
+describe('a body read that outlives its signal (undici 6 at times lets text() go on after an abort)', () => {
+  /** `{"ok":true}` padded with spaces, one piece every `gapMs`, the signal ignored (msw's body is not cut by it). */
+  function slowJson(pieces: number, gapMs: number) {
+    const text = `{"ok":true}${' '.repeat(pieces)}`;
+    let sent = 0;
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent > 0) await new Promise((r) => setTimeout(r, gapMs));
+        const end = sent === pieces - 1 ? text.length : sent + 1;
+        controller.enqueue(new TextEncoder().encode(text.slice(sent, end)));
+        sent = end;
+        if (sent >= text.length) controller.close();
+      },
+    });
+  }
+
+  it('still ends in TimeoutError at the deadline, not with the body read in full later', async () => {
+    server.use(http.post(`${BASE}/slow`, () => new HttpResponse(slowJson(20, 100))));
+    const e = await transport({ timeoutMs: 150, maxRetries: 0 })
+      .json({ method: 'POST', path: '/slow', body: {} })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect(e).toMatchObject({ mayHaveBeenSent: true, timeoutMs: 150 });
+  });
+
+  it("still ends with the caller's abort reason when the caller aborts mid-body", async () => {
+    server.use(http.post(`${BASE}/slow`, () => new HttpResponse(slowJson(20, 100))));
+    const controller = new AbortController();
+    const reason = new Error('the caller gave up');
+    setTimeout(() => controller.abort(reason), 150);
+    const e = await transport({ maxRetries: 0 })
+      .json({ method: 'POST', path: '/slow', body: {}, signal: controller.signal })
+      .catch((x: unknown) => x);
+    expect(e).toBe(reason);
+  });
+});
+
 describe('scrub', () => {
   it('hides every non-empty secret, however short', () => {
     expect(scrub('user ab1 failed with ab1', ['ab1', ''])).toBe('user [redacted] failed with [redacted]');
