@@ -16,9 +16,15 @@ export interface SendLimiter {
    * request is answered or has failed.
    */
   acquire(signal?: AbortSignal, context?: { bulk?: boolean }): Promise<() => void>;
-  /** Holds every request for `ms` from now: called with `retry_after` when the gateway answers `RATE_001`. */
+  /**
+   * Holds every request for `ms` from now: called with `retry_after` when the gateway answers `RATE_001`. A throw
+   * (or a rejected promise) is logged as a warning and changes nothing: the caller still gets the gateway's error.
+   */
   pause(ms: number): void;
-  /** Optional: called when the gateway answers `BILL_001`, so a shared limiter can stop every process's bulk sends. */
+  /**
+   * Optional: called when the gateway answers `BILL_001`, so a shared limiter can stop every process's bulk sends.
+   * A throw is logged, as for `pause`.
+   */
   paymentRequired?(error: Error): void;
 }
 

@@ -14,6 +14,7 @@ import {
 } from './errors.js';
 import { callHook, type RequestHooks } from './hooks.js';
 import { type Logger, log, logFolded } from './logger.js';
+import { callObserver } from './observer.js';
 import { isRecord } from './plain-data.js';
 import type { SendLimiter } from './rate-limiter.js';
 import { mayHaveBeenSent, type RetryRules, retryDelay, settleAttempts } from './retry-policy.js';
@@ -237,21 +238,22 @@ export class Transport {
       // The gateway's BILL_001, not the limiter's own refusal of a bulk send for one (that would renew the stop on
       // every refused send, for as long as sends keep coming).
       if (error instanceof PaymentRequiredError && options.rateLimited && !fromLimiter.has(error)) {
-        config.rateLimiter?.paymentRequired?.(error);
+        this.#tellLimiter((limiter) => limiter.paymentRequired?.(error));
       }
       // The gateway's retry_after is the account's, whether or not this call retries: the client's other senders
       // (every process, with a shared limiter) wait it out instead of each meeting its own 429. A wait longer than
       // `maxRetryWaitMs` is the caller's to schedule: nothing is held for it.
       const wait = error instanceof RateLimitError ? error.retryAfterMs : undefined;
       if (wait !== undefined && wait <= config.maxRetryWaitMs && options.rateLimited)
-        config.rateLimiter?.pause(wait);
+        this.#tellLimiter((limiter) => limiter.pause(wait));
       log(config.logger, 'debug', 'wa-gateway-sdk: request failed', meta);
       throw settleAttempts(error, earlier, false, config.retryRules);
     }
     // Folded: a storm of 429s (many clients on one key) is one line and a count, not a line per retry.
     logFolded(config.logger, 'warn', 'wa-gateway-sdk: retrying request', { ...meta, delayMs: delay });
     // Every sender of this client backs off together, not each on its own next 429.
-    if (error instanceof RateLimitError && options.rateLimited) config.rateLimiter?.pause(delay);
+    if (error instanceof RateLimitError && options.rateLimited)
+      this.#tellLimiter((limiter) => limiter.pause(delay));
     if (options.onRetryWait) callHook(options.onRetryWait, delay);
     const { signal, stopSignal } = options;
     // A stop during the wait ends it at once; the call then ends with the attempt that may be out, if any.
@@ -261,6 +263,20 @@ export class Transport {
     } catch (reason) {
       throw settleAttempts(reason, earlier, true, config.retryRules);
     }
+  }
+
+  /**
+   * Tells the client's limiter what the gateway answered (a pause, a `BILL_001`). The limiter may be the user's
+   * own: one that throws (or rejects) is logged and changes nothing, so the caller still gets the gateway's error.
+   */
+  #tellLimiter(tell: (limiter: SendLimiter) => unknown): void {
+    const { rateLimiter, logger } = this.#config;
+    if (rateLimiter === undefined) return;
+    callObserver(tell, [rateLimiter], (errorName) =>
+      log(logger, 'warn', "wa-gateway-sdk: the rate limiter failed to take the gateway's answer", {
+        errorName,
+      }),
+    );
   }
 
   /** The fetch headers: the client's defaults, then the caller's, then those only the SDK sets. */

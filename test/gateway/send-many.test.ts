@@ -248,6 +248,51 @@ describe('messages.sendMany', () => {
     expect(pauses).toEqual([2000]);
   });
 
+  it("a limiter of the user's that throws when told of a RATE_001 or BILL_001 changes no call's outcome", async () => {
+    const told: string[] = [];
+    const limiter: SendLimiter = {
+      perSecond: 1000,
+      acquire: async () => () => {},
+      pause: (ms) => {
+        told.push(`pause ${ms}`);
+        throw new Error('limiter store down');
+      },
+      paymentRequired: () => {
+        told.push('paymentRequired');
+        return Promise.reject(new Error('limiter store down')) as unknown as undefined;
+      },
+    };
+    let n = 0;
+    server.use(
+      http.post(`${GW}/v1/wa/message`, () =>
+        ++n <= 2
+          ? HttpResponse.json(
+              envelope('RATE_001', 'TOO_MANY_REQUESTS', 'slow', { limit_type: 'sec', retry_after: '10ms' }),
+              { status: 429 },
+            )
+          : HttpResponse.json(envelope('BILL_001', 'PAYMENT_REQUIRED', 'top up'), { status: 402 }),
+      ),
+    );
+    const log = captureLogger();
+    const gw = new GatewayClient({
+      apiKey: API_KEY,
+      baseUrl: GW,
+      rateLimit: limiter,
+      maxRetries: 1,
+      logger: log.logger,
+    });
+    // The first call: a RATE_001 retried (pause on the retry path), then a final one (pause on the way out).
+    await expect(gw.messages.send(msg(1))).rejects.toBeInstanceOf(RateLimitError);
+    await expect(gw.messages.send(msg(2), { maxRetries: 0 })).rejects.toBeInstanceOf(PaymentRequiredError);
+    expect(told).toEqual(['pause 10', 'pause 10', 'paymentRequired']);
+    // The rejected promise is settled before the test ends: three warnings, each naming the error, not its message.
+    await new Promise((r) => setTimeout(r, 0));
+    const warned = log.lines.filter((l) => /rate limiter failed/.test(l.message));
+    expect(warned).toHaveLength(3);
+    expect(warned.every((l) => l.meta?.['errorName'] === 'Error')).toBe(true);
+    expect(JSON.stringify(log.lines)).not.toContain('limiter store down');
+  });
+
   it('breaking out of the loop stops the sends queued at the rate limiter: nothing goes out unreported', async () => {
     const stats = echoGateway();
     const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: { perSecond: 5 } });
