@@ -23,7 +23,7 @@ export const HOT_AFTER = 16;
  * compiled clone (`compiled`). Either answers the same; a count, not a clock, decides, so it is deterministic.
  *
  * @example
- * const result = hot(sendResponseSchema).safeParse(body);
+ * const result = hot(detailResponseSchema).safeParse(body);
  */
 export function hot<S extends z.ZodType>(schema: S): S {
   const tier = tiers.get(schema);

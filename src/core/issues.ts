@@ -63,7 +63,10 @@ function derivedRule(issue: IssueLike, path: readonly (string | number)[]): stri
   const field = fieldOf(path);
   switch (issue.code) {
     case 'invalid_type':
-      return /received undefined$/.test(issue.message) ? `${field}.required` : `${field}.type`;
+      // zod's own message, or the SDK's for a field left out (`stringOr`, gateway/text-schema.ts).
+      return /received undefined$|(?:^|\s)is required\b/.test(issue.message)
+        ? `${field}.required`
+        : `${field}.type`;
     case 'invalid_value':
     case 'invalid_union':
       return `${field}.enum`;

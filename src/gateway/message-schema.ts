@@ -31,7 +31,7 @@ import {
   recipientWithinE164,
   uniqueReplyIds,
 } from './message-rules.js';
-import { limitedText } from './text-schema.js';
+import { limitedText, stringOr } from './text-schema.js';
 import { unknownKeysError } from './unknown-keys.js';
 
 /** What the recipient's messages suggest to write instead of a formatted number. */
@@ -43,8 +43,10 @@ const NORMALISE = "normalizeRecipient('+998 90 123-45-67') gives '998901234567'"
  * short as 7 digits (`2904567`, Saint Helena). Each rule has its own message and rule id. The number itself is
  * never quoted (it is personal data and errors end up in logs).
  */
-export const recipientSchema = z
-  .string({ error: 'must be a string of digits' })
+export const recipientSchema = stringOr(
+  'must be a string of digits',
+  "is required: the customer's number with its country code, digits only (e.g. 998901234567)",
+)
   .refine(
     recipientGiven,
     digitsRule(
@@ -94,9 +96,9 @@ function digitsRule(rule: string, message: string | ((to: string) => string)) {
   };
 }
 
-const httpUrl = z
-  .string({ error: 'must be a string' })
-  .refine(isHttpUrl, { error: 'must be a public http(s) URL' });
+const httpUrl = stringOr('must be a string', 'is required: a public http(s) URL').refine(isHttpUrl, {
+  error: 'must be a public http(s) URL',
+});
 
 /** A closed object: unknown keys are issues that name the key and suggest the field meant. */
 const closed = <T extends z.core.$ZodLooseShape>(shape: T) =>
@@ -167,7 +169,11 @@ const componentFields = closed({
   type: z.enum(['header', 'body', 'button']),
   sub_type: z.enum(['url', 'quick_reply']).optional(),
   // Accept 0, 1, 2 as numbers too: the wire wants a string, and nobody should lose a send over quotes.
-  index: z.union([z.enum(BUTTON_INDEX), z.literal([0, 1, 2]).transform(buttonIndexText)]).optional(),
+  index: z
+    .union([z.enum(BUTTON_INDEX), z.literal([0, 1, 2]).transform(buttonIndexText)], {
+      error: `must be the button's position: ${BUTTON_INDEX.map((i) => `'${i}'`).join(', ')} (or the number)`,
+    })
+    .optional(),
   parameters: z.array(templateParameterSchema),
 });
 
@@ -280,7 +286,12 @@ export const outboundInteractiveMessageSchema = closed({
   to: recipientSchema,
   type: z.literal('interactive'),
   interactive: z.discriminatedUnion('type', [interactiveButtonSchema, interactiveListSchema], {
-    error: "interactive.type must be 'button' or 'list'",
+    error: (issue) =>
+      issue.input === undefined
+        ? "interactive is required: an object whose type is 'button' or 'list'"
+        : typeof issue.input !== 'object' || issue.input === null || Array.isArray(issue.input)
+          ? "interactive must be an object whose type is 'button' or 'list'"
+          : "interactive.type must be 'button' or 'list'",
   }),
 });
 

@@ -20,7 +20,7 @@ import { atLeastChars, atMostChars } from './message-rules.js';
  */
 export function limitedText(what: string, { min = 0, max }: { min?: number; max?: number } = {}) {
   const count = (issue: { input?: unknown }) => charCount(String(issue.input ?? ''));
-  const text = z.string({ error: `${what} must be a string` });
+  const text = stringOr(`${what} must be a string`, `${what} is required`);
   const atLeast =
     min > 0
       ? text.refine(atLeastChars(min), {
@@ -34,4 +34,16 @@ export function limitedText(what: string, { min = 0, max }: { min?: number; max?
     params: { code: 'too_big', maximum: max },
     error: (issue) => `${what} has ${count(issue)} characters; the maximum is ${max}`,
   });
+}
+
+/**
+ * A string whose type issue tells a field left out (`missing`, which must say "is required": `toIssue` derives the
+ * rule `<field>.required` from it) from a value of another type (`wrongType`, rule `<field>.type`).
+ *
+ * @example
+ * const link = stringOr('must be a string', 'is required: the file\'s public URL');
+ * link.safeParse(undefined).error?.issues[0]?.message; // "is required: the file's public URL"
+ */
+export function stringOr(wrongType: string, missing: string) {
+  return z.string({ error: (issue) => (issue.input === undefined ? missing : wrongType) });
 }

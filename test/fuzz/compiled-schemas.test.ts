@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { compiled, HOT_AFTER, hot } from '../../src/core/compiled.js';
-import { outboundMessageSchema, sendResponseSchema } from '../../src/gateway/message-schema.js';
+import { outboundMessageSchema } from '../../src/gateway/message-schema.js';
 import { messageItemSchema, sendMessagesBodySchema } from '../../src/platform/messages.schema.js';
 import { streamMessageSchema } from '../../src/platform/stream.schema.js';
 import { mutate, validMessage } from './message-arbitraries.js';
@@ -50,28 +50,6 @@ const paths = fc.array(fc.nat(), { maxLength: 7 });
 /** A schema, valid inputs for it, and how many of the runs to spend. */
 const CASES: { name: string; schema: z.ZodType; valid: fc.Arbitrary<unknown> }[] = [
   { name: 'outboundMessageSchema', schema: outboundMessageSchema, valid: validMessage },
-  {
-    name: 'sendResponseSchema',
-    schema: sendResponseSchema,
-    valid: fc.record(
-      {
-        isSuccess: fc.constant(true),
-        data: fc.record(
-          {
-            messaging_product: fc.constant('whatsapp'),
-            contacts: fc.array(fc.record({ input: fc.string(), wa_id: fc.string() }, { requiredKeys: [] })),
-            messages: fc.array(fc.record({ id: fc.string({ minLength: 1 }) }), {
-              minLength: 1,
-              maxLength: 2,
-            }),
-            extra: fc.jsonValue(),
-          },
-          { requiredKeys: ['messages'] },
-        ),
-      },
-      { requiredKeys: ['isSuccess', 'data'] },
-    ),
-  },
   {
     name: 'streamMessageSchema',
     schema: streamMessageSchema,

@@ -75,10 +75,10 @@ const BROKEN: Broken[] = [
   broken('to: a leading 0', textBase, 'to.country_code', [['to'], '0998901234567']),
   broken('to: 16 digits', textBase, 'to.max_length', [['to'], '9'.repeat(16)]),
   broken('to: a number', textBase, 'to.type', [['to'], 998901234567]),
-  broken('to: missing', textBase, 'to.type', [['to'], GONE]),
+  broken('to: missing', textBase, 'to.required', [['to'], GONE]),
   broken('to: null', textBase, 'to.type', [['to'], null]),
-  broken('to: missing (template)', templateBase, 'to.type', [['to'], GONE]),
-  broken('to: missing (interactive)', buttonsBase, 'to.type', [['to'], GONE]),
+  broken('to: missing (template)', templateBase, 'to.required', [['to'], GONE]),
+  broken('to: missing (interactive)', buttonsBase, 'to.required', [['to'], GONE]),
   // The message's type and its closed top level.
   broken('type: unknown (video)', textBase, 'type.enum', [['type'], 'video']),
   broken('type: missing', textBase, 'type.enum', [['type'], GONE]),
@@ -90,7 +90,7 @@ const BROKEN: Broken[] = [
   // text
   broken('text: missing', textBase, 'text.required', [['text'], GONE]),
   broken('text: a string', textBase, 'text.type', [['text'], 'Hello']),
-  broken('text.body: missing', textBase, 'text.body.type', [['text', 'body'], GONE]),
+  broken('text.body: missing', textBase, 'text.body.required', [['text', 'body'], GONE]),
   broken('text.body: empty', textBase, 'text.body.required', [['text', 'body'], '']),
   broken('text.body: 4097 characters', textBase, 'text.body.max_length', [['text', 'body'], text(4097)]),
   broken('text.body: a number', textBase, 'text.body.type', [['text', 'body'], 1]),
@@ -99,7 +99,7 @@ const BROKEN: Broken[] = [
   broken('text: unknown key', textBase, 'unknown_field', [['text', 'previewUrl'], true]),
   // image, audio, document
   broken('image: missing', imageBase, 'image.required', [['image'], GONE]),
-  broken('image.link: missing', imageBase, 'image.link.type', [['image', 'link'], GONE]),
+  broken('image.link: missing', imageBase, 'image.link.required', [['image', 'link'], GONE]),
   broken('image.link: not http(s)', imageBase, 'image.link.invalid', [
     ['image', 'link'],
     'ftp://cdn.example.com/a.jpg',
@@ -109,11 +109,11 @@ const BROKEN: Broken[] = [
   broken('image.caption: null', imageBase, 'image.caption.type', [['image', 'caption'], null]),
   broken('image: unknown key', imageBase, 'unknown_field', [['image', 'filename'], 'a.jpg']),
   broken('audio: missing', audioBase, 'audio.required', [['audio'], GONE]),
-  broken('audio.link: missing', audioBase, 'audio.link.type', [['audio', 'link'], GONE]),
+  broken('audio.link: missing', audioBase, 'audio.link.required', [['audio', 'link'], GONE]),
   broken('audio.link: not a URL', audioBase, 'audio.link.invalid', [['audio', 'link'], 'a.ogg']),
   broken('audio: a caption (unknown key)', audioBase, 'unknown_field', [['audio', 'caption'], 'x']),
   broken('document: missing', documentBase, 'document.required', [['document'], GONE]),
-  broken('document.link: missing', documentBase, 'document.link.type', [['document', 'link'], GONE]),
+  broken('document.link: missing', documentBase, 'document.link.required', [['document', 'link'], GONE]),
   broken('document.link: not http(s)', documentBase, 'document.link.invalid', [
     ['document', 'link'],
     'file:///a.pdf',
@@ -127,7 +127,7 @@ const BROKEN: Broken[] = [
   broken('document: unknown key', documentBase, 'unknown_field', [['document', 'name'], 'a.pdf']),
   // template
   broken('template: missing', templateBase, 'template.required', [T, GONE]),
-  broken('template.name: missing', templateBase, 'template.name.type', [[...T, 'name'], GONE]),
+  broken('template.name: missing', templateBase, 'template.name.required', [[...T, 'name'], GONE]),
   broken('template.name: empty', templateBase, 'template.name.required', [[...T, 'name'], '']),
   broken('template.name: null', templateBase, 'template.name.type', [[...T, 'name'], null]),
   broken('template.language: missing', templateBase, 'template.language.required', [
@@ -138,7 +138,7 @@ const BROKEN: Broken[] = [
     [...T, 'language'],
     'en',
   ]),
-  broken('template.language.code: missing', templateBase, 'template.language.code.type', [
+  broken('template.language.code: missing', templateBase, 'template.language.code.required', [
     [...T, 'language', 'code'],
     GONE,
   ]),
@@ -269,10 +269,12 @@ const BROKEN: Broken[] = [
     [...HEADER_IMAGE, 'image'],
     null,
   ]),
-  broken('parameter image.link: missing', templateBase, 'template.components.parameters.image.link.type', [
-    [...HEADER_IMAGE, 'image', 'link'],
-    GONE,
-  ]),
+  broken(
+    'parameter image.link: missing',
+    templateBase,
+    'template.components.parameters.image.link.required',
+    [[...HEADER_IMAGE, 'image', 'link'], GONE],
+  ),
   broken(
     'parameter image.link: not http(s)',
     templateBase,
@@ -304,7 +306,7 @@ const BROKEN: Broken[] = [
     [],
   ]),
   // interactive: button
-  broken('interactive: missing', buttonsBase, 'interactive.type', [I, GONE]),
+  broken('interactive: missing', buttonsBase, 'interactive.required', [I, GONE]),
   broken('interactive.type: carousel', buttonsBase, 'interactive.type.enum', [[...I, 'type'], 'carousel']),
   broken('interactive: unknown key', buttonsBase, 'unknown_field', [[...I, 'header'], { type: 'text' }]),
   broken('interactive.body: missing', buttonsBase, 'interactive.body.required', [[...I, 'body'], GONE]),
@@ -334,7 +336,7 @@ const BROKEN: Broken[] = [
     GONE,
   ]),
   broken('button: unknown key', buttonsBase, 'unknown_field', [[...BUTTONS, 0, 'url'], 'https://x.example']),
-  broken('reply.id: missing', buttonsBase, 'interactive.action.buttons.reply.id.type', [
+  broken('reply.id: missing', buttonsBase, 'interactive.action.buttons.reply.id.required', [
     [...BUTTONS, 0, 'reply', 'id'],
     GONE,
   ]),
@@ -366,7 +368,7 @@ const BROKEN: Broken[] = [
     [...I, 'action', 'button'],
     text(21),
   ]),
-  broken('list.action.button: missing', listBase, 'interactive.action.button.type', [
+  broken('list.action.button: missing', listBase, 'interactive.action.button.required', [
     [...I, 'action', 'button'],
     GONE,
   ]),
@@ -390,7 +392,7 @@ const BROKEN: Broken[] = [
     [...SECTIONS, 1, 'rows'],
     GONE,
   ]),
-  broken('row.id: missing', listBase, 'interactive.action.sections.rows.id.type', [[...ROW, 'id'], GONE]),
+  broken('row.id: missing', listBase, 'interactive.action.sections.rows.id.required', [[...ROW, 'id'], GONE]),
   broken('row.id: empty', listBase, 'interactive.action.sections.rows.id.required', [[...ROW, 'id'], '']),
   broken('row.id: 201 characters (R18)', listBase, 'interactive.action.sections.rows.id.max_length', [
     [...ROW, 'id'],
