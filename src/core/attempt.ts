@@ -34,8 +34,8 @@ export class Exchange implements Expiring {
     this.idleMs = options.idleTimeoutMs ?? timeoutMs;
   }
 
-  /** Rejects the body read in progress (`text`), if any. */
-  #stopBody: ((reason: unknown) => void) | undefined;
+  /** Told of the attempt's abort: the body being read (`text`, `guardBody`), if any. */
+  #onStop: ((reason: unknown) => void) | undefined;
 
   expire(): void {
     this.timedOut = 'total';
@@ -47,21 +47,30 @@ export class Exchange implements Expiring {
     this.abort(undefined);
   }
 
-  /** Ends the attempt: its fetch, and the read of its body (see `text`). */
+  /** Ends the attempt: its fetch, and the read of its body (see `onStop`). */
   abort(reason: unknown): void {
     this.controller.abort(reason);
-    this.#stopBody?.(this.controller.signal.reason);
+    this.#onStop?.(this.controller.signal.reason);
   }
 
   /**
-   * The answer's body as text, ended by the attempt's deadline or abort even where the fetch lets the read go on:
-   * Node 20's undici (6.24) at times completes `text()` after its signal aborted, so a body trickled past the
-   * timeout was read in full and the call succeeded, seconds after its `timeoutMs` (about 1 run in 300 here).
+   * Calls `stop` with the abort's reason when the attempt is aborted (its deadline, the caller's signal), at once if
+   * it already was. The reader of the body listens here rather than trusting the fetch to end its body: Node 20's
+   * undici (6.24) at times completes a body after its signal aborted, and a fetch that is a test double or a
+   * polyfill may never end it.
    */
+  onStop(stop: (reason: unknown) => void): void {
+    const { signal } = this.controller;
+    if (signal.aborted) stop(signal.reason);
+    else this.#onStop = stop;
+  }
+
+  /** The answer's body as text, unless the attempt is aborted first (`onStop`). */
   text(response: Response): Promise<string> {
     return new Promise<string>((resolve, reject) => {
-      this.#stopBody = reject;
-      response.text().then(resolve, reject);
+      this.onStop(reject);
+      if (this.controller.signal.aborted) response.body?.cancel().catch(() => {});
+      else response.text().then(resolve, reject);
     });
   }
 
@@ -203,7 +212,14 @@ export class Deadlines {
 export function guardBody(
   response: Response,
   idleMs: number,
-  hooks: { onIdle: () => void; fault: (error: unknown) => unknown; cancelled: () => void; done: () => void },
+  hooks: {
+    onIdle: () => void;
+    fault: (error: unknown) => unknown;
+    cancelled: () => void;
+    done: () => void;
+    /** Registers the call that ends the body when the attempt is aborted (`Exchange.onStop`). */
+    watch: (stop: (reason: unknown) => void) => void;
+  },
 ): Response {
   const source = response.body;
   if (!source) {
@@ -220,6 +236,15 @@ export function guardBody(
   };
   const guarded = new ReadableStream<Uint8Array>(
     {
+      start(controller) {
+        // The caller's abort ends the body here, whether or not the fetch ends its own.
+        hooks.watch((reason) => {
+          if (finished) return;
+          finish();
+          controller.error(hooks.fault(reason));
+          reader.cancel().catch(() => {});
+        });
+      },
       async pull(controller) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         // Raced rather than left to the fetch's abort: not every fetch (a test double, a polyfill) errors
@@ -229,6 +254,7 @@ export function guardBody(
         });
         try {
           const result = await Promise.race([reader.read(), idle]);
+          if (finished) return;
           if (result === 'idle') {
             hooks.onIdle();
             finish();
@@ -241,6 +267,7 @@ export function guardBody(
             controller.enqueue(result.value);
           }
         } catch (error) {
+          if (finished) return;
           finish();
           controller.error(hooks.fault(error));
         } finally {

@@ -272,8 +272,9 @@ export class Transport {
   #tellLimiter(tell: (limiter: SendLimiter) => unknown): void {
     const { rateLimiter, logger } = this.#config;
     if (rateLimiter === undefined) return;
+    // Folded: a storm of 429s with a broken limiter is one line and a count, not a line per answer.
     callObserver(tell, [rateLimiter], (errorName) =>
-      log(logger, 'warn', "wa-gateway-sdk: the rate limiter failed to take the gateway's answer", {
+      logFolded(logger, 'warn', "wa-gateway-sdk: the rate limiter failed to take the gateway's answer", {
         errorName,
       }),
     );
@@ -491,6 +492,7 @@ export class Transport {
       // The reader left: close the connection whatever wraps the body (a teed body's cancel alone won't).
       cancelled: () => x.controller.abort(),
       done: () => x.unlinkCaller(),
+      watch: (stop) => x.onStop(stop),
     });
   }
 

@@ -187,7 +187,48 @@ describe('a body read that outlives its signal (undici 6 at times lets text() go
       .catch((x: unknown) => x);
     expect(e).toBe(reason);
   });
+
+  it('a fetch that ignores its signal and answers after the deadline: TimeoutError, not the late answer', async () => {
+    const late = () =>
+      new Promise<Response>((resolve) => setTimeout(() => resolve(Response.json({ ok: true })), 300));
+    const e = await transport({ timeoutMs: 100, maxRetries: 0, fetch: late })
+      .json({ method: 'POST', path: '/late', body: {} })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect(e).toMatchObject({ mayHaveBeenSent: true, timeoutMs: 100 });
+  });
+
+  it("a streamed body ends with the caller's abort reason, even where the fetch lets it go on", async () => {
+    const chunks = Array.from({ length: 10 }, (_, i) => `c${i};`);
+    server.use(http.get(`${BASE}/s`, () => new HttpResponse(slowText(chunks, 20))));
+    const controller = new AbortController();
+    const res = await transport().stream({ method: 'GET', path: '/s', signal: controller.signal });
+    const reader = res.body!.getReader();
+    const got: string[] = [];
+    got.push(new TextDecoder().decode((await reader.read()).value));
+    got.push(new TextDecoder().decode((await reader.read()).value));
+    const reason = new Error('the caller gave up');
+    controller.abort(reason);
+    const after = await reader.read().then(
+      (r) => r,
+      (x: unknown) => x,
+    );
+    expect(after).toBe(reason);
+    expect(got).toEqual(['c0;', 'c1;']);
+  });
 });
+
+/** `chunks`, one every `gapMs` (the first at once), the signal ignored. */
+function slowText(chunks: string[], gapMs: number) {
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (i > 0) await new Promise((r) => setTimeout(r, gapMs));
+      controller.enqueue(new TextEncoder().encode(chunks[i++]));
+      if (i === chunks.length) controller.close();
+    },
+  });
+}
 
 describe('scrub', () => {
   it('hides every non-empty secret, however short', () => {

@@ -285,11 +285,11 @@ describe('messages.sendMany', () => {
     await expect(gw.messages.send(msg(1))).rejects.toBeInstanceOf(RateLimitError);
     await expect(gw.messages.send(msg(2), { maxRetries: 0 })).rejects.toBeInstanceOf(PaymentRequiredError);
     expect(told).toEqual(['pause 10', 'pause 10', 'paymentRequired']);
-    // The rejected promise is settled before the test ends: three warnings, each naming the error, not its message.
+    // The rejected promise is settled before the test ends. A warning names the error, never its message (the three
+    // failures fall in one folding window: one line, the others counted).
     await new Promise((r) => setTimeout(r, 0));
     const warned = log.lines.filter((l) => /rate limiter failed/.test(l.message));
-    expect(warned).toHaveLength(3);
-    expect(warned.every((l) => l.meta?.['errorName'] === 'Error')).toBe(true);
+    expect(warned[0]?.meta).toMatchObject({ errorName: 'Error' });
     expect(JSON.stringify(log.lines)).not.toContain('limiter store down');
   });
 
