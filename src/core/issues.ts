@@ -63,8 +63,9 @@ function derivedRule(issue: IssueLike, path: readonly (string | number)[]): stri
   const field = fieldOf(path);
   switch (issue.code) {
     case 'invalid_type':
-      // zod's own message, or the SDK's for a field left out (`stringOr`, gateway/text-schema.ts).
-      return /received undefined$|(?:^|\s)is required\b/.test(issue.message)
+      // zod's own message, or the SDK's for a field left out (`stringOr`, gateway/text-schema.ts): "<what> is
+      // required", before any ':' or ';' (so "must be a string; it is required" stays a type issue).
+      return /received undefined$|^[^:;,]*\bis required\b/.test(issue.message)
         ? `${field}.required`
         : `${field}.type`;
     case 'invalid_value':

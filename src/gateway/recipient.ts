@@ -15,13 +15,16 @@ export function normalizeRecipient(input: string | number): string {
   // Anything else is refused before it is read: converting an object would run its toString, a getter or a
   // Proxy trap, which may throw anything (or print '[object Object]' as a phone number).
   if (typeof input !== 'string' && typeof input !== 'number') {
+    const missing = input === undefined;
     throw new MessageValidationError(
       [
         {
           path: [],
-          message: `a recipient must be a string or a number, not ${describe(input)}`,
+          message: missing
+            ? `a recipient is required, got ${describe(input)}: the customer's number with its country code`
+            : `a recipient must be a string or a number, not ${describe(input)}`,
           code: 'invalid_type',
-          rule: 'to.type',
+          rule: missing ? 'to.required' : 'to.type',
         },
       ],
       'recipient',

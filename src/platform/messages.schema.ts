@@ -3,7 +3,7 @@ import { hot } from '../core/compiled.js';
 import type { MessageIssue } from '../core/errors.js';
 import { charCount, isHttpUrl } from '../core/text.js';
 import { safeCheck } from '../core/zod.js';
-import { limitedText } from '../gateway/text-schema.js';
+import { limitedText, stringOr } from '../gateway/text-schema.js';
 import { uuidSchema } from './fields.js';
 
 /**
@@ -22,7 +22,7 @@ function text(what: string, limits: { min?: number; max?: number } = {}) {
 }
 
 function httpUrl(what: string) {
-  return z.string({ error: `${what} must be a string` }).refine(isHttpUrl, {
+  return stringOr(`${what} must be a string`, `${what} is required`).refine(isHttpUrl, {
     error: `${what} must be an http(s) URL`,
   });
 }
@@ -56,7 +56,7 @@ function checkDocumentUrl(url: string, path: (string | number)[], ctx: z.Refinem
 }
 
 const quoteSchema = z.looseObject({
-  quotedContent: z.string({ error: 'quote.quotedContent must be a string' }),
+  quotedContent: stringOr('quote.quotedContent must be a string', 'quote.quotedContent is required'),
 });
 
 export const textItemSchema = z.looseObject({
@@ -67,7 +67,7 @@ export const textItemSchema = z.looseObject({
 
 export const locationItemSchema = z.looseObject({
   type: z.literal('location'),
-  content: z.string({ error: 'content must be a string' }),
+  content: stringOr('content must be a string', 'content is required'),
   lat: z.number({ error: 'lat must be a number' }).min(-90).max(90),
   lng: z.number({ error: 'lng must be a number' }).min(-180).max(180),
   quote: quoteSchema.optional(),
@@ -81,7 +81,7 @@ function mediaItem<T extends 'image' | 'video'>(type: T) {
   return z.looseObject({
     type: z.literal(type),
     /** The caption. */
-    content: z.string({ error: 'content (the caption) must be a string' }),
+    content: stringOr('content (the caption) must be a string', 'content (the caption) is required'),
     url: httpUrl('url'),
     quote: quoteSchema.optional(),
   });
@@ -92,7 +92,7 @@ export const documentItemSchema = z
   .looseObject({
     type: z.literal('document'),
     /** The caption. */
-    content: z.string({ error: 'content (the caption) must be a string' }),
+    content: stringOr('content (the caption) must be a string', 'content (the caption) is required'),
     /** Must end in .pdf, .doc, .docx, .dot or .dotx. */
     url: httpUrl('url'),
     quote: quoteSchema.optional(),
@@ -111,7 +111,7 @@ function headerSchema(types: readonly [string, ...string[]], form: 'button' | 'l
             ? "a list message's header type can only be 'text' (image, video and document headers are for button messages)"
             : `header.type must be one of ${types.map((t) => `'${t}'`).join(', ')}`,
       }),
-      content: z.string({ error: 'header.content must be a string' }),
+      content: stringOr('header.content must be a string', 'header.content is required'),
     })
     .superRefine((header, ctx) => {
       if (header.type === 'text') {

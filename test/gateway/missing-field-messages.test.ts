@@ -3,7 +3,7 @@
  * `<field>.required`, as the template rules name it), apart from a value of the wrong type (`<field>.type`).
  */
 import { describe, expect, it } from 'vitest';
-import { type MessageIssue, validateMessage } from '../../src/index.js';
+import { type MessageIssue, validateMessage, validateMessageItems } from '../../src/index.js';
 
 const issuesOf = (message: unknown): Pick<MessageIssue, 'rule' | 'message'>[] => {
   const r = validateMessage(message);
@@ -71,5 +71,16 @@ it("a button index that is no button's position says which ones are", () => {
       rule: 'template.components.index.enum',
       message: "must be the button's position: '0', '1', '2' (or the number)",
     },
+  ]);
+});
+
+it("the platform's message items say the same: a caption left out is required, one of another type is not", () => {
+  const rules = (items: unknown) =>
+    validateMessageItems(items).issues.map(({ rule, message }) => ({ rule, message }));
+  expect(rules([{ type: 'image', url: 'https://example.com/a.png' }])).toEqual([
+    { rule: 'content.required', message: 'content (the caption) is required' },
+  ]);
+  expect(rules([{ type: 'image', url: 'https://example.com/a.png', content: 1 }])).toEqual([
+    { rule: 'content.type', message: 'content (the caption) must be a string' },
   ]);
 });

@@ -69,7 +69,12 @@ describe('bad input to public helpers', () => {
       }
       expect(error).toBeInstanceOf(MessageValidationError);
       expect((error as MessageValidationError).message).toMatch(
-        /^Invalid recipient: \(root\): a recipient must be a string or a number/,
+        bad === undefined
+          ? /^Invalid recipient: \(root\): a recipient is required, got undefined/
+          : /^Invalid recipient: \(root\): a recipient must be a string or a number/,
+      );
+      expect((error as MessageValidationError).issues[0]?.rule).toBe(
+        bad === undefined ? 'to.required' : 'to.type',
       );
     }
     expect(reads).toBe(0);
