@@ -25,7 +25,7 @@ import {
 } from './campaign-ledger.js';
 import { Recipients } from './campaign-recipients.js';
 import { type CampaignSide, campaignSideOf, RedisCampaignStore } from './campaign-store.js';
-import type { RedisClient } from './client.js';
+import { isCluster, type RedisClient } from './client.js';
 import { closeRedis, openRedis } from './inbox-connection.js';
 import { hashId, type KeySpace } from './keys.js';
 import { queuePrefix } from './queue-keys.js';
@@ -131,6 +131,25 @@ export class QueueCore {
     this.recipients = new Recipients(options.redis, options.keys, options.retentionMs);
     this.ledger = new Ledger(options.redis, options.keys, options.retentionMs, this.side, this.recipients);
     this.bullPrefix = `${options.prefix}bull`;
+  }
+
+  /**
+   * How many replicas hold every write this client made to the campaign's primary, waiting for `count` of them at
+   * most `timeoutMs` (Redis `WAIT`). On a cluster the `WAIT` must reach the primary of the campaign's keys, which
+   * ioredis does not know for a command without a key: it goes in one pipeline with a read of the ledger's key, and
+   * ioredis routes a pipeline by its keys.
+   */
+  async replicasHolding(campaign: string, count: number, timeoutMs: number): Promise<number> {
+    const redis = this.redis;
+    if (!isCluster(redis)) return redis.wait(count, timeoutMs);
+    const answers = await redis
+      .pipeline()
+      .exists(this.ledger.keysOf(campaign).ledger)
+      .wait(count, timeoutMs)
+      .exec();
+    const [error, holding] = answers?.[1] ?? [new Error('no answer to WAIT'), undefined];
+    if (error) throw error;
+    return Number(holding);
   }
 
   /** A recipient's hash: its digits, hashed (a phone number never appears in a key). */

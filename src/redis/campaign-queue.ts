@@ -641,6 +641,22 @@ function checkWorkerOptions(options: CampaignWorkerOptions): CampaignWorkerOptio
       throw new ConfigurationError(`${op}: \`${name}\` must be an integer from 1 to 10,000.`);
     }
   }
+  const replicas = options.replicas;
+  if (replicas !== undefined) {
+    if (
+      typeof replicas !== 'object' ||
+      replicas === null ||
+      !Number.isInteger(replicas.count) ||
+      replicas.count < 1
+    ) {
+      throw new ConfigurationError(
+        `${op}: \`replicas\` must be { count, timeoutMs? }, count an integer from 1.`,
+      );
+    }
+    // Whole milliseconds, above 0: `WAIT` takes an integer, and 0 would wait for ever.
+    const timeoutMs = durationMs(replicas.timeoutMs, `${op}: \`replicas.timeoutMs\``, 100);
+    return { ...options, replicas: { count: replicas.count, timeoutMs } };
+  }
   return options;
 }
 

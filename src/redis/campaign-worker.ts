@@ -76,7 +76,8 @@ type GateReason =
   | 'locked'
   | 'lease'
   | 'closing'
-  | 'suppressed';
+  | 'suppressed'
+  | 'replicas';
 
 /** Why the recipient's lock was refused. */
 type StandingLock = Exclude<LockAnswer, { outcome: 'ok' }>;
@@ -125,6 +126,14 @@ export interface CampaignWorkerOptions {
   pollMs?: number;
   /** Every failure the worker handles (Redis unreachable, a job it could not finish), with where. */
   onError?: (error: unknown, info: { campaign?: string; stage: string }) => void;
+  /**
+   * Before each request, waits until `count` replicas hold the ledger's mark that the message is being sent (Redis
+   * `WAIT` on the campaign's primary, at most `timeoutMs`, default 100). Without it, a failover in the moment after
+   * the mark can lose it: the promoted replica has the message still queued, and it is sent again. When fewer
+   * replicas answer in time, the message is not sent now: it goes back to the queue and is tried again about a
+   * second later (a replica down holds the campaign, it does not fail it). Default: no wait.
+   */
+  replicas?: { count: number; timeoutMs?: number };
 }
 
 export interface CampaignWorker {
@@ -158,6 +167,7 @@ class Workers implements CampaignWorker {
   readonly #attempts: number;
   readonly #pollMs: number;
   readonly #onError: CampaignWorkerOptions['onError'];
+  readonly replicas: CampaignWorkerOptions['replicas'];
   readonly #logger: Logger | undefined;
   readonly #slots: Slots;
   readonly #bull: typeof BullMQ;
@@ -180,6 +190,7 @@ class Workers implements CampaignWorker {
     this.#attempts = options.attempts ?? 10;
     this.#pollMs = options.pollMs ?? 1000;
     this.#onError = options.onError;
+    this.replicas = options.replicas;
     this.#logger = core.logger;
     this.#slots = new Slots(this.#concurrency);
     // Every send waiting for the limiter listens to it: as many as the concurrency, not a leak.
@@ -370,6 +381,8 @@ class Workers implements CampaignWorker {
 const BUSY_WAIT_MS = 200;
 /** A recipient whose message is in doubt waits for a status or a person: look again now and then. */
 const DOUBT_WAIT_MS = 5000;
+/** A message whose mark too few replicas held is tried again after about this long (`replicas`). */
+const REPLICAS_RETRY_MS = 1000;
 
 /** One run of one message's job (see the file's comment). */
 class Message {
@@ -431,6 +444,12 @@ class Message {
       if (answer.outcome === 'ok') {
         if (!gated) keeper = this.#keep(attempt);
         gated = next;
+        const replicas = this.#w.replicas;
+        if (replicas === undefined) return;
+        const holding = await call(ROLE, () =>
+          core.replicasHolding(this.campaign, replicas.count, replicas.timeoutMs ?? 100),
+        );
+        if (holding < replicas.count) throw new GateRefusal('replicas');
         return;
       }
       throw new GateRefusal(
@@ -622,6 +641,7 @@ class Message {
         return this.#suppress({ ...sending, state: 'q', token: '', startedAt: 0 }, error.why);
       }
       if (error instanceof GateRefusal && error.reason === 'paused') await core.bull(this.campaign).pause();
+      if (error instanceof GateRefusal && error.reason === 'replicas') return this.#delay(REPLICAS_RETRY_MS);
       return this.#backToWait();
     }
     return this.#refused(sending, sending, attempt, error);

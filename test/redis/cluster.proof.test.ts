@@ -2,9 +2,13 @@
  * The Redis suites on a real Redis Cluster (three primaries, three replicas on loopback: test/helpers/redis-cluster.ts):
  * the same tests as on one redis-server, and no command refused with `CROSSSLOT` on the way.
  */
+import type { Cluster } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RedisRateLimiter, RedisStatusStore } from '../../src/redis/index.js';
+import { GatewayClient } from '../../src/index.js';
+import { CampaignQueue, RedisRateLimiter, RedisStatusStore } from '../../src/redis/index.js';
+import { startSandbox } from '../../src/testing/index.js';
 import { statusObject } from '../../src/testing/webhook-fixtures.js';
+import { waitFor } from '../helpers/manual-clock.js';
 import { describeRedis } from '../helpers/redis-server.js';
 import { useRedisTarget } from '../helpers/redis-target.js';
 import { storeContracts } from '../store-contracts/contracts.js';
@@ -48,6 +52,41 @@ describeRedis('on a Redis Cluster', () => {
     );
     expect(logged.filter((m) => /holds a hash tag/.test(m))).toHaveLength(1);
   });
+  it("the campaign queue's replicas option: WAIT reaches the primary of the campaign's ledger, and only that one", async () => {
+    await target().flush();
+    const sandbox = await startSandbox({ ratePerSecond: 100_000, statusDelaysMs: [0, 0, 0] });
+    const redis = target().redis as Cluster;
+    const waits = async () =>
+      Promise.all(
+        redis.nodes('master').map(async (node) => {
+          const calls = /cmdstat_wait:calls=(\d+)/.exec(await node.info('commandstats'))?.[1];
+          return { node, calls: Number(calls ?? 0) };
+        }),
+      );
+    const before = await waits();
+    const queue = new CampaignQueue({ redis, prefix: 'cqr:', logLevel: 'off' });
+    const gateway = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url, rateLimit: false });
+    const worker = queue.work({ gateway, pollMs: 2, replicas: { count: 1, timeoutMs: 1000 } });
+    try {
+      await worker.ready();
+      const to = Array.from({ length: 6 }, (_, i) => `99892${String(i).padStart(7, '0')}`);
+      await queue.enqueue(
+        'replicated',
+        to.map((t) => ({ to: t, type: 'text' as const, text: { body: 'hi' } })),
+      );
+      await waitFor(async () => (await queue.status('replicated'))?.accepted === 6, 'six accepted', 60_000);
+      expect(sandbox.simulator.sent).toHaveLength(6);
+      const after = await waits();
+      const waited = after.filter((a, i) => a.calls > (before[i]?.calls ?? 0));
+      // One primary took every WAIT: the one that holds the campaign's ledger (a direct client finds the key there).
+      expect(waited).toHaveLength(1);
+      expect(await waited[0]!.node.keys('cqr:cq:l:*')).toHaveLength(1);
+    } finally {
+      await worker.close();
+      await queue.close();
+      await sandbox.close();
+    }
+  }, 120_000);
   // useRedisTarget checks at the end that no command was refused with CROSSSLOT: the suites above, counted now,
   // before the one below provokes refusals on purpose (a standalone client's commands) and resets the counts.
   it('refused no command with CROSSSLOT', async () => {
