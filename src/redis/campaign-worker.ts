@@ -131,7 +131,8 @@ export interface CampaignWorkerOptions {
    * `WAIT` on the campaign's primary, at most `timeoutMs`, default 100). Without it, a failover in the moment after
    * the mark can lose it: the promoted replica has the message still queued, and it is sent again. When fewer
    * replicas answer in time, the message is not sent now: it goes back to the queue and is tried again about a
-   * second later (a replica down holds the campaign, it does not fail it). Default: no wait.
+   * second later (a replica down holds the campaign, it does not fail it). Set `count` to the number of replicas a
+   * failover may promote: `WAIT` counts replicas, it does not say which. Default: no wait.
    */
   replicas?: { count: number; timeoutMs?: number };
 }
