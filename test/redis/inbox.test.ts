@@ -475,7 +475,15 @@ describeRedis('durable inbox while Redis is down (real redis-server)', () => {
 
   it('finishes worker API calls made while Redis is down once it is back', async () => {
     const server = await startRedis();
-    const w = createInboxWorker({ connection: server.url, queueName: nextQueue(), onEvent: () => {} });
+    // The test's own logger: whether the worker's connection notices the short outage (and says so) depends on
+    // timing, and the default logger would print it on the console.
+    const { lines, logger } = recordingLogger();
+    const w = createInboxWorker({
+      connection: server.url,
+      queueName: nextQueue(),
+      onEvent: () => {},
+      logger,
+    });
     try {
       await w.ready();
       await server.stop();
@@ -483,6 +491,8 @@ describeRedis('durable inbox while Redis is down (real redis-server)', () => {
       const pending = w.counts();
       await server.start();
       expect(await pending).toMatchObject({ failed: 0, completed: 0 });
+      // Lines, if any, are the outage's own: Redis unreachable, then reachable again.
+      for (const line of lines) expect(line).toMatch(/cannot reach Redis|reachable again|connection/i);
     } finally {
       await w.close();
       await server.dispose();
