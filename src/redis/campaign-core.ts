@@ -19,17 +19,18 @@ import type { WebhookStatus } from '../webhooks/schemas.js';
 import {
   type ChangeAnswer,
   type ChangeEffects,
+  decodeEntry,
   encodeEntry,
   Ledger,
   type LedgerEntry,
 } from './campaign-ledger.js';
 import { Recipients } from './campaign-recipients.js';
 import { type CampaignSide, campaignSideOf, RedisCampaignStore } from './campaign-store.js';
-import { isCluster, type RedisClient } from './client.js';
+import type { RedisClient } from './client.js';
 import { closeRedis, openRedis } from './inbox-connection.js';
 import { hashId, type KeySpace } from './keys.js';
 import { queuePrefix } from './queue-keys.js';
-import { call } from './replies.js';
+import { call, expectNumber } from './replies.js';
 import { Script, writes } from './script.js';
 
 /**
@@ -134,22 +135,35 @@ export class QueueCore {
   }
 
   /**
-   * How many replicas hold every write this client made to the campaign's primary, waiting for `count` of them at
-   * most `timeoutMs` (Redis `WAIT`). On a cluster the `WAIT` must reach the primary of the campaign's keys, which
-   * ioredis does not know for a command without a key: it goes in one pipeline with a read of the ledger's key, and
-   * ioredis routes a pipeline by its keys.
+   * Whether `count` replicas hold this attempt's mark (`s` with `token`), waiting at most `timeoutMs` (Redis
+   * `WAIT`), and the mark is still there. One pipeline: the `WAIT`, then a read of the entry. `WAIT` counts only the
+   * writes of its own connection, so a `WAIT` that ioredis sends again after a reconnect (to a replica promoted
+   * meanwhile, which may never have had the mark) would count replicas of nothing; the read, answered by the same
+   * server after the same `WAIT`, tells. On a cluster the entry's key routes the pipeline to the campaign's
+   * primary (ioredis does not route a command without a key); `WAIT`, a write command, first keeps it off replicas
+   * whatever the client's `scaleReads`.
    */
-  async replicasHolding(campaign: string, count: number, timeoutMs: number): Promise<number> {
-    const redis = this.redis;
-    if (!isCluster(redis)) return redis.wait(count, timeoutMs);
-    const answers = await redis
+  async replicasHold(
+    campaign: string,
+    kh: string,
+    token: string,
+    count: number,
+    timeoutMs: number,
+  ): Promise<boolean> {
+    const op = 'CampaignQueue.replicas';
+    const answers = await this.redis
       .pipeline()
-      .exists(this.ledger.keysOf(campaign).ledger)
       .wait(count, timeoutMs)
+      .hget(this.ledger.keysOf(campaign).ledger, kh)
       .exec();
-    const [error, holding] = answers?.[1] ?? [new Error('no answer to WAIT'), undefined];
-    if (error) throw error;
-    return Number(holding);
+    const [waitError, holding] = answers?.[0] ?? [new Error('no answer to WAIT'), undefined];
+    if (waitError) throw waitError;
+    const [readError, value] = answers?.[1] ?? [new Error('no answer to HGET'), undefined];
+    if (readError) throw readError;
+    if (expectNumber(op, holding) < count) return false;
+    if (value === null) return false;
+    const entry = decodeEntry(op, value);
+    return entry.state === 's' && entry.token === token;
   }
 
   /** A recipient's hash: its digits, hashed (a phone number never appears in a key). */

@@ -653,8 +653,14 @@ function checkWorkerOptions(options: CampaignWorkerOptions): CampaignWorkerOptio
         `${op}: \`replicas\` must be { count, timeoutMs? }, count an integer from 1.`,
       );
     }
-    // Whole milliseconds, above 0: `WAIT` takes an integer, and 0 would wait for ever.
+    // Whole milliseconds, above 0: `WAIT` takes an integer, and 0 would wait for ever. At most a second: a `WAIT`
+    // holds the queue's connection, and a worker's gates queue behind one another there.
     const timeoutMs = durationMs(replicas.timeoutMs, `${op}: \`replicas.timeoutMs\``, 100);
+    if (timeoutMs > 1000) {
+      throw new ConfigurationError(
+        `${op}: \`replicas.timeoutMs\` must be at most 1,000 ms; got ${timeoutMs}.`,
+      );
+    }
     return { ...options, replicas: { count: replicas.count, timeoutMs } };
   }
   return options;

@@ -22,7 +22,7 @@ import type { Job } from 'bullmq';
 import type { CampaignHold } from '../campaigns/queue-status.js';
 import { ApiError, ConnectionError, NotSentError, RateLimitError, WaGatewayError } from '../core/errors.js';
 import type { LeaseKeeper } from '../core/lease.js';
-import { type Logger, log } from '../core/logger.js';
+import { type Logger, log, logFolded } from '../core/logger.js';
 import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { Slots } from '../core/slots.js';
@@ -128,7 +128,8 @@ export interface CampaignWorkerOptions {
   onError?: (error: unknown, info: { campaign?: string; stage: string }) => void;
   /**
    * Before each request, waits until `count` replicas hold the ledger's mark that the message is being sent (Redis
-   * `WAIT` on the campaign's primary, at most `timeoutMs`, default 100). Without it, a failover in the moment after
+   * `WAIT` on the campaign's primary, at most `timeoutMs`: default 100, at most 1,000, as the `WAIT` holds the queue's
+   * connection meanwhile). Without it, a failover in the moment after
    * the mark can lose it: the promoted replica has the message still queued, and it is sent again. When fewer
    * replicas answer in time, the message is not sent now: it goes back to the queue and is tried again about a
    * second later (a replica down holds the campaign, it does not fail it). Set `count` to the number of replicas a
@@ -168,7 +169,7 @@ class Workers implements CampaignWorker {
   readonly #attempts: number;
   readonly #pollMs: number;
   readonly #onError: CampaignWorkerOptions['onError'];
-  readonly replicas: CampaignWorkerOptions['replicas'];
+  readonly #replicas: { count: number; timeoutMs: number } | undefined;
   readonly #logger: Logger | undefined;
   readonly #slots: Slots;
   readonly #bull: typeof BullMQ;
@@ -191,7 +192,8 @@ class Workers implements CampaignWorker {
     this.#attempts = options.attempts ?? 10;
     this.#pollMs = options.pollMs ?? 1000;
     this.#onError = options.onError;
-    this.replicas = options.replicas;
+    // Checked and given its default by CampaignQueue.work.
+    this.#replicas = options.replicas as { count: number; timeoutMs: number } | undefined;
     this.#logger = core.logger;
     this.#slots = new Slots(this.#concurrency);
     // Every send waiting for the limiter listens to it: as many as the concurrency, not a leak.
@@ -339,6 +341,18 @@ class Workers implements CampaignWorker {
   get core(): QueueCore {
     return this.#core;
   }
+  get replicas(): { count: number; timeoutMs: number } | undefined {
+    return this.#replicas;
+  }
+  /** Says that too few replicas held a mark in time, folded: with a replica down, every message says it. */
+  replicasShort(campaign: string, count: number): void {
+    logFolded(
+      this.#logger,
+      'warn',
+      `wa-gateway-sdk: ${ROLE}: fewer than ${count} replica(s) of Redis held a message's mark in time; its messages wait until they do`,
+      { campaign },
+    );
+  }
   get gateway(): GatewayClient {
     return this.#gateway;
   }
@@ -447,10 +461,13 @@ class Message {
         gated = next;
         const replicas = this.#w.replicas;
         if (replicas === undefined) return;
-        const holding = await call(ROLE, () =>
-          core.replicasHolding(this.campaign, replicas.count, replicas.timeoutMs ?? 100),
+        const held = await call(ROLE, () =>
+          core.replicasHold(this.campaign, this.kh, attempt, replicas.count, replicas.timeoutMs),
         );
-        if (holding < replicas.count) throw new GateRefusal('replicas');
+        if (!held) {
+          this.#w.replicasShort(this.campaign, replicas.count);
+          throw new GateRefusal('replicas');
+        }
         return;
       }
       throw new GateRefusal(
@@ -710,10 +727,16 @@ class Message {
    */
   async #requeue(sending: LedgerEntry, attempt: string): Promise<boolean> {
     const queued: LedgerEntry = { ...sending, state: 'q', token: '', startedAt: 0 };
-    await this.#decide(sending, queued, {
+    const answer = await this.#write(sending, queued, {
       counts: { sending: -1, queued: 1 },
       recipient: { token: attempt, release: 'done' },
     });
+    if (answer.outcome !== 'ok') {
+      // A mark a failover lost (`replicas`): the entry is queued already, as wanted; the lock, on another slot of a
+      // cluster, may still be this attempt's.
+      if (answer.outcome !== 'gone' || answer.current?.state !== 'q') throw contention();
+      await this.#core.recipients.release(this.#rh, attempt, 'done').catch(() => {});
+    }
     if ((await call(ROLE, () => this.#core.ledger.stateOf(this.campaign))) !== 'cancelled') return false;
     await this.#cancel(queued);
     return true;

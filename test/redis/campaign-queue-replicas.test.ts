@@ -8,9 +8,11 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConfigurationError, GatewayClient } from '../../src/index.js';
+import { QueueCore } from '../../src/redis/campaign-core.js';
 import { CampaignQueue } from '../../src/redis/index.js';
 import { hashId } from '../../src/redis/keys.js';
 import { queuePrefix } from '../../src/redis/queue-keys.js';
+import { openStore } from '../../src/redis/store-options.js';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/manual-clock.js';
 import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
@@ -104,8 +106,10 @@ describeRedis('CampaignQueue waits for a replica to hold the mark before each re
       } finally {
         await bull.close();
       }
+      // A job whose delay ran out may be at its gate again (in flight, its mark written, waiting for WAIT).
       const waiting = await queue.status('replica-gone');
-      expect(waiting).toMatchObject({ queued: 3, inFlight: 0, inDoubt: 0, accepted: 0 });
+      expect(waiting).toMatchObject({ inDoubt: 0, accepted: 0, notSent: 0 });
+      expect((waiting?.queued ?? 0) + (waiting?.inFlight ?? 0)).toBe(3);
       expect(sandbox.simulator.sent).toHaveLength(5);
 
       // Back: a fresh replica copies the primary, and the three go out, once each.
@@ -126,10 +130,48 @@ describeRedis('CampaignQueue waits for a replica to hold the mark before each re
     }
   }, 120_000);
 
-  it('refuses a replicas option it cannot honour: a count below 1, a timeout of 0 (WAIT would wait for ever)', () => {
+  it('a WAIT that counts replicas of a mark that is not there (as after a failover) does not let the send out', async () => {
+    const redis = client(primary.url);
+    const queue = new CampaignQueue({ redis, prefix: PREFIX, logLevel: 'off' });
+    const { keys, prefix } = openStore({ redis, prefix: PREFIX, logLevel: 'off' }, 'test');
+    const core = new QueueCore({
+      redis,
+      keys,
+      prefix,
+      retentionMs: 60_000,
+      parkMs: 60_000,
+      retryableFailureCodes: [],
+      suppressions: undefined,
+      logger: undefined,
+    });
+    try {
+      // Queued, never marked: the replica is there and WAIT counts it, but no mark of this attempt is.
+      await queue.enqueue('unmarked', [text(200)]);
+      const kh = core.kh(to(200));
+      expect(await redis.wait(1, 1000)).toBe(1);
+      expect(await core.replicasHold('unmarked', kh, 'attempt-1', 1, 200)).toBe(false);
+      // The same entry marked by this attempt: held.
+      const ledger = core.ledger.keysOf('unmarked').ledger;
+      const entry = (await redis.hget(ledger, kh)) as string;
+      await redis.hset(ledger, kh, entry.replace(/^q\|(\d*)\|([^|]*)\|\|/, 's|$1|$2|attempt-1|'));
+      expect(await core.replicasHold('unmarked', kh, 'attempt-1', 1, 200)).toBe(true);
+      expect(await core.replicasHold('unmarked', kh, 'attempt-2', 1, 200)).toBe(false);
+    } finally {
+      await core.close();
+      await queue.close();
+    }
+  });
+
+  it('refuses a replicas option it cannot honour: a count below 1, a timeout of 0 (WAIT would wait for ever) or above 1 s', () => {
     const queue = new CampaignQueue({ redis: client(primary.url), prefix: PREFIX, logLevel: 'off' });
     const gateway = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url, rateLimit: false });
-    for (const replicas of [{ count: 0 }, { count: 1.5 }, { count: 1, timeoutMs: 0 }, null]) {
+    for (const replicas of [
+      { count: 0 },
+      { count: 1.5 },
+      { count: 1, timeoutMs: 0 },
+      { count: 1, timeoutMs: 5000 },
+      null,
+    ]) {
       expect(() => queue.work({ gateway, replicas: replicas as never })).toThrow(ConfigurationError);
     }
     return queue.close();
