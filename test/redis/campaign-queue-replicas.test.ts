@@ -8,13 +8,12 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConfigurationError, GatewayClient } from '../../src/index.js';
-import { QueueCore } from '../../src/redis/campaign-core.js';
 import { CampaignQueue } from '../../src/redis/index.js';
 import { hashId } from '../../src/redis/keys.js';
 import { queuePrefix } from '../../src/redis/queue-keys.js';
-import { openStore } from '../../src/redis/store-options.js';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/manual-clock.js';
+import { queueCoreOf } from '../helpers/queue-core.js';
 import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
 
 const PREFIX = 'cqr:';
@@ -133,17 +132,7 @@ describeRedis('CampaignQueue waits for a replica to hold the mark before each re
   it('a WAIT that counts replicas of a mark that is not there (as after a failover) does not let the send out', async () => {
     const redis = client(primary.url);
     const queue = new CampaignQueue({ redis, prefix: PREFIX, logLevel: 'off' });
-    const { keys, prefix } = openStore({ redis, prefix: PREFIX, logLevel: 'off' }, 'test');
-    const core = new QueueCore({
-      redis,
-      keys,
-      prefix,
-      retentionMs: 60_000,
-      parkMs: 60_000,
-      retryableFailureCodes: [],
-      suppressions: undefined,
-      logger: undefined,
-    });
+    const core = queueCoreOf(redis, PREFIX);
     try {
       // Queued, never marked: the replica is there and WAIT counts it, but no mark of this attempt is.
       await queue.enqueue('unmarked', [text(200)]);

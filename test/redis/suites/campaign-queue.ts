@@ -15,7 +15,6 @@ import {
   RateLimiter,
   type SendLimiter,
 } from '../../../src/index.js';
-import { QueueCore } from '../../../src/redis/campaign-core.js';
 import {
   CampaignQueue,
   CampaignQueueError,
@@ -26,10 +25,10 @@ import {
 } from '../../../src/redis/index.js';
 import { hashId, KeySpace } from '../../../src/redis/keys.js';
 import { queuePrefix } from '../../../src/redis/queue-keys.js';
-import { openStore } from '../../../src/redis/store-options.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../src/testing/index.js';
 import { createNodeWebhookHandler } from '../../../src/webhooks/index.js';
 import { waitFor } from '../../helpers/manual-clock.js';
+import { queueCoreOf } from '../../helpers/queue-core.js';
 import type { RedisTarget } from '../../helpers/redis-target.js';
 
 export const text = (to: string, body = `hi ${to}`) => ({ to, type: 'text' as const, text: { body } });
@@ -804,17 +803,7 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     const [to] = recipients(1);
     await queue.enqueue('lost', [text(to!)]);
     const redis = await target().newClient();
-    const { keys, prefix } = openStore({ redis, prefix: PREFIX, logLevel: 'off' }, 'test');
-    const core = new QueueCore({
-      redis,
-      keys,
-      prefix,
-      retentionMs: 60_000,
-      parkMs: 60_000,
-      retryableFailureCodes: [],
-      suppressions: undefined,
-      logger: undefined,
-    });
+    const core = queueCoreOf(redis, PREFIX);
     open.push(core);
     const kh = core.kh(to!);
     const rh = core.rh(to!);
