@@ -128,12 +128,15 @@ export interface CampaignWorkerOptions {
   onError?: (error: unknown, info: { campaign?: string; stage: string }) => void;
   /**
    * Before each request, waits until `count` replicas hold the ledger's mark that the message is being sent (Redis
-   * `WAIT` on the campaign's primary, at most `timeoutMs`: default 100, at most 1,000, as the `WAIT` holds the queue's
-   * connection meanwhile). Without it, a failover in the moment after
-   * the mark can lose it: the promoted replica has the message still queued, and it is sent again. When fewer
-   * replicas answer in time, the message is not sent now: it goes back to the queue and is tried again about a
-   * second later (a replica down holds the campaign, it does not fail it). Set `count` to the number of replicas a
+   * `WAIT` on the campaign's primary, at most `timeoutMs`: default 100, at most 1,000, as the `WAIT` holds the
+   * queue's connection meanwhile), then reads the mark back. Without it, a failover in the moment after the mark can
+   * lose it: the promoted replica has the message still queued, and it is sent again. When fewer replicas answer in
+   * time, the message is not sent now: it goes back to the queue and is tried again about a second later (a replica
+   * down holds the campaign, it does not fail it; a warning says so). Set `count` to the number of replicas a
    * failover may promote: `WAIT` counts replicas, it does not say which. Default: no wait.
+   *
+   * @example
+   * const worker = queue.work({ gateway, replicas: { count: 1, timeoutMs: 100 } });
    */
   replicas?: { count: number; timeoutMs?: number };
 }
