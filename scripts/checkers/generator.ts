@@ -70,6 +70,13 @@ export interface GenerateOptions {
    * are called all the same, so the verdict is the schema's.
    */
   explain?: 'schema';
+  /**
+   * Inputs are plain JSON trees the caller owns (`JSON.parse`'s, or a plain copy): an object or array the schema
+   * would return unchanged is returned as it is, tested by a predicate instead of copied. Its output then equals
+   * zod's (same keys and values, prototype `Object.prototype`) without being a new object, so it must not be used
+   * where the input is the user's own object or the output is changed afterwards.
+   */
+  identity?: boolean;
 }
 
 class Unsupported extends Error {}
@@ -142,13 +149,12 @@ export function generate(options: GenerateOptions): string {
   // parentheses with the script, where a first call's lazy compile would parse it a second time. Objects and
   // discriminated unions only: a valid scalar field is taken by its object's inline test, and its checker runs
   // only to raise the issue of an invalid one.
+  const eagerReach = schemasOf([
+    ...options.roots.filter((r) => r.eager).map((r) => r.schema),
+    ...(options.tables ?? []).flatMap((t) => (t.eager ?? []).map((key) => t.entries[key]!)),
+  ]);
   const eagerSchemas = new Set(
-    [
-      ...schemasOf([
-        ...options.roots.filter((r) => r.eager).map((r) => r.schema),
-        ...(options.tables ?? []).flatMap((t) => (t.eager ?? []).map((key) => t.entries[key]!)),
-      ]),
-    ].filter((schema) => {
+    [...eagerReach].filter((schema) => {
       const def = schema._zod.def;
       return def.type === 'object' || (def.type === 'union' && def.discriminator !== undefined);
     }),
@@ -574,6 +580,72 @@ export function generate(options: GenerateOptions): string {
     }
   }
 
+  /**
+   * With `identity`: the name of a predicate `(v) => boolean` that holds only when the schema returns `v` itself
+   * with no issue (every field passes as it is, nothing is filled in, no key is dropped), or `undefined` when the
+   * schema may change a valid input (a transform, a default, a stripped key) or has no test this simple. A valid
+   * delivery is then checked by the predicates alone, with no copy: the copies were most of what the checkers cost
+   * after `JSON.parse` (docs/benchmarks.md, "Returned as received").
+   */
+  const identities = new Map<Schema, string | null>();
+  const identityNames = new Map<string, string>();
+  function identityOf(node: Schema): string | undefined {
+    // What nearly every delivery holds (the eager roots'): a predicate for each of the rarer kinds' objects would
+    // cost the Worker bundle more bytes than their slimmer copies save (its bar is on its size).
+    if (!options.identity || verdictOnly || !eagerReach.has(node)) return undefined;
+    const known = identities.get(node);
+    if (known !== undefined) return known ?? undefined;
+    // Until its body is known, a schema that holds itself has no predicate.
+    identities.set(node, null);
+    const body = identityBody(node);
+    if (body === undefined) return undefined;
+    let name = identityNames.get(body);
+    if (!name) {
+      name = `p${identityNames.size}`;
+      identityNames.set(body, name);
+      declare(name, 'v', body);
+    }
+    identities.set(node, name);
+    eagerNames.add(name);
+    return name;
+  }
+
+  function identityBody(node: Schema): string | undefined {
+    const def = node._zod.def;
+    if ((def.checks?.length ?? 0) > 0) return undefined;
+    if (def.type === 'array') {
+      const test = passesAsIs(def.element, 'x');
+      if (test === undefined) return undefined;
+      return [
+        '  if (!Array.isArray(v)) return false;',
+        `  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(${test})) return false; }`,
+        '  return true;',
+      ].join('\n');
+    }
+    if (def.type !== 'object' || def.catchall?._zod.def.type !== 'unknown') return undefined;
+    const shape = def.shape as Record<string, Schema>;
+    const keys = Object.keys(shape);
+    if (keys.includes('__proto__') || Object.getOwnPropertySymbols(shape).length > 0) return undefined;
+    // zod's output is a plain object without an own `__proto__` (the copies skip it): so must the input be.
+    // The builtins under short names: the same functions, so V8 optimises the calls as it does the builtins'.
+    const plain = constant('O', 'Object.prototype');
+    const protoOf = constant('G', 'Object.getPrototypeOf');
+    const ownKey = constant('H', 'Object.hasOwn');
+    const proto = constant('P', lit('__proto__'));
+    // One expression, each field read once into `x`: the fewest bytes minified (the Worker bundle's bar).
+    const terms = [`${rt('isObject')}(v) && ${protoOf}(v) === ${plain} && !${ownKey}(v, ${proto})`];
+    for (const key of keys) {
+      const child = shape[key]!;
+      const test = passesAsIs(child, 'x');
+      if (test === undefined) return undefined;
+      const { optin, optout } = child._zod;
+      // An optional key absent (or `undefined`) is absent (or `undefined`) in zod's output too; a default's is not.
+      const holds = optin === 'optional' && optout === 'optional' ? `x === undefined || ${test}` : test;
+      terms.push(`(x = v[${lit(key)}], ${holds})`);
+    }
+    return `  let x;\n  return ${terms.join(' &&\n    ')};`;
+  }
+
   function objectBody(node: Schema): string {
     const def = node._zod.def;
     if ((def.checks?.length ?? 0) > 0) throw new Unsupported('checks on an object');
@@ -584,6 +656,9 @@ export function generate(options: GenerateOptions): string {
     const mode = catchall === undefined ? 'strip' : catchall._zod.def.type;
     if (mode !== 'strip' && mode !== 'unknown' && !(verdictOnly && mode === 'never'))
       throw new Unsupported(`an object whose catchall is ${mode}`);
+    const same = identityOf(node);
+    const wrong = /^return wrongType\(v, iss, (T\d+)\);$/.exec(typeFailure(node, 'object'));
+    if (same && wrong) return slimObjectBody(node, same, wrong[1]!);
     const lines = [`  if (!${rt('isObject')}(v)) ${typeFailure(node, 'object')}`, '  const out = {};'];
     const own = keys.filter((key) => key !== '__proto__');
     // A run of leading fields another object starts with too (every message's common fields) is one function.
@@ -634,12 +709,60 @@ export function generate(options: GenerateOptions): string {
     return lines.join('\n');
   }
 
-  /** The lines that check and copy one field of an object (`v` the input, `out` the output). */
-  function fieldLines(shape: Record<string, Schema>, key: string, i: number): string[] {
+  /**
+   * An object whose predicate takes every valid input as it is: what is left for the rest (an item that does not fit,
+   * a value caught or filled in) is the helpers' alone, without the inline tests or the constant keys, which would
+   * cost the Worker bundle bytes for what a valid delivery no longer runs.
+   */
+  function slimObjectBody(node: Schema, same: string, type: string): string {
+    const shape = node._zod.def.shape as Record<string, Schema>;
     const absent = constant(
       'N',
       lit(globalMessage({ code: 'invalid_type', expected: 'nonoptional', input: undefined })),
     );
+    // The helper's code for each key: the message of an absent required one, or how an optional one is written.
+    const how = { required: absent, optional: '0', lenient: '1', always: '2' };
+    const fields = Object.keys(shape).map(
+      (key) => `[${lit(key)}, ${fn(shape[key]!)}, ${how[keyKind(shape[key]!)]}]`,
+    );
+    return `  return ${same}(v) ? v : ${rt('objectFields')}(v, iss, ${type}, [${fields.join(', ')}]);`;
+  }
+
+  /** The call that checks and copies one field of an object in every case (`v` the input, `out` the output). */
+  function slowField(key: string, child: Schema): string {
+    const absent = constant(
+      'N',
+      lit(globalMessage({ code: 'invalid_type', expected: 'nonoptional', input: undefined })),
+    );
+    const args = `v, out, ${lit(key)}, ${fn(child)}, iss`;
+    switch (keyKind(child)) {
+      case 'optional':
+        return `${rt('optionalKey')}(${args});`;
+      case 'required':
+        return `${rt('requiredKey')}(${args}, ${absent});`;
+      case 'lenient':
+        return `${rt('lenientKey')}(${args}, false);`;
+      case 'always':
+        return `${rt('lenientKey')}(${args}, true);`;
+    }
+  }
+
+  /**
+   * How zod's object reads a field, by what the field's schema does with `undefined`: optional in and out (absent
+   * stays absent), required, optional in only (a `catch`: written when it gives a value), or a default (always
+   * written).
+   */
+  function keyKind(child: Schema): 'optional' | 'required' | 'lenient' | 'always' {
+    const { optin, optout } = child._zod;
+    if (optin === 'optional' && optout === 'optional') return 'optional';
+    if (optin === undefined) return 'required';
+    if (optin === 'optional') return 'lenient';
+    if (optout === 'optional') throw new Unsupported('a default that is optional out');
+    return 'always';
+  }
+
+  /** The lines that check and copy one field of an object (`v` the input, `out` the output). */
+  function fieldLines(shape: Record<string, Schema>, key: string, i: number): string[] {
     const child = shape[key]!;
     const optin = child._zod.optin;
     const optout = child._zod.optout;
@@ -648,13 +771,11 @@ export function generate(options: GenerateOptions): string {
     const args = `v, out, ${k}, ${fn(child)}, iss`;
     // The helper answers exactly as zod's object does for any value, present or not; the lines before it only
     // shortcut the common cases, with the key written as a constant so each read and write is one V8 can cache.
-    let slow: string;
-    if (optin === 'optional' && optout === 'optional')
-      slow = `if (${x} !== undefined || ${k} in v) ${rt('optionalKey')}(${args});`;
-    else if (optin === undefined) slow = `${rt('requiredKey')}(${args}, ${absent});`;
-    else if (optin === 'optional') slow = `${rt('lenientKey')}(${args}, false);`;
-    else if (optout === 'optional') throw new Unsupported('a default that is optional out');
-    else slow = `${rt('lenientKey')}(${args}, true);`;
+    // An absent optional key is told apart here, where the read is cached, rather than in the helper.
+    const slow =
+      optin === 'optional' && optout === 'optional'
+        ? `if (${x} !== undefined || ${k} in v) ${slowField(key, child)}`
+        : slowField(key, child);
     const read = `  const ${x} = v[${k}];`;
     // A value the field's schema returns as it is, with no issue, is copied.
     const test = passesAsIs(child, x);
@@ -685,7 +806,7 @@ export function generate(options: GenerateOptions): string {
    * finite number for a number...), or `undefined` when there is none this simple. Only a shortcut: when it does not
    * hold, the full checker decides. Never true of `undefined` (an absent key is the helpers' to decide).
    */
-  function passesAsIs(schema: Schema, x: string): string | undefined {
+  function passesAsIs(schema: Schema, x: string, deep = true): string | undefined {
     const def = schema._zod.def;
     const checks: Schema[] = def.checks ?? [];
     if (checks.length > 0 && def.type !== 'string') return undefined;
@@ -693,13 +814,18 @@ export function generate(options: GenerateOptions): string {
       case 'optional':
       case 'catch':
         // Both return their inner schema's output for a value it takes without an issue.
-        return passesAsIs(def.innerType, x);
+        return passesAsIs(def.innerType, x, deep);
       case 'default': {
         // Its inner schema's output, unless that is `undefined`, which no test here holds for.
-        return passesAsIs(def.innerType, x);
+        return passesAsIs(def.innerType, x, deep);
+      }
+      case 'object':
+      case 'array': {
+        const predicate = deep ? identityOf(schema) : undefined;
+        return predicate && `${predicate}(${x})`;
       }
       case 'nullable': {
-        const inner = passesAsIs(def.innerType, x);
+        const inner = passesAsIs(def.innerType, x, deep);
         return inner === undefined ? undefined : `${x} === null || ${inner}`;
       }
       case 'string': {
@@ -734,7 +860,9 @@ export function generate(options: GenerateOptions): string {
       }
       case 'union': {
         if (def.discriminator !== undefined) return undefined;
-        const parts = (def.options as Schema[]).map((o) => passesAsIs(o, x));
+        // Not an object's: one that fails its test may still pass its own checker with another output (a default
+        // filled in), which zod would return where a later option's test holds.
+        const parts = (def.options as Schema[]).map((o) => passesAsIs(o, x, false));
         return parts.every((p) => p !== undefined) ? parts.map((p) => `(${p})`).join(' || ') : undefined;
       }
       default:

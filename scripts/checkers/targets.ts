@@ -42,6 +42,8 @@ async function webhooks(): Promise<GeneratedFile> {
   });
   const text = generate({
     what: 'The webhook envelope, its changes and every item, as parseWebhook checks and shapes them.',
+    // Every input is `JSON.parse`'s or `decodeBody`'s plain copy, and parseWebhook changes no output it is given.
+    identity: true,
     runtime: '../core/checker-runtime.js',
     functions,
     roots: [

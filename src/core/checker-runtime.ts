@@ -111,6 +111,31 @@ export function requiredKey(
     issues.push({ expected: 'nonoptional', code: 'invalid_type', path: [key], message: absent });
 }
 
+/**
+ * An object's checker where no valid input comes (its generated predicate takes those as they are): each field as
+ * zod's object reads it, `[key, check, how]` (`how`: the message of an absent required key; `0` optional; `1`
+ * written when present or given a value, a `catch`; `2` always written, a default), then every other key of `v`
+ * in its order but `__proto__` (zod's catchall of `unknown`). Data in place of code: the Worker bundle's bar is on
+ * its size, and these calls are megamorphic, which only a refused or repaired item pays.
+ */
+export function objectFields(
+  v: unknown,
+  issues: RawIssue[],
+  type: readonly [string, string],
+  fields: readonly (readonly [string, FieldCheck, string | 0 | 1 | 2])[],
+): unknown {
+  if (!isObject(v)) return wrongType(v, issues, type);
+  const out: Out = {};
+  for (const [key, check, how] of fields) {
+    if (how === 0) optionalKey(v, out, key, check, issues);
+    else if (typeof how === 'string') requiredKey(v, out, key, check, issues, how);
+    else lenientKey(v, out, key, check, issues, how === 2);
+  }
+  // Every key of `out` is a field's, written when present: the keys `out` lacks are the others.
+  for (const k in v) if (k !== '__proto__' && !Object.hasOwn(out, k)) out[k] = v[k];
+  return out;
+}
+
 /** A key optional in and out (`optional`): an absent key adds nothing, neither a value nor an issue. */
 // biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
 export const optionalKey = (function optionalKey(v: Out, out: Out, key: string, check: FieldCheck, issues: RawIssue[]): void {

@@ -5,27 +5,62 @@
 /* eslint-disable */
 // @ts-nocheck
 
-import { abortedSince, arrayOf, caughtOf, checkedUnder, defaultOf, explicitlyAbortedSince, isObject, lengthFor, lengthOrigin, lenientKey, literalOf, nullableOf, optionalKey, optionalOf, requiredKey, typeIssue, wrongType, type RawIssue } from '../core/checker-runtime.js';
+import { abortedSince, arrayOf, caughtOf, checkedUnder, defaultOf, explicitlyAbortedSince, isObject, lengthFor, lengthOrigin, lenientKey, literalOf, nullableOf, objectFields, optionalKey, optionalOf, requiredKey, typeIssue, wrongType, type RawIssue } from '../core/checker-runtime.js';
 import { isNonEmptyString, isString, wrapUnknownKind } from './wire-rules.js';
 import type { AccountUpdateValue, TemplateStatusValue, WebhookContact, WebhookEnvelope, WebhookMetadata, WebhookStatus } from './schemas.js';
 
-const T0 = ["object", "Invalid input: expected object, received "];
-const N1 = "Invalid input: expected nonoptional, received undefined";
-const T2 = ["string", "Invalid input: expected string, received "];
-const T3 = ["number", "Invalid input: expected number, received "];
-const P4 = "__proto__";
-const T5 = ["array", "Invalid input: expected array, received "];
-const T6 = ["boolean", "Invalid input: expected boolean, received "];
-const L7 = "Invalid input: expected ";
+const O0 = Object.prototype;
+const G1 = Object.getPrototypeOf;
+const H2 = Object.hasOwn;
+const P3 = "__proto__";
+const T4 = ["object", "Invalid input: expected object, received "];
+const N5 = "Invalid input: expected nonoptional, received undefined";
+const T6 = ["string", "Invalid input: expected string, received "];
+const T7 = ["number", "Invalid input: expected number, received "];
+const T8 = ["array", "Invalid input: expected array, received "];
+const T9 = ["boolean", "Invalid input: expected boolean, received "];
+const L10 = "Invalid input: expected ";
 
+const p0 = (function p0(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3);
+});
+const p1 = (function p1(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["field"], typeof x === 'string') &&
+    (x = v["value"], p0(x));
+});
+const p2 = (function p2(v) {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(p1(x))) return false; }
+  return true;
+});
+const p3 = (function p3(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["id"], x === undefined || (typeof x === 'string') || (typeof x === 'number' && Number.isFinite(x))) &&
+    (x = v["changes"], p2(x));
+});
+const p4 = (function p4(v) {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(p3(x))) return false; }
+  return true;
+});
+const p5 = (function p5(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["object"], x === undefined || typeof x === 'string') &&
+    (x = v["entry"], p4(x));
+});
 function c0(v, iss) {
-  if (typeof v !== 'string') return wrongType(v, iss, T2);
+  if (typeof v !== 'string') return wrongType(v, iss, T6);
   return v;
 }
 const c1 = optionalOf(c0);
 const c2 = caughtOf(c1, undefined);
 function c3(v, iss) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T3);
+  if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T7);
   return v;
 }
 function c4(v, iss) {
@@ -44,77 +79,101 @@ const c5 = optionalOf(c4);
 const c6 = caughtOf(c5, undefined);
 const c7 = caughtOf(c0, "");
 const c8 = (function c8(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  for (const k in v) if (k !== P4) out[k] = v[k];
-  return out;
+  return p0(v) ? v : objectFields(v, iss, T4, []);
 });
 const c9 = (function c9(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["field"];
-  if (typeof x0 === 'string') out["field"] = x0; else lenientKey(v, out, "field", c7, iss, false);
-  out["value"] = checkedUnder(v["value"], c8, iss, "value");
-  for (const k in v) if (k !== "field" && k !== "value" && k !== P4) out[k] = v[k];
-  return out;
+  return p1(v) ? v : objectFields(v, iss, T4, [["field", c7, 1], ["value", c8, N5]]);
 });
-const c10 = arrayOf(c9, T5);
+const c10 = arrayOf(c9, T8);
 const c11 = (function c11(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["id"];
-  if ((typeof x0 === 'string') || (typeof x0 === 'number' && Number.isFinite(x0))) out["id"] = x0; else if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c6, iss);
-  out["changes"] = checkedUnder(v["changes"], c10, iss, "changes");
-  for (const k in v) if (k !== "id" && k !== "changes" && k !== P4) out[k] = v[k];
-  return out;
+  return p3(v) ? v : objectFields(v, iss, T4, [["id", c6, 0], ["changes", c10, N5]]);
 });
-const c12 = arrayOf(c11, T5);
+const c12 = arrayOf(c11, T8);
 const c13 = (function c13(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["object"];
-  if (typeof x0 === 'string') out["object"] = x0; else if (x0 !== undefined || "object" in v) optionalKey(v, out, "object", c2, iss);
-  out["entry"] = checkedUnder(v["entry"], c12, iss, "entry");
-  for (const k in v) if (k !== "object" && k !== "entry" && k !== P4) out[k] = v[k];
-  return out;
+  return p5(v) ? v : objectFields(v, iss, T4, [["object", c2, 0], ["entry", c12, N5]]);
+});
+const p6 = (function p6(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["phone_number_id"], typeof x === 'string') &&
+    (x = v["display_phone_number"], x === undefined || typeof x === 'string');
 });
 const c14 = (function c14(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["phone_number_id"];
-  if (typeof x0 === 'string') out["phone_number_id"] = x0; else requiredKey(v, out, "phone_number_id", c0, iss, N1);
-  const x1 = v["display_phone_number"];
-  if (typeof x1 === 'string') out["display_phone_number"] = x1; else if (x1 !== undefined || "display_phone_number" in v) optionalKey(v, out, "display_phone_number", c1, iss);
-  for (const k in v) if (k !== "phone_number_id" && k !== "display_phone_number" && k !== P4) out[k] = v[k];
-  return out;
+  return p6(v) ? v : objectFields(v, iss, T4, [["phone_number_id", c0, N5], ["display_phone_number", c1, 0]]);
+});
+const p7 = (function p7(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["name"], x === undefined || typeof x === 'string') &&
+    (x = v["username"], x === undefined || typeof x === 'string');
+});
+const p8 = (function p8(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["wa_id"], x === undefined || typeof x === 'string') &&
+    (x = v["user_id"], x === undefined || typeof x === 'string') &&
+    (x = v["parent_user_id"], x === undefined || typeof x === 'string') &&
+    (x = v["profile"], x === undefined || p7(x));
 });
 const c15 = (function c15(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["name"];
-  if (typeof x0 === 'string') out["name"] = x0; else if (x0 !== undefined || "name" in v) optionalKey(v, out, "name", c1, iss);
-  const x1 = v["username"];
-  if (typeof x1 === 'string') out["username"] = x1; else if (x1 !== undefined || "username" in v) optionalKey(v, out, "username", c1, iss);
-  for (const k in v) if (k !== "name" && k !== "username" && k !== P4) out[k] = v[k];
-  return out;
+  return p7(v) ? v : objectFields(v, iss, T4, [["name", c1, 0], ["username", c1, 0]]);
 });
 const c16 = optionalOf(c15);
 const c17 = (function c17(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["wa_id"];
-  if (typeof x0 === 'string') out["wa_id"] = x0; else if (x0 !== undefined || "wa_id" in v) optionalKey(v, out, "wa_id", c1, iss);
-  const x1 = v["user_id"];
-  if (typeof x1 === 'string') out["user_id"] = x1; else if (x1 !== undefined || "user_id" in v) optionalKey(v, out, "user_id", c1, iss);
-  const x2 = v["parent_user_id"];
-  if (typeof x2 === 'string') out["parent_user_id"] = x2; else if (x2 !== undefined || "parent_user_id" in v) optionalKey(v, out, "parent_user_id", c1, iss);
-  optionalKey(v, out, "profile", c16, iss);
-  for (const k in v) if (k !== "wa_id" && k !== "user_id" && k !== "parent_user_id" && k !== "profile" && k !== P4) out[k] = v[k];
-  return out;
+  return p8(v) ? v : objectFields(v, iss, T4, [["wa_id", c1, 0], ["user_id", c1, 0], ["parent_user_id", c1, 0], ["profile", c16, 0]]);
+});
+const p9 = (function p9(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["type"], x === undefined || x !== undefined && isString(x));
+});
+const p10 = (function p10(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["id"], x === undefined || typeof x === 'string') &&
+    (x = v["origin"], x === undefined || p9(x));
+});
+const p11 = (function p11(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["billable"], x === undefined || typeof x === 'boolean') &&
+    (x = v["pricing_model"], x === undefined || typeof x === 'string') &&
+    (x = v["category"], x === undefined || typeof x === 'string');
+});
+const p12 = (function p12(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["details"], x === undefined || typeof x === 'string');
+});
+const p13 = (function p13(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["code"], Number.isSafeInteger(x)) &&
+    (x = v["title"], typeof x === 'string') &&
+    (x = v["message"], x === undefined || typeof x === 'string') &&
+    (x = v["error_data"], x === undefined || p12(x));
+});
+const p14 = (function p14(v) {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(p13(x))) return false; }
+  return true;
+});
+const p15 = (function p15(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["id"], typeof x === 'string' && x.length >= 1) &&
+    (x = v["status"], x !== undefined && isNonEmptyString(x)) &&
+    (x = v["timestamp"], (typeof x === 'string') || (typeof x === 'number' && Number.isFinite(x))) &&
+    (x = v["recipient_id"], x === undefined || typeof x === 'string') &&
+    (x = v["recipient_user_id"], x === undefined || typeof x === 'string') &&
+    (x = v["parent_recipient_user_id"], x === undefined || typeof x === 'string') &&
+    (x = v["conversation"], x === undefined || p10(x)) &&
+    (x = v["pricing"], x === undefined || p11(x)) &&
+    (x = v["errors"], x === undefined || p14(x));
 });
 function c18(v, iss) {
   const s = iss.length;
-  if (typeof v !== 'string') wrongType(v, iss, T2);
+  if (typeof v !== 'string') wrongType(v, iss, T6);
   if (!explicitlyAbortedSince(iss, s) && v !== null && v !== undefined && v.length !== undefined && !(lengthFor(v, 1) >= 1)) { const o = lengthOrigin(v); iss.push({ origin: o, code: 'too_small', minimum: 1, inclusive: true, path: [], message: o === 'string' ? "Too small: expected string to have >=1 characters" : o === 'array' ? "Too small: expected array to have >=1 items" : "Too small: expected unknown to be >=1", continue: true }); }
   return v;
 }
@@ -128,147 +187,117 @@ function c20(v, iss) {
 }
 const c21 = optionalOf(c20);
 const c22 = (function c22(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["type"];
-  if (x0 !== undefined && isString(x0)) out["type"] = x0; else if (x0 !== undefined || "type" in v) optionalKey(v, out, "type", c21, iss);
-  for (const k in v) if (k !== "type" && k !== P4) out[k] = v[k];
-  return out;
+  return p9(v) ? v : objectFields(v, iss, T4, [["type", c21, 0]]);
 });
 const c23 = optionalOf(c22);
 const c24 = (function c24(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["id"];
-  if (typeof x0 === 'string') out["id"] = x0; else if (x0 !== undefined || "id" in v) optionalKey(v, out, "id", c1, iss);
-  optionalKey(v, out, "origin", c23, iss);
-  for (const k in v) if (k !== "id" && k !== "origin" && k !== P4) out[k] = v[k];
-  return out;
+  return p10(v) ? v : objectFields(v, iss, T4, [["id", c1, 0], ["origin", c23, 0]]);
 });
 const c25 = optionalOf(c24);
 function c26(v, iss) {
-  if (typeof v !== 'boolean') return wrongType(v, iss, T6);
+  if (typeof v !== 'boolean') return wrongType(v, iss, T9);
   return v;
 }
 const c27 = optionalOf(c26);
 const c28 = (function c28(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["billable"];
-  if (typeof x0 === 'boolean') out["billable"] = x0; else if (x0 !== undefined || "billable" in v) optionalKey(v, out, "billable", c27, iss);
-  const x1 = v["pricing_model"];
-  if (typeof x1 === 'string') out["pricing_model"] = x1; else if (x1 !== undefined || "pricing_model" in v) optionalKey(v, out, "pricing_model", c1, iss);
-  const x2 = v["category"];
-  if (typeof x2 === 'string') out["category"] = x2; else if (x2 !== undefined || "category" in v) optionalKey(v, out, "category", c1, iss);
-  for (const k in v) if (k !== "billable" && k !== "pricing_model" && k !== "category" && k !== P4) out[k] = v[k];
-  return out;
+  return p11(v) ? v : objectFields(v, iss, T4, [["billable", c27, 0], ["pricing_model", c1, 0], ["category", c1, 0]]);
 });
 const c29 = optionalOf(c28);
 function c30(v, iss) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T3);
+  if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T7);
   if (!Number.isInteger(v)) { iss.push({ expected: 'int', format: 'safeint', code: 'invalid_type', path: [], message: "Invalid input: expected int, received number", continue: false }); return v; }
   if (!Number.isSafeInteger(v)) iss.push(v > 0 ? { code: 'too_big', maximum: 9007199254740991, origin: 'int', inclusive: true, path: [], message: "Too big: expected int to be <=9007199254740991", continue: true } : { code: 'too_small', minimum: -9007199254740991, origin: 'int', inclusive: true, path: [], message: "Too small: expected int to be >=-9007199254740991", continue: true });
   return v;
 }
 const c31 = (function c31(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["details"];
-  if (typeof x0 === 'string') out["details"] = x0; else if (x0 !== undefined || "details" in v) optionalKey(v, out, "details", c1, iss);
-  for (const k in v) if (k !== "details" && k !== P4) out[k] = v[k];
-  return out;
+  return p12(v) ? v : objectFields(v, iss, T4, [["details", c1, 0]]);
 });
 const c32 = optionalOf(c31);
 const c33 = (function c33(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["code"];
-  if (Number.isSafeInteger(x0)) out["code"] = x0; else requiredKey(v, out, "code", c30, iss, N1);
-  const x1 = v["title"];
-  if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N1);
-  const x2 = v["message"];
-  if (typeof x2 === 'string') out["message"] = x2; else if (x2 !== undefined || "message" in v) optionalKey(v, out, "message", c1, iss);
-  optionalKey(v, out, "error_data", c32, iss);
-  for (const k in v) if (k !== "code" && k !== "title" && k !== "message" && k !== "error_data" && k !== P4) out[k] = v[k];
-  return out;
+  return p13(v) ? v : objectFields(v, iss, T4, [["code", c30, N5], ["title", c0, N5], ["message", c1, 0], ["error_data", c32, 0]]);
 });
-const c34 = arrayOf(c33, T5);
+const c34 = arrayOf(c33, T8);
 const c35 = optionalOf(c34);
 const c36 = (function c36(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["id"];
-  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
-  const x1 = v["status"];
-  if (x1 !== undefined && isNonEmptyString(x1)) out["status"] = x1; else requiredKey(v, out, "status", c19, iss, N1);
-  const x2 = v["timestamp"];
-  if ((typeof x2 === 'string') || (typeof x2 === 'number' && Number.isFinite(x2))) out["timestamp"] = x2; else requiredKey(v, out, "timestamp", c4, iss, N1);
-  const x3 = v["recipient_id"];
-  if (typeof x3 === 'string') out["recipient_id"] = x3; else if (x3 !== undefined || "recipient_id" in v) optionalKey(v, out, "recipient_id", c1, iss);
-  const x4 = v["recipient_user_id"];
-  if (typeof x4 === 'string') out["recipient_user_id"] = x4; else if (x4 !== undefined || "recipient_user_id" in v) optionalKey(v, out, "recipient_user_id", c1, iss);
-  const x5 = v["parent_recipient_user_id"];
-  if (typeof x5 === 'string') out["parent_recipient_user_id"] = x5; else if (x5 !== undefined || "parent_recipient_user_id" in v) optionalKey(v, out, "parent_recipient_user_id", c1, iss);
-  optionalKey(v, out, "conversation", c25, iss);
-  optionalKey(v, out, "pricing", c29, iss);
-  optionalKey(v, out, "errors", c35, iss);
-  for (const k in v) if (k !== "id" && k !== "status" && k !== "timestamp" && k !== "recipient_id" && k !== "recipient_user_id" && k !== "parent_recipient_user_id" && k !== "conversation" && k !== "pricing" && k !== "errors" && k !== P4) out[k] = v[k];
-  return out;
+  return p15(v) ? v : objectFields(v, iss, T4, [["id", c18, N5], ["status", c19, N5], ["timestamp", c4, N5], ["recipient_id", c1, 0], ["recipient_user_id", c1, 0], ["parent_recipient_user_id", c1, 0], ["conversation", c25, 0], ["pricing", c29, 0], ["errors", c35, 0]]);
 });
 const c37 = nullableOf(c0);
 const c38 = defaultOf(c37, null);
 function c39(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["event"];
-  if (x0 !== undefined && isNonEmptyString(x0)) out["event"] = x0; else requiredKey(v, out, "event", c19, iss, N1);
+  if (x0 !== undefined && isNonEmptyString(x0)) out["event"] = x0; else requiredKey(v, out, "event", c19, iss, N5);
   const x1 = v["message_template_id"];
-  if (typeof x1 === 'number' && Number.isFinite(x1)) out["message_template_id"] = x1; else requiredKey(v, out, "message_template_id", c3, iss, N1);
+  if (typeof x1 === 'number' && Number.isFinite(x1)) out["message_template_id"] = x1; else requiredKey(v, out, "message_template_id", c3, iss, N5);
   const x2 = v["message_template_name"];
   if (typeof x2 === 'string') out["message_template_name"] = x2; else if (x2 !== undefined || "message_template_name" in v) optionalKey(v, out, "message_template_name", c1, iss);
   const x3 = v["message_template_language"];
   if (typeof x3 === 'string') out["message_template_language"] = x3; else if (x3 !== undefined || "message_template_language" in v) optionalKey(v, out, "message_template_language", c1, iss);
   const x4 = v["reason"];
   if (x4 === null || typeof x4 === 'string') out["reason"] = x4; else lenientKey(v, out, "reason", c38, iss, true);
-  for (const k in v) if (k !== "event" && k !== "message_template_id" && k !== "message_template_name" && k !== "message_template_language" && k !== "reason" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "event" && k !== "message_template_id" && k !== "message_template_name" && k !== "message_template_language" && k !== "reason" && k !== P3) out[k] = v[k];
   return out;
 }
 function c40(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["waba_ban_state"];
   if (typeof x0 === 'string') out["waba_ban_state"] = x0; else if (x0 !== undefined || "waba_ban_state" in v) optionalKey(v, out, "waba_ban_state", c1, iss);
   const x1 = v["waba_ban_date"];
   if (typeof x1 === 'string') out["waba_ban_date"] = x1; else if (x1 !== undefined || "waba_ban_date" in v) optionalKey(v, out, "waba_ban_date", c1, iss);
-  for (const k in v) if (k !== "waba_ban_state" && k !== "waba_ban_date" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "waba_ban_state" && k !== "waba_ban_date" && k !== P3) out[k] = v[k];
   return out;
 }
 const c41 = optionalOf(c40);
 function c42(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["phone_number"];
   if (typeof x0 === 'string') out["phone_number"] = x0; else if (x0 !== undefined || "phone_number" in v) optionalKey(v, out, "phone_number", c1, iss);
   const x1 = v["event"];
-  if (typeof x1 === 'string' && x1.length >= 1) out["event"] = x1; else requiredKey(v, out, "event", c18, iss, N1);
+  if (typeof x1 === 'string' && x1.length >= 1) out["event"] = x1; else requiredKey(v, out, "event", c18, iss, N5);
   optionalKey(v, out, "ban_info", c41, iss);
-  for (const k in v) if (k !== "phone_number" && k !== "event" && k !== "ban_info" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "phone_number" && k !== "event" && k !== "ban_info" && k !== P3) out[k] = v[k];
   return out;
 }
+const p16 = (function p16(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["from"], x === undefined || typeof x === 'string') &&
+    (x = v["id"], x === undefined || typeof x === 'string');
+});
+const p17 = (function p17(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["body"], typeof x === 'string');
+});
+const p18 = (function p18(v) {
+  let x;
+  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+    (x = v["id"], typeof x === 'string' && x.length >= 1) &&
+    (x = v["from"], x === undefined || typeof x === 'string') &&
+    (x = v["from_user_id"], x === undefined || typeof x === 'string') &&
+    (x = v["from_parent_user_id"], x === undefined || typeof x === 'string') &&
+    (x = v["timestamp"], (typeof x === 'string') || (typeof x === 'number' && Number.isFinite(x))) &&
+    (x = v["context"], x === undefined || p16(x)) &&
+    (x = v["type"], x === "text") &&
+    (x = v["text"], p17(x));
+});
 const c43 = (function c43(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["from"];
-  if (typeof x0 === 'string') out["from"] = x0; else if (x0 !== undefined || "from" in v) optionalKey(v, out, "from", c1, iss);
-  const x1 = v["id"];
-  if (typeof x1 === 'string') out["id"] = x1; else if (x1 !== undefined || "id" in v) optionalKey(v, out, "id", c1, iss);
-  for (const k in v) if (k !== "from" && k !== "id" && k !== P4) out[k] = v[k];
-  return out;
+  return p16(v) ? v : objectFields(v, iss, T4, [["from", c1, 0], ["id", c1, 0]]);
 });
 const c44 = optionalOf(c43);
-const f0 = (function f0(v, out, iss) {
+const c45 = literalOf("text", L10);
+const c46 = (function c46(v, iss) {
+  return p17(v) ? v : objectFields(v, iss, T4, [["body", c0, N5]]);
+});
+const c47 = (function c47(v, iss) {
+  return p18(v) ? v : objectFields(v, iss, T4, [["id", c18, N5], ["from", c1, 0], ["from_user_id", c1, 0], ["from_parent_user_id", c1, 0], ["timestamp", c4, N5], ["context", c44, 0], ["type", c45, N5], ["text", c46, N5]]);
+});
+function f0(v, out, iss) {
   const x0 = v["id"];
-  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
+  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N5);
   const x1 = v["from"];
   if (typeof x1 === 'string') out["from"] = x1; else if (x1 !== undefined || "from" in v) optionalKey(v, out, "from", c1, iss);
   const x2 = v["from_user_id"];
@@ -276,60 +305,42 @@ const f0 = (function f0(v, out, iss) {
   const x3 = v["from_parent_user_id"];
   if (typeof x3 === 'string') out["from_parent_user_id"] = x3; else if (x3 !== undefined || "from_parent_user_id" in v) optionalKey(v, out, "from_parent_user_id", c1, iss);
   const x4 = v["timestamp"];
-  if ((typeof x4 === 'string') || (typeof x4 === 'number' && Number.isFinite(x4))) out["timestamp"] = x4; else requiredKey(v, out, "timestamp", c4, iss, N1);
-  optionalKey(v, out, "context", c44, iss);
-});
-const f0k = (function f0k(k) {
+  if ((typeof x4 === 'string') || (typeof x4 === 'number' && Number.isFinite(x4))) out["timestamp"] = x4; else requiredKey(v, out, "timestamp", c4, iss, N5);
+  const x5 = v["context"];
+  if (p16(x5)) out["context"] = x5; else if (x5 !== undefined || "context" in v) optionalKey(v, out, "context", c44, iss);
+}
+function f0k(k) {
   return k === "id" || k === "from" || k === "from_user_id" || k === "from_parent_user_id" || k === "timestamp" || k === "context";
-});
-const c45 = literalOf("text", L7);
-const c46 = (function c46(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  const x0 = v["body"];
-  if (typeof x0 === 'string') out["body"] = x0; else requiredKey(v, out, "body", c0, iss, N1);
-  for (const k in v) if (k !== "body" && k !== P4) out[k] = v[k];
-  return out;
-});
-const c47 = (function c47(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
-  const out = {};
-  f0(v, out, iss);
-  const x6 = v["type"];
-  if (x6 === "text") out["type"] = x6; else requiredKey(v, out, "type", c45, iss, N1);
-  out["text"] = checkedUnder(v["text"], c46, iss, "text");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "text" && k !== P4) out[k] = v[k];
-  return out;
-});
-const c48 = literalOf("image", L7);
+}
+const c48 = literalOf("image", L10);
 function c49(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["id"];
-  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
+  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N5);
   const x1 = v["mime_type"];
   if (x1 !== undefined && isString(x1)) out["mime_type"] = x1; else if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c21, iss);
   const x2 = v["sha256"];
   if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
   const x3 = v["caption"];
   if (typeof x3 === 'string') out["caption"] = x3; else if (x3 !== undefined || "caption" in v) optionalKey(v, out, "caption", c1, iss);
-  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "caption" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "caption" && k !== P3) out[k] = v[k];
   return out;
 }
 function c50(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "image") out["type"] = x6; else requiredKey(v, out, "type", c48, iss, N1);
+  if (x6 === "image") out["type"] = x6; else requiredKey(v, out, "type", c48, iss, N5);
   out["image"] = checkedUnder(v["image"], c49, iss, "image");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "image" && k !== P4) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "image" && k !== P3) out[k] = v[k];
   return out;
 }
-const c51 = literalOf("audio", L7);
+const c51 = literalOf("audio", L10);
 function f1(v, out, iss) {
   const x0 = v["id"];
-  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
+  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N5);
   const x1 = v["mime_type"];
   if (typeof x1 === 'string') out["mime_type"] = x1; else if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c1, iss);
   const x2 = v["sha256"];
@@ -339,124 +350,124 @@ function f1k(k) {
   return k === "id" || k === "mime_type" || k === "sha256";
 }
 function c52(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f1(v, out, iss);
   const x3 = v["voice"];
   if (typeof x3 === 'boolean') out["voice"] = x3; else if (x3 !== undefined || "voice" in v) optionalKey(v, out, "voice", c27, iss);
-  for (const k in v) if (!f1k(k) && k !== "voice" && k !== P4) out[k] = v[k];
+  for (const k in v) if (!f1k(k) && k !== "voice" && k !== P3) out[k] = v[k];
   return out;
 }
 function c53(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "audio") out["type"] = x6; else requiredKey(v, out, "type", c51, iss, N1);
+  if (x6 === "audio") out["type"] = x6; else requiredKey(v, out, "type", c51, iss, N5);
   out["audio"] = checkedUnder(v["audio"], c52, iss, "audio");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "audio" && k !== P4) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "audio" && k !== P3) out[k] = v[k];
   return out;
 }
-const c54 = literalOf("document", L7);
+const c54 = literalOf("document", L10);
 function c55(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f1(v, out, iss);
   const x3 = v["filename"];
   if (typeof x3 === 'string') out["filename"] = x3; else if (x3 !== undefined || "filename" in v) optionalKey(v, out, "filename", c1, iss);
   const x4 = v["caption"];
   if (typeof x4 === 'string') out["caption"] = x4; else if (x4 !== undefined || "caption" in v) optionalKey(v, out, "caption", c1, iss);
-  for (const k in v) if (!f1k(k) && k !== "filename" && k !== "caption" && k !== P4) out[k] = v[k];
+  for (const k in v) if (!f1k(k) && k !== "filename" && k !== "caption" && k !== P3) out[k] = v[k];
   return out;
 }
 function c56(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "document") out["type"] = x6; else requiredKey(v, out, "type", c54, iss, N1);
+  if (x6 === "document") out["type"] = x6; else requiredKey(v, out, "type", c54, iss, N5);
   out["document"] = checkedUnder(v["document"], c55, iss, "document");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "document" && k !== P4) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "document" && k !== P3) out[k] = v[k];
   return out;
 }
-const c57 = literalOf("video", L7);
+const c57 = literalOf("video", L10);
 function c58(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "video") out["type"] = x6; else requiredKey(v, out, "type", c57, iss, N1);
+  if (x6 === "video") out["type"] = x6; else requiredKey(v, out, "type", c57, iss, N5);
   out["video"] = checkedUnder(v["video"], c49, iss, "video");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "video" && k !== P4) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "video" && k !== P3) out[k] = v[k];
   return out;
 }
-const c59 = literalOf("sticker", L7);
+const c59 = literalOf("sticker", L10);
 function c60(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["id"];
-  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N1);
+  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N5);
   const x1 = v["mime_type"];
   if (x1 !== undefined && isString(x1)) out["mime_type"] = x1; else if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c21, iss);
   const x2 = v["sha256"];
   if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
   const x3 = v["animated"];
   if (typeof x3 === 'boolean') out["animated"] = x3; else if (x3 !== undefined || "animated" in v) optionalKey(v, out, "animated", c27, iss);
-  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "animated" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "animated" && k !== P3) out[k] = v[k];
   return out;
 }
 function c61(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "sticker") out["type"] = x6; else requiredKey(v, out, "type", c59, iss, N1);
+  if (x6 === "sticker") out["type"] = x6; else requiredKey(v, out, "type", c59, iss, N5);
   out["sticker"] = checkedUnder(v["sticker"], c60, iss, "sticker");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "sticker" && k !== P4) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "sticker" && k !== P3) out[k] = v[k];
   return out;
 }
-const c62 = literalOf("location", L7);
+const c62 = literalOf("location", L10);
 function c63(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["latitude"];
-  if (typeof x0 === 'number' && Number.isFinite(x0)) out["latitude"] = x0; else requiredKey(v, out, "latitude", c3, iss, N1);
+  if (typeof x0 === 'number' && Number.isFinite(x0)) out["latitude"] = x0; else requiredKey(v, out, "latitude", c3, iss, N5);
   const x1 = v["longitude"];
-  if (typeof x1 === 'number' && Number.isFinite(x1)) out["longitude"] = x1; else requiredKey(v, out, "longitude", c3, iss, N1);
+  if (typeof x1 === 'number' && Number.isFinite(x1)) out["longitude"] = x1; else requiredKey(v, out, "longitude", c3, iss, N5);
   const x2 = v["name"];
   if (typeof x2 === 'string') out["name"] = x2; else if (x2 !== undefined || "name" in v) optionalKey(v, out, "name", c1, iss);
   const x3 = v["address"];
   if (typeof x3 === 'string') out["address"] = x3; else if (x3 !== undefined || "address" in v) optionalKey(v, out, "address", c1, iss);
   const x4 = v["url"];
   if (typeof x4 === 'string') out["url"] = x4; else if (x4 !== undefined || "url" in v) optionalKey(v, out, "url", c1, iss);
-  for (const k in v) if (k !== "latitude" && k !== "longitude" && k !== "name" && k !== "address" && k !== "url" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "latitude" && k !== "longitude" && k !== "name" && k !== "address" && k !== "url" && k !== P3) out[k] = v[k];
   return out;
 }
 function c64(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "location") out["type"] = x6; else requiredKey(v, out, "type", c62, iss, N1);
+  if (x6 === "location") out["type"] = x6; else requiredKey(v, out, "type", c62, iss, N5);
   out["location"] = checkedUnder(v["location"], c63, iss, "location");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "location" && k !== P4) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "location" && k !== P3) out[k] = v[k];
   return out;
 }
-const c65 = literalOf("contacts", L7);
+const c65 = literalOf("contacts", L10);
 function c66(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["formatted_name"];
-  if (typeof x0 === 'string') out["formatted_name"] = x0; else requiredKey(v, out, "formatted_name", c0, iss, N1);
+  if (typeof x0 === 'string') out["formatted_name"] = x0; else requiredKey(v, out, "formatted_name", c0, iss, N5);
   const x1 = v["first_name"];
   if (typeof x1 === 'string') out["first_name"] = x1; else if (x1 !== undefined || "first_name" in v) optionalKey(v, out, "first_name", c1, iss);
   const x2 = v["last_name"];
   if (typeof x2 === 'string') out["last_name"] = x2; else if (x2 !== undefined || "last_name" in v) optionalKey(v, out, "last_name", c1, iss);
-  for (const k in v) if (k !== "formatted_name" && k !== "first_name" && k !== "last_name" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "formatted_name" && k !== "first_name" && k !== "last_name" && k !== P3) out[k] = v[k];
   return out;
 }
 function c67(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["phone"];
   if (typeof x0 === 'string') out["phone"] = x0; else if (x0 !== undefined || "phone" in v) optionalKey(v, out, "phone", c1, iss);
@@ -464,205 +475,211 @@ function c67(v, iss) {
   if (typeof x1 === 'string') out["type"] = x1; else if (x1 !== undefined || "type" in v) optionalKey(v, out, "type", c1, iss);
   const x2 = v["wa_id"];
   if (typeof x2 === 'string') out["wa_id"] = x2; else if (x2 !== undefined || "wa_id" in v) optionalKey(v, out, "wa_id", c1, iss);
-  for (const k in v) if (k !== "phone" && k !== "type" && k !== "wa_id" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "phone" && k !== "type" && k !== "wa_id" && k !== P3) out[k] = v[k];
   return out;
 }
-const c68 = arrayOf(c67, T5);
+const c68 = arrayOf(c67, T8);
 const c69 = optionalOf(c68);
 function c70(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["email"];
   if (typeof x0 === 'string') out["email"] = x0; else if (x0 !== undefined || "email" in v) optionalKey(v, out, "email", c1, iss);
   const x1 = v["type"];
   if (typeof x1 === 'string') out["type"] = x1; else if (x1 !== undefined || "type" in v) optionalKey(v, out, "type", c1, iss);
-  for (const k in v) if (k !== "email" && k !== "type" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "email" && k !== "type" && k !== P3) out[k] = v[k];
   return out;
 }
-const c71 = arrayOf(c70, T5);
+const c71 = arrayOf(c70, T8);
 const c72 = optionalOf(c71);
 function c73(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   out["name"] = checkedUnder(v["name"], c66, iss, "name");
   optionalKey(v, out, "phones", c69, iss);
   optionalKey(v, out, "emails", c72, iss);
-  for (const k in v) if (k !== "name" && k !== "phones" && k !== "emails" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "name" && k !== "phones" && k !== "emails" && k !== P3) out[k] = v[k];
   return out;
 }
-const c74 = arrayOf(c73, T5);
+const c74 = arrayOf(c73, T8);
 function c75(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "contacts") out["type"] = x6; else requiredKey(v, out, "type", c65, iss, N1);
+  if (x6 === "contacts") out["type"] = x6; else requiredKey(v, out, "type", c65, iss, N5);
   out["contacts"] = checkedUnder(v["contacts"], c74, iss, "contacts");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "contacts" && k !== P4) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "contacts" && k !== P3) out[k] = v[k];
   return out;
 }
-const c76 = literalOf("interactive", L7);
+const c76 = literalOf("interactive", L10);
 function c77(v, iss) {
   return wrapUnknownKind(v);
 }
-const c78 = literalOf("button_reply", L7);
+const c78 = literalOf("button_reply", L10);
 function c79(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["id"];
-  if (typeof x0 === 'string') out["id"] = x0; else requiredKey(v, out, "id", c0, iss, N1);
+  if (typeof x0 === 'string') out["id"] = x0; else requiredKey(v, out, "id", c0, iss, N5);
   const x1 = v["title"];
-  if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N1);
-  for (const k in v) if (k !== "id" && k !== "title" && k !== P4) out[k] = v[k];
+  if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N5);
+  for (const k in v) if (k !== "id" && k !== "title" && k !== P3) out[k] = v[k];
   return out;
 }
 function c80(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["type"];
-  if (x0 === "button_reply") out["type"] = x0; else requiredKey(v, out, "type", c78, iss, N1);
+  if (x0 === "button_reply") out["type"] = x0; else requiredKey(v, out, "type", c78, iss, N5);
   out["button_reply"] = checkedUnder(v["button_reply"], c79, iss, "button_reply");
-  for (const k in v) if (k !== "type" && k !== "button_reply" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "type" && k !== "button_reply" && k !== P3) out[k] = v[k];
   return out;
 }
-const c81 = literalOf("list_reply", L7);
+const c81 = literalOf("list_reply", L10);
 function c82(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["id"];
-  if (typeof x0 === 'string') out["id"] = x0; else requiredKey(v, out, "id", c0, iss, N1);
+  if (typeof x0 === 'string') out["id"] = x0; else requiredKey(v, out, "id", c0, iss, N5);
   const x1 = v["title"];
-  if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N1);
+  if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N5);
   const x2 = v["description"];
   if (typeof x2 === 'string') out["description"] = x2; else if (x2 !== undefined || "description" in v) optionalKey(v, out, "description", c1, iss);
-  for (const k in v) if (k !== "id" && k !== "title" && k !== "description" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "title" && k !== "description" && k !== P3) out[k] = v[k];
   return out;
 }
 function c83(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["type"];
-  if (x0 === "list_reply") out["type"] = x0; else requiredKey(v, out, "type", c81, iss, N1);
+  if (x0 === "list_reply") out["type"] = x0; else requiredKey(v, out, "type", c81, iss, N5);
   out["list_reply"] = checkedUnder(v["list_reply"], c82, iss, "list_reply");
-  for (const k in v) if (k !== "type" && k !== "list_reply" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "type" && k !== "list_reply" && k !== P3) out[k] = v[k];
   return out;
 }
-const c84 = literalOf("unknown", L7);
+const c84 = literalOf("unknown", L10);
 function c85(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
-  const x0 = v["type"];
-  if (x0 === "unknown") out["type"] = x0; else requiredKey(v, out, "type", c84, iss, N1);
-  const x1 = v["originalType"];
-  if (typeof x1 === 'string') out["originalType"] = x1; else requiredKey(v, out, "originalType", c0, iss, N1);
-  out["raw"] = checkedUnder(v["raw"], c8, iss, "raw");
-  for (const k in v) if (k !== "type" && k !== "originalType" && k !== "raw" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== P3) out[k] = v[k];
   return out;
 }
 function c86(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+  if (!isObject(v)) return wrongType(v, iss, T4);
+  const out = {};
+  const x0 = v["type"];
+  if (x0 === "unknown") out["type"] = x0; else requiredKey(v, out, "type", c84, iss, N5);
+  const x1 = v["originalType"];
+  if (typeof x1 === 'string') out["originalType"] = x1; else requiredKey(v, out, "originalType", c0, iss, N5);
+  out["raw"] = checkedUnder(v["raw"], c85, iss, "raw");
+  for (const k in v) if (k !== "type" && k !== "originalType" && k !== "raw" && k !== P3) out[k] = v[k];
+  return out;
+}
+function c87(v, iss) {
+  if (!isObject(v)) return wrongType(v, iss, T4);
   switch (v["type"]) {
     case "button_reply": return c80(v, iss);
     case "list_reply": return c83(v, iss);
-    case "unknown": return c85(v, iss);
+    case "unknown": return c86(v, iss);
   }
   iss.push({ code: 'invalid_union', errors: [], note: 'No matching discriminator', discriminator: "type", options: ["button_reply","list_reply","unknown"], path: ["type"], message: "Invalid discriminator value. Expected 'button_reply' | 'list_reply' | 'unknown'" });
   return v;
 }
-function c87(v, iss) {
+function c88(v, iss) {
   const s = iss.length;
   const l = c77(v, iss);
   for (let i = s; i < iss.length; i++) if (iss[i].code !== 'unrecognized_keys') return l;
-  return c86(l, iss);
+  return c87(l, iss);
 }
-function c88(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+function c89(v, iss) {
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "interactive") out["type"] = x6; else requiredKey(v, out, "type", c76, iss, N1);
-  lenientKey(v, out, "interactive", c87, iss, false);
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "interactive" && k !== P4) out[k] = v[k];
+  if (x6 === "interactive") out["type"] = x6; else requiredKey(v, out, "type", c76, iss, N5);
+  lenientKey(v, out, "interactive", c88, iss, false);
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "interactive" && k !== P3) out[k] = v[k];
   return out;
 }
-const c89 = literalOf("reaction", L7);
-function c90(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+const c90 = literalOf("reaction", L10);
+function c91(v, iss) {
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["message_id"];
-  if (typeof x0 === 'string') out["message_id"] = x0; else requiredKey(v, out, "message_id", c0, iss, N1);
+  if (typeof x0 === 'string') out["message_id"] = x0; else requiredKey(v, out, "message_id", c0, iss, N5);
   const x1 = v["emoji"];
   if (typeof x1 === 'string') out["emoji"] = x1; else if (x1 !== undefined || "emoji" in v) optionalKey(v, out, "emoji", c1, iss);
-  for (const k in v) if (k !== "message_id" && k !== "emoji" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "message_id" && k !== "emoji" && k !== P3) out[k] = v[k];
   return out;
 }
-function c91(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+function c92(v, iss) {
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "reaction") out["type"] = x6; else requiredKey(v, out, "type", c89, iss, N1);
-  out["reaction"] = checkedUnder(v["reaction"], c90, iss, "reaction");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "reaction" && k !== P4) out[k] = v[k];
+  if (x6 === "reaction") out["type"] = x6; else requiredKey(v, out, "type", c90, iss, N5);
+  out["reaction"] = checkedUnder(v["reaction"], c91, iss, "reaction");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "reaction" && k !== P3) out[k] = v[k];
   return out;
 }
-const c92 = literalOf("order", L7);
-const c93 = optionalOf(c3);
-function c94(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+const c93 = literalOf("order", L10);
+const c94 = optionalOf(c3);
+function c95(v, iss) {
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["product_retailer_id"];
-  if (typeof x0 === 'string') out["product_retailer_id"] = x0; else requiredKey(v, out, "product_retailer_id", c0, iss, N1);
+  if (typeof x0 === 'string') out["product_retailer_id"] = x0; else requiredKey(v, out, "product_retailer_id", c0, iss, N5);
   const x1 = v["quantity"];
-  if (typeof x1 === 'number' && Number.isFinite(x1)) out["quantity"] = x1; else requiredKey(v, out, "quantity", c3, iss, N1);
+  if (typeof x1 === 'number' && Number.isFinite(x1)) out["quantity"] = x1; else requiredKey(v, out, "quantity", c3, iss, N5);
   const x2 = v["item_price"];
-  if (typeof x2 === 'number' && Number.isFinite(x2)) out["item_price"] = x2; else if (x2 !== undefined || "item_price" in v) optionalKey(v, out, "item_price", c93, iss);
+  if (typeof x2 === 'number' && Number.isFinite(x2)) out["item_price"] = x2; else if (x2 !== undefined || "item_price" in v) optionalKey(v, out, "item_price", c94, iss);
   const x3 = v["currency"];
   if (typeof x3 === 'string') out["currency"] = x3; else if (x3 !== undefined || "currency" in v) optionalKey(v, out, "currency", c1, iss);
-  for (const k in v) if (k !== "product_retailer_id" && k !== "quantity" && k !== "item_price" && k !== "currency" && k !== P4) out[k] = v[k];
+  for (const k in v) if (k !== "product_retailer_id" && k !== "quantity" && k !== "item_price" && k !== "currency" && k !== P3) out[k] = v[k];
   return out;
 }
-const c95 = arrayOf(c94, T5);
-function c96(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+const c96 = arrayOf(c95, T8);
+function c97(v, iss) {
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["catalog_id"];
   if (typeof x0 === 'string') out["catalog_id"] = x0; else if (x0 !== undefined || "catalog_id" in v) optionalKey(v, out, "catalog_id", c1, iss);
   const x1 = v["text"];
   if (typeof x1 === 'string') out["text"] = x1; else if (x1 !== undefined || "text" in v) optionalKey(v, out, "text", c1, iss);
-  out["product_items"] = checkedUnder(v["product_items"], c95, iss, "product_items");
-  for (const k in v) if (k !== "catalog_id" && k !== "text" && k !== "product_items" && k !== P4) out[k] = v[k];
+  out["product_items"] = checkedUnder(v["product_items"], c96, iss, "product_items");
+  for (const k in v) if (k !== "catalog_id" && k !== "text" && k !== "product_items" && k !== P3) out[k] = v[k];
   return out;
 }
-function c97(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+function c98(v, iss) {
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "order") out["type"] = x6; else requiredKey(v, out, "type", c92, iss, N1);
-  out["order"] = checkedUnder(v["order"], c96, iss, "order");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "order" && k !== P4) out[k] = v[k];
+  if (x6 === "order") out["type"] = x6; else requiredKey(v, out, "type", c93, iss, N5);
+  out["order"] = checkedUnder(v["order"], c97, iss, "order");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "order" && k !== P3) out[k] = v[k];
   return out;
 }
-const c98 = literalOf("button", L7);
-function c99(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+const c99 = literalOf("button", L10);
+function c100(v, iss) {
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   const x0 = v["payload"];
-  if (typeof x0 === 'string') out["payload"] = x0; else requiredKey(v, out, "payload", c0, iss, N1);
+  if (typeof x0 === 'string') out["payload"] = x0; else requiredKey(v, out, "payload", c0, iss, N5);
   const x1 = v["text"];
-  if (typeof x1 === 'string') out["text"] = x1; else requiredKey(v, out, "text", c0, iss, N1);
-  for (const k in v) if (k !== "payload" && k !== "text" && k !== P4) out[k] = v[k];
+  if (typeof x1 === 'string') out["text"] = x1; else requiredKey(v, out, "text", c0, iss, N5);
+  for (const k in v) if (k !== "payload" && k !== "text" && k !== P3) out[k] = v[k];
   return out;
 }
-function c100(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T0);
+function c101(v, iss) {
+  if (!isObject(v)) return wrongType(v, iss, T4);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "button") out["type"] = x6; else requiredKey(v, out, "type", c98, iss, N1);
-  out["button"] = checkedUnder(v["button"], c99, iss, "button");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "button" && k !== P4) out[k] = v[k];
+  if (x6 === "button") out["type"] = x6; else requiredKey(v, out, "type", c99, iss, N5);
+  out["button"] = checkedUnder(v["button"], c100, iss, "button");
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "button" && k !== P3) out[k] = v[k];
   return out;
 }
 
@@ -688,8 +705,8 @@ export const messageCheckers: Readonly<Record<string, (input: unknown, issues: R
   "sticker": c61,
   "location": c64,
   "contacts": c75,
-  "interactive": c88,
-  "reaction": c91,
-  "order": c97,
-  "button": c100,
+  "interactive": c89,
+  "reaction": c92,
+  "order": c98,
+  "button": c101,
 };
