@@ -4,7 +4,12 @@
  * are on `wa-gateway-sdk/schemas` (see docs/api-surface.md), so a schema refactor is not a change of this entry.
  */
 
-export type { CampaignHold, CampaignQueueStatus, CampaignQueueView } from './campaigns/queue-status.js';
+export type {
+  CampaignHold,
+  CampaignQueueStatus,
+  CampaignQueueView,
+  CampaignWait,
+} from './campaigns/queue-status.js';
 export { type CampaignClock, CampaignRecordError } from './campaigns/recorder.js';
 export type { CampaignMessageStatus, CampaignRefusal, CampaignResult } from './campaigns/records.js';
 export {

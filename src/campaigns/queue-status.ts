@@ -16,6 +16,31 @@ export interface CampaignHold {
   by: 'gateway' | 'person';
 }
 
+/**
+ * Why a running campaign's sends wait for now, with nothing for a person to do: `rate_limit`, the gateway's
+ * `RATE_001` holds every worker until `until` (its `retry_after`); `replicas`, fewer Redis replicas than
+ * `work({ replicas })` asks held a message's mark in time (one down or lagging), so messages go back to the queue
+ * and are tried again about every second, and `until` moves on while that lasts.
+ */
+export interface CampaignWait {
+  reason: 'rate_limit' | 'replicas';
+  /** When the wait ends, or is looked at again, ISO 8601 (Redis's clock). */
+  until: string;
+}
+
+/**
+ * A running campaign's wait from its stored deadlines (ms on Redis's clock, 0 when never set) and Redis's `now`:
+ * the one that ends later, or `undefined` when both have passed.
+ */
+export function waitingOf(heldUntil: number, replicasUntil: number, now: number): CampaignWait | undefined {
+  const until = Math.max(heldUntil, replicasUntil);
+  if (!(until > now)) return undefined;
+  return {
+    reason: heldUntil >= replicasUntil ? 'rate_limit' : 'replicas',
+    until: new Date(until).toISOString(),
+  };
+}
+
 /** Where a campaign stands: `status(id)`. */
 export interface CampaignQueueStatus {
   campaign: string;
@@ -26,6 +51,8 @@ export interface CampaignQueueStatus {
   state: 'scheduled' | 'running' | 'paused' | 'cancelled' | 'finished';
   /** Why it is paused or was cancelled. */
   hold: CampaignHold | undefined;
+  /** Why a running campaign's sends wait for now (the later of the two when both), or `undefined`. */
+  waiting: CampaignWait | undefined;
   /** When it starts or started, ISO 8601. */
   startAt: string | null;
   /** Messages enqueued. */

@@ -160,6 +160,13 @@ async function queueCommand(
 
 const PAST = { pause: 'paused', resume: 'resumed', resend: 'queued again', drop: 'dropped' } as const;
 
+/** What a running campaign's wait means, for the person reading `campaign status`. */
+const WAITS = {
+  rate_limit: "the gateway's rate limit (RATE_001): every worker waits out its retry_after",
+  replicas:
+    'too few Redis replicas held the ledger in time (one down or lagging?): messages go back to the queue and are tried again',
+} as const;
+
 async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: CliIo): Promise<number> {
   const status = (await queue.status(id))!;
   const inDoubt = await queue.inDoubt(id);
@@ -168,6 +175,7 @@ async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: 
     return EXIT.ok;
   }
   io.stdout(`campaign ${id}: ${status.state}\n`);
+  if (status.waiting) io.stdout(`  waiting until ${status.waiting.until}: ${WAITS[status.waiting.reason]}\n`);
   if (status.hold) {
     io.stdout(
       `  ${status.state === 'cancelled' ? 'cancelled' : 'paused'} by ${status.hold.by} at ${status.hold.at}: ${status.hold.code} ${status.hold.description}\n`,

@@ -262,13 +262,14 @@ return before
 `);
 
 /**
- * Holds every send of a campaign for `ms` from now (Redis's clock: the gate reads it), or longer if held already.
- * KEYS: counts. ARGV: ms.
+ * Sets a campaign's deadline field to `ms` from now (Redis's clock: every process reads it alike), or leaves it if
+ * it is later already: `heldUntil` (a `RATE_001` holds every send; the gate reads it), `replicasUntil` (too few
+ * replicas held a mark; `status()` says so). KEYS: counts. ARGV: ms, field.
  */
 const HOLD = new Script(`${NOW_MS}
 local untilMs = now_ms() + tonumber(ARGV[1])
-local cur = tonumber(redis.call('HGET', KEYS[1], 'heldUntil') or '0')
-if untilMs > cur then redis.call('HSET', KEYS[1], 'heldUntil', untilMs) end
+local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[2]) or '0')
+if untilMs > cur then redis.call('HSET', KEYS[1], ARGV[2], untilMs) end
 return 1
 `);
 
@@ -487,7 +488,20 @@ export class Ledger {
 
   /** Holds the campaign's sends for `ms` (a `RATE_001`'s `retry_after`): every worker's gate refuses meanwhile. */
   async hold(campaign: string, ms: number): Promise<void> {
-    await HOLD.run(this.redis, [writes(this.keysOf(campaign).counts, this.retentionMs)], [Math.ceil(ms)]);
+    await this.#until(campaign, 'heldUntil', ms);
+  }
+
+  /** Notes that a gate found too few replicas: `status()` reports the wait for `ms` (refusals renew it). */
+  async replicasShort(campaign: string, ms: number): Promise<void> {
+    await this.#until(campaign, 'replicasUntil', ms);
+  }
+
+  async #until(campaign: string, field: 'heldUntil' | 'replicasUntil', ms: number): Promise<void> {
+    await HOLD.run(
+      this.redis,
+      [writes(this.keysOf(campaign).counts, this.retentionMs)],
+      [Math.ceil(ms), field],
+    );
   }
 
   /** The campaign's state as stored. */
@@ -522,6 +536,24 @@ export class Ledger {
   /** The counters and state hash. */
   async counts(campaign: string): Promise<Record<string, string>> {
     return this.redis.hgetall(this.keysOf(campaign).counts);
+  }
+
+  /**
+   * The counters and state hash, and Redis's clock in ms read with it (its deadlines are on that clock). On a
+   * cluster the pipeline goes to the campaign's node: `TIME` has no key of its own.
+   */
+  async countsAndNow(campaign: string): Promise<{ counts: Record<string, string>; now: number }> {
+    const op = 'CampaignQueue.status';
+    const answers = await this.redis.pipeline().hgetall(this.keysOf(campaign).counts).time().exec();
+    const [countsError, counts] = answers?.[0] ?? [new Error('no answer to HGETALL'), undefined];
+    if (countsError) throw countsError;
+    const [timeError, time] = answers?.[1] ?? [new Error('no answer to TIME'), undefined];
+    if (timeError) throw timeError;
+    if (!Array.isArray(time) || time.length !== 2) throw unexpectedReply(op, 'TIME', time);
+    return {
+      counts: counts as Record<string, string>,
+      now: Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000),
+    };
   }
 
   /** Entries in doubt since before `until`, oldest first: their key hashes and times. */

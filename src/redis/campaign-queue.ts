@@ -5,7 +5,12 @@
  * docs/campaigns-at-scale.md.
  */
 
-import type { CampaignHold, CampaignQueueStatus, CampaignQueueView } from '../campaigns/queue-status.js';
+import {
+  type CampaignHold,
+  type CampaignQueueStatus,
+  type CampaignQueueView,
+  waitingOf,
+} from '../campaigns/queue-status.js';
 import type { CampaignRefusal } from '../campaigns/records.js';
 import type { SuppressionList } from '../campaigns/suppressions.js';
 import type { CampaignReport, CampaignRetry, CampaignTracker } from '../campaigns/tracker.js';
@@ -25,7 +30,7 @@ import { CampaignQueueError } from './errors.js';
 import { call } from './replies.js';
 import { DEFAULT_RETENTION_MS, openStore, type RedisStoreOptions } from './store-options.js';
 
-export type { CampaignHold, CampaignQueueStatus } from '../campaigns/queue-status.js';
+export type { CampaignHold, CampaignQueueStatus, CampaignWait } from '../campaigns/queue-status.js';
 export type { CampaignWorker, CampaignWorkerOptions } from './campaign-worker.js';
 
 export interface CampaignQueueOptions extends RedisStoreOptions {
@@ -296,7 +301,9 @@ export class CampaignQueue implements CampaignQueueView {
    */
   async status(campaign: string): Promise<CampaignQueueStatus | undefined> {
     checkCampaign(campaign, 'CampaignQueue.status');
-    const counts = await call('CampaignQueue.status', () => this.#core.ledger.counts(campaign));
+    const { counts, now } = await call('CampaignQueue.status', () =>
+      this.#core.ledger.countsAndNow(campaign),
+    );
     if (Object.keys(counts).length === 0) return undefined;
     const n = (k: string) => Number(counts[k] ?? 0);
     const startAt = counts['startAt'] === undefined ? n('createdAt') : n('startAt');
@@ -319,6 +326,7 @@ export class CampaignQueue implements CampaignQueueView {
       campaign,
       state,
       hold,
+      waiting: state === 'running' ? waitingOf(n('heldUntil'), n('replicasUntil'), now) : undefined,
       startAt: startAt > 0 ? new Date(startAt).toISOString() : null,
       total: n('total'),
       queued: n('queued'),

@@ -469,6 +469,10 @@ class Message {
         );
         if (!held) {
           this.#w.replicasShort(this.campaign, replicas.count);
+          // Seen by `status()` until a second retry would have renewed it: it ends soon after the replicas answer.
+          await call(ROLE, () =>
+            core.ledger.replicasShort(this.campaign, 2 * REPLICAS_RETRY_MS + replicas.timeoutMs),
+          );
           throw new GateRefusal('replicas');
         }
         return;

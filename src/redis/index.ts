@@ -10,6 +10,7 @@ export {
   type CampaignQueueOptions,
   type CampaignQueueReport,
   type CampaignQueueStatus,
+  type CampaignWait,
   type CampaignWorker,
   type CampaignWorkerOptions,
   type EnqueueOptions,

@@ -6,6 +6,7 @@ import { CampaignQueue, RedisCampaignStore } from '../../src/redis/index.js';
 import { statusObject } from '../../src/testing/webhook-fixtures.js';
 import { startServer } from '../helpers/http-server.js';
 import { waitFor } from '../helpers/manual-clock.js';
+import { queueCoreOf } from '../helpers/queue-core.js';
 import { describeRedis, type RedisServer, useRedis } from '../helpers/redis-server.js';
 
 function io(env: Record<string, string> = {}) {
@@ -240,6 +241,37 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
       const again = io(env);
       expect(await runCli(['campaign', 'resume', 'spring', '--prefix', 'q1:'], again.io)).toBe(1);
       expect(again.out.stderr).toContain('was cancelled');
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it("says why a running campaign waits: the gateway's RATE_001 hold, until when", async () => {
+    const queue = new CampaignQueue({ redis, prefix: 'q5:' });
+    try {
+      // No worker: the campaign runs and stands still while a RATE_001's hold is written as a worker writes it.
+      await queue.enqueue('held', ['998900000001'].map(text));
+      expect((await queue.status('held'))?.waiting).toBeUndefined();
+      const before = Date.now();
+      await queueCoreOf(redis, 'q5:').ledger.hold('held', 60_000);
+      const status = await queue.status('held');
+      expect(status).toMatchObject({ state: 'running', waiting: { reason: 'rate_limit' } });
+      // Redis's clock and this one are the same machine's: the hold ends a minute from now.
+      const until = Date.parse(status?.waiting?.until ?? '');
+      expect(until).toBeGreaterThanOrEqual(before + 59_000);
+      expect(until).toBeLessThanOrEqual(Date.now() + 61_000);
+      const env = { REDIS_URL: server.url };
+      const shown = io(env);
+      expect(await runCli(['campaign', 'status', 'held', '--prefix', 'q5:'], shown.io)).toBe(0);
+      expect(shown.out.stdout).toContain(
+        `campaign held: running\n  waiting until ${status?.waiting?.until}: the gateway's rate limit (RATE_001)`,
+      );
+      const json = io(env);
+      expect(await runCli(['campaign', 'status', 'held', '--prefix', 'q5:', '--json'], json.io)).toBe(0);
+      expect(JSON.parse(json.out.stdout)).toMatchObject({ waiting: { reason: 'rate_limit' } });
+      // A paused campaign waits for a person, not for the gateway: its hold says why, `waiting` is empty.
+      await queue.pause('held', 'checking the price');
+      expect(await queue.status('held')).toMatchObject({ state: 'paused', waiting: undefined });
     } finally {
       await queue.close();
     }

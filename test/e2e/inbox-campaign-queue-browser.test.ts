@@ -12,6 +12,7 @@ import { CampaignQueue, type CampaignWorker, RedisRateLimiter } from '../../src/
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { createNodeWebhookHandler } from '../../src/webhooks/index.js';
 import { describeChromium, launchChromium } from '../helpers/chromium.js';
+import { queueCoreOf } from '../helpers/queue-core.js';
 import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
 import { connect } from '../helpers/redis-target.js';
 
@@ -101,8 +102,26 @@ describeRedis('the inbox draws a campaign queue', () => {
       const paused = await queueLine();
       expect(paused?.text).toContain('Queue: paused (BILL_001: Insufficient balance. Top up to send.)');
       expect(paused?.text).toMatch(/\d+ queued · 0 in flight · \d+ accepted/);
-      sandbox.simulator.balance = 1_000_000;
+      // Resumed with no worker and a RATE_001's hold written, as a worker writes it: the panel says why it waits.
+      await worker.close();
+      const holder = connect(server.url);
+      const core = queueCoreOf(holder, 'inbox:');
+      await core.ledger.hold('spring', 600_000);
       await queue.resume('spring');
+      await page.waitForFunction(
+        () =>
+          (
+            document.querySelector('figure[data-campaign="spring"] p.queue[data-queue-state="running"]')
+              ?.textContent ?? ''
+          ).includes("(waiting for the gateway's rate limit until "),
+        undefined,
+        { timeout: 30_000 },
+      );
+      // The hold lifted, and a worker again: the rest goes out.
+      await holder.hdel(core.ledger.keysOf('spring').counts, 'heldUntil');
+      holder.disconnect();
+      sandbox.simulator.balance = 1_000_000;
+      worker = queue.work({ gateway, concurrency: 1, pollMs: 50 });
       await page.waitForSelector('figure[data-campaign="spring"] p.queue[data-queue-state="finished"]', {
         timeout: 30_000,
       });

@@ -105,6 +105,12 @@ describeRedis('CampaignQueue waits for a replica to hold the mark before each re
       } finally {
         await bull.close();
       }
+      // Its status says why it stands still, while refusals go on (each renews the wait).
+      await waitFor(
+        async () => (await queue.status('replica-gone'))?.waiting?.reason === 'replicas',
+        'the status says it waits for replicas',
+        DEADLINE,
+      );
       // A job whose delay ran out may be at its gate again (in flight, its mark written, waiting for WAIT).
       const waiting = await queue.status('replica-gone');
       expect(waiting).toMatchObject({ inDoubt: 0, accepted: 0, notSent: 0 });
@@ -122,7 +128,12 @@ describeRedis('CampaignQueue waits for a replica to hold the mark before each re
       const sent = sandbox.simulator.sent.map((s) => s.to);
       expect(sent).toHaveLength(8);
       expect(new Set(sent).size).toBe(8);
-      expect(await queue.status('replica-gone')).toMatchObject({ inDoubt: 0, notSent: 0, state: 'finished' });
+      expect(await queue.status('replica-gone')).toMatchObject({
+        inDoubt: 0,
+        notSent: 0,
+        state: 'finished',
+        waiting: undefined,
+      });
     } finally {
       await worker.close();
       await queue.close();

@@ -103,7 +103,11 @@ async function read(source: CampaignSource): Promise<InboxCampaign[]> {
 function queueView(s: CampaignQueueStatus): InboxCampaignQueue {
   return {
     state: s.state,
-    hold: s.hold ? `${s.hold.code}: ${s.hold.description}` : null,
+    hold: s.hold
+      ? `${s.hold.code}: ${s.hold.description}`
+      : s.waiting
+        ? `waiting for ${s.waiting.reason === 'rate_limit' ? "the gateway's rate limit" : 'Redis replicas'} until ${s.waiting.until}`
+        : null,
     total: s.total,
     queued: s.queued,
     inFlight: s.inFlight,
