@@ -5,8 +5,15 @@ import { SENDER_PATTERN } from '../testing/sandbox/inject.js';
 import { FIXTURE_SENDER } from '../testing/webhook-fixtures.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
-export const usage = `Usage: wa-gateway say <text> [--from <number>] [--sandbox <url>] [--json]
-       wa-gateway say --button <id> [--from <number>] [--sandbox <url>] [--json]
+/**
+ * How long `say` waits for the sandbox's answer by default: the sandbox's delivery (three attempts of at most 5 s
+ * each, 1 s and 2 s apart: 18 s) fits well within it, with a slow machine's margin; a sandbox that never answers
+ * no longer hangs the CLI.
+ */
+const DEFAULT_TIMEOUT_S = 60;
+
+export const usage = `Usage: wa-gateway say <text> [--from <number>] [--sandbox <url>] [--timeout <seconds>] [--json]
+       wa-gateway say --button <id> [--from <number>] [--sandbox <url>] [--timeout <seconds>] [--json]
 
 Writes to your bot as a customer, without a browser: a running sandbox (wa-gateway sandbox --webhook-url ...)
 delivers the message to your webhook as the gateway would, and the replies your app sent the customer while
@@ -15,12 +22,14 @@ it answered are printed. Exit 0 when delivered, 1 when not (lost, dropped, no sa
   --from      the customer's number, digits with the country code (default ${FIXTURE_SENDER})
   --button    tap a reply button instead of writing: an interactive button_reply with this id (its title too)
   --sandbox   the sandbox's address (default http://127.0.0.1:4010)
+  --timeout   seconds to wait for the delivery to be over, its retries included (default ${DEFAULT_TIMEOUT_S})
   --json      print the sandbox's answer as JSON: ids, attempts, replies`;
 
 export const options = {
   from: { type: 'string' },
   button: { type: 'string' },
   sandbox: { type: 'string' },
+  timeout: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
@@ -50,6 +59,18 @@ export async function sayCommand(args: string[], io: CliIo): Promise<number> {
   if (protocol !== 'http:' && protocol !== 'https:')
     throw new UsageError(`--sandbox is not an http(s) URL: '${base}'.`);
 
+  const seconds = values.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(values.timeout);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new UsageError(`--timeout is a number of seconds above 0; got '${values.timeout}'.`);
+  const signal = AbortSignal.timeout(Math.ceil(seconds * 1000));
+  const late = () => {
+    io.stderr(
+      `wa-gateway say: the sandbox at ${base} did not answer within ${seconds} s: your webhook may still be ` +
+        "answering the delivery (or its retries). Check your app's logs, or raise --timeout.\n",
+    );
+    return EXIT.failed;
+  };
+
   const message =
     values.button === undefined
       ? { from, type: 'text', text: { body: text } }
@@ -64,8 +85,10 @@ export async function sayCommand(args: string[], io: CliIo): Promise<number> {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(message),
+      signal,
     });
   } catch (error) {
+    if (signal.aborted) return late();
     const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     io.stderr(
       `wa-gateway say: no sandbox answers at ${base} (${reason}). Start one in another terminal: ` +
@@ -74,6 +97,7 @@ export async function sayCommand(args: string[], io: CliIo): Promise<number> {
     return EXIT.failed;
   }
   const answer = (await res.json().catch(() => null)) as unknown;
+  if (signal.aborted) return late();
   if (res.status !== 200 || !isRecord(answer) || !Array.isArray(answer['attempts'])) {
     const error =
       isRecord(answer) && typeof answer['error'] === 'string' ? answer['error'] : `HTTP ${res.status}`;

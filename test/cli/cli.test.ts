@@ -547,6 +547,19 @@ describe('wa-gateway say', () => {
     } finally {
       await sandbox.close();
     }
+    // A sandbox that takes the message and never answers (a webhook that hangs): say gives up at --timeout.
+    server = createServer(() => {});
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const hanging = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const late = io();
+    expect(await runCli(['say', 'hi', '--sandbox', hanging, '--timeout', '0.2'], late.io)).toBe(1);
+    expect(late.out.stderr).toContain(`the sandbox at ${hanging} did not answer within 0.2 s`);
+    server.closeAllConnections();
+    await new Promise<void>((r) => server!.close(() => r()));
+    server = undefined;
+    const zero = io();
+    expect(await runCli(['say', 'hi', '--timeout', '0'], zero.io)).toBe(2);
+    expect(zero.out.stderr).toContain("--timeout is a number of seconds above 0; got '0'.");
     const bad = io();
     expect(await runCli(['say', 'hi', '--from', '+998 90 123'], bad.io)).toBe(2);
     expect(bad.out.stderr).toContain('--from is a number as the gateway writes it');
