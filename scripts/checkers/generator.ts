@@ -73,8 +73,10 @@ export interface GenerateOptions {
   /**
    * Inputs are plain JSON trees the caller owns (`JSON.parse`'s, or a plain copy): an object or array the schema
    * would return unchanged is returned as it is, tested by a predicate instead of copied. Its output then equals
-   * zod's (same keys and values, prototype `Object.prototype`) without being a new object, so it must not be used
-   * where the input is the user's own object or the output is changed afterwards.
+   * zod's (same keys and values, the plain prototypes) without being a new object, so it must not be used where the
+   * input is the user's own object or the output is changed afterwards. Two differences only a non-JSON input
+   * shows: an array's own non-index properties are kept, and an enumerable key added to `Object.prototype` (a
+   * polluted prototype) is not copied in as zod's copy would.
    */
   identity?: boolean;
 }
@@ -616,8 +618,10 @@ export function generate(options: GenerateOptions): string {
     if (def.type === 'array') {
       const test = passesAsIs(def.element, 'x');
       if (test === undefined) return undefined;
+      const plainArray = constant('A', 'Array.prototype');
+      const protoOf = constant('G', 'Object.getPrototypeOf');
       return [
-        '  if (!Array.isArray(v)) return false;',
+        `  if (!Array.isArray(v) || ${protoOf}(v) !== ${plainArray}) return false;`,
         `  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(${test})) return false; }`,
         '  return true;',
       ].join('\n');
@@ -860,13 +864,46 @@ export function generate(options: GenerateOptions): string {
       }
       case 'union': {
         if (def.discriminator !== undefined) return undefined;
-        // Not an object's: one that fails its test may still pass its own checker with another output (a default
-        // filled in), which zod would return where a later option's test holds.
-        const parts = (def.options as Schema[]).map((o) => passesAsIs(o, x, false));
+        // zod returns the first option that takes the value: a later option's test may stand for the union only when
+        // every option before it takes exactly what its test holds for (one with a `catch`, a default or a length
+        // bound may take more, with another output).
+        const options = def.options as Schema[];
+        if (!options.slice(0, -1).every(exactTest)) return undefined;
+        const parts = options.map((o) => passesAsIs(o, x, false));
         return parts.every((p) => p !== undefined) ? parts.map((p) => `(${p})`).join(' || ') : undefined;
       }
       default:
         return undefined;
+    }
+  }
+
+  /**
+   * Whether `passesAsIs`'s test of the schema holds for every value (but `undefined`) the schema takes at all, so a
+   * value the test rejects is one the schema refuses: a type, literal, enum or predicate with no check, nullable or
+   * a union of such. Not a `catch` or a default (they take anything), a length bound (the test undercounts code
+   * points), an object or an array.
+   */
+  function exactTest(schema: Schema): boolean {
+    const def = schema._zod.def;
+    if ((def.checks?.length ?? 0) > 0 || def.coerce) return false;
+    switch (def.type) {
+      case 'string':
+      case 'boolean':
+      case 'literal':
+      case 'enum':
+        return passesAsIs(schema, 'x', false) !== undefined;
+      case 'number':
+        // `z.int()`'s test is `Number.isSafeInteger`, and zod refuses every other number too.
+        return def.format === undefined || def.format === 'safeint';
+      case 'custom':
+        return passesAsIs(schema, 'x', false) !== undefined;
+      case 'nullable':
+      case 'optional':
+        return exactTest(def.innerType);
+      case 'union':
+        return def.discriminator === undefined && (def.options as Schema[]).every(exactTest);
+      default:
+        return false;
     }
   }
 

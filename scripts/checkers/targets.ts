@@ -42,7 +42,9 @@ async function webhooks(): Promise<GeneratedFile> {
   });
   const text = generate({
     what: 'The webhook envelope, its changes and every item, as parseWebhook checks and shapes them.',
-    // Every input is `JSON.parse`'s or `decodeBody`'s plain copy, and parseWebhook changes no output it is given.
+    // Every input is `JSON.parse`'s tree or `decodeBody`'s plain copy of the caller's object. Nothing may change an
+    // object a predicate returned as received: `withReceivedRaw` writes into an unknown interactive kind's wrapper,
+    // which a transform makes new (so its message has no predicate).
     identity: true,
     runtime: '../core/checker-runtime.js',
     functions,
