@@ -226,7 +226,8 @@ describe('the generated webhook checkers', () => {
             const inputs = valid();
             // Fresh values: fast-check hands the same objects to later runs, and a mutation may nest one in itself.
             const fresh = ms.map((m) => ({ ...m, value: structuredClone(m.value) }));
-            agree(schema, check, mutate(inputs[pick % inputs.length], fresh));
+            // A copy: mutate works in place, and a fixture (FIXTURE_METADATA) is a shared module constant.
+            agree(schema, check, mutate(structuredClone(inputs[pick % inputs.length]), fresh));
           }),
           { numRuns: RUNS },
         ),
