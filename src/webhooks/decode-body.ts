@@ -137,7 +137,8 @@ export function describe(value: unknown): string {
 /**
  * `value` without its `null` properties, at every depth. Relays write `null` for fields that are absent; the
  * schemas' optional fields mean "absent", and a `null` there must not demote a whole status or message to
- * `unknown` (which handlers usually skip).
+ * `unknown` (which handlers usually skip), nor the change's metadata (every message of the change) or the sender's
+ * contact.
  *
  * Copy on write: a branch without a `null` is returned as it is, so the common delivery (no `null` at all) costs
  * one read of each property and no allocation. The input is a plain tree (JSON text, or a `snapshot`), so the

@@ -125,7 +125,7 @@ function valuePath(ctx: ChangeContext, ...under: (string | number)[]): Path {
 
 // biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
 const walkMessagesValue = (function walkMessagesValue(value: JsonObject, ctx: ChangeContext, events: WebhookEvent[]): void {
-  const metadata = parseMetadata(value['metadata']);
+  const metadata = parseMetadata(value['metadata'], ctx);
   const contacts = value['contacts'];
   // Each contact checked once per change, by its index in `contacts`, however many messages name it.
   const contactCache: ContactCache = [];
@@ -192,9 +192,9 @@ type MetadataResult = { ok: true; metadata: WebhookMetadata } | { ok: false; iss
 
 /** The change's `value.metadata`, which the spec gives on every `messages` change (both fields required). */
 // biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
-const parseMetadata = (function parseMetadata(raw: unknown): MetadataResult {
+const parseMetadata = (function parseMetadata(raw: unknown, ctx: ChangeContext): MetadataResult {
   const found: RawIssue[] = [];
-  const metadata = checkMetadata(raw, found);
+  const metadata = checkMetadata(mayHoldNulls(ctx.body) ? withoutNulls(raw) : raw, found);
   if (found.length === 0) return { ok: true, metadata };
   return {
     ok: false,
@@ -240,7 +240,7 @@ function unknownItemKey(item: unknown, key: 'messages' | 'statuses'): string | u
  * its sender).
  */
 // biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
-const findContact = (function findContact(contacts: unknown, item: JsonObject, cache: ContactCache): WebhookContact | undefined {
+const findContact = (function findContact(contacts: unknown, item: JsonObject, cache: ContactCache, ctx: ChangeContext): WebhookContact | undefined {
   if (!Array.isArray(contacts) || contacts.length === 0) return undefined;
   const from = item['from'];
   const userId = item['from_user_id'];
@@ -259,7 +259,7 @@ const findContact = (function findContact(contacts: unknown, item: JsonObject, c
   const cached = cache[at];
   if (cached !== undefined) return cached === null ? undefined : cached;
   const found: RawIssue[] = [];
-  const checked = checkContact(contacts[at], found);
+  const checked = checkContact(mayHoldNulls(ctx.body) ? withoutNulls(contacts[at]) : contacts[at], found);
   const contact = found.length === 0 ? checked : undefined;
   cache[at] = contact ?? null;
   return contact;
@@ -306,7 +306,7 @@ const messageEvent = (function messageEvent(
     businessAccountId: ctx.businessAccountId,
     idempotencyKey: id,
     metadata,
-    contact: findContact(contacts, item, contactCache),
+    contact: findContact(contacts, item, contactCache, ctx),
     message,
     timestamp: parseTimestamp(rawTimestamp),
     timestampRaw: rawTimestampString(rawTimestamp),

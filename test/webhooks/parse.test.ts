@@ -827,6 +827,20 @@ describe('null means absent', () => {
     expect(m?.kind === 'message' && m.message.type).toBe('text');
   });
 
+  it("a null optional field of the change's metadata or of the sender's contact demotes nothing", () => {
+    const body = messageEnvelope(textMessage({ id: 'wamid.n3' }), {
+      metadata: { ...FIXTURE_METADATA, display_phone_number: null } as never,
+      contacts: [{ ...contact(), user_id: null, profile: { name: 'Ada', username: null } } as never],
+    });
+    for (const input of [body, JSON.stringify(body)]) {
+      const [m] = parseWebhook(input) as MessageEvent[];
+      expect(m?.kind).toBe('message');
+      expect(m?.message.type).toBe('text');
+      expect(m?.metadata).toEqual({ phone_number_id: FIXTURE_METADATA.phone_number_id });
+      expect(m?.contact).toEqual({ wa_id: contact().wa_id, profile: { name: 'Ada' } });
+    }
+  });
+
   it('a null in a JSON text is stripped wherever it is, whatever text surrounds it', () => {
     const status = { ...statusObject('read', { id: 'wamid.n2' }), pricing: null };
     const [s] = parseWebhook(JSON.stringify(statusEnvelope(status as never)).replace(':null', ' :  null '));
