@@ -470,8 +470,11 @@ class Message {
         if (!held) {
           this.#w.replicasShort(this.campaign, replicas.count);
           // Seen by `status()` until a second retry would have renewed it: it ends soon after the replicas answer.
+          // Only what `status()` says: a failure to write it is reported, and the message waits all the same.
           await call(ROLE, () =>
             core.ledger.replicasShort(this.campaign, 2 * REPLICAS_RETRY_MS + replicas.timeoutMs),
+          ).catch((error: unknown) =>
+            this.#w.report(error, { campaign: this.campaign, stage: 'replicas status' }),
           );
           throw new GateRefusal('replicas');
         }
