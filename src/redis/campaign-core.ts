@@ -30,7 +30,7 @@ import type { RedisClient } from './client.js';
 import { closeRedis, openRedis } from './inbox-connection.js';
 import { hashId, type KeySpace } from './keys.js';
 import { queuePrefix } from './queue-keys.js';
-import { call, expectNumber } from './replies.js';
+import { call, expectNumber, pipelineAnswers, unexpectedReply } from './replies.js';
 import { Script, writes } from './script.js';
 
 /**
@@ -151,17 +151,14 @@ export class QueueCore {
     timeoutMs: number,
   ): Promise<boolean> {
     const op = 'CampaignQueue.replicas';
-    const answers = await this.redis
-      .pipeline()
-      .wait(count, timeoutMs)
-      .hget(this.ledger.keysOf(campaign).ledger, kh)
-      .exec();
-    const [waitError, holding] = answers?.[0] ?? [new Error('no answer to WAIT'), undefined];
-    if (waitError) throw waitError;
-    const [readError, value] = answers?.[1] ?? [new Error('no answer to HGET'), undefined];
-    if (readError) throw readError;
+    const [holding, value] = pipelineAnswers(
+      op,
+      await this.redis.pipeline().wait(count, timeoutMs).hget(this.ledger.keysOf(campaign).ledger, kh).exec(),
+      2,
+    );
     if (expectNumber(op, holding) < count) return false;
     if (value === null) return false;
+    if (typeof value !== 'string') throw unexpectedReply(op, 'a ledger entry', value);
     const entry = decodeEntry(op, value);
     return entry.state === 's' && entry.token === token;
   }

@@ -26,7 +26,7 @@ import {
 import { RECORD_CAMPAIGN, RECORD_POINTERS } from './campaign-store.js';
 import type { RedisClient } from './client.js';
 import type { KeySpace } from './keys.js';
-import { expectNumber, unexpectedReply } from './replies.js';
+import { expectNumber, pipelineAnswers, unexpectedReply } from './replies.js';
 import { NOW_MS, Script, type ScriptKey, writes } from './script.js';
 
 export type LedgerState = 'q' | 's' | 'a' | 'n' | 'd';
@@ -544,11 +544,12 @@ export class Ledger {
    */
   async countsAndNow(campaign: string): Promise<{ counts: Record<string, string>; now: number }> {
     const op = 'CampaignQueue.status';
-    const answers = await this.redis.pipeline().hgetall(this.keysOf(campaign).counts).time().exec();
-    const [countsError, counts] = answers?.[0] ?? [new Error('no answer to HGETALL'), undefined];
-    if (countsError) throw countsError;
-    const [timeError, time] = answers?.[1] ?? [new Error('no answer to TIME'), undefined];
-    if (timeError) throw timeError;
+    const [counts, time] = pipelineAnswers(
+      op,
+      await this.redis.pipeline().hgetall(this.keysOf(campaign).counts).time().exec(),
+      2,
+    );
+    if (typeof counts !== 'object' || counts === null) throw unexpectedReply(op, 'a hash', counts);
     if (!Array.isArray(time) || time.length !== 2) throw unexpectedReply(op, 'TIME', time);
     return {
       counts: counts as Record<string, string>,

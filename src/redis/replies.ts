@@ -122,6 +122,21 @@ export function unexpectedReply(operation: string, expected: string, got: unknow
   });
 }
 
+/**
+ * The answers of a pipeline or transaction of `count` commands, in order: a command's error is thrown as a
+ * `RedisStoreError`, and a missing or short answer as an unexpected reply.
+ */
+export function pipelineAnswers(
+  operation: string,
+  replies: [Error | null, unknown][] | null,
+  count: number,
+): unknown[] {
+  if (!replies || replies.length !== count) throw unexpectedReply(operation, `${count} answers`, replies);
+  const failed = replies.find(([error]) => error !== null)?.[0];
+  if (failed) throw toStoreError(failed, operation);
+  return replies.map(([, value]) => value);
+}
+
 /** A number answer, or a typed error. ioredis returns Lua integers as numbers and strings as strings. */
 export function expectNumber(operation: string, got: unknown): number {
   const n = typeof got === 'string' && got.trim() !== '' ? Number(got) : got;

@@ -2,7 +2,7 @@ import type { TemplateRecord, TemplateRecordPatch, TemplateStore } from '../temp
 import type { TemplateDefinition } from '../templates/define.js';
 import type { RedisClient } from './client.js';
 import { hashId, type KeySpace } from './keys.js';
-import { call, toStoreError, unexpectedReply } from './replies.js';
+import { call, pipelineAnswers, unexpectedReply } from './replies.js';
 import { openStore, type RedisStoreOptions } from './store-options.js';
 
 /** The fields of the catalogue's record, as stored (strings; the definition as JSON). */
@@ -69,9 +69,7 @@ export class RedisTemplateStore implements TemplateStore {
       if (cleared.length > 0) tx.hdel(key, ...cleared);
       return tx.hgetall(key).exec();
     });
-    const failed = replies?.find(([error]) => error !== null)?.[0];
-    if (failed) throw toStoreError(failed, op);
-    const fields = replies?.[replies.length - 1]?.[1];
+    const fields = pipelineAnswers(op, replies, cleared.length > 0 ? 3 : 2).at(-1);
     if (typeof fields !== 'object' || fields === null) throw unexpectedReply(op, 'a hash', fields);
     return decode(op, fields as Record<string, string>);
   }

@@ -9,21 +9,16 @@ const typeIssue = (message: string) => toIssue({ path: ['text', 'body'], code: '
 
 describe('a type issue is "required" only when it says the field was left out', () => {
   it.each([
-    'Invalid input: expected string, received undefined',
-    'text.body is required',
-    'row id is required',
-    "is required: the customer's number with its country code",
-    'content (the caption) is required',
-  ])('%s → required', (message) => {
-    expect(typeIssue(message).rule).toBe('text.body.required');
-  });
-
-  it.each([
-    'Invalid input: expected string, received number',
-    'text.body must be a string',
-    'must be a string; it is required',
-    'must be a string: a value is required',
-  ])('%s → type', (message) => {
-    expect(typeIssue(message).rule).toBe('text.body.type');
+    ['Invalid input: expected string, received undefined', 'required'],
+    ['text.body is required', 'required'],
+    ['row id is required', 'required'],
+    ["is required: the customer's number with its country code", 'required'],
+    ['content (the caption) is required', 'required'],
+    ['Invalid input: expected string, received number', 'type'],
+    ['text.body must be a string', 'type'],
+    ['must be a string; it is required', 'type'],
+    ['must be a string: a value is required', 'type'],
+  ])('%s → %s', (message, kind) => {
+    expect(typeIssue(message).rule).toBe(`text.body.${kind}`);
   });
 });
