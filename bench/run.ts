@@ -3,9 +3,9 @@
  * another's memory figures) and prints one table of each bar, its figure and whether it holds.
  * `npm run bench -- webhook stream` runs only the named ones. Exits 1 when a bar does not hold.
  *
- * `npm run bench:quick` (CI): `BENCH_QUICK=1`, the benches with bars only, shorter runs; a noisy figure fails only
- * when it misses its bar by more than `QUICK_MARGIN` (1.5×), so a gross regression cannot land and a busy machine
- * does not fail the build.
+ * `npm run bench:quick` (CI): `BENCH_QUICK=1`, the benches in `QUICK_BENCHES`, shorter runs; a noisy figure fails
+ * only when it misses its bar by more than `QUICK_MARGIN` (1.5×), so a gross regression cannot land and a busy
+ * machine does not fail the build.
  *
  * `npm run bench:docs`: the full run, then its table written into docs/benchmarks.md (between the
  * `bench:table` markers) with the date and the machine. The figures in the docs come only from there.
@@ -17,7 +17,10 @@ import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './lib.js';
 import { holdsQuick, QUICK, QUICK_MARGIN, quickExcuse, round } from './lib.js';
 
-/** The benches the quick CI pass runs: every one with a bar, none of the informational ones. */
+/**
+ * The benches the quick CI pass runs. The others, some with bars of their own (the campaign, rate-limiter, Redis,
+ * inbox and mechanics benches), run only in the full pass.
+ */
 const QUICK_BENCHES = [
   'checked-sends',
   'cold-start',
