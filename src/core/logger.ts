@@ -4,6 +4,7 @@
  * code): never headers, bodies, phone numbers, keys or tokens.
  */
 import { ConfigurationError } from './errors.js';
+import { isThenable } from './observer.js';
 export interface Logger {
   debug?(message: string, meta?: Record<string, unknown>): void;
   info?(message: string, meta?: Record<string, unknown>): void;
@@ -46,15 +47,7 @@ export function resolveLogger(options: {
   targets.set(out, target);
   for (const l of LEVELS.slice(LEVELS.indexOf(level), 4) as Level[]) {
     if (typeof target[l] !== 'function') continue;
-    out[l] = (message, meta) => {
-      try {
-        // Without meta, the message alone: `console.warn(message, undefined)` prints a stray "undefined".
-        if (meta === undefined) target[l]?.(message);
-        else target[l]?.(message, meta);
-      } catch {
-        // A logger that throws must not turn a successful send into a failure.
-      }
-    };
+    out[l] = (message, meta) => log(target, l, message, meta);
   }
   return out;
 }
@@ -84,11 +77,17 @@ export function log(
 ) {
   if (!logger) return;
   try {
-    logger[level]?.(message, meta);
+    // Without meta, the message alone: `console.warn(message, undefined)` prints a stray "undefined".
+    const written: unknown = meta === undefined ? logger[level]?.(message) : logger[level]?.(message, meta);
+    // An async method (one that ships the line to a log service) types as `=> void` too; its rejection,
+    // unhandled, would end a Node process.
+    if (isThenable(written)) Promise.resolve(written).then(undefined, ignore);
   } catch {
     // A logger that throws must not turn a successful send into a failure.
   }
 }
+
+function ignore(): void {}
 
 /** A line within this long of the previous one of its kind belongs to the same burst. */
 export const FOLD_WINDOW_MS = 1000;

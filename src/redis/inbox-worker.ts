@@ -14,7 +14,7 @@
 import type * as BullMQ from 'bullmq';
 import type { Job } from 'bullmq';
 import { ConfigurationError } from '../core/errors.js';
-import type { Logger, LogLevel } from '../core/logger.js';
+import { type Logger, type LogLevel, log as writeLog } from '../core/logger.js';
 import { callObserver } from '../core/observer.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
 import { ON_ERROR_HINT } from '../webhooks/claims.js';
@@ -400,13 +400,8 @@ function safeHooks(
   options: InboxWorkerOptions,
   logger: Logger | undefined,
 ): Pick<ProcessorContext, 'log' | 'report'> {
-  const log = (message: string, meta: Record<string, unknown>, level: 'warn' | 'error' = 'error'): void => {
-    try {
-      logger?.[level]?.(message, meta);
-    } catch {
-      // A broken logger must not change the outcome.
-    }
-  };
+  const log = (message: string, meta: Record<string, unknown>, level: 'warn' | 'error' = 'error'): void =>
+    writeLog(logger, level, message, meta);
   // Neither may the application's error hook, even when it is async and rejects.
   const report = (error: unknown, info: InboxWorkerErrorInfo): void =>
     callObserver(options.onError, [error, info], (errorName) => log('onError failed', { errorName }, 'warn'));

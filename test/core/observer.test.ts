@@ -126,4 +126,35 @@ describe('async observers that reject', () => {
     await settled();
     expect(unhandled).toEqual([]);
   });
+
+  it('a logger whose methods are async and reject: a refused webhook still gets its 401, a send its result, and nothing is unhandled', async () => {
+    const shipped: string[] = [];
+    // A logger that ships each line to a log service that is down: it type-checks as a `Logger`.
+    const ship = async (message: string) => {
+      shipped.push(message);
+      throw new Error('log service unreachable');
+    };
+    const logger = { debug: ship, info: ship, warn: ship, error: ship };
+    const handler = createWebhookHandler({
+      secret: 'observer-secret-0123456789abcdefghij',
+      logger,
+      onEvent: () => {},
+    });
+    const refused = await handler(
+      new Request('https://hook.test/', {
+        method: 'POST',
+        headers: { authorization: 'Bearer wrong-secret-0123456789abcdefghijkl' },
+        body: '{}',
+      }),
+    );
+    expect(refused.status).toBe(401);
+    server.use(http.post(`${GW}/v1/wa/message`, () => HttpResponse.json(sendOk('wamid.LOG'))));
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, logger, logLevel: 'debug' });
+    await expect(
+      gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'Hi' } }),
+    ).resolves.toMatchObject({ messageId: 'wamid.LOG' });
+    await settled();
+    expect(shipped.length).toBeGreaterThan(1); // the 401's line and the send's debug lines were written
+    expect(unhandled).toEqual([]);
+  });
 });
