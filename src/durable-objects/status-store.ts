@@ -5,6 +5,7 @@ import { isRecord } from '../core/plain-data.js';
 import type { StatusEvent, WebhookStatus } from '../webhooks/index.js';
 import { announceStatusChange } from '../webhooks/status-change-announce.js';
 import {
+  announced,
   applyStatus,
   type StatusChange,
   type StatusUpdateResult,
@@ -94,7 +95,8 @@ export class DurableObjectStatusStore {
       op,
     );
     const result = decodeResult(op, answer);
-    if (result.changed && result.current !== undefined) await this.#announce(wamid, result, result.current);
+    if (announced(result) && result.current !== undefined)
+      await this.#announce(wamid, result, result.current);
     return result;
   }
 

@@ -6,6 +6,7 @@ import type { StatusEvent } from '../webhooks/events.js';
 import { STATUS_VALUES, statusErrorSchema, type WebhookStatus } from '../webhooks/schemas.js';
 import { announceStatusChange } from '../webhooks/status-change-announce.js';
 import {
+  announced,
   applyStatus,
   type StatusChange,
   type StatusUpdateResult,
@@ -158,7 +159,7 @@ export class RedisStatusStore {
           ),
         );
         if (written !== 1) return LOST_RACE;
-        if (result.changed) await this.#announce(keys, raw, result, result.current);
+        if (announced(result)) await this.#announce(keys, raw, result, result.current);
         return result;
       },
       {

@@ -82,7 +82,10 @@ export function createClaims(deps: ClaimDeps) {
     }
   }
 
-  return { settle };
+  /** Whether the event of `key` is running in this process now (for this delivery or another). */
+  const runningHere = (key: string): boolean => inflight.has(key);
+
+  return { settle, runningHere };
 }
 
 async function runClaimed(

@@ -56,10 +56,16 @@ export interface WebhookEventContext {
 
 /** Where a failure reported to `onError` happened. */
 export interface WebhookErrorInfo {
-  stage: 'onEvent' | 'dedupe' | 'parse' | 'body' | 'internal';
+  /**
+   * `deadline`: `deadlineMs` passed before the delivery's events were processed (answered 503; `index` is the event
+   * that was running, if one was). `signature`: the upstream signature could not be checked because a body parser
+   * had already consumed the raw body (answered 500: a set-up to fix).
+   */
+  stage: 'onEvent' | 'dedupe' | 'parse' | 'body' | 'deadline' | 'signature' | 'internal';
   /** The event being processed, for stage `onEvent` and `dedupe`. */
   event?: WebhookEvent;
-  index?: number;
+  /** The event's position in its delivery, for stages `onEvent`, `dedupe` and `deadline`. */
+  index?: number | undefined;
 }
 
 export interface WebhookHandlerOptions {

@@ -39,7 +39,13 @@ export interface NodeRequestBody {
 async function readFetchBody(request: Request, maxBytes: number): Promise<BodyResult> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) return { kind: 'too_large' };
-  if (request.bodyUsed) return { kind: 'unavailable', reason: 'the Request body was already read' };
+  if (request.bodyUsed) {
+    return {
+      kind: 'unavailable',
+      reason:
+        'the Request body was already read: pass the Request (or `request.clone()`) to the handler first',
+    };
+  }
   if (request.body === null) return { kind: 'bytes', bytes: new Uint8Array(0) };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

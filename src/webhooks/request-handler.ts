@@ -34,7 +34,7 @@ import {
 } from './handler-options.js';
 import { parseWebhook } from './parse.js';
 import { type BodyResult, type BodySource, readBody } from './read-body.js';
-import { importHmacKey, verifySignatureWithKeys } from './upstream-signature.js';
+import { importHmacKey, RawBodyRequiredError, verifySignatureWithKeys } from './upstream-signature.js';
 import { authorizationFailure } from './verify.js';
 
 /** @internal A request as an adapter hands it over: its parts, read once, as data. */
@@ -139,7 +139,8 @@ async function handle(
       return answer(401, error, { 'www-authenticate': 'Bearer' });
     }
     const controller = new AbortController();
-    const work = processRequest(handler, request, controller.signal, delivery).catch(
+    const progress: Progress = { events: 0, finished: 0 };
+    const work = processRequest(handler, request, controller.signal, delivery, progress).catch(
       (error: unknown): HandlerAnswer => internalError(handler, error),
     );
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -149,11 +150,15 @@ async function handle(
     const result = await Promise.race([work, deadline]);
     clearTimeout(timer);
     if (result !== null) return result;
-    controller.abort(new WaGatewayError('Webhook deadline passed; the gateway will retry the delivery'));
-    log('warn', 'Webhook deadline passed before processing finished; answering 503 so the gateway retries', {
+    const passed = new WaGatewayError('Webhook deadline passed before processing finished');
+    controller.abort(passed);
+    // Which event held the delivery up, and how many are left to the retry: what an operator needs to find it.
+    log('warn', `${passed.message}; answering 503 so the gateway retries`, {
       status: 503,
       deadlineMs,
+      ...progress,
     });
+    handler.report(passed, { stage: 'deadline', index: progress.runningEvent });
     const keepAlive = platform?.waitUntil ?? handler.waitUntil;
     try {
       keepAlive?.(work);
@@ -197,6 +202,7 @@ async function processRequest(
   request: HandlerRequest,
   signal: AbortSignal,
   delivery: Span | undefined,
+  progress: Progress,
 ): Promise<HandlerAnswer> {
   const body = await readBody(request.body, handler.maxBodyBytes);
   const refused =
@@ -213,7 +219,7 @@ async function processRequest(
     handler.report(error, { stage: 'parse' });
     return answer(400, 'invalid_body');
   }
-  return processEvents(handler, events, signal, delivery);
+  return processEvents(handler, events, signal, delivery, progress);
 }
 
 type ReadBody = Extract<BodyResult, { kind: 'bytes' | 'text' | 'parsed' }>;
@@ -256,12 +262,9 @@ async function refuseSignature(
   if (body.kind === 'parsed') {
     // 500 and not 4xx: this is the application's set-up, and the gateway's retry keeps the event alive while
     // the log says what to change.
-    log(
-      'error',
-      'Cannot verify X-Hub-Signature-256: a JSON body parser already consumed the raw body. Mount the webhook ' +
-        'handler before any body parser (or give it the raw bytes as req.body). Answering 500.',
-      { status: 500 },
-    );
+    const error = new RawBodyRequiredError();
+    log('error', `${error.message} Answering 500.`, { status: 500 });
+    handler.report(error, { stage: 'signature' });
     return answer(500, 'raw_body_required');
   }
   handler.upstreamKeys ??= Promise.all(upstreamSecrets.map(importHmacKey));
@@ -271,30 +274,51 @@ async function refuseSignature(
   return answer(403, 'invalid_signature');
 }
 
+/** How far a delivery's events got: read by the deadline's log line and `onError` report. */
+interface Progress {
+  events: number;
+  finished: number;
+  /** The index of the event being run or waited for. */
+  runningEvent?: number;
+}
+
 async function processEvents(
   handler: Handler,
   events: WebhookEvent[],
   signal: AbortSignal,
   delivery: Span | undefined,
+  progress: Progress,
 ): Promise<HandlerAnswer> {
   let failed = 0;
   let busy = 0;
   let duplicates = 0;
-  delivery?.set('wa_gateway.webhook.events', events.length);
-  for (let index = 0; index < events.length; index++) {
+  const count = events.length;
+  progress.events = count;
+  delivery?.set('wa_gateway.webhook.events', count);
+  // An event still running here for an earlier delivery (a hung or slow `onEvent`) is waited for after the events
+  // that follow it: waiting first would spend every retry's deadline on it, and the gateway drops the events
+  // behind it after its last retry, though nothing was wrong with them.
+  const later: number[] = [];
+  for (let step = 0; step < count + later.length; step++) {
     // Past the deadline the answer was already sent: leave the remaining events to the gateway's retry.
     if (signal.aborted) return answer(503, 'deadline_exceeded');
+    const index = step < count ? step : later[step - count]!;
     const event = events[index]!;
     const span =
       delivery && startSpan('wa-gateway webhook.event', 'internal', eventAttributes(event), delivery);
     let outcome: EventOutcome = 'ok';
+    progress.runningEvent = index;
     try {
-      outcome = await runEvent(handler, event, { signal, index, count: events.length }, signal);
+      outcome = await runEvent(handler, event, { signal, index, count }, signal, step < count);
     } finally {
-      span?.set('wa_gateway.dedup.outcome', spanOutcome(outcome, handler.store !== null));
-      span?.end();
+      if (outcome !== 'deferred') {
+        span?.set('wa_gateway.dedup.outcome', spanOutcome(outcome, handler.store !== null));
+        span?.end();
+      }
     }
     if (outcome === 'aborted') return answer(503, 'deadline_exceeded');
+    if (outcome === 'deferred') later.push(index);
+    else progress.finished++;
     if (outcome === 'failed') failed++;
     else if (outcome === 'busy') busy++;
     else if (outcome === 'duplicate') duplicates++;
@@ -305,14 +329,19 @@ async function processEvents(
 }
 
 /** How one event of a delivery ended, for the delivery's answer and the event's span. */
-type EventOutcome = Outcome | 'aborted' | 'unkeyed';
+type EventOutcome = Outcome | 'aborted' | 'unkeyed' | 'deferred';
 
-/** Runs one event: deduped through the claims when the handler has a store and the event a key, else directly. */
+/**
+ * Runs one event: deduped through the claims when the handler has a store and the event a key, else directly.
+ * `deferred` (only when `mayDefer`): the event is running in this process for another delivery, to be waited for
+ * once the rest of this one is done.
+ */
 async function runEvent(
   handler: Handler,
   event: WebhookEvent,
   context: WebhookEventContext,
   signal: AbortSignal,
+  mayDefer: boolean,
 ): Promise<EventOutcome> {
   const { store } = handler;
   let key: string | null | undefined = null;
@@ -333,6 +362,7 @@ async function runEvent(
     }
     return 'unkeyed';
   }
+  if (mayDefer && handler.claims.runningHere(key)) return 'deferred';
   return handler.claims.settle(store, key, event, context, signal);
 }
 

@@ -65,8 +65,16 @@ export interface StatusUpdateResult {
   readonly newlyBillable: boolean;
 }
 
-/** What `onChange` receives: an update that moved a message's `status`. */
+/** What `onChange` receives: an update that moved a message's `status` or marked it billable (`announced`). */
 export type StatusChange = StatusUpdateResult & { current: TrackedStatus };
+
+/**
+ * Whether an update is announced to `onChange` (every status store's rule): it moved the status, or marked the
+ * message billable. Billing is money to persist: a billable `delivered` arriving after its `read` moves no status.
+ */
+export function announced(result: StatusUpdateResult): boolean {
+  return result.changed || result.newlyBillable;
+}
 
 /**
  * What `update` returns: the result, or a promise of it when `onChange` returns a promise (the update then
@@ -82,7 +90,8 @@ export interface StatusTrackerOptions<Notified = void> {
   /** Most messages kept; the least recently updated is evicted beyond it. Default 100,000. */
   maxEntries?: number;
   /**
-   * Called after every update that changed a message's `status`; persist the change here. The change stands
+   * Called after every update that changed a message's `status` (`changed`), or marked it billable
+   * (`newlyBillable`, which a late `delivered` does with `changed: false`); persist the change here. The change stands
    * only if `onChange` succeeds: when it throws (or its promise rejects), the message's state is put back and
    * `update` throws (rejects) the same error, so the gateway's retry of the event calls `onChange` again.
    */
@@ -283,7 +292,7 @@ export class StatusTracker<Notified = void> {
     const previous = wamid === undefined ? undefined : this.byWamid.get(wamid);
     const result = applyStatus(previous, input);
     const { current } = result;
-    if (result.ignored || !current || !this.commit(current, result.newlyBillable) || !result.changed) {
+    if (result.ignored || !current || !this.commit(current, result.newlyBillable) || !announced(result)) {
       return result as StatusUpdateReturn<Notified>;
     }
     const undo = () => this.undo(previous, current, result.newlyBillable);

@@ -15,11 +15,22 @@ const encoder = new TextEncoder();
  */
 export class RawBodyRequiredError extends WaGatewayError {
   override name = 'RawBodyRequiredError';
-  constructor() {
+  /**
+   * @param received what was passed instead of the raw body (only its kind is told, never its content); without
+   * it, a parsed object.
+   */
+  constructor(...args: [received?: unknown]) {
+    const received = args.length === 0 ? {} : args[0];
+    // Said without naming a function: the webhook handler, which checks the signature itself, logs it too.
+    const needs =
+      'X-Hub-Signature-256 is checked over the raw request body (a string, Uint8Array or ArrayBuffer), but got ';
     super(
-      'verifyUpstreamSignature needs the raw request body (a string, Uint8Array or ArrayBuffer), but got a parsed ' +
-        'object: a JSON body parser already ran, and re-serialised JSON does not have the bytes that were signed. ' +
-        'Mount the webhook route before any JSON body parser, or use a raw body parser for it.',
+      received === undefined || received === null
+        ? `${needs}${String(received)}: no body reached it (does your raw body parser take this content type? ` +
+            "express.raw({ type: 'application/json' }))."
+        : `${needs}${typeof received === 'object' ? 'a parsed object' : `a ${typeof received}`}: a body parser ` +
+            'already ran (re-serialised JSON is not the signed bytes). Mount the webhook route before any JSON ' +
+            'body parser, or give it the raw bytes.',
     );
   }
 }
@@ -28,7 +39,7 @@ brandError(RawBodyRequiredError, 'RawBodyRequiredError');
 /** Raw body bytes from any of the accepted forms; throws `RawBodyRequiredError` for a parsed object. */
 function rawBytes(rawBody: unknown): Uint8Array {
   const bytes = bytesOf(rawBody);
-  if (bytes === undefined) throw new RawBodyRequiredError();
+  if (bytes === undefined) throw new RawBodyRequiredError(rawBody);
   return bytes;
 }
 

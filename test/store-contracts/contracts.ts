@@ -220,7 +220,8 @@ export function storeContracts(backend: StoreBackend): void {
       expect(stored).toEqual(tracker.update(e));
     }
     expect(await a.get(W)).toEqual(tracker.get(W));
-    expect(await b.changes()).toEqual(['read']); // the one update that moved the status
+    // The update that moved the status, then the late delivered's billing (no status moved).
+    expect(await b.changes()).toEqual(['read', 'read']);
   });
 
   it('statuses: concurrent updates never regress, failed is final, billing is new once', async () => {
@@ -268,6 +269,32 @@ export function storeContracts(backend: StoreBackend): void {
     expect(retry).toMatchObject({ changed: true, current: { status: 'sent', events: 1 } });
     expect(await backend.statuses().get(W)).toMatchObject({ status: 'sent' });
     expect(await store.changes()).toEqual(['sent']);
+  });
+
+  it('statuses: a billable delivered after its read is announced (billing to persist), its duplicate is not', async () => {
+    const W = unique('wamid');
+    const store = backend.statuses();
+    await store.update(status(W, 'read', 110));
+    const late = await store.update(status(W, 'delivered', 105, billable));
+    expect(late).toMatchObject({
+      changed: false,
+      newlyBillable: true,
+      current: { status: 'read', billable: true },
+    });
+    await store.update(status(W, 'delivered', 105, billable));
+    expect(await store.changes()).toEqual(['read', 'read']);
+  });
+
+  it('statuses: an onChange that fails on billing undoes it; the retry marks it billable and announces it', async () => {
+    const W = unique('wamid');
+    await backend.statuses().update(status(W, 'read', 110));
+    const store = backend.statuses({ failChanges: 1 });
+    await expect(store.update(status(W, 'delivered', 105, billable))).rejects.toThrow();
+    expect(await backend.statuses().get(W)).toMatchObject({ status: 'read', billable: false });
+    const retry = await store.update(status(W, 'delivered', 105, billable));
+    expect(retry).toMatchObject({ changed: false, newlyBillable: true });
+    expect(await backend.statuses().get(W)).toMatchObject({ status: 'read', billable: true });
+    expect(await store.changes()).toEqual(['read']);
   });
 
   // The template catalogue (TemplateStore).

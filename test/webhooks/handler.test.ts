@@ -235,11 +235,15 @@ describe('createWebhookHandler: status codes', () => {
   });
 
   it('reads a Request body only once and answers 500 when it was already consumed', async () => {
-    const { handler } = recorder();
+    const { handler, logs } = recorder();
     const request = post(json(messageEnvelope(textMessage())));
     await request.text();
     const res = await handler(request);
     expect(res.status).toBe(500);
+    // The log line says what to do, as the Node handler's does.
+    expect(messages(logs)).toEqual([
+      expect.stringContaining('pass the Request (or `request.clone()`) to the handler first'),
+    ]);
   });
 });
 
@@ -528,6 +532,80 @@ describe('createWebhookHandler: the deadline', () => {
     expect(retry.status).toBe(200);
     expect(calls).toBe(2);
     expect(messages(logs)).toEqual([DEADLINE, FAILED]);
+  });
+
+  it('an event still running for another delivery is waited for after the events behind it: a slow one holds none back', async () => {
+    const [a, b, c] = [textMessage(), textMessage(), textMessage()];
+    const ran: string[] = [];
+    let releaseA: () => void = () => {};
+    const aHeld = new Promise<void>((resolve) => {
+      releaseA = resolve;
+    });
+    let aRunning: () => void = () => {};
+    const aIsRunning = new Promise<void>((resolve) => {
+      aRunning = resolve;
+    });
+    let cRan: () => void = () => {};
+    const cHasRun = new Promise<void>((resolve) => {
+      cRan = resolve;
+    });
+    const { handler } = recorder({
+      dedupe: new MemoryIdempotencyStore(),
+      onEvent: async (event) => {
+        ran.push(event.idempotencyKey);
+        if (event.idempotencyKey === a.id) {
+          aRunning();
+          await aHeld;
+        }
+        if (event.idempotencyKey === c.id) cRan();
+      },
+    });
+    const body = json(messageEnvelope([a, b, c]));
+    // The first delivery is held on A; a second one (the gateway's retry, or a duplicate) arrives meanwhile.
+    const first = handler(post(body));
+    await aIsRunning;
+    const second = handler(post(body));
+    // B and C run for the second delivery while A is still running: waiting for A first would spend the
+    // second's deadline on it (4 s by default) and end it with 503 before B and C ever ran.
+    const before = await Promise.race([cHasRun.then(() => 'C ran'), second.then((r) => `ended ${r.status}`)]);
+    expect(before).toBe('C ran');
+    expect(ran).toEqual([a.id, b.id, c.id]);
+    releaseA();
+    expect((await second).status).toBe(200); // A waited for once the rest was done: a duplicate for this one
+    expect((await first).status).toBe(200); // B and C: duplicates for the first
+    expect(ran).toEqual([a.id, b.id, c.id]);
+  });
+
+  it('at the deadline, the log line and onError say which event held the delivery and how many finished', async () => {
+    const [a, b, c] = [textMessage(), textMessage(), textMessage()];
+    const reports: { name: string; stage: string; index: number | undefined }[] = [];
+    let release: () => void = () => {};
+    const kept: Promise<unknown>[] = [];
+    const { handler, logs } = recorder({
+      deadlineMs: 50,
+      waitUntil: (p) => kept.push(p),
+      onEvent: async (event) => {
+        if (event.idempotencyKey === b.id) {
+          await new Promise<void>((resolve) => {
+            release = resolve;
+          });
+        }
+      },
+      onError: (error, info) =>
+        void reports.push({ name: (error as Error).name, stage: info.stage, index: info.index }),
+    });
+    const res = await handler(post(json(messageEnvelope([a, b, c]))));
+    expect(res.status).toBe(503);
+    expect(logs).toEqual([
+      {
+        level: 'warn',
+        message: DEADLINE,
+        meta: { status: 503, deadlineMs: 50, events: 3, finished: 1, runningEvent: 1 },
+      },
+    ]);
+    expect(reports).toEqual([{ name: 'WaGatewayError', stage: 'deadline', index: 1 }]);
+    release();
+    await kept[0];
   });
 
   it('prefers the per-request waitUntil (Workers ctx) over the option', async () => {

@@ -117,7 +117,11 @@ describe('createNodeWebhookHandler', () => {
 
   it('upstream signature with a pre-parsed body: 500 and a log naming the fix (not a silent 4xx)', async () => {
     const raw = body();
-    const { handler, logs, seen } = setup({ upstreamAppSecret: 'app_secret' });
+    const stages: string[] = [];
+    const { handler, logs, seen } = setup({
+      upstreamAppSecret: 'app_secret',
+      onError: (_error, info) => void stages.push(info.stage),
+    });
     const req = await consumedRequest({
       body: JSON.parse(raw) as object,
       headers: { 'x-hub-signature-256': await signUpstreamBody(raw, 'app_secret') },
@@ -127,6 +131,7 @@ describe('createNodeWebhookHandler', () => {
     expect(res.statusCode).toBe(500);
     expect(res.body).toBe('{"ok":false,"error":"raw_body_required"}');
     expect(logs.join('\n')).toMatch(/body parser/);
+    expect(stages).toEqual(['signature']); // a set-up to fix: onError (alerting) hears of it, not the log alone
     expect(seen).toHaveLength(0);
     // The same request with raw bytes (express.raw()) verifies.
     const ok = new FakeResponse();

@@ -130,7 +130,23 @@ describe('upstream signature', () => {
     await expect(verifyUpstreamSignature(parsed as never, undefined, appSecret)).rejects.toThrow(
       /raw request body/,
     );
-    await expect(verifyUpstreamSignature(null as never, expected, appSecret)).rejects.toThrow(/body parser/);
+    await expect(verifyUpstreamSignature(parsed as never, expected, appSecret)).rejects.toThrow(
+      /got a parsed object: a body parser already ran/,
+    );
+  });
+
+  it('says "no body reached it" for an empty req.body (a raw parser that did not match), not "a parser ran"', async () => {
+    for (const empty of [undefined, null]) {
+      const attempt = verifyUpstreamSignature(empty as never, expected, appSecret);
+      await expect(attempt).rejects.toBeInstanceOf(RawBodyRequiredError);
+      await expect(verifyUpstreamSignature(empty as never, expected, appSecret)).rejects.toThrow(
+        `got ${String(empty)}: no body reached it`,
+      );
+      await expect(verifyUpstreamSignature(empty as never, expected, appSecret)).rejects.toThrow(
+        "express.raw({ type: 'application/json' })",
+      );
+    }
+    await expect(verifyUpstreamSignature(42 as never, expected, appSecret)).rejects.toThrow('got a number');
   });
 });
 
