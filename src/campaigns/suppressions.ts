@@ -7,6 +7,12 @@
 import { ConfigurationError } from '../core/errors.js';
 import { normalizeRecipient } from '../gateway/recipient.js';
 
+/**
+ * The code a campaign queue records a message under when its recipient is on the suppression list (never sent,
+ * and never offered for a retry: the customer opted out).
+ */
+export const SUPPRESSED_CODE = 'SUPPRESSED';
+
 /** Who must not be sent to, and why. Every method may be called by many processes at once (a shared list). */
 export interface SuppressionList {
   /** Why `recipient` is suppressed, or `undefined` when it is not. */

@@ -29,6 +29,7 @@ import {
   DEFAULT_PARK_MS,
   MemoryCampaignStore,
 } from './store.js';
+import { SUPPRESSED_CODE } from './suppressions.js';
 
 /** A recipient worth sending to again. */
 export interface CampaignRetry {
@@ -36,7 +37,8 @@ export interface CampaignRetry {
   to: string;
   /**
    * `not_sent`: certainly not sent, and worth sending again (a refusal the same message would meet again, such as
-   * `GW_001`, is not); `failed`: a `failed` status whose code is in the reading tracker's `retryableFailureCodes`.
+   * `GW_001`, is not, nor is a recipient who opted out, `SUPPRESSED`; a cancelled message, `CANCELLED`, is);
+   * `failed`: a `failed` status whose code is in the reading tracker's `retryableFailureCodes`.
    */
   reason: 'not_sent' | 'failed';
   /** The refusal's code (`BILL_001`, `MessageValidationError`...) or the upstream error code of the failure. */
@@ -81,8 +83,8 @@ export interface CampaignReport {
   firstSendAt: string | null;
   lastSendAt: string | null;
   /**
-   * Recipients to send to again: refusals that certainly did not go out (but those the same message would meet
-   * again, `GW_001`), and failures whose code is in the `retryableFailureCodes` of the tracker that read the report.
+   * Recipients to send to again: refusals that certainly did not go out (but not those the same message would
+   * meet again, `GW_001`, nor recipients who opted out, `SUPPRESSED`; cancelled messages are listed), and failures whose code is in the `retryableFailureCodes` of the tracker that read the report.
    */
   retries(): AsyncIterable<CampaignRetry>;
   /** Every refusal, including those that may have been sent. */
@@ -151,10 +153,11 @@ function rawStatusOf(input: unknown): WebhookStatus | undefined {
 }
 
 /**
- * Refusals that certainly did not go out but are not worth resending unchanged: the same message meets the same
- * answer (`GW_001`, the upstream's refusal of the message). The gateway's retry table decides, not a list here.
+ * Refusals that certainly did not go out but are not to be resent: the same message meets the same answer
+ * (`GW_001`, the upstream's refusal of the message; the gateway's retry table decides), or the recipient opted out
+ * (`SUPPRESSED`, the campaign queue's skip of a suppressed recipient).
  */
-const NEVER_RESENT: ReadonlySet<string> = new Set(GATEWAY_RETRY_RULES.neverRetryCodes);
+const NEVER_RESENT: ReadonlySet<string> = new Set([...GATEWAY_RETRY_RULES.neverRetryCodes, SUPPRESSED_CODE]);
 
 /** Wamids longer than any the gateway issues are in no campaign: they are never looked up (or parked). */
 const MAX_WAMID = 256;

@@ -13,6 +13,7 @@ import {
   type SendManyResult,
   UpstreamError,
 } from '../../src/index.js';
+import { recordedRefusal } from '../../src/redis/campaign-core.js';
 import { statusObject } from '../../src/testing/webhook-fixtures.js';
 import { envelope, useMswServer } from '../helpers/msw.js';
 import { accept, client, collect, gateway, msg } from './msw-sends.js';
@@ -90,5 +91,36 @@ describe('GW_001: the upstream refused the message', () => {
     // The same message would get the same answer; the one that may be out must be checked first.
     const retries: CampaignRetry[] = await collect(report.retries());
     expect(retries).toEqual([]);
+  });
+});
+
+describe("the campaign queue's own refusals", () => {
+  it('a suppressed recipient (opted out) is never offered for a retry; a cancelled message is', async () => {
+    const tracker = new CampaignTracker();
+    await tracker.record('c', [
+      {
+        result: {
+          index: 0,
+          ok: false,
+          notSent: true,
+          error: recordedRefusal('SUPPRESSED', 'opted out: wrote STOP', false),
+        },
+        to: '998900000000',
+      },
+      {
+        result: {
+          index: 1,
+          ok: false,
+          notSent: true,
+          error: recordedRefusal('CANCELLED', 'cancelled: wrong list', false),
+        },
+        to: '998900000001',
+      },
+    ]);
+    const report = (await tracker.report('c'))!;
+    expect(report.refusals.map((r) => r.code)).toEqual(['CANCELLED', 'SUPPRESSED']);
+    expect(await collect(report.retries())).toEqual([
+      { to: '998900000001', reason: 'not_sent', code: 'CANCELLED', index: 1 },
+    ]);
   });
 });
