@@ -41,10 +41,19 @@ export function suppressionKey(recipient: string): string {
   return digits.replace(/\D/g, '');
 }
 
-/** A recipient as every list takes it: its key, or a `ConfigurationError` naming `where`. */
+/**
+ * A recipient as every list takes it: its key, or a `ConfigurationError` naming `where`. Text beside the digits and
+ * the marks people write numbers with is refused, not dropped: a business-scoped user id (`US.13491208655302741918`)
+ * would otherwise become its digits, a number that is nobody's, and the customer would stay on the campaign.
+ */
 export function checkRecipient(recipient: unknown, where: string): string {
-  const key =
-    typeof recipient === 'string' || typeof recipient === 'number' ? suppressionKey(String(recipient)) : '';
+  const text = typeof recipient === 'string' || typeof recipient === 'number' ? String(recipient) : '';
+  if (/[^\d\s+().\-/]/.test(text)) {
+    throw new ConfigurationError(
+      `${where}: the recipient must be the customer's phone number (digits, country code first), not text such as a business-scoped user id (from_user_id): a customer known only by a user id has no phone number yet, so key the opt-out by customerOf(event).phone and skip it when there is none.`,
+    );
+  }
+  const key = text === '' ? '' : suppressionKey(text);
   if (key === '' || key.length > 32) {
     throw new ConfigurationError(
       `${where}: the recipient must be a phone number (digits, country code first).`,

@@ -733,6 +733,8 @@ class MessageCtx<S> implements MessageContext<S> {
   }
 
   async #send(message: OutboundMessage): Promise<ReplyResult> {
+    // Every reply goes `to` the customer's key: for a customer known only by a user id that is no number at all.
+    if (customerOf(this.event)?.phone === undefined) throw noNumberToReplyTo();
     // The n-th reply of this event: a re-run of the event makes the same replies in the same order.
     const id = `reply:${this.event.idempotencyKey}#${this.#replies++}`;
     const { router } = this;
@@ -791,6 +793,25 @@ export type ChoiceMessage<K extends 'button_reply' | 'list_reply'> = Interactive
  * button of a template (`type: 'button'`). Read `ctx.choice` and `ctx.text` for both, or narrow on `type`.
  */
 export type ButtonTap = ChoiceMessage<'button_reply'> | ButtonMessage;
+
+/**
+ * A reply to a customer known only by a business-scoped user id (`from_user_id`): the gateway sends to phone
+ * numbers only, so the same reply would be refused on every redelivery (a refusal for `onError`).
+ */
+function noNumberToReplyTo(): MessageValidationError {
+  return new MessageValidationError(
+    [
+      {
+        path: ['to'],
+        message:
+          'the customer is known only by a business-scoped user id (from_user_id), not a phone number: there is no number to reply to until one of their messages carries it (customerOf(ctx.event).phone)',
+        code: 'custom',
+        rule: 'to.digits_only',
+      },
+    ],
+    'reply',
+  );
+}
 
 /**
  * The template message of `ctx.replyTemplate` and of the window fallback: one builder, so both take the same

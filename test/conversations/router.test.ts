@@ -14,6 +14,7 @@ import {
   defineTemplate,
   filledTemplate,
   GatewayClient,
+  MessageValidationError,
   ServiceWindowClosedError,
   TemplateSendError,
   WaGatewayError,
@@ -585,6 +586,34 @@ describe('service window', () => {
     await router.handle(text('hi again')); // the window is open again: the next message is handled as usual
     expect(runs).toBe(2);
     expect(await router.session(CUSTOMER)).toEqual({ n: 1 });
+  });
+
+  it('a reply to a customer known only by a user id is refused before sending, saying there is no number to reply to', async () => {
+    const { gw, sent } = gateway();
+    const refusals: unknown[] = [];
+    const router = createRouter({ gateway: gw, onError: (error) => void refusals.push(error) });
+    const customers: string[] = [];
+    router.otherwise(async (ctx) => {
+      customers.push(ctx.customer);
+      await ctx.reply('hello');
+    });
+    const message: Record<string, unknown> = textMessage({ timestamp: now() });
+    delete message.from;
+    message.from_user_id = 'US.13491208655302741918';
+    const delivery = messageEnvelope(message as never);
+    // The contact names the user by id too (a contact's wa_id would give the customer a number).
+    delivery.entry[0]!.changes[0]!.value.contacts = [
+      { user_id: 'US.13491208655302741918', profile: { name: 'X' } },
+    ];
+    await router.handle(one(delivery));
+    expect(customers).toEqual(['US.13491208655302741918']);
+    expect(sent).toEqual([]);
+    expect(refusals).toHaveLength(1);
+    const error = refusals[0] as MessageValidationError;
+    expect(error).toBeInstanceOf(MessageValidationError);
+    expect(error.message).toContain('known only by a business-scoped user id');
+    expect(error.message).toContain('no number to reply to');
+    expect(error.issues.map((i) => i.rule)).toEqual(['to.digits_only']);
   });
 
   it('without onError, a refusal is a warning through the logger (no phone number in it); onError may still fail the event', async () => {
