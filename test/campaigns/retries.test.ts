@@ -5,6 +5,7 @@
  */
 import { HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
+import { SUPPRESSED_CODE } from '../../src/campaigns/suppressions.js';
 import {
   type CampaignRefusal,
   type CampaignRetry,
@@ -103,7 +104,8 @@ describe("the campaign queue's own refusals", () => {
           index: 0,
           ok: false,
           notSent: true,
-          error: recordedRefusal('SUPPRESSED', 'opted out: wrote STOP', false),
+          // The queue's own refusal, with the code the tracker leaves out (typed by recordedRefusal's union).
+          error: recordedRefusal(SUPPRESSED_CODE, 'opted out: wrote STOP', false),
         },
         to: '998900000000',
       },

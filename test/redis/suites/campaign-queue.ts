@@ -424,6 +424,10 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
       expect(refused).toHaveLength(1);
       expect(refused[0]).toMatchObject({ code: 'SUPPRESSED' });
       expect(refused[0]?.description).toContain(list === memory ? 'wrote STOP' : 'complained');
+      // The customer opted out: never offered for a retry.
+      const retries = [];
+      for await (const r of report!.retries()) retries.push(r);
+      expect(retries).toEqual([]);
     }
     expect(sentTo().filter((t) => t === to[1])).toEqual([to[1]]); // sent once: by the Redis-list campaign only
     expect(sentTo().filter((t) => t === to[4])).toEqual([to[4]]); // sent once: by the memory-list campaign only
