@@ -148,6 +148,7 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
   let proxy: Awaited<ReturnType<typeof startProxy>>;
   let receiver: { url: string; close(): Promise<void> } | undefined;
   let applyTo: CampaignQueue | undefined;
+  const applies = new Set<Promise<void>>();
   const open: { close(): Promise<void> }[] = [];
   let warnings: string[] = [];
 
@@ -158,7 +159,13 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     const handler = createNodeWebhookHandler({
       secret: SECRET,
       onEvent: async (event) => {
-        await applyTo?.apply(event);
+        const applying = applyTo?.apply(event);
+        if (applying) applies.add(applying);
+        try {
+          await applying;
+        } finally {
+          if (applying) applies.delete(applying);
+        }
       },
     });
     const server = createServer((req, res) => handler(req, res));
@@ -174,6 +181,10 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     proxy = await startProxy(() => sandbox.url);
   });
   afterEach(async () => {
+    // The receiver stops applying first, and its applies finish: a status the sandbox still sends meets no closed
+    // queue.
+    applyTo = undefined;
+    await Promise.allSettled([...applies]);
     for (const o of open.splice(0).reverse()) await o.close();
     await sandbox?.close();
     await proxy.close();
@@ -1001,6 +1012,16 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     // Nothing changed by the refused calls.
     const other = await queueOf();
     expect(await other.status('shut')).toMatchObject({ state: 'scheduled', total: 1 });
+    // Closed while an enqueue runs (between two of its steps): the same typed error, not an outage of Redis.
+    async function* closing() {
+      yield text('998900000011');
+      await other.close();
+      yield text('998900000012');
+    }
+    await expect(other.enqueue('shut-mid', closing(), { batchSize: 1 })).rejects.toMatchObject({
+      name: 'CampaignQueueError',
+      reason: 'closed',
+    });
   });
 
   it('refuses malformed options with a ConfigurationError saying which', async () => {
