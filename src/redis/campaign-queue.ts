@@ -267,7 +267,7 @@ export class CampaignQueue implements CampaignQueueView {
     if ('startAtDiffers' in written) {
       const stored = written.startAtDiffers;
       throw new CampaignQueueError(
-        `${op}: campaign '${campaign}' was enqueued ${stored === undefined ? 'without a startAt' : `to start at ${new Date(stored).toISOString()}`}, and its messages queued keep that; enqueue more without \`startAt\` (they follow the campaign's), or under another campaign id.`,
+        `${op}: campaign '${campaign}' was enqueued ${stored === undefined ? 'without a startAt' : `to start at ${isoTime(stored) ?? stored}`}, and its messages queued keep that; enqueue more without \`startAt\` (they follow the campaign's), or under another campaign id.`,
         'start_at_differs',
       );
     }
@@ -373,7 +373,7 @@ export class CampaignQueue implements CampaignQueueView {
       state,
       hold,
       waiting: state === 'running' ? waitingOf(n('heldUntil'), n('replicasUntil'), now) : undefined,
-      startAt: startAt > 0 ? new Date(startAt).toISOString() : null,
+      startAt: startAt > 0 ? isoTime(startAt) : null,
       total: n('total'),
       queued: n('queued'),
       inFlight: n('sending'),
@@ -694,6 +694,12 @@ function timeOf(value: Date | number, name: string, retentionMs: number): number
     );
   }
   return Math.floor(ms);
+}
+
+/** ISO 8601 of a stored time; `null` for one no `Date` holds (written before such a `startAt` was refused). */
+function isoTime(ms: number): string | null {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
 function checkCampaign(campaign: unknown, where: string): asserts campaign is string {

@@ -922,6 +922,12 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(await queue.status('far')).toBeUndefined();
     await queue.enqueue('far', one, { startAt: Date.now() + 1_800_000 });
     expect((await queue.status('far'))?.state).toBe('scheduled');
+    // One stored before such times were refused: its status reads, with no start time to show.
+    await queue.enqueue('stored', one);
+    const counts = queueCoreOf(target().redis, PREFIX).ledger.keysOf('stored').counts;
+    await target().redis.hset(counts, 'startAt', '9000000000000000');
+    expect(await queue.status('stored')).toMatchObject({ state: 'scheduled', startAt: null, total: 1 });
+    expect((await queue.report('stored'))?.queue.startAt).toBeNull();
   });
 
   it("later enqueues follow the campaign's startAt; another startAt is refused", async () => {
