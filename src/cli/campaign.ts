@@ -13,6 +13,7 @@ import {
 } from './campaign-store.js';
 import { csvField } from './csv-field.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
+import { printable } from './printable.js';
 
 export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url> [--cluster]] [--prefix <prefix>]
                                      [--retryable-codes <codes>] [--json | --csv <list>]
@@ -135,12 +136,20 @@ async function queueCommand(
       return EXIT.failed;
     }
     if (action === 'status') return await printStatus(queue, id, values.json === true, io);
-    if (action === 'pause') await queue.pause(id, values.reason);
-    else if (action === 'resume') await queue.resume(id);
-    else if (action === 'cancel') {
-      const stopped = await queue.cancel(id, values.reason);
+    if (action === 'pause') {
+      if (!(await queue.pause(id, values.reason))) {
+        io.stdout(`${id} was paused already: nothing to do (its first reason is kept)\n`);
+        return EXIT.ok;
+      }
+    } else if (action === 'resume') {
+      if (!(await queue.resume(id))) {
+        io.stdout(`${id} was not paused (${status.state}): nothing to resume\n`);
+        return EXIT.ok;
+      }
+    } else if (action === 'cancel') {
+      const cancelled = await queue.cancel(id, values.reason);
       io.stdout(
-        `cancelled ${id}: ${stopped} message${stopped === 1 ? '' : 's'} that never started recorded not sent\n`,
+        `cancelled ${id}: ${cancelled} message${cancelled === 1 ? '' : 's'} that never started recorded not sent\n`,
       );
       return EXIT.ok;
     } else if (action === 'resend') await queue.resend(id, key!);
@@ -178,7 +187,7 @@ async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: 
   if (status.waiting) io.stdout(`  waiting until ${status.waiting.until}: ${WAITS[status.waiting.reason]}\n`);
   if (status.hold) {
     io.stdout(
-      `  ${status.state === 'cancelled' ? 'cancelled' : 'paused'} by ${status.hold.by} at ${status.hold.at}: ${status.hold.code} ${status.hold.description}\n`,
+      `  ${status.state === 'cancelled' ? 'cancelled' : 'paused'} by ${status.hold.by} at ${status.hold.at}: ${printable(status.hold.code)} ${printable(status.hold.description)}\n`,
     );
   }
   const rows: [string, number][] = [

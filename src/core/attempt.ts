@@ -4,6 +4,7 @@
  * (`guardBody`). What a fault during an attempt means for "was it sent" is decided here, from the phase it
  * happened in; whether to try again is `retry-policy.ts`'s.
  */
+import { MAX_TIMER_MS } from './duration.js';
 import { ConnectionError, TimeoutError } from './errors.js';
 import { failedBeforeSending } from './retry-policy.js';
 import { scrubError } from './secrets.js';
@@ -122,8 +123,6 @@ export class Exchange implements Expiring {
 }
 
 const NOTHING = () => {};
-
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A timer handle as Node gives it; elsewhere (a number) it has no ref/unref and is never waited on anyway. */
 type Timer = ReturnType<typeof setTimeout> & { ref?: () => unknown; unref?: () => unknown };

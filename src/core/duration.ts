@@ -4,20 +4,30 @@
  */
 import { ConfigurationError } from './errors.js';
 
+/** The longest delay a timer takes: Node (and browsers) run a longer `setTimeout` at once, after a warning. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * A duration in whole milliseconds: a finite number above 0, rounded up to a whole millisecond (Redis's `PX`
- * takes integers). `undefined` takes `fallback` when there is one. Anything else (and `undefined` without a
- * fallback) throws `ConfigurationError` naming the option: never a silent fall back to the default.
+ * takes integers), at most `max` when given (`MAX_TIMER_MS` for a timer's delay). `undefined` takes `fallback`
+ * when there is one. Anything else (and `undefined` without a fallback) throws `ConfigurationError` naming the
+ * option: never a silent fall back to the default.
  *
  * @param name The option as the message should name it, e.g. ``'new RedisTokenStore: `lockLeaseMs`'``.
  * @example
- * const leaseMs = durationMs(options.leaseMs, 'new MyStore: `leaseMs`', 15_000);
+ * const leaseMs = durationMs(options.leaseMs, 'new MyStore: `leaseMs`', 15_000, MAX_TIMER_MS);
  */
-export function durationMs(value: unknown, name: string, fallback?: number): number {
+export function durationMs(value: unknown, name: string, fallback?: number, max?: number): number {
   if (value === undefined && fallback !== undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     const given = typeof value === 'number' ? String(value) : value === null ? 'null' : `a ${typeof value}`;
     throw new ConfigurationError(`${name} must be a positive number of milliseconds; got ${given}.`);
   }
-  return Math.ceil(value);
+  const ms = Math.ceil(value);
+  if (max !== undefined && ms > max) {
+    throw new ConfigurationError(
+      `${name} must be at most ${max.toLocaleString('en-US')} ms; got ${value.toLocaleString('en-US')}.`,
+    );
+  }
+  return ms;
 }

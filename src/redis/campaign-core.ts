@@ -27,6 +27,7 @@ import {
 import { Recipients } from './campaign-recipients.js';
 import { type CampaignSide, campaignSideOf, RedisCampaignStore } from './campaign-store.js';
 import type { RedisClient } from './client.js';
+import { CampaignQueueError } from './errors.js';
 import { closeRedis, openRedis } from './inbox-connection.js';
 import { hashId, type KeySpace } from './keys.js';
 import { queuePrefix } from './queue-keys.js';
@@ -110,6 +111,7 @@ export class QueueCore {
   readonly bullPrefix: string;
   #connection: RedisClient | undefined;
   readonly #queues = new Map<string, BullMQ.Queue>();
+  #closed = false;
 
   constructor(options: QueueCoreOptions) {
     this.redis = options.redis;
@@ -189,6 +191,7 @@ export class QueueCore {
 
   /** The campaign's BullMQ queue, for adding, pausing and removing jobs (one connection for all of them). */
   bull(campaign: string): BullMQ.Queue {
+    this.checkOpen('CampaignQueue');
     let queue = this.#queues.get(campaign);
     if (queue === undefined) {
       const { Queue } = loadOptionalPeer<typeof BullMQ>('bullmq', 'CampaignQueue');
@@ -355,11 +358,11 @@ export class QueueCore {
   }
 
   /** Pauses a campaign for every worker (the ledger's gate refuses from this step on), then its BullMQ queue. */
-  async pause(campaign: string, hold: CampaignHold): Promise<'running' | 'paused' | 'cancelled'> {
+  async pause(campaign: string, hold: CampaignHold): Promise<'running' | 'paused' | 'cancelled' | 'unknown'> {
     const before = await call('CampaignQueue.pause', () =>
       this.ledger.state(campaign, 'pause', JSON.stringify(hold), Date.now()),
     );
-    if (before !== 'cancelled') await this.bull(campaign).pause();
+    if (before === 'running' || before === 'paused') await this.bull(campaign).pause();
     // The gateway's refusal is news to whoever runs the workers; a person's pause is not.
     if (before === 'running' && hold.by === 'gateway') {
       log(this.logger, 'warn', `wa-gateway-sdk: CampaignQueue paused a campaign (${hold.code})`, {
@@ -501,8 +504,22 @@ export class QueueCore {
     }
   }
 
-  /** Closes the BullMQ queues and their connection. */
+  /**
+   * Throws `CampaignQueueError` (`closed`) once `close()` was called: a call after it would open a BullMQ connection
+   * that nothing closes, and keep the process from exiting.
+   */
+  checkOpen(op: string): void {
+    if (this.#closed) {
+      throw new CampaignQueueError(
+        `${op}: this CampaignQueue was closed (close()); build a new one to go on.`,
+        'closed',
+      );
+    }
+  }
+
+  /** Closes the BullMQ queues and their connection; every later call throws (`closed`). */
   async close(): Promise<void> {
+    this.#closed = true;
     const queues = [...this.#queues.values()];
     this.#queues.clear();
     await Promise.all(queues.map((q) => q.close().catch(() => {})));

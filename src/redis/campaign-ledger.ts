@@ -119,14 +119,21 @@ export function ledgerKeys(keys: KeySpace, campaign: string): LedgerKeys {
  * Adds messages not in the ledger yet, each queued at the next position and appended to its recipient's order;
  * a message whose key is there already is left as it is, and its entry answered (so an interrupted enqueue can
  * add the job it may lack). KEYS: ledger, counts, order. ARGV: now, startAt ('' = none), then per message: key
- * hash, recipient hash, to, key ('' = to). Answers, per message, its new position or its entry; or
- * `{'cancelled'}`.
+ * hash, recipient hash, to, key ('' = to). Answers the campaign's start time ('' = none: the first enqueue's
+ * `startAt` is kept for the later ones) then, per message, its new position or its entry; or `{'cancelled'}`, or
+ * `{'startAt', stored}` (nothing written) for a campaign enqueued already with another start time.
  */
 const ENQUEUE = new Script(`
 if redis.call('HGET', KEYS[2], 'state') == 'cancelled' then return {'cancelled'} end
-redis.call('HSETNX', KEYS[2], 'createdAt', ARGV[1])
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], 'startAt', ARGV[2]) end
-local out = {'ok'}
+local created = redis.call('HGET', KEYS[2], 'createdAt')
+local startAt = redis.call('HGET', KEYS[2], 'startAt')
+if ARGV[2] ~= '' and (startAt or '') ~= ARGV[2] then
+  if created then return {'startAt', startAt or ''} end
+  redis.call('HSET', KEYS[2], 'startAt', ARGV[2])
+  startAt = ARGV[2]
+end
+if not created then redis.call('HSET', KEYS[2], 'createdAt', ARGV[1]) end
+local out = {'ok', startAt or ''}
 for i = 3, #ARGV, 4 do
   local cur = redis.call('HGET', KEYS[1], ARGV[i])
   if cur then
@@ -146,7 +153,8 @@ return out
 /**
  * One change of one entry (see the file's comment): `change_entry(K, A)`. K: ledger, counts, order, doubts, then
  * (for a result) the campaign report's four keys, then (one Redis) each pointer and its parking. A: key hash,
- * expected entry, next entry, gate ('1': only while the campaign runs and this message is its recipient's next),
+ * expected entry, next entry, gate ('1': only while the campaign runs and this message is its recipient's next;
+ * 'c': only while it is not cancelled),
  * recipient hash, position, done ('1': the message leaves its recipient's order), doubt ('+<ms>' listed, '-'
  * unlisted, ''), counters (n, then k, delta), record ('1' then `RECORD_CAMPAIGN`'s arguments and the pointers'
  * values), and last the campaign. Answers `{'ok', parked statuses...}`, `{'gone', current entry}`, `{'paused'}`, `{'cancelled'}`,
@@ -156,9 +164,11 @@ const CHANGE_LUA = `${NOW_MS}${RECORD_CAMPAIGN}${RECORD_POINTERS}
 local function change_entry(K, A)
   local cur = redis.call('HGET', K[1], A[1])
   if (cur or '') ~= A[2] then return {'gone', cur or ''} end
-  if A[4] == '1' then
+  if A[4] ~= '' then
     local state = redis.call('HGET', K[2], 'state')
-    if state == 'paused' or state == 'cancelled' then return {state} end
+    if state == 'cancelled' or (A[4] == '1' and state == 'paused') then return {state} end
+  end
+  if A[4] == '1' then
     local held = tonumber(redis.call('HGET', K[2], 'heldUntil') or '0')
     if held > 0 then
       local now = now_ms()
@@ -243,9 +253,11 @@ return out
 
 /**
  * The campaign's state: `pause` (kept with the first reason while paused), `resume`, `cancel` (final). KEYS:
- * counts. ARGV: action, reason (JSON), now. Answers the state before.
+ * counts. ARGV: action, reason (JSON), now. Answers the state before, or `unknown` (nothing written) for a campaign
+ * never enqueued or expired.
  */
 const STATE = new Script(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'unknown' end
 local before = redis.call('HGET', KEYS[1], 'state') or 'running'
 if before == 'cancelled' then return before end
 if ARGV[1] == 'pause' then
@@ -281,8 +293,11 @@ return 1
 
 /** What a change moves besides the entry. */
 export interface ChangeEffects {
-  /** Only while the campaign runs and this message is its recipient's next (the gate before a request). */
-  gate?: boolean;
+  /**
+   * `true`: only while the campaign runs and this message is its recipient's next (the gate before a request).
+   * `'live'`: only while the campaign is not cancelled (a message queued again by a person).
+   */
+  gate?: boolean | 'live';
   /** The message leaves its recipient's order (decided: accepted, not sent, dropped). */
   done?: boolean;
   /** Listed in doubt since this time, or no longer listed. */
@@ -340,7 +355,11 @@ export class Ledger {
     now: number,
     startAt: number | undefined,
     messages: readonly { kh: string; rh: string; to: string; key: string }[],
-  ): Promise<'cancelled' | (number | LedgerEntry)[]> {
+  ): Promise<
+    | 'cancelled'
+    | { startAtDiffers: number | undefined }
+    | { startAt: number | undefined; answers: (number | LedgerEntry)[] }
+  > {
     const op = 'CampaignQueue.enqueue';
     const [ledger, counts, order] = this.#writes(campaign);
     const args: (string | number)[] = [now, startAt ?? ''];
@@ -348,7 +367,12 @@ export class Ledger {
     const answer = await ENQUEUE.run(this.redis, [ledger!, counts!, order!], args);
     if (!Array.isArray(answer) || answer.length === 0) throw unexpectedReply(op, 'a list', answer);
     if (answer[0] === 'cancelled') return 'cancelled';
-    return answer.slice(1).map((a: unknown) => (typeof a === 'number' ? a : decodeEntry(op, a)));
+    const stored = answer[1] === '' ? undefined : expectNumber(op, answer[1]);
+    if (answer[0] === 'startAt') return { startAtDiffers: stored };
+    return {
+      startAt: stored,
+      answers: answer.slice(2).map((a: unknown) => (typeof a === 'number' ? a : decodeEntry(op, a))),
+    };
   }
 
   /**
@@ -371,7 +395,7 @@ export class Ledger {
       kh,
       encodeEntry(expected),
       encodeEntry(next),
-      effects.gate ? '1' : '',
+      effects.gate === 'live' ? 'c' : effects.gate ? '1' : '',
       rh,
       expected.pos,
       effects.done ? '1' : '',
@@ -516,14 +540,16 @@ export class Ledger {
     action: 'pause' | 'resume' | 'cancel',
     reason: string,
     now: number,
-  ): Promise<'running' | 'paused' | 'cancelled'> {
+  ): Promise<'running' | 'paused' | 'cancelled' | 'unknown'> {
     const op = `CampaignQueue.${action}`;
     const answer = await STATE.run(
       this.redis,
       [writes(this.keysOf(campaign).counts, this.retentionMs)],
       [action, reason, now],
     );
-    if (answer === 'running' || answer === 'paused' || answer === 'cancelled') return answer;
+    if (answer === 'running' || answer === 'paused' || answer === 'cancelled' || answer === 'unknown') {
+      return answer;
+    }
     throw unexpectedReply(op, 'a campaign state', answer);
   }
 

@@ -12,9 +12,9 @@ import {
   waitingOf,
 } from '../campaigns/queue-status.js';
 import type { CampaignRefusal } from '../campaigns/records.js';
-import type { SuppressionList } from '../campaigns/suppressions.js';
+import { checkReason, type SuppressionList } from '../campaigns/suppressions.js';
 import type { CampaignReport, CampaignRetry, CampaignTracker } from '../campaigns/tracker.js';
-import { durationMs } from '../core/duration.js';
+import { durationMs, MAX_TIMER_MS } from '../core/duration.js';
 import { ConfigurationError, MessageValidationError } from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { RateLimiter } from '../core/rate-limiter.js';
@@ -35,8 +35,9 @@ export type { CampaignWorker, CampaignWorkerOptions } from './campaign-worker.js
 
 export interface CampaignQueueOptions extends RedisStoreOptions {
   /**
-   * How long a campaign's ledger, counters and report are kept after their last write, ms. Default 30 days. A
-   * message still queued when its campaign expires is not sent.
+   * How long a campaign's ledger, counters and report are kept after their last write, ms. Default 30 days, at
+   * most 10 years. A message still queued when its campaign expires is not sent, so a `startAt` further ahead is
+   * refused.
    */
   retentionMs?: number;
   /**
@@ -58,7 +59,11 @@ export interface CampaignQueueOptions extends RedisStoreOptions {
 export interface EnqueueOptions {
   /** Each message's key: enqueuing a key again adds nothing. Default: the recipient (`to`). */
   key?: (message: DeepReadonly<OutboundMessage>, index: number) => string;
-  /** The campaign starts then (a `Date` or ms since the epoch); default now. */
+  /**
+   * The campaign starts then (a `Date` or ms since the epoch, at most `retentionMs` ahead); default now. Given at
+   * its first enqueue: a later enqueue without it follows the campaign's, one with another time is refused
+   * (`CampaignQueueError`, `start_at_differs`).
+   */
   startAt?: Date | number;
   /** Messages written to Redis per step. Default 500. */
   batchSize?: number;
@@ -92,6 +97,8 @@ export interface CampaignQueueReport extends CampaignReport {
 }
 
 const DEFAULT_IN_DOUBT_AFTER_MS = 15 * 60_000;
+/** The longest `retentionMs` (and `inDoubtAfterMs`, `parkMs`): ten years, well within Redis's expiry and a `Date`. */
+const MAX_RETENTION_MS = 10 * 365 * 86_400_000;
 
 /**
  * A durable campaign queue on Redis and BullMQ: enqueue a campaign once (by key; again, nothing is added), send it
@@ -125,12 +132,27 @@ export class CampaignQueue implements CampaignQueueView {
   constructor(options: CampaignQueueOptions) {
     const op = 'new CampaignQueue';
     const { redis, keys, prefix, logger } = openStore(options, op);
-    const retentionMs = durationMs(options.retentionMs, `${op}: \`retentionMs\``, DEFAULT_RETENTION_MS);
+    const retentionMs = durationMs(
+      options.retentionMs,
+      `${op}: \`retentionMs\``,
+      DEFAULT_RETENTION_MS,
+      MAX_RETENTION_MS,
+    );
     this.#inDoubtAfterMs = durationMs(
       options.inDoubtAfterMs,
       `${op}: \`inDoubtAfterMs\``,
       DEFAULT_IN_DOUBT_AFTER_MS,
+      MAX_RETENTION_MS,
     );
+    const retryable = options.retryableFailureCodes ?? [];
+    if (
+      !Array.isArray(retryable) ||
+      !retryable.every((c) => typeof c === 'number' || typeof c === 'string')
+    ) {
+      throw new ConfigurationError(
+        `${op}: \`retryableFailureCodes\` must be an array of upstream codes (numbers or strings), e.g. [131026, 131049].`,
+      );
+    }
     const suppressions = options.suppressions;
     if (suppressions !== undefined && typeof suppressions?.reasonFor !== 'function') {
       throw new ConfigurationError(
@@ -142,8 +164,8 @@ export class CampaignQueue implements CampaignQueueView {
       keys,
       prefix,
       retentionMs,
-      parkMs: durationMs(options.parkMs, `${op}: \`parkMs\``, 120_000),
-      retryableFailureCodes: options.retryableFailureCodes ?? [],
+      parkMs: durationMs(options.parkMs, `${op}: \`parkMs\``, 120_000, MAX_RETENTION_MS),
+      retryableFailureCodes: retryable,
       suppressions,
       logger,
     });
@@ -173,12 +195,24 @@ export class CampaignQueue implements CampaignQueueView {
     options: EnqueueOptions = {},
   ): Promise<EnqueueResult> {
     const op = 'CampaignQueue.enqueue';
+    this.#core.checkOpen(op);
     checkCampaign(campaign, op);
+    if (typeof options !== 'object' || options === null) {
+      throw new ConfigurationError(`${op}: the options must be an object ({ key?, startAt?, batchSize? }).`);
+    }
+    if (options.key !== undefined && typeof options.key !== 'function') {
+      throw new ConfigurationError(
+        `${op}: \`key\` must be a function (message, index) => string; omit it to key each message by its \`to\`.`,
+      );
+    }
     const size = options.batchSize ?? 500;
     if (!Number.isInteger(size) || size < 1 || size > 10_000) {
       throw new ConfigurationError(`${op}: \`batchSize\` must be an integer from 1 to 10,000.`);
     }
-    const startAt = options.startAt === undefined ? undefined : timeOf(options.startAt, `${op}: \`startAt\``);
+    const startAt =
+      options.startAt === undefined
+        ? undefined
+        : timeOf(options.startAt, `${op}: \`startAt\``, this.#core.retentionMs);
     const keyOfMessage = options.key ?? defaultKey;
     const result: EnqueueResult = { added: 0, existing: 0 };
     let batch: { message: DeepReadonly<OutboundMessage>; key: string }[] = [];
@@ -223,14 +257,23 @@ export class CampaignQueue implements CampaignQueueView {
       const to = typeof message.to === 'string' ? message.to : '';
       return { message, kh: core.kh(key), rh: core.rh(to), to, key: key === to ? '' : key };
     });
-    const answers = await call(op, () => core.ledger.enqueue(campaign, Date.now(), startAt, rows));
-    if (answers === 'cancelled') {
+    const written = await call(op, () => core.ledger.enqueue(campaign, Date.now(), startAt, rows));
+    if (written === 'cancelled') {
       throw new CampaignQueueError(
         `${op}: campaign '${campaign}' was cancelled; enqueue under another campaign id.`,
         'cancelled',
       );
     }
-    const delay = startAt === undefined ? 0 : Math.max(0, startAt - Date.now());
+    if ('startAtDiffers' in written) {
+      const stored = written.startAtDiffers;
+      throw new CampaignQueueError(
+        `${op}: campaign '${campaign}' was enqueued ${stored === undefined ? 'without a startAt' : `to start at ${isoTime(stored) ?? stored}`}, and its messages queued keep that; enqueue more without \`startAt\` (they follow the campaign's), or under another campaign id.`,
+        'start_at_differs',
+      );
+    }
+    const { answers } = written;
+    // The campaign's start, as its first enqueue gave it: a later step without `startAt` follows it too.
+    const delay = written.startAt === undefined ? 0 : Math.max(0, written.startAt - Date.now());
     const jobs: { name: string; data: CampaignJobData; opts: Record<string, unknown> }[] = [];
     const seen = new Set<string>();
     answers.forEach((answer, i) => {
@@ -276,6 +319,7 @@ export class CampaignQueue implements CampaignQueueView {
    * process.on('SIGTERM', () => void worker.close());
    */
   work(options: CampaignWorkerOptions): CampaignWorker {
+    this.#core.checkOpen('CampaignQueue.work');
     return startCampaignWorker(this.#core, checkWorkerOptions(options));
   }
 
@@ -287,6 +331,7 @@ export class CampaignQueue implements CampaignQueueView {
    * createNodeWebhookHandler({ secret, onEvent: (event) => queue.apply(event) });
    */
   async apply(input: StatusEvent | WebhookStatus | WebhookEvent): Promise<void> {
+    this.#core.checkOpen('CampaignQueue.apply');
     await this.#core.tracker.apply(input);
     const raw = rawStatusOf(input);
     if (raw) await this.#core.witness(raw);
@@ -300,6 +345,7 @@ export class CampaignQueue implements CampaignQueueView {
    * if (s?.state === 'paused') console.log(s.hold?.code, s.hold?.description);
    */
   async status(campaign: string): Promise<CampaignQueueStatus | undefined> {
+    this.#core.checkOpen('CampaignQueue.status');
     checkCampaign(campaign, 'CampaignQueue.status');
     const { counts, now } = await call('CampaignQueue.status', () =>
       this.#core.ledger.countsAndNow(campaign),
@@ -327,7 +373,7 @@ export class CampaignQueue implements CampaignQueueView {
       state,
       hold,
       waiting: state === 'running' ? waitingOf(n('heldUntil'), n('replicasUntil'), now) : undefined,
-      startAt: startAt > 0 ? new Date(startAt).toISOString() : null,
+      startAt: startAt > 0 ? isoTime(startAt) : null,
       total: n('total'),
       queued: n('queued'),
       inFlight: n('sending'),
@@ -369,9 +415,20 @@ export class CampaignQueue implements CampaignQueueView {
     options: { olderThanMs?: number; limit?: number } = {},
   ): Promise<InDoubtMessage[]> {
     const op = 'CampaignQueue.inDoubt';
+    this.#core.checkOpen(op);
     checkCampaign(campaign, op);
-    const until = Date.now() - (options.olderThanMs ?? 0);
-    const listed = await call(op, () => this.#core.ledger.doubts(campaign, until, options.limit ?? 1000));
+    if (typeof options !== 'object' || options === null) {
+      throw new ConfigurationError(`${op}: the options must be an object ({ olderThanMs?, limit? }).`);
+    }
+    const { olderThanMs = 0, limit = 1000 } = options;
+    if (typeof olderThanMs !== 'number' || !Number.isFinite(olderThanMs) || olderThanMs < 0) {
+      throw new ConfigurationError(`${op}: \`olderThanMs\` must be a number of milliseconds from 0.`);
+    }
+    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
+      throw new ConfigurationError(`${op}: \`limit\` must be an integer from 1 to 10,000.`);
+    }
+    const until = Date.now() - olderThanMs;
+    const listed = await call(op, () => this.#core.ledger.doubts(campaign, until, limit));
     const out: InDoubtMessage[] = [];
     for (const { kh, since } of listed) {
       const entry = await call(op, () => this.#core.ledger.entry(campaign, kh));
@@ -390,48 +447,64 @@ export class CampaignQueue implements CampaignQueueView {
 
   /**
    * Pauses a campaign for every worker: no send starts after this resolves (those in flight finish). The reason
-   * is kept for `status`.
+   * (1 to 200 characters, no control characters) is kept for `status`. Answers `false` when it was paused already
+   * (its first reason kept). Throws `CampaignQueueError`: `unknown_campaign` for an id never enqueued (nothing is
+   * written), `cancelled` for a cancelled one.
    *
    * @example
    * await queue.pause('spring-sale', 'stopped by marketing: wrong price in the template');
    */
-  async pause(campaign: string, reason = 'paused by a person'): Promise<void> {
-    checkCampaign(campaign, 'CampaignQueue.pause');
-    checkReason(reason, 'CampaignQueue.pause');
+  async pause(campaign: string, reason = 'paused by a person'): Promise<boolean> {
+    const op = 'CampaignQueue.pause';
+    this.#core.checkOpen(op);
+    checkCampaign(campaign, op);
+    checkReason(reason, op);
     const before = await this.#core.pause(campaign, {
       code: 'PAUSED',
       description: reason,
       at: new Date().toISOString(),
       by: 'person',
     });
+    if (before === 'unknown') throw unknown(campaign, op);
     if (before === 'cancelled') throw cancelled(campaign, 'pause');
+    return before === 'running';
   }
 
   /**
    * Continues a paused campaign (after a top-up, for a `BILL_001`): its messages are taken up again in order.
+   * Answers `false` when it was not paused (nothing to resume). Throws `CampaignQueueError`: `unknown_campaign`
+   * for an id never enqueued (nothing is written), `cancelled` for a cancelled one.
    *
    * @example
-   * await queue.resume('spring-sale');
+   * if (!(await queue.resume('spring-sale'))) console.log('it was not paused');
    */
-  async resume(campaign: string): Promise<void> {
+  async resume(campaign: string): Promise<boolean> {
     const op = 'CampaignQueue.resume';
+    this.#core.checkOpen(op);
     checkCampaign(campaign, op);
     const core = this.#core;
     const before = await call(op, () => core.ledger.state(campaign, 'resume', '', Date.now()));
+    if (before === 'unknown') throw unknown(campaign, op);
     if (before === 'cancelled') throw cancelled(campaign, 'resume');
+    // Resumed in BullMQ even when the ledger was not paused: a worker's pause may have crossed an earlier resume.
     await call(op, () => core.bull(campaign).resume());
     await core.register(campaign);
+    return before === 'paused';
   }
 
   /**
    * Ends a campaign: no message starts any more, and every message that never started is recorded not sent
-   * (`CANCELLED`); those in flight finish, those in doubt stay for a person. Final. Answers how many it stopped.
+   * (`CANCELLED`); those in flight finish, those in doubt stay for a person. Final. Answers the campaign's
+   * `cancelled` count once its queue is drained: the messages this call recorded not sent, and those the workers'
+   * gates stopped meanwhile (a send in flight that is then refused unsent joins the count later, in `status`).
+   * Throws `CampaignQueueError` (`unknown_campaign`) for an id never enqueued: nothing is written.
    *
    * @example
    * const stopped = await queue.cancel('spring-sale');
    */
   async cancel(campaign: string, reason = 'cancelled by a person'): Promise<number> {
     const op = 'CampaignQueue.cancel';
+    this.#core.checkOpen(op);
     checkCampaign(campaign, op);
     checkReason(reason, op);
     const core = this.#core;
@@ -441,10 +514,12 @@ export class CampaignQueue implements CampaignQueueView {
       at: new Date().toISOString(),
       by: 'person',
     };
-    await call(op, () => core.ledger.state(campaign, 'cancel', JSON.stringify(hold), Date.now()));
+    const before = await call(op, () =>
+      core.ledger.state(campaign, 'cancel', JSON.stringify(hold), Date.now()),
+    );
+    if (before === 'unknown') throw unknown(campaign, op);
     const bull = core.bull(campaign);
     await call(op, () => bull.pause());
-    let stopped = 0;
     for await (const page of core.ledger.scan(campaign)) {
       for (const [kh, entry] of page) {
         if (entry.state !== 'q') continue;
@@ -453,7 +528,7 @@ export class CampaignQueue implements CampaignQueueView {
           'the campaign was cancelled before this message was sent',
           false,
         );
-        const answer = await core.change(
+        await core.change(
           campaign,
           kh,
           core.rh(entry.to),
@@ -465,19 +540,20 @@ export class CampaignQueue implements CampaignQueueView {
             record: core.recordOf(entry, { index: 0, ok: false, error, notSent: true }),
           },
         );
-        if (answer.outcome === 'ok') stopped++;
       }
     }
     // The jobs of what was stopped: removed, so nothing of the campaign waits in BullMQ.
     await call(op, () => bull.drain(true));
     await call(op, () => bull.resume());
-    return stopped;
+    const counts = await call(op, () => core.ledger.counts(campaign));
+    return Number(counts['cancelled'] ?? 0);
   }
 
   /**
    * Sends a message in doubt again, after a person checked it was not delivered (its status events, the
    * customer). It goes out in its place in its recipient's order. Throws `CampaignQueueError` when the message is
-   * not in doubt (`not_in_doubt`) or its job is gone (`job_gone`: enqueue it again under a new key).
+   * not in doubt (`not_in_doubt`), its job is gone (`job_gone`: enqueue it again under a new key) or the campaign
+   * was cancelled (`cancelled`: nothing of it is sent any more; `drop` it).
    *
    * @example
    * await queue.resend('spring-sale', '998901234567');
@@ -499,8 +575,10 @@ export class CampaignQueue implements CampaignQueueView {
       rh,
       entry,
       { ...entry, state: 'q', token: '', startedAt: 0, detail: '' },
-      { doubt: 'remove', counts: { inDoubt: -1, queued: 1 } },
+      // Queued again only in a campaign that is not cancelled, in the same step: a cancelled one sends nothing.
+      { gate: 'live', doubt: 'remove', counts: { inDoubt: -1, queued: 1 } },
     );
+    if (answer.outcome === 'cancelled') throw cancelled(campaign, 'resend');
     if (answer.outcome !== 'ok') throw notInDoubt(op);
     await call(op, () => core.recipients.release(rh, entry.token, 'done'));
     await call(op, () => job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }));
@@ -551,6 +629,7 @@ export class CampaignQueue implements CampaignQueueView {
     key: string,
     op: string,
   ): Promise<{ entry: LedgerEntry; kh: string; rh: string }> {
+    this.#core.checkOpen(op);
     checkCampaign(campaign, op);
     if (typeof key !== 'string' || key === '') throw new ConfigurationError(`${op}: give the message's key.`);
     const core = this.#core;
@@ -600,12 +679,27 @@ function defaultKey(message: DeepReadonly<OutboundMessage>): string {
   return (message as { to?: unknown }).to as string;
 }
 
-function timeOf(value: Date | number, name: string): number {
+/**
+ * A start time in whole ms since the epoch, one a `Date` holds, at most `retentionMs` ahead: a campaign's keys
+ * expire `retentionMs` after their last write, so a later start would find its messages gone.
+ */
+function timeOf(value: Date | number, name: string, retentionMs: number): number {
   const ms = value instanceof Date ? value.getTime() : value;
-  if (typeof ms !== 'number' || !Number.isFinite(ms)) {
-    throw new ConfigurationError(`${name} must be a Date or ms since the epoch.`);
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || Number.isNaN(new Date(ms).getTime())) {
+    throw new ConfigurationError(`${name} must be a valid Date or ms since the epoch.`);
   }
-  return ms;
+  if (ms > Date.now() + retentionMs) {
+    throw new ConfigurationError(
+      `${name} is more than the queue's \`retentionMs\` (${retentionMs.toLocaleString('en-US')} ms) ahead: the campaign would expire before it starts. Enqueue it later, or raise \`retentionMs\`.`,
+    );
+  }
+  return Math.floor(ms);
+}
+
+/** ISO 8601 of a stored time; `null` for one no `Date` holds (written before such a `startAt` was refused). */
+function isoTime(ms: number): string | null {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
 function checkCampaign(campaign: unknown, where: string): asserts campaign is string {
@@ -621,15 +715,6 @@ function checkCampaign(campaign: unknown, where: string): asserts campaign is st
   }
 }
 
-/** A person's reason for a pause or a cancel, shown by `status` and the CLI. */
-function checkReason(reason: unknown, where: string): void {
-  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 1000) {
-    throw new ConfigurationError(
-      `${where}: the reason must be a non-empty string of at most 1,000 characters.`,
-    );
-  }
-}
-
 function checkWorkerOptions(options: CampaignWorkerOptions): CampaignWorkerOptions {
   const op = 'CampaignQueue.work';
   if (typeof options !== 'object' || options === null || typeof options.gateway?.messages !== 'object') {
@@ -641,7 +726,8 @@ function checkWorkerOptions(options: CampaignWorkerOptions): CampaignWorkerOptio
     );
   }
   for (const name of ['lockDurationMs', 'recipientLeaseMs', 'pollMs'] as const) {
-    if (options[name] !== undefined) durationMs(options[name], `${op}: \`${name}\``);
+    // A timer's delay: Node runs a longer one at once (the worker would spin).
+    if (options[name] !== undefined) durationMs(options[name], `${op}: \`${name}\``, undefined, MAX_TIMER_MS);
   }
   for (const name of ['concurrency', 'attempts'] as const) {
     const n = options[name];
@@ -704,6 +790,13 @@ function cancelled(campaign: string, action: string): CampaignQueueError {
   return new CampaignQueueError(
     `CampaignQueue.${action}: campaign '${campaign}' was cancelled (final).`,
     'cancelled',
+  );
+}
+
+function unknown(campaign: string, op: string): CampaignQueueError {
+  return new CampaignQueueError(
+    `${op}: unknown campaign '${campaign}': never enqueued under this prefix (or expired); nothing was changed.`,
+    'unknown_campaign',
   );
 }
 

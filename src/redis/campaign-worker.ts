@@ -38,7 +38,7 @@ import { noteConnectionError } from './connection-log.js';
 import { errorMeta, RedisStoreError } from './errors.js';
 import { closeRedis, openRedis } from './inbox-connection.js';
 import { leaseToken, RedisLease } from './lease.js';
-import { call } from './replies.js';
+import { call, toStoreError } from './replies.js';
 
 const ROLE = 'CampaignQueue.work';
 
@@ -115,16 +115,22 @@ export interface CampaignWorkerOptions {
   /**
    * How long a message's job stays with a worker without renewal, ms (BullMQ's `lockDuration`, and the period of
    * its stalled check). A worker that died has its messages taken up again after one to two times this. Default
-   * 30,000.
+   * 30,000; at most 2,147,483,647 (a timer's longest).
    */
   lockDurationMs?: number;
-  /** How long a recipient stays locked by a worker that died, ms (renewed while a request is out). Default 30,000. */
+  /**
+   * How long a recipient stays locked by a worker that died, ms (renewed while a request is out). Default 30,000;
+   * at most 2,147,483,647.
+   */
   recipientLeaseMs?: number;
   /** Runs per message before a refusal that could pass later (Redis down, the network) becomes final. Default 10. */
   attempts?: number;
-  /** How often the registry is read for campaigns with work, ms. Default 1,000. */
+  /** How often the registry is read for campaigns with work, ms. Default 1,000; at most 2,147,483,647. */
   pollMs?: number;
-  /** Every failure the worker handles (Redis unreachable, a job it could not finish), with where. */
+  /**
+   * Every failure the worker handles (Redis unreachable, a job it could not finish), with where: a typed error, a
+   * `RedisStoreError` for Redis's and BullMQ's own.
+   */
   onError?: (error: unknown, info: { campaign?: string; stage: string }) => void;
   /**
    * Before each request, waits until `count` replicas hold the ledger's mark that the message is being sent (Redis
@@ -383,10 +389,13 @@ class Workers implements CampaignWorker {
   }
 
   #report(error: unknown, info: { campaign?: string; stage: string }): void {
+    // Every stage reported is Redis's or BullMQ's work: a client's raw error (`ECONNREFUSED`,
+    // `MaxRetriesPerRequestError`) is given as the `RedisStoreError` every other call gives.
+    const typed = error instanceof WaGatewayError ? error : toStoreError(error, `${ROLE}: ${info.stage}`);
     log(this.#logger, 'warn', `wa-gateway-sdk: ${ROLE}: ${info.stage} failed`, {
-      errorName: errorMeta(error).errorName,
+      errorName: errorMeta(typed).errorName,
     });
-    callObserver(this.#onError, [error, info]);
+    callObserver(this.#onError, [typed, info]);
   }
 
   /** For `Message`. */

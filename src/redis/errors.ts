@@ -109,12 +109,21 @@ brandError(InboxError, 'InboxError');
 
 /** Why a campaign queue operation was refused. */
 export type CampaignQueueErrorReason =
-  /** The campaign was cancelled: final, nothing more is enqueued, paused or resumed. */
+  /** The campaign was cancelled: final, nothing more is enqueued, paused, resumed or resent. */
   | 'cancelled'
   /** `resend` or `drop` of a message that is not in doubt (sent, not sent, queued, or no such key). */
   | 'not_in_doubt'
   /** `resend` of a message whose BullMQ job is gone: enqueue it again under a new key. */
-  | 'job_gone';
+  | 'job_gone'
+  /** `pause`, `resume` or `cancel` of a campaign never enqueued (or expired): a mistyped id; nothing was written. */
+  | 'unknown_campaign'
+  /**
+   * `enqueue` with a `startAt` other than the one the campaign was first enqueued with: its messages queued already
+   * keep theirs. Enqueue without `startAt` (the campaign's is kept), or under another campaign id.
+   */
+  | 'start_at_differs'
+  /** A call after `close()`: the queue's BullMQ connection is closed; build a new `CampaignQueue`. */
+  | 'closed';
 
 /** A campaign queue operation was refused: the message says why and what to do instead. */
 export class CampaignQueueError extends WaGatewayError {

@@ -7,7 +7,7 @@
  * instead of asking users to run two clients against one Redis.
  */
 import { ConfigurationError } from '../core/errors.js';
-import { errorMeta, RedisStoreError, type RedisStoreFailure } from './errors.js';
+import { CampaignQueueError, errorMeta, RedisStoreError, type RedisStoreFailure } from './errors.js';
 
 /** @internal */
 export function nameOf(error: unknown): string {
@@ -107,8 +107,9 @@ export async function call<T>(operation: string, run: () => Promise<T>): Promise
   try {
     return await run();
   } catch (error) {
-    // The caller's own bad input, found on the way (an id that is not a string): theirs to fix, not an outage.
-    if (error instanceof ConfigurationError) throw error;
+    // The caller's own bad input, found on the way (an id that is not a string), or a queue closed under the call:
+    // theirs to fix, not an outage.
+    if (error instanceof ConfigurationError || error instanceof CampaignQueueError) throw error;
     throw toStoreError(error, operation);
   }
 }

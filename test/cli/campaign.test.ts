@@ -318,6 +318,53 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
     }
   });
 
+  it('says when there is nothing to resume, and prints a gateway hold with its control characters escaped', async () => {
+    const warnings: string[] = [];
+    const queue = new CampaignQueue({
+      redis,
+      prefix: 'q6:',
+      logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(m) },
+    });
+    // A gateway refusing every send with BILL_001, its description holding a terminal escape and a carriage return.
+    const description = 'Balance \u001b[2J\u001b]0;pwned\u0007 is zero\rOK';
+    const billing = await startServer((_req, res) => {
+      res.writeHead(402, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          isSuccess: false,
+          errors: { code: 'BILL_001', group: 'PAYMENT_REQUIRED', description },
+        }),
+      );
+    });
+    const gateway = new GatewayClient({ apiKey: 'sk_test_x', baseUrl: billing.url, rateLimit: false });
+    const worker = queue.work({ gateway, pollMs: 50 });
+    try {
+      await queue.enqueue('bill', ['998900000001'].map(text));
+      const env = { REDIS_URL: server.url };
+      await waitFor(async () => (await queue.status('bill'))?.state === 'paused', 'the BILL_001 pause');
+      await worker.close();
+      expect(warnings).toContain('wa-gateway-sdk: CampaignQueue paused a campaign (BILL_001)');
+      expect((await queue.status('bill'))?.hold?.description).toBe(description);
+      const shown = io(env);
+      expect(await runCli(['campaign', 'status', 'bill', '--prefix', 'q6:'], shown.io)).toBe(0);
+      expect(shown.out.stdout).not.toMatch(/\p{Cc}(?<!\n)/u);
+      expect(shown.out.stdout).toContain(
+        'BILL_001 Balance \\u001b[2J\\u001b]0;pwned\\u0007 is zero\\u000dOK\n',
+      );
+      const running = io(env);
+      await queue.enqueue('idle', ['998900000002'].map(text), { startAt: Date.now() + 3_600_000 });
+      expect(await runCli(['campaign', 'resume', 'idle', '--prefix', 'q6:'], running.io)).toBe(0);
+      expect(running.out.stdout).toBe('idle was not paused (scheduled): nothing to resume\n');
+      const paused = io(env);
+      expect(await runCli(['campaign', 'pause', 'bill', '--prefix', 'q6:'], paused.io)).toBe(0);
+      expect(paused.out.stdout).toBe('bill was paused already: nothing to do (its first reason is kept)\n');
+    } finally {
+      await worker.close();
+      await queue.close();
+      await billing.close();
+    }
+  });
+
   it('refuses bad usage (exit 2) and an unknown campaign (exit 1)', async () => {
     const env = { REDIS_URL: server.url };
     const unknown = io(env);

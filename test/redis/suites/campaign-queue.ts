@@ -148,6 +148,7 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
   let proxy: Awaited<ReturnType<typeof startProxy>>;
   let receiver: { url: string; close(): Promise<void> } | undefined;
   let applyTo: CampaignQueue | undefined;
+  const applies = new Set<Promise<void>>();
   const open: { close(): Promise<void> }[] = [];
   let warnings: string[] = [];
 
@@ -158,7 +159,13 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     const handler = createNodeWebhookHandler({
       secret: SECRET,
       onEvent: async (event) => {
-        await applyTo?.apply(event);
+        const applying = applyTo?.apply(event);
+        if (applying) applies.add(applying);
+        try {
+          await applying;
+        } finally {
+          if (applying) applies.delete(applying);
+        }
       },
     });
     const server = createServer((req, res) => handler(req, res));
@@ -174,6 +181,10 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     proxy = await startProxy(() => sandbox.url);
   });
   afterEach(async () => {
+    // The receiver stops applying first, and its applies finish: a status the sandbox still sends meets no closed
+    // queue.
+    applyTo = undefined;
+    await Promise.allSettled([...applies]);
     for (const o of open.splice(0).reverse()) await o.close();
     await sandbox?.close();
     await proxy.close();
@@ -861,5 +872,217 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(await queue.status('never')).toBeUndefined();
     expect(await queue.report('never')).toBeUndefined();
     await expect(queue.drop('never', '998900000001')).rejects.toMatchObject({ reason: 'not_in_doubt' });
+  });
+
+  it('refuses pause, resume and cancel of a campaign never enqueued, writing nothing', async () => {
+    await start();
+    const queue = await queueOf();
+    await expect(queue.pause('nope')).rejects.toMatchObject({ reason: 'unknown_campaign' });
+    await expect(queue.resume('nope')).rejects.toMatchObject({ reason: 'unknown_campaign' });
+    await expect(queue.cancel('nope')).rejects.toMatchObject({ reason: 'unknown_campaign' });
+    await expect(queue.cancel('nope')).rejects.toBeInstanceOf(CampaignQueueError);
+    expect(await queue.status('nope')).toBeUndefined();
+    expect(await queue.tracker.campaigns()).not.toContain('nope');
+    expect(await target().keys(`${PREFIX}*`)).toEqual([]);
+    // The id is not blocked: a campaign enqueued under it later runs as any other.
+    await queue.enqueue('nope', [text('998900000001')], { startAt: Date.now() + 3_600_000 });
+    expect(await queue.status('nope')).toMatchObject({ state: 'scheduled', total: 1 });
+  });
+
+  it('refuses to resend a message in doubt of a cancelled campaign; drop still decides it', async () => {
+    await start();
+    const queue = await queueOf();
+    const to = recipients(2);
+    proxy.setMode((t) => (t === to[0] ? 'cut-before' : 'pass'));
+    await queue.enqueue(
+      'cx-doubt',
+      to.map((t) => text(t)),
+    );
+    await workerOf(queue);
+    await until(queue, 'cx-doubt', 'finished');
+    expect(await queue.status('cx-doubt')).toMatchObject({ inDoubt: 1, accepted: 1 });
+    await queue.cancel('cx-doubt');
+    proxy.setMode(() => 'pass');
+    await expect(queue.resend('cx-doubt', to[0]!)).rejects.toMatchObject({ reason: 'cancelled' });
+    // Nothing moved: still in doubt, not queued in a campaign that sends nothing.
+    expect(await queue.status('cx-doubt')).toMatchObject({ inDoubt: 1, queued: 0 });
+    await queue.drop('cx-doubt', to[0]!);
+    expect(await queue.status('cx-doubt')).toMatchObject({ inDoubt: 0, dropped: 1, queued: 0 });
+  });
+
+  it('refuses a startAt a Date cannot hold, or one its retention would expire before', async () => {
+    await start();
+    const queue = await queueOf({ retentionMs: 3_600_000 });
+    const one = [text('998900000001')];
+    for (const startAt of [1e16, -1e16, new Date(Number.NaN)]) {
+      await expect(queue.enqueue('far', one, { startAt })).rejects.toThrow(/startAt.*valid Date/);
+    }
+    await expect(queue.enqueue('far', one, { startAt: Date.now() + 7_200_000 })).rejects.toThrow(
+      /retentionMs/,
+    );
+    await expect(queue.enqueue('far', one, { startAt: Date.now() + 7_200_000 })).rejects.toBeInstanceOf(
+      ConfigurationError,
+    );
+    expect(await queue.status('far')).toBeUndefined();
+    await queue.enqueue('far', one, { startAt: Date.now() + 1_800_000 });
+    expect((await queue.status('far'))?.state).toBe('scheduled');
+    // One stored before such times were refused: its status reads, with no start time to show.
+    await queue.enqueue('stored', one);
+    const counts = queueCoreOf(target().redis, PREFIX).ledger.keysOf('stored').counts;
+    await target().redis.hset(counts, 'startAt', '9000000000000000');
+    expect(await queue.status('stored')).toMatchObject({ state: 'scheduled', startAt: null, total: 1 });
+    expect((await queue.report('stored'))?.queue.startAt).toBeNull();
+  });
+
+  it("later enqueues follow the campaign's startAt; another startAt is refused", async () => {
+    await start();
+    const queue = await queueOf();
+    const inAnHour = Date.now() + 3_600_000;
+    const to = recipients(4);
+    await queue.enqueue(
+      'sched',
+      to.slice(0, 2).map((t) => text(t)),
+      { startAt: inAnHour },
+    );
+    // The rest of an enqueue that was cut off, run again without its startAt.
+    expect(
+      await queue.enqueue(
+        'sched',
+        to.map((t) => text(t)),
+      ),
+    ).toEqual({ added: 2, existing: 2 });
+    const bull = await bullOf('sched');
+    expect(await bull.getJobCounts('delayed', 'wait', 'prioritized')).toEqual({
+      delayed: 4,
+      wait: 0,
+      prioritized: 0,
+    });
+    expect(await queue.status('sched')).toMatchObject({
+      state: 'scheduled',
+      startAt: new Date(inAnHour).toISOString(),
+      queued: 4,
+    });
+    await expect(
+      queue.enqueue('sched', [text('998900000099')], { startAt: inAnHour + 60_000 }),
+    ).rejects.toMatchObject({ reason: 'start_at_differs' });
+    // The same time again is the same enqueue.
+    expect(await queue.enqueue('sched', [text(to[0]!)], { startAt: new Date(inAnHour) })).toEqual({
+      added: 0,
+      existing: 1,
+    });
+    // A campaign that started at once: a startAt now would hold back only its later messages.
+    await queue.enqueue('now', [text(to[0]!)]);
+    await expect(queue.enqueue('now', [text(to[1]!)], { startAt: inAnHour })).rejects.toMatchObject({
+      reason: 'start_at_differs',
+    });
+    expect((await queue.status('now'))?.total).toBe(1);
+  });
+
+  it('refuses durations beyond what a timer or Redis holds, naming the option and its maximum', async () => {
+    await start();
+    const redis = target().redis;
+    expect(() => new CampaignQueue({ redis, prefix: PREFIX, retentionMs: 1e20 })).toThrow(
+      /retentionMs` must be at most 315,360,000,000 ms/,
+    );
+    expect(() => new CampaignQueue({ redis, prefix: PREFIX, parkMs: 1e20 })).toThrow(ConfigurationError);
+    expect(() => new CampaignQueue({ redis, prefix: PREFIX, inDoubtAfterMs: 1e20 })).toThrow(
+      /inDoubtAfterMs/,
+    );
+    const queue = await queueOf();
+    const gateway = await gatewayOf();
+    for (const name of ['pollMs', 'lockDurationMs', 'recipientLeaseMs'] as const) {
+      expect(() => queue.work({ gateway, [name]: 2 ** 31 })).toThrow(
+        new RegExp(`${name}\` must be at most 2,147,483,647 ms`),
+      );
+    }
+  });
+
+  it('refuses every call after close with a typed error, opening nothing', async () => {
+    await start();
+    const queue = await queueOf();
+    await queue.enqueue('shut', [text('998900000001')], { startAt: Date.now() + 3_600_000 });
+    await queue.close();
+    const calls: [string, () => Promise<unknown>][] = [
+      ['enqueue', () => queue.enqueue('shut', [text('998900000002')])],
+      ['status', () => queue.status('shut')],
+      ['report', () => queue.report('shut')],
+      ['inDoubt', () => queue.inDoubt('shut')],
+      ['pause', () => queue.pause('shut')],
+      ['resume', () => queue.resume('shut')],
+      ['cancel', () => queue.cancel('shut')],
+      ['resend', () => queue.resend('shut', '998900000001')],
+      ['drop', () => queue.drop('shut', '998900000001')],
+      ['apply', () => queue.apply({ id: 'wamid.x', status: 'sent' } as never)],
+    ];
+    for (const [name, run] of calls) {
+      await expect(run(), name).rejects.toMatchObject({ name: 'CampaignQueueError', reason: 'closed' });
+    }
+    const gateway = await gatewayOf();
+    expect(() => queue.work({ gateway })).toThrow(CampaignQueueError);
+    // Nothing changed by the refused calls.
+    const other = await queueOf();
+    expect(await other.status('shut')).toMatchObject({ state: 'scheduled', total: 1 });
+    // Closed while an enqueue runs (between two of its steps): the same typed error, not an outage of Redis.
+    async function* closing() {
+      yield text('998900000011');
+      await other.close();
+      yield text('998900000012');
+    }
+    await expect(other.enqueue('shut-mid', closing(), { batchSize: 1 })).rejects.toMatchObject({
+      name: 'CampaignQueueError',
+      reason: 'closed',
+    });
+  });
+
+  it('refuses malformed options with a ConfigurationError saying which', async () => {
+    await start();
+    const queue = await queueOf();
+    const one = [text('998900000001')];
+    await expect(queue.enqueue('opts', one, null as never)).rejects.toThrow(/options must be an object/);
+    await expect(queue.enqueue('opts', one, { key: 'abc' as never })).rejects.toThrow(
+      /`key` must be a function/,
+    );
+    await expect(queue.inDoubt('opts', null as never)).rejects.toBeInstanceOf(ConfigurationError);
+    for (const limit of [Number.NaN, 1.5, 0]) {
+      await expect(queue.inDoubt('opts', { limit })).rejects.toThrow(/`limit`/);
+    }
+    for (const olderThanMs of [Number.NaN, -1, '5' as never]) {
+      await expect(queue.inDoubt('opts', { olderThanMs })).rejects.toThrow(/`olderThanMs`/);
+    }
+    expect(
+      () =>
+        new CampaignQueue({ redis: target().redis, prefix: PREFIX, retryableFailureCodes: 'abc' as never }),
+    ).toThrow(/retryableFailureCodes/);
+    expect(
+      () =>
+        new CampaignQueue({
+          redis: target().redis,
+          prefix: PREFIX,
+          retryableFailureCodes: [131026, {}] as never,
+        }),
+    ).toThrow(ConfigurationError);
+    expect(await queue.status('opts')).toBeUndefined();
+  });
+
+  it('refuses a reason with control characters; resume says whether it was paused; cancel answers the count', async () => {
+    await start();
+    const queue = await queueOf();
+    await queue.enqueue(
+      'steer',
+      recipients(3).map((t) => text(t)),
+      { startAt: Date.now() + 3_600_000 },
+    );
+    await expect(queue.pause('steer', 'red \u001b[31malert')).rejects.toThrow(/control characters/);
+    await expect(queue.cancel('steer', 'line\rover')).rejects.toBeInstanceOf(ConfigurationError);
+    expect(await queue.resume('steer')).toBe(false);
+    expect(await queue.pause('steer', 'wrong price')).toBe(true);
+    expect(await queue.pause('steer', 'again')).toBe(false);
+    expect((await queue.status('steer'))?.hold?.description).toBe('wrong price');
+    expect(await queue.resume('steer')).toBe(true);
+    expect(await queue.resume('steer')).toBe(false);
+    expect(await queue.cancel('steer')).toBe(3);
+    // Cancelled again: still the campaign's count, not what this call found left.
+    expect(await queue.cancel('steer')).toBe(3);
+    expect((await queue.status('steer'))?.cancelled).toBe(3);
   });
 }
