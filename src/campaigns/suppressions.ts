@@ -66,7 +66,7 @@ export function checkRecipient(recipient: unknown, where: string): string {
 export function checkReason(reason: unknown, where: string): string {
   if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 200 || /\p{Cc}/u.test(reason)) {
     throw new ConfigurationError(
-      `${where}: the reason must be 1 to 200 characters without control characters, e.g. 'wrote STOP'.`,
+      `${where}: the reason must be 1 to 200 characters without control characters.`,
     );
   }
   return reason;

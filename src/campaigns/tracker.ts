@@ -163,6 +163,20 @@ const NEVER_RESENT: ReadonlySet<string> = new Set([...GATEWAY_RETRY_RULES.neverR
 const MAX_WAMID = 256;
 
 /**
+ * `retryableFailureCodes` as every campaign reader takes it (the tracker, the queue): an array of upstream codes,
+ * or a `ConfigurationError` naming `where`.
+ */
+export function checkRetryableCodes(codes: unknown, where: string): readonly (number | string)[] {
+  const list = codes ?? [];
+  if (!Array.isArray(list) || !list.every((c) => typeof c === 'number' || typeof c === 'string')) {
+    throw new ConfigurationError(
+      `${where}: \`retryableFailureCodes\` must be an array of upstream codes (numbers or strings), e.g. [131026, 131049].`,
+    );
+  }
+  return list;
+}
+
+/**
  * Campaign outcomes: which messages of a bulk send were accepted, sent, delivered, read or failed, which were
  * billable, and whom to retry.
  *
@@ -196,7 +210,9 @@ export class CampaignTracker implements CampaignObserver {
       );
     }
     this.store = store;
-    this.#retryable = new Set((options.retryableFailureCodes ?? []).map(String));
+    this.#retryable = new Set(
+      checkRetryableCodes(options.retryableFailureCodes, 'new CampaignTracker').map(String),
+    );
     const size = options.batchSize ?? 256;
     if (!Number.isInteger(size) || size < 1) {
       throw new ConfigurationError(

@@ -7,7 +7,7 @@
 import type * as BullMQ from 'bullmq';
 import type { CampaignHold } from '../campaigns/queue-status.js';
 import { Batch } from '../campaigns/records.js';
-import { type SuppressionList, suppressionKey } from '../campaigns/suppressions.js';
+import { type SUPPRESSED_CODE, type SuppressionList, suppressionKey } from '../campaigns/suppressions.js';
 import { CampaignTracker } from '../campaigns/tracker.js';
 import { WaGatewayError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -53,7 +53,7 @@ return 1
  * a cancelled campaign, a message in doubt a person dropped.
  */
 export function recordedRefusal(
-  code: 'SUPPRESSED' | 'CANCELLED' | 'IN_DOUBT',
+  code: typeof SUPPRESSED_CODE | 'CANCELLED' | 'IN_DOUBT',
   description: string,
   mayHaveBeenSent: boolean,
 ): WaGatewayError {

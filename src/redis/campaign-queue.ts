@@ -13,7 +13,12 @@ import {
 } from '../campaigns/queue-status.js';
 import type { CampaignRefusal } from '../campaigns/records.js';
 import { checkReason, type SuppressionList } from '../campaigns/suppressions.js';
-import type { CampaignReport, CampaignRetry, CampaignTracker } from '../campaigns/tracker.js';
+import {
+  type CampaignReport,
+  type CampaignRetry,
+  type CampaignTracker,
+  checkRetryableCodes,
+} from '../campaigns/tracker.js';
 import { durationMs, MAX_TIMER_MS } from '../core/duration.js';
 import { ConfigurationError, MessageValidationError } from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
@@ -144,15 +149,7 @@ export class CampaignQueue implements CampaignQueueView {
       DEFAULT_IN_DOUBT_AFTER_MS,
       MAX_RETENTION_MS,
     );
-    const retryable = options.retryableFailureCodes ?? [];
-    if (
-      !Array.isArray(retryable) ||
-      !retryable.every((c) => typeof c === 'number' || typeof c === 'string')
-    ) {
-      throw new ConfigurationError(
-        `${op}: \`retryableFailureCodes\` must be an array of upstream codes (numbers or strings), e.g. [131026, 131049].`,
-      );
-    }
+    const retryable = checkRetryableCodes(options.retryableFailureCodes, op);
     const suppressions = options.suppressions;
     if (suppressions !== undefined && typeof suppressions?.reasonFor !== 'function') {
       throw new ConfigurationError(

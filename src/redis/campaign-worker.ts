@@ -20,6 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type * as BullMQ from 'bullmq';
 import type { Job } from 'bullmq';
 import type { CampaignHold } from '../campaigns/queue-status.js';
+import { SUPPRESSED_CODE } from '../campaigns/suppressions.js';
 import { ApiError, ConnectionError, NotSentError, RateLimitError, WaGatewayError } from '../core/errors.js';
 import type { LeaseKeeper } from '../core/lease.js';
 import { type Logger, log, logFolded } from '../core/logger.js';
@@ -824,10 +825,10 @@ class Message {
 
   async #suppress(entry: LedgerEntry, reason: string): Promise<void> {
     const core = this.#core;
-    const error = recordedRefusal('SUPPRESSED', `opted out: ${reason}`, false);
+    const error = recordedRefusal(SUPPRESSED_CODE, `opted out: ${reason}`, false);
     const answer = await this.#write(
       entry,
-      { ...entry, state: 'n', detail: 'SUPPRESSED' },
+      { ...entry, state: 'n', detail: SUPPRESSED_CODE },
       {
         done: true,
         counts: { queued: -1, notSent: 1, suppressed: 1 },

@@ -107,6 +107,11 @@ describe('CampaignTracker', () => {
     expect(() => new CampaignTracker({ store: {} as never })).toThrow(ConfigurationError);
     expect(() => new CampaignTracker({ clock: { now: Date.now } as never })).toThrow(ConfigurationError);
     expect(() => new MemoryCampaignStore({ now: 5 as never })).toThrow(ConfigurationError);
+    // A string where the codes go threw a TypeError (`.map is not a function`).
+    expect(() => new CampaignTracker({ retryableFailureCodes: 'abc' as never })).toThrow(
+      /new CampaignTracker: `retryableFailureCodes` must be an array of upstream codes/,
+    );
+    expect(() => new CampaignTracker({ retryableFailureCodes: [{}] as never })).toThrow(ConfigurationError);
   });
 });
 
