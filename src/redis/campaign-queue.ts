@@ -19,7 +19,7 @@ import {
   type CampaignTracker,
   checkRetryableCodes,
 } from '../campaigns/tracker.js';
-import { durationMs, MAX_TIMER_MS } from '../core/duration.js';
+import { boundedDurationMs, durationMs, MAX_TIMER_MS } from '../core/duration.js';
 import { ConfigurationError, MessageValidationError } from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { RateLimiter } from '../core/rate-limiter.js';
@@ -137,13 +137,13 @@ export class CampaignQueue implements CampaignQueueView {
   constructor(options: CampaignQueueOptions) {
     const op = 'new CampaignQueue';
     const { redis, keys, prefix, logger } = openStore(options, op);
-    const retentionMs = durationMs(
+    const retentionMs = boundedDurationMs(
       options.retentionMs,
       `${op}: \`retentionMs\``,
       DEFAULT_RETENTION_MS,
       MAX_RETENTION_MS,
     );
-    this.#inDoubtAfterMs = durationMs(
+    this.#inDoubtAfterMs = boundedDurationMs(
       options.inDoubtAfterMs,
       `${op}: \`inDoubtAfterMs\``,
       DEFAULT_IN_DOUBT_AFTER_MS,
@@ -161,7 +161,7 @@ export class CampaignQueue implements CampaignQueueView {
       keys,
       prefix,
       retentionMs,
-      parkMs: durationMs(options.parkMs, `${op}: \`parkMs\``, 120_000, MAX_RETENTION_MS),
+      parkMs: boundedDurationMs(options.parkMs, `${op}: \`parkMs\``, 120_000, MAX_RETENTION_MS),
       retryableFailureCodes: retryable,
       suppressions,
       logger,
@@ -724,7 +724,8 @@ function checkWorkerOptions(options: CampaignWorkerOptions): CampaignWorkerOptio
   }
   for (const name of ['lockDurationMs', 'recipientLeaseMs', 'pollMs'] as const) {
     // A timer's delay: Node runs a longer one at once (the worker would spin).
-    if (options[name] !== undefined) durationMs(options[name], `${op}: \`${name}\``, undefined, MAX_TIMER_MS);
+    if (options[name] !== undefined)
+      boundedDurationMs(options[name], `${op}: \`${name}\``, undefined, MAX_TIMER_MS);
   }
   for (const name of ['concurrency', 'attempts'] as const) {
     const n = options[name];

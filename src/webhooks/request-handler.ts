@@ -311,10 +311,9 @@ async function processEvents(
     try {
       outcome = await runEvent(handler, event, { signal, index, count }, signal, step < count);
     } finally {
-      if (outcome !== 'deferred') {
-        span?.set('wa_gateway.dedup.outcome', spanOutcome(outcome, handler.store !== null));
-        span?.end();
-      }
+      // A deferred event's span ends here too: its wait, later in the delivery, gets a span of its own.
+      span?.set('wa_gateway.dedup.outcome', spanOutcome(outcome, handler.store !== null));
+      span?.end();
     }
     if (outcome === 'aborted') return answer(503, 'deadline_exceeded');
     if (outcome === 'deferred') later.push(index);
@@ -368,7 +367,7 @@ async function runEvent(
 
 /** The `wa_gateway.dedup.outcome` of an event's span. */
 function spanOutcome(outcome: EventOutcome, deduping: boolean): string {
-  if (outcome === 'failed' || outcome === 'duplicate') return outcome;
+  if (outcome === 'failed' || outcome === 'duplicate' || outcome === 'deferred') return outcome;
   if (outcome === 'busy') return 'in_progress';
   return deduping ? 'processed' : 'not_deduplicated';
 }

@@ -257,4 +257,49 @@ describe('OpenTelemetry spans', () => {
       expect(e.parentSpanContext?.spanId).toBe(deliveries[i]!.spanContext().spanId);
     expectNothingLeaked();
   });
+
+  it('an event still running for another delivery: a deferred span, then a span of its own for the wait', async () => {
+    const [a, b] = [textMessage({ from: PHONE }), textMessage({ from: PHONE })];
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let aRunning: () => void = () => {};
+    const aStarted = new Promise<void>((resolve) => {
+      aRunning = resolve;
+    });
+    const handler = createWebhookHandler({
+      secret: WEBHOOK_SECRET,
+      logger: {},
+      onEvent: async (event) => {
+        if (event.idempotencyKey === a.id) {
+          aRunning();
+          await held;
+        } else release(); // B runs in the second delivery only once A was deferred there
+      },
+    });
+    const deliver = () =>
+      handler(
+        new Request('http://localhost/webhooks', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${WEBHOOK_SECRET}`, 'content-type': 'application/json' },
+          body: JSON.stringify(messageEnvelope([a, b])),
+        }),
+      );
+    const first = deliver();
+    await aStarted;
+    const second = deliver();
+    expect((await first).status).toBe(200);
+    expect((await second).status).toBe(200);
+    // Every span ended. The second delivery: A deferred, B processed, then A waited for (a duplicate); the first:
+    // A processed, B a duplicate.
+    const events = spans('wa-gateway webhook.event');
+    const outcome = (e: (typeof events)[number]) => e.attributes['wa_gateway.dedup.outcome'];
+    const secondSpan = events.find((e) => outcome(e) === 'deferred')?.parentSpanContext?.spanId;
+    const of = (inSecond: boolean) =>
+      events.filter((e) => (e.parentSpanContext?.spanId === secondSpan) === inSecond).map(outcome);
+    expect(of(true)).toEqual(['deferred', 'processed', 'duplicate']);
+    expect(of(false).sort()).toEqual(['duplicate', 'processed']);
+    expectNothingLeaked();
+  });
 });
