@@ -33,6 +33,11 @@ export interface TransportRequest {
    * `TimeoutError`. Default: the request's timeout.
    */
   idleTimeoutMs?: number | undefined;
+  /**
+   * For `stream()`: the timeout covers reading the body too, as it does for `json()` (a download read whole), not
+   * only the wait for the headers. Default `false` (a stream read at the reader's pace, bounded by `idleTimeoutMs`).
+   */
+  timeoutCoversBody?: boolean | undefined;
   /** Wait for the client's rate limiter before each attempt. Default `false`. */
   rateLimited?: boolean | undefined;
   maxRetries?: number | undefined;

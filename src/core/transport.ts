@@ -362,6 +362,7 @@ export class Transport {
       throw error;
     }
     let keepSignalLinked = false;
+    let keepDeadline = false;
     try {
       let response: Response;
       options.onSend?.();
@@ -377,6 +378,7 @@ export class Transport {
       if (!response.ok || isRedirect(response)) throw await this.#refusal(x, response);
       if (!readBody) {
         keepSignalLinked = true;
+        keepDeadline = options.timeoutCoversBody === true;
         return { response: this.#guard(x, response), text: undefined };
       }
       try {
@@ -385,7 +387,7 @@ export class Transport {
         throw x.fault(error, 'body');
       }
     } finally {
-      this.#deadlines.clear(x);
+      if (!keepDeadline) this.#deadlines.clear(x);
       if (!keepSignalLinked) x.unlinkCaller();
     }
   }
@@ -491,7 +493,11 @@ export class Transport {
       fault: (error) => x.fault(error, 'body'),
       // The reader left: close the connection whatever wraps the body (a teed body's cancel alone won't).
       cancelled: () => x.controller.abort(),
-      done: () => x.unlinkCaller(),
+      done: () => {
+        x.unlinkCaller();
+        // Kept for the body under `timeoutCoversBody`; clearing an entry already cleared does nothing.
+        this.#deadlines.clear(x);
+      },
       watch: (stop) => x.onStop(stop),
     });
   }

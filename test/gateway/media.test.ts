@@ -1,16 +1,19 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
+  ConfigurationError,
   EndpointNotLiveError,
   GatewayClient,
+  InvalidResponseError,
   type Logger,
   MessageValidationError,
   NotFoundError,
   PermissionDeniedError,
+  TimeoutError,
 } from '../../src/index.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { API_KEY, envelope, GW, useMswServer } from '../helpers/msw.js';
@@ -199,5 +202,123 @@ describe('media.download', () => {
     await expect(gw().media.download('m', {} as { phoneNumberId: string })).rejects.toThrow(
       /phone_number_id/,
     );
+  });
+
+  /** A media answer whose body comes in `chunks` pieces of `bytes`, each on a later turn (downloads interleave). */
+  const chunked = (chunks: number) =>
+    http.get(`${GW}/v1/wa/media/:id`, () => {
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(c) {
+          await new Promise((resolve) => setImmediate(resolve));
+          if (sent++ < chunks) c.enqueue(bytes);
+          else c.close();
+        },
+      });
+      return new HttpResponse(body, { headers: { 'content-type': 'image/jpeg' } });
+    });
+
+  it('saveTo never writes through a file or symlink already at <path>.part', async () => {
+    server.use(chunked(4));
+    const dir = await mkdtemp(join(tmpdir(), 'wa-media-'));
+    const victim = join(dir, 'victim.txt');
+    await writeFile(victim, 'precious');
+    const path = join(dir, 'x.jpg');
+    await symlink(victim, `${path}.part`);
+    const file = await gw().media.download('m1', { phoneNumberId: 'p1' });
+    expect(await file.saveTo(path)).toBe(4 * 4096);
+    expect(await readFile(victim, 'utf8')).toBe('precious');
+    expect((await lstat(path)).isFile()).toBe(true);
+    expect((await readFile(path)).byteLength).toBe(4 * 4096);
+  });
+
+  it('two saveTo to one path both complete, and leave the whole file and nothing else', async () => {
+    server.use(chunked(8));
+    const dir = await mkdtemp(join(tmpdir(), 'wa-media-'));
+    const path = join(dir, 'same.jpg');
+    const [a, b] = await Promise.all([
+      gw().media.download('m1', { phoneNumberId: 'p1' }),
+      gw().media.download('m1', { phoneNumberId: 'p1' }),
+    ]);
+    expect(await Promise.all([a.saveTo(path), b.saveTo(path)])).toEqual([8 * 4096, 8 * 4096]);
+    expect((await readFile(path)).byteLength).toBe(8 * 4096);
+    expect(await readdir(dir)).toEqual(['same.jpg']);
+  });
+
+  it('arrayBuffer and saveTo stop past maxBytes with InvalidResponseError, leaving no file', async () => {
+    server.use(chunked(4));
+    const small = { phoneNumberId: 'p1', maxBytes: 3 * 4096 };
+    const e = await (await gw().media.download('m1', small)).arrayBuffer().catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(InvalidResponseError);
+    expect((e as Error).message).toMatch(/over maxBytes \(12288\)/);
+    const dir = await mkdtemp(join(tmpdir(), 'wa-media-'));
+    const file = await gw().media.download('m1', small);
+    await expect(file.saveTo(join(dir, 'big.pdf'))).rejects.toBeInstanceOf(InvalidResponseError);
+    expect(await readdir(dir)).toEqual([]);
+    // Exactly maxBytes is fine.
+    const whole = await gw().media.download('m1', { phoneNumberId: 'p1', maxBytes: 4 * 4096 });
+    expect((await whole.arrayBuffer()).byteLength).toBe(4 * 4096);
+  });
+
+  it('a Content-Length over maxBytes fails before the body is read; a bad maxBytes is refused', async () => {
+    server.use(
+      http.get(
+        `${GW}/v1/wa/media/:id`,
+        () => new HttpResponse(bytes, { headers: { 'content-length': String(bytes.byteLength) } }),
+      ),
+    );
+    const file = await gw().media.download('m1', { phoneNumberId: 'p1', maxBytes: 100 });
+    await expect(file.arrayBuffer()).rejects.toThrow(/4096 bytes \(Content-Length\), over maxBytes \(100\)/);
+    await expect(gw().media.download('m1', { phoneNumberId: 'p1', maxBytes: 0 })).rejects.toBeInstanceOf(
+      ConfigurationError,
+    );
+  });
+
+  it('timeoutMs covers the body: a body that trickles for ever ends in TimeoutError', async () => {
+    server.use(
+      http.get(`${GW}/v1/wa/media/:id`, () => {
+        let timer: ReturnType<typeof setInterval> | undefined;
+        const body = new ReadableStream<Uint8Array>({
+          start(c) {
+            timer = setInterval(() => c.enqueue(new Uint8Array(1)), 20);
+          },
+          cancel: () => clearInterval(timer),
+        });
+        return new HttpResponse(body, { headers: { 'content-type': 'application/pdf' } });
+      }),
+    );
+    const file = await gw().media.download('m1', { phoneNumberId: 'p1', timeoutMs: 300 });
+    const e = await file.arrayBuffer().catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect((e as TimeoutError).timeoutMs).toBe(300);
+  });
+
+  it.each(['.', '..'])('refuses the media id %j before any request', async (id) => {
+    let count = 0;
+    server.use(
+      http.all(`${GW}/*`, () => {
+        count++;
+        return new HttpResponse(bytes);
+      }),
+    );
+    await expect(gw().media.download(id, { phoneNumberId: 'p' })).rejects.toBeInstanceOf(
+      MessageValidationError,
+    );
+    expect(count).toBe(0);
+  });
+
+  it('a second read of the body is a ConfigurationError, not a cut download', async () => {
+    server.use(chunked(2));
+    const twice = await gw().media.download('m1', { phoneNumberId: 'p1' });
+    expect((await twice.arrayBuffer()).byteLength).toBe(2 * 4096);
+    await expect(twice.arrayBuffer()).rejects.toThrow(ConfigurationError);
+    const read = await gw().media.download('m1', { phoneNumberId: 'p1' });
+    const reader = read.body.getReader();
+    const dir = await mkdtemp(join(tmpdir(), 'wa-media-'));
+    const e = await read.saveTo(join(dir, 'x.jpg')).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ConfigurationError);
+    expect((e as Error).message).toMatch(/already read/);
+    expect(await readdir(dir)).toEqual([]);
+    await reader.cancel();
   });
 });
