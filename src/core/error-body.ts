@@ -189,11 +189,21 @@ export function parseDurationMs(value: unknown): number | undefined {
   return Math.round(Number(match[1]) * (UNIT_MS[unit] ?? 1000));
 }
 
-/** `Retry-After` is either delay-seconds or an HTTP date. */
+/** `Retry-After`'s delay-seconds, and its IMF-fixdate (RFC 9110 §10.2.3, §5.6.7), each as the first of a list. */
+const DELAY_SECONDS = /^\s*(\d{1,10})\s*(?:,|$)/;
+const IMF_FIXDATE =
+  /^\s*((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT)\s*(?:,|$)/;
+
+/**
+ * `Retry-After` as delay-seconds or an IMF-fixdate, nothing looser: `Date.parse` reads almost anything as a date
+ * (`"2, 2"`, a header sent twice and joined by fetch, is a day of 2001), and a past date means "retry now". A
+ * repeated header counts by its first value; any other form is `undefined` (backoff).
+ */
 export function parseRetryAfterHeader(value: string | null, now = Date.now()): number | undefined {
   if (value === null) return undefined;
-  const seconds = parseDurationMs(value);
-  if (seconds !== undefined) return seconds;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  const seconds = DELAY_SECONDS.exec(value);
+  if (seconds) return Number(seconds[1]) * 1000;
+  const date = IMF_FIXDATE.exec(value);
+  const at = date ? Date.parse(date[1] as string) : Number.NaN;
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

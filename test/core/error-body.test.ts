@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { toApiError } from '../../src/core/error-body.js';
+import { parseRetryAfterHeader, toApiError } from '../../src/core/error-body.js';
 import {
   ApiError,
   AuthenticationError,
@@ -150,6 +150,30 @@ describe('toApiError', () => {
     const none = decode(429, '');
     expect((none as RateLimitError).retryAfterMs).toBeUndefined();
   });
+
+  it.each([
+    ['2, 2', 2000],
+    ['1, 2', 1000],
+    [' 7 ', 7000],
+    ['Sun, 06 Nov 1994 08:49:37 GMT', 7000],
+    ['Sun, 06 Nov 1994 08:49:37 GMT, Sun, 06 Nov 1994 08:49:37 GMT', 7000],
+    ['Sun, 06 Nov 1994 08:49:00 GMT', 0],
+    ['1.5', undefined],
+    ['2 seconds', undefined],
+    ['Sunday, 06-Nov-94 08:49:37 GMT', undefined],
+    ['tomorrow', undefined],
+    ['2001', 2_001_000],
+  ])(
+    'reads the Retry-After header %j as %j ms (delay-seconds or IMF-fixdate, first of a list)',
+    (value, ms) => {
+      const now = Date.parse('1994-11-06T08:49:30Z');
+      expect(parseRetryAfterHeader(value, now)).toBe(ms);
+      if (ms !== undefined && ms < 10_000)
+        expect(
+          (decode(429, '', { 'retry-after': value }) as RateLimitError).retryAfterMs,
+        ).toBeLessThanOrEqual(ms);
+    },
+  );
 
   it('reads the platform plain bodies', () => {
     expect(decode(403, json({ detail: 'Invalid auth key.' })).description).toBe('Invalid auth key.');
