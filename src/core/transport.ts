@@ -479,7 +479,7 @@ export class Transport {
     }
     let text = '';
     try {
-      text = await x.text(response);
+      text = await textPrefix(x, response, ERROR_BODY_BYTES);
     } catch {
       // A cut error body still has a status worth reporting.
     }
@@ -508,6 +508,45 @@ export class Transport {
     const query = options.query ? queryString(options.query) : '';
     return `${base}${path}${query ? `?${query}` : ''}`;
   }
+}
+
+/**
+ * The most of an error answer's body that is read: the envelope fits many times over, and the excerpt an error
+ * keeps is 500 characters. The rest is cancelled, so a proxy's 400 MB error page costs 64 KB, not 400 MB.
+ */
+const ERROR_BODY_BYTES = 64 * 1024;
+
+/** The first `limit` bytes of the answer's body as text, the rest cancelled; ends with the attempt (`onStop`). */
+function textPrefix(x: Exchange, response: Response, limit: number): Promise<string> {
+  const { body } = response;
+  if (body === null) return Promise.resolve('');
+  const reader = body.getReader();
+  return new Promise<string>((resolve, reject) => {
+    x.onStop((reason) => {
+      reader.cancel().catch(() => {});
+      reject(reason);
+    });
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const next = (): Promise<void> =>
+      reader.read().then(({ done, value }) => {
+        if (!done) {
+          chunks.push(value);
+          size += value.byteLength;
+          if (size < limit) return next();
+          reader.cancel().catch(() => {});
+        }
+        const bytes = new Uint8Array(Math.min(size, limit));
+        let at = 0;
+        for (const chunk of chunks) {
+          const part = chunk.subarray(0, bytes.byteLength - at);
+          bytes.set(part, at);
+          at += part.byteLength;
+        }
+        resolve(new TextDecoder().decode(bytes));
+      });
+    next().catch(reject);
+  });
 }
 
 /** Which credential went out, so a 401 can say which one the server refused. */

@@ -182,7 +182,7 @@ function capped(
     new InvalidResponseError(
       `${ENDPOINT} answered with a file of ${seen}, over maxBytes (${maxBytes}); the rest was not read. Pass a ` +
         'larger maxBytes to download it.',
-      { status: 200, bodyExcerpt: '' },
+      { status: 200, bodyExcerpt: '', request: { method: 'GET', path: '/v1/wa/media/{media_id}' } },
     );
   if (contentLength !== undefined && contentLength > maxBytes) {
     body.cancel().catch(() => {});

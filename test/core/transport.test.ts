@@ -1,8 +1,9 @@
-import { HttpResponse, http } from 'msw';
+import { HttpResponse, http, passthrough } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError, RedirectError, TimeoutError } from '../../src/core/errors.js';
+import { ApiError, AuthenticationError, RedirectError, TimeoutError } from '../../src/core/errors.js';
 import { scrub } from '../../src/core/secrets.js';
 import { Transport, type TransportConfig } from '../../src/core/transport.js';
+import { startServer } from '../helpers/http-server.js';
 import { useMswServer } from '../helpers/msw.js';
 
 const server = useMswServer();
@@ -89,6 +90,38 @@ describe('authorization', () => {
     );
     await transport({ authorization: () => undefined }).json({ method: 'POST', path: '/jwt/', body: {} });
     expect(header).toBeNull();
+  });
+});
+
+describe('error answers', () => {
+  it('reads at most a prefix of an error body and closes the rest (a proxy page that never ends)', async () => {
+    let closed!: () => void;
+    const socketClosed = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    const page = Buffer.from(`<html>${'x'.repeat(16 * 1024)}`);
+    const real = await startServer((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.on('close', closed);
+      const pump = () => {
+        while (!res.destroyed && res.write(page));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    try {
+      server.use(http.all(`${real.url}/*`, () => passthrough()));
+      const e = await transport({ baseUrl: real.url, maxRetries: 0, timeoutMs: 10_000 })
+        .json({ method: 'POST', path: '/v1/x', body: {} })
+        .catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(ApiError);
+      expect((e as ApiError).status).toBe(502);
+      // The excerpt came from the prefix read, not from an empty body left by a timeout.
+      expect((e as ApiError).description).toMatch(/non-JSON body \(text\/html\): <html>xxx/);
+      await socketClosed;
+    } finally {
+      await real.close();
+    }
   });
 });
 
