@@ -319,34 +319,20 @@ export class Transport {
     const { signal, stopSignal } = options;
     // An already-aborted signal never fires 'abort' again: a listener alone would let the request go out.
     if (signal?.aborted) throw signal.reason;
-    let release: (() => void) | undefined;
-    if (options.rateLimited && config.rateLimiter) {
-      try {
-        release = await config.rateLimiter.acquire(
-          stopSignal && signal ? AbortSignal.any([signal, stopSignal]) : (signal ?? stopSignal),
-          { bulk: options.bulk === true },
-        );
-      } catch (error) {
-        if (isRecord(error)) fromLimiter.add(error);
-        throw error;
-      }
-    }
-    let x: Exchange;
-    let init: RequestInit;
-    try {
-      x = new Exchange(
-        options,
-        callTimeout(options.timeoutMs) ?? config.timeoutMs,
-        idempotent,
-        config.secrets,
-      );
-    } catch (error) {
-      release?.();
-      throw error;
-    }
+    // The deadline runs from before the wait for the limiter: a send behind another's `retry_after` ends in its
+    // own timeout, not `retry_after` later.
+    const x = new Exchange(
+      options,
+      callTimeout(options.timeoutMs) ?? config.timeoutMs,
+      idempotent,
+      config.secrets,
+    );
     this.#deadlines.add(x, x.timeoutMs);
     if (signal) x.unlinkCaller = onAbort(signal, () => x.abort(signal.reason));
+    let release: (() => void) | undefined;
+    let init: RequestInit;
     try {
+      if (options.rateLimited && config.rateLimiter) release = await this.#acquire(x, config.rateLimiter);
       if (stopSignal?.aborted) throw stopSignal.reason;
       // The caller may have aborted while this attempt waited for the limiter.
       if (signal?.aborted) throw signal.reason;
@@ -389,6 +375,24 @@ export class Transport {
     } finally {
       if (!keepDeadline) this.#deadlines.clear(x);
       if (!keepSignalLinked) x.unlinkCaller();
+    }
+  }
+
+  /**
+   * A slot of the client's limiter, waited for under the attempt's signal (its deadline and the caller's abort) and
+   * the stop: a wait that outlasts the deadline ends in a `TimeoutError` saying nothing was sent.
+   */
+  async #acquire(x: Exchange, limiter: SendLimiter): Promise<() => void> {
+    const { stopSignal, bulk } = x.options;
+    const signal = x.controller.signal;
+    try {
+      return await limiter.acquire(stopSignal ? AbortSignal.any([signal, stopSignal]) : signal, {
+        bulk: bulk === true,
+      });
+    } catch (error) {
+      if (x.timedOut) throw x.notStarted(`the rate limiter gave it no slot within ${x.timeoutMs} ms`);
+      if (isRecord(error)) fromLimiter.add(error);
+      throw error;
     }
   }
 

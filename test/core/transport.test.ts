@@ -1,6 +1,7 @@
 import { HttpResponse, http, passthrough } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { ApiError, AuthenticationError, RedirectError, TimeoutError } from '../../src/core/errors.js';
+import { RateLimiter } from '../../src/core/rate-limiter.js';
 import { scrub } from '../../src/core/secrets.js';
 import { Transport, type TransportConfig } from '../../src/core/transport.js';
 import { startServer } from '../helpers/http-server.js';
@@ -122,6 +123,31 @@ describe('error answers', () => {
     } finally {
       await real.close();
     }
+  });
+});
+
+describe('the rate limiter', () => {
+  it("a wait for the limiter longer than the call's timeoutMs ends in a not-sent TimeoutError, nothing sent", async () => {
+    let hits = 0;
+    server.use(
+      http.post(`${BASE}/send`, () => {
+        hits++;
+        return HttpResponse.json({ ok: true });
+      }),
+    );
+    const limiter = new RateLimiter({ perSecond: 10 });
+    // Another send's RATE_001 paused the client for a minute.
+    limiter.pause(60_000);
+    const e = await transport({ rateLimiter: limiter })
+      .json({ method: 'POST', path: '/send', body: {}, rateLimited: true, maxRetries: 0, timeoutMs: 200 })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect((e as TimeoutError).mayHaveBeenSent).toBe(false);
+    expect((e as Error).message).toMatch(
+      /rate limiter gave it no slot within 200 ms\. Nothing reached the server/,
+    );
+    expect(hits).toBe(0);
+    expect(limiter.pending).toBe(0);
   });
 });
 
