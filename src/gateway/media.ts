@@ -155,8 +155,8 @@ function toDownload(response: Response, signal: AbortSignal | undefined, maxByte
   const take = (call: string): ReadableStream<Uint8Array> => {
     if (taken || body.locked) {
       throw new ConfigurationError(
-        `${call}: this download's body was already read (arrayBuffer(), saveTo() or body read once each download); ` +
-          'download the media again to read it again.',
+        `${call}: this download's body is already being read or was read. It is read once, by arrayBuffer(), ` +
+          'saveTo() or from body; download the media again to read it again.',
       );
     }
     taken = true;

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,16 +111,17 @@ describe('GatewayClient over a real socket', () => {
   // only grows if the SDK holds bytes the disk has not taken.
   it('streams a 50 MB download to a file with back pressure: bytes in flight stay bounded', async () => {
     const gw = new GatewayClient({ apiKey: KEY, baseUrl: gateway.url });
-    const path = join(await mkdtemp(join(tmpdir(), 'wa-e2e-')), 'big.pdf');
+    const dir = await mkdtemp(join(tmpdir(), 'wa-e2e-'));
+    const path = join(dir, 'big.pdf');
     // What the server has handed to its socket but is not on disk yet. If the SDK buffered the body, this
     // would climb towards the whole file; with back pressure it stays at the size of the socket buffers.
     let peakLag = 0;
     const sampler = setInterval(() => {
-      // saveTo writes `<path>.part` and renames it at the end.
+      // saveTo writes `<path>.<random>.part` and renames it to `path` at the end.
       let onDisk = 0;
-      for (const candidate of [`${path}.part`, path]) {
+      for (const candidate of readdirSync(dir)) {
         try {
-          onDisk = Math.max(onDisk, statSync(candidate).size);
+          onDisk = Math.max(onDisk, statSync(join(dir, candidate)).size);
         } catch {
           // not created yet, or already renamed
         }
