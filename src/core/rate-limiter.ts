@@ -1,5 +1,5 @@
 import { onAbort } from './abort.js';
-import { ConfigurationError } from './errors.js';
+import { ConfigurationError, TimeoutError } from './errors.js';
 import { type Logger, log } from './logger.js';
 
 /**
@@ -12,10 +12,12 @@ export interface SendLimiter {
   /**
    * Resolves with a `release` function when a request may start; rejects with the signal's reason if it aborts
    * first. `bulk` is set for the sends of `sendMany`: a limiter may refuse them (with the `PaymentRequiredError`
-   * that stopped bulk sending) while single sends still go out. The transport calls `release()` once the
-   * request is answered or has failed.
+   * that stopped bulk sending) while single sends still go out. `maxWaitMs` is what is left of the request's
+   * timeout: a limiter that already knows its wait is longer may reject at once with a `TimeoutError`
+   * (`mayHaveBeenSent: false`) rather than wait (the signal aborts at that deadline anyway). The transport calls
+   * `release()` once the request is answered or has failed.
    */
-  acquire(signal?: AbortSignal, context?: { bulk?: boolean }): Promise<() => void>;
+  acquire(signal?: AbortSignal, context?: { bulk?: boolean; maxWaitMs?: number }): Promise<() => void>;
   /**
    * Holds every request for `ms` from now: called with `retry_after` when the gateway answers `RATE_001`. A throw
    * (or a rejected promise) is logged as a warning and changes nothing: the caller still gets the gateway's error.
@@ -82,12 +84,25 @@ export class RateLimiter implements SendLimiter {
 
   /**
    * Resolves with a `release` function when a request may start; rejects with the signal's reason if the
-   * signal aborts first. Call `release()` once the request is answered or has failed.
+   * signal aborts first, and at once with a `TimeoutError` when the wait is known to outlast `maxWaitMs` (a
+   * pause for a `RATE_001`'s `retry_after`). Call `release()` once the request is answered or has failed.
    */
-  acquire(signal?: AbortSignal): Promise<() => void> {
+  acquire(signal?: AbortSignal, context?: { maxWaitMs?: number }): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const now = performance.now();
-    if (this.#queue.length === 0 && this.#waitMs(now) === 0) return Promise.resolve(this.#start(now));
+    const wait = this.#waitMs(now);
+    if (this.#queue.length === 0 && wait === 0) return Promise.resolve(this.#start(now));
+    // A lower bound (waiters ahead add to it); Infinity is a slot still in flight, whose answer may come any time.
+    const most = context?.maxWaitMs;
+    if (most !== undefined && wait > most && wait !== Number.POSITIVE_INFINITY) {
+      return Promise.reject(
+        new TimeoutError(
+          `The rate limiter holds requests for another ${Math.ceil(wait)} ms, longer than the ${Math.round(most)} ms ` +
+            'this one may wait. Nothing was sent.',
+          { mayHaveBeenSent: false, timeoutMs: most },
+        ),
+      );
+    }
     return new Promise<() => void>((resolve, reject) => {
       const waiter: Waiter = { resolve, stopListening: undefined };
       waiter.stopListening = onAbort(signal, () => {

@@ -10,6 +10,7 @@ import {
   PaymentRequiredError,
   RateLimitError,
   type RedirectError,
+  TimeoutError,
   WaGatewayError,
 } from './errors.js';
 import { callHook, type RequestHooks } from './hooks.js';
@@ -380,7 +381,8 @@ export class Transport {
 
   /**
    * A slot of the client's limiter, waited for under the attempt's signal (its deadline and the caller's abort) and
-   * the stop: a wait that outlasts the deadline ends in a `TimeoutError` saying nothing was sent.
+   * the stop: a wait that outlasts the deadline (or that the limiter knows will) ends in a `TimeoutError` saying
+   * nothing was sent.
    */
   async #acquire(x: Exchange, limiter: SendLimiter): Promise<() => void> {
     const { stopSignal, bulk } = x.options;
@@ -388,9 +390,11 @@ export class Transport {
     try {
       return await limiter.acquire(stopSignal ? AbortSignal.any([signal, stopSignal]) : signal, {
         bulk: bulk === true,
+        maxWaitMs: Math.max(0, x.at - performance.now()),
       });
     } catch (error) {
-      if (x.timedOut) throw x.notStarted(`the rate limiter gave it no slot within ${x.timeoutMs} ms`);
+      if (x.timedOut || (error instanceof TimeoutError && !error.mayHaveBeenSent))
+        throw x.notStarted(`the rate limiter has no slot for it within ${x.timeoutMs} ms`);
       if (isRecord(error)) fromLimiter.add(error);
       throw error;
     }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { TimeoutError } from '../../src/core/errors.js';
 import { RateLimiter } from '../../src/core/rate-limiter.js';
 import { maxInWindow } from '../helpers/arrivals.js';
 
@@ -16,6 +17,21 @@ describe('RateLimiter', () => {
   });
   afterEach(() => {
     vi.useRealTimers();
+  });
+
+  it('refuses at once a wait known to outlast maxWaitMs (a pause), and waits one that fits', async () => {
+    const limiter = new RateLimiter({ perSecond: 5 });
+    limiter.pause(10_000);
+    const e = await limiter.acquire(undefined, { maxWaitMs: 5_000 }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect((e as TimeoutError).mayHaveBeenSent).toBe(false);
+    expect((e as Error).message).toMatch(/holds requests for another 10000 ms, longer than the 5000 ms/);
+    expect(limiter.pending).toBe(0);
+    const fits = limiter.acquire(undefined, { maxWaitMs: 15_000 });
+    expect(limiter.pending).toBe(1);
+    await vi.advanceTimersByTimeAsync(10_001);
+    (await fits)();
+    expect(limiter.pending).toBe(0);
   });
 
   it('never lets more than N arrive in any 1,000 ms span, whatever the latency, and sustains ~N/s', async () => {

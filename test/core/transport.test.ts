@@ -1,7 +1,7 @@
 import { HttpResponse, http, passthrough } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { ApiError, AuthenticationError, RedirectError, TimeoutError } from '../../src/core/errors.js';
-import { RateLimiter } from '../../src/core/rate-limiter.js';
+import { RateLimiter, type SendLimiter } from '../../src/core/rate-limiter.js';
 import { scrub } from '../../src/core/secrets.js';
 import { Transport, type TransportConfig } from '../../src/core/transport.js';
 import { startServer } from '../helpers/http-server.js';
@@ -127,26 +127,55 @@ describe('error answers', () => {
 });
 
 describe('the rate limiter', () => {
-  it("a wait for the limiter longer than the call's timeoutMs ends in a not-sent TimeoutError, nothing sent", async () => {
-    let hits = 0;
+  const counted = () => {
+    const seen = { hits: 0 };
     server.use(
       http.post(`${BASE}/send`, () => {
-        hits++;
+        seen.hits++;
         return HttpResponse.json({ ok: true });
       }),
     );
-    const limiter = new RateLimiter({ perSecond: 10 });
-    // Another send's RATE_001 paused the client for a minute.
-    limiter.pause(60_000);
-    const e = await transport({ rateLimiter: limiter })
-      .json({ method: 'POST', path: '/send', body: {}, rateLimited: true, maxRetries: 0, timeoutMs: 200 })
+    return seen;
+  };
+  const send = (rateLimiter: SendLimiter, timeoutMs: number) =>
+    transport({ rateLimiter })
+      .json({ method: 'POST', path: '/send', body: {}, rateLimited: true, maxRetries: 0, timeoutMs })
       .catch((x: unknown) => x);
+
+  it("a wait for the limiter longer than the call's timeoutMs ends in a not-sent TimeoutError, nothing sent", async () => {
+    const seen = counted();
+    // A limiter of the user's own that only ever lets go on its signal: the deadline must be in that signal.
+    let maxWaitMs: number | undefined;
+    const stuck: SendLimiter = {
+      perSecond: 1,
+      pause: () => {},
+      acquire: (signal, context) =>
+        new Promise((_, reject) => {
+          maxWaitMs = context?.maxWaitMs;
+          signal?.addEventListener('abort', () => reject(signal.reason));
+        }),
+    };
+    const e = await send(stuck, 200);
     expect(e).toBeInstanceOf(TimeoutError);
     expect((e as TimeoutError).mayHaveBeenSent).toBe(false);
     expect((e as Error).message).toMatch(
-      /rate limiter gave it no slot within 200 ms\. Nothing reached the server/,
+      /rate limiter has no slot for it within 200 ms\. Nothing reached the server/,
     );
-    expect(hits).toBe(0);
+    expect(maxWaitMs).toBeGreaterThan(0);
+    expect(maxWaitMs).toBeLessThanOrEqual(200);
+    expect(seen.hits).toBe(0);
+  });
+
+  it("RateLimiter paused past the call's timeoutMs refuses at once: the call ends without waiting it out", async () => {
+    const seen = counted();
+    const limiter = new RateLimiter({ perSecond: 10 });
+    // Another send's RATE_001 paused the client for two minutes; the call may wait one.
+    limiter.pause(120_000);
+    const e = await send(limiter, 60_000);
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect((e as TimeoutError).mayHaveBeenSent).toBe(false);
+    expect((e as TimeoutError).timeoutMs).toBe(60_000);
+    expect(seen.hits).toBe(0);
     expect(limiter.pending).toBe(0);
   });
 });
