@@ -12,10 +12,10 @@ export interface SendLimiter {
   /**
    * Resolves with a `release` function when a request may start; rejects with the signal's reason if it aborts
    * first. `bulk` is set for the sends of `sendMany`: a limiter may refuse them (with the `PaymentRequiredError`
-   * that stopped bulk sending) while single sends still go out. `maxWaitMs` is what is left of the request's
-   * timeout: a limiter that already knows its wait is longer may reject at once with a `TimeoutError`
-   * (`mayHaveBeenSent: false`) rather than wait (the signal aborts at that deadline anyway). The transport calls
-   * `release()` once the request is answered or has failed.
+   * that stopped bulk sending) while single sends still go out. `maxWaitMs`, given on a call's last attempt, is
+   * what is left of its timeout: a limiter that already knows its wait is longer may reject at once with a
+   * `TimeoutError` (`mayHaveBeenSent: false`) rather than wait (the signal aborts at that deadline anyway). The
+   * transport calls `release()` once the request is answered or has failed.
    */
   acquire(signal?: AbortSignal, context?: { bulk?: boolean; maxWaitMs?: number }): Promise<() => void>;
   /**

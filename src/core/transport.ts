@@ -174,7 +174,7 @@ export class Transport {
       const started = observed ? performance.now() : 0;
       if (hooks?.onRequest) callHook(hooks.onRequest, requestEvent(options, this.host, attempt));
       try {
-        const result = await this.#attempt(options, readBody, auth, idempotent);
+        const result = await this.#attempt(options, readBody, auth, idempotent, attempt >= maxRetries);
         const data =
           result.text === undefined ? undefined : this.#decode(options, result.response, result.text);
         if (observed) {
@@ -315,6 +315,7 @@ export class Transport {
     readBody: boolean,
     auth: AuthState,
     idempotent: boolean,
+    last: boolean,
   ): Promise<{ response: Response; text: string | undefined }> {
     const config = this.#config;
     const { signal, stopSignal } = options;
@@ -333,7 +334,8 @@ export class Transport {
     let release: (() => void) | undefined;
     let init: RequestInit;
     try {
-      if (options.rateLimited && config.rateLimiter) release = await this.#acquire(x, config.rateLimiter);
+      if (options.rateLimited && config.rateLimiter)
+        release = await this.#acquire(x, config.rateLimiter, last);
       if (stopSignal?.aborted) throw stopSignal.reason;
       // The caller may have aborted while this attempt waited for the limiter.
       if (signal?.aborted) throw signal.reason;
@@ -381,17 +383,20 @@ export class Transport {
 
   /**
    * A slot of the client's limiter, waited for under the attempt's signal (its deadline and the caller's abort) and
-   * the stop: a wait that outlasts the deadline (or that the limiter knows will) ends in a `TimeoutError` saying
-   * nothing was sent.
+   * the stop: a wait that outlasts the deadline ends in a `TimeoutError` saying nothing was sent. The `last` attempt
+   * also tells the limiter its deadline (`maxWaitMs`), so a pause known to outlast it ends the call at once; an
+   * earlier one waits its full timeout, and its retry waits again, so together they may still see a pause out.
    */
-  async #acquire(x: Exchange, limiter: SendLimiter): Promise<() => void> {
+  async #acquire(x: Exchange, limiter: SendLimiter, last: boolean): Promise<() => void> {
     const { stopSignal, bulk } = x.options;
     const signal = x.controller.signal;
     try {
-      return await limiter.acquire(stopSignal ? AbortSignal.any([signal, stopSignal]) : signal, {
-        bulk: bulk === true,
-        maxWaitMs: Math.max(0, x.at - performance.now()),
-      });
+      return await limiter.acquire(
+        stopSignal ? AbortSignal.any([signal, stopSignal]) : signal,
+        last
+          ? { bulk: bulk === true, maxWaitMs: Math.max(0, x.at - performance.now()) }
+          : { bulk: bulk === true },
+      );
     } catch (error) {
       if (x.timedOut || (error instanceof TimeoutError && !error.mayHaveBeenSent))
         throw x.notStarted(`the rate limiter has no slot for it within ${x.timeoutMs} ms`);

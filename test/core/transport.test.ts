@@ -178,6 +178,27 @@ describe('the rate limiter', () => {
     expect(seen.hits).toBe(0);
     expect(limiter.pending).toBe(0);
   });
+
+  it('an attempt with retries left waits the limiter until its deadline; only the last one is refused at once', async () => {
+    counted();
+    const waits: (number | undefined)[] = [];
+    const recording: SendLimiter = {
+      perSecond: 1,
+      pause: () => {},
+      acquire: (signal, context) =>
+        new Promise((_, reject) => {
+          waits.push(context?.maxWaitMs);
+          signal?.addEventListener('abort', () => reject(signal.reason));
+        }),
+    };
+    const e = await transport({ rateLimiter: recording })
+      .json({ method: 'POST', path: '/send', body: {}, rateLimited: true, maxRetries: 1, timeoutMs: 100 })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect(waits).toHaveLength(2);
+    expect(waits[0]).toBeUndefined();
+    expect(waits[1]).toBeGreaterThan(0);
+  });
 });
 
 describe('streamed answers', () => {
