@@ -27,8 +27,9 @@ export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal
   signal?: AbortSignal;
   /**
    * Called after each result is yielded (in input order), and when a rate-limit pause starts. `done` counts
-   * the results yielded so far: to resume after a crash, persist it and pass the source again without its
-   * first `done` messages (see docs/observability.md).
+   * the results yielded so far: to resume after a crash, persist it with `inDoubtUntil`, pass the source again
+   * without its first `done` messages, and check the status webhooks of messages `done .. inDoubtUntil - 1`
+   * before resending them: they may be out (see docs/observability.md).
    */
   onProgress?: (progress: SendManyProgress) => void;
   /** `false` skips local validation of every message (see `SendOptions.validate`). Default `true`. */
@@ -93,6 +94,12 @@ export interface SendManyRecorder {
 export interface SendManyProgress {
   /** Results yielded so far: messages `0 .. done - 1` are settled, in input order. */
   done: number;
+  /**
+   * Until the next report, no message from this index on is started: messages `done .. inDoubtUntil - 1` may
+   * be out (in flight, or settled and waiting for an earlier one to keep the order), the later ones are not.
+   * At most `done + concurrency * 4` (the pool's window), and at most `total`.
+   */
+  inDoubtUntil: number;
   /** How many messages the source holds, when it is an array; else `undefined`. */
   total: number | undefined;
   /** Results with `ok: false` so far. */
@@ -155,6 +162,11 @@ export async function* sendMany(
   const maxAhead = concurrency * 4;
   let started = 0;
   let next = 0;
+  // The pool starts a message only once every result before it is reported (the loop reports, then pulls), so
+  // no message at or past `done + maxAhead` of the last report is started: the bound a resumer needs.
+  const reach = (settled: number) =>
+    Math.min(settled + maxAhead, batch.progress.total ?? Number.POSITIVE_INFINITY);
+  batch.progress.inDoubtUntil = reach(0);
   let exhausted = false;
   let closing = false;
   let pulling = false;
@@ -211,6 +223,7 @@ export async function* sendMany(
         const result = done.get(next)!;
         done.delete(next++);
         batch.progress.done = next;
+        batch.progress.inDoubtUntil = reach(next);
         batch.progress.waitMs = 0;
         if (!result.ok) batch.progress.failed++;
         yield result;
@@ -280,6 +293,7 @@ function startBatch(
   const flags: SendFlags = { isFake: options.isFake, mmlite: options.mmlite };
   const progress: SendManyProgress = {
     done: 0,
+    inDoubtUntil: 0,
     total: Array.isArray(messages) ? messages.length : undefined,
     failed: 0,
     waitMs: 0,
