@@ -1,8 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { onAbort } from '../core/abort.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { optionalBoolean } from '../core/client-options.js';
 import {
   ConfigurationError,
+  invalidArgument,
   MessageValidationError,
   NotSentError,
   PaymentRequiredError,
@@ -145,6 +147,18 @@ export async function* sendMany(
   options: SendManyOptions = {},
   campaign?: SendManyRecorder,
 ): AsyncGenerator<SendManyResult, void, undefined> {
+  checkSendOptions(options, 'sendMany');
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+    throw new ConfigurationError('sendMany: onProgress must be a function.');
+  }
+  if (!isIterable(messages)) {
+    throw invalidArgument(
+      'sendMany',
+      [],
+      `must be an array or an (async) iterable of messages; got ${messages === null ? 'null' : `a ${typeof messages}`}`,
+      'messages.type',
+    );
+  }
   const concurrency = options.concurrency ?? 16;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new ConfigurationError(
@@ -372,6 +386,52 @@ export function failedSend(index: number, error: unknown, requested: boolean): S
       ? error
       : new WaGatewayError('The send failed with an error that is not an SDK error.', { cause: error });
   return { index, ok: false, error: e, notSent: !mayHaveBeenSent(e, GATEWAY_RETRY_RULES) };
+}
+
+/** The flags of a send that must be booleans: a string such as `'false'` (from `process.env`) would count as on. */
+const SEND_BOOLEANS = ['isFake', 'mmlite', 'retryInFlight', 'validate'] as const;
+
+/**
+ * A send's options, checked before any work (`send`, `sendTemplate`, `sendMany`): `undefined` or `null` is no
+ * options; anything but an object, a flag that is not a boolean, or a `signal` that is not an `AbortSignal` is a
+ * `ConfigurationError`, and nothing is sent.
+ */
+export function checkSendOptions<T extends object>(
+  options: T | null | undefined,
+  call: string,
+): T | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== 'object') {
+    throw new ConfigurationError(`${call}: options must be an object; got a ${typeof options}.`);
+  }
+  const given = options as Record<string, unknown>;
+  for (const flag of SEND_BOOLEANS) optionalBoolean(given[flag], `${call}: ${flag}`);
+  const signal = given.signal;
+  if (signal !== undefined && !isAbortSignal(signal)) {
+    throw new ConfigurationError(
+      `${call}: signal must be an AbortSignal (an AbortController's signal, AbortSignal.timeout(ms)); got ${signal === null ? 'null' : typeof signal === 'object' ? 'an object that is not one' : `a ${typeof signal}`}.`,
+    );
+  }
+  return options;
+}
+
+/** An `AbortSignal`, or one of another realm or polyfill that behaves as one. */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  if (value instanceof AbortSignal) return true;
+  const v = value as Partial<AbortSignal> | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.aborted === 'boolean' &&
+    typeof v.addEventListener === 'function' &&
+    typeof v.removeEventListener === 'function'
+  );
+}
+
+function isIterable(value: unknown): value is Iterable<unknown> | AsyncIterable<unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<Iterable<unknown> & AsyncIterable<unknown>>;
+  return typeof v[Symbol.iterator] === 'function' || typeof v[Symbol.asyncIterator] === 'function';
 }
 
 function toAsyncIterator<T>(source: Iterable<T> | AsyncIterable<T>): AsyncIterator<T> {
