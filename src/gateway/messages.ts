@@ -338,11 +338,13 @@ export class Messages {
    */
   sendMany(
     messages: Iterable<DeepReadonly<OutboundMessage>> | AsyncIterable<DeepReadonly<OutboundMessage>>,
-    options: SendManyOptions = {},
+    options?: SendManyOptions,
   ): AsyncGenerator<SendManyResult, void, undefined> {
+    // `null` is no options, as for `send`; anything else that is not an object is refused by `sendMany`.
+    const given = options ?? {};
     // A template the catalogue refuses is reported like any refusal before a request: notSent, the others go on.
-    const c = campaignSends(this.#campaigns, options.campaign, this.#checkedPost);
-    return sendMany(c.post, this.#transport.host, messages, options, c.recorder);
+    const c = campaignSends(this.#campaigns, given.campaign, this.#checkedPost);
+    return sendMany(c.post, this.#transport.host, messages, given, c.recorder);
   }
 }
 

@@ -214,6 +214,9 @@ describe('send options are checked before any request', () => {
     server.use(http.post(`${GW}/v1/wa/message`, () => HttpResponse.json(sendOk('wamid.null'))));
     const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
     expect((await gw.messages.send(text, null as never)).messageId).toBe('wamid.null');
+    const results = [];
+    for await (const r of gw.messages.sendMany([text], null as never)) results.push(r);
+    expect(results).toMatchObject([{ ok: true, messageId: 'wamid.null' }]);
   });
 
   it('sendMany refuses the same options, a non-function onProgress, and messages that are not iterable', async () => {
