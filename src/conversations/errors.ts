@@ -6,7 +6,8 @@ export type ConversationErrorReason =
   | 'lock_lost'
   | 'no_customer'
   | 'unknown_flow'
-  | 'invalid_options';
+  | 'invalid_options'
+  | 'invalid_event';
 
 /**
  * The router could not handle an event or call: `reason` says why. Thrown from `router.handle`, it fails the

@@ -15,7 +15,7 @@
  * (a retry after a crash or a failed save), the replies already claimed are skipped, so none is sent twice.
  */
 import { durationMs } from '../core/duration.js';
-import { ApiError, MessageValidationError } from '../core/errors.js';
+import { ApiError, MessageValidationError, requireText } from '../core/errors.js';
 import { type Logger, log, resolveLogger } from '../core/logger.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import type { OutboundMessage, OutboundTemplateMessage } from '../gateway/message-schema.js';
@@ -263,6 +263,13 @@ export interface RouterOptions<S> {
   logger?: Logger | false;
 }
 
+/** A flow as `router.flow` checked it: its steps on a null prototype (no `toString` step), its timeout a number. */
+interface Flow<S> {
+  steps: Record<string, MessageHandler<S>>;
+  timeoutMs: number;
+  onTimeout: MessageHandler<S> | undefined;
+}
+
 interface FlowPosition {
   name: string;
   step: string;
@@ -366,7 +373,7 @@ class RouterImpl<S> implements Router<S> {
   readonly logger: Logger | undefined;
   readonly middleware: Middleware<S>[] = [];
   readonly routes: Route<S>[] = [];
-  readonly flows = new Map<string, FlowDefinition<S>>();
+  readonly flows = new Map<string, Flow<S>>();
   readonly statusRoutes: [string, (ctx: StatusContext) => Awaitable][] = [];
   readonly templateRoutes: [string, (ctx: TemplateStatusContext) => Awaitable][] = [];
   readonly accountRoutes: ((ctx: AccountUpdateContext) => Awaitable)[] = [];
@@ -386,13 +393,14 @@ class RouterImpl<S> implements Router<S> {
   }
 
   readonly handle = async (event: WebhookEvent): Promise<void> => {
+    checkEvent(event);
     if (event.kind === 'message') return this.#message(event);
     const ctx = otherContext(event);
     await this.#run(ctx as EventContext<S>, () => this.#other(ctx));
   };
 
   use(middleware: Middleware<S>): this {
-    this.middleware.push(middleware);
+    this.middleware.push(requireFunction('router.use', 'middleware', middleware));
     return this;
   }
 
@@ -400,16 +408,19 @@ class RouterImpl<S> implements Router<S> {
     type: T,
     handler: MessageHandler<S, MessageContext<S, MessageOfType<T>>>,
   ): this {
-    return this.#route((ctx) => (ctx.message.type === type ? true : undefined), handler as MessageHandler<S>);
+    requireString('router.on', 'type', type, 'a message type such as `image`');
+    return this.#route('router.on', (ctx) => (ctx.message.type === type ? true : undefined), handler);
   }
 
   text<P extends string | RegExp>(
     pattern: P,
     handler: MessageHandler<S, MatchedContext<S, TextMessage, P>>,
   ): this {
+    requirePattern('router.text', 'pattern', pattern);
     return this.#route(
+      'router.text',
       (ctx) => (ctx.message.type === 'text' ? matchOf(pattern, ctx.message.text.body, true) : undefined),
-      handler as MessageHandler<S>,
+      handler,
     );
   }
 
@@ -417,7 +428,9 @@ class RouterImpl<S> implements Router<S> {
     id: P,
     handler: MessageHandler<S, MatchedContext<S, ButtonTap, P>>,
   ): this {
+    requirePattern('router.button', 'id', id);
     return this.#route(
+      'router.button',
       (ctx) =>
         matchOf(
           id,
@@ -426,7 +439,7 @@ class RouterImpl<S> implements Router<S> {
             : interactiveId(ctx.message, 'button_reply'),
           false,
         ),
-      handler as MessageHandler<S>,
+      handler,
     );
   }
 
@@ -434,62 +447,79 @@ class RouterImpl<S> implements Router<S> {
     id: P,
     handler: MessageHandler<S, MatchedContext<S, ChoiceMessage<'list_reply'>, P>>,
   ): this {
+    requirePattern('router.list', 'id', id);
     return this.#route(
+      'router.list',
       (ctx) => matchOf(id, interactiveId(ctx.message, 'list_reply'), false),
-      handler as MessageHandler<S>,
+      handler,
     );
   }
 
   status(value: string, handler: (ctx: StatusContext) => Awaitable): this {
-    this.statusRoutes.push([value, handler]);
+    requireString('router.status', 'value', value, "a status such as 'failed', or '*'");
+    this.statusRoutes.push([value, requireFunction('router.status', 'handler', handler)]);
     return this;
   }
 
   templateStatus(event: string, handler: (ctx: TemplateStatusContext) => Awaitable): this {
-    this.templateRoutes.push([event, handler]);
+    requireString('router.templateStatus', 'event', event, "an event such as 'REJECTED', or '*'");
+    this.templateRoutes.push([event, requireFunction('router.templateStatus', 'handler', handler)]);
     return this;
   }
 
   accountUpdate(handler: (ctx: AccountUpdateContext) => Awaitable): this {
-    this.accountRoutes.push(handler);
+    this.accountRoutes.push(requireFunction('router.accountUpdate', 'handler', handler));
     return this;
   }
 
   otherwise(handler: MessageHandler<S>): this {
-    this.fallback = handler;
+    this.fallback = requireFunction('router.otherwise', 'handler', handler);
     return this;
   }
 
   flow(name: string, definition: FlowDefinition<S>): this {
-    if (Object.keys(definition?.steps ?? {}).length === 0) {
-      throw new ConversationError('invalid_options', `router.flow('${name}'): give it at least one step.`);
+    requireString('router.flow', 'name', name, 'the name ctx.enter(name) takes');
+    const call = `router.flow('${name}')`;
+    const given = definition?.steps;
+    if (typeof given !== 'object' || given === null || Object.keys(given).length === 0) {
+      throw new ConversationError('invalid_options', `${call}: give it at least one step.`);
     }
-    this.flows.set(name, definition);
+    const steps: Record<string, MessageHandler<S>> = Object.create(null);
+    for (const [step, handler] of Object.entries(given))
+      steps[step] = requireFunction(call, `steps.${step}`, handler);
+    const onTimeout = definition.onTimeout;
+    this.flows.set(name, {
+      steps,
+      // Checked here: a timeout that is not a positive number would expire every flow at once, or never.
+      timeoutMs: durationMs(definition.timeoutMs, `${call}: \`timeoutMs\``, 60 * 60 * 1000),
+      onTimeout: onTimeout === undefined ? undefined : requireFunction(call, 'onTimeout', onTimeout),
+    });
     return this;
   }
 
   takeOver(customer: string): Promise<void> {
-    return this.#update(customer, (r) => {
+    return this.#update('router.takeOver', customer, (r) => {
       r.human = r.human ?? Date.now();
     });
   }
 
   release(customer: string): Promise<void> {
-    return this.#update(customer, (r) => {
+    return this.#update('router.release', customer, (r) => {
       r.human = undefined;
       r.flow = undefined;
     });
   }
 
   async isTakenOver(customer: string): Promise<boolean> {
-    return (await this.#load(customer)).human !== undefined;
+    return (await this.#load(requireCustomer('router.isTakenOver', customer))).human !== undefined;
   }
 
   async session(customer: string): Promise<S | undefined> {
-    return (await this.#load(customer)).s as S | undefined;
+    return (await this.#load(requireCustomer('router.session', customer))).s as S | undefined;
   }
 
-  #route(test: (ctx: MessageCtx<S>) => unknown, handler: MessageHandler<S>): this {
+  #route<C>(call: string, test: (ctx: MessageCtx<S>) => unknown, given: MessageHandler<S, C>): this {
+    const handler = requireFunction(call, 'handler', given as MessageHandler<S>);
     this.routes.push(async (ctx) => {
       const match = test(ctx);
       if (match === undefined) return false;
@@ -505,7 +535,8 @@ class RouterImpl<S> implements Router<S> {
     return typeof raw === 'object' && raw !== null ? (raw as CustomerRecord) : {};
   }
 
-  async #update(customer: string, change: (record: CustomerRecord) => void): Promise<void> {
+  async #update(call: string, customer: string, change: (record: CustomerRecord) => void): Promise<void> {
+    requireCustomer(call, customer);
     const lock = await this.sessions.lock(recordKey(customer), this.leaseMs);
     try {
       const record = await this.#load(customer);
@@ -633,7 +664,7 @@ class RouterImpl<S> implements Router<S> {
   }
 
   /** @internal Called by the context. */
-  flowDefinition(name: string): FlowDefinition<S> {
+  flowDefinition(name: string): Flow<S> {
     const flow = this.flows.get(name);
     if (flow === undefined) {
       throw new ConversationError(
@@ -708,7 +739,7 @@ class MessageCtx<S> implements MessageContext<S> {
     this.position = {
       name: flow,
       step: first,
-      expiresAt: Date.now() + (definition.timeoutMs ?? 60 * 60 * 1000),
+      expiresAt: Date.now() + definition.timeoutMs,
     };
   }
 
@@ -819,6 +850,84 @@ function noNumberToReplyTo(): MessageValidationError {
  */
 function templateReply(to: string, template: ReplyTemplate): OutboundTemplateMessage {
   return { to, type: 'template', template };
+}
+
+/** What the router reads of each kind of event besides `kind`: a value without it did not come from `parseWebhook`. */
+const EVENT_FIELDS: Readonly<Record<WebhookEvent['kind'], Readonly<Record<string, 'object' | 'string'>>>> = {
+  message: { message: 'object', idempotencyKey: 'string' },
+  status: { status: 'object' },
+  template_status: { template: 'object' },
+  account_update: { account: 'object' },
+  unknown: {},
+};
+
+/** Refuses a value that is no webhook event, rather than failing on it with a `TypeError` (or routing it as one). */
+function checkEvent(event: unknown): asserts event is WebhookEvent {
+  const kind = (event as { kind?: unknown } | null)?.kind;
+  const fields =
+    typeof kind === 'string' && Object.hasOwn(EVENT_FIELDS, kind)
+      ? EVENT_FIELDS[kind as WebhookEvent['kind']]
+      : undefined;
+  const missing =
+    fields === undefined
+      ? 'kind'
+      : Object.keys(fields).find((field) => {
+          const value = (event as Record<string, unknown>)[field];
+          return typeof value !== fields[field] || value === null;
+        });
+  if (missing !== undefined) {
+    throw new ConversationError(
+      'invalid_event',
+      `router.handle(event) takes a webhook event from parseWebhook or a webhook handler's onEvent; got ${
+        typeof event === 'object' && event !== null
+          ? `an object without a valid \`${missing}\``
+          : kindOf(event)
+      }.`,
+    );
+  }
+}
+
+/** A string argument of a registration; else the router's registration error, naming the argument. */
+function requireString(call: string, name: string, value: unknown, give: string): void {
+  if (typeof value !== 'string') {
+    throw new ConversationError(
+      'invalid_options',
+      `${call}: \`${name}\` must be ${give}; got ${kindOf(value)}.`,
+    );
+  }
+}
+
+/** A handler is checked when it is registered: one that is not a function would fail every event it matches. */
+function requireFunction<F>(call: string, name: string, value: F): F {
+  if (typeof value !== 'function') {
+    throw new ConversationError(
+      'invalid_options',
+      `${call}: \`${name}\` must be a function; got ${kindOf(value)}.`,
+    );
+  }
+  return value;
+}
+
+/** A route's pattern: a string (matched whole) or a RegExp. Anything else would fail every event at `matchOf`. */
+function requirePattern(call: string, name: string, value: unknown): void {
+  if (typeof value !== 'string' && !(value instanceof RegExp)) {
+    throw new ConversationError(
+      'invalid_options',
+      `${call}: \`${name}\` must be a string or a RegExp; got ${kindOf(value)}.`,
+    );
+  }
+}
+
+/** The customer of an agent call: their id as `ctx.customer` gives it, never `conv:undefined`. */
+function requireCustomer(call: string, customer: unknown): string {
+  return requireText(call, 'customer', customer, "the customer's id (ctx.customer: their number or user id)");
+}
+
+/** What a refused argument was, for the message: its type, never its content. */
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function recordKey(customer: string): string {

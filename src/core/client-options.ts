@@ -75,9 +75,17 @@ export function transportConfigOf(
     maxRetryWaitMs: durationMs(options.maxRetryWaitMs, 'maxRetryWaitMs', 60_000),
     retryRules: client.retryRules,
     secrets: client.secrets,
-    fetch: options.fetch,
+    fetch: fetchOf(options.fetch),
     ...commonTransportConfig(options),
   };
+}
+
+/** The `fetch` option: a function when given (anything else would fail every request as if it may be out). */
+function fetchOf(value: unknown): typeof fetch | undefined {
+  if (value === undefined || typeof value === 'function') return value as typeof fetch | undefined;
+  throw new ConfigurationError(
+    `fetch must be a function (a fetch of your own, e.g. one with a proxy agent), or left out for globalThis.fetch; got ${value === null ? 'null' : `a ${typeof value}`}.`,
+  );
 }
 
 /**
@@ -166,4 +174,21 @@ export function nonNegativeInt(value: number | undefined, name: string): number 
     throw new ConfigurationError(`${name} must be a whole number ≥ 0; got ${String(value)}.`);
   }
   return value;
+}
+
+/**
+ * An option that must be `true` or `false` when given (a client's or a call's): anything else is refused, since a
+ * string such as `'false'` read from `process.env` is truthy and would turn the option on.
+ */
+export function optionalBoolean(value: unknown, name: string): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  const given =
+    typeof value === 'string'
+      ? `${/^(true|false|yes|no|on|off|[01])$/i.test(value) ? `the string '${value}'` : 'a string'} (convert an environment variable first, e.g. value === 'true')`
+      : value === null
+        ? 'null'
+        : typeof value === 'number'
+          ? String(value)
+          : `a ${typeof value}`;
+  throw new ConfigurationError(`${name} must be true or false; got ${given}.`);
 }

@@ -1,5 +1,6 @@
 import {
   type CommonClientOptions,
+  optionalBoolean,
   refuseVersionSuffix,
   requireBaseUrl,
   requireSecret,
@@ -125,11 +126,12 @@ export class GatewayClient {
       },
     });
     this.messages = new Messages(transport, {
-      messagingProduct: options.messagingProduct ?? 'whatsapp',
-      retryInFlight: options.retryInFlightSends ?? false,
-      serviceWindow: options.serviceWindow,
-      campaigns: options.campaigns,
-      templates: options.templates,
+      messagingProduct: messagingProductOf(options.messagingProduct),
+      retryInFlight: optionalBoolean(options.retryInFlightSends, 'retryInFlightSends') ?? false,
+      timeoutMs: config.timeoutMs,
+      serviceWindow: shaped(options, 'serviceWindow'),
+      campaigns: shaped(options, 'campaigns'),
+      templates: shaped(options, 'templates'),
     });
     this.media = new Media(transport);
   }
@@ -142,6 +144,49 @@ export class GatewayClient {
   toJSON(): Record<string, unknown> {
     return { baseUrl: this.baseUrl, apiKey: '[redacted]' };
   }
+}
+
+/**
+ * The options that take an object of the SDK's (or the user's own of that shape): the methods the client calls on
+ * each, checked at construction, so that `serviceWindow: {}` is refused there rather than failing every send.
+ */
+const SHAPES = {
+  serviceWindow: {
+    is: "a WindowStore (the conversations router's, from wa-gateway-sdk/conversations)",
+    methods: ['lastInbound'],
+  },
+  campaigns: { is: 'a CampaignTracker (or another CampaignObserver)', methods: ['recorder'] },
+  templates: { is: 'a TemplateCatalog', methods: ['get', 'check', 'problem', 'languages'] },
+} as const;
+
+function shaped<K extends keyof typeof SHAPES>(
+  options: GatewayClientOptions,
+  name: K,
+): GatewayClientOptions[K] {
+  const value = options[name];
+  if (value === undefined) return undefined;
+  const { is, methods } = SHAPES[name];
+  const missing =
+    typeof value === 'object' && value !== null
+      ? methods.filter((m) => typeof (value as unknown as Record<string, unknown>)[m] !== 'function')
+      : methods;
+  if (missing.length > 0) {
+    throw new ConfigurationError(
+      `${name} must be ${is}; got ${value === null ? 'null' : typeof value === 'object' ? `an object without ${missing.join(', ')}` : `a ${typeof value}`}.`,
+    );
+  }
+  return value;
+}
+
+/** The `messagingProduct` option: a non-empty string, sent in every message. */
+function messagingProductOf(value: unknown): string {
+  if (value === undefined) return 'whatsapp';
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new ConfigurationError(
+      `messagingProduct must be a non-empty string (default 'whatsapp'); got ${typeof value === 'string' ? 'an empty string' : value === null ? 'null' : `a ${typeof value}`}.`,
+    );
+  }
+  return value;
 }
 
 /** The `rateLimit` option as a limiter: a shared one as given, `{ perSecond }` as a `RateLimiter` (which checks it). */

@@ -1,6 +1,14 @@
+import { onAbort } from '../core/abort.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { MessageValidationError, unexpectedAnswer } from '../core/errors.js';
+import { durationMs, MAX_TIMER_MS } from '../core/duration.js';
+import {
+  MessageValidationError,
+  NotSentError,
+  TimeoutError,
+  unexpectedAnswer,
+  WaGatewayError,
+} from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { excerpt } from '../core/secrets.js';
 import { type Span, traced, tracingLoaded } from '../core/tracing.js';
@@ -18,6 +26,7 @@ import type { PostRequest, PostSend, SendFlags, SendResult } from './send.js';
 import {
   type CampaignObserver,
   campaignSends,
+  checkSendOptions,
   SEND_SPAN,
   type SendManyOptions,
   type SendManyResult,
@@ -80,6 +89,8 @@ export class Messages {
   readonly #serviceWindow: WindowStore | undefined;
   readonly #campaigns: CampaignObserver | undefined;
   readonly #templates: TemplateCatalog | undefined;
+  /** The client's `timeoutMs`: what bounds a store's read before a send when the call sets none. */
+  readonly #timeoutMs: number;
   /** One send with the client's checks (the catalogue's, then the service window's in `#post`). */
   readonly #checkedPost: PostSend;
 
@@ -89,6 +100,7 @@ export class Messages {
     options: {
       messagingProduct: string;
       retryInFlight: boolean;
+      timeoutMs: number;
       serviceWindow?: WindowStore | undefined;
       campaigns?: CampaignObserver | undefined;
       templates?: TemplateCatalog | undefined;
@@ -100,12 +112,16 @@ export class Messages {
     this.#serviceWindow = options.serviceWindow;
     this.#campaigns = options.campaigns;
     this.#templates = options.templates;
+    this.#timeoutMs = options.timeoutMs;
     const catalog = options.templates;
     // A template the catalogue refuses is refused before a request, like any other check: notSent.
     this.#checkedPost =
       catalog === undefined
         ? (m, f, r, s, o, b) => this.#post(m, f, r, s, o, b)
-        : (m, f, r, s, o, b) => checkTemplateMessage(catalog, m).then(() => this.#post(m, f, r, s, o, b));
+        : (m, f, r, s, o, b) =>
+            this.#beforeRequest(CATALOGUE, () => checkTemplateMessage(catalog, m), r, s).then(() =>
+              this.#post(m, f, r, s, o, b),
+            );
     SENDERS.set(this, { post: this.#checkedPost, host: transport.host });
   }
 
@@ -127,14 +143,18 @@ export class Messages {
    */
   send(message: DeepReadonly<OutboundMessage>, options?: SendOptions): ApiPromise<SendResult>;
   send(message: UncheckedMessage, options: SendOptions & { validate: false }): ApiPromise<SendResult>;
-  send(message: unknown, options: SendOptions = NO_OPTIONS): ApiPromise<SendResult> {
+  send(message: unknown, sendOptions?: SendOptions): ApiPromise<SendResult> {
     return apiPromise(() => {
+      const options = checkSendOptions(sendOptions, 'messages.send') ?? NO_OPTIONS;
       const checked = prepare(message, options.validate, options.extraFields);
       if (!checked.valid) throw new MessageValidationError(checked.issues);
-      if (this.#templates && (checked.message as { type?: unknown }).type === 'template')
-        return checkTemplateMessage(this.#templates, checked.message).then(() =>
-          this.#dispatch(checked.message, options),
-        );
+      const catalog = this.#templates;
+      if (catalog && (checked.message as { type?: unknown }).type === 'template')
+        return this.#beforeRequest(
+          CATALOGUE,
+          () => checkTemplateMessage(catalog, checked.message),
+          options,
+        ).then(() => this.#dispatch(checked.message, options));
       return this.#dispatch(checked.message, options);
     });
   }
@@ -155,15 +175,69 @@ export class Messages {
   sendTemplate<const T extends TemplateDefinition | string>(
     to: string,
     template: T,
-    ...[values, options = NO_OPTIONS]: SendTemplateArguments<T>
+    ...[values, sendOptions]: SendTemplateArguments<T>
   ): ApiPromise<SendResult> {
-    return apiPromise(() =>
-      sendTemplateMessage(this.#templates, to, template, values).then((message) => {
+    return apiPromise(() => {
+      const options = checkSendOptions(sendOptions, 'messages.sendTemplate') ?? NO_OPTIONS;
+      const build = () => sendTemplateMessage(this.#templates, to, template, values);
+      // Only a catalogue reads a store; a definition alone builds the message at once.
+      return (this.#templates ? this.#beforeRequest(CATALOGUE, build, options) : build()).then((message) => {
         const checked = prepare(message, true, options.extraFields);
         if (!checked.valid) throw new MessageValidationError(checked.issues);
         return this.#dispatch(checked.message, options);
-      }),
-    );
+      });
+    });
+  }
+
+  /**
+   * A read a send makes before its request (the service window's store, the template catalogue's), bounded like
+   * the request: by the call's signal, `sendMany`'s stop and the call's `timeoutMs` (else the client's). A store
+   * that fails or hangs must neither hold the call past them nor reach the caller untyped: its error becomes a
+   * `NotSentError` (its `cause`), the deadline a `TimeoutError`; nothing was sent either way.
+   */
+  #beforeRequest<R>(
+    what: string,
+    read: () => Promise<R>,
+    request: PostRequest,
+    stopSignal?: AbortSignal,
+  ): Promise<R> {
+    const { signal } = request;
+    const timeoutMs = durationMs(request.timeoutMs, 'timeoutMs', this.#timeoutMs);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (stopSignal?.aborted) return Promise.reject(stopSignal.reason);
+    const unlink: (() => void)[] = [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    return new Promise<R>((resolve, reject) => {
+      for (const s of [signal, stopSignal]) if (s) unlink.push(onAbort(s, () => reject(s.reason)));
+      timer = setTimeout(
+        () =>
+          reject(
+            new TimeoutError(
+              `Not sent: ${what} did not answer within ${timeoutMs} ms. Nothing reached the server.`,
+              {
+                mayHaveBeenSent: false,
+                timeoutMs,
+              },
+            ),
+          ),
+        Math.min(timeoutMs, MAX_TIMER_MS),
+      );
+      Promise.resolve()
+        .then(read)
+        .then(resolve, (error: unknown) =>
+          reject(
+            error instanceof WaGatewayError
+              ? error
+              : new NotSentError(
+                  `Not sent: ${what} failed (${error instanceof Error ? error.name : typeof error}) before its request was made; see its cause.`,
+                  { cause: error },
+                ),
+          ),
+        );
+    }).finally(() => {
+      clearTimeout(timer);
+      for (const stop of unlink) stop();
+    });
   }
 
   #dispatch(message: object, options: SendOptions): Promise<WithResponse<SendResult>> {
@@ -190,7 +264,19 @@ export class Messages {
     onSend?: () => void,
     beforeSend?: () => Promise<void>,
   ): Promise<WithResponse<SendResult>> {
-    if (this.#serviceWindow !== undefined) await checkServiceWindow(this.#serviceWindow, valid);
+    if (Object.hasOwn(valid, 'messaging_product')) {
+      throw new MessageValidationError([
+        {
+          path: ['messaging_product'],
+          message: `is set by the SDK (the client's messagingProduct option, '${this.#messagingProduct}'); remove it from the message and extraFields`,
+          code: 'custom',
+          rule: 'messaging_product.reserved',
+        },
+      ]);
+    }
+    const window = this.#serviceWindow;
+    if (window !== undefined)
+      await this.#beforeRequest(WINDOW, () => checkServiceWindow(window, valid), request, stopSignal);
     const { data, response, attempts } = await this.#transport.json({
       method: 'POST',
       path: '/v1/wa/message',
@@ -252,15 +338,19 @@ export class Messages {
    */
   sendMany(
     messages: Iterable<DeepReadonly<OutboundMessage>> | AsyncIterable<DeepReadonly<OutboundMessage>>,
-    options: SendManyOptions = {},
+    options?: SendManyOptions,
   ): AsyncGenerator<SendManyResult, void, undefined> {
+    // `null` is no options, as for `send`; anything else that is not an object is refused by `sendMany`.
+    const given = options ?? {};
     // A template the catalogue refuses is reported like any refusal before a request: notSent, the others go on.
-    const c = campaignSends(this.#campaigns, options.campaign, this.#checkedPost);
-    return sendMany(c.post, this.#transport.host, messages, options, c.recorder);
+    const c = campaignSends(this.#campaigns, given.campaign, this.#checkedPost);
+    return sendMany(c.post, this.#transport.host, messages, given, c.recorder);
   }
 }
 
 const NO_OPTIONS: SendOptions = Object.freeze({});
+const CATALOGUE = "the template catalogue's store";
+const WINDOW = "the service window's store";
 
 /** Each `Messages`' one checked send and its host, for the senders of this folder that drive it (`sendGated`). */
 const SENDERS = new WeakMap<Messages, { post: PostSend; host: string }>();

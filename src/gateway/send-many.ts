@@ -1,8 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { onAbort } from '../core/abort.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { optionalBoolean } from '../core/client-options.js';
 import {
   ConfigurationError,
+  invalidArgument,
   MessageValidationError,
   NotSentError,
   PaymentRequiredError,
@@ -27,8 +29,9 @@ export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal
   signal?: AbortSignal;
   /**
    * Called after each result is yielded (in input order), and when a rate-limit pause starts. `done` counts
-   * the results yielded so far: to resume after a crash, persist it and pass the source again without its
-   * first `done` messages (see docs/observability.md).
+   * the results yielded so far: to resume after a crash, persist it with `inDoubtUntil`, pass the source again
+   * without its first `done` messages, and check the status webhooks of messages `done .. inDoubtUntil - 1`
+   * before resending them: they may be out (see docs/observability.md).
    */
   onProgress?: (progress: SendManyProgress) => void;
   /** `false` skips local validation of every message (see `SendOptions.validate`). Default `true`. */
@@ -93,6 +96,12 @@ export interface SendManyRecorder {
 export interface SendManyProgress {
   /** Results yielded so far: messages `0 .. done - 1` are settled, in input order. */
   done: number;
+  /**
+   * Until the next report, no message from this index on is started: messages `done .. inDoubtUntil - 1` may
+   * be out (in flight, or settled and waiting for an earlier one to keep the order), the later ones are not.
+   * At most `done + concurrency * 4` (the pool's window), and at most `total`.
+   */
+  inDoubtUntil: number;
   /** How many messages the source holds, when it is an array; else `undefined`. */
   total: number | undefined;
   /** Results with `ok: false` so far. */
@@ -138,6 +147,18 @@ export async function* sendMany(
   options: SendManyOptions = {},
   campaign?: SendManyRecorder,
 ): AsyncGenerator<SendManyResult, void, undefined> {
+  checkSendOptions(options, 'sendMany');
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+    throw new ConfigurationError('sendMany: onProgress must be a function.');
+  }
+  if (!isIterable(messages)) {
+    throw invalidArgument(
+      'sendMany',
+      [],
+      `must be an array or an (async) iterable of messages; got ${messages === null ? 'null' : `a ${typeof messages}`}`,
+      'messages.type',
+    );
+  }
   const concurrency = options.concurrency ?? 16;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new ConfigurationError(
@@ -155,6 +176,11 @@ export async function* sendMany(
   const maxAhead = concurrency * 4;
   let started = 0;
   let next = 0;
+  // The pool starts a message only once every result before it is reported (the loop reports, then pulls), so
+  // no message at or past `done + maxAhead` of the last report is started: the bound a resumer needs.
+  const reach = (settled: number) =>
+    Math.min(settled + maxAhead, batch.progress.total ?? Number.POSITIVE_INFINITY);
+  batch.progress.inDoubtUntil = reach(0);
   let exhausted = false;
   let closing = false;
   let pulling = false;
@@ -211,6 +237,7 @@ export async function* sendMany(
         const result = done.get(next)!;
         done.delete(next++);
         batch.progress.done = next;
+        batch.progress.inDoubtUntil = reach(next);
         batch.progress.waitMs = 0;
         if (!result.ok) batch.progress.failed++;
         yield result;
@@ -280,6 +307,7 @@ function startBatch(
   const flags: SendFlags = { isFake: options.isFake, mmlite: options.mmlite };
   const progress: SendManyProgress = {
     done: 0,
+    inDoubtUntil: 0,
     total: Array.isArray(messages) ? messages.length : undefined,
     failed: 0,
     waitMs: 0,
@@ -358,6 +386,52 @@ export function failedSend(index: number, error: unknown, requested: boolean): S
       ? error
       : new WaGatewayError('The send failed with an error that is not an SDK error.', { cause: error });
   return { index, ok: false, error: e, notSent: !mayHaveBeenSent(e, GATEWAY_RETRY_RULES) };
+}
+
+/** The flags of a send that must be booleans: a string such as `'false'` (from `process.env`) would count as on. */
+const SEND_BOOLEANS = ['isFake', 'mmlite', 'retryInFlight', 'validate'] as const;
+
+/**
+ * A send's options, checked before any work (`send`, `sendTemplate`, `sendMany`): `undefined` or `null` is no
+ * options; anything but an object, a flag that is not a boolean, or a `signal` that is not an `AbortSignal` is a
+ * `ConfigurationError`, and nothing is sent.
+ */
+export function checkSendOptions<T extends object>(
+  options: T | null | undefined,
+  call: string,
+): T | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== 'object') {
+    throw new ConfigurationError(`${call}: options must be an object; got a ${typeof options}.`);
+  }
+  const given = options as Record<string, unknown>;
+  for (const flag of SEND_BOOLEANS) optionalBoolean(given[flag], `${call}: ${flag}`);
+  const signal = given.signal;
+  if (signal !== undefined && !isAbortSignal(signal)) {
+    throw new ConfigurationError(
+      `${call}: signal must be an AbortSignal (an AbortController's signal, AbortSignal.timeout(ms)); got ${signal === null ? 'null' : typeof signal === 'object' ? 'an object that is not one' : `a ${typeof signal}`}.`,
+    );
+  }
+  return options;
+}
+
+/** An `AbortSignal`, or one of another realm or polyfill that behaves as one. */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  if (value instanceof AbortSignal) return true;
+  const v = value as Partial<AbortSignal> | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.aborted === 'boolean' &&
+    typeof v.addEventListener === 'function' &&
+    typeof v.removeEventListener === 'function'
+  );
+}
+
+function isIterable(value: unknown): value is Iterable<unknown> | AsyncIterable<unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<Iterable<unknown> & AsyncIterable<unknown>>;
+  return typeof v[Symbol.iterator] === 'function' || typeof v[Symbol.asyncIterator] === 'function';
 }
 
 function toAsyncIterator<T>(source: Iterable<T> | AsyncIterable<T>): AsyncIterator<T> {

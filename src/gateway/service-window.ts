@@ -3,7 +3,7 @@
  * free-form send goes through, with the error it throws. The conversations router records the times; both it and
  * `GatewayClient`'s `serviceWindow` apply the guard from here.
  */
-import { brandError, WaGatewayError } from '../core/errors.js';
+import { brandError, NotSentError, WaGatewayError } from '../core/errors.js';
 
 /** "Non-template messages can only be sent within 24 hours of the last message from the user." */
 export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -72,7 +72,14 @@ export async function checkServiceWindow(
   now: number = Date.now(),
 ): Promise<void> {
   if (message.type === 'template' || typeof message.to !== 'string') return;
-  const last = await store.lastInbound(message.to);
+  const last: unknown = await store.lastInbound(message.to);
+  // A store's answer of another type (a raw Redis string, NaN) must not open the window, nor crash the check.
+  if (last !== undefined && (typeof last !== 'number' || !Number.isFinite(last))) {
+    throw new NotSentError(
+      `Not sent: the service window's store answered ${typeof last === 'number' ? String(last) : `a ${last === null ? 'null' : typeof last}`} ` +
+        "for the customer's last inbound message, not a time in ms since the epoch (or undefined when never seen).",
+    );
+  }
   if (last !== undefined && now < windowClosesAt(last)) return;
   throw new ServiceWindowClosedError(
     message.to,

@@ -49,6 +49,11 @@ export function requireInstant(value: unknown, what: string): number {
   return ms;
 }
 
+/** A method's options, `null` read as none (as `requestOf` reads it), so no option read throws a `TypeError`. */
+export function optionsOf<O extends object>(options: O | null | undefined): Partial<O> {
+  return options ?? {};
+}
+
 /** A string is sent as the caller wrote it: it may carry microseconds that a `Date` would lose. */
 export function toWire(value: Instant): string {
   return value instanceof Date ? value.toISOString() : value;

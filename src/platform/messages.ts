@@ -6,6 +6,7 @@ import { ConfigurationError, MessageValidationError, WaGatewayError } from '../c
 import { callHook } from '../core/hooks.js';
 import { mayHaveBeenSent as sentMaybe } from '../core/retry-policy.js';
 import { safeCheck } from '../core/zod.js';
+import { optionsOf } from './arguments.js';
 import type { DetailResponse, PlatformHttp } from './http.js';
 import {
   BATCH_SEND_MAX,
@@ -193,10 +194,11 @@ export class PlatformMessages {
    * await retryLater(r.failed.concat(r.skipped));
    */
   batchSendAll(input: BatchSendInput, options: BatchSendAllOptions = {}): ApiPromise<BatchSendAllResult> {
+    const opts = optionsOf(options);
     return this.#http.run(async (json) => {
       const result = safeCheck(hot(batchSendAllInputSchema), input);
       if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
-      const size = options.chunkSize ?? BATCH_SEND_MAX;
+      const size = opts.chunkSize ?? BATCH_SEND_MAX;
       if (!Number.isInteger(size) || size < 1 || size > BATCH_SEND_MAX) {
         throw new ConfigurationError(
           `batchSendAll chunkSize must be a whole number from 1 to ${BATCH_SEND_MAX}.`,
@@ -208,14 +210,14 @@ export class PlatformMessages {
       const total = Math.ceil(conversations.length / size);
       let waitMs = 0;
       const request = {
-        ...requestOf(options),
+        ...requestOf(opts),
         onRetryWait: (ms: number) => {
           waitMs = ms;
           report();
         },
       };
       const report = () =>
-        callHook(options.onProgress, {
+        callHook(opts.onProgress, {
           done: out.chunks.length,
           total,
           sent: out.sent.length,
@@ -226,7 +228,7 @@ export class PlatformMessages {
         if (index > 0) report();
         waitMs = 0;
         const chunk = conversations.slice(start, start + size);
-        if (stopped || options.signal?.aborted) {
+        if (stopped || opts.signal?.aborted) {
           out.chunks.push({ index, conversations: chunk, status: 'skipped' });
           out.skipped.push(...chunk);
           continue;
@@ -252,7 +254,7 @@ export class PlatformMessages {
               error instanceof WaGatewayError
                 ? error
                 : new WaGatewayError(
-                    options.signal?.aborted && error === options.signal.reason
+                    opts.signal?.aborted && error === opts.signal.reason
                       ? 'This chunk was in flight when your signal stopped batchSendAll: it may have been sent. ' +
                           'Check these conversations before sending it to them again.'
                       : 'This chunk failed with an error that is not an SDK error.',
@@ -261,7 +263,7 @@ export class PlatformMessages {
             mayHaveBeenSent,
           });
           (mayHaveBeenSent ? out.uncertain : out.failed).push(...chunk);
-          if (!options.continueOnError) stopped = true;
+          if (!opts.continueOnError) stopped = true;
         }
       }
       report();

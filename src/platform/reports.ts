@@ -4,7 +4,7 @@ import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError, invalidArgument } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
 import type { QueryParams } from '../core/transport-request.js';
-import { argumentsCheck, requireInstant, toWire } from './arguments.js';
+import { argumentsCheck, optionsOf, requireInstant, toWire } from './arguments.js';
 import { type Instant, instantMs } from './fields.js';
 import type { JsonCall, PlatformHttp } from './http.js';
 import {
@@ -150,12 +150,13 @@ export class Reports {
    * const all = await platform.reports.feedbacksRange({ from: '2024-01-01T00:00:00Z', to: '2024-06-30T23:59:59Z' });
    */
   feedbacksRange(query: FeedbacksRangeQuery, options: FeedbacksRangeOptions = {}): ApiPromise<Feedback[]> {
+    const opts = optionsOf(options);
     return this.#http.run(async (json) => {
       const from = requireInstant(query?.from, 'feedbacksRange from');
       const to = requireInstant(query?.to, 'feedbacksRange to');
       if (to < from)
         throw invalidArgument('reports.feedbacksRange', ['to'], 'is before `from`', 'to.before_from');
-      const windowDays = options.windowDays ?? FEEDBACK_RANGE_WINDOW_DAYS;
+      const windowDays = opts.windowDays ?? FEEDBACK_RANGE_WINDOW_DAYS;
       if (!(windowDays > 0 && windowDays <= FEEDBACK_RANGE_WINDOW_DAYS)) {
         throw new ConfigurationError(
           `feedbacksRange windowDays must be > 0 and ≤ ${FEEDBACK_RANGE_WINDOW_DAYS}.`,
@@ -167,8 +168,8 @@ export class Reports {
       const windows = Math.max(1, Math.ceil((to - from) / step));
       let waitMs = 0;
       const request = {
-        ...requestOf(options),
-        onRetryWait: options.onProgress
+        ...requestOf(opts),
+        onRetryWait: opts.onProgress
           ? (ms: number) => {
               waitMs = Math.max(waitMs, ms);
             }
@@ -200,9 +201,9 @@ export class Reports {
         }
         previous = current;
         done++;
-        if (options.onProgress) {
+        if (opts.onProgress) {
           const added = out.slice(before);
-          callHook(options.onProgress, {
+          callHook(opts.onProgress, {
             done,
             total: windows,
             coveredTo: new Date(b),

@@ -8,7 +8,7 @@ import {
 import { callHook } from '../core/hooks.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport-request.js';
-import { argumentsCheck, requireInstant } from './arguments.js';
+import { argumentsCheck, optionsOf, requireInstant } from './arguments.js';
 import { StreamInterruptedError } from './errors.js';
 import { type Instant, instantMs } from './fields.js';
 import type { PlatformHttp } from './http.js';
@@ -68,8 +68,9 @@ export interface StreamRangeProgress {
 export function streamRange(
   http: PlatformHttp,
   query: StreamRangeQuery,
-  options: StreamRangeOptions,
+  given: StreamRangeOptions,
 ): AsyncGenerator<StreamMessage, void, undefined> {
+  const options = optionsOf(given);
   if (typeof query !== 'object' || query === null) {
     throw new ConfigurationError('messages.streamRange needs { from, to, ...query }.');
   }

@@ -3,7 +3,7 @@ import { durationMs } from '../core/duration.js';
 import { headerValue } from '../core/headers.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport-request.js';
-import { argumentsCheck, toWire } from './arguments.js';
+import { argumentsCheck, optionsOf, toWire } from './arguments.js';
 import type { PlatformHttp } from './http.js';
 import { type StreamMessage, type StreamQuery, streamQuerySchema } from './stream.schema.js';
 import {
@@ -44,8 +44,9 @@ export interface StreamOptions extends RequestOptions {
 export function streamMessages(
   http: PlatformHttp,
   query: StreamQuery,
-  options: StreamOptions,
+  given: StreamOptions,
 ): AsyncGenerator<StreamMessage, void, undefined> {
+  const options = optionsOf(given);
   const q = argumentsCheck(streamQuerySchema, query, 'messages.stream query');
   checkStreamOptions(options);
   const wire: QueryParams = {

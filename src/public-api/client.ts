@@ -107,9 +107,15 @@ export class PublicApiClient {
     path: string,
     options: PublicApiRequestOptions,
   ): Promise<WithResponse<unknown>> {
-    if (typeof path !== 'string' || !path.startsWith('/') || /^\/\//.test(path) || /[?#]/.test(path)) {
+    if (
+      typeof path !== 'string' ||
+      !path.startsWith('/') ||
+      /^\/\//.test(path) ||
+      /[?#]/.test(path) ||
+      CLIMBS_OUT.test(path)
+    ) {
       throw new ConfigurationError(
-        `request() path must start with '/' and be below the base URL, without a query (use options.query); got '${String(path)}'.`,
+        `request() path must start with '/' and be below the base URL (no '.' or '..' segment), without a query (use options.query); got '${String(path)}'.`,
       );
     }
     const { data, response, attempts } = await this.#transport.json({
@@ -132,6 +138,13 @@ export class PublicApiClient {
     return { baseUrl: this.baseUrl, secretKey: '[redacted]' };
   }
 }
+
+/**
+ * What the URL parser would resolve above the base URL, taking the secret key with it: a `.` or `..` segment, also
+ * percent-encoded (`%2e`, any case) or delimited by `\` (read as `/`), or a tab or line break (dropped by the parser,
+ * which would join `.\t.` into `..`).
+ */
+const CLIMBS_OUT = /[\t\n\r]|(?:^|[/\\])(?:\.|%2e){1,2}(?=[/\\]|$)/i;
 
 /** What the SDK appends to `onPremBase`. */
 const ON_PREM_PATH = '/public/api/v1';

@@ -421,8 +421,9 @@ export class CampaignQueue implements CampaignQueueView {
     if (typeof olderThanMs !== 'number' || !Number.isFinite(olderThanMs) || olderThanMs < 0) {
       throw new ConfigurationError(`${op}: \`olderThanMs\` must be a number of milliseconds from 0.`);
     }
-    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
-      throw new ConfigurationError(`${op}: \`limit\` must be an integer from 1 to 10,000.`);
+    // No upper bound: a 100,000-message campaign cut by a Redis failover may need all of its doubts listed.
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw new ConfigurationError(`${op}: \`limit\` must be a whole number from 1.`);
     }
     const until = Date.now() - olderThanMs;
     const listed = await call(op, () => this.#core.ledger.doubts(campaign, until, limit));

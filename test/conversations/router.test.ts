@@ -200,6 +200,83 @@ describe('routing', () => {
     ]);
   });
 
+  it('refuses a route whose pattern or handler is not one, at registration, naming the argument', async () => {
+    const { gw, bodies } = gateway();
+    const router = createRouter({ gateway: gw });
+    const reply = (ctx: MessageContext<unknown>) => ctx.reply('x');
+    const bad: [() => unknown, RegExp][] = [
+      [
+        () => router.text(42 as never, reply),
+        /router\.text: `pattern` must be a string or a RegExp; got a number/,
+      ],
+      [
+        () => router.text('hi', undefined as never),
+        /router\.text: `handler` must be a function; got undefined/,
+      ],
+      [
+        () => router.button({} as never, reply),
+        /router\.button: `id` must be a string or a RegExp; got an object/,
+      ],
+      [
+        () => router.list('row', 'reply' as never),
+        /router\.list: `handler` must be a function; got a string/,
+      ],
+      [() => router.on('text', null as never), /router\.on: `handler` must be a function; got null/],
+      [() => router.on(7 as never, reply), /router\.on: `type` must be a message type/],
+      [() => router.use(null as never), /router\.use: `middleware` must be a function; got null/],
+      [() => router.status(undefined as never, () => {}), /router\.status: `value` must be a status/],
+      [() => router.status('failed', 'x' as never), /router\.status: `handler` must be a function/],
+      [
+        () => router.templateStatus(['*'] as never, () => {}),
+        /router\.templateStatus: `event` .* got an array/,
+      ],
+      [() => router.accountUpdate(undefined as never), /router\.accountUpdate: `handler` must be a function/],
+      [() => router.otherwise({} as never), /router\.otherwise: `handler` must be a function; got an object/],
+    ];
+    for (const [register, message] of bad) {
+      let thrown: unknown;
+      try {
+        register();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ConversationError);
+      expect(thrown).toMatchObject({ reason: 'invalid_options', message: expect.stringMatching(message) });
+    }
+    // Nothing refused was registered: a text event still reaches `otherwise` (a number pattern failed every one).
+    router.otherwise((ctx) => ctx.reply('fallback'));
+    await router.handle(text('hello'));
+    expect(bodies()).toEqual(['fallback']);
+  });
+
+  it('router.handle refuses a value that is not a webhook event with a ConversationError (invalid_event)', async () => {
+    const { gw, bodies } = gateway();
+    const router = createRouter({ gateway: gw });
+    router.otherwise((ctx) => ctx.reply('fallback'));
+    router.status('*', () => {});
+    const bad: [unknown, string][] = [
+      [undefined, 'got undefined'],
+      [null, 'got null'],
+      ['x', 'got a string'],
+      [{}, 'without a valid `kind`'],
+      [{ kind: 'nope' }, 'without a valid `kind`'],
+      [{ kind: 'message' }, 'without a valid `message`'],
+      [{ kind: 'message', message: {} }, 'without a valid `idempotencyKey`'],
+      [{ kind: 'status' }, 'without a valid `status`'],
+      [{ kind: 'template_status', template: null }, 'without a valid `template`'],
+      [{ kind: 'account_update' }, 'without a valid `account`'],
+    ];
+    for (const [event, says] of bad) {
+      const error = await router.handle(event as WebhookEvent).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ConversationError);
+      expect(error).toMatchObject({ reason: 'invalid_event', message: expect.stringContaining(says) });
+    }
+    expect(bodies()).toEqual([]);
+  });
+
   it('middleware that does not call next stops the event', async () => {
     const { gw, sent } = gateway();
     const router = createRouter({ gateway: gw });
@@ -263,6 +340,56 @@ describe('sessions and flows', () => {
     await new Promise((r) => setTimeout(r, 5));
     await router.handle(text('late'));
     expect(bodies()).toEqual(['timed out']);
+  });
+
+  it('router.flow checks timeoutMs by the duration rule (ConfigurationError), and its steps and onTimeout', async () => {
+    const { gw, bodies } = gateway();
+    const router = createRouter({ gateway: gw });
+    const steps = { name: (ctx: MessageContext<unknown>) => ctx.reply(`thanks ${ctx.text}`) };
+    // Each of these made the step unreachable (expired at once), or the flow never time out ('900000' + now).
+    for (const timeoutMs of [-5, 0, Number.NaN, Number.POSITIVE_INFINITY, '5m', '900000', null]) {
+      expect(() => router.flow('booking', { timeoutMs: timeoutMs as number, steps })).toThrow(
+        ConfigurationError,
+      );
+    }
+    expect(() => router.flow('booking', { timeoutMs: '5m' as never, steps })).toThrow(
+      "router.flow('booking'): `timeoutMs` must be a positive number of milliseconds; got a string.",
+    );
+    const invalid = { name: ConversationError.name, reason: 'invalid_options' };
+    expect(() => router.flow('booking', { steps: { a: 'nope' as never } })).toThrow(
+      expect.objectContaining({
+        ...invalid,
+        message: expect.stringContaining('`steps.a` must be a function'),
+      }),
+    );
+    expect(() => router.flow('booking', { steps, onTimeout: 5 as never })).toThrow(
+      expect.objectContaining({
+        ...invalid,
+        message: expect.stringContaining('`onTimeout` must be a function'),
+      }),
+    );
+    expect(() => router.flow(3 as never, { steps })).toThrow(expect.objectContaining(invalid));
+    // None was kept; a valid one is, and its step runs.
+    router.text('book', async (ctx) => {
+      ctx.enter('booking');
+      await ctx.reply('name?');
+    });
+    router.otherwise((ctx) => ctx.reply('fallback'));
+    await expect(router.handle(text('book', CUSTOMER, 'wamid.F0'))).rejects.toMatchObject({
+      reason: 'unknown_flow',
+    });
+    router.flow('booking', { timeoutMs: 900_000, steps });
+    await router.handle(text('book', CUSTOMER, 'wamid.F2'));
+    await router.handle(text('Ali', CUSTOMER, 'wamid.F3'));
+    expect(bodies()).toEqual(['name?', 'thanks Ali']);
+  });
+
+  it("a step name is one of the flow's own steps, never an Object.prototype method", async () => {
+    const { gw } = gateway();
+    const router = createRouter({ gateway: gw });
+    router.flow('f', { steps: { only: () => {} } });
+    router.otherwise((ctx) => ctx.enter('f', 'constructor'));
+    await expect(router.handle(text('x'))).rejects.toMatchObject({ reason: 'unknown_flow' });
   });
 
   it('entering an unknown flow is a ConversationError', async () => {
@@ -392,6 +519,36 @@ describe('human takeover', () => {
     await router.handle(text('back'));
     expect(bodies()).toEqual(['a person will answer', 'bot']);
     expect(forwarded).toEqual(['are you there?']);
+  });
+});
+
+describe('the customer of takeOver, release, isTakenOver and session', () => {
+  it('is refused unless it is an id (MessageValidationError, rule customer.required), writing nothing', async () => {
+    const { gw } = gateway();
+    const sessions = new MemorySessionStore();
+    const router = createRouter({ gateway: gw, sessions });
+    for (const customer of [undefined, null, 42, '', '  ']) {
+      for (const call of [
+        () => router.takeOver(customer as string),
+        () => router.release(customer as string),
+        () => router.isTakenOver(customer as string),
+        () => router.session(customer as string),
+      ]) {
+        const error = await call().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(MessageValidationError);
+        expect((error as MessageValidationError).issues[0]).toMatchObject({
+          path: ['customer'],
+          rule: 'customer.required',
+        });
+      }
+    }
+    for (const key of ['conv:undefined', 'conv:null', 'conv:42'])
+      expect(await sessions.get(key)).toBeUndefined();
+    await router.takeOver(CUSTOMER);
+    expect(await router.isTakenOver(CUSTOMER)).toBe(true);
   });
 });
 

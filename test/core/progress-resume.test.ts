@@ -74,7 +74,13 @@ describe('sendMany', () => {
     const notSent = results.filter((r) => !r.ok && r.notSent).map((r) => r.index);
     expect(notSent.length).toBeGreaterThan(0);
     expect(results.every((r) => r.ok || r.notSent)).toBe(true);
-    expect(progress.at(-1)).toEqual({ done: 40, total: 40, failed: notSent.length, waitMs: 0 });
+    expect(progress.at(-1)).toEqual({
+      done: 40,
+      inDoubtUntil: 40,
+      total: 40,
+      failed: notSent.length,
+      waitMs: 0,
+    });
     // One report per result, and one for the 429's wait.
     expect(progress).toHaveLength(41);
     expect(progress.map((p) => p.done)).toEqual([...progress.map((p) => p.done)].sort((a, b) => a - b));

@@ -68,6 +68,23 @@ describe('every transport fault ends in its documented typed error, and a send i
     expect(count.sends).toBe(1);
   });
 
+  it('an abort once the request is out rejects with the caller’s reason, yet the gateway has the message (docs/sending.md)', async () => {
+    const stop = new AbortController();
+    const reason = new Error('caller gave up');
+    const received: string[] = [];
+    // The gateway has read the whole message when the caller aborts; it would answer later.
+    const { count, client } = await gateway((_req, _res, body) => {
+      received.push(body);
+      stop.abort(reason);
+    });
+    const e = await client()
+      .messages.send(text, { signal: stop.signal })
+      .catch((x: unknown) => x);
+    expect(e).toBe(reason);
+    expect(count.sends).toBe(1);
+    expect(JSON.parse(received[0]!)).toMatchObject({ to: text.to, text: text.text });
+  });
+
   it('a server that never answers → TimeoutError within the timeout, one send', async () => {
     const { count, client } = await gateway(() => {});
     const t0 = performance.now();

@@ -3,7 +3,18 @@ import { inspect } from 'node:util';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
-import { ConfigurationError, GatewayClient, RateLimiter, SDK_VERSION } from '../../src/index.js';
+import type { WindowStore } from '../../src/gateway/service-window.js';
+import {
+  ConfigurationError,
+  GatewayClient,
+  MessageValidationError,
+  NotSentError,
+  RateLimiter,
+  SDK_VERSION,
+  TemplateCatalog,
+  type TemplateStore,
+  TimeoutError,
+} from '../../src/index.js';
 import { API_KEY, envelope, GW, sendOk, useMswServer } from '../helpers/msw.js';
 
 const server = useMswServer();
@@ -21,6 +32,28 @@ describe('GatewayClient construction', () => {
     [{ apiKey: API_KEY, baseUrl: GW, timeoutMs: -1 }, /timeoutMs/],
     [{ apiKey: API_KEY, baseUrl: GW, maxRetries: 1.5 }, /maxRetries/],
     [{ apiKey: API_KEY, baseUrl: GW, rateLimit: { perSecond: 0 } }, /rateLimit/],
+    // A string read from process.env is truthy: 'false' would turn in-flight retries on.
+    [
+      { apiKey: API_KEY, baseUrl: GW, retryInFlightSends: 'false' },
+      /retryInFlightSends must be true or false.*'false'/,
+    ],
+    [
+      { apiKey: API_KEY, baseUrl: GW, retryInFlightSends: 1 },
+      /retryInFlightSends must be true or false; got 1/,
+    ],
+    [{ apiKey: API_KEY, baseUrl: GW, messagingProduct: 5 }, /messagingProduct must be a non-empty string/],
+    [{ apiKey: API_KEY, baseUrl: GW, messagingProduct: ' ' }, /messagingProduct must be a non-empty string/],
+    [{ apiKey: API_KEY, baseUrl: GW, fetch: 'x' }, /fetch must be a function.*got a string/],
+    [
+      { apiKey: API_KEY, baseUrl: GW, serviceWindow: {} },
+      /serviceWindow must be a WindowStore.*without lastInbound/,
+    ],
+    [{ apiKey: API_KEY, baseUrl: GW, serviceWindow: 'yes' }, /serviceWindow must be a WindowStore.*a string/],
+    [
+      { apiKey: API_KEY, baseUrl: GW, campaigns: {} },
+      /campaigns must be a CampaignTracker.*without recorder/,
+    ],
+    [{ apiKey: API_KEY, baseUrl: GW, templates: {} }, /templates must be a TemplateCatalog.*without get/],
   ])('%o is a clear ConfigurationError', (options, message) => {
     const make = () => new GatewayClient(options as ConstructorParameters<typeof GatewayClient>[0]);
     expect(make).toThrow(ConfigurationError);
@@ -139,5 +172,170 @@ describe('requests', () => {
     await expect(
       new GatewayClient({ apiKey: API_KEY, baseUrl: GW, logger }).messages.send(text),
     ).resolves.toBeDefined();
+  });
+});
+
+describe('send options are checked before any request', () => {
+  /** A gateway whose every request fails in flight (the message may be out), counting requests. */
+  function cutGateway() {
+    const seen = { requests: 0, queries: [] as string[] };
+    server.use(
+      http.post(`${GW}/v1/wa/message`, ({ request }) => {
+        seen.requests++;
+        seen.queries.push(new URL(request.url).search);
+        return HttpResponse.error();
+      }),
+    );
+    return seen;
+  }
+
+  it.each([
+    [
+      { retryInFlight: 'false' },
+      /messages\.send: retryInFlight must be true or false; got the string 'false'/,
+    ],
+    [{ retryInFlight: 0 }, /retryInFlight must be true or false; got 0/],
+    [{ isFake: 'false' }, /isFake must be true or false/],
+    [{ mmlite: 'no' }, /mmlite must be true or false/],
+    [{ validate: 'false' }, /validate must be true or false/],
+    [{ signal: {} }, /signal must be an AbortSignal.*an object that is not one/],
+    [{ signal: 'x' }, /signal must be an AbortSignal.*a string/],
+    ['x', /options must be an object; got a string/],
+  ])('send(message, %o) is a ConfigurationError and sends nothing', async (options, message) => {
+    const seen = cutGateway();
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    const sent = gw.messages.send(text, options as never);
+    await expect(sent).rejects.toThrow(ConfigurationError);
+    await expect(sent).rejects.toThrow(message);
+    expect(seen.requests).toBe(0);
+  });
+
+  it('null options are no options, as elsewhere', async () => {
+    server.use(http.post(`${GW}/v1/wa/message`, () => HttpResponse.json(sendOk('wamid.null'))));
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    expect((await gw.messages.send(text, null as never)).messageId).toBe('wamid.null');
+    const results = [];
+    for await (const r of gw.messages.sendMany([text], null as never)) results.push(r);
+    expect(results).toMatchObject([{ ok: true, messageId: 'wamid.null' }]);
+  });
+
+  it('sendMany refuses the same options, a non-function onProgress, and messages that are not iterable', async () => {
+    const seen = cutGateway();
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    const first = (messages: unknown, options: unknown) =>
+      gw.messages.sendMany(messages as never, options as never).next();
+    await expect(first([text], { isFake: 'false' })).rejects.toThrow(
+      /sendMany: isFake must be true or false/,
+    );
+    await expect(first([text], { signal: {} })).rejects.toThrow(/sendMany: signal must be an AbortSignal/);
+    await expect(first([text], { onProgress: 'x' })).rejects.toThrow(ConfigurationError);
+    await expect(first(null, {})).rejects.toThrow(MessageValidationError);
+    await expect(first('abc', {})).rejects.toThrow(
+      /Invalid sendMany argument: \(root\): must be an array or an \(async\) iterable of messages; got a string/,
+    );
+    expect(seen.requests).toBe(0);
+  });
+
+  it('messaging_product is the SDK’s: neither extraFields nor an unchecked message can override it', async () => {
+    const seen = cutGateway();
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    await expect(gw.messages.send(text, { extraFields: { messaging_product: 'sms' } })).rejects.toThrow(
+      /messaging_product: is set by the SDK/,
+    );
+    await expect(
+      gw.messages.send({ ...text, messaging_product: 'sms' }, { validate: false }),
+    ).rejects.toThrow(MessageValidationError);
+    expect(seen.requests).toBe(0);
+  });
+});
+
+describe('a service window or catalogue store is bounded and typed', () => {
+  const never = () => new Promise<never>(() => {});
+  const windowOf = (lastInbound: () => Promise<unknown>) =>
+    ({ recordInbound: async () => {}, lastInbound }) as unknown as WindowStore;
+  const template = {
+    to: '998901234567',
+    type: 'template',
+    template: { name: 'x', language: { code: 'en' } },
+  } as const;
+
+  it.each([
+    [
+      'throws',
+      () => Promise.reject(new Error('ECONNREFUSED redis')),
+      /the service window's store failed \(Error\)/,
+    ],
+    ['answers a string (fails closed, not open)', async () => String(Date.now()), /answered a string/],
+    ['answers NaN', async () => Number.NaN, /answered NaN/],
+  ])('a store that %s: NotSentError (certainly not sent), no request', async (_, lastInbound, message) => {
+    let requests = 0;
+    server.use(
+      http.post(`${GW}/v1/wa/message`, () => {
+        requests++;
+        return HttpResponse.json(sendOk());
+      }),
+    );
+    const gw = new GatewayClient({
+      apiKey: API_KEY,
+      baseUrl: GW,
+      rateLimit: false,
+      serviceWindow: windowOf(lastInbound),
+    });
+    const sent = gw.messages.send(text);
+    await expect(sent).rejects.toThrow(NotSentError);
+    await expect(sent).rejects.toThrow(message);
+    const results = [];
+    for await (const r of gw.messages.sendMany([text])) results.push(r);
+    expect(results[0]).toMatchObject({ ok: false, notSent: true, error: { name: 'NotSentError' } });
+    expect(requests).toBe(0);
+  });
+
+  it('a store that never answers is bounded by timeoutMs (TimeoutError, nothing sent) and by the signal', async () => {
+    const gw = new GatewayClient({
+      apiKey: API_KEY,
+      baseUrl: GW,
+      rateLimit: false,
+      timeoutMs: 50,
+      serviceWindow: windowOf(never),
+    });
+    const timedOut = gw.messages.send(text);
+    await expect(timedOut).rejects.toThrow(TimeoutError);
+    await expect(timedOut).rejects.toMatchObject({ mayHaveBeenSent: false, timeoutMs: 50 });
+    const stop = new AbortController();
+    const aborted = gw.messages.send(text, { signal: stop.signal, timeoutMs: 60_000 });
+    stop.abort(new Error('caller gave up'));
+    await expect(aborted).rejects.toThrow('caller gave up');
+  });
+
+  it('a catalogue store that never answers is bounded by the signal', async () => {
+    const catalog = new TemplateCatalog({
+      store: { get: never, update: never, list: never } as unknown as TemplateStore,
+    });
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false, templates: catalog });
+    const stop = new AbortController();
+    const sent = gw.messages.send(template, { signal: stop.signal });
+    stop.abort(new Error('caller gave up'));
+    await expect(sent).rejects.toThrow('caller gave up');
+  });
+
+  it('sendMany ends once its signal aborts, though the store never answers: every message notSent', async () => {
+    const stop = new AbortController();
+    // The first read aborts the batch while it and a second read hang.
+    const store = windowOf(() => {
+      queueMicrotask(() => stop.abort(new Error('operator stop')));
+      return never();
+    });
+    const gw = new GatewayClient({
+      apiKey: API_KEY,
+      baseUrl: GW,
+      rateLimit: false,
+      timeoutMs: 60_000,
+      serviceWindow: store,
+    });
+    const results = [];
+    for await (const r of gw.messages.sendMany([text, text, text], { signal: stop.signal, concurrency: 2 })) {
+      results.push(r);
+    }
+    expect(results.map((r) => !r.ok && r.notSent)).toEqual([true, true, true]);
   });
 });

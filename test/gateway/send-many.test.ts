@@ -8,6 +8,7 @@ import {
   PaymentRequiredError,
   RateLimitError,
   type SendLimiter,
+  type SendManyProgress,
   type SendManyResult,
 } from '../../src/index.js';
 import { captureLogger } from '../helpers/capture-logger.js';
@@ -388,6 +389,51 @@ describe('messages.sendMany', () => {
     // While m0 was slow the pool went on, up to concurrency × 4 = 16 messages ahead (a window stops at 4).
     expect(requestsAtFirst).toBe(16);
     expect(stats.requests).toBe(30);
+  });
+
+  it('onProgress names the messages a crash leaves in doubt: none at or past inDoubtUntil was requested', async () => {
+    // Message 0 is held until the pool is full, so results wait for it: the window is concurrency * 4, not
+    // concurrency. Every request must be for a message below the last report's bound.
+    const concurrency = 2;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const requested: number[] = [];
+    let bound = concurrency * 4;
+    const beyond: number[] = [];
+    server.use(
+      http.post(`${GW}/v1/wa/message`, async ({ request }) => {
+        const body = (await request.json()) as { to: string; text: { body: string } };
+        const index = Number(body.text.body.slice(1));
+        requested.push(index);
+        if (index >= bound) beyond.push(index);
+        if (requested.length === concurrency * 4) release();
+        if (index === 0) await held;
+        return HttpResponse.json({
+          isSuccess: true,
+          data: { contacts: [], messages: [{ id: `wamid.${body.text.body}` }] },
+        });
+      }),
+    );
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false });
+    const reports: SendManyProgress[] = [];
+    const results = await collect(
+      gw.messages.sendMany(
+        Array.from({ length: 30 }, (_, i) => msg(i)),
+        {
+          concurrency,
+          onProgress: (p) => {
+            reports.push(p);
+            bound = p.inDoubtUntil;
+          },
+        },
+      ),
+    );
+    expect(results.every((r) => r.ok)).toBe(true);
+    // Before the first report, the pool had taken 8 messages: more than `done + concurrency` (2).
+    expect(requested.slice(0, 8).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(beyond).toEqual([]);
+    expect(reports[0]).toMatchObject({ done: 1, inDoubtUntil: 1 + concurrency * 4 });
+    expect(reports.at(-1)).toMatchObject({ done: 30, inDoubtUntil: 30 });
   });
 
   it('a slow source does not hold back results that are ready: each is yielded before the next item is read', async () => {

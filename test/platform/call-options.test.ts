@@ -126,6 +126,17 @@ describe('per-call options on every platform method', () => {
     expect(seen[0]?.get('x-call')).toBe(name);
   });
 
+  it.each(calls)('%s reads null options as none, as JavaScript callers pass them', async (_name, call) => {
+    // A 400: what matters is that the request went out, not a TypeError.
+    const seen = answerAll(() => HttpResponse.json({}, { status: 400 }));
+    const error = await call(null as unknown as RequestOptions).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).not.toBeInstanceOf(TypeError);
+    expect(seen.length).toBeGreaterThan(0);
+  });
+
   it.each(calls)('%s times out after the per-call timeoutMs', async (_name, call) => {
     // The server never answers: only this call's timeout (the client's is 30 s) can end the call in time.
     const seen = answerAll(async () => {

@@ -246,9 +246,39 @@ describe('PublicApiClient.request', () => {
     await expect(api().request('DELETE', '/wa/a1/templates/t1')).rejects.toBeInstanceOf(AuthenticationError);
   });
 
-  it.each(['wa/a1', '//evil.test/x', '/x?y=1'])('rejects the path %s before any request', async (path) => {
+  it.each([
+    'wa/a1',
+    '//evil.test/x',
+    '/x?y=1',
+    // Dot segments: the URL parser resolves them (also encoded, or after `\`), so the secret key would go above the base.
+    '/../../admin/keys',
+    '/%2e%2e/%2e%2e/admin',
+    '/%2E%2e/admin',
+    '/.%2E/admin',
+    '/./../x',
+    '/wa/..',
+    '/wa/.',
+    '/wa\\..\\..\\admin',
+    '/.\t./admin',
+  ])('rejects the path %j before any request', async (path) => {
+    const seen: string[] = [];
+    server.use(
+      http.all('*', ({ request }) => {
+        seen.push(request.url);
+        return HttpResponse.json({ ok: 1 });
+      }),
+    );
     await expect(api().request('GET', path)).rejects.toBeInstanceOf(ConfigurationError);
+    expect(seen).toEqual([]);
   });
+
+  it.each(['/wa/a1/templates/..x', '/wa/.well-known', '/wa/a1/t...', '/wa/%2e%2ex'])(
+    'accepts the path %j: a dot in a name is no dot segment',
+    async (path) => {
+      server.use(http.get(`${API}/*`, () => HttpResponse.json({ ok: 1 })));
+      expect(await api().request('GET', path)).toEqual({ ok: 1 });
+    },
+  );
 });
 
 describe('PublicApiClient construction', () => {

@@ -1043,9 +1043,11 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
       /`key` must be a function/,
     );
     await expect(queue.inDoubt('opts', null as never)).rejects.toBeInstanceOf(ConfigurationError);
-    for (const limit of [Number.NaN, 1.5, 0]) {
+    for (const limit of [Number.NaN, 1.5, 0, Number.POSITIVE_INFINITY]) {
       await expect(queue.inDoubt('opts', { limit })).rejects.toThrow(/`limit`/);
     }
+    // No upper bound: a large campaign cut by a failover may need every doubt listed.
+    await expect(queue.inDoubt('opts', { limit: 100_000 })).resolves.toEqual([]);
     for (const olderThanMs of [Number.NaN, -1, '5' as never]) {
       await expect(queue.inDoubt('opts', { olderThanMs })).rejects.toThrow(/`olderThanMs`/);
     }
