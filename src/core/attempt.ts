@@ -10,8 +10,11 @@ import { failedBeforeSending } from './retry-policy.js';
 import { scrubError } from './secrets.js';
 import type { TransportRequest } from './transport-request.js';
 
-/** A fault observed while waiting for or reading an answer. */
-export type Phase = 'connect' | 'body';
+/**
+ * Where a fault was observed: `unstarted` (the fetch threw before returning its promise: no request), `connect`
+ * (waiting for the answer: sent or not by its errno), `body` (reading the answer: sent).
+ */
+export type Phase = 'unstarted' | 'connect' | 'body';
 
 /**
  * One attempt of a request: the signal its fetch follows, its deadline (in the transport's `Deadlines`), and
@@ -94,7 +97,7 @@ export class Exchange implements Expiring {
     const { signal, method, path } = this.options;
     if (signal?.aborted) return signal.reason;
     const errno = errnoOf(error);
-    const sent = phase === 'body' || !failedBeforeSending(errno);
+    const sent = phase === 'body' || (phase === 'connect' && !failedBeforeSending(errno));
     const what = `${method} ${path}`;
     const consequence = !sent
       ? ' Nothing reached the server.'

@@ -356,8 +356,20 @@ export class Transport {
       let response: Response;
       options.onSend?.();
       try {
-        response = await (config.fetch ?? globalThis.fetch)(this.#url(options), init);
+        // Called apart from its await: a fetch that throws at once (a custom fetch's bug, a bad input) started no
+        // request, so nothing was sent.
+        let started: Promise<Response>;
+        try {
+          started = (config.fetch ?? globalThis.fetch)(this.#url(options), init);
+        } catch (error) {
+          throw new FetchNotStarted(error);
+        }
+        response = await started;
       } catch (error) {
+        if (error instanceof FetchNotStarted) {
+          release?.();
+          throw x.fault(error.cause, 'unstarted');
+        }
         // Answered (or failed): the limiter may count this request's window from now.
         release?.();
         if (this.#refuseRedirects && refusedRedirect(error)) throw this.#refusedRedirect(options);
@@ -728,4 +740,9 @@ function failureMeta(options: TransportRequest, attempt: number, error: unknown)
 function statusOf(error: WaGatewayError): number | undefined {
   const status = (error as { status?: unknown }).status;
   return typeof status === 'number' ? status : undefined;
+}
+
+/** A fetch that threw before returning its promise: no request was started. */
+class FetchNotStarted {
+  constructor(readonly cause: unknown) {}
 }

@@ -339,6 +339,22 @@ function slowText(chunks: string[], gapMs: number) {
   });
 }
 
+describe('a fetch that throws before returning its promise', () => {
+  it('started no request: a ConnectionError saying nothing was sent, retried like any unsent request', async () => {
+    let calls = 0;
+    const throwing = (() => {
+      calls++;
+      throw new TypeError('custom fetch bug');
+    }) as unknown as typeof fetch;
+    const e = await transport({ maxRetries: 1, fetch: throwing })
+      .json({ method: 'POST', path: '/sync', body: {} })
+      .catch((x: unknown) => x);
+    expect(e).toMatchObject({ name: 'ConnectionError', mayHaveBeenSent: false });
+    expect((e as Error).message).toContain('Nothing reached the server');
+    expect(calls).toBe(2); // not sent, so a POST is retried
+  });
+});
+
 describe('scrub', () => {
   it('hides every non-empty secret, however short', () => {
     expect(scrub('user ab1 failed with ab1', ['ab1', ''])).toBe('user [redacted] failed with [redacted]');
