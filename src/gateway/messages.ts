@@ -1,5 +1,6 @@
 import { onAbort } from '../core/abort.js';
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
+import { Deadlines } from '../core/attempt.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { durationMs, MAX_TIMER_MS } from '../core/duration.js';
 import {
@@ -91,6 +92,8 @@ export class Messages {
   readonly #templates: TemplateCatalog | undefined;
   /** The client's `timeoutMs`: what bounds a store's read before a send when the call sets none. */
   readonly #timeoutMs: number;
+  /** The deadlines of the reads before sends (`#beforeRequest`): one timer for all of them. */
+  readonly #deadlines = new Deadlines();
   /** One send with the client's checks (the catalogue's, then the service window's in `#post`). */
   readonly #checkedPost: PostSend;
 
@@ -205,13 +208,15 @@ export class Messages {
     const timeoutMs = durationMs(request.timeoutMs, 'timeoutMs', this.#timeoutMs);
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (stopSignal?.aborted) return Promise.reject(stopSignal.reason);
-    const unlink: (() => void)[] = [];
-    let timer: ReturnType<typeof setTimeout> | undefined;
     return new Promise<R>((resolve, reject) => {
-      for (const s of [signal, stopSignal]) if (s) unlink.push(onAbort(s, () => reject(s.reason)));
-      timer = setTimeout(
-        () =>
-          reject(
+      // Its deadline is an entry in the resource's one timer, as a request's is in the transport's: a timer per
+      // send costs a checked send's throughput (bench/checked-sends.bench.ts).
+      const deadline = {
+        at: 0,
+        slot: -1,
+        expire: () =>
+          settle(
+            reject,
             new TimeoutError(
               `Not sent: ${what} did not answer within ${timeoutMs} ms. Nothing reached the server.`,
               {
@@ -220,12 +225,27 @@ export class Messages {
               },
             ),
           ),
-        Math.min(timeoutMs, MAX_TIMER_MS),
-      );
-      Promise.resolve()
-        .then(read)
-        .then(resolve, (error: unknown) =>
-          reject(
+      };
+      const unlinkSignal = onAbort(signal, () => settle(reject, signal?.reason));
+      const unlinkStop = onAbort(stopSignal, () => settle(reject, stopSignal?.reason));
+      const settle = <V>(end: (value: V) => void, value: V): void => {
+        this.#deadlines.clear(deadline);
+        unlinkSignal();
+        unlinkStop();
+        end(value);
+      };
+      this.#deadlines.add(deadline, Math.min(timeoutMs, MAX_TIMER_MS));
+      let pending: Promise<R>;
+      try {
+        pending = read();
+      } catch (error) {
+        pending = Promise.reject(error);
+      }
+      pending.then(
+        (value) => settle(resolve, value),
+        (error: unknown) =>
+          settle(
+            reject,
             error instanceof WaGatewayError
               ? error
               : new NotSentError(
@@ -233,10 +253,7 @@ export class Messages {
                   { cause: error },
                 ),
           ),
-        );
-    }).finally(() => {
-      clearTimeout(timer);
-      for (const stop of unlink) stop();
+      );
     });
   }
 
