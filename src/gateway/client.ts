@@ -108,6 +108,16 @@ export class GatewayClient {
       retryRules: GATEWAY_RETRY_RULES,
       secrets: () => [this.#apiKey],
     });
+    // Every option is checked before the limiter and the transport are built (CONTRIBUTING.md, "Following a
+    // client's options").
+    const sends = {
+      messagingProduct: messagingProductOf(options.messagingProduct),
+      retryInFlight: optionalBoolean(options.retryInFlightSends, 'retryInFlightSends') ?? false,
+      timeoutMs: config.timeoutMs,
+      serviceWindow: shaped(options, 'serviceWindow'),
+      campaigns: shaped(options, 'campaigns'),
+      templates: shaped(options, 'templates'),
+    };
     this.rateLimiter = toRateLimiter(options.rateLimit);
     // A limiter built here (not one the caller shares) only limits this client: a second such client on one key
     // (a client per request) is the usual cause of a RATE_001 storm.
@@ -125,14 +135,7 @@ export class GatewayClient {
         advice: (origin) => refusedSecretAdvice(apiKey, GATEWAY_KEY, origin),
       },
     });
-    this.messages = new Messages(transport, {
-      messagingProduct: messagingProductOf(options.messagingProduct),
-      retryInFlight: optionalBoolean(options.retryInFlightSends, 'retryInFlightSends') ?? false,
-      timeoutMs: config.timeoutMs,
-      serviceWindow: shaped(options, 'serviceWindow'),
-      campaigns: shaped(options, 'campaigns'),
-      templates: shaped(options, 'templates'),
-    });
+    this.messages = new Messages(transport, sends);
     this.media = new Media(transport);
   }
 
