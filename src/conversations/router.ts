@@ -853,7 +853,9 @@ function templateReply(to: string, template: ReplyTemplate): OutboundTemplateMes
 }
 
 /** What the router reads of each kind of event besides `kind`: a value without it did not come from `parseWebhook`. */
-const EVENT_FIELDS: Readonly<Record<WebhookEvent['kind'], Readonly<Record<string, 'object' | 'string'>>>> = {
+const EVENT_FIELDS: Readonly<
+  Partial<Record<WebhookEvent['kind'], Readonly<Record<string, 'object' | 'string'>>>>
+> = {
   message: { message: 'object', idempotencyKey: 'string' },
   status: { status: 'object' },
   template_status: { template: 'object' },
@@ -864,10 +866,14 @@ const EVENT_FIELDS: Readonly<Record<WebhookEvent['kind'], Readonly<Record<string
 /** Refuses a value that is no webhook event, rather than failing on it with a `TypeError` (or routing it as one). */
 function checkEvent(event: unknown): asserts event is WebhookEvent {
   const kind = (event as { kind?: unknown } | null)?.kind;
+  // Any kind named by a string is an event (a kind added later reaches `otherwise`); the kinds the router reads
+  // fields of must carry them.
   const fields =
-    typeof kind === 'string' && Object.hasOwn(EVENT_FIELDS, kind)
-      ? EVENT_FIELDS[kind as WebhookEvent['kind']]
-      : undefined;
+    typeof kind !== 'string'
+      ? undefined
+      : Object.hasOwn(EVENT_FIELDS, kind)
+        ? EVENT_FIELDS[kind as WebhookEvent['kind']]
+        : {};
   const missing =
     fields === undefined
       ? 'kind'
