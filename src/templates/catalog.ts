@@ -161,6 +161,13 @@ export interface TemplateStateInput {
  */
 export class TemplateCatalog {
   readonly store: TemplateStore;
+  /**
+   * @internal Whether the store is this process's memory (it answers at once and cannot hang). Asked here, so a
+   * module that only holds a catalogue imports none of this file's values (its bundle chunks stay apart).
+   */
+  get storeIsLocal(): boolean {
+    return this.store instanceof MemoryTemplateStore;
+  }
   readonly #definitions = new Map<string, TemplateDefinition>();
 
   constructor(options: TemplateCatalogOptions = {}) {
