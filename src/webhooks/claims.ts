@@ -28,12 +28,11 @@ export const ON_EVENT_FAILED = 'onEvent failed; answering 500 so the gateway ret
  * message may hold the application's data), so say where the error itself can be seen.
  */
 export const ON_ERROR_HINT =
-  '. The error itself is not logged (it may hold your data): to see it, pass ' +
-  '`onError: (error, info) => console.error(info.stage, error)` (or your own reporting)';
+  '. The error is not logged (it may hold your data): to see it, pass ' +
+  '`onError: (error, info) => console.error(info.stage, error)`';
 const RENEW_FAILED =
   'The dedupe store failed to renew a claim while onEvent runs; if no renewal succeeds, the claim ends with its lease';
-const CLAIM_LOST =
-  'A claim ran out while onEvent was still running; another instance may run the same event too';
+const CLAIM_LOST = 'A claim ran out while onEvent ran; another instance may run the event too';
 
 /** What the claim logic needs from the resolved handler options. */
 export interface ClaimDeps {
@@ -106,8 +105,8 @@ async function runClaimed(
       await activeStore.release(key);
     } catch (releaseError) {
       eventFailed(
-        `The dedupe store failed to release a claim; it ends by itself within claimLeaseMs (${claimLeaseMs} ms), ` +
-          'and a retry arriving after that processes the event',
+        `The dedupe store failed to release a claim; it ends within claimLeaseMs (${claimLeaseMs} ms), ` +
+          'then a retry processes the event',
         releaseError,
         'dedupe',
         event,

@@ -285,6 +285,9 @@ export function resolveOptions(
         index,
       });
     }
+    // Docker's --env-file and some .env loaders keep a value's quotes; every delivery would then get a 401.
+    if (/^(["']).*\1$/.test(s))
+      log(logger, 'warn', 'A webhook secret is in quotes (kept by an env file?)', { index });
   });
   const onEvent = options.onEvent;
   if (typeof onEvent !== 'function') throw new ConfigurationError(`${fn}: \`onEvent\` must be a function`);

@@ -109,7 +109,7 @@ describe('claim leases', () => {
       expect(attempts.map((x) => x.status)).toEqual([500, 200]);
       expect(runs).toBe(2);
       expect(logged.find((m) => m.includes('failed to release'))).toMatch(
-        /ends by itself within claimLeaseMs \(800 ms\)/,
+        /ends within claimLeaseMs \(800 ms\)/,
       );
     } finally {
       server.closeAllConnections();

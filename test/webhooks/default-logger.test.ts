@@ -62,6 +62,26 @@ describe('the webhook handler logs to the console by default', () => {
     expect(printed).not.toContain('short"');
   });
 
+  it('a secret in quotes (kept by an env file) is warned about at creation, without the secret', async () => {
+    for (const quoted of [`"${SECRET}"`, `'${SECRET}'`]) {
+      const warnings: { message: string; meta: unknown }[] = [];
+      const logger = { warn: (message: string, meta: unknown) => void warnings.push({ message, meta }) };
+      createWebhookHandler({ secret: [SECRET, quoted], logger, onEvent: () => {} });
+      expect(warnings).toEqual([
+        { message: 'A webhook secret is in quotes (kept by an env file?)', meta: { index: 1 } },
+      ]);
+    }
+    // Quotes inside a secret, or at one end only, are a secret's own characters.
+    const quiet: string[] = [];
+    const logger = { warn: (message: string) => void quiet.push(message) };
+    createWebhookHandler({
+      secret: [`"${SECRET}`, `${SECRET}'`, `a"${SECRET}"b`],
+      logger,
+      onEvent: () => {},
+    });
+    expect(quiet).toEqual([]);
+  });
+
   it('logger: false silences it; a logger of your own replaces it', async () => {
     const silent = await consoleOutput(async () => {
       const handler = createWebhookHandler({ secret: 'short', logger: false, onEvent: () => {} });

@@ -443,9 +443,8 @@ describe('createWebhookHandler: an onEvent failure without onError', () => {
       {
         level: 'error',
         message:
-          'onEvent failed; answering 500 so the gateway retries the delivery. The error itself is not logged (it may ' +
-          'hold your data): to see it, pass `onError: (error, info) => console.error(info.stage, error)` (or your ' +
-          'own reporting)',
+          'onEvent failed; answering 500 so the gateway retries the delivery. The error is not logged (it may ' +
+          'hold your data): to see it, pass `onError: (error, info) => console.error(info.stage, error)`',
         meta: { kind: 'message', index: 0, errorName: 'Error' },
       },
     ]);
