@@ -79,11 +79,12 @@ export function createRequestHandler(
   const hasOnError = typeof onError === 'function';
   /** One failure about one event: an operational line for the logger (never the payload) and the error to onError. */
   const eventFailed: EventFailed = (message, error, stage, event, index, level = 'error') => {
-    const hint = stage === 'onEvent' && !hasOnError ? ON_ERROR_HINT : '';
-    logLine(level, message + hint, {
+    // Every stage names the error's class and how to see the error itself: a dedupe store bound to the wrong
+    // Durable Object class is otherwise one anonymous warning per event.
+    logLine(level, message + (hasOnError ? '' : ON_ERROR_HINT), {
       kind: event.kind,
       index,
-      ...(stage === 'onEvent' ? { errorName: errorNameOf(error) } : {}),
+      errorName: errorNameOf(error),
     });
     report(error, { stage, event, index });
   };

@@ -170,4 +170,40 @@ describe('claims are leases, and unknown store answers are errors', () => {
       ]);
     }
   });
+
+  it('a store that throws is named in the log line (its class, and how to see the error), never its message', async () => {
+    // What a dedupe store bound to the wrong Durable Object class looks like from here: a typed error each claim.
+    class MisboundStoreError extends Error {
+      override name = 'MisboundStoreError';
+    }
+    const logged: { message: string; meta: unknown }[] = [];
+    const handler = createWebhookHandler({
+      secret: 'store-test-secret-0123456789abcdef',
+      logger: { warn: (message, meta) => void logged.push({ message, meta }) },
+      dedupe: {
+        claim: () => {
+          throw new MisboundStoreError('the binding answered wamid.HBgLOTk4OTAxMjM0NTY3');
+        },
+        release: () => {},
+      },
+      onEvent: () => {},
+    });
+    const res = await handler(
+      new Request('https://hook.test/', {
+        method: 'POST',
+        headers: { authorization: 'Bearer store-test-secret-0123456789abcdef' },
+        body: JSON.stringify(statusEnvelope(statusObject('read'))),
+      }),
+    );
+    expect(res.status).toBe(200); // onStoreUnavailable 'process': run without deduplication rather than lose it
+    expect(logged).toEqual([
+      {
+        message: expect.stringMatching(
+          /^The dedupe store failed to claim an event \(stage dedupe\); running onEvent without deduplication\. The error is not logged .*pass `onError/,
+        ),
+        meta: { kind: 'status', index: 0, errorName: 'MisboundStoreError' },
+      },
+    ]);
+    expect(JSON.stringify(logged)).not.toContain('wamid');
+  });
 });
