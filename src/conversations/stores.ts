@@ -3,7 +3,7 @@
  * `wa-gateway-sdk/redis` has `RedisSessionStore` and `RedisWindowStore` for many processes.
  */
 import { LocalLocks } from '../core/local-locks.js';
-import type { WindowStore } from '../gateway/service-window.js';
+import { checkInbound, checkWindowCustomer, type WindowStore } from '../gateway/service-window.js';
 import { ConversationError } from './errors.js';
 
 export type { WindowStore } from '../gateway/service-window.js';
@@ -142,11 +142,13 @@ export class MemoryWindowStore implements WindowStore {
   readonly #last = new Map<string, number>();
 
   async recordInbound(customer: string, atMs: number): Promise<void> {
+    checkInbound('MemoryWindowStore.recordInbound', customer, atMs);
     const before = this.#last.get(customer);
     if (before === undefined || before < atMs) this.#last.set(customer, atMs);
   }
 
   async lastInbound(customer: string): Promise<number | undefined> {
+    checkWindowCustomer('MemoryWindowStore.lastInbound', customer);
     return this.#last.get(customer);
   }
 }

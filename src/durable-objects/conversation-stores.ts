@@ -7,6 +7,7 @@ import { ConversationError } from '../conversations/errors.js';
 import type { SessionLock, SessionStore, WindowStore } from '../conversations/index.js';
 import { durationMs } from '../core/duration.js';
 import { keepRenewed } from '../core/lease.js';
+import { checkInbound, checkWindowCustomer } from '../gateway/service-window.js';
 import {
   type Binding,
   callObject,
@@ -240,6 +241,7 @@ export class DurableObjectWindowStore implements WindowStore {
    * await window.recordInbound('998901234567', Date.now());
    */
   async recordInbound(customer: string, atMs: number): Promise<void> {
+    checkInbound('DurableObjectWindowStore.recordInbound', customer, atMs);
     await callObject(
       this.#binding,
       `window:${customer}`,
@@ -257,6 +259,7 @@ export class DurableObjectWindowStore implements WindowStore {
    */
   async lastInbound(customer: string): Promise<number | undefined> {
     const op = 'DurableObjectWindowStore.lastInbound';
+    checkWindowCustomer(op, customer);
     const answer = await callObject(this.#binding, `window:${customer}`, 'window.last', {}, op);
     if (answer === null) return undefined;
     if (typeof answer !== 'number') throw unexpectedAnswer(op, 'a time that is not a number');

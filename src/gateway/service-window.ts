@@ -3,7 +3,7 @@
  * free-form send goes through, with the error it throws. The conversations router records the times; both it and
  * `GatewayClient`'s `serviceWindow` apply the guard from here.
  */
-import { brandError, NotSentError, WaGatewayError } from '../core/errors.js';
+import { brandError, invalidArgument, NotSentError, requireText, WaGatewayError } from '../core/errors.js';
 
 /** "Non-template messages can only be sent within 24 hours of the last message from the user." */
 export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -15,6 +15,35 @@ export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
 export interface WindowStore {
   recordInbound(customer: string, atMs: number): Promise<void>;
   lastInbound(customer: string): Promise<number | undefined>;
+}
+
+/**
+ * A `WindowStore` call's customer, checked alike by every store: a phone number or a user id. Unchecked, a `null`
+ * became one key shared by every such call. Throws the SDK's argument error (`MessageValidationError`).
+ *
+ * @example
+ * checkWindowCustomer('MyWindowStore.lastInbound', customer);
+ */
+export function checkWindowCustomer(call: string, customer: unknown): void {
+  requireText(call, 'customer', customer, "the customer's phone number or user id");
+}
+
+/**
+ * `recordInbound`'s arguments, checked alike by every store: the customer, and a time in ms since the epoch
+ * (unchecked, a missing one was stored as 1 ms after the epoch).
+ *
+ * @example
+ * checkInbound('MyWindowStore.recordInbound', customer, atMs);
+ */
+export function checkInbound(call: string, customer: unknown, atMs: unknown): void {
+  checkWindowCustomer(call, customer);
+  if (typeof atMs !== 'number' || !Number.isFinite(atMs))
+    throw invalidArgument(
+      call,
+      ['atMs'],
+      `must be a time in ms since the epoch; got ${typeof atMs === 'number' ? String(atMs) : `a ${atMs === null ? 'null' : typeof atMs}`}`,
+      'atMs.time',
+    );
 }
 
 /**

@@ -8,6 +8,7 @@ import { ConversationError } from '../conversations/errors.js';
 import type { SessionLock, SessionStore, WindowStore } from '../conversations/stores.js';
 import { durationMs } from '../core/duration.js';
 import { storableJson } from '../core/serialise.js';
+import { checkInbound, checkWindowCustomer } from '../gateway/service-window.js';
 import type { RedisClient } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { hashId, type KeySpace } from './keys.js';
@@ -189,12 +190,14 @@ export class RedisWindowStore implements WindowStore {
 
   async recordInbound(customer: string, atMs: number): Promise<void> {
     const op = 'RedisWindowStore.recordInbound';
+    checkInbound(op, customer, atMs);
     const key = this.#key(customer);
     await call(op, () => KEEP_LATEST.run(this.#redis, [writes(key, this.#ttlMs)], [Math.floor(atMs)]));
   }
 
   async lastInbound(customer: string): Promise<number | undefined> {
     const op = 'RedisWindowStore.lastInbound';
+    checkWindowCustomer(op, customer);
     const raw = await call(op, () => this.#redis.get(this.#key(customer)));
     return raw === null ? undefined : expectNumber(op, raw);
   }

@@ -5,6 +5,7 @@
  * dead holder's lock runs out on) runs on shared backends only.
  */
 import { expect, it } from 'vitest';
+import type { MessageValidationError } from '../../src/core/errors.js';
 import { TemplateCatalog } from '../../src/templates/catalog.js';
 import { statusObject } from '../../src/testing/webhook-fixtures.js';
 import { StatusTracker, type WebhookStatus } from '../../src/webhooks/index.js';
@@ -195,6 +196,28 @@ export function storeContracts(backend: StoreBackend): void {
     expect(await backend.window().lastInbound(c)).toBe(2_000);
     await window.recordInbound(c, 3_000);
     expect(await window.lastInbound(c)).toBe(3_000);
+  });
+
+  it('window: a customer that is not text, or a time that is not one, is refused before anything is stored', async () => {
+    const window = backend.window();
+    const c = unique('c');
+    const refused = async (call: Promise<unknown>, path: string) => {
+      const error = await call.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      // By name: inside workerd the error is another realm's class.
+      expect((error as Error).name).toBe('MessageValidationError');
+      expect((error as MessageValidationError).issues.map((i) => i.path.join('.'))).toEqual([path]);
+    };
+    await refused(window.recordInbound(null as never, 5_000), 'customer');
+    await refused(window.recordInbound('  ', 5_000), 'customer');
+    await refused(window.lastInbound(undefined as never), 'customer');
+    for (const atMs of [null, undefined, '5000', Number.NaN, Number.POSITIVE_INFINITY])
+      await refused(window.recordInbound(c, atMs as never), 'atMs');
+    // Nothing was written under the customer, nor under a key spelt from null.
+    expect(await window.lastInbound(c)).toBeUndefined();
+    expect(await window.lastInbound('null')).toBeUndefined();
   });
 
   // Delivery statuses (StatusTracker's rules).

@@ -132,6 +132,7 @@ export default {
             failure: e['failure'],
             reason: e['reason'],
             operation: e['operation'],
+            issues: e['issues'],
           },
         },
         { status: 500 },
