@@ -87,12 +87,27 @@ function failure(file: string, rule: string, message: string): SourceFailure {
 }
 
 async function jsonSource(file: string): Promise<TemplateSource[] | SourceFailure> {
-  const text = await readFile(file, 'utf8');
+  let text: string;
   try {
-    return [{ file, label: file, input: JSON.parse(text) }];
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    // One unreadable file (a dangling link, no permission) is its own row: the others are still checked.
+    const code = (error as { code?: string }).code;
+    return failure(file, 'file.read', `The file could not be read${code ? ` (${code})` : ''}.`);
+  }
+  try {
+    return [{ file, label: file, input: parseJsonFile(text) }];
   } catch (error) {
     return failure(file, 'json.parse', `The file is not valid JSON: ${(error as Error).message}.`);
   }
+}
+
+/**
+ * A JSON file's text parsed, without the byte order mark some editors (Windows Notepad) write before it, which
+ * `JSON.parse` refuses. Throws `JSON.parse`'s error otherwise.
+ */
+export function parseJsonFile(text: string): unknown {
+  return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 }
 
 async function moduleSources(

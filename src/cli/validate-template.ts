@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { TemplateIssue } from '../core/errors.js';
 import { validateTemplate } from '../templates/validate.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
+import { parseJsonFile } from './template-sources.js';
 
 export const usage = `Usage: wa-gateway validate-template <file.json>... [--json]
 
@@ -30,7 +31,7 @@ async function check(file: string): Promise<FileResult> {
   }
   let input: unknown;
   try {
-    input = JSON.parse(text);
+    input = parseJsonFile(text);
   } catch (error) {
     const message = `The file is not valid JSON: ${(error as Error).message}.`;
     return { file, valid: false, issues: [{ code: null, rule: 'json.parse', path: [], field: '', message }] };

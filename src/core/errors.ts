@@ -636,15 +636,21 @@ export function invalidArgument(
 
 /**
  * A text argument a call cannot go without (an id, a name): returned when it holds something besides spaces, else
- * the argument error of the rule above, rule `<name>.required`, saying what to give.
+ * the argument error of the rule above, rule `<name>.required`, saying what is wrong (missing, empty, not a
+ * string) and what to give.
  *
  * @example
  * const id = requireText('media.download', 'mediaId', mediaId, 'the media id (image.id, ... of an incoming message)');
  */
 export function requireText(call: string, name: string, value: unknown, give: string): string {
   if (typeof value === 'string' && value.trim() !== '') return value;
-  const what = value === undefined || value === null ? 'missing' : 'empty';
-  throw invalidArgument(call, [name], `is ${what}: give ${give}`, `${name}.required`);
+  const what =
+    value === undefined || value === null
+      ? 'is missing'
+      : typeof value === 'string'
+        ? 'is empty'
+        : `must be a string (got ${typeof value})`;
+  throw invalidArgument(call, [name], `${what}: give ${give}`, `${name}.required`);
 }
 
 /** The answer a call got, as an error reports it. */

@@ -4,7 +4,7 @@
  * check the sandbox uses too (`templates/send-check.ts`).
  */
 import { ConfigurationError } from '../core/errors.js';
-import type { TemplateCatalog } from '../templates/catalog.js';
+import { catalogProblem, type TemplateCatalog } from '../templates/catalog.js';
 import type { TemplateDefinition, UntypedTemplateSendValues } from '../templates/define.js';
 import { TemplateSendError, type TemplateSendInput, unknownProblem } from '../templates/send-check.js';
 import type { OutboundTemplateMessage } from './message-schema.js';
@@ -33,11 +33,21 @@ export async function sendTemplateMessage(
   try {
     return { to, type: 'template', template: await fromCatalog(catalog, template, values) };
   } catch (error) {
-    throw readError(CALLER, error);
+    // The store's own failure is not the arguments': it rejects as it is, so the send turns it into `NotSentError`.
+    throw error instanceof StoreFailure ? error.error : readError(CALLER, error);
   }
 }
 
 const CALLER = 'sendTemplate';
+
+/** A rejection of the catalogue's store, carried past the argument reads' `readError`. */
+class StoreFailure {
+  constructor(readonly error: unknown) {}
+}
+
+function fromStore<T>(read: Promise<T>): Promise<T> {
+  return read.catch((error: unknown) => Promise.reject(new StoreFailure(error)));
+}
 
 async function fromCatalog(
   catalog: TemplateCatalog | undefined,
@@ -54,32 +64,48 @@ async function fromCatalog(
     );
   let name: string;
   let language: string;
-  let definition: TemplateDefinition | undefined;
+  let given: TemplateDefinition | undefined;
   if (typeof template === 'string') {
     name = template;
     language = values.language ?? (await onlyLanguage(catalog, template));
-    definition = (await catalog.get(name, language))?.definition;
   } else if (typeof template === 'object' && template !== null && typeof template.name === 'string') {
     name = template.name;
     language = values.language ?? template.language;
-    definition = language === template.language ? template : (await catalog.get(name, language))?.definition;
+    if (language === template.language) given = template;
   } else {
     throw new ConfigurationError('sendTemplate takes a definition (from defineTemplate) or a template name.');
   }
+  const found = await fromStore(catalog.lookup(name, language));
+  const definition = given ?? found.entry?.definition;
   const components = templateComponents(definition, values, CALLER);
-  const problem = await catalog.problem({ name, language: { code: language }, components });
+  const problem = catalogProblem(found, { name, language: { code: language }, components });
   if (problem) throw new TemplateSendError({ name, language }, problem);
+  if (definition === undefined && components.some((c) => (c as { type: string }).type !== 'body'))
+    throw noDefinition(name, language);
   return templateObject(name, language, components);
 }
 
 /** The one language a catalogue knows `name` in; a send by name without `language` needs exactly one. */
 async function onlyLanguage(catalog: TemplateCatalog, name: string): Promise<string> {
-  const languages = await catalog.languages(name);
+  const languages = await fromStore(catalog.languages(name));
   if (languages.length === 1) return languages[0]!;
   if (languages.length === 0)
     throw new TemplateSendError({ name, language: '(none given)' }, unknownProblem(name));
   throw new ConfigurationError(
     `sendTemplate('${name}') needs { language }: the catalogue has it in ${languages.join(', ')}.`,
+  );
+}
+
+/**
+ * A send by name of a template the catalogue knows only by its state (`catalog.record`, a status event): how its
+ * header and buttons take their values (a media kind, a URL or a quick-reply payload) is in the definition alone.
+ */
+function noDefinition(name: string, language: string): ConfigurationError {
+  return new ConfigurationError(
+    `sendTemplate('${name}') in ${language}: the catalogue has no definition of ${name} (${language}), only its ` +
+      'state, so it cannot build header or button values: give the catalogue its definition (definitions, ' +
+      'catalog.define), or send a raw template message with messages.send. Without a definition, sendTemplate ' +
+      'sends body values only.',
   );
 }
 

@@ -12,6 +12,7 @@ import type { RetryRules } from '../core/retry-policy.js';
 import { refusedSecretAdvice, type SecretKind } from '../core/secret-advice.js';
 import { Transport } from '../core/transport.js';
 import type { HttpMethod, QueryParams } from '../core/transport-request.js';
+import { isBelowBase } from './request-path.js';
 import { Templates } from './templates.js';
 
 export interface PublicApiClientOptions extends CommonClientOptions {
@@ -107,13 +108,7 @@ export class PublicApiClient {
     path: string,
     options: PublicApiRequestOptions,
   ): Promise<WithResponse<unknown>> {
-    if (
-      typeof path !== 'string' ||
-      !path.startsWith('/') ||
-      /^\/\//.test(path) ||
-      /[?#]/.test(path) ||
-      CLIMBS_OUT.test(path)
-    ) {
+    if (!isBelowBase(path)) {
       throw new ConfigurationError(
         `request() path must start with '/' and be below the base URL (no '.' or '..' segment), without a query (use options.query); got '${String(path)}'.`,
       );
@@ -138,13 +133,6 @@ export class PublicApiClient {
     return { baseUrl: this.baseUrl, secretKey: '[redacted]' };
   }
 }
-
-/**
- * What the URL parser would resolve above the base URL, taking the secret key with it: a `.` or `..` segment, also
- * percent-encoded (`%2e`, any case) or delimited by `\` (read as `/`), or a tab or line break (dropped by the parser,
- * which would join `.\t.` into `..`).
- */
-const CLIMBS_OUT = /[\t\n\r]|(?:^|[/\\])(?:\.|%2e){1,2}(?=[/\\]|$)/i;
 
 /** What the SDK appends to `onPremBase`. */
 const ON_PREM_PATH = '/public/api/v1';

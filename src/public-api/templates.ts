@@ -1,9 +1,10 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { requireText, TemplateValidationError, unexpectedAnswer } from '../core/errors.js';
+import { ConfigurationError, requireText, unexpectedAnswer } from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { isRecord } from '../core/plain-data.js';
 import { excerpt } from '../core/secrets.js';
+import { serialise } from '../core/serialise.js';
 import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import {
@@ -11,7 +12,8 @@ import {
   TemplateCreatedSchema,
   type TemplateCreateRequest,
 } from '../templates/schema.js';
-import { validateTemplate } from '../templates/validate.js';
+import { assertValidTemplate } from '../templates/validate.js';
+import { isBelowBase } from './request-path.js';
 
 export interface CreateTemplateOptions extends RequestOptions {
   /**
@@ -53,11 +55,11 @@ export class Templates {
     return apiPromise(() =>
       traced(
         'wa-gateway template.create',
-        {
+        () => ({
           'http.request.method': 'POST',
           'server.address': this.#transport.host,
-          'wa_gateway.template.category': String((template as { category?: unknown })?.category ?? 'unknown'),
-        },
+          'wa_gateway.template.category': categoryOf(template),
+        }),
         () => this.#create(appId, template, options),
         (data, span) => span.set('wa_gateway.template.status', String(data.status)),
       ),
@@ -69,16 +71,12 @@ export class Templates {
     template: DeepReadonly<TemplateCreateRequest>,
     options: CreateTemplateOptions,
   ): Promise<WithResponse<TemplateCreated>> {
-    requireText('templates.create', 'appId', appId, 'the application id (app_id) the template belongs to');
-    if (options.validate !== false) {
-      const result = validateTemplate(template);
-      if (!result.valid) throw new TemplateValidationError(result.issues);
-    }
-    const path = `/wa/${encodeURIComponent(appId)}/templates`;
+    const path = templatesPath(appId);
+    const body = options.validate === false ? template : checkedCopy(template);
     const { data, response, attempts } = await this.#transport.json({
       method: 'POST',
       path,
-      body: template,
+      body,
       ...requestOf(options),
       idempotent: false,
     });
@@ -96,5 +94,46 @@ export class Templates {
       );
     }
     return { data: parsed.data, response: responseInfo(response, attempts) };
+  }
+}
+
+/** `/wa/{appId}/templates`, refused (before any request) when the id cannot be one segment of it. */
+function templatesPath(appId: string): string {
+  requireText('templates.create', 'appId', appId, 'the application id (app_id) the template belongs to');
+  let segment = '';
+  try {
+    segment = encodeURIComponent(appId);
+  } catch {
+    // A lone surrogate: no URL can carry it.
+  }
+  const path = `/wa/${segment}/templates`;
+  if (segment === '' || !isBelowBase(path))
+    throw new ConfigurationError(
+      `templates.create appId ${JSON.stringify(appId.slice(0, 40))} cannot be one segment of the path ` +
+        "/wa/{appId}/templates ('.' or '..' would send the request, with the secret key, to another " +
+        'endpoint): give the application id (app_id) the template belongs to.',
+    );
+  return path;
+}
+
+/**
+ * The template as the plain data that is sent, checked: validated as given (a throwing getter or Proxy trap is
+ * an issue of its field), then copied once, and the copy validated again, so what is sent is exactly what was
+ * checked even if a getter answers differently on a second read.
+ */
+function checkedCopy(template: unknown): unknown {
+  assertValidTemplate(template);
+  const copy: unknown = JSON.parse(serialise(template));
+  assertValidTemplate(copy);
+  return copy;
+}
+
+/** The category for the span, read without trusting the value (it is not validated yet). */
+function categoryOf(template: unknown): string {
+  try {
+    const category = (template as { category?: unknown } | null)?.category;
+    return typeof category === 'string' ? category : 'unknown';
+  } catch {
+    return 'unknown';
   }
 }

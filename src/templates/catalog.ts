@@ -125,7 +125,10 @@ export interface CatalogEntry extends TemplateRecord {
 export interface TemplatePushResult {
   name: string;
   language: string;
-  /** `created` now; `exists` (a 409 `UPSTREAM_017`); `skipped` (created before); `failed` (see `error`). */
+  /**
+   * `created` now; `exists` (a 409 `UPSTREAM_017`); `skipped` (created before); `failed` (see `error`). A `failed`
+   * row with a `sourceId` was created upstream, but the store could not record it: do not create it again.
+   */
   result: 'created' | 'exists' | 'skipped' | 'failed';
   status?: string | undefined;
   sourceId?: string | undefined;
@@ -281,8 +284,9 @@ export class TemplateCatalog {
   /**
    * Creates every definition the catalogue has not seen created (no `sourceId` stored), idempotent by name and
    * language: a `409 UPSTREAM_017` means it exists already, which is recorded, not failed. Returns one row per
-   * definition; a failure (an invalid definition, a refused key) is a row too, never a throw, so one bad template
-   * does not hide the others.
+   * definition; a failure (an invalid definition, a refused key, a store that fails) is a row too, never a throw,
+   * so one bad template does not hide the others. A template created upstream that the store could not record is
+   * a `failed` row that keeps its `sourceId`.
    *
    * @example
    * for (const row of await catalog.push(api, 'app_123')) console.log(row.name, row.language, row.result);
@@ -292,32 +296,59 @@ export class TemplateCatalog {
     appId: string,
   ): Promise<TemplatePushResult[]> {
     const rows: TemplatePushResult[] = [];
-    for (const definition of this.#definitions.values()) {
-      const { name, language } = definition;
-      const stored = await this.store.get(name, language);
-      if (stored?.sourceId !== undefined) {
-        rows.push({ name, language, result: 'skipped', status: stored.status, sourceId: stored.sourceId });
-        continue;
-      }
+    for (const definition of this.#definitions.values())
+      rows.push(await this.#pushOne(api, appId, definition));
+    return rows;
+  }
+
+  /** `push`'s row for one definition: every step's failure (the store's included) is the row's `error`. */
+  async #pushOne(
+    api: { templates: { create(appId: string, template: TemplateDefinition): PromiseLike<TemplateCreated> } },
+    appId: string,
+    definition: TemplateDefinition,
+  ): Promise<TemplatePushResult> {
+    const { name, language } = definition;
+    const failed = (error: unknown, what = ''): TemplatePushResult => ({
+      name,
+      language,
+      result: 'failed',
+      error: `${what}${error instanceof Error ? error.message : String(error)}`,
+    });
+    let stored: TemplateRecord | undefined;
+    try {
+      stored = await this.store.get(name, language);
+    } catch (error) {
+      return failed(error, 'the store could not be read, so nothing was created: ');
+    }
+    if (stored?.sourceId !== undefined)
+      return { name, language, result: 'skipped', status: stored.status, sourceId: stored.sourceId };
+    let created: TemplateCreated;
+    try {
+      created = await api.templates.create(appId, definition);
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code !== 'UPSTREAM_017') return failed(error);
       try {
-        const created = await api.templates.create(appId, definition);
-        const record = await this.recordCreated(definition, created);
-        rows.push({ name, language, result: 'created', status: record.status, sourceId: record.sourceId });
+        const record = await this.store.update(name, language, { definition });
+        return { name, language, result: 'exists', status: record.status, sourceId: record.sourceId };
       } catch (error) {
-        if ((error as { code?: unknown } | null)?.code === 'UPSTREAM_017') {
-          const record = await this.store.update(name, language, { definition });
-          rows.push({ name, language, result: 'exists', status: record.status, sourceId: record.sourceId });
-        } else {
-          rows.push({
-            name,
-            language,
-            result: 'failed',
-            error: error instanceof Error ? error.message : String(error),
-          });
-        }
+        return failed(error, 'it exists upstream (409 UPSTREAM_017), but the store could not record it: ');
       }
     }
-    return rows;
+    try {
+      const record = await this.recordCreated(definition, created);
+      return { name, language, result: 'created', status: record.status, sourceId: record.sourceId };
+    } catch (error) {
+      // Created upstream: the row keeps what the create answered, so nobody takes it for a template to create.
+      return {
+        ...failed(
+          error,
+          `created upstream (sourceId ${created.sourceId}), but not recorded in the store (a later push meets ` +
+            '409 UPSTREAM_017 and records it as existing): ',
+        ),
+        status: created.status,
+        sourceId: created.sourceId,
+      };
+    }
   }
 
   /**
@@ -377,16 +408,37 @@ export class TemplateCatalog {
    */
   async problem(template: TemplateSendInput): Promise<TemplateSendProblem | undefined> {
     const { name, language } = sendKeyOf(template);
-    const entry = await this.get(name, language);
-    if (!entry) {
-      const languages = await this.languages(name);
-      return languages.length > 0 ? languageProblem(languages, language) : unknownProblem(name);
-    }
-    return (
-      statusProblem(entry.status, entry.reason) ??
-      (entry.definition ? parameterProblem(entry.definition, template.components) : undefined)
-    );
+    return catalogProblem(await this.lookup(name, language), template);
   }
+
+  /**
+   * @internal The store reads `problem` makes, apart from its check (`catalogProblem`), so that a send can tell
+   * its store's failure (`NotSentError`) from a value it could not read.
+   */
+  async lookup(name: string, language: string): Promise<CatalogLookup> {
+    const entry = await this.get(name, language);
+    return { name, language, entry, languages: entry ? [] : await this.languages(name) };
+  }
+}
+
+/** What the catalogue knows of one template send: its entry, or (without one) the languages its name has. */
+export interface CatalogLookup {
+  name: string;
+  language: string;
+  entry: CatalogEntry | undefined;
+  languages: readonly string[];
+}
+
+/** `TemplateCatalog.problem`'s verdict on `template` from what the store answered (`lookup`); no I/O. */
+export function catalogProblem(
+  { name, language, entry, languages }: CatalogLookup,
+  template: TemplateSendInput,
+): TemplateSendProblem | undefined {
+  if (!entry) return languages.length > 0 ? languageProblem(languages, language) : unknownProblem(name);
+  return (
+    statusProblem(entry.status, entry.reason) ??
+    (entry.definition ? parameterProblem(entry.definition, template.components) : undefined)
+  );
 }
 
 /**

@@ -103,8 +103,14 @@ function scanExpected(t: TemplateDefinition): ExpectedComponent[] {
 
 interface SendComponent {
   type?: unknown;
+  sub_type?: unknown;
   index?: unknown;
   parameters?: unknown;
+}
+
+/** The component a send's component fills: `header`, `body`, `button:<index>`. */
+function componentKey(c: SendComponent | undefined): string {
+  return c?.type === 'button' ? `button:${String(c.index)}` : String(c?.type);
 }
 
 /**
@@ -116,8 +122,13 @@ export function parameterProblem(
   components: readonly unknown[] | undefined,
 ): TemplateSendProblem | undefined {
   const given = new Map<string, readonly unknown[]>();
-  for (const c of (components ?? []) as readonly SendComponent[]) {
-    const key = c?.type === 'button' ? `button:${String(c.index)}` : String(c?.type);
+  const sent = (components ?? []) as readonly SendComponent[];
+  for (const c of sent) {
+    const key = componentKey(c);
+    // The gateway matches each component once: a second one is parameters the template does not take.
+    if (given.has(key)) return duplicateProblem(key, sent);
+    const kind = c?.type === 'button' ? buttonProblem(t, key, c) : undefined;
+    if (kind) return kind;
     given.set(key, Array.isArray(c?.parameters) ? c.parameters : []);
   }
   for (const e of expectedComponents(t)) {
@@ -159,6 +170,42 @@ export function parameterProblem(
     };
   }
   return undefined;
+}
+
+/** The `sub_type` a send gives a button of each type, where the gateway's spec names one. */
+const BUTTON_SUB_TYPE: Readonly<Record<string, string>> = { URL: 'url', QUICK_REPLY: 'quick_reply' };
+
+/** `template.parameters.type` when a button component's `sub_type` is not its button's (a URL's `quick_reply`). */
+function buttonProblem(
+  t: TemplateDefinition,
+  key: string,
+  c: SendComponent,
+): TemplateSendProblem | undefined {
+  const button = t.buttons?.[Number(key.slice('button:'.length))];
+  const expected = button && BUTTON_SUB_TYPE[button.type];
+  const subType = String(c.sub_type);
+  if (expected === undefined || subType === expected) return undefined;
+  const label = `${key.replace(':', ' ')} (${expected})`;
+  return {
+    rule: 'template.parameters.type',
+    component: label,
+    expected: [expected],
+    given: subType,
+    message: `${label} must be sent with sub_type ${expected}, got ${subType}.`,
+  };
+}
+
+/** `template.parameters.unexpected` for a component given more than once. */
+function duplicateProblem(key: string, components: readonly SendComponent[]): TemplateSendProblem {
+  const label = key.replace(':', ' ');
+  const count = components.filter((c) => componentKey(c) === key).length;
+  return {
+    rule: 'template.parameters.unexpected',
+    component: label,
+    expected: 1,
+    given: count,
+    message: `${label} is given ${count} times; a template send carries each component once.`,
+  };
 }
 
 /** `template.status` when `status` is not `APPROVED` (an unknown status included), else `undefined`. */

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -121,6 +121,38 @@ describe('wa-gateway validate-template', () => {
     expect(JSON.parse(j.out.stdout)).toEqual([
       { file: bad, valid: false, issues: [expect.objectContaining({ rule: 'json.parse', code: null })] },
     ]);
+  });
+
+  it('a byte order mark before the JSON (as Windows editors write it) is skipped, here and in templates check', async () => {
+    const bom = await file(`\uFEFF${JSON.stringify(valid)}`);
+    const t = io();
+    expect(await runCli(['validate-template', bom], t.io)).toBe(0);
+    expect(t.out.stdout).toBe(`${bom}: valid\n`);
+    const c = io();
+    expect(await runCli(['templates', 'check', bom], c.io)).toBe(0);
+    expect(c.out.stdout).toBe(`${bom}: valid\n`);
+  });
+
+  it('templates check reports a file it cannot read as its own row (file.read) and checks the others', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wa-cli-sources-'));
+    try {
+      await writeFile(join(dir, 'a.json'), JSON.stringify(valid));
+      await symlink(join(dir, 'nowhere.json'), join(dir, 'b.json'));
+      const t = io();
+      expect(await runCli(['templates', 'check', dir, '--json'], t.io)).toBe(1);
+      expect(JSON.parse(t.out.stdout)).toEqual([
+        { file: join(dir, 'a.json'), valid: true, issues: [] },
+        {
+          file: join(dir, 'b.json'),
+          valid: false,
+          issues: [
+            expect.objectContaining({ rule: 'file.read', message: 'The file could not be read (ENOENT).' }),
+          ],
+        },
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('checks several files in one run; exit 1 when any is invalid', async () => {

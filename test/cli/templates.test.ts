@@ -161,6 +161,28 @@ describe('wa-gateway templates push', () => {
     expect(result.stdout).toMatch(/^hello\s+uz\s+failed/m);
     expect(result.stderr).not.toContain('sk_org_wrong');
   }, 60_000);
+
+  it('a state file it cannot write still prints the table, names what was created, and exits non-zero', async () => {
+    sandbox = await startSandbox({ platform: false });
+    const s = sandbox;
+    const dir = await folder({ 'order_shipped.json': orderShipped, 'hello.json': hello });
+    const env = { PUBLIC_API_SECRET_KEY: 'sk_org_sandbox', PUBLIC_API_BASE_URL: `${s.url}/api/v1` };
+    const state = join(dir, 'no-such-folder', 'state.json');
+    const result = await run(['templates', 'push', dir, '--app', 'app_1', '--state', state], env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^name\s+language\s+result\s+status\s+sourceId$/m);
+    // Both were created upstream: each row keeps its sourceId, and stderr says it was not recorded.
+    expect(s.templates.templates).toHaveLength(2);
+    for (const t of s.templates.templates) {
+      expect(result.stdout).toMatch(
+        new RegExp(`^${t.name}\\s+${t.language}\\s+failed\\s+-\\s+${t.sourceId}$`, 'm'),
+      );
+      expect(result.stderr).toContain(
+        `${t.name} (${t.language}): created upstream (sourceId ${t.sourceId}), but not recorded in the store`,
+      );
+    }
+    expect(result.stderr).toContain('ENOENT');
+  }, 60_000);
 });
 
 describe('wa-gateway templates types', () => {

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
   defineTemplate,
+  MemoryTemplateStore,
   MessageValidationError,
+  NotSentError,
   TemplateCatalog,
   TemplateValidationError,
 } from '../../src/index.js';
@@ -218,5 +220,113 @@ describe('checked sends, before any request', () => {
     }
     await expect(untyped('998901234567', 42, {})).rejects.toBeInstanceOf(ConfigurationError);
     expect(bodies).toEqual([]);
+  });
+});
+
+describe('a catalogue that cannot say how to send', () => {
+  it("a failing store is the send's NotSentError with the store's error as cause, not an argument error", async () => {
+    const bodies = gateway();
+    const down = new Error('db down');
+    // Fails every read after the definition is given; MemoryTemplateStore otherwise.
+    const store = Object.assign(new MemoryTemplateStore(), {
+      get: () => Promise.reject(down),
+      list: () => Promise.reject(down),
+    });
+    const gw = client(new TemplateCatalog({ definitions: [hello], store }));
+    for (const send of [
+      () => gw.messages.sendTemplate('998901234567', hello, {}),
+      () => gw.messages.sendTemplate('998901234567', 'hello', {}),
+      () => gw.messages.sendTemplate('998901234567', 'hello', { language: 'en_US' }),
+      () =>
+        gw.messages.send({
+          to: '998901234567',
+          type: 'template',
+          template: { name: 'hello', language: { code: 'en_US' } },
+        }),
+    ]) {
+      const error = await send().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(NotSentError);
+      expect(error).toMatchObject({ cause: down });
+      expect((error as Error).message).not.toContain('could not read its arguments');
+    }
+    expect(bodies).toEqual([]);
+  });
+
+  it('by name, a template known only by its state takes body values; header or button values are refused', async () => {
+    const bodies = gateway();
+    const catalog = new TemplateCatalog();
+    await catalog.record({ name: 'promo', language: 'en_US', status: 'APPROVED' });
+    const gw = client(catalog);
+    for (const values of [
+      { header: { link: 'https://x.test/a.png' }, body: ['shoes'] },
+      { body: ['shoes'], buttons: { 0: 'STOP' } },
+    ]) {
+      const error = await gw.messages.sendTemplate('998901234567', 'promo', values).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect((error as Error).message).toContain('the catalogue has no definition of promo (en_US)');
+    }
+    // The catalogue's own verdicts still come first: an unapproved template is refused for its status.
+    await catalog.record({ name: 'paused', language: 'en_US', status: 'PAUSED' });
+    expect(
+      await templateSendRefusal(() => gw.messages.sendTemplate('998901234567', 'paused', { header: 'x' })),
+    ).toMatchObject({ rule: 'template.status' });
+    expect(bodies).toEqual([]);
+    await gw.messages.sendTemplate('998901234567', 'promo', { body: ['shoes'] });
+    expect(bodies.map((b) => b['template'])).toEqual([
+      {
+        name: 'promo',
+        language: { code: 'en_US' },
+        components: [{ type: 'body', parameters: [{ type: 'text', text: 'shoes' }] }],
+      },
+    ]);
+  });
+
+  it('a raw send with a component twice, or a button sent as the other kind, is refused by the catalogue', async () => {
+    const bodies = gateway();
+    const catalog = new TemplateCatalog({ definitions: [orderShipped] });
+    await catalog.record({ name: 'order_shipped', language: 'en_US', status: 'APPROVED' });
+    const text = (t: string) => ({ type: 'text', text: t });
+    const header = { type: 'header', parameters: [text('#1')] };
+    const body = { type: 'body', parameters: [text('Ali'), text('#1')] };
+    const url = { type: 'button', sub_type: 'url', index: '0', parameters: [text('1')] };
+    const send = (components: object[]) =>
+      client(catalog).messages.send({
+        to: '998901234567',
+        type: 'template',
+        template: { name: 'order_shipped', language: { code: 'en_US' }, components },
+      } as never);
+    expect(await templateSendRefusal(() => send([header, body, body, url]))).toMatchObject({
+      rule: 'template.parameters.unexpected',
+      component: 'body',
+      expected: 1,
+      given: 2,
+    });
+    expect(await templateSendRefusal(() => send([header, body, url, url]))).toMatchObject({
+      rule: 'template.parameters.unexpected',
+      component: 'button 0',
+    });
+    expect(
+      await templateSendRefusal(() => send([header, body, { ...url, sub_type: 'quick_reply' }])),
+    ).toMatchObject({
+      rule: 'template.parameters.type',
+      component: 'button 0 (url)',
+      expected: ['url'],
+      given: 'quick_reply',
+    });
+    const payload = { type: 'button', sub_type: 'url', index: '1', parameters: [text('STOP')] };
+    expect(await templateSendRefusal(() => send([header, body, url, payload]))).toMatchObject({
+      rule: 'template.parameters.type',
+      component: 'button 1 (quick_reply)',
+      given: 'url',
+    });
+    expect(bodies).toEqual([]);
+    await send([header, body, url, { ...payload, sub_type: 'quick_reply' }]);
+    expect(bodies).toHaveLength(1);
   });
 });

@@ -300,7 +300,83 @@ describe('PublicApiClient construction', () => {
 });
 
 describe('templates.create input', () => {
+  /** Every request the public API receives, as `METHOD path`, and the bodies of the template creates. */
+  function recordRequests() {
+    const seen: string[] = [];
+    const bodies: unknown[] = [];
+    server.use(
+      http.all(`${new URL(API).origin}/*`, async ({ request }) => {
+        seen.push(`${request.method} ${new URL(request.url).pathname}`);
+        if (request.method === 'POST') bodies.push(await request.json());
+        return HttpResponse.json({ isSuccess: true, data: created });
+      }),
+    );
+    return { seen, bodies };
+  }
+
   it('a missing app id is a MessageValidationError (an argument) before any request', async () => {
     await expect(api().templates.create('', template)).rejects.toBeInstanceOf(MessageValidationError);
+  });
+
+  it('an app id that is not a string says so, not that it is empty', async () => {
+    const e = await api()
+      .templates.create(123 as never, template)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(MessageValidationError);
+    expect((e as MessageValidationError).issues[0]).toMatchObject({
+      path: ['appId'],
+      rule: 'appId.required',
+      message: 'must be a string (got number): give the application id (app_id) the template belongs to',
+    });
+  });
+
+  it.each(['.', '..', '\uD800'])(
+    'app id %j, which the path cannot carry as one segment, is refused before any request',
+    async (appId) => {
+      const { seen } = recordRequests();
+      const e = await api()
+        .templates.create(appId, template)
+        .catch((x: unknown) => x);
+      // The same refusal as request()'s for a '.' or '..' segment.
+      expect(e).toBeInstanceOf(ConfigurationError);
+      expect((e as Error).message).toContain('cannot be one segment of the path /wa/{appId}/templates');
+      expect(seen).toEqual([]);
+      await api().templates.create('a.b..c', template);
+      expect(seen).toEqual(['POST /api/v1/wa/a.b..c/templates']);
+    },
+  );
+
+  it('sends exactly what it validated: a getter read again cannot change it, a throwing one is an issue', async () => {
+    const { bodies } = recordRequests();
+    let reads = 0;
+    const shifty = { ...template };
+    Object.defineProperty(shifty, 'name', {
+      enumerable: true,
+      get: () => (reads++ === 0 ? 'order_shipped' : 'BAD NAME!'),
+    });
+    const changed = await api()
+      .templates.create('a1', shifty)
+      .catch((x: unknown) => x);
+    expect(changed).toBeInstanceOf(TemplateValidationError);
+    expect((changed as TemplateValidationError).issues.map((i) => i.rule)).toEqual(['name.pattern']);
+    const boom = () => {
+      throw new Error('boom');
+    };
+    for (const hostile of [
+      { ...template, category: { toString: boom } },
+      new Proxy({}, { get: boom }),
+      Object.defineProperty({ ...template }, 'body', { enumerable: true, get: boom }),
+    ]) {
+      await expect(api().templates.create('a1', hostile as never)).rejects.toBeInstanceOf(
+        TemplateValidationError,
+      );
+    }
+    expect(bodies).toEqual([]);
+    // What is sent is a plain copy: later changes to the caller's object do not reach it.
+    const mine = structuredClone(template) as { name: string };
+    const sent = api().templates.create('a1', mine as TemplateCreateRequest);
+    mine.name = 'changed_after_the_call';
+    await sent;
+    expect(bodies).toEqual([template]);
   });
 });

@@ -4,10 +4,12 @@ import {
   ConfigurationError,
   GatewayClient,
   MemoryTemplateStore,
+  PublicApiClient,
   TemplateCatalog,
   TemplateSendError,
   TemplateValidationError,
 } from '../../src/index.js';
+import { createPublicApiHandlers } from '../../src/testing/index.js';
 import { accountUpdateEnvelope, templateStatusValue } from '../../src/testing/webhook-fixtures.js';
 import { parseWebhook } from '../../src/webhooks/index.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
@@ -101,5 +103,68 @@ describe('TemplateCatalog', () => {
       TemplateValidationError,
     );
     expect(() => new TemplateCatalog({ store: {} as never })).toThrow(ConfigurationError);
+  });
+});
+
+describe('TemplateCatalog.push when its store fails', () => {
+  const API = 'https://api.push.test/api/v1';
+  const definition = (name: string) => ({ ...orderShippedDefinition, name });
+  /** The public API's template create (msw), and the names of the templates it has created, in order. */
+  function publicApi() {
+    const sim = createPublicApiHandlers({ baseUrl: API, secretKeys: ['sk_org_push'], appIds: ['app_1'] });
+    server.use(...sim.handlers);
+    const api = new PublicApiClient({ secretKey: 'sk_org_push', baseUrl: API });
+    return { api, created: () => sim.registry.templates.map((t) => t.name) };
+  }
+  /** A memory store whose `method` rejects for the names in `failing`. */
+  function storeFailing(method: 'get' | 'update', failing: readonly string[]) {
+    const store = new MemoryTemplateStore();
+    const real = store[method].bind(store) as (...a: unknown[]) => Promise<unknown>;
+    store[method] = ((name: string, ...rest: unknown[]) =>
+      failing.includes(name)
+        ? Promise.reject(new Error(`store ${method} failed`))
+        : real(name, ...rest)) as never;
+    return store;
+  }
+
+  it('a store that cannot read or record is a row, never a throw, and the other definitions are still pushed', async () => {
+    const { api, created } = publicApi();
+    const catalog = new TemplateCatalog({
+      definitions: [definition('tpl_a'), definition('tpl_b'), definition('tpl_c')],
+      store: storeFailing('get', ['tpl_a']),
+    });
+    const rows = await catalog.push(api, 'app_1');
+    expect(rows.map((r) => [r.name, r.result])).toEqual([
+      ['tpl_a', 'failed'],
+      ['tpl_b', 'created'],
+      ['tpl_c', 'created'],
+    ]);
+    expect(rows[0]?.error).toBe('the store could not be read, so nothing was created: store get failed');
+    expect(rows[0]?.sourceId).toBeUndefined();
+    expect(created()).toEqual(['tpl_b', 'tpl_c']);
+  });
+
+  it('created upstream but not recorded keeps its sourceId and says so; a 409 not recorded is a row too', async () => {
+    const { api, created } = publicApi();
+    await api.templates.create('app_1', definition('tpl_c'));
+    const catalog = new TemplateCatalog({
+      definitions: [definition('tpl_a'), definition('tpl_b'), definition('tpl_c')],
+      store: storeFailing('update', ['tpl_b', 'tpl_c']),
+    });
+    const rows = await catalog.push(api, 'app_1');
+    expect(rows.map((r) => [r.name, r.result])).toEqual([
+      ['tpl_a', 'created'],
+      ['tpl_b', 'failed'],
+      ['tpl_c', 'failed'],
+    ]);
+    expect(rows[1]).toMatchObject({ status: 'PENDING', sourceId: expect.stringMatching(/^\d+$/) });
+    expect(rows[1]?.error).toBe(
+      `created upstream (sourceId ${rows[1]?.sourceId}), but not recorded in the store (a later push meets ` +
+        '409 UPSTREAM_017 and records it as existing): store update failed',
+    );
+    expect(rows[2]?.error).toBe(
+      'it exists upstream (409 UPSTREAM_017), but the store could not record it: store update failed',
+    );
+    expect(created()).toEqual(['tpl_c', 'tpl_a', 'tpl_b']);
   });
 });

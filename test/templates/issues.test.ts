@@ -186,6 +186,25 @@ describe('messages', () => {
     expect(issues.find((i) => i.rule === 'name.pattern')?.message).toContain('…');
   });
 
+  it('never echo a huge unknown key in the message: the path alone holds it', () => {
+    const key = 'k'.repeat(100_000);
+    const good = { name: 'n', language: 'en', category: 'UTILITY', body: { text: 'B.' } };
+    for (const [input, where] of [
+      [{ ...good, [key]: 1 }, 'The template'],
+      [{ ...good, buttons: [{ type: 'QUICK_REPLY', text: 'ok', [key]: 1 }] }, 'buttons[0]'],
+    ] as const) {
+      const [issue, ...rest] = validateTemplate(input).issues;
+      expect(rest).toEqual([]);
+      expect(issue).toMatchObject({
+        rule: 'unknown_field',
+        path: [...(where === 'The template' ? [] : ['buttons', 0]), key],
+      });
+      expect(issue?.message).toBe(
+        `${where} key "${'k'.repeat(40)}"… is not a field of the template create request; remove it.`,
+      );
+    }
+  });
+
   it('suggest the right spelling of an enum value', () => {
     const { issues } = validateTemplate({
       name: 'n',

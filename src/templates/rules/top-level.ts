@@ -49,10 +49,9 @@ export function unknownFieldRule(): TemplateRule {
     (ctx, emit) => {
       for (const node of ctx.allObjects) {
         for (const key of node.extra.slice(0, MAX_UNKNOWN_REPORTED)) {
-          const path = [...node.path, key];
-          emit(path, `${formatPath(path)} is not a field of the template create request; remove it.`, {
-            key: quote(key),
-          });
+          // The key is quoted (cut to 40 characters) after its parent's path: input is never echoed whole.
+          const message = `${formatPath(node.path)} key ${quote(key)} is not a field of the template create request; remove it.`;
+          emit([...node.path, key], message, { key: quote(key) });
         }
       }
     },
