@@ -4,7 +4,7 @@
  * check the sandbox uses too (`templates/send-check.ts`).
  */
 import { ConfigurationError } from '../core/errors.js';
-import { catalogProblem, type TemplateCatalog } from '../templates/catalog.js';
+import type { TemplateCatalog } from '../templates/catalog.js';
 import type { TemplateDefinition, UntypedTemplateSendValues } from '../templates/define.js';
 import { TemplateSendError, type TemplateSendInput, unknownProblem } from '../templates/send-check.js';
 import type { OutboundTemplateMessage } from './message-schema.js';
@@ -78,7 +78,7 @@ async function fromCatalog(
   const found = await fromStore(catalog.lookup(name, language));
   const definition = given ?? found.entry?.definition;
   const components = templateComponents(definition, values, CALLER);
-  const problem = catalogProblem(found, { name, language: { code: language }, components });
+  const problem = catalog.problemOf(found, { name, language: { code: language }, components });
   if (problem) throw new TemplateSendError({ name, language }, problem);
   if (definition === undefined && components.some((c) => (c as { type: string }).type !== 'body'))
     throw noDefinition(name, language);
