@@ -3,7 +3,7 @@
  * free-form send goes through, with the error it throws. The conversations router records the times; both it and
  * `GatewayClient`'s `serviceWindow` apply the guard from here.
  */
-import { brandError, invalidArgument, NotSentError, requireText, WaGatewayError } from '../core/errors.js';
+import { brandError, ConfigurationError, NotSentError, WaGatewayError } from '../core/errors.js';
 
 /** "Non-template messages can only be sent within 24 hours of the last message from the user." */
 export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -19,13 +19,17 @@ export interface WindowStore {
 
 /**
  * A `WindowStore` call's customer, checked alike by every store: a phone number or a user id. Unchecked, a `null`
- * became one key shared by every such call. Throws the SDK's argument error (`MessageValidationError`).
+ * became one key shared by every such call. A store's bad argument is the caller's `ConfigurationError`, as with the
+ * other stores' ids.
  *
  * @example
  * checkWindowCustomer('MyWindowStore.lastInbound', customer);
  */
 export function checkWindowCustomer(call: string, customer: unknown): void {
-  requireText(call, 'customer', customer, "the customer's phone number or user id");
+  if (typeof customer !== 'string' || customer.trim() === '')
+    throw new ConfigurationError(
+      `${call}: \`customer\` must be the customer's phone number or user id; got ${describe(customer)}.`,
+    );
 }
 
 /**
@@ -38,12 +42,16 @@ export function checkWindowCustomer(call: string, customer: unknown): void {
 export function checkInbound(call: string, customer: unknown, atMs: unknown): void {
   checkWindowCustomer(call, customer);
   if (typeof atMs !== 'number' || !Number.isFinite(atMs))
-    throw invalidArgument(
-      call,
-      ['atMs'],
-      `must be a time in ms since the epoch; got ${typeof atMs === 'number' ? String(atMs) : `a ${atMs === null ? 'null' : typeof atMs}`}`,
-      'atMs.time',
+    throw new ConfigurationError(
+      `${call}: \`atMs\` must be a time in ms since the epoch; got ${describe(atMs)}.`,
     );
+}
+
+/** What a bad argument was, by type (a customer's key is not echoed: it is a phone number). */
+function describe(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return value === '' ? 'an empty string' : 'a string of spaces';
+  return value === null ? 'null' : `a ${typeof value}`;
 }
 
 /**
