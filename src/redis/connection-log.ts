@@ -16,6 +16,12 @@ interface WatchedClient {
 
 const watched = new WeakMap<object, { down: boolean; since: number }>();
 
+/** A refused password: Redis answers, but every command fails as though it were away. */
+const AUTH_REASONS: Readonly<Record<string, string>> = {
+  NOAUTH: 'Redis wants a password and none was given',
+  WRONGPASS: 'Redis refused the user name or password',
+};
+
 /** The usual causes, in words: a wrong URL shows up as the first two. */
 const REASONS: Readonly<Record<string, string>> = {
   ECONNREFUSED:
@@ -26,8 +32,7 @@ const REASONS: Readonly<Record<string, string>> = {
   ECONNRESET:
     'the connection was reset (a TLS/plain mismatch: rediss:// against a plain port, or the reverse?)',
   EHOSTUNREACH: 'the host is unreachable',
-  NOAUTH: 'Redis wants a password and none was given',
-  WRONGPASS: 'Redis refused the user name or password',
+  ...AUTH_REASONS,
 };
 
 /** Where the client connects, as `host:port` (or the socket path; a cluster's startup nodes, comma-separated). */
@@ -85,10 +90,34 @@ export function watchConnection(client: WatchedClient, logger: Logger | undefine
   });
 }
 
+/** What ioredis says, with no code, of a command cut by a closed connection or one that never got an answer. */
+const CONNECTION_MESSAGES =
+  /^(Connection is closed\.|Command timed out|Reached the max retries per request limit)/;
+
+/**
+ * @internal Whether `error` says the connection to Redis is down: a system error code (`ECONNREFUSED`,
+ * `ECONNRESET`, `ETIMEDOUT`, ...), a refused password (`NOAUTH`, `WRONGPASS`), or ioredis's own words for a
+ * closed connection. A Redis that answered (a refused script, a job's lock missing) is not an outage: an emitter that
+ * relays every error (a BullMQ worker) must sort them with this before `noteConnectionError`.
+ */
+export function isConnectionError(error: unknown): boolean {
+  const { errorName, code } = errorMeta(error);
+  if (code !== undefined && /^E[A-Z0-9_]+$/.test(code)) return true;
+  if (errorName === 'MaxRetriesPerRequestError' || errorName === 'ConnectionClosedError') return true;
+  let message = '';
+  try {
+    message = error instanceof Error ? String(error.message) : '';
+  } catch {
+    // A hostile error: not one of ioredis's.
+  }
+  return CONNECTION_MESSAGES.test(message) || reasonOf(error).code in AUTH_REASONS;
+}
+
 /**
  * @internal Logs `error` as an outage of `client`, by the rule above (once, until its next `'ready'`): for errors
  * reported on the client's behalf by another emitter (a BullMQ worker relays those of the connections it made
- * from the client), so that they follow the same rule as the client's own.
+ * from the client), so that they follow the same rule as the client's own. It takes whatever it is given as an
+ * outage: an emitter that also relays other errors filters them with `isConnectionError` first.
  */
 export function noteConnectionError(
   client: WatchedClient,

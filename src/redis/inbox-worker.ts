@@ -10,9 +10,13 @@
  * Delivery to `onEvent` is at least once: a worker that dies (or loses Redis) after `onEvent` returned but before
  * the completion was recorded runs the event again once its lock expires. `context.jobId` and the event's
  * `idempotencyKey` are stable, for an `onEvent` that must be exactly-once in its own store.
+ *
+ * The worker's `'error'` events are sorted: connection errors go to the connection's log (one line per outage);
+ * the rest (a job's lock lost, a result Redis refused) are logged as what they are, with the job id.
  */
 import type * as BullMQ from 'bullmq';
 import type { Job } from 'bullmq';
+import { boundedDurationMs, MAX_TIMER_MS } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, log as writeLog } from '../core/logger.js';
 import { callObserver } from '../core/observer.js';
@@ -21,10 +25,11 @@ import { ON_ERROR_HINT } from '../webhooks/claims.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import { resolveWebhookLogger } from '../webhooks/handler-options.js';
 import { connectedToClusterNode, type RedisClient } from './client.js';
-import { noteConnectionError } from './connection-log.js';
+import { isConnectionError, noteConnectionError } from './connection-log.js';
 import { errorMeta, InboxError } from './errors.js';
 import { INBOX_BACKOFF_TYPE, type InboxQueueOptions, inboxJobDataSchema, queueOptions } from './inbox.js';
 import { closeRedis, clusterNodeError, openRedis, refuseClusterNode } from './inbox-connection.js';
+import { InboxRuns } from './inbox-running.js';
 import { queuePrefix } from './queue-keys.js';
 
 /** Passed to the worker's `onEvent` with each event. */
@@ -37,8 +42,22 @@ export interface InboxEventContext {
   attempts: number;
   /** When the receiver stored the event, ms since the epoch. */
   receivedAt: number;
-  /** Aborted when the worker is closing or loses the job's lock; stop early when you can. */
-  signal: AbortSignal | undefined;
+  /**
+   * Aborted when the worker is closing (`close()`) or loses the job's lock (another worker may then run the event);
+   * `signal.reason` is an `AbortError` saying which. Pass it on (`fetch(url, { signal })`) or check it between
+   * steps, and stop by throwing (`signal.throwIfAborted()`): an `onEvent` that throws after `close()` aborted it puts
+   * the event back in the queue, not counted as an attempt, for another worker to run at once. One that returns
+   * counts as processed, even if it stopped early.
+   *
+   * @example
+   * onEvent: async (event, { signal }) => {
+   *   for (const step of stepsFor(event)) {
+   *     signal.throwIfAborted();
+   *     await step({ signal });
+   *   }
+   * }
+   */
+  signal: AbortSignal;
 }
 
 /** How long to wait before attempt n+1. */
@@ -75,6 +94,12 @@ export interface InboxWorkerOptions extends InboxQueueOptions {
    * run: keep it well above your longest synchronous stretch.
    */
   lockDurationMs?: number;
+  /**
+   * How long `close()` waits for running `onEvent`s after aborting their `signal`, ms. Default 10,000. After it,
+   * `close()` logs the job ids still running (at error level) and closes anyway: those events run again once their
+   * lock expires. Keep it under your orchestrator's grace period (Kubernetes: 30 s between SIGTERM and SIGKILL).
+   */
+  closeTimeoutMs?: number;
   /**
    * Operational messages: event kinds, job ids, error names; never payloads, keys or secrets. Default: the console,
    * with the inbox handler's `[wa-gateway webhooks]` prefix. Pass your own (pino, winston) or `false` for silence.
@@ -125,11 +150,47 @@ export interface InboxWorker {
   replay(target: string | 'all'): Promise<number>;
   /** Job counts by state, for health checks and dashboards. */
   counts(): Promise<InboxCounts>;
-  /** Stops taking jobs, waits for the running ones to finish, and closes the connection. */
+  /**
+   * Stops taking jobs, aborts the running `onEvent`s' `signal`, waits for them to return (at most `closeTimeoutMs`),
+   * and closes the connection. Always resolves: an `onEvent` that ignores its signal and hangs is left behind (its
+   * job ids logged), never waited for past `closeTimeoutMs`.
+   *
+   * @example
+   * process.on('SIGTERM', () => void worker.close().then(() => process.exit(0)));
+   */
   close(): Promise<void>;
 }
 
 const ROLE = 'createInboxWorker';
+
+/**
+ * How many times a job's run may be cut short (its worker died, or lost the job's lock or Redis) and the job still
+ * run again; one more and BullMQ moves it to the failed set ("job stalled more than allowable limit"). BullMQ's
+ * default, 1, fails an event after a lost lock followed by one Redis outage, though every run of onEvent returned.
+ * Two absorbs two independent accidents, and still stops an event that kills every worker running it (a crash,
+ * an out-of-memory) after three workers, rather than crash-looping the fleet.
+ */
+const MAX_STALLED_COUNT = 2;
+
+/** The job id in one of BullMQ's job errors ("could not renew lock for job X", "Missing lock for job X. cmd"). */
+const JOB_ID_IN_MESSAGE = /\bjob (\S+?)\.?(?:\s|$)/i;
+
+/** What BullMQ's job errors mean, for the log line (data, not branches: the first match wins). */
+const JOB_ERRORS: readonly { pattern: RegExp; says: string | undefined }[] = [
+  // Logged once per run by the 'lockRenewalFailed' listener, which BullMQ calls first.
+  { pattern: /^could not renew lock for job /, says: undefined },
+  {
+    pattern: /^(Missing lock|Lock mismatch) for job /,
+    says:
+      "could not record the job's result: its lock had expired or another worker held it; that worker runs " +
+      'the event (again)',
+  },
+  { pattern: /^Missing key for job /, says: 'the job was removed while it ran' },
+  {
+    pattern: /^Job \S+ is not in the /,
+    says: 'the job had moved on (another worker, or a replay) while it ran',
+  },
+];
 
 function integerOption(value: unknown, fallback: number, name: string, max: number): number {
   if (value === undefined) return fallback;
@@ -166,13 +227,14 @@ function wrap(what: string, error: unknown): InboxError {
  * `onEvent` has no deadline here: the gateway was answered when the event was stored.
  *
  * Throws `ConfigurationError` at creation for bad options. Redis faults never throw out of the worker: it
- * reconnects by itself and reports them through `logger` and `onError`.
+ * reconnects by itself and reports them through `logger` and `onError`. `close()` aborts the running events'
+ * `context.signal` and waits for them at most `closeTimeoutMs`.
  *
  * @example
  * const worker = createInboxWorker({
  *   connection: process.env.REDIS_URL!,
  *   concurrency: 20,
- *   onEvent: async (event) => { if (event.kind === 'message') await crm.save(event); },
+ *   onEvent: async (event, { signal }) => { if (event.kind === 'message') await crm.save(event, { signal }); },
  * });
  * process.on('SIGTERM', () => void worker.close());
  */
@@ -190,14 +252,23 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
   const attempts = integerOption(options.attempts, 5, 'attempts', 1000);
   const delay = backoffDelay(options.backoff ?? { type: 'exponential', delayMs: 1000 });
   const lockDuration = integerOption(options.lockDurationMs, 30_000, 'lockDurationMs', 86_400_000);
+  const closeTimeoutMs = boundedDurationMs(
+    options.closeTimeoutMs,
+    `${ROLE}: \`closeTimeoutMs\``,
+    10_000,
+    MAX_TIMER_MS,
+  );
 
   const { log, report } = safeHooks(options, logger);
 
   // Loaded before any connection is opened: a missing bullmq must not leave a Redis connection behind.
-  const { Queue, UnrecoverableError, Worker } = loadOptionalPeer<typeof BullMQ>('bullmq', ROLE);
+  const { Queue, UnrecoverableError, WaitingError, Worker } = loadOptionalPeer<typeof BullMQ>('bullmq', ROLE);
   const client: RedisClient = openRedis(options.connection, { maxRetriesPerRequest: null }, logger, ROLE);
   const prefix = queuePrefix(client, queue.prefix, queue.name);
 
+  const runs = new InboxRuns();
+  // Jobs whose failure the processor reported itself: BullMQ's 'failed' event reports the others.
+  const reported = new WeakSet<Job>();
   const processor = jobProcessor({
     onEvent,
     attempts,
@@ -205,6 +276,9 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
     report,
     hint: typeof options.onError === 'function' ? '' : ON_ERROR_HINT,
     UnrecoverableError,
+    WaitingError,
+    runs,
+    reported,
   });
 
   const worker = new Worker(queue.name, processor, {
@@ -212,6 +286,7 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
     prefix,
     concurrency,
     lockDuration,
+    maxStalledCount: MAX_STALLED_COUNT,
     // A job whose worker vanished (or whose hand-over was cut by a Redis outage) is noticed on this check: tied to
     // the lock so `lockDurationMs` alone bounds how long such a job waits.
     stalledInterval: lockDuration,
@@ -224,11 +299,46 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
         type === INBOX_BACKOFF_TYPE ? delay(attemptsMade) : 0,
     },
   });
-  // Without these listeners an 'error' event (Redis went away) would crash the host process.
+  // Without this listener an 'error' event (Redis went away) would crash the host process.
   worker.on('error', (error) => {
-    // An outage is logged once, by the connection's rule, whichever of the worker's connections saw it first.
-    noteConnectionError(client, logger, ROLE, error);
-    report(error, { stage: 'worker' });
+    const jobId = jobIdOf(error);
+    if (isConnectionError(error)) {
+      // An outage is logged once, by the connection's rule, whichever of the worker's connections saw it first.
+      noteConnectionError(client, logger, ROLE, error);
+    } else {
+      // Redis answered: not an outage. Said as what it is, so that a real outage later is still logged.
+      logWorkerError(log, error, jobId);
+    }
+    report(error, jobId === undefined ? { stage: 'worker' } : { stage: 'worker', jobId });
+  });
+  worker.on('lockRenewalFailed', (jobIds: string[]) => {
+    for (const jobId of jobIds) {
+      if (!runs.lockLost(jobId)) continue;
+      log(
+        `${ROLE}: job ${jobId}: lost the job's lock while onEvent ran (an event loop blocked longer than ` +
+          'lockDurationMs, or a run cut by an outage); its signal is aborted and another worker may run the event',
+        { jobId },
+        'warn',
+      );
+    }
+  });
+  worker.on('stalled', (jobId: string) => {
+    log(
+      `${ROLE}: job ${jobId} stalled (the worker running it died, or lost its lock or Redis); it runs again`,
+      { jobId },
+      'warn',
+    );
+  });
+  worker.on('failed', (job: Job | undefined, error: Error) => {
+    // BullMQ failed it without running onEvent: it stalled more than MAX_STALLED_COUNT times.
+    if (job === undefined || reported.has(job)) return;
+    const jobId = String(job.id);
+    log(
+      `${ROLE}: job ${jobId} moved to the failed set without running onEvent: ${failedReasonOf(error)}. Its runs were ` +
+        'cut short (a worker died, lost its lock or Redis) and one may have finished: check, then replay(jobId)',
+      { jobId, kind: job.name, reason: failedReasonOf(error) },
+    );
+    report(error, { stage: 'worker', jobId, attempt: job.attemptsMade, final: true });
   });
   const admin = new Queue(queue.name, { connection: client, prefix });
   admin.on('error', () => {
@@ -259,15 +369,28 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
     counts: () => checked(() => jobCounts(admin)),
     close() {
       closing ??= (async () => {
+        runs.close();
+        // Paused, not closed, while the runs finish: BullMQ's close cannot be forced once begun.
+        await worker.pause(true).catch(() => {});
+        const settled = await runs.settled(closeTimeoutMs);
+        if (!settled) {
+          log(
+            `${ROLE}: close(): onEvent still running after closeTimeoutMs (${closeTimeoutMs} ms); closing anyway. ` +
+              'These jobs run again once their lock expires',
+            { jobIds: runs.jobIds(), closeTimeoutMs },
+          );
+        }
         // BullMQ's close waits for its fetch loop, which waits for a Redis that cannot be reached: without Redis
         // no job's result could be recorded anyway (an unfinished job runs again once its lock expires), so it
-        // closes without waiting.
-        const unreachable = client.status !== 'ready';
-        try {
-          await worker.close(unreachable);
-        } catch {
-          // A worker whose Redis is gone cannot close politely; the connection is dropped below.
-        }
+        // closes without waiting, as it does when a run is left behind.
+        const force = !settled || client.status !== 'ready';
+        // A backstop: a job fetched while pausing would be waited for without bound.
+        await settleWithin(
+          worker.close(force).catch(() => {
+            // A worker whose Redis is gone cannot close politely; the connection is dropped below.
+          }),
+          closeTimeoutMs,
+        );
         try {
           await admin.close();
         } catch {
@@ -280,6 +403,47 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
   };
 }
 
+/** The job id an error of BullMQ's names, if any. */
+function jobIdOf(error: unknown): string | undefined {
+  return JOB_ID_IN_MESSAGE.exec(messageOf(error))?.[1];
+}
+
+function messageOf(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : '';
+  } catch {
+    return '';
+  }
+}
+
+/** A failed reason of BullMQ's own (a stall, a start limit): its words, cut short, never an event's data. */
+function failedReasonOf(error: unknown): string {
+  return messageOf(error).slice(0, 200) || errorMeta(error).errorName;
+}
+
+/**
+ * A worker error that is not a connection error: a BullMQ job error with its job id and meaning; anything else by
+ * its name and code only (its message may quote a command's arguments).
+ */
+function logWorkerError(log: ProcessorContext['log'], error: unknown, jobId: string | undefined): void {
+  const message = messageOf(error);
+  const known = JOB_ERRORS.find(({ pattern }) => pattern.test(message));
+  const meta = { ...errorMeta(error), ...(jobId === undefined ? {} : { jobId }) };
+  if (known !== undefined && known.says === undefined) return;
+  if (known !== undefined && jobId !== undefined) {
+    log(`${ROLE}: job ${jobId}: ${known.says} (Redis answered: not an outage)`, meta, 'warn');
+  } else {
+    log(`${ROLE}: the worker reported an error (Redis answered: not an outage)`, meta, 'warn');
+  }
+}
+
+/** Waits for `promise`, or `ms` at most. */
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 /** What a job run needs from the worker. */
 interface ProcessorContext {
   onEvent: InboxWorkerOptions['onEvent'];
@@ -289,24 +453,47 @@ interface ProcessorContext {
   /** Added to an onEvent failure's line when no `onError` is set: where to see the error itself. */
   hint: string;
   UnrecoverableError: typeof BullMQ.UnrecoverableError;
+  WaitingError: typeof BullMQ.WaitingError;
+  runs: InboxRuns;
+  /** Jobs whose failure the processor reported (the worker's `'failed'` listener skips them). */
+  reported: WeakSet<Job>;
 }
 
 /** Runs `onEvent` for one job: a failure is retried until the last attempt, then kept in the failed set. */
-function jobProcessor({ onEvent, attempts, log, report, hint, UnrecoverableError }: ProcessorContext) {
-  return async (job: Job, _token?: string, signal?: AbortSignal): Promise<void> => {
+function jobProcessor(context: ProcessorContext) {
+  const { onEvent, attempts, log, report, hint, UnrecoverableError, runs, reported } = context;
+  return async (job: Job, token?: string): Promise<void> => {
     const jobId = String(job.id);
     const parsed = inboxJobDataSchema.safeParse(job.data);
     if (!parsed.success) {
       const error = new InboxError('An inbox job holds data of an unexpected shape', 'unexpected_reply');
       log(`${ROLE}: ${error.message}; moved to the failed set`, { jobId });
       report(error, { stage: 'job_data', jobId, final: true });
+      reported.add(job);
       throw new UnrecoverableError(error.message);
     }
     const attempt = job.attemptsMade + 1;
     const { event, receivedAt } = parsed.data;
+    const run = runs.start(jobId);
+    let failure: { error: unknown } | undefined;
     try {
-      await onEvent(event as unknown as WebhookEvent, { jobId, attempt, attempts, receivedAt, signal });
+      await onEvent(event as unknown as WebhookEvent, {
+        jobId,
+        attempt,
+        attempts,
+        receivedAt,
+        signal: run.signal,
+      });
     } catch (error) {
+      failure = { error };
+    } finally {
+      // Ended before the result is recorded: close() waits for onEvent, BullMQ for the recording.
+      runs.end(run);
+    }
+    if (failure !== undefined) {
+      const { error } = failure;
+      reported.add(job);
+      if (run.signal.aborted) return stopped(context, job, token, event.kind, error);
       const final = attempt >= attempts;
       log(
         `${ROLE}: onEvent failed${final ? '; no attempt left, moved to the failed set' : '; will retry'}${hint}`,
@@ -324,6 +511,31 @@ function jobProcessor({ onEvent, attempts, log, report, hint, UnrecoverableError
       throw new UnrecoverableError(message);
     }
   };
+}
+
+/**
+ * An `onEvent` that threw after its signal was aborted. On `close()`: the event goes back to the queue, its attempt
+ * not counted. On a lost lock: the job is another worker's now, which Redis will tell BullMQ when it records this run.
+ */
+async function stopped(
+  { log, runs, WaitingError }: ProcessorContext,
+  job: Job,
+  token: string | undefined,
+  kind: string,
+  error: unknown,
+): Promise<never> {
+  const jobId = String(job.id);
+  if (!runs.closing || token === undefined) {
+    log(`${ROLE}: onEvent stopped: the job's lock was lost`, { jobId, kind }, 'warn');
+    throw error;
+  }
+  await job.moveToWait(token);
+  log(
+    `${ROLE}: onEvent stopped as the worker closes; the event is back in the queue`,
+    { jobId, kind },
+    'warn',
+  );
+  throw new WaitingError();
 }
 
 /** The failed set, a page at a time. */

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.js';
+import { isConnectionError } from '../../src/redis/connection-log.js';
 import { createInboxHandler } from '../../src/redis/inbox.js';
 import { createInboxWorker } from '../../src/redis/inbox-worker.js';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
@@ -124,5 +125,23 @@ describe('a Redis that cannot be reached', () => {
       warn.mockRestore();
       error.mockRestore();
     }
+  });
+});
+
+describe('isConnectionError: what counts as an outage', () => {
+  const coded = (message: string, code: string | number) => Object.assign(new Error(message), { code });
+  // BullMQ's job errors carry a numeric code (its Lua scripts' answer); system errors a string one.
+  it.each([
+    ['a refused connection', coded('connect ECONNREFUSED 127.0.0.1:6379', 'ECONNREFUSED'), true],
+    ['a reset connection', coded('read ECONNRESET', 'ECONNRESET'), true],
+    ['a timed-out connection', coded('connect ETIMEDOUT', 'ETIMEDOUT'), true],
+    ["ioredis's closed connection", new Error('Connection is closed.'), true],
+    ['a refused password', new Error('WRONGPASS invalid username-password pair'), true],
+    ["BullMQ's lost lock", new Error('could not renew lock for job e123'), false],
+    ["BullMQ's missing lock", coded('Missing lock for job e123. moveToFinished', -2), false],
+    ['a script Redis refused', new Error('ERR Error running script'), false],
+    ['not an error', 'ECONNREFUSED', false],
+  ])('%s: %s', (_name, error, expected) => {
+    expect(isConnectionError(error)).toBe(expected);
   });
 });

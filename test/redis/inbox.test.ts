@@ -6,8 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.js';
 import {
   createInboxHandler,
@@ -20,7 +19,8 @@ import {
 } from '../../src/redis/index.js';
 import { messageEnvelope, statusEnvelope, statusObject, textMessage } from '../../src/testing/index.js';
 import type { WebhookEvent } from '../../src/webhooks/index.js';
-import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { describeRedis, startRedis } from '../helpers/redis-server.js';
+import { inboxSuite } from './fixtures/inbox-suite.js';
 
 const SECRET = 'inbox-test-secret-0123456789abcdef0123';
 const PHONE = '15550009876';
@@ -45,31 +45,17 @@ let queueSeq = 0;
 const nextQueue = () => `inbox-test-${process.pid}-${++queueSeq}`;
 
 describeRedis('durable inbox (real redis-server)', () => {
-  let server: RedisServer;
-  let redis: Redis;
-  const closers: (() => Promise<unknown>)[] = [];
-
-  beforeAll(async () => {
-    server = await startRedis();
-    redis = new Redis(server.url, { maxRetriesPerRequest: null });
-    redis.on('error', () => undefined);
-  });
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
-  afterAll(async () => {
-    redis.disconnect();
-    await server.dispose();
-  });
+  const suite = inboxSuite();
+  const { closers } = suite;
 
   function handler(queueName: string, extra: { logger?: ReturnType<typeof recordingLogger>['logger'] } = {}) {
-    const h = createInboxHandler({ connection: server.url, secret: SECRET, queueName, ...extra });
+    const h = createInboxHandler({ connection: suite.server.url, secret: SECRET, queueName, ...extra });
     closers.push(() => h.close());
     return h;
   }
 
   function worker(options: Omit<Parameters<typeof createInboxWorker>[0], 'connection'>): InboxWorker {
-    const w = createInboxWorker({ connection: server.url, ...options });
+    const w = createInboxWorker({ connection: suite.server.url, ...options });
     closers.push(() => w.close());
     return w;
   }
@@ -85,14 +71,14 @@ describeRedis('durable inbox (real redis-server)', () => {
     const envelope = messageEnvelope(message);
     expect((await h(delivery(envelope))).status).toBe(200);
     expect((await h(delivery(envelope))).status).toBe(200);
-    const queue = new Queue(queueName, { connection: redis });
+    const queue = new Queue(queueName, { connection: suite.redis });
     closers.push(() => queue.close());
     expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
     const job = await queue.getJob(inboxJobId(message.id));
     expect(job?.name).toBe('message');
     expect((job?.data as { event: WebhookEvent } | undefined)?.event.idempotencyKey).toBe(message.id);
     // No key name holds the wamid (it encodes a phone number) or the phone number itself.
-    const keys = await redis.keys('*');
+    const keys = await suite.redis.keys('*');
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) {
       expect(key).not.toContain(message.id);
@@ -109,7 +95,7 @@ describeRedis('durable inbox (real redis-server)', () => {
     );
     expect((await h(delivery(statusEnvelope(statuses)))).status).toBe(200);
     expect((await h(delivery(statusEnvelope(statuses.slice(1))))).status).toBe(200);
-    const queue = new Queue(queueName, { connection: redis });
+    const queue = new Queue(queueName, { connection: suite.redis });
     closers.push(() => queue.close());
     expect((await queue.getJobCounts('waiting')).waiting).toBe(3);
   });
@@ -119,7 +105,7 @@ describeRedis('durable inbox (real redis-server)', () => {
     const errors: unknown[] = [];
     const log = recordingLogger();
     const h = createInboxHandler({
-      connection: server.url,
+      connection: suite.server.url,
       secret: SECRET,
       queueName,
       logger: log.logger,
@@ -130,9 +116,9 @@ describeRedis('durable inbox (real redis-server)', () => {
     await h.ready();
     const envelope = messageEnvelope(textMessage({ id: 'wamid.SLOW' }));
     // Redis holds every write for 2 s: the enqueue cannot be acknowledged within its 300 ms.
-    await redis.call('CLIENT', 'PAUSE', '2000', 'WRITE');
+    await suite.redis.call('CLIENT', 'PAUSE', '2000', 'WRITE');
     const slow = await h(delivery(envelope));
-    await redis.call('CLIENT', 'UNPAUSE');
+    await suite.redis.call('CLIENT', 'UNPAUSE');
     expect(slow.status).toBeGreaterThanOrEqual(500);
     expect(errors[0]).toBeInstanceOf(InboxError);
     expect((errors[0] as InboxError).reason).toBe('timeout');
@@ -141,7 +127,7 @@ describeRedis('durable inbox (real redis-server)', () => {
     ]);
     // The gateway's retry: the write that timed out may have landed meanwhile; either way one job.
     expect((await h(delivery(envelope))).status).toBe(200);
-    const queue = new Queue(queueName, { connection: redis });
+    const queue = new Queue(queueName, { connection: suite.redis });
     closers.push(() => queue.close());
     expect((await queue.getJobCounts('waiting')).waiting).toBe(1);
   });
@@ -149,17 +135,17 @@ describeRedis('durable inbox (real redis-server)', () => {
   it("takes an ioredis client as the connection, duplicates it, and leaves the application's client open", async () => {
     const queueName = nextQueue();
     const log = recordingLogger();
-    const h = createInboxHandler({ connection: redis, secret: SECRET, queueName, logger: log.logger });
+    const h = createInboxHandler({ connection: suite.redis, secret: SECRET, queueName, logger: log.logger });
     await h.ready();
     expect((await h(delivery(messageEnvelope(textMessage({ id: 'wamid.CLIENT' }))))).status).toBe(200);
     await h.close();
-    expect(redis.status).toBe('ready');
+    expect(suite.redis.status).toBe('ready');
     const closed = await h(delivery(messageEnvelope(textMessage({ id: 'wamid.CLOSED' }))));
     expect(closed.status).toBeGreaterThanOrEqual(500);
     expect(log.lines).toEqual([
       expect.stringMatching(/^onEvent failed; answering 500 .*"errorName":"InboxError"/),
     ]);
-    const queue = new Queue(queueName, { connection: redis });
+    const queue = new Queue(queueName, { connection: suite.redis });
     closers.push(() => queue.close());
     expect((await queue.getJobCounts('waiting')).waiting).toBe(1);
   });
@@ -182,14 +168,14 @@ describeRedis('durable inbox (real redis-server)', () => {
       ),
       expect.stringMatching(/^Webhook body refused with 400: Invalid webhook envelope at entry/),
     ]);
-    const queue = new Queue(queueName, { connection: redis });
+    const queue = new Queue(queueName, { connection: suite.redis });
     closers.push(() => queue.close());
     expect((await queue.getJobCounts('waiting')).waiting).toBe(0);
   });
 
   it('works as a node:http handler', async () => {
     const queueName = nextQueue();
-    const h = createNodeInboxHandler({ connection: server.url, secret: SECRET, queueName });
+    const h = createNodeInboxHandler({ connection: suite.server.url, secret: SECRET, queueName });
     closers.push(() => h.close());
     const http = createServer((req, res) => void h(req, res));
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -205,7 +191,7 @@ describeRedis('durable inbox (real redis-server)', () => {
     await h.ready();
     expect((await post(envelope)).status).toBe(200);
     expect((await post(envelope)).status).toBe(200);
-    const queue = new Queue(queueName, { connection: redis });
+    const queue = new Queue(queueName, { connection: suite.redis });
     closers.push(() => queue.close());
     expect((await queue.getJobCounts('waiting')).waiting).toBe(1);
   });
@@ -320,7 +306,7 @@ describeRedis('durable inbox (real redis-server)', () => {
       onError: (error) => errors.push(error),
     });
     await w.ready();
-    const queue = new Queue(queueName, { connection: redis });
+    const queue = new Queue(queueName, { connection: suite.redis });
     closers.push(() => queue.close());
     await queue.add('message', { something: 'else' }, { jobId: 'foreign' });
     await queue.add('message', 'not even an object', { jobId: 'foreign2' });
@@ -390,31 +376,33 @@ describeRedis('durable inbox (real redis-server)', () => {
   });
 
   it('refuses bad options with ConfigurationError before opening a connection', () => {
-    expect(() => createInboxHandler({ connection: server.url, secret: '' })).toThrow(ConfigurationError);
+    expect(() => createInboxHandler({ connection: suite.server.url, secret: '' })).toThrow(
+      ConfigurationError,
+    );
     expect(() => createInboxHandler({ connection: 'http://example.com', secret: SECRET })).toThrow(
       ConfigurationError,
     );
-    expect(() => createInboxHandler({ connection: server.url, secret: SECRET, queueName: 'a:b' })).toThrow(
-      ConfigurationError,
-    );
     expect(() =>
-      createInboxHandler({ connection: server.url, secret: SECRET, enqueueTimeoutMs: -1 }),
+      createInboxHandler({ connection: suite.server.url, secret: SECRET, queueName: 'a:b' }),
     ).toThrow(ConfigurationError);
     expect(() =>
-      createInboxWorker({ connection: server.url, onEvent: undefined as unknown as () => void }),
+      createInboxHandler({ connection: suite.server.url, secret: SECRET, enqueueTimeoutMs: -1 }),
     ).toThrow(ConfigurationError);
-    expect(() => createInboxWorker({ connection: server.url, onEvent: () => {}, attempts: 0 })).toThrow(
+    expect(() =>
+      createInboxWorker({ connection: suite.server.url, onEvent: undefined as unknown as () => void }),
+    ).toThrow(ConfigurationError);
+    expect(() => createInboxWorker({ connection: suite.server.url, onEvent: () => {}, attempts: 0 })).toThrow(
       ConfigurationError,
     );
     expect(() =>
       createInboxWorker({
-        connection: server.url,
+        connection: suite.server.url,
         onEvent: () => {},
         backoff: { type: 'linear' as 'fixed', delayMs: 1 },
       }),
     ).toThrow(ConfigurationError);
     expect(() =>
-      createInboxWorker({ connection: server.url, onEvent: () => {}, logLevel: 'loud' as 'warn' }),
+      createInboxWorker({ connection: suite.server.url, onEvent: () => {}, logLevel: 'loud' as 'warn' }),
     ).toThrow(ConfigurationError);
     expect(DEFAULT_INBOX_QUEUE).toBe('wa-gateway-inbox');
   });
