@@ -31,6 +31,7 @@ import { INBOX_BACKOFF_TYPE, type InboxQueueOptions, inboxJobDataSchema, queueOp
 import { closeRedis, clusterNodeError, openRedis, refuseClusterNode } from './inbox-connection.js';
 import { InboxRuns } from './inbox-running.js';
 import { queuePrefix } from './queue-keys.js';
+import { jobIdOf, logWorkerError, messageOf } from './worker-errors.js';
 
 /** Passed to the worker's `onEvent` with each event. */
 export interface InboxEventContext {
@@ -172,26 +173,6 @@ const ROLE = 'createInboxWorker';
  */
 const MAX_STALLED_COUNT = 2;
 
-/** The job id in one of BullMQ's job errors ("could not renew lock for job X", "Missing lock for job X. cmd"). */
-const JOB_ID_IN_MESSAGE = /\bjob (\S+?)\.?(?:\s|$)/i;
-
-/** What BullMQ's job errors mean, for the log line (data, not branches: the first match wins). */
-const JOB_ERRORS: readonly { pattern: RegExp; says: string | undefined }[] = [
-  // Logged once per run by the 'lockRenewalFailed' listener, which BullMQ calls first.
-  { pattern: /^could not renew lock for job /, says: undefined },
-  {
-    pattern: /^(Missing lock|Lock mismatch) for job /,
-    says:
-      "could not record the job's result: its lock had expired or another worker held it; that worker runs " +
-      'the event (again)',
-  },
-  { pattern: /^Missing key for job /, says: 'the job was removed while it ran' },
-  {
-    pattern: /^Job \S+ is not in the /,
-    says: 'the job had moved on (another worker, or a replay) while it ran',
-  },
-];
-
 function integerOption(value: unknown, fallback: number, name: string, max: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
@@ -306,8 +287,9 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
       // An outage is logged once, by the connection's rule, whichever of the worker's connections saw it first.
       noteConnectionError(client, logger, ROLE, error);
     } else {
-      // Redis answered: not an outage. Said as what it is, so that a real outage later is still logged.
-      logWorkerError(log, error, jobId);
+      // Redis answered: not an outage. Said as what it is, so that a real outage later is still logged (a lost
+      // lock by the 'lockRenewalFailed' listener below, which knows whether onEvent still ran).
+      logWorkerError(ROLE, (message, meta) => log(message, meta, 'warn'), error, ['lock-renewal']);
     }
     report(error, jobId === undefined ? { stage: 'worker' } : { stage: 'worker', jobId });
   });
@@ -403,38 +385,9 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
   };
 }
 
-/** The job id an error of BullMQ's names, if any. */
-function jobIdOf(error: unknown): string | undefined {
-  return JOB_ID_IN_MESSAGE.exec(messageOf(error))?.[1];
-}
-
-function messageOf(error: unknown): string {
-  try {
-    return error instanceof Error ? String(error.message) : '';
-  } catch {
-    return '';
-  }
-}
-
 /** A failed reason of BullMQ's own (a stall, a start limit): its words, cut short, never an event's data. */
 function failedReasonOf(error: unknown): string {
   return messageOf(error).slice(0, 200) || errorMeta(error).errorName;
-}
-
-/**
- * A worker error that is not a connection error: a BullMQ job error with its job id and meaning; anything else by
- * its name and code only (its message may quote a command's arguments).
- */
-function logWorkerError(log: ProcessorContext['log'], error: unknown, jobId: string | undefined): void {
-  const message = messageOf(error);
-  const known = JOB_ERRORS.find(({ pattern }) => pattern.test(message));
-  const meta = { ...errorMeta(error), ...(jobId === undefined ? {} : { jobId }) };
-  if (known !== undefined && known.says === undefined) return;
-  if (known !== undefined && jobId !== undefined) {
-    log(`${ROLE}: job ${jobId}: ${known.says} (Redis answered: not an outage)`, meta, 'warn');
-  } else {
-    log(`${ROLE}: the worker reported an error (Redis answered: not an outage)`, meta, 'warn');
-  }
 }
 
 /** Waits for `promise`, or `ms` at most. */

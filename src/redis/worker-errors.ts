@@ -1,0 +1,75 @@
+/**
+ * A BullMQ worker relays on `'error'` both its connections' failures (an outage: `connection-log.ts` logs those)
+ * and errors Redis answered about a job (a lock lost, a job removed while it ran). The SDK's workers (the durable
+ * inbox's, the campaign queue's) log the second kind here, as what it is, with the job id: never as an outage,
+ * which would hide the real one after it.
+ */
+import { errorMeta } from './errors.js';
+
+/** The job id in one of BullMQ's job errors ("could not renew lock for job X", "Missing lock for job X. cmd"). */
+const JOB_ID_IN_MESSAGE = /\bjob (\S+?)\.?(?:\s|$)/i;
+
+/** Which of BullMQ's job errors: a worker whose own listener already says one passes its kind to skip it. */
+export type JobErrorKind = 'lock-renewal' | 'lock-missing' | 'job-missing' | 'job-moved';
+
+/** What BullMQ's job errors mean, for the log line (data, not branches: the first match wins). */
+const JOB_ERRORS: readonly { kind: JobErrorKind; pattern: RegExp; says: string }[] = [
+  {
+    kind: 'lock-renewal',
+    pattern: /^could not renew lock for job /,
+    says:
+      "lost the job's lock while it ran (an event loop blocked longer than lockDurationMs, or a run cut by an " +
+      'outage); another worker may run the job',
+  },
+  {
+    kind: 'lock-missing',
+    pattern: /^(Missing lock|Lock mismatch) for job /,
+    says:
+      "could not record the job's result: its lock had expired or another worker held it; that worker runs " +
+      'the job (again)',
+  },
+  { kind: 'job-missing', pattern: /^Missing key for job /, says: 'the job was removed while it ran' },
+  {
+    kind: 'job-moved',
+    pattern: /^Job \S+ is not in the /,
+    says: 'the job had moved on (another worker, or a replay) while it ran',
+  },
+];
+
+/** @internal The job id an error of BullMQ's names, if any. */
+export function jobIdOf(error: unknown): string | undefined {
+  return JOB_ID_IN_MESSAGE.exec(messageOf(error))?.[1];
+}
+
+/** @internal An error's message, or `''` (not an `Error`, or a hostile one whose message getter throws). */
+export function messageOf(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * @internal Logs (through `log`, at the caller's level) a worker error that is not a connection error: a BullMQ
+ * job error with its job id and meaning; anything else by its name and code only (its message may quote a
+ * command's arguments). `role` names the worker; `saidElsewhere` lists the job errors the worker's other
+ * listeners already log.
+ */
+export function logWorkerError(
+  role: string,
+  log: (message: string, meta: Record<string, unknown>) => void,
+  error: unknown,
+  saidElsewhere: readonly JobErrorKind[] = [],
+): void {
+  const jobId = jobIdOf(error);
+  const message = messageOf(error);
+  const known = JOB_ERRORS.find(({ pattern }) => pattern.test(message));
+  if (known !== undefined && saidElsewhere.includes(known.kind)) return;
+  const meta = { ...errorMeta(error), ...(jobId === undefined ? {} : { jobId }) };
+  if (known !== undefined && jobId !== undefined) {
+    log(`${role}: job ${jobId}: ${known.says} (Redis answered: not an outage)`, meta);
+  } else {
+    log(`${role}: the worker reported an error (Redis answered: not an outage)`, meta);
+  }
+}
