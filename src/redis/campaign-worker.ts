@@ -35,11 +35,12 @@ import { type CampaignJobData, type QueueCore, recordedRefusal } from './campaig
 import { type ChangeAnswer, decodeEntry, encodeEntry, type LedgerEntry } from './campaign-ledger.js';
 import type { LockAnswer } from './campaign-recipients.js';
 import type { RedisClient } from './client.js';
-import { noteConnectionError } from './connection-log.js';
+import { isConnectionError, noteConnectionError } from './connection-log.js';
 import { errorMeta, RedisStoreError } from './errors.js';
 import { closeRedis, openRedis } from './inbox-connection.js';
 import { leaseToken, RedisLease } from './lease.js';
 import { call, toStoreError } from './replies.js';
+import { logWorkerError } from './worker-errors.js';
 
 const ROLE = 'CampaignQueue.work';
 
@@ -306,8 +307,20 @@ class Workers implements CampaignWorker {
       },
     );
     worker.on('error', (error: Error) => {
-      noteConnectionError(this.#connection, this.#logger, ROLE, error);
-      this.#report(error, { campaign, stage: 'worker' });
+      if (isConnectionError(error)) {
+        // An outage is logged once, by the connection's rule, whichever of the worker's connections saw it first.
+        noteConnectionError(this.#connection, this.#logger, ROLE, error);
+        this.#report(error, { campaign, stage: 'worker' });
+        return;
+      }
+      // Redis answered (a job's lock lost, its result refused): not an outage. Said as what it is, with the job
+      // id, so that a real outage later is still logged, with its real length.
+      logWorkerError(
+        ROLE,
+        (message, meta) => log(this.#logger, 'warn', message, { ...meta, campaign }),
+        error,
+      );
+      this.#notify(error, { campaign, stage: 'worker' });
     });
     this.#runs.set(campaign, { worker, recorder: core.tracker.recorder(campaign) });
   }
@@ -389,14 +402,25 @@ class Workers implements CampaignWorker {
     return this.#runs.get(campaign)?.recorder;
   }
 
+  /** Logs a failure (by stage and error name) and gives it to `onError`. */
   #report(error: unknown, info: { campaign?: string; stage: string }): void {
-    // Every stage reported is Redis's or BullMQ's work: a client's raw error (`ECONNREFUSED`,
-    // `MaxRetriesPerRequestError`) is given as the `RedisStoreError` every other call gives.
-    const typed = error instanceof WaGatewayError ? error : toStoreError(error, `${ROLE}: ${info.stage}`);
     log(this.#logger, 'warn', `wa-gateway-sdk: ${ROLE}: ${info.stage} failed`, {
-      errorName: errorMeta(typed).errorName,
+      errorName: errorMeta(this.#typed(error, info)).errorName,
     });
-    callObserver(this.#onError, [typed, info]);
+    this.#notify(error, info);
+  }
+
+  /** Gives a failure to `onError` only (one already logged by what it is). */
+  #notify(error: unknown, info: { campaign?: string; stage: string }): void {
+    callObserver(this.#onError, [this.#typed(error, info), info]);
+  }
+
+  /**
+   * Every stage reported is Redis's or BullMQ's work: a client's raw error (`ECONNREFUSED`,
+   * `MaxRetriesPerRequestError`) is given as the `RedisStoreError` every other call gives.
+   */
+  #typed(error: unknown, info: { stage: string }): WaGatewayError {
+    return error instanceof WaGatewayError ? error : toStoreError(error, `${ROLE}: ${info.stage}`);
   }
 
   /** For `Message`. */

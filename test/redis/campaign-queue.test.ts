@@ -3,7 +3,10 @@ import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
 import { GatewayClient } from '../../src/index.js';
 import { CampaignQueue, RedisStoreError } from '../../src/redis/index.js';
-import { waitFor } from '../helpers/manual-clock.js';
+import { startServer } from '../helpers/http-server.js';
+import { deferred, waitFor } from '../helpers/manual-clock.js';
+import { sendOk } from '../helpers/msw.js';
+import { queueCoreOf } from '../helpers/queue-core.js';
 import { describeRedis, type RedisServer, useRedis, whenClient } from '../helpers/redis-server.js';
 import { useRedisTarget } from '../helpers/redis-target.js';
 import { campaignQueueSuite, text } from './suites/campaign-queue.js';
@@ -63,6 +66,76 @@ describeRedis('CampaignQueue workers while their Redis is down', () => {
       await server.start();
       await worker.close();
       await queue.close();
+      redis.disconnect();
+    }
+  }, 60_000);
+
+  it('logs a lost job lock as what it is, not as an outage, then logs the real outage and its real length', async () => {
+    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    redis.on('error', () => {});
+    const lines: string[] = [];
+    const record = (message: string, meta?: unknown) => void lines.push(`${message} ${JSON.stringify(meta)}`);
+    const prefix = 'lock:';
+    const queue = new CampaignQueue({ redis, prefix, logger: { warn: record, error: record } });
+    // The gateway holds the send open until the test lets it answer (the spec's send answer).
+    const arrived = deferred();
+    const release = deferred();
+    const gatewayServer = await startServer(async (req, res, body) => {
+      if (req.method !== 'POST' || !req.url?.startsWith('/v1/wa/message'))
+        return void res.writeHead(404).end();
+      const to = String((JSON.parse(body) as { to?: unknown }).to);
+      arrived.resolve();
+      await release.promise;
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(sendOk('wamid.LOCK1', to)));
+    });
+    const gateway = new GatewayClient({ apiKey: 'sk_test_x', baseUrl: gatewayServer.url, rateLimit: false });
+    const errors: unknown[] = [];
+    const worker = queue.work({
+      gateway,
+      pollMs: 50,
+      lockDurationMs: 1000,
+      onError: (error, info) => void (info.stage === 'worker' && errors.push(error)),
+    });
+    const has = (text: string) => lines.filter((line) => line.includes(text));
+    const to = '998900000077';
+    try {
+      await whenClient(redis, 'ready');
+      await queue.enqueue('held', [text(to)]);
+      await worker.ready();
+      await arrived.promise;
+      // Another worker's token on the job's lock while its send is out: the worker's next renewal is refused.
+      const core = queueCoreOf(redis, prefix);
+      const locks = await redis.keys(`${core.bullPrefixOf(redis, 'held')}:${core.queueName('held')}:*:lock`);
+      expect(locks).toHaveLength(1);
+      await redis.set(locks[0]!, 'another-workers-token', 'PX', 60_000);
+      await waitFor(() => errors.length > 0, "the worker's lock error");
+      expect(has('cannot reach Redis')).toEqual([]);
+      const jobId = /:([^:]+):lock$/.exec(locks[0]!)?.[1];
+      expect(has("lost the job's lock")[0]).toContain(`job ${jobId}:`);
+
+      // The send is answered: its result is recorded all the same (the ledger's, not the job's lock, decides).
+      release.resolve();
+      await waitFor(async () => (await queue.status('held'))?.accepted === 1, 'the message to be accepted');
+      expect(has('cannot reach Redis')).toEqual([]);
+
+      const stoppedAt = Date.now();
+      await server.kill();
+      await waitFor(() => has('CampaignQueue.work: cannot reach Redis').length === 1, 'the outage', 30_000);
+      await server.start();
+      await waitFor(() => has('CampaignQueue.work: Redis at').length === 1, 'the end of the outage', 30_000);
+      const outageMs = Date.now() - stoppedAt;
+      // The length said is the outage's, not counted from the lock error before it.
+      const seconds = Number(/after (\d+) s/.exec(has('CampaignQueue.work: Redis at')[0] ?? '')?.[1]);
+      expect(seconds).toBeLessThanOrEqual(Math.ceil(outageMs / 1000));
+      expect(lines.filter((line) => line.includes(to) || line.includes('wamid.LOCK1'))).toEqual([]);
+    } finally {
+      release.resolve();
+      await server.start();
+      await worker.close();
+      await queue.close();
+      await gatewayServer.close();
       redis.disconnect();
     }
   }, 60_000);
