@@ -330,10 +330,11 @@ export class Transport {
       config.secrets,
     );
     this.#deadlines.add(x, x.timeoutMs);
-    if (signal) x.unlinkCaller = onAbort(signal, () => x.abort(signal.reason));
     let release: (() => void) | undefined;
     let init: RequestInit;
     try {
+      // Inside the try that clears the deadline: a throw here must not leave the entry holding the process.
+      if (signal) x.unlinkCaller = onAbort(signal, () => x.abort(signal.reason));
       if (options.rateLimited && config.rateLimiter)
         release = await this.#acquire(x, config.rateLimiter, last);
       if (stopSignal?.aborted) throw stopSignal.reason;
