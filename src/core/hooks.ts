@@ -9,7 +9,10 @@ import { callObserver } from './observer.js';
 export interface RequestHooks {
   /** Before each attempt of a request (after a retry's wait). */
   onRequest?(event: RequestEvent): void;
-  /** After each attempt: with `status` when the server answered, with `error` when it failed. */
+  /**
+   * Once after each attempt, however it ended (an answer, a failure, the caller's abort, a 401 before a re-login):
+   * with `status` when the server answered, with `error` when it failed.
+   */
   onResponse?(event: ResponseEvent): void;
 }
 
@@ -19,7 +22,7 @@ export interface RequestEvent {
   path: string;
   /** The server's host name (`server.address` in OpenTelemetry terms). */
   host: string;
-  /** 1 for the first attempt. */
+  /** 1 for the first attempt; counts every attempt of the call, the repeat after a re-login included. */
   attempt: number;
 }
 

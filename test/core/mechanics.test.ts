@@ -237,6 +237,8 @@ describe('logging levels', () => {
         code: 'RATE_001',
       }),
     ]);
+    // A failed attempt's line carries its duration too, as the docs say of every attempt's line.
+    expect(typeof lines.find(([level]) => level === 'warn')?.[2]?.['durationMs']).toBe('number');
     const success = lines.find(([level]) => level === 'debug')!;
     expect(success[2]).toMatchObject({ status: 200, attempt: 2, requestId: 'req-send' });
     expect(typeof success[2]?.['durationMs']).toBe('number');
@@ -301,5 +303,74 @@ describe('onRequest / onResponse hooks', () => {
       [2, 200, undefined, 'req-send'],
     ]);
     expect(responses[0]!.error).toMatchObject({ code: 'RATE_001' });
+  });
+
+  it("an attempt the caller's signal aborts in flight gets its onResponse, with the error, and a debug line", async () => {
+    const controller = new AbortController();
+    const reason = new Error('stopped by the caller');
+    // The server takes the request and never answers: only the abort ends the attempt.
+    script.set('/v1/wa/message', [() => controller.abort(reason)]);
+    const requests: unknown[] = [];
+    const responses: ResponseEvent[] = [];
+    const lines: [string, Record<string, unknown> | undefined][] = [];
+    const gw = gateway({
+      logLevel: 'debug',
+      logger: { debug: (message, meta) => void lines.push([message, meta]) },
+      onRequest: (e) => requests.push(e),
+      onResponse: (e) => responses.push(e),
+    });
+    await expect(gw.messages.send(text, { signal: controller.signal })).rejects.toBe(reason);
+    expect(requests).toHaveLength(1);
+    expect(responses).toHaveLength(1);
+    expect(responses[0]).toMatchObject({ attempt: 1, status: undefined, retryInMs: undefined });
+    expect(responses[0]!.error).toBeDefined();
+    expect(lines).toEqual([
+      [
+        'wa-gateway-sdk: request failed',
+        expect.objectContaining({
+          method: 'POST',
+          path: '/v1/wa/message',
+          attempt: 1,
+          error: 'Error',
+          durationMs: expect.any(Number),
+        }),
+      ],
+    ]);
+  });
+
+  it('the 401 a stale platform token gets before the re-login is an attempt: hooks, debug line, attempts', async () => {
+    let tokens = 0;
+    script.set('/stats', [
+      (res) => json(res, 401, { detail: 'Invalid auth key.' }, { 'x-request-id': 'req-401' }),
+    ]);
+    script.set('/jwt/', [
+      (res) => json(res, 200, { token: `tok-${++tokens}`, expires_at: '2099-01-01T00:00:00Z' }),
+    ]);
+    const responses: ResponseEvent[] = [];
+    const lines: [string, Record<string, unknown> | undefined][] = [];
+    const client = new PlatformClient({
+      platformUrl: server.url,
+      streamUrl: server.url,
+      username: 'agent',
+      password: 'pw-123456789',
+      token: 'stale',
+      logLevel: 'debug',
+      logger: { debug: (message, meta) => void lines.push([message, meta]) },
+      onResponse: (e) => responses.push(e),
+    });
+    const { response } = await client.stats.get().withResponse();
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['GET /stats', 'POST /jwt/', 'GET /stats']);
+    // Two GETs reached the server: both are counted, numbered 1 and 2 (not 1 twice), and the 401 is reported.
+    expect(response.attempts).toBe(2);
+    const stats = responses.filter((r) => r.path === '/stats');
+    expect(stats.map((r) => [r.attempt, r.status, r.requestId, r.retryInMs])).toEqual([
+      [1, 401, 'req-401', 0],
+      [2, 200, 'req-stats', undefined],
+    ]);
+    const statsLines = lines.filter(([, meta]) => meta?.['path'] === '/stats');
+    expect(statsLines.map(([message, meta]) => [message, meta?.['attempt'], meta?.['requestId']])).toEqual([
+      ['wa-gateway-sdk: credential refused, repeating after a login', 1, 'req-401'],
+      ['wa-gateway-sdk: request succeeded', 2, 'req-stats'],
+    ]);
   });
 });
