@@ -1,7 +1,7 @@
 import { onAbort, sleep } from './abort.js';
 import { Deadlines, Exchange, guardBody, isRedirect, refusedRedirect } from './attempt.js';
 import { checkHeaders } from './call-options.js';
-import { requestIdHeader, toApiError, toRedirectError } from './error-body.js';
+import { requestIdHeader, scrubRequestId, toApiError, toRedirectError } from './error-body.js';
 import {
   type ApiError,
   AuthenticationError,
@@ -701,7 +701,7 @@ function observeAttempt(
   const requestId = response
     ? sent === undefined
       ? undefined
-      : excerpt(observers.redact(sent), 100)
+      : scrubRequestId(sent, observers.redact)
     : error instanceof WaGatewayError && 'requestId' in error && typeof error.requestId === 'string'
       ? error.requestId
       : undefined;

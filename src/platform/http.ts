@@ -97,7 +97,7 @@ export class PlatformHttp {
       };
       const data = await body(json as JsonCall);
       return { data, response: last ?? NO_REQUEST };
-    });
+    }, this.#transports.platform);
   }
 
   /**

@@ -97,6 +97,11 @@ export class TokenManager {
   }
 
   /** A valid token: the cached one, the store's, or a fresh login. */
+  /** `text` with every credential of the client scrubbed (for the login's `withResponse()`). */
+  redact(text: string): string {
+    return this.#transport.redact(text);
+  }
+
   token(signal?: AbortSignal): Promise<string> {
     const entry = this.#entry;
     if (entry && this.#fresh(entry)) return Promise.resolve(entry.token);

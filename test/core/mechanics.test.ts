@@ -131,6 +131,43 @@ describe('withResponse', () => {
   });
 });
 
+describe('withResponse().response.requestId', () => {
+  it('is scrubbed of the credentials and shortened, as in hooks, log lines and errors; headers stay raw', async () => {
+    const echo =
+      (id: string, body: unknown, status = 200) =>
+      (res: ServerResponse) =>
+        json(res, status, body, { 'x-request-id': id });
+    script.set('/v1/wa/message', [echo(`echo-pk_test_key-${'x'.repeat(200)}`, SEND_OK)]);
+    const sent = await gateway().messages.send(text).withResponse();
+    expect(sent.response.requestId).toBe(`echo-[redacted]-${'x'.repeat(84)}…`);
+    expect(sent.response.headers.get('x-request-id')).toContain('pk_test_key');
+
+    script.set('/api/v1/anything', [echo('echo-sk_test_key', { ok: true })]);
+    expect((await publicApi().request('GET', '/anything').withResponse()).response.requestId).toBe(
+      'echo-[redacted]',
+    );
+
+    script.set('/stats', [echo('echo-tok_platform', [])]);
+    const client = new PlatformClient({
+      platformUrl: server.url,
+      streamUrl: server.url,
+      token: 'tok_platform',
+      logLevel: 'off',
+    });
+    expect((await client.stats.get().withResponse()).response.requestId).toBe('echo-[redacted]');
+
+    script.set('/jwt/', [echo('echo-pw-123456789', { token: 'tok-1', expires_at: '2099-01-01T00:00:00Z' })]);
+    const login = new PlatformClient({
+      platformUrl: server.url,
+      streamUrl: server.url,
+      username: 'agent',
+      password: 'pw-123456789',
+      logLevel: 'off',
+    });
+    expect((await login.auth.login().withResponse()).response.requestId).toBe('echo-[redacted]');
+  });
+});
+
 describe('per-call options, defaultHeaders and the User-Agent', () => {
   it('sends defaultHeaders, per-call headers over them, and the SDK-only headers over both', async () => {
     const gw = gateway({ defaultHeaders: { 'X-Tenant': 'acme', 'x-route': 'default' } });
