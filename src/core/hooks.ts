@@ -4,7 +4,8 @@ import { callObserver } from './observer.js';
  * Per-attempt observation points of every client, for metrics and tracing systems other than OpenTelemetry.
  * Each hook is called synchronously and not awaited; an error it throws, or the rejection of a promise it returns,
  * is swallowed (a broken hook never breaks a call, nor the process).
- * Neither ever receives a header, a body, a query string, a key or a token.
+ * Neither ever receives a header, a body, a query string, a key or a token: a failed attempt's `error` is its
+ * metadata (`AttemptError`), not the error object, whose message and body are the server's words.
  */
 export interface RequestHooks {
   /** Before each attempt of a request (after a retry's wait). */
@@ -32,10 +33,28 @@ export interface ResponseEvent extends RequestEvent {
   /** The server's request id, when it sent one. */
   requestId: string | undefined;
   durationMs: number;
-  /** The SDK error of a failed attempt (its name and code are safe to record; its message too). */
-  error: unknown;
+  /**
+   * What failed, when the attempt failed: the error's class name, code, status, request id and whether the attempt
+   * may have reached the server. Never the error itself: its message and `body` are the server's words, which can
+   * quote a phone number or the message sent. Catch the call's error for those.
+   */
+  error: AttemptError | undefined;
   /** The wait before the next attempt in ms, when the failure will be retried; else `undefined`. */
   retryInMs: number | undefined;
+}
+
+/** A failed attempt as `onResponse` reports it: metadata only, never a message or a body. */
+export interface AttemptError {
+  /** The error's class name (`RateLimitError`, `TimeoutError`, `AbortError` for your signal), or its `typeof`. */
+  name: string;
+  /** The server's error code (`RATE_001`, `GW_001`; `null` when its answer had none); absent for other errors. */
+  code?: string | null;
+  /** The HTTP status, when the server answered. */
+  status?: number;
+  /** The server's request id, when it sent one (scrubbed and shortened). */
+  requestId?: string;
+  /** Whether this attempt may have reached the server (by the client's retry rules; `true` when unknown). */
+  mayHaveBeenSent: boolean;
 }
 
 /** Calls a hook, swallowing its errors, synchronous or not: a hook is an observer of the request. */

@@ -13,9 +13,9 @@ import {
   TimeoutError,
   WaGatewayError,
 } from './errors.js';
-import { callHook, type RequestHooks } from './hooks.js';
+import { type AttemptError, callHook, type RequestHooks } from './hooks.js';
 import { type Logger, log, logFolded } from './logger.js';
-import { callObserver } from './observer.js';
+import { callObserver, errorNameOf } from './observer.js';
 import { isRecord } from './plain-data.js';
 import type { SendLimiter } from './rate-limiter.js';
 import { mayHaveBeenSent, type RetryRules, retryDelay, settleAttempts } from './retry-policy.js';
@@ -83,6 +83,7 @@ export class Transport {
       hooks: config.hooks,
       host: this.host,
       redact: (text) => this.redact(text),
+      rules: config.retryRules,
     };
   }
 
@@ -670,6 +671,7 @@ interface Observers {
   hooks: RequestHooks | undefined;
   host: string;
   redact: (text: string) => string;
+  rules: RetryRules;
 }
 
 /** The `onRequest` event of attempt `made` (1 for the first), and the base of its `onResponse`. */
@@ -738,10 +740,29 @@ function observeAttempt(
       status,
       requestId,
       durationMs: durationMs ?? 0,
-      error,
+      error: response
+        ? undefined
+        : attemptError(error, status, requestId, mayHaveBeenSent(error, observers.rules)),
       retryInMs: next === 'login' ? 0 : (next ?? undefined),
     });
   }
+}
+
+/** `onResponse`'s `error`: what failed, never the error object (its message and body are the server's words). */
+function attemptError(
+  error: unknown,
+  status: number | undefined,
+  requestId: string | undefined,
+  sent: boolean,
+): AttemptError {
+  const code = error instanceof WaGatewayError ? (error as { code?: unknown }).code : undefined;
+  return {
+    name: errorNameOf(error),
+    ...(typeof code === 'string' || code === null ? { code } : {}),
+    ...(status === undefined ? {} : { status }),
+    ...(requestId === undefined ? {} : { requestId }),
+    mayHaveBeenSent: sent,
+  };
 }
 
 function statusOf(error: WaGatewayError): number | undefined {

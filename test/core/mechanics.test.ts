@@ -339,7 +339,53 @@ describe('onRequest / onResponse hooks', () => {
       [1, 429, 0, undefined],
       [2, 200, undefined, 'req-send'],
     ]);
-    expect(responses[0]!.error).toMatchObject({ code: 'RATE_001' });
+    expect(responses[0]!.error).toEqual({
+      name: 'RateLimitError',
+      code: 'RATE_001',
+      status: 429,
+      mayHaveBeenSent: false,
+    });
+    expect(responses[1]!.error).toBeUndefined();
+  });
+
+  it("gives a failed attempt's error as metadata: never the server's text or body (a phone, a message)", async () => {
+    script.set('/v1/wa/message', [
+      (res) =>
+        json(
+          res,
+          502,
+          {
+            isSuccess: false,
+            errors: {
+              code: 'GW_001',
+              group: 'UPSTREAM_ERROR',
+              description: 'Message undeliverable: 998901234567 is not a WhatsApp user',
+            },
+            request: { to: '998901234567', text: { body: 'Your code is 4821' } },
+          },
+          { 'x-request-id': 'req-gw' },
+        ),
+    ]);
+    const responses: ResponseEvent[] = [];
+    const gw = gateway({ onResponse: (e) => responses.push(e) });
+    const error = await gw.messages.send(text).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // The caller's error keeps the server's words; the hook gets what failed, not what the server said.
+    expect(String(error)).toContain('998901234567');
+    expect(responses).toHaveLength(1);
+    expect(responses[0]!.error).toEqual({
+      name: 'UpstreamError',
+      code: 'GW_001',
+      status: 502,
+      requestId: 'req-gw',
+      // The gateway's rules: GW_001 is answered before anything was sent.
+      mayHaveBeenSent: false,
+    });
+    const json_ = JSON.stringify(responses[0]);
+    expect(json_).not.toContain('998901234567');
+    expect(json_).not.toContain('4821');
   });
 
   it("an attempt the caller's signal aborts in flight gets its onResponse, with the error, and a debug line", async () => {
