@@ -63,7 +63,7 @@ export {
   WaGatewayError,
   WebhookParseError,
 } from './core/errors.js';
-export type { RequestEvent, RequestHooks, ResponseEvent } from './core/hooks.js';
+export type { AttemptError, RequestEvent, RequestHooks, ResponseEvent } from './core/hooks.js';
 export type { Logger, LogLevel } from './core/logger.js';
 export type { DeepReadonly } from './core/plain-data.js';
 export { RateLimiter, type SendLimiter } from './core/rate-limiter.js';

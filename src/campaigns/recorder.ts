@@ -1,5 +1,5 @@
 /** The recording of one `sendMany({ campaign })`'s results, and the error it throws when the store fails. */
-import { WaGatewayError } from '../core/errors.js';
+import { brandError, WaGatewayError } from '../core/errors.js';
 import type { SendManyRecorder, SendManyResult } from '../gateway/send-many.js';
 import type { WebhookStatus } from '../webhooks/schemas.js';
 import { Batch, type CampaignResult } from './records.js';
@@ -41,6 +41,7 @@ export class CampaignRecordError extends WaGatewayError {
     this.unapplied = unapplied;
   }
 }
+brandError(CampaignRecordError, 'CampaignRecordError');
 
 /** The time and timers a recorder runs on (`CampaignTrackerOptions.clock`). */
 export interface CampaignClock {

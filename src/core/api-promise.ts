@@ -1,4 +1,4 @@
-import { requestIdHeader } from './error-body.js';
+import { requestIdHeader, scrubRequestId } from './error-body.js';
 
 /** What a successful call's HTTP answer said, besides its body. */
 export interface ResponseInfo {
@@ -6,7 +6,10 @@ export interface ResponseInfo {
   status: number;
   /** The answer's headers. */
   headers: Headers;
-  /** The server's request id (`x-request-id` or `request-id`), to quote to support; `undefined` when absent. */
+  /**
+   * The server's request id (`x-request-id` or `request-id`), to quote to support; `undefined` when absent. Scrubbed
+   * of the client's credentials and shortened, as in errors, hooks and log lines (the raw value is in `headers`).
+   */
   requestId: string | undefined;
   /** How many attempts the call took (1 when it succeeded at once). */
   attempts: number;
@@ -30,13 +33,15 @@ export interface WithResponse<T> {
  */
 export class ApiPromise<T> extends Promise<T> {
   readonly #call: Promise<WithResponse<T>>;
+  readonly #redactor: Redactor | undefined;
   #data: Promise<T> | undefined;
 
   /** @internal */
-  constructor(call: Promise<WithResponse<T>>) {
+  constructor(call: Promise<WithResponse<T>>, redactor?: Redactor) {
     // The executor's own value is never observed: then/catch/finally read `#call`.
     super((resolve) => resolve(undefined as T));
     this.#call = call;
+    this.#redactor = redactor;
   }
 
   /** Derived promises (`.then(...)` results) are plain promises. */
@@ -46,7 +51,17 @@ export class ApiPromise<T> extends Promise<T> {
 
   /** The result with the answer's status, headers, request id and attempt count. */
   withResponse(): Promise<WithResponse<T>> {
-    return this.#call;
+    const redactor = this.#redactor;
+    if (redactor === undefined) return this.#call;
+    // Scrubbed here, when asked for: scrubbing on every call would cost every send (docs/benchmarks.md).
+    return this.#call.then((r) => {
+      const id = r.response.requestId;
+      if (id === undefined) return r;
+      return {
+        data: r.data,
+        response: { ...r.response, requestId: scrubRequestId(id, (t) => redactor.redact(t)) },
+      };
+    });
   }
 
   #value(): Promise<T> {
@@ -71,15 +86,23 @@ export class ApiPromise<T> extends Promise<T> {
   }
 }
 
-/** Runs `call` (a sync throw becomes a rejection) and wraps it in an {@link ApiPromise}. */
-export function apiPromise<T>(call: () => Promise<WithResponse<T>>): ApiPromise<T> {
+/** What scrubs a client's credentials out of the server's words (its transport). */
+export interface Redactor {
+  redact(text: string): string;
+}
+
+/**
+ * Runs `call` (a sync throw becomes a rejection) and wraps it in an {@link ApiPromise}; `redactor` (the client's
+ * transport) scrubs the request id `withResponse()` reports.
+ */
+export function apiPromise<T>(call: () => Promise<WithResponse<T>>, redactor?: Redactor): ApiPromise<T> {
   let started: Promise<WithResponse<T>>;
   try {
     started = call();
   } catch (error) {
     started = Promise.reject(error);
   }
-  return new ApiPromise(started);
+  return new ApiPromise(started, redactor);
 }
 
 /** The {@link ResponseInfo} of a fetch answer. */

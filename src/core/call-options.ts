@@ -64,11 +64,42 @@ export function checkHeaders(
   return out;
 }
 
-/** The transport fields of `options`, for resources that pass a caller's options through unchanged. */
+/**
+ * `signal`, checked: `undefined`, or an `AbortSignal` (of any realm, or a polyfill that behaves as one). Anything
+ * else is a `ConfigurationError` before any request: the transport would otherwise fail on it with a bare
+ * `TypeError` half-way through an attempt. `where` names the option (`messages.send: signal`).
+ *
+ * @example
+ * checkSignal(options.signal, 'messages.send: signal'); // throws for `{}`, a string, `null`
+ */
+export function checkSignal(signal: unknown, where: string): AbortSignal | undefined {
+  if (signal === undefined || isAbortSignal(signal)) return signal;
+  throw new ConfigurationError(
+    `${where} must be an AbortSignal (an AbortController's signal, AbortSignal.timeout(ms)); got ${signal === null ? 'null' : typeof signal === 'object' ? 'an object that is not one' : `a ${typeof signal}`}.`,
+  );
+}
+
+/** An `AbortSignal`, or one of another realm or polyfill that behaves as one. */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  if (value instanceof AbortSignal) return true;
+  const v = value as Partial<AbortSignal> | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.aborted === 'boolean' &&
+    typeof v.addEventListener === 'function' &&
+    typeof v.removeEventListener === 'function'
+  );
+}
+
+/**
+ * The transport fields of `options`, for resources that pass a caller's options through unchanged; its `signal`
+ * checked (`checkSignal`), so every client refuses a bad one with the same `ConfigurationError`.
+ */
 export function requestOf(options: RequestOptions | undefined): RequestOptions {
   if (!options) return {};
   return {
-    signal: options.signal,
+    signal: checkSignal(options.signal, 'signal'),
     timeoutMs: options.timeoutMs,
     maxRetries: options.maxRetries,
     headers: options.headers,

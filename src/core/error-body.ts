@@ -157,7 +157,15 @@ function fillFromJson(details: ApiErrorDetails, body: Record<string, unknown>): 
 // shortened (a request id is short).
 function requestIdOf(headers: Headers, secrets: readonly string[]): { requestId?: string } {
   const id = requestIdHeader(headers);
-  return id ? { requestId: excerpt(scrub(id, secrets), 100) } : {};
+  return id ? { requestId: scrubRequestId(id, (text) => scrub(text, secrets)) } : {};
+}
+
+/**
+ * A server's request id as every report of it gives it (errors, hooks, log lines, `withResponse()`): the server's
+ * words, so scrubbed of the client's credentials by `redact` and shortened.
+ */
+export function scrubRequestId(id: string, redact: (text: string) => string): string {
+  return excerpt(redact(id), 100);
 }
 
 function contentTypeOf(headers: Headers, secrets: readonly string[]): string {

@@ -144,8 +144,10 @@ export function settleAttempts(
   if (!(final instanceof WaGatewayError)) return earlier;
   if (mayHaveBeenSent(final, rules)) return final;
   final.earlierAttemptMayHaveBeenSent = true;
-  final.message +=
-    ' An earlier attempt of this call was cut in flight and may have reached the server: check before sending it again.';
+  amendMessage(
+    final,
+    ' An earlier attempt of this call was cut in flight and may have reached the server: check before sending it again.',
+  );
   return final;
 }
 
@@ -154,7 +156,25 @@ function stoppedAfter(earlier: unknown, reason: unknown): unknown {
   if (!(earlier instanceof Error)) return earlier;
   // Not enumerable, as the `cause` an Error constructor sets: `toJSON` and logs show the error's own fields only.
   Object.defineProperty(earlier, 'cause', { value: reason, writable: true, configurable: true });
-  earlier.message +=
-    " The call was then stopped before another attempt (the stop's reason is this error's cause).";
+  amendMessage(
+    earlier,
+    " The call was then stopped before another attempt (the stop's reason is this error's cause).",
+  );
   return earlier;
+}
+
+/**
+ * Appends `sentence` to `error.message`, and to the message in its `stack`: V8 fixes the stack's first line when
+ * `stack` is first read (a hook, a logger, an error reporter may have read it already), and `util.inspect` and
+ * `console.log` print the stack, so without this they would show the message without the sentence.
+ */
+function amendMessage(error: Error, sentence: string): void {
+  const before = error.message;
+  error.message = before + sentence;
+  const { stack } = error;
+  if (typeof stack !== 'string') return;
+  const end = stack.indexOf(before) + before.length;
+  // Not found, or already formatted with the new message (a stack first read just now).
+  if (end < before.length || stack.startsWith(sentence, end)) return;
+  error.stack = stack.slice(0, end) + sentence + stack.slice(end);
 }

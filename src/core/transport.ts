@@ -1,7 +1,7 @@
 import { onAbort, sleep } from './abort.js';
 import { Deadlines, Exchange, guardBody, isRedirect, refusedRedirect } from './attempt.js';
 import { checkHeaders } from './call-options.js';
-import { requestIdHeader, toApiError, toRedirectError } from './error-body.js';
+import { requestIdHeader, scrubRequestId, toApiError, toRedirectError } from './error-body.js';
 import {
   type ApiError,
   AuthenticationError,
@@ -13,9 +13,9 @@ import {
   TimeoutError,
   WaGatewayError,
 } from './errors.js';
-import { callHook, type RequestHooks } from './hooks.js';
+import { type AttemptError, callHook, type RequestHooks } from './hooks.js';
 import { type Logger, log, logFolded } from './logger.js';
-import { callObserver } from './observer.js';
+import { callObserver, errorNameOf } from './observer.js';
 import { isRecord } from './plain-data.js';
 import type { SendLimiter } from './rate-limiter.js';
 import { mayHaveBeenSent, type RetryRules, retryDelay, settleAttempts } from './retry-policy.js';
@@ -83,6 +83,7 @@ export class Transport {
       hooks: config.hooks,
       host: this.host,
       redact: (text) => this.redact(text),
+      rules: config.retryRules,
     };
   }
 
@@ -170,71 +171,67 @@ export class Transport {
     // The latest failed attempt that may have reached the server: "may have been sent" sticks to the call, and a
     // stop keeps its reason unless such an attempt exists (`settleAttempts`, the one place of both rules).
     let earlier: unknown;
-    for (let attempt = 0; ; attempt++) {
-      const started = observed ? performance.now() : 0;
-      if (hooks?.onRequest) callHook(hooks.onRequest, requestEvent(options, this.host, attempt));
+    // `attempt` counts retries (a repeat after a re-login is not one); `made` every attempt, as hooks, the log
+    // lines and `withResponse().response.attempts` number them.
+    for (let attempt = 0, made = 1; ; attempt++, made++) {
+      const started = observed ? performance.now() : undefined;
+      if (hooks?.onRequest) callHook(hooks.onRequest, requestEvent(options, this.host, made));
       try {
         const result = await this.#attempt(options, readBody, auth, idempotent, attempt >= maxRetries);
         const data =
           result.text === undefined ? undefined : this.#decode(options, result.response, result.text);
-        if (observed) {
-          observeAttempt(this.#observers, options, attempt, started, {
-            response: result.response,
-            error: undefined,
-            retryInMs: undefined,
-          });
-        }
-        return { response: result.response, data, attempts: attempt + 1 };
-      } catch (error) {
-        if (options.signal?.aborted)
-          throw settleAttempts(options.signal.reason, earlier, true, config.retryRules);
-        // sendMany's and batchSendAll's stop, met before this attempt went out.
-        if (options.stopSignal?.aborted && error === options.stopSignal.reason)
-          throw settleAttempts(error, earlier, true, config.retryRules);
-        if (error instanceof AuthorizationFailed)
-          throw settleAttempts(error.error, earlier, false, config.retryRules);
-        if (error instanceof AuthenticationError && config.reauthenticateOn401 && !reauthenticated) {
+        if (observed)
+          observeAttempt(this.#observers, options, made, started, result.response, undefined, null);
+        return { response: result.response, data, attempts: made };
+      } catch (caught) {
+        const { signal, stopSignal } = options;
+        // The caller's abort, or sendMany's and batchSendAll's stop met before this attempt went out.
+        const stopped =
+          signal?.aborted === true || (stopSignal?.aborted === true && caught === stopSignal.reason);
+        const failedLogin = caught instanceof AuthorizationFailed;
+        const error = failedLogin ? caught.error : caught;
+        const relogin =
+          !stopped &&
+          !failedLogin &&
+          error instanceof AuthenticationError &&
+          config.reauthenticateOn401 === true &&
+          !reauthenticated;
+        const delay =
+          stopped || failedLogin || relogin
+            ? null
+            : retryDelay(
+                error,
+                {
+                  attempt,
+                  maxRetries,
+                  maxRetryWaitMs: config.maxRetryWaitMs,
+                  idempotent,
+                  retryInFlight: options.retryInFlight ?? false,
+                },
+                config.retryRules,
+              );
+        // Every way out of an attempt is reported here, once: its hook event and its log line.
+        observeAttempt(this.#observers, options, made, started, undefined, error, relogin ? 'login' : delay);
+        if (stopped)
+          throw settleAttempts(signal?.aborted ? signal.reason : error, earlier, true, config.retryRules);
+        if (failedLogin) throw settleAttempts(error, earlier, false, config.retryRules);
+        if (relogin) {
           reauthenticated = true;
           auth.refresh = true;
           auth.rejected = auth.sent;
           attempt--;
           continue;
         }
-        const delay = retryDelay(
-          error,
-          {
-            attempt,
-            maxRetries,
-            maxRetryWaitMs: config.maxRetryWaitMs,
-            idempotent,
-            retryInFlight: options.retryInFlight ?? false,
-          },
-          config.retryRules,
-        );
-        if (observed) {
-          observeAttempt(this.#observers, options, attempt, started, {
-            response: undefined,
-            error,
-            retryInMs: delay ?? undefined,
-          });
-        }
         // Only where a repeat is not harmless does it matter that an attempt may have reached the server.
         if (delay !== null && !idempotent && mayHaveBeenSent(error, config.retryRules)) earlier = error;
-        await this.#afterFailure(options, attempt, error, delay, earlier);
+        await this.#afterFailure(options, error, delay, earlier);
       }
     }
   }
 
   /** Throws `error` when no retry follows (`delay` null); else tells who must know, and waits `delay`. */
-  async #afterFailure(
-    options: TransportRequest,
-    attempt: number,
-    error: unknown,
-    delay: number | null,
-    earlier: unknown,
-  ) {
+  async #afterFailure(options: TransportRequest, error: unknown, delay: number | null, earlier: unknown) {
     const config = this.#config;
-    const meta = failureMeta(options, attempt, error);
     if (delay === null) {
       // The gateway's BILL_001, not the limiter's own refusal of a bulk send for one (that would renew the stop on
       // every refused send, for as long as sends keep coming).
@@ -247,11 +244,8 @@ export class Transport {
       const wait = error instanceof RateLimitError ? error.retryAfterMs : undefined;
       if (wait !== undefined && wait <= config.maxRetryWaitMs && options.rateLimited)
         this.#tellLimiter((limiter) => limiter.pause(wait));
-      log(config.logger, 'debug', 'wa-gateway-sdk: request failed', meta);
       throw settleAttempts(error, earlier, false, config.retryRules);
     }
-    // Folded: a storm of 429s (many clients on one key) is one line and a count, not a line per retry.
-    logFolded(config.logger, 'warn', 'wa-gateway-sdk: retrying request', { ...meta, delayMs: delay });
     // Every sender of this client backs off together, not each on its own next 429.
     if (error instanceof RateLimitError && options.rateLimited)
       this.#tellLimiter((limiter) => limiter.pause(delay));
@@ -330,10 +324,11 @@ export class Transport {
       config.secrets,
     );
     this.#deadlines.add(x, x.timeoutMs);
-    if (signal) x.unlinkCaller = onAbort(signal, () => x.abort(signal.reason));
     let release: (() => void) | undefined;
     let init: RequestInit;
     try {
+      // Inside the try that clears the deadline: a throw here must not leave the entry holding the process.
+      if (signal) x.unlinkCaller = onAbort(signal, () => x.abort(signal.reason));
       if (options.rateLimited && config.rateLimiter)
         release = await this.#acquire(x, config.rateLimiter, last);
       if (stopSignal?.aborted) throw stopSignal.reason;
@@ -676,68 +671,97 @@ interface Observers {
   hooks: RequestHooks | undefined;
   host: string;
   redact: (text: string) => string;
+  rules: RetryRules;
 }
 
-/** The `onRequest` event of an attempt (and the base of its `onResponse`). */
-function requestEvent(options: TransportRequest, host: string, attempt: number) {
-  return { method: options.method, path: options.path, host, attempt: attempt + 1 };
+/** The `onRequest` event of attempt `made` (1 for the first), and the base of its `onResponse`. */
+function requestEvent(options: TransportRequest, host: string, made: number) {
+  return { method: options.method, path: options.path, host, attempt: made };
 }
 
-/** One attempt's debug line and `onResponse` event: metadata only, never a header value or a body. */
+/**
+ * The one report of an attempt, whichever way it ended (an answer, a failure, the caller's abort, a 401 before a
+ * re-login): its log line and its `onResponse` event, metadata only, never a header value or a body. `next` is
+ * the wait before the next attempt, `'login'` for the repeat at once after a re-login, `null` when none follows.
+ * A success is reported only when someone listens (`started` is then set); a failure always is, since a retry's
+ * line is a `warn`.
+ */
 function observeAttempt(
   observers: Observers,
   options: TransportRequest,
-  attempt: number,
-  started: number,
-  outcome: { response: Response | undefined; error: unknown; retryInMs: number | undefined },
+  made: number,
+  started: number | undefined,
+  response: Response | undefined,
+  error: unknown,
+  next: number | 'login' | null,
 ): void {
   const { hooks, logger } = observers;
-  const { response, error, retryInMs } = outcome;
-  const durationMs = Math.round(performance.now() - started);
+  const durationMs = started === undefined ? undefined : Math.round(performance.now() - started);
   const status = response?.status ?? (error instanceof WaGatewayError ? statusOf(error) : undefined);
   // The server's words, like a body: scrubbed and shortened before a log line or a hook sees them.
   const sent = response ? requestIdHeader(response.headers) : undefined;
   const requestId = response
     ? sent === undefined
       ? undefined
-      : excerpt(observers.redact(sent), 100)
+      : scrubRequestId(sent, observers.redact)
     : error instanceof WaGatewayError && 'requestId' in error && typeof error.requestId === 'string'
       ? error.requestId
       : undefined;
-  if (response && logger?.debug) {
+  if (response) {
     log(logger, 'debug', 'wa-gateway-sdk: request succeeded', {
       method: options.method,
       path: options.path,
       status,
-      attempt: attempt + 1,
-      durationMs,
+      attempt: made,
+      ...(durationMs === undefined ? {} : { durationMs }),
       ...(requestId ? { requestId } : {}),
     });
+  } else {
+    const line = {
+      method: options.method,
+      path: options.path,
+      attempt: made,
+      ...(requestId ? { requestId } : {}),
+      error: error instanceof Error ? error.name : typeof error,
+      ...(error instanceof WaGatewayError && 'code' in error ? { code: error.code } : {}),
+      ...(status === undefined ? {} : { status }),
+      ...(durationMs === undefined ? {} : { durationMs }),
+    };
+    if (next === null) log(logger, 'debug', 'wa-gateway-sdk: request failed', line);
+    // An expired token is routine: its repeat after the re-login is no warning.
+    else if (next === 'login')
+      log(logger, 'debug', 'wa-gateway-sdk: credential refused, repeating after a login', line);
+    // Folded: a storm of 429s (many clients on one key) is one line and a count, not a line per retry.
+    else logFolded(logger, 'warn', 'wa-gateway-sdk: retrying request', { ...line, delayMs: next });
   }
   if (hooks?.onResponse) {
     callHook(hooks.onResponse, {
-      ...requestEvent(options, observers.host, attempt),
+      ...requestEvent(options, observers.host, made),
       status,
       requestId,
-      durationMs,
-      error,
-      retryInMs,
+      durationMs: durationMs ?? 0,
+      error: response
+        ? undefined
+        : attemptError(error, status, requestId, mayHaveBeenSent(error, observers.rules)),
+      retryInMs: next === 'login' ? 0 : (next ?? undefined),
     });
   }
 }
 
-/** The log fields of a failed attempt. */
-function failureMeta(options: TransportRequest, attempt: number, error: unknown) {
+/** `onResponse`'s `error`: what failed, never the error object (its message and body are the server's words). */
+function attemptError(
+  error: unknown,
+  status: number | undefined,
+  requestId: string | undefined,
+  sent: boolean,
+): AttemptError {
+  const code = error instanceof WaGatewayError ? (error as { code?: unknown }).code : undefined;
   return {
-    method: options.method,
-    path: options.path,
-    attempt: attempt + 1,
-    ...(error instanceof WaGatewayError && 'requestId' in error && error.requestId
-      ? { requestId: error.requestId }
-      : {}),
-    error: error instanceof Error ? error.name : typeof error,
-    ...(error instanceof WaGatewayError && 'code' in error ? { code: error.code } : {}),
-    ...(error instanceof WaGatewayError && 'status' in error ? { status: error.status } : {}),
+    name: errorNameOf(error),
+    ...(typeof code === 'string' || code === null ? { code } : {}),
+    ...(status === undefined ? {} : { status }),
+    ...(requestId === undefined ? {} : { requestId }),
+    mayHaveBeenSent: sent,
   };
 }
 

@@ -85,7 +85,7 @@ export class Media {
    * await file.saveTo(`/var/media/${msg.image.id}.jpg`); // a directory of your own, not a shared /tmp
    */
   download(mediaId: string, options: DownloadOptions): ApiPromise<MediaDownload> {
-    return apiPromise(() => this.#download(mediaId, options));
+    return apiPromise(() => this.#download(mediaId, options), this.#transport);
   }
 
   async #download(mediaId: string, options: DownloadOptions): Promise<WithResponse<MediaDownload>> {

@@ -172,7 +172,7 @@ export class Messages {
           this.#catalogueBounded,
         ).then(() => this.#dispatch(checked.message, options));
       return this.#dispatch(checked.message, options);
-    });
+    }, this.#transport);
   }
 
   /**
@@ -206,7 +206,7 @@ export class Messages {
         if (!checked.valid) throw new MessageValidationError(checked.issues);
         return this.#dispatch(checked.message, options);
       });
-    });
+    }, this.#transport);
   }
 
   /**

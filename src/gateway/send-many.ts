@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { onAbort } from '../core/abort.js';
-import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { checkSignal, type RequestOptions, requestOf } from '../core/call-options.js';
 import { optionalBoolean } from '../core/client-options.js';
 import {
   ConfigurationError,
@@ -406,26 +406,8 @@ export function checkSendOptions<T extends object>(
   }
   const given = options as Record<string, unknown>;
   for (const flag of SEND_BOOLEANS) optionalBoolean(given[flag], `${call}: ${flag}`);
-  const signal = given.signal;
-  if (signal !== undefined && !isAbortSignal(signal)) {
-    throw new ConfigurationError(
-      `${call}: signal must be an AbortSignal (an AbortController's signal, AbortSignal.timeout(ms)); got ${signal === null ? 'null' : typeof signal === 'object' ? 'an object that is not one' : `a ${typeof signal}`}.`,
-    );
-  }
+  checkSignal(given.signal, `${call}: signal`);
   return options;
-}
-
-/** An `AbortSignal`, or one of another realm or polyfill that behaves as one. */
-function isAbortSignal(value: unknown): value is AbortSignal {
-  if (value instanceof AbortSignal) return true;
-  const v = value as Partial<AbortSignal> | null;
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof v.aborted === 'boolean' &&
-    typeof v.addEventListener === 'function' &&
-    typeof v.removeEventListener === 'function'
-  );
 }
 
 function isIterable(value: unknown): value is Iterable<unknown> | AsyncIterable<unknown> {

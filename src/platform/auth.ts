@@ -27,6 +27,6 @@ export class Auth {
    * const { response } = await platform.auth.login({ timeoutMs: 5_000 }).withResponse();
    */
   login(options: RequestOptions = {}): ApiPromise<LoginResult> {
-    return apiPromise(() => this.#tokens.login(options));
+    return apiPromise(() => this.#tokens.login(options), this.#tokens);
   }
 }

@@ -60,6 +60,11 @@ export class PlatformHttp {
     this.#transports = { platform: transport(options.platformUrl), stream: transport(options.streamUrl) };
   }
 
+  /** The host name `host` stands for (`server.address` in spans). */
+  hostName(host: Host): string {
+    return this.#transports[host].host;
+  }
+
   async json(host: Host, options: TransportRequest): Promise<unknown> {
     return (await this.call(host, options)).data;
   }
@@ -97,7 +102,7 @@ export class PlatformHttp {
       };
       const data = await body(json as JsonCall);
       return { data, response: last ?? NO_REQUEST };
-    });
+    }, this.#transports.platform);
   }
 
   /**

@@ -12,7 +12,13 @@ import { argumentsCheck, optionsOf, requireInstant } from './arguments.js';
 import { StreamInterruptedError } from './errors.js';
 import { type Instant, instantMs } from './fields.js';
 import type { PlatformHttp } from './http.js';
-import { checkStreamOptions, requestRecords, STREAM_MAX_SPAN_MS, type StreamOptions } from './stream.js';
+import {
+  checkStreamOptions,
+  requestRecords,
+  STREAM_MAX_SPAN_MS,
+  type StreamOptions,
+  streamSpanAttributes,
+} from './stream.js';
 import { type StreamMessage, type StreamQuery, streamQueryFieldsSchema } from './stream.schema.js';
 import type { Progress } from './stream-decoding.js';
 
@@ -102,7 +108,7 @@ export function streamRange(
   if (!tracingLoaded()) return records;
   return tracedRecords(
     'wa-gateway stream.range',
-    { 'wa_gateway.stream.resumed': (options.skipIds?.length ?? 0) > 0 },
+    { ...streamSpanAttributes(http), 'wa_gateway.stream.resumed': (options.skipIds?.length ?? 0) > 0 },
     records,
     // Requests beyond one per window: continuations past the per-request cap.
     () => ({ 'wa_gateway.stream.requests': requests.count }),

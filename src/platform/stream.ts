@@ -55,7 +55,15 @@ export function streamMessages(
     created_at__lt: q.created_at__lt === undefined ? undefined : toWire(q.created_at__lt),
   };
   const records = requestRecords(http, wire, options);
-  return tracingLoaded() ? tracedRecords('wa-gateway stream', {}, records, () => ({})) : records;
+  if (!tracingLoaded()) return records;
+  return tracedRecords('wa-gateway stream', streamSpanAttributes(http), records, () => ({
+    'wa_gateway.stream.requests': 1,
+  }));
+}
+
+/** @internal The HTTP attributes of a stream's span (`messages.stream`, `streamRange`). */
+export function streamSpanAttributes(http: PlatformHttp): Record<string, string> {
+  return { 'http.request.method': 'GET', 'server.address': http.hostName('stream'), 'url.path': STREAM_PATH };
 }
 
 export function checkStreamOptions(options: StreamOptions): void {

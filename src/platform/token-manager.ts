@@ -10,6 +10,7 @@ import {
 } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
 import { REDACTED } from '../core/secrets.js';
+import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
 import { LoginFailedError } from './errors.js';
 import {
@@ -97,6 +98,11 @@ export class TokenManager {
   }
 
   /** A valid token: the cached one, the store's, or a fresh login. */
+  /** `text` with every credential of the client scrubbed (for the login's `withResponse()`). */
+  redact(text: string): string {
+    return this.#transport.redact(text);
+  }
+
   token(signal?: AbortSignal): Promise<string> {
     const entry = this.#entry;
     if (entry && this.#fresh(entry)) return Promise.resolve(entry.token);
@@ -223,17 +229,27 @@ export class TokenManager {
     let status: number;
     let response: WithResponse<LoginResult>['response'];
     try {
-      const answer = await this.#transport.json({
-        ...options,
-        method: 'POST',
-        path: LOGIN_PATH,
-        body: { username: this.#username, password: this.#password },
-        // Logging in twice has no effect beyond a second valid token, so a fault may be retried.
-        idempotent: true,
-      });
+      // A span like every platform call's (`PlatformHttp.call`), which the login cannot go through: it is the one
+      // request without the token.
+      const transport = this.#transport;
+      const answer = await traced(
+        'wa-gateway platform POST',
+        () => ({ 'http.request.method': 'POST', 'server.address': transport.host, 'url.path': LOGIN_PATH }),
+        async () => {
+          const sent = await transport.json({
+            ...options,
+            method: 'POST',
+            path: LOGIN_PATH,
+            body: { username: this.#username, password: this.#password },
+            // Logging in twice has no effect beyond a second valid token, so a fault may be retried.
+            idempotent: true,
+          });
+          return { data: sent.data, response: responseInfo(sent.response, sent.attempts) };
+        },
+      );
       data = answer.data;
       status = answer.response.status;
-      response = responseInfo(answer.response, answer.attempts);
+      response = answer.response;
     } catch (error) {
       if (error instanceof BadRequestError) throw new LoginFailedError(error);
       if (error instanceof InvalidResponseError) {

@@ -100,7 +100,7 @@ export class PublicApiClient {
    * const list = await api.request('GET', '/wa/app_123/templates', { query: { language: 'en_US' } });
    */
   request(method: HttpMethod, path: string, options: PublicApiRequestOptions = {}): ApiPromise<unknown> {
-    return apiPromise(() => this.#request(method, path, options));
+    return apiPromise(() => this.#request(method, path, options), this.#transport);
   }
 
   async #request(

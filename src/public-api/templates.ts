@@ -52,17 +52,19 @@ export class Templates {
     template: DeepReadonly<TemplateCreateRequest>,
     options: CreateTemplateOptions = {},
   ): ApiPromise<TemplateCreated> {
-    return apiPromise(() =>
-      traced(
-        'wa-gateway template.create',
-        () => ({
-          'http.request.method': 'POST',
-          'server.address': this.#transport.host,
-          'wa_gateway.template.category': categoryOf(template),
-        }),
-        () => this.#create(appId, template, options),
-        (data, span) => span.set('wa_gateway.template.status', String(data.status)),
-      ),
+    return apiPromise(
+      () =>
+        traced(
+          'wa-gateway template.create',
+          () => ({
+            'http.request.method': 'POST',
+            'server.address': this.#transport.host,
+            'wa_gateway.template.category': categoryOf(template),
+          }),
+          () => this.#create(appId, template, options),
+          (data, span) => span.set('wa_gateway.template.status', String(data.status)),
+        ),
+      this.#transport,
     );
   }
 

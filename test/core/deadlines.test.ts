@@ -77,10 +77,12 @@ describe('Deadlines: one timer for every request in flight', () => {
 
 describe('Deadlines keep the process alive only while a request is in flight', () => {
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  const run = (script: string) =>
+  // `timeout` kills a child still alive after it (`execFileSync` blocks, so the test's own timeout cannot).
+  const run = (script: string, timeout?: number) =>
     execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: root,
       encoding: 'utf8',
+      ...(timeout ? { timeout } : {}),
     }).trim();
   const client = `
     const { GatewayClient } = await import(${JSON.stringify(join(root, 'src/index.ts'))});
@@ -99,6 +101,25 @@ describe('Deadlines keep the process alive only while a request is in flight', (
     `);
     expect(out.split('\n').at(-1)).toBe('TimeoutError');
   }, 30_000);
+
+  it("a caller's signal that cannot be listened to fails the call without holding the process for timeoutMs", () => {
+    // A real AbortSignal (so the option check lets it through) whose registration throws: the deadline entry added
+    // before it must be cleared on the way out, or its ref'd timer holds the process for the whole 60 s timeout.
+    const out = run(
+      `${client}
+      const gw = new GatewayClient({ apiKey: 'gw_key_0123456789abcdef', baseUrl: 'http://127.0.0.1:9',
+        fetch: async () => Response.json({ isSuccess: true, data: { contacts: [], messages: [{ id: 'wamid.1' }] } }),
+        timeoutMs: 60_000, maxRetries: 0, rateLimit: false });
+      const signal = new AbortController().signal;
+      signal.addEventListener = () => { throw new TypeError('this signal refuses listeners'); };
+      const started = performance.now();
+      await gw.messages.send(message, { signal }).then(() => console.log('sent'), (e) => console.log(e.message));
+      process.on('exit', () => console.log(performance.now() - started < 30_000 ? 'exited' : 'held'));
+    `,
+      40_000,
+    );
+    expect(out.split('\n').slice(-2)).toEqual(['this signal refuses listeners', 'exited']);
+  }, 60_000);
 
   it("an idle client does not hold the process after its call (the 60 s timer stays armed, unref'd)", () => {
     const out = run(`${client}

@@ -131,6 +131,43 @@ describe('withResponse', () => {
   });
 });
 
+describe('withResponse().response.requestId', () => {
+  it('is scrubbed of the credentials and shortened, as in hooks, log lines and errors; headers stay raw', async () => {
+    const echo =
+      (id: string, body: unknown, status = 200) =>
+      (res: ServerResponse) =>
+        json(res, status, body, { 'x-request-id': id });
+    script.set('/v1/wa/message', [echo(`echo-pk_test_key-${'x'.repeat(200)}`, SEND_OK)]);
+    const sent = await gateway().messages.send(text).withResponse();
+    expect(sent.response.requestId).toBe(`echo-[redacted]-${'x'.repeat(84)}…`);
+    expect(sent.response.headers.get('x-request-id')).toContain('pk_test_key');
+
+    script.set('/api/v1/anything', [echo('echo-sk_test_key', { ok: true })]);
+    expect((await publicApi().request('GET', '/anything').withResponse()).response.requestId).toBe(
+      'echo-[redacted]',
+    );
+
+    script.set('/stats', [echo('echo-tok_platform', [])]);
+    const client = new PlatformClient({
+      platformUrl: server.url,
+      streamUrl: server.url,
+      token: 'tok_platform',
+      logLevel: 'off',
+    });
+    expect((await client.stats.get().withResponse()).response.requestId).toBe('echo-[redacted]');
+
+    script.set('/jwt/', [echo('echo-pw-123456789', { token: 'tok-1', expires_at: '2099-01-01T00:00:00Z' })]);
+    const login = new PlatformClient({
+      platformUrl: server.url,
+      streamUrl: server.url,
+      username: 'agent',
+      password: 'pw-123456789',
+      logLevel: 'off',
+    });
+    expect((await login.auth.login().withResponse()).response.requestId).toBe('echo-[redacted]');
+  });
+});
+
 describe('per-call options, defaultHeaders and the User-Agent', () => {
   it('sends defaultHeaders, per-call headers over them, and the SDK-only headers over both', async () => {
     const gw = gateway({ defaultHeaders: { 'X-Tenant': 'acme', 'x-route': 'default' } });
@@ -237,6 +274,8 @@ describe('logging levels', () => {
         code: 'RATE_001',
       }),
     ]);
+    // A failed attempt's line carries its duration too, as the docs say of every attempt's line.
+    expect(typeof lines.find(([level]) => level === 'warn')?.[2]?.['durationMs']).toBe('number');
     const success = lines.find(([level]) => level === 'debug')!;
     expect(success[2]).toMatchObject({ status: 200, attempt: 2, requestId: 'req-send' });
     expect(typeof success[2]?.['durationMs']).toBe('number');
@@ -300,6 +339,121 @@ describe('onRequest / onResponse hooks', () => {
       [1, 429, 0, undefined],
       [2, 200, undefined, 'req-send'],
     ]);
-    expect(responses[0]!.error).toMatchObject({ code: 'RATE_001' });
+    expect(responses[0]!.error).toEqual({
+      name: 'RateLimitError',
+      code: 'RATE_001',
+      status: 429,
+      mayHaveBeenSent: false,
+    });
+    expect(responses[1]!.error).toBeUndefined();
+  });
+
+  it("gives a failed attempt's error as metadata: never the server's text or body (a phone, a message)", async () => {
+    script.set('/v1/wa/message', [
+      (res) =>
+        json(
+          res,
+          502,
+          {
+            isSuccess: false,
+            errors: {
+              code: 'GW_001',
+              group: 'UPSTREAM_ERROR',
+              description: 'Message undeliverable: 998901234567 is not a WhatsApp user',
+            },
+            request: { to: '998901234567', text: { body: 'Your code is 4821' } },
+          },
+          { 'x-request-id': 'req-gw' },
+        ),
+    ]);
+    const responses: ResponseEvent[] = [];
+    const gw = gateway({ onResponse: (e) => responses.push(e) });
+    const error = await gw.messages.send(text).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // The caller's error keeps the server's words; the hook gets what failed, not what the server said.
+    expect(String(error)).toContain('998901234567');
+    expect(responses).toHaveLength(1);
+    expect(responses[0]!.error).toEqual({
+      name: 'UpstreamError',
+      code: 'GW_001',
+      status: 502,
+      requestId: 'req-gw',
+      // The gateway's rules: GW_001 is answered before anything was sent.
+      mayHaveBeenSent: false,
+    });
+    const json_ = JSON.stringify(responses[0]);
+    expect(json_).not.toContain('998901234567');
+    expect(json_).not.toContain('4821');
+  });
+
+  it("an attempt the caller's signal aborts in flight gets its onResponse, with the error, and a debug line", async () => {
+    const controller = new AbortController();
+    const reason = new Error('stopped by the caller');
+    // The server takes the request and never answers: only the abort ends the attempt.
+    script.set('/v1/wa/message', [() => controller.abort(reason)]);
+    const requests: unknown[] = [];
+    const responses: ResponseEvent[] = [];
+    const lines: [string, Record<string, unknown> | undefined][] = [];
+    const gw = gateway({
+      logLevel: 'debug',
+      logger: { debug: (message, meta) => void lines.push([message, meta]) },
+      onRequest: (e) => requests.push(e),
+      onResponse: (e) => responses.push(e),
+    });
+    await expect(gw.messages.send(text, { signal: controller.signal })).rejects.toBe(reason);
+    expect(requests).toHaveLength(1);
+    expect(responses).toHaveLength(1);
+    expect(responses[0]).toMatchObject({ attempt: 1, status: undefined, retryInMs: undefined });
+    expect(responses[0]!.error).toBeDefined();
+    expect(lines).toEqual([
+      [
+        'wa-gateway-sdk: request failed',
+        expect.objectContaining({
+          method: 'POST',
+          path: '/v1/wa/message',
+          attempt: 1,
+          error: 'Error',
+          durationMs: expect.any(Number),
+        }),
+      ],
+    ]);
+  });
+
+  it('the 401 a stale platform token gets before the re-login is an attempt: hooks, debug line, attempts', async () => {
+    let tokens = 0;
+    script.set('/stats', [
+      (res) => json(res, 401, { detail: 'Invalid auth key.' }, { 'x-request-id': 'req-401' }),
+    ]);
+    script.set('/jwt/', [
+      (res) => json(res, 200, { token: `tok-${++tokens}`, expires_at: '2099-01-01T00:00:00Z' }),
+    ]);
+    const responses: ResponseEvent[] = [];
+    const lines: [string, Record<string, unknown> | undefined][] = [];
+    const client = new PlatformClient({
+      platformUrl: server.url,
+      streamUrl: server.url,
+      username: 'agent',
+      password: 'pw-123456789',
+      token: 'stale',
+      logLevel: 'debug',
+      logger: { debug: (message, meta) => void lines.push([message, meta]) },
+      onResponse: (e) => responses.push(e),
+    });
+    const { response } = await client.stats.get().withResponse();
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['GET /stats', 'POST /jwt/', 'GET /stats']);
+    // Two GETs reached the server: both are counted, numbered 1 and 2 (not 1 twice), and the 401 is reported.
+    expect(response.attempts).toBe(2);
+    const stats = responses.filter((r) => r.path === '/stats');
+    expect(stats.map((r) => [r.attempt, r.status, r.requestId, r.retryInMs])).toEqual([
+      [1, 401, 'req-401', 0],
+      [2, 200, 'req-stats', undefined],
+    ]);
+    const statsLines = lines.filter(([, meta]) => meta?.['path'] === '/stats');
+    expect(statsLines.map(([message, meta]) => [message, meta?.['attempt'], meta?.['requestId']])).toEqual([
+      ['wa-gateway-sdk: credential refused, repeating after a login', 1, 'req-401'],
+      ['wa-gateway-sdk: request succeeded', 2, 'req-stats'],
+    ]);
   });
 });

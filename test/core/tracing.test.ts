@@ -68,6 +68,10 @@ beforeAll(async () => {
         },
       });
     }
+    if (path === '/jwt/') {
+      json(res, 200, { token: TOKEN, expires_at: '2099-01-01T00:00:00Z' });
+      return;
+    }
     if (path === '/stats') {
       json(res, 200, []);
       return;
@@ -93,6 +97,8 @@ afterAll(async () => {
 });
 beforeEach(() => exporter.reset());
 
+const tokenPlatform = () =>
+  new PlatformClient({ platformUrl: server.url, streamUrl: server.url, token: TOKEN, logLevel: 'off' });
 const spans = (name: string): ReadableSpan[] => exporter.getFinishedSpans().filter((s) => s.name === name);
 const text = { to: PHONE, type: 'text', text: { body: BODY } } as const;
 const FORBIDDEN = [API_KEY, SECRET_KEY, TOKEN, WEBHOOK_SECRET, PHONE, BODY, 'Order {{1}}'];
@@ -155,12 +161,7 @@ describe('OpenTelemetry spans', () => {
       category: 'UTILITY',
       body: { text: 'Order {{1}} shipped.', examples: ['1'] },
     });
-    const platform = new PlatformClient({
-      platformUrl: server.url,
-      streamUrl: server.url,
-      token: TOKEN,
-      logLevel: 'off',
-    });
+    const platform = tokenPlatform();
     await platform.stats.get();
     expect(spans('wa-gateway template.create')[0]?.attributes).toMatchObject({
       'wa_gateway.template.category': 'UTILITY',
@@ -175,13 +176,45 @@ describe('OpenTelemetry spans', () => {
     expectNothingLeaked();
   });
 
-  it('a stream range: records delivered, requests made, and whether it resumed', async () => {
+  it('a login (POST /jwt/) has its platform span, with no password or token in it', async () => {
     const platform = new PlatformClient({
       platformUrl: server.url,
       streamUrl: server.url,
-      token: TOKEN,
+      username: 'agent',
+      password: 'pw-tracing-0123456789',
       logLevel: 'off',
     });
+    await platform.auth.login();
+    await platform.stats.get();
+    expect(spans('wa-gateway platform POST').map((s) => s.attributes)).toEqual([
+      expect.objectContaining({
+        'http.request.method': 'POST',
+        'server.address': '127.0.0.1',
+        'url.path': '/jwt/',
+        'http.response.status_code': 200,
+      }),
+    ]);
+    expect(JSON.stringify(exporter.getFinishedSpans().map((s) => s.attributes))).not.toContain('pw-tracing');
+    expectNothingLeaked();
+  });
+
+  it('a stream: records delivered, its one request, and the HTTP attributes', async () => {
+    const platform = tokenPlatform();
+    for await (const _ of platform.messages.stream({})) {
+      // Only the span matters here.
+    }
+    expect(spans('wa-gateway stream')[0]?.attributes).toEqual({
+      'wa_gateway.stream.records': 3,
+      'wa_gateway.stream.requests': 1,
+      'http.request.method': 'GET',
+      'server.address': '127.0.0.1',
+      'url.path': '/stream/messages/',
+    });
+    expectNothingLeaked();
+  });
+
+  it('a stream range: records delivered, requests made, and whether it resumed', async () => {
+    const platform = tokenPlatform();
     const query = { from: '2024-01-01T00:00:00Z', to: '2024-01-01T00:00:10Z' };
     const all = [];
     for await (const m of platform.messages.streamRange(query)) all.push(m.id);

@@ -2,6 +2,7 @@
  * "Was it sent?" is one rule read from each client's retry table: the codes answered before anything was done,
  * a 4xx from a server that checks before acting, and the SDK errors that know.
  */
+import { inspect } from 'node:util';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,7 +13,7 @@ import {
   PaymentRequiredError,
   RateLimitError,
 } from '../../src/core/errors.js';
-import { mayHaveBeenSent, retryDelay } from '../../src/core/retry-policy.js';
+import { mayHaveBeenSent, retryDelay, settleAttempts } from '../../src/core/retry-policy.js';
 import { GATEWAY_RETRY_RULES } from '../../src/gateway/retry-rules.js';
 import { GatewayClient, type SendManyResult } from '../../src/index.js';
 import { PLATFORM_RETRY_RULES } from '../../src/platform/retry-rules.js';
@@ -218,5 +219,36 @@ describe('an attempt cut in flight keeps its call "may have been sent"', () => {
     await backoffStarted();
     controller.abort(reason);
     expect(await p).toBe(reason);
+  });
+});
+
+describe('the sentence settleAttempts adds reaches util.inspect, even after the stack was read', () => {
+  const rules = { retryableCodes: [], neverRetryCodes: [], refusedCodes: ['BILL_001'] };
+  const cut = () =>
+    new ConnectionError('Connection was cut.', { mayHaveBeenSent: true, errno: 'ECONNRESET' });
+
+  it('a refusal after an attempt cut in flight', () => {
+    const refusal = new PaymentRequiredError({
+      status: 402,
+      code: 'BILL_001',
+      group: 'BILLING',
+      description: 'Balance is zero',
+      body: null,
+    });
+    // An onResponse hook or an error reporter read it first: V8 fixed the stack's first line then.
+    expect(refusal.stack).not.toContain('may have reached the server');
+    const settled = settleAttempts(refusal, cut(), false, rules) as Error;
+    expect(settled.message).toMatch(/may have reached the server: check before sending it again\.$/);
+    expect(inspect(settled).split('\n')[0]).toBe(`PaymentRequiredError: ${settled.message}`);
+    expect(settled.stack!.split('\n')[1]).toMatch(/^\s+at /);
+  });
+
+  it('a stop after an attempt cut in flight, the stack never read before', () => {
+    const earlier = cut();
+    const settled = settleAttempts(new Error('stopped'), earlier, true, rules) as Error;
+    expect(settled).toBe(earlier);
+    expect(inspect(settled).split('\n')[0]).toBe(`ConnectionError: ${settled.message}`);
+    expect(settled.message.match(/The call was then stopped/g)).toHaveLength(1);
+    expect(settled.stack!.match(/The call was then stopped/g)).toHaveLength(1);
   });
 });

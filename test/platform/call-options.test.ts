@@ -5,7 +5,7 @@
  */
 import { delay, HttpResponse, http } from 'msw';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { TimeoutError } from '../../src/core/errors.js';
+import { ConfigurationError, TimeoutError } from '../../src/core/errors.js';
 import type { RequestOptions } from '../../src/index.js';
 import type { Auth } from '../../src/platform/auth.js';
 import type { Conversations } from '../../src/platform/conversations.js';
@@ -152,6 +152,23 @@ describe('per-call options on every platform method', () => {
     expect(timeout).toBeInstanceOf(TimeoutError);
     expect((timeout as TimeoutError).timeoutMs).toBe(50);
   });
+
+  it.each(calls)(
+    '%s refuses a signal that is not an AbortSignal, before any request',
+    async (_name, call) => {
+      const seen = answerAll(() => HttpResponse.json({}));
+      for (const signal of [{}, 'x', null]) {
+        const error = await call({ signal: signal as unknown as AbortSignal }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        // The rule `messages.send` applies (core's `checkSignal`), not a bare TypeError from the transport.
+        expect(error).toBeInstanceOf(ConfigurationError);
+        expect((error as Error).message).toMatch(/signal must be an AbortSignal/);
+      }
+      expect(seen).toHaveLength(0);
+    },
+  );
 
   it.each(calls)('%s stops when the per-call signal is aborted mid-request', async (_name, call) => {
     const controller = new AbortController();

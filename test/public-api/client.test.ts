@@ -281,6 +281,34 @@ describe('PublicApiClient.request', () => {
   );
 });
 
+describe('PublicApiClient per-call signal', () => {
+  it.each([{}, 'x', null])(
+    'refuses the signal %o with the ConfigurationError messages.send gives',
+    async (signal) => {
+      let requests = 0;
+      server.use(
+        http.all(`${API}/*`, () => {
+          requests++;
+          return HttpResponse.json({ ok: 1 });
+        }),
+      );
+      const options = { signal: signal as unknown as AbortSignal };
+      for (const call of [
+        () => api().request('GET', '/wa/a1/templates', options),
+        () => api().templates.create('a1', template, options),
+      ]) {
+        const error = await call().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(ConfigurationError);
+        expect((error as Error).message).toMatch(/signal must be an AbortSignal/);
+      }
+      expect(requests).toBe(0);
+    },
+  );
+});
+
 describe('PublicApiClient construction', () => {
   it.each([
     [{ baseUrl: API }, /secretKey is required/],
