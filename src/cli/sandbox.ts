@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { raceSignal } from '../core/abort.js';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
 import {
   type CampaignSource,
@@ -7,7 +8,7 @@ import {
   type QueueReader,
   redactedRedisUrl,
 } from './campaign-store.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
+import { type CliIo, EXIT, Interrupted, interruption, UsageError } from './io.js';
 import { readSecret } from './secret-input.js';
 
 export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret-file <path>] [--api-key <key>] [--no-inbox] [--campaigns <redis url>]
@@ -158,11 +159,13 @@ async function readCampaigns(
   const opened = openQueue(source);
   const reader = { queue: opened.queue, tracker: opened.queue.tracker, close: () => void opened.close() };
   try {
-    await reader.tracker.campaigns();
+    // Ctrl-C while a stuck Redis is read stops the command (exit 130), with no sandbox started.
+    await raceSignal(reader.tracker.campaigns(), interruption(io));
     started = true;
     return reader;
   } catch (error) {
     reader.close();
+    if (error instanceof Interrupted) throw error;
     throw (
       clusterAdvice(error, source) ??
       new Error(

@@ -25,7 +25,7 @@ import {
 } from '../testing/webhook-fixtures.js';
 import type { KnownMessage, KnownMessageType } from '../webhooks/messages/index.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
+import { type CliIo, EXIT, interruption, UsageError } from './io.js';
 import { readSecret } from './secret-input.js';
 
 /** What a message or status event carries that each run chooses: its message id and its time (Unix seconds). */
@@ -215,12 +215,15 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   const envelope = build({ id: values.wamid ?? freshWamid(), timestamp });
   // Without an id, the receiver dedupes on the content: a fresh entry time makes each run a new event.
   if (!carriesId(name)) envelope.entry[0]!['time'] = Math.floor(Date.now() / 1000);
+  const signal = interruption(io);
   const attempts = await deliverWebhook(JSON.stringify(envelope), {
     url: values.url,
     ...(secret ? { secret } : {}),
     label: name,
     onAttempt: values.json ? undefined : (a) => io.stdout(`${describe(a)}\n`),
+    signal,
   });
+  signal.throwIfAborted();
   if (values.json) io.stdout(`${JSON.stringify(attempts, null, 2)}\n`);
   const last = attempts.at(-1);
   if (!values.json && last?.outcome === 'delivered' && values.wamid !== undefined && !last.duplicates) {

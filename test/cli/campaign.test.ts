@@ -4,27 +4,13 @@ import { runCli } from '../../src/cli/main.js';
 import { CampaignTracker, GatewayClient, UpstreamError } from '../../src/index.js';
 import { CampaignQueue, RedisCampaignStore } from '../../src/redis/index.js';
 import { statusObject } from '../../src/testing/webhook-fixtures.js';
+import { cliIo } from '../helpers/cli-io.js';
 import { startServer } from '../helpers/http-server.js';
 import { waitFor } from '../helpers/manual-clock.js';
 import { queueCoreOf } from '../helpers/queue-core.js';
 import { describeRedis, type RedisServer, useRedis } from '../helpers/redis-server.js';
 
-function io(env: Record<string, string> = {}) {
-  const out = { stdout: '', stderr: '' };
-  return {
-    out,
-    io: {
-      stdout: (t: string) => {
-        out.stdout += t;
-      },
-      stderr: (t: string) => {
-        out.stderr += t;
-      },
-      env,
-      interrupted: new Promise<void>(() => {}),
-    },
-  };
-}
+const io = cliIo;
 
 /** The campaigns frames of an inbox event stream, one at a time, as they come. */
 async function* campaignFrames(url: string, signal: AbortSignal): AsyncGenerator<unknown> {

@@ -12,30 +12,11 @@ import { createRouter, MemoryWindowStore } from '../../src/conversations/index.j
 import { GatewayClient, PlatformClient } from '../../src/index.js';
 import { startSandbox } from '../../src/testing/index.js';
 import { createNodeWebhookHandler, MESSAGE_TYPES } from '../../src/webhooks/index.js';
+import { cliIo } from '../helpers/cli-io.js';
 
 const SECRET = 'cli-test-secret-0123456789abcdefghijkl';
 
-function io(env: Record<string, string> = {}) {
-  const out = { stdout: '', stderr: '' };
-  let stop: () => void = () => {};
-  const interrupted = new Promise<void>((r) => {
-    stop = r;
-  });
-  return {
-    out,
-    stop: () => stop(),
-    io: {
-      stdout: (t: string) => {
-        out.stdout += t;
-      },
-      stderr: (t: string) => {
-        out.stderr += t;
-      },
-      env,
-      interrupted,
-    },
-  };
-}
+const io = cliIo;
 
 const valid = {
   name: 'order_update',
