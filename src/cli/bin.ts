@@ -1,5 +1,5 @@
 import { EXIT, type Interruption } from './io.js';
-import { runCli } from './main.js';
+import { runCli, servesWithoutOutput } from './main.js';
 
 const argv = process.argv.slice(2);
 
@@ -16,9 +16,20 @@ const interrupted = new Promise<Interruption>((resolve) => {
   process.on('SIGTERM', on);
 });
 
+// A reader that left (`wa-gateway campaign report x --csv refused | head -1`) is not a failure: the command ends
+// quietly, or, for the sandbox, keeps serving and stops writing. Any other write error is thrown as before.
+const closed = { stdout: false, stderr: false };
+for (const name of ['stdout', 'stderr'] as const) {
+  process[name].on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    closed[name] = true;
+    if (!servesWithoutOutput(argv)) process.exit(process.exitCode ?? EXIT.ok);
+  });
+}
+
 const code = await runCli(argv, {
-  stdout: (text) => void process.stdout.write(text),
-  stderr: (text) => void process.stderr.write(text),
+  stdout: (text) => void (closed.stdout || process.stdout.write(text)),
+  stderr: (text) => void (closed.stderr || process.stderr.write(text)),
   env: process.env,
   stderrIsTTY: process.stderr.isTTY === true,
   interrupted,

@@ -162,3 +162,45 @@ describe('the interruption reaches the work in flight', () => {
     expect(hook.closed).toHaveLength(1);
   });
 });
+
+describe('a closed stdout (| head -1)', () => {
+  it('ends a command quietly, exit 0, with no stack trace', async () => {
+    const receiver = await startServer((_req, res) => void res.writeHead(200).end());
+    cleanup.push(() => receiver.close());
+    for (const args of [['--help'], ['trigger', 'message.text', '--url', `${receiver.url}/hook`]]) {
+      const cli = run(args);
+      // The reader is gone before the first line: every write the command makes meets EPIPE.
+      cli.child.stdout!.destroy();
+      expect(await cli.exited).toEqual({ code: 0, signal: null });
+      expect(cli.stderr).not.toMatch(/EPIPE|Unhandled/);
+    }
+  });
+
+  it('the sandbox keeps serving when its stdout is gone, and Ctrl-C still stops it (exit 0)', async () => {
+    const cli = run(['sandbox', '--port', '0', '--no-inbox']);
+    const url = await new Promise<string>((resolve) => {
+      cli.child.stdout!.on('data', () => {
+        const found = /listening at (\S+)/.exec(cli.stdout);
+        if (found) resolve(found[1]!);
+      });
+    });
+    cli.child.stdout!.destroy();
+    const send = () =>
+      fetch(`${url}/v1/wa/message`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk_test_sandbox', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          messaging_product: 'whatsapp',
+          to: '998901234567',
+          type: 'text',
+          text: { body: 'hi' },
+        }),
+      });
+    // Each accepted send is a line on the closed stdout; the sandbox answers the next one all the same.
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+    cli.child.kill('SIGINT');
+    expect(await cli.exited).toEqual({ code: 0, signal: null });
+    expect(cli.stderr).not.toMatch(/EPIPE|Unhandled/);
+  });
+});
