@@ -143,7 +143,7 @@ async function queueCommand(
     return await raceSignal(queueAction(queue, action, id, key, values, io), interruption(io));
   } catch (error) {
     if (error instanceof Error && error.name === 'CampaignQueueError') {
-      io.stderr(`wa-gateway campaign: ${error.message}\n`);
+      io.stderr(`wa-gateway campaign: ${printable(error.message, '\n')}\n`);
       return EXIT.failed;
     }
     throw clusterAdvice(error, source) ?? unanswered(error, source) ?? error;
@@ -209,11 +209,14 @@ async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: 
     io.stdout(`${JSON.stringify({ ...status, inDoubtMessages: inDoubt }, null, 2)}\n`);
     return EXIT.ok;
   }
-  io.stdout(`campaign ${id}: ${status.state}\n`);
-  if (status.waiting) io.stdout(`  waiting until ${status.waiting.until}: ${WAITS[status.waiting.reason]}\n`);
+  io.stdout(`${printable(`campaign ${id}: ${status.state}`)}\n`);
+  if (status.waiting)
+    io.stdout(`${printable(`  waiting until ${status.waiting.until}: ${WAITS[status.waiting.reason]}`)}\n`);
   if (status.hold) {
     io.stdout(
-      `  ${status.state === 'cancelled' ? 'cancelled' : 'paused'} by ${status.hold.by} at ${status.hold.at}: ${printable(status.hold.code)} ${printable(status.hold.description)}\n`,
+      printable(
+        `  ${status.state === 'cancelled' ? 'cancelled' : 'paused'} by ${status.hold.by} at ${status.hold.at}: ${status.hold.code} ${status.hold.description}`,
+      ) + '\n',
     );
   }
   const rows: [string, number][] = [
@@ -231,9 +234,8 @@ async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: 
   if (inDoubt.length > 0) {
     io.stdout('\nin doubt (check whether it reached the customer, then: campaign resend|drop <id> <key>)\n');
     for (const m of inDoubt) {
-      io.stdout(
-        `  ${m.key}  to ${m.to}  ${m.why === 'died' ? 'its worker died' : 'cut in flight'} at ${m.attemptedAt}\n`,
-      );
+      const why = m.why === 'died' ? 'its worker died' : 'cut in flight';
+      io.stdout(`${printable(`  ${m.key}  to ${m.to}  ${why} at ${m.attemptedAt}`)}\n`);
     }
   }
   return EXIT.ok;
@@ -302,21 +304,22 @@ async function printTable(report: CampaignReport, retryable: boolean, io: CliIo)
     ['last event', report.lastEventAt ?? '-'],
     ['to retry', String(retries)],
   ];
-  io.stdout(`campaign ${report.campaign}\n`);
+  io.stdout(`campaign ${printable(report.campaign)}\n`);
   for (const [label, value, share] of rows) {
-    io.stdout(`  ${label.padEnd(12)}${value.padStart(10)}${share ?? ''}\n`);
+    io.stdout(`${printable(`  ${label.padEnd(12)}${value.padStart(10)}${share ?? ''}`)}\n`);
   }
   if (report.failures.length > 0) {
     io.stdout('\nfailures by code\n');
     for (const x of report.failures)
-      io.stdout(`  ${x.code.padEnd(12)}${String(x.count).padStart(10)}  e.g. ${x.exampleWamid}\n`);
+      io.stdout(
+        `${printable(`  ${x.code.padEnd(12)}${String(x.count).padStart(10)}  e.g. ${x.exampleWamid}`)}\n`,
+      );
   }
   if (report.refusals.length > 0) {
     io.stdout('\nrefusals by code\n');
     for (const x of report.refusals) {
-      io.stdout(
-        `  ${x.code.padEnd(24)}${String(x.count).padStart(8)}  (${x.notSent} not sent)  e.g. ${x.exampleTo}\n`,
-      );
+      const line = `  ${x.code.padEnd(24)}${String(x.count).padStart(8)}  (${x.notSent} not sent)  e.g. ${x.exampleTo}`;
+      io.stdout(`${printable(line)}\n`);
     }
   }
   if (retries > 0) {

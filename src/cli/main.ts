@@ -2,6 +2,7 @@ import { raceSignal } from '../core/abort.js';
 import { SDK_VERSION } from '../core/version.js';
 import * as campaign from './campaign.js';
 import { type CliIo, EXIT, Interrupted, interruption, UsageError } from './io.js';
+import { printable } from './printable.js';
 import * as sandbox from './sandbox.js';
 import * as say from './say.js';
 import * as stream from './stream.js';
@@ -147,7 +148,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`wa-gateway ${name}: ${message}\n\n${command.usage}\n`);
       return EXIT.usage;
     }
-    io.stderr(`wa-gateway ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    // A failure's message may quote a server or Redis: its control characters are escaped, its lines kept.
+    io.stderr(
+      `wa-gateway ${name}: ${printable(error instanceof Error ? error.message : String(error), '\n')}\n`,
+    );
     return EXIT.failed;
   }
 }

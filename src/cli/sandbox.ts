@@ -9,6 +9,7 @@ import {
   redactedRedisUrl,
 } from './campaign-store.js';
 import { type CliIo, EXIT, Interrupted, interruption, UsageError } from './io.js';
+import { printable } from './printable.js';
 import { readSecret } from './secret-input.js';
 
 export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret-file <path>] [--api-key <key>] [--no-inbox] [--campaigns <redis url>]
@@ -97,15 +98,18 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
     inbox: !values['no-inbox'],
     ...(webhookUrl ? { webhookUrl } : {}),
     ...(secret ? { webhookSecret: secret } : {}),
+    // A send's lines quote what the app sent (its type, its recipient) and the gateway's refusal: escaped.
     onSend: (s) =>
       io.stdout(
-        s.accepted
-          ? `send accepted: ${s.accepted.type} to ${s.accepted.to} → ${s.accepted.wamid}${s.accepted.isFake ? ' (is_fake: no status events)' : ''}\n`
-          : `send refused: HTTP ${s.status} ${s.error?.code ?? ''} ${s.error?.description ?? ''}\n`,
+        `${printable(
+          s.accepted
+            ? `send accepted: ${s.accepted.type} to ${s.accepted.to} → ${s.accepted.wamid}${s.accepted.isFake ? ' (is_fake: no status events)' : ''}`
+            : `send refused: HTTP ${s.status} ${s.error?.code ?? ''} ${s.error?.description ?? ''}`,
+        )}\n`,
       ),
     onDelivery: (a) =>
       io.stdout(
-        `webhook ${a.label} attempt ${a.attempt}: ${a.status !== undefined ? `HTTP ${a.status}` : a.error} → ${a.outcome}\n`,
+        `${printable(`webhook ${a.label} attempt ${a.attempt}: ${a.status !== undefined ? `HTTP ${a.status}` : a.error} → ${a.outcome}`)}\n`,
       ),
   }).catch((error: unknown) => {
     campaigns?.close();

@@ -4,6 +4,7 @@ import { isRecord } from '../core/plain-data.js';
 import { SENDER_PATTERN } from '../testing/sandbox/inject.js';
 import { FIXTURE_SENDER } from '../testing/webhook-fixtures.js';
 import { type CliIo, EXIT, interruption, UsageError } from './io.js';
+import { printable } from './printable.js';
 import { secondsFlag } from './seconds-flag.js';
 
 /**
@@ -105,7 +106,7 @@ export async function sayCommand(args: string[], io: CliIo): Promise<number> {
   if (res.status !== 200 || !isRecord(answer) || !Array.isArray(answer['attempts'])) {
     const error =
       isRecord(answer) && typeof answer['error'] === 'string' ? answer['error'] : `HTTP ${res.status}`;
-    io.stderr(`wa-gateway say: the sandbox at ${base} refused the message: ${error}.\n`);
+    io.stderr(`wa-gateway say: the sandbox at ${base} refused the message: ${printable(error)}.\n`);
     return EXIT.failed;
   }
   const result = answer as unknown as InjectAnswer;
@@ -121,16 +122,16 @@ function print(result: InjectAnswer, io: CliIo): void {
     );
     return;
   }
+  // Every line is the sandbox's answer, which quotes your app's replies: printed with control characters escaped.
   for (const a of result.attempts) {
     const answer = a.status !== undefined ? `HTTP ${a.status}` : (a.error ?? 'no answer');
-    io.stdout(
-      `delivered to ${result.webhookUrl}: attempt ${a.attempt}: ${answer} in ${a.durationMs} ms → ${a.outcome}\n`,
-    );
+    const line = `delivered to ${result.webhookUrl}: attempt ${a.attempt}: ${answer} in ${a.durationMs} ms → ${a.outcome}`;
+    io.stdout(`${printable(line)}\n`);
   }
   if (result.replies.length === 0) io.stdout('(no reply while the delivery was answered)\n');
   for (const r of result.replies) {
     const refused = r.error !== undefined ? `refused by the gateway (HTTP ${r.status} ${r.error}): ` : '';
-    io.stdout(`← ${refused}${describeReply(r.message)}\n`);
+    io.stdout(`${printable(`← ${refused}${describeReply(r.message)}`)}\n`);
   }
 }
 

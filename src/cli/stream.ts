@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { PlatformClient, type PlatformClientOptions } from '../platform/client.js';
 import type { StreamRangeQuery } from '../platform/stream-range.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
+import { printable } from './printable.js';
 
 export const usage = `Usage: wa-gateway stream --from <iso date-time> [--to <iso date-time>] --out <file.ndjson> [--resume] [filters]
 
@@ -296,7 +297,8 @@ async function stopped(error: unknown, { values, to, tail, part, progress, io }:
   progress.show(true);
   const { file, path } = part;
   if (file) await new Promise<void>((resolve) => file.end(() => resolve()));
-  const why = sentence(error instanceof Error ? error.message : String(error));
+  // The platform's words may be in the message: escaped, as every line quoting a server is.
+  const why = printable(sentence(error instanceof Error ? error.message : String(error)));
   if (!part.opened) {
     // Either nothing arrived or the file could not be opened: no new record is anywhere, say so. On a resume the
     // file holds the earlier records, so it is never removed here.

@@ -13,6 +13,7 @@ import { GatewayClient, PlatformClient } from '../../src/index.js';
 import { startSandbox } from '../../src/testing/index.js';
 import { createNodeWebhookHandler, MESSAGE_TYPES } from '../../src/webhooks/index.js';
 import { cliIo } from '../helpers/cli-io.js';
+import { startServer } from '../helpers/http-server.js';
 
 const SECRET = 'cli-test-secret-0123456789abcdefghijkl';
 
@@ -462,7 +463,8 @@ describe('wa-gateway sandbox', () => {
 });
 
 describe('wa-gateway say', () => {
-  it("writes to the bot as a customer through the sandbox and prints the bot's replies; --button taps", async () => {
+  /** A sandbox delivering to a bot on the SDK's router, which answers through that sandbox. */
+  async function botSandbox(routes: (router: ReturnType<typeof createRouter>) => void) {
     const sandboxUrl = { value: '' };
     const gateway = {
       messages: {
@@ -471,21 +473,30 @@ describe('wa-gateway say', () => {
       },
     };
     const router = createRouter({ gateway, window: new MemoryWindowStore() });
-    router.button('tue', (ctx) => ctx.reply(`Booked: ${ctx.choice}.`));
-    router.otherwise(async (ctx) => {
-      await ctx.reply(`Hi +${ctx.customer}, you said "${ctx.text}".`);
-      await ctx.reply({
-        type: 'interactive',
-        interactive: {
-          type: 'button',
-          body: { text: 'Pick a day' },
-          action: { buttons: [{ type: 'reply', reply: { id: 'tue', title: 'Tuesday' } }] },
-        },
+    routes(router);
+    const sandbox = await startSandbox({
+      webhookUrl: await sdkReceiver(router.handle),
+      webhookSecret: SECRET,
+    });
+    sandboxUrl.value = sandbox.url;
+    return sandbox;
+  }
+
+  it("writes to the bot as a customer through the sandbox and prints the bot's replies; --button taps", async () => {
+    const sandbox = await botSandbox((router) => {
+      router.button('tue', (ctx) => ctx.reply(`Booked: ${ctx.choice}.`));
+      router.otherwise(async (ctx) => {
+        await ctx.reply(`Hi +${ctx.customer}, you said "${ctx.text}".`);
+        await ctx.reply({
+          type: 'interactive',
+          interactive: {
+            type: 'button',
+            body: { text: 'Pick a day' },
+            action: { buttons: [{ type: 'reply', reply: { id: 'tue', title: 'Tuesday' } }] },
+          },
+        });
       });
     });
-    const url = await sdkReceiver(router.handle);
-    const sandbox = await startSandbox({ webhookUrl: url, webhookSecret: SECRET });
-    sandboxUrl.value = sandbox.url;
     try {
       const t = io();
       const args = ['--from', '998901234567', '--sandbox', sandbox.url];
@@ -507,6 +518,34 @@ describe('wa-gateway say', () => {
       });
     } finally {
       await sandbox.close();
+    }
+  });
+
+  it("prints the bot's replies and the sandbox's words with their control characters escaped", async () => {
+    const sandbox = await botSandbox((router) =>
+      router.otherwise((ctx) => ctx.reply('Hi \u001b]0;PWNED\u0007\u001b[2J there')),
+    );
+    try {
+      const t = io();
+      expect(await runCli(['say', 'hello', '--sandbox', sandbox.url], t.io)).toBe(0);
+      expect(t.out.stdout).toContain('← text: Hi \\u001b]0;PWNED\\u0007\\u001b[2J there\n');
+      expect(t.out.stdout.replaceAll('\n', '')).not.toMatch(/\p{Cc}/u);
+    } finally {
+      await sandbox.close();
+    }
+    // A server that refuses with words of its own: quoted, never obeyed.
+    const refusing = await startServer(
+      (_req, res) =>
+        void res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'no\u001b[2J' })),
+    );
+    try {
+      const t = io();
+      expect(await runCli(['say', 'hello', '--sandbox', refusing.url], t.io)).toBe(1);
+      expect(t.out.stderr).toContain('refused the message: no\\u001b[2J.');
+    } finally {
+      await refusing.close();
     }
   });
 
