@@ -1,3 +1,5 @@
+import { ConfigurationError } from '../core/errors.js';
+
 /** Where a command writes and what it reads: the process in the bin, buffers in tests. */
 export interface CliIo {
   stdout: (text: string) => void;
@@ -25,6 +27,22 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, SIGINT: 130, SIGTERM: 143 } as
 /** A mistake in how the command was called: printed with the command's usage, exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/**
+ * The value `check` returns, with a `ConfigurationError` it throws turned into a `UsageError`: the SDK's rule for
+ * an option, applied to the flag that gave it (exit 2, with the usage).
+ *
+ * @example
+ * const url = asUsage(() => requireWebhookUrl(values.url, '--url'));
+ */
+export function asUsage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof ConfigurationError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** The command was stopped by the user (Ctrl-C or SIGTERM): `runCli` exits with the signal's code. */

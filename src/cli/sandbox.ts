@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { raceSignal } from '../core/abort.js';
+import { requireWebhookUrl } from '../testing/deliver.js';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
 import {
   type CampaignSource,
@@ -8,7 +9,7 @@ import {
   type QueueReader,
   redactedRedisUrl,
 } from './campaign-store.js';
-import { type CliIo, EXIT, Interrupted, interruption, UsageError } from './io.js';
+import { asUsage, type CliIo, EXIT, Interrupted, interruption, UsageError } from './io.js';
 import { printable } from './printable.js';
 import { readSecret } from './secret-input.js';
 
@@ -57,13 +58,13 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   });
   if (positionals.length > 0)
     throw new UsageError(`sandbox takes no positional arguments; got '${positionals[0]}'.`);
-  const port = values.port === undefined ? 4010 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--port must be 0 to 65535; got '${values.port}'.`);
-  const webhookUrl = values['webhook-url'];
-  if (webhookUrl !== undefined && !/^https?:\/\//.test(webhookUrl)) {
-    throw new UsageError(`--webhook-url must be an http(s) URL; got '${webhookUrl}'.`);
-  }
+  // Digits only: Number('') is 0 (a random port) and Number('0x10') is 16.
+  const port = values.port === undefined ? 4010 : /^\d{1,5}$/.test(values.port) ? Number(values.port) : -1;
+  if (port < 0 || port > 65535) throw new UsageError(`--port must be 0 to 65535; got '${values.port}'.`);
+  const webhookUrl =
+    values['webhook-url'] === undefined
+      ? undefined
+      : asUsage(() => requireWebhookUrl(values['webhook-url'], '--webhook-url'));
   const { secret } = await readSecret(
     {
       flag: '--webhook-secret',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { type DeliveryAttempt, deliverWebhook } from '../testing/deliver.js';
+import { type DeliveryAttempt, deliverWebhook, requireWebhookUrl } from '../testing/deliver.js';
 import {
   accountUpdateEnvelope,
   audioMessage,
@@ -25,7 +25,7 @@ import {
 } from '../testing/webhook-fixtures.js';
 import type { KnownMessage, KnownMessageType } from '../webhooks/messages/index.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
-import { type CliIo, EXIT, interruption, UsageError } from './io.js';
+import { asUsage, type CliIo, EXIT, interruption, UsageError } from './io.js';
 import { readSecret } from './secret-input.js';
 
 /** What a message or status event carries that each run chooses: its message id and its time (Unix seconds). */
@@ -185,9 +185,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   const build = EVENTS[name];
   if (!build) throw new UsageError(`unknown <event> '${name}'. Known events: ${TRIGGER_EVENTS.join(', ')}.`);
   if (!values.url) throw new UsageError('--url is required: the webhook endpoint to post to.');
-  const protocol = URL.canParse(values.url) ? new URL(values.url).protocol : undefined;
-  if (protocol !== 'http:' && protocol !== 'https:')
-    throw new UsageError(`--url is not an http(s) URL: '${values.url}'.`);
+  const url = asUsage(() => requireWebhookUrl(values.url, '--url'));
   for (const flag of ['wamid', 'timestamp'] as const) {
     if (values[flag] !== undefined && !carriesId(name)) {
       throw new UsageError(
@@ -217,7 +215,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   if (!carriesId(name)) envelope.entry[0]!['time'] = Math.floor(Date.now() / 1000);
   const signal = interruption(io);
   const attempts = await deliverWebhook(JSON.stringify(envelope), {
-    url: values.url,
+    url,
     ...(secret ? { secret } : {}),
     label: name,
     onAttempt: values.json ? undefined : (a) => io.stdout(`${describe(a)}\n`),
