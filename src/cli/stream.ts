@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { PlatformClient, type PlatformClientOptions } from '../platform/client.js';
 import type { StreamRangeQuery } from '../platform/stream-range.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
+import { parseIsoTime } from './iso-time.js';
 import { printable } from './printable.js';
 
 export const usage = `Usage: wa-gateway stream --from <iso date-time> [--to <iso date-time>] --out <file.ndjson> [--resume] [filters]
@@ -136,8 +137,10 @@ function parseStreamArgs(args: string[]) {
   if (!values.out) throw new UsageError('--out is required: the NDJSON file to write.');
   for (const flag of ['from', 'to'] as const) {
     const value = values[flag];
-    if (value !== undefined && Number.isNaN(Date.parse(value))) {
-      throw new UsageError(`--${flag} is not an ISO 8601 date-time: '${value}'.`);
+    if (value !== undefined && Number.isNaN(parseIsoTime(value))) {
+      throw new UsageError(
+        `--${flag} takes an ISO 8601 date or date-time, e.g. 2024-01-01T00:00:00Z or 2024-01-01; got '${value}'.`,
+      );
     }
   }
   return { ...values, from: values.from, out: values.out };

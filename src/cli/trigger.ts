@@ -26,6 +26,7 @@ import {
 import type { KnownMessage, KnownMessageType } from '../webhooks/messages/index.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
 import { asUsage, type CliIo, EXIT, interruption, UsageError } from './io.js';
+import { parseIsoTime } from './iso-time.js';
 import { readSecret } from './secret-input.js';
 
 /** What a message or status event carries that each run chooses: its message id and its time (Unix seconds). */
@@ -245,7 +246,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
 /** `--timestamp`: Unix seconds as given, or an ISO date-time turned into them. */
 function parseTimestamp(value: string): string {
   if (/^\d{1,12}$/.test(value)) return value;
-  const ms = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
+  const ms = parseIsoTime(value);
   if (Number.isNaN(ms)) {
     throw new UsageError(
       `--timestamp takes Unix seconds (1714554000) or an ISO date-time (2024-05-01T09:00:00Z); got '${value}'.`,

@@ -140,7 +140,21 @@ describe('wa-gateway stream', () => {
     expect(a.out.stderr).toContain('--from is required');
     const b = io({});
     expect(await runCli(['stream', '--from', 'yesterday', '--out', 'x'], b.io)).toBe(2);
-    expect(b.out.stderr).toContain("--from is not an ISO 8601 date-time: 'yesterday'");
+    expect(b.out.stderr).toContain(
+      "--from takes an ISO 8601 date or date-time, e.g. 2024-01-01T00:00:00Z or 2024-01-01; got 'yesterday'.",
+    );
+    // Date.parse would read each of these as a date of 2001: refused, never exported as a wrong range.
+    for (const [flag, value] of [
+      ['--from', '1'],
+      ['--from', 'May 5'],
+      ['--to', '12/31'],
+      ['--to', '2024-01-01 garbage'],
+    ] as const) {
+      const d = io({});
+      const args = ['stream', '--from', '2024-01-01', '--out', 'x', flag, value];
+      expect(await runCli(args, d.io)).toBe(2);
+      expect(d.out.stderr).toContain(`${flag} takes an ISO 8601 date or date-time`);
+    }
     const c = io({
       PLATFORM_URL: 'http://127.0.0.1:9',
       STREAM_URL: 'http://127.0.0.1:9',
