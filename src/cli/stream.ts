@@ -321,11 +321,20 @@ async function stopped(error: unknown, { values, to, tail, part, progress, io }:
 function resumeCommand(values: StreamValues, to: string): string {
   return [
     'wa-gateway stream --resume',
-    `--from ${values.from}`,
-    `--to ${to}`,
-    `--out ${values.out}`,
+    `--from ${shellQuoted(values.from)}`,
+    `--to ${shellQuoted(to)}`,
+    `--out ${shellQuoted(values.out)}`,
     ...(['channel', 'conversation', 'type', 'sender'] as const)
       .filter((f) => values[f])
-      .map((f) => `--${f} ${values[f]}`),
+      .map((f) => `--${f} ${shellQuoted(values[f]!)}`),
   ].join(' ');
+}
+
+/**
+ * A value as a POSIX shell reads it back whole: as it is when it holds only characters no shell treats specially,
+ * else in single quotes, an embedded `'` written `'\''`. A pasted resume command then opens the same path, even
+ * one with a space or a `;`.
+ */
+export function shellQuoted(value: string): string {
+  return /^[A-Za-z0-9_./:+=@%,-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }

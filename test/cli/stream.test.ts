@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { appendFile, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
+import { shellQuoted } from '../../src/cli/stream.js';
 import { startServer } from '../helpers/http-server.js';
 
 const DAY = 86_400_000;
@@ -119,7 +121,8 @@ describe('wa-gateway stream', () => {
 
   it('a cut stream exits 1, keeps the records so far in .part and says how to resume', async () => {
     const { env } = await platform({ cutAfter: 50 });
-    const out = join(tmpdir(), `wa-stream-${Date.now()}-cut.ndjson`);
+    // A path a shell would split (a space, a `;`): the printed command quotes it.
+    const out = join(tmpdir(), `wa-stream ${Date.now()};cut.ndjson`);
     const t = io(env);
     const code = await runCli(
       ['stream', '--from', RECORDS[0]!.created_at, '--to', RECORDS[100]!.created_at, '--out', out],
@@ -127,7 +130,7 @@ describe('wa-gateway stream', () => {
     );
     expect(code).toBe(1);
     expect(t.out.stderr).toContain(
-      `Resume with: wa-gateway stream --resume --from ${RECORDS[0]!.created_at} --to ${RECORDS[100]!.created_at} --out ${out}`,
+      `Resume with: wa-gateway stream --resume --from ${RECORDS[0]!.created_at} --to ${RECORDS[100]!.created_at} --out '${out}'`,
     );
     expect(t.out.stderr).not.toMatch(/\.\./);
     expect((await readFile(`${out}.part`, 'utf8')).trim().split('\n')).toHaveLength(50);
@@ -266,5 +269,24 @@ describe('wa-gateway stream', () => {
     const args = ['stream', '--from', RECORDS[0]!.created_at, '--to', RECORDS[2]!.created_at, '--out', out];
     expect(await runCli(args, t.io)).toBe(0);
     expect(t.out.stderr).toContain('warning: PLATFORM_USER is deprecated; name it PLATFORM_USERNAME.');
+  });
+});
+
+describe('the printed resume command', () => {
+  it('quotes each value so that a shell reads it back whole, and runs nothing in it', () => {
+    for (const value of [
+      'q1.ndjson',
+      'my export;rm -rf x.ndjson',
+      "it's.ndjson",
+      '$(touch pwned)',
+      'a\tb',
+      '',
+    ]) {
+      const quoted = shellQuoted(value);
+      const read = execFileSync('sh', ['-c', `printf '%s' ${quoted}`], { encoding: 'utf8' });
+      expect(read).toBe(value);
+    }
+    expect(shellQuoted('2024-01-01T00:00:00+05:00')).toBe('2024-01-01T00:00:00+05:00');
+    expect(shellQuoted("it's")).toBe("'it'\\''s'");
   });
 });
