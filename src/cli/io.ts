@@ -31,17 +31,21 @@ export class UsageError extends Error {
 
 /**
  * The value `check` returns, with a `ConfigurationError` it throws turned into a `UsageError`: the SDK's rule for
- * an option, applied to the flag that gave it (exit 2, with the usage).
+ * an option, applied to the flag that gave it (exit 2, with the usage). `names` renames options in the message to
+ * the flags or environment variables they came from.
  *
  * @example
  * const url = asUsage(() => requireWebhookUrl(values.url, '--url'));
  */
-export function asUsage<T>(check: () => T): T {
+export function asUsage<T>(check: () => T, names: Readonly<Record<string, string>> = {}): T {
   try {
     return check();
   } catch (error) {
-    if (error instanceof ConfigurationError) throw new UsageError(error.message);
-    throw error;
+    if (!(error instanceof ConfigurationError)) throw error;
+    // The option's name as the user gave it: `platformUrl` came from $PLATFORM_URL.
+    let message = error.message;
+    for (const [option, given] of Object.entries(names)) message = message.replaceAll(option, given);
+    throw new UsageError(message);
   }
 }
 

@@ -104,9 +104,17 @@ export async function sayCommand(args: string[], io: CliIo): Promise<number> {
   interrupt.throwIfAborted();
   if (timeout.aborted) return late();
   if (res.status !== 200 || !isRecord(answer) || !Array.isArray(answer['attempts'])) {
-    const error =
-      isRecord(answer) && typeof answer['error'] === 'string' ? answer['error'] : `HTTP ${res.status}`;
-    io.stderr(`wa-gateway say: the sandbox at ${base} refused the message: ${printable(error)}.\n`);
+    // A sandbox refuses with its reason as `error`; any other answer is from a server that is not one.
+    if (res.status !== 200 && isRecord(answer) && typeof answer['error'] === 'string') {
+      io.stderr(
+        `wa-gateway say: the sandbox at ${base} refused the message: ${printable(answer['error'])}.\n`,
+      );
+    } else {
+      io.stderr(
+        `wa-gateway say: the server at ${base} is not a wa-gateway sandbox (it answered HTTP ${res.status} to ` +
+          'POST /__sandbox/inject). Pass --sandbox <the address wa-gateway sandbox printed>.\n',
+      );
+    }
     return EXIT.failed;
   }
   const result = answer as unknown as InjectAnswer;

@@ -4,7 +4,7 @@ import { open, rename, rm, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { PlatformClient, type PlatformClientOptions } from '../platform/client.js';
 import type { StreamRangeQuery } from '../platform/stream-range.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
+import { asUsage, type CliIo, EXIT, UsageError } from './io.js';
 import { parseIsoTime } from './iso-time.js';
 import { printable } from './printable.js';
 
@@ -106,7 +106,11 @@ export async function streamCommand(args: string[], io: CliIo): Promise<number> 
   const to = values.to ?? new Date().toISOString();
   const from = tail && tail.lastMs > Date.parse(values.from) ? tail.lastCreatedAt : values.from;
 
-  const platform = new PlatformClient(config);
+  // A PLATFORM_URL or STREAM_URL the client refuses is a mistake in how the command was called, as a missing one is.
+  const platform = asUsage(() => new PlatformClient(config), {
+    platformUrl: '$PLATFORM_URL',
+    streamUrl: '$STREAM_URL',
+  });
   const query = rangeQuery(values, from, to);
   const stop = new AbortController();
   void io.interrupted.then(() => stop.abort(new Error('interrupted')));

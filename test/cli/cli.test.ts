@@ -549,6 +549,19 @@ describe('wa-gateway say', () => {
     }
   });
 
+  it('says when the server at --sandbox is not a sandbox', async () => {
+    const other = await startServer((_req, res) => void res.writeHead(200).end('<html>my app</html>'));
+    try {
+      const t = io();
+      expect(await runCli(['say', 'hello', '--sandbox', other.url], t.io)).toBe(1);
+      expect(t.out.stderr).toContain(
+        `the server at ${other.url} is not a wa-gateway sandbox (it answered HTTP 200 to POST /__sandbox/inject)`,
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
   it('says what is wrong: no sandbox, a sandbox without --webhook-url, a number as people write it', async () => {
     server = createServer();
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));

@@ -165,6 +165,22 @@ describe('wa-gateway stream', () => {
     });
     expect(await runCli(['stream', '--from', '2024-01-01T00:00:00Z', '--out', 'x'], c.io)).toBe(2);
     expect(c.out.stderr).toContain('PLATFORM_USERNAME and PLATFORM_PASSWORD (or PLATFORM_TOKEN)');
+    // A malformed address is a usage error too, named by its variable (and a password in it is never printed).
+    for (const [name, value, message] of [
+      ['PLATFORM_URL', 'notaurl', '$PLATFORM_URL is not a valid URL'],
+      ['PLATFORM_URL', 'http://user:hunter2@127.0.0.1:9', '$PLATFORM_URL must not carry'],
+      ['STREAM_URL', 'ftp://127.0.0.1:9', '$STREAM_URL must be an http(s) URL'],
+    ] as const) {
+      const e = io({
+        PLATFORM_URL: 'http://127.0.0.1:9',
+        STREAM_URL: 'http://127.0.0.1:9',
+        PLATFORM_TOKEN: 'token',
+        [name]: value,
+      });
+      expect(await runCli(['stream', '--from', '2024-01-01T00:00:00Z', '--out', 'x'], e.io)).toBe(2);
+      expect(e.out.stderr).toContain(message);
+      expect(e.out.stderr).not.toContain('hunter2');
+    }
   });
 
   it('a wrong password is a failure naming the login, without the password', async () => {
