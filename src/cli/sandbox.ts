@@ -27,7 +27,8 @@ agent@example.com / secret-password).
   --webhook-secret-file  a file holding the secret sent as Authorization: Bearer <secret> (default: the
                          secret in $WEBHOOK_SECRET). A secret is never taken as a flag's value
                          (--webhook-secret is refused): arguments show in ps and shell history
-  --api-key              the key the sandbox accepts (default: sk_test_sandbox)
+  --api-key              the key the sandbox accepts (default: the key in $SANDBOX_API_KEY, else sk_test_sandbox);
+                         a key of your own is never printed. Prefer $SANDBOX_API_KEY: arguments show in ps
   --no-inbox             do not serve the web inbox
 
 Campaign funnels in the inbox, read from the Redis your app's RedisCampaignStore records campaigns in:
@@ -36,6 +37,9 @@ Campaign funnels in the inbox, read from the Redis your app's RedisCampaignStore
   --campaigns-cluster       the URL is a node of a Redis Cluster
 
 Write to your bot from another terminal with wa-gateway say <text>.`;
+
+/** The key the sandbox accepts unless told otherwise: a well-known test key, safe to print. */
+const DEFAULT_API_KEY = 'sk_test_sandbox';
 
 export const options = {
   port: { type: 'string' },
@@ -75,7 +79,9 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
     },
     io.env,
   );
-  const apiKey = values['api-key'] ?? 'sk_test_sandbox';
+  // The key from the environment keeps it out of `ps` and shell history; the flag is for a throwaway test key.
+  const apiKey = values['api-key'] ?? (io.env['SANDBOX_API_KEY'] || DEFAULT_API_KEY);
+  const keyFrom = values['api-key'] !== undefined ? '--api-key' : '$SANDBOX_API_KEY';
   if (webhookUrl && !secret) {
     io.stderr(
       'warning: no $WEBHOOK_SECRET and no --webhook-secret-file: webhooks go out without an Authorization ' +
@@ -117,7 +123,9 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
     throw portInUse(error, port) ?? error;
   });
   io.stdout(`sandbox gateway listening at ${sandbox.url}\n`);
-  io.stdout(`  new GatewayClient({ apiKey: '${apiKey}', baseUrl: '${sandbox.url}' })\n`);
+  // Only the well-known default is printed: a key of the user's own never reaches a terminal or a CI log.
+  const shownKey = apiKey === DEFAULT_API_KEY ? `'${apiKey}'` : `'<the key in ${keyFrom}>'`;
+  io.stdout(`  new GatewayClient({ apiKey: ${shownKey}, baseUrl: '${sandbox.url}' })\n`);
   if (sandbox.inboxUrl)
     io.stdout(`  web inbox: ${sandbox.inboxUrl} (template preview: ${sandbox.url}/templates)\n`);
   if (sandbox.platform) {

@@ -390,6 +390,39 @@ describe('wa-gateway sandbox', () => {
     expect(t.out.stdout).not.toContain('wrong-key');
   });
 
+  it('takes its API key from $SANDBOX_API_KEY (or --api-key) and prints only the well-known default', async () => {
+    const key = 'sk_live_REALKEY0123456789';
+    for (const [args, env, from] of [
+      [[], { SANDBOX_API_KEY: key }, '$SANDBOX_API_KEY'],
+      [['--api-key', key], {}, '--api-key'],
+    ] as const) {
+      const t = io(env);
+      const done = runCli(['sandbox', '--port', '0', ...args], t.io);
+      await expect.poll(() => t.out.stdout).toContain('listening at');
+      const url = /listening at (\S+)/.exec(t.out.stdout)![1]!;
+      const send = (apiKey: string) =>
+        new GatewayClient({ apiKey, baseUrl: url, maxRetries: 0 }).messages.send({
+          to: '998901234567',
+          type: 'text',
+          text: { body: 'hi' },
+        });
+      await expect(send(key)).resolves.toMatchObject({ messageId: expect.any(String) });
+      await expect(send('sk_test_sandbox')).rejects.toMatchObject({ code: 'AUTH_001' });
+      t.stop();
+      expect(await done).toBe(0);
+      expect(t.out.stdout).toContain(
+        `new GatewayClient({ apiKey: '<the key in ${from}>', baseUrl: '${url}' })`,
+      );
+      expect(t.out.stdout + t.out.stderr).not.toContain(key);
+    }
+    const d = io();
+    const done = runCli(['sandbox', '--port', '0'], d.io);
+    await expect.poll(() => d.out.stdout).toContain('listening at');
+    d.stop();
+    expect(await done).toBe(0);
+    expect(d.out.stdout).toContain("new GatewayClient({ apiKey: 'sk_test_sandbox'");
+  });
+
   it('warns when webhooks would go out without a secret', async () => {
     const t = io();
     const done = runCli(['sandbox', '--port', '0', '--webhook-url', 'http://127.0.0.1:9/hook'], t.io);
