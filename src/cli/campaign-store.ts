@@ -31,6 +31,11 @@ export interface CampaignSource {
    * for a process that reads for as long as it runs.
    */
   once: boolean;
+  /**
+   * How long one command, and the connection, may take before it fails (ms; default 10,000): a Redis that accepts
+   * the connection and never answers (stuck, or another service on that port) ends in an error, not a hang.
+   */
+  timeoutMs?: number;
   /** The store's warnings (Redis lost, back); default the console. */
   logger?: Logger;
   /** Upstream codes whose failed messages the reports' retry lists take (`--retryable-codes`); default none. */
@@ -72,6 +77,9 @@ export function openQueue(source: CampaignSource): { queue: CampaignQueue; close
   };
 }
 
+/** The default of `CampaignSource.timeoutMs`. */
+export const REDIS_TIMEOUT_MS = 10_000;
+
 /** An ioredis client for `source` (a `Cluster` with its cluster flag), connecting on first use. */
 function connectTo(source: CampaignSource): RedisClient {
   if (!/^rediss?:\/\//.test(source.url))
@@ -80,8 +88,10 @@ function connectTo(source: CampaignSource): RedisClient {
     Redis: new (url: string, options: object) => RedisClient;
     Cluster: new (nodes: string[], options: object) => RedisClient;
   }>('ioredis', source.command);
-  const once = { maxRetriesPerRequest: 0, retryStrategy: () => null };
-  const node = source.once ? once : { maxRetriesPerRequest: 1 };
+  const timeoutMs = source.timeoutMs ?? REDIS_TIMEOUT_MS;
+  const timeouts = { connectTimeout: timeoutMs, commandTimeout: timeoutMs };
+  const once = { maxRetriesPerRequest: 0, retryStrategy: () => null, ...timeouts };
+  const node = source.once ? once : { maxRetriesPerRequest: 1, ...timeouts };
   const redis = source.cluster
     ? new Cluster([source.url], {
         redisOptions: node,
@@ -103,6 +113,22 @@ export function clusterAdvice(error: unknown, source: CampaignSource): UsageErro
     return undefined;
   return new UsageError(
     `the Redis at ${source.flag} is a node of a Redis Cluster: pass ${source.clusterFlag}.`,
+  );
+}
+
+/**
+ * A read that failed with no system error behind it (a command that timed out, a connection that closed), said
+ * with what to check and the flag that changes the wait; `undefined` for any other error. A refused connection
+ * (`ECONNREFUSED`) keeps the store's message, which names it.
+ */
+export function unanswered(error: unknown, source: CampaignSource): Error | undefined {
+  if (!(error instanceof RedisStoreError) || error.failure !== 'unavailable' || error.errno !== undefined)
+    return undefined;
+  const seconds = (source.timeoutMs ?? REDIS_TIMEOUT_MS) / 1000;
+  return new Error(
+    `the Redis at ${redactedRedisUrl(source.url)} did not answer within ${seconds} s, or closed the connection ` +
+      `(${error.message.replace(/\.$/, '')}). Is it stuck or overloaded, or is another service on that port? ` +
+      'Raise the wait with --timeout <seconds>.',
   );
 }
 

@@ -4,16 +4,20 @@
  */
 import { parseArgs } from 'node:util';
 import type { CampaignReport } from '../campaigns/tracker.js';
+import { raceSignal } from '../core/abort.js';
 import {
   type CampaignQueue,
   type CampaignSource,
   clusterAdvice,
   openCampaigns,
   openQueue,
+  REDIS_TIMEOUT_MS,
+  unanswered,
 } from './campaign-store.js';
 import { csvField } from './csv-field.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
+import { type CliIo, EXIT, interruption, UsageError } from './io.js';
 import { printable } from './printable.js';
+import { secondsFlag } from './seconds-flag.js';
 
 export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url> [--cluster]] [--prefix <prefix>]
                                      [--retryable-codes <codes>] [--json | --csv <list>]
@@ -38,6 +42,8 @@ refused or Redis cannot be read. Give a URL with a password in REDIS_URL, not on
   --prefix <prefix>          the key prefix the store was built with (default wa:)
   --retryable-codes <codes>  upstream error codes of failed messages worth retrying, comma-separated
                              (e.g. 131026,131049): their recipients join the retry list (default: none)
+  --timeout <seconds>        how long Redis may take to connect and to answer each command before the command
+                             fails with exit 1 (default ${REDIS_TIMEOUT_MS / 1000})
   --reason <text>            why you pause or cancel, kept for status (default: paused / cancelled by a person)
   --json                     print the report as JSON, with the retry list (status: the status as JSON)
   --csv <list>               print one list as CSV: retries (to,reason,code,index,wamid), refused
@@ -51,6 +57,7 @@ export const options = {
   json: { type: 'boolean' },
   csv: { type: 'string' },
   reason: { type: 'string' },
+  timeout: { type: 'string' },
 } as const;
 
 /** The queue's actions, and the positionals each takes after the campaign id. */
@@ -82,9 +89,9 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
     throw new UsageError('--retryable-codes goes with campaign report.');
   const source = { ...sourceOf(values, io, 'campaign'), retryableFailureCodes };
   const { tracker, close } = openCampaigns(source);
-  try {
+  const work = async () => {
     if (action === 'list') {
-      for (const c of await tracker.campaigns()) io.stdout(`${c}\n`);
+      for (const c of await tracker.campaigns()) io.stdout(`${printable(c)}\n`);
       return EXIT.ok;
     }
     const report = await tracker.report(id!);
@@ -96,8 +103,12 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
     else if (values.json) io.stdout(`${JSON.stringify(await asJson(report), null, 2)}\n`);
     else await printTable(report, retryableFailureCodes.length > 0, io);
     return EXIT.ok;
+  };
+  try {
+    // Ctrl-C stops the reads where they are: the connection is closed below, failing what was still waiting.
+    return await raceSignal(work(), interruption(io));
   } catch (error) {
-    throw clusterAdvice(error, source) ?? error;
+    throw clusterAdvice(error, source) ?? unanswered(error, source) ?? error;
   } finally {
     close();
   }
@@ -128,6 +139,29 @@ async function queueCommand(
   const source = sourceOf(values, io, `campaign ${action}`);
   const { queue, close } = openQueue(source);
   try {
+    // Ctrl-C stops the reads where they are: the connection is closed below, failing what was still waiting.
+    return await raceSignal(queueAction(queue, action, id, key, values, io), interruption(io));
+  } catch (error) {
+    if (error instanceof Error && error.name === 'CampaignQueueError') {
+      io.stderr(`wa-gateway campaign: ${printable(error.message, '\n')}\n`);
+      return EXIT.failed;
+    }
+    throw clusterAdvice(error, source) ?? unanswered(error, source) ?? error;
+  } finally {
+    await close();
+  }
+}
+
+/** A queue's action, done: what `campaign status|pause|resume|cancel|resend|drop` prints, and its exit code. */
+async function queueAction(
+  queue: CampaignQueue,
+  action: QueueAction,
+  id: string,
+  key: string | undefined,
+  values: Values,
+  io: CliIo,
+): Promise<number> {
+  {
     const status = await queue.status(id);
     if (!status) {
       io.stderr(
@@ -156,14 +190,6 @@ async function queueCommand(
     else await queue.drop(id, key!);
     io.stdout(`${PAST[action]} ${id}${key ? ` ${key}` : ''}\n`);
     return EXIT.ok;
-  } catch (error) {
-    if (error instanceof Error && error.name === 'CampaignQueueError') {
-      io.stderr(`wa-gateway campaign: ${error.message}\n`);
-      return EXIT.failed;
-    }
-    throw clusterAdvice(error, source) ?? error;
-  } finally {
-    await close();
   }
 }
 
@@ -183,11 +209,14 @@ async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: 
     io.stdout(`${JSON.stringify({ ...status, inDoubtMessages: inDoubt }, null, 2)}\n`);
     return EXIT.ok;
   }
-  io.stdout(`campaign ${id}: ${status.state}\n`);
-  if (status.waiting) io.stdout(`  waiting until ${status.waiting.until}: ${WAITS[status.waiting.reason]}\n`);
+  io.stdout(`${printable(`campaign ${id}: ${status.state}`)}\n`);
+  if (status.waiting)
+    io.stdout(`${printable(`  waiting until ${status.waiting.until}: ${WAITS[status.waiting.reason]}`)}\n`);
   if (status.hold) {
     io.stdout(
-      `  ${status.state === 'cancelled' ? 'cancelled' : 'paused'} by ${status.hold.by} at ${status.hold.at}: ${printable(status.hold.code)} ${printable(status.hold.description)}\n`,
+      printable(
+        `  ${status.state === 'cancelled' ? 'cancelled' : 'paused'} by ${status.hold.by} at ${status.hold.at}: ${status.hold.code} ${status.hold.description}`,
+      ) + '\n',
     );
   }
   const rows: [string, number][] = [
@@ -205,9 +234,8 @@ async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: 
   if (inDoubt.length > 0) {
     io.stdout('\nin doubt (check whether it reached the customer, then: campaign resend|drop <id> <key>)\n');
     for (const m of inDoubt) {
-      io.stdout(
-        `  ${m.key}  to ${m.to}  ${m.why === 'died' ? 'its worker died' : 'cut in flight'} at ${m.attemptedAt}\n`,
-      );
+      const why = m.why === 'died' ? 'its worker died' : 'cut in flight';
+      io.stdout(`${printable(`  ${m.key}  to ${m.to}  ${why} at ${m.attemptedAt}`)}\n`);
     }
   }
   return EXIT.ok;
@@ -218,6 +246,7 @@ async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: 
 function sourceOf(values: Values, io: CliIo, what: string): CampaignSource {
   const url = values['redis-url'] ?? io.env['REDIS_URL'];
   if (!url) throw new UsageError(`${what} needs the Redis: pass --redis-url <url> or set REDIS_URL.`);
+  const timeoutMs = secondsFlag('--timeout', values.timeout, REDIS_TIMEOUT_MS / 1000);
   // One attempt per command, no endless reconnecting: a CLI should fail fast when Redis is not there.
   return {
     url,
@@ -227,6 +256,7 @@ function sourceOf(values: Values, io: CliIo, what: string): CampaignSource {
     clusterFlag: '--cluster',
     command: 'wa-gateway campaign',
     once: true,
+    timeoutMs,
   };
 }
 
@@ -274,21 +304,22 @@ async function printTable(report: CampaignReport, retryable: boolean, io: CliIo)
     ['last event', report.lastEventAt ?? '-'],
     ['to retry', String(retries)],
   ];
-  io.stdout(`campaign ${report.campaign}\n`);
+  io.stdout(`campaign ${printable(report.campaign)}\n`);
   for (const [label, value, share] of rows) {
-    io.stdout(`  ${label.padEnd(12)}${value.padStart(10)}${share ?? ''}\n`);
+    io.stdout(`${printable(`  ${label.padEnd(12)}${value.padStart(10)}${share ?? ''}`)}\n`);
   }
   if (report.failures.length > 0) {
     io.stdout('\nfailures by code\n');
     for (const x of report.failures)
-      io.stdout(`  ${x.code.padEnd(12)}${String(x.count).padStart(10)}  e.g. ${x.exampleWamid}\n`);
+      io.stdout(
+        `${printable(`  ${x.code.padEnd(12)}${String(x.count).padStart(10)}  e.g. ${x.exampleWamid}`)}\n`,
+      );
   }
   if (report.refusals.length > 0) {
     io.stdout('\nrefusals by code\n');
     for (const x of report.refusals) {
-      io.stdout(
-        `  ${x.code.padEnd(24)}${String(x.count).padStart(8)}  (${x.notSent} not sent)  e.g. ${x.exampleTo}\n`,
-      );
+      const line = `  ${x.code.padEnd(24)}${String(x.count).padStart(8)}  (${x.notSent} not sent)  e.g. ${x.exampleTo}`;
+      io.stdout(`${printable(line)}\n`);
     }
   }
   if (retries > 0) {

@@ -1,6 +1,8 @@
+import { raceSignal } from '../core/abort.js';
 import { SDK_VERSION } from '../core/version.js';
 import * as campaign from './campaign.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
+import { type CliIo, EXIT, Interrupted, interruption, UsageError } from './io.js';
+import { printable } from './printable.js';
 import * as sandbox from './sandbox.js';
 import * as say from './say.js';
 import * as stream from './stream.js';
@@ -14,6 +16,16 @@ interface Command {
   options: Readonly<Record<string, unknown>>;
   run: (args: string[], io: CliIo) => Promise<number>;
   summary: string;
+  /**
+   * The command answers Ctrl-C itself, with its own outcome (the sandbox stops and prints its summary, exit 0;
+   * `stream` keeps its records and prints the resume command, exit 1). Any other command is stopped at once.
+   */
+  ownsInterruption?: true;
+  /**
+   * The command keeps running when its stdout is gone (`wa-gateway sandbox | grep -m1 listening`): a server
+   * whose log nobody reads still serves. Any other command ends quietly (exit 0), as `head` expects.
+   */
+  servesWithoutOutput?: true;
 }
 
 /** The commands, as data: the help text is made from the same table the dispatcher reads. */
@@ -35,6 +47,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: sandbox.options,
     run: sandbox.sandboxCommand,
     summary: 'run a local gateway that delivers webhooks',
+    ownsInterruption: true,
+    servesWithoutOutput: true,
   },
   say: {
     usage: say.usage,
@@ -47,6 +61,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: stream.options,
     run: stream.streamCommand,
     summary: 'export platform messages of a date range to NDJSON',
+    ownsInterruption: true,
   },
   campaign: {
     usage: campaign.usage,
@@ -72,7 +87,17 @@ Usage: wa-gateway <command> [options]
 ${lines.join('\n')}
 
 Run 'wa-gateway <command> --help' for a command's options.
-Exit codes: 0 success, 1 the command ran and found a failure (invalid template, event not delivered), 2 usage error.`;
+Exit codes: 0 success, 1 the command ran and found a failure (invalid template, event not delivered), 2 usage error,
+130 stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM.`;
+}
+
+/**
+ * Whether the process should keep running when its stdout or stderr is closed (a pipe's reader left): only for a
+ * command that serves (see `servesWithoutOutput`).
+ */
+export function servesWithoutOutput(argv: readonly string[]): boolean {
+  const command = argv[0] === undefined ? undefined : COMMANDS[argv[0]];
+  return command?.servesWithoutOutput === true && !argv.includes('--help') && !argv.includes('-h');
 }
 
 /**
@@ -108,14 +133,25 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   try {
-    return await command.run(args, io);
+    // A command that does not answer Ctrl-C itself is stopped at once; its own signal (interruption(io)) ends
+    // the work it had in flight.
+    return command.ownsInterruption
+      ? await command.run(args, io)
+      : await raceSignal(command.run(args, io), interruption(io));
   } catch (error) {
+    if (error instanceof Interrupted) {
+      io.stderr(`wa-gateway ${name}: ${error.message}\n`);
+      return error.exitCode;
+    }
     if (error instanceof UsageError || isParseArgsError(error)) {
       const message = error instanceof UsageError ? error.message : parseArgsMessage(error as Error, command);
       io.stderr(`wa-gateway ${name}: ${message}\n\n${command.usage}\n`);
       return EXIT.usage;
     }
-    io.stderr(`wa-gateway ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    // A failure's message may quote a server or Redis: its control characters are escaped, its lines kept.
+    io.stderr(
+      `wa-gateway ${name}: ${printable(error instanceof Error ? error.message : String(error), '\n')}\n`,
+    );
     return EXIT.failed;
   }
 }

@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { raceSignal } from '../core/abort.js';
+import { requireWebhookUrl } from '../testing/deliver.js';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
 import {
   type CampaignSource,
@@ -7,7 +9,8 @@ import {
   type QueueReader,
   redactedRedisUrl,
 } from './campaign-store.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
+import { asUsage, type CliIo, EXIT, Interrupted, interruption, UsageError } from './io.js';
+import { printable } from './printable.js';
 import { readSecret } from './secret-input.js';
 
 export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret-file <path>] [--api-key <key>] [--no-inbox] [--campaigns <redis url>]
@@ -24,7 +27,8 @@ agent@example.com / secret-password).
   --webhook-secret-file  a file holding the secret sent as Authorization: Bearer <secret> (default: the
                          secret in $WEBHOOK_SECRET). A secret is never taken as a flag's value
                          (--webhook-secret is refused): arguments show in ps and shell history
-  --api-key              the key the sandbox accepts (default: sk_test_sandbox)
+  --api-key              the key the sandbox accepts (default: the key in $SANDBOX_API_KEY, else sk_test_sandbox);
+                         a key of your own is never printed. Prefer $SANDBOX_API_KEY: arguments show in ps
   --no-inbox             do not serve the web inbox
 
 Campaign funnels in the inbox, read from the Redis your app's RedisCampaignStore records campaigns in:
@@ -33,6 +37,9 @@ Campaign funnels in the inbox, read from the Redis your app's RedisCampaignStore
   --campaigns-cluster       the URL is a node of a Redis Cluster
 
 Write to your bot from another terminal with wa-gateway say <text>.`;
+
+/** The key the sandbox accepts unless told otherwise: a well-known test key, safe to print. */
+const DEFAULT_API_KEY = 'sk_test_sandbox';
 
 export const options = {
   port: { type: 'string' },
@@ -55,13 +62,13 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   });
   if (positionals.length > 0)
     throw new UsageError(`sandbox takes no positional arguments; got '${positionals[0]}'.`);
-  const port = values.port === undefined ? 4010 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--port must be 0 to 65535; got '${values.port}'.`);
-  const webhookUrl = values['webhook-url'];
-  if (webhookUrl !== undefined && !/^https?:\/\//.test(webhookUrl)) {
-    throw new UsageError(`--webhook-url must be an http(s) URL; got '${webhookUrl}'.`);
-  }
+  // Digits only: Number('') is 0 (a random port) and Number('0x10') is 16.
+  const port = values.port === undefined ? 4010 : /^\d{1,5}$/.test(values.port) ? Number(values.port) : -1;
+  if (port < 0 || port > 65535) throw new UsageError(`--port must be 0 to 65535; got '${values.port}'.`);
+  const webhookUrl =
+    values['webhook-url'] === undefined
+      ? undefined
+      : asUsage(() => requireWebhookUrl(values['webhook-url'], '--webhook-url'));
   const { secret } = await readSecret(
     {
       flag: '--webhook-secret',
@@ -72,7 +79,9 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
     },
     io.env,
   );
-  const apiKey = values['api-key'] ?? 'sk_test_sandbox';
+  // The key from the environment keeps it out of `ps` and shell history; the flag is for a throwaway test key.
+  const apiKey = values['api-key'] ?? (io.env['SANDBOX_API_KEY'] || DEFAULT_API_KEY);
+  const keyFrom = values['api-key'] !== undefined ? '--api-key' : '$SANDBOX_API_KEY';
   if (webhookUrl && !secret) {
     io.stderr(
       'warning: no $WEBHOOK_SECRET and no --webhook-secret-file: webhooks go out without an Authorization ' +
@@ -96,22 +105,27 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
     inbox: !values['no-inbox'],
     ...(webhookUrl ? { webhookUrl } : {}),
     ...(secret ? { webhookSecret: secret } : {}),
+    // A send's lines quote what the app sent (its type, its recipient) and the gateway's refusal: escaped.
     onSend: (s) =>
       io.stdout(
-        s.accepted
-          ? `send accepted: ${s.accepted.type} to ${s.accepted.to} → ${s.accepted.wamid}${s.accepted.isFake ? ' (is_fake: no status events)' : ''}\n`
-          : `send refused: HTTP ${s.status} ${s.error?.code ?? ''} ${s.error?.description ?? ''}\n`,
+        `${printable(
+          s.accepted
+            ? `send accepted: ${s.accepted.type} to ${s.accepted.to} → ${s.accepted.wamid}${s.accepted.isFake ? ' (is_fake: no status events)' : ''}`
+            : `send refused: HTTP ${s.status} ${s.error?.code ?? ''} ${s.error?.description ?? ''}`,
+        )}\n`,
       ),
     onDelivery: (a) =>
       io.stdout(
-        `webhook ${a.label} attempt ${a.attempt}: ${a.status !== undefined ? `HTTP ${a.status}` : a.error} → ${a.outcome}\n`,
+        `${printable(`webhook ${a.label} attempt ${a.attempt}: ${a.status !== undefined ? `HTTP ${a.status}` : a.error} → ${a.outcome}`)}\n`,
       ),
   }).catch((error: unknown) => {
     campaigns?.close();
     throw portInUse(error, port) ?? error;
   });
   io.stdout(`sandbox gateway listening at ${sandbox.url}\n`);
-  io.stdout(`  new GatewayClient({ apiKey: '${apiKey}', baseUrl: '${sandbox.url}' })\n`);
+  // Only the well-known default is printed: a key of the user's own never reaches a terminal or a CI log.
+  const shownKey = apiKey === DEFAULT_API_KEY ? `'${apiKey}'` : `'<the key in ${keyFrom}>'`;
+  io.stdout(`  new GatewayClient({ apiKey: ${shownKey}, baseUrl: '${sandbox.url}' })\n`);
   if (sandbox.inboxUrl)
     io.stdout(`  web inbox: ${sandbox.inboxUrl} (template preview: ${sandbox.url}/templates)\n`);
   if (sandbox.platform) {
@@ -158,11 +172,13 @@ async function readCampaigns(
   const opened = openQueue(source);
   const reader = { queue: opened.queue, tracker: opened.queue.tracker, close: () => void opened.close() };
   try {
-    await reader.tracker.campaigns();
+    // Ctrl-C while a stuck Redis is read stops the command (exit 130), with no sandbox started.
+    await raceSignal(reader.tracker.campaigns(), interruption(io));
     started = true;
     return reader;
   } catch (error) {
     reader.close();
+    if (error instanceof Interrupted) throw error;
     throw (
       clusterAdvice(error, source) ??
       new Error(

@@ -3,7 +3,9 @@ import { parseArgs } from 'node:util';
 import { isRecord } from '../core/plain-data.js';
 import { SENDER_PATTERN } from '../testing/sandbox/inject.js';
 import { FIXTURE_SENDER } from '../testing/webhook-fixtures.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
+import { type CliIo, EXIT, interruption, UsageError } from './io.js';
+import { printable } from './printable.js';
+import { secondsFlag } from './seconds-flag.js';
 
 /**
  * How long `say` waits for the sandbox's answer by default: the sandbox's delivery (three attempts of at most 5 s
@@ -59,10 +61,11 @@ export async function sayCommand(args: string[], io: CliIo): Promise<number> {
   if (protocol !== 'http:' && protocol !== 'https:')
     throw new UsageError(`--sandbox is not an http(s) URL: '${base}'.`);
 
-  const seconds = values.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(values.timeout);
-  if (!Number.isFinite(seconds) || seconds <= 0)
-    throw new UsageError(`--timeout is a number of seconds above 0; got '${values.timeout}'.`);
-  const signal = AbortSignal.timeout(Math.ceil(seconds * 1000));
+  const timeoutMs = secondsFlag('--timeout', values.timeout, DEFAULT_TIMEOUT_S);
+  const seconds = timeoutMs / 1000;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const interrupt = interruption(io);
+  const signal = AbortSignal.any([timeout, interrupt]);
   const late = () => {
     io.stderr(
       `wa-gateway say: the sandbox at ${base} did not answer within ${seconds} s: your webhook may still be ` +
@@ -88,7 +91,8 @@ export async function sayCommand(args: string[], io: CliIo): Promise<number> {
       signal,
     });
   } catch (error) {
-    if (signal.aborted) return late();
+    interrupt.throwIfAborted();
+    if (timeout.aborted) return late();
     const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     io.stderr(
       `wa-gateway say: no sandbox answers at ${base} (${reason}). Start one in another terminal: ` +
@@ -97,11 +101,20 @@ export async function sayCommand(args: string[], io: CliIo): Promise<number> {
     return EXIT.failed;
   }
   const answer = (await res.json().catch(() => null)) as unknown;
-  if (signal.aborted) return late();
+  interrupt.throwIfAborted();
+  if (timeout.aborted) return late();
   if (res.status !== 200 || !isRecord(answer) || !Array.isArray(answer['attempts'])) {
-    const error =
-      isRecord(answer) && typeof answer['error'] === 'string' ? answer['error'] : `HTTP ${res.status}`;
-    io.stderr(`wa-gateway say: the sandbox at ${base} refused the message: ${error}.\n`);
+    // A sandbox refuses with its reason as `error`; any other answer is from a server that is not one.
+    if (res.status !== 200 && isRecord(answer) && typeof answer['error'] === 'string') {
+      io.stderr(
+        `wa-gateway say: the sandbox at ${base} refused the message: ${printable(answer['error'])}.\n`,
+      );
+    } else {
+      io.stderr(
+        `wa-gateway say: the server at ${base} is not a wa-gateway sandbox (it answered HTTP ${res.status} to ` +
+          'POST /__sandbox/inject). Pass --sandbox <the address wa-gateway sandbox printed>.\n',
+      );
+    }
     return EXIT.failed;
   }
   const result = answer as unknown as InjectAnswer;
@@ -117,16 +130,16 @@ function print(result: InjectAnswer, io: CliIo): void {
     );
     return;
   }
+  // Every line is the sandbox's answer, which quotes your app's replies: printed with control characters escaped.
   for (const a of result.attempts) {
     const answer = a.status !== undefined ? `HTTP ${a.status}` : (a.error ?? 'no answer');
-    io.stdout(
-      `delivered to ${result.webhookUrl}: attempt ${a.attempt}: ${answer} in ${a.durationMs} ms → ${a.outcome}\n`,
-    );
+    const line = `delivered to ${result.webhookUrl}: attempt ${a.attempt}: ${answer} in ${a.durationMs} ms → ${a.outcome}`;
+    io.stdout(`${printable(line)}\n`);
   }
   if (result.replies.length === 0) io.stdout('(no reply while the delivery was answered)\n');
   for (const r of result.replies) {
     const refused = r.error !== undefined ? `refused by the gateway (HTTP ${r.status} ${r.error}): ` : '';
-    io.stdout(`← ${refused}${describeReply(r.message)}\n`);
+    io.stdout(`${printable(`← ${refused}${describeReply(r.message)}`)}\n`);
   }
 }
 

@@ -4,7 +4,9 @@ import { open, rename, rm, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { PlatformClient, type PlatformClientOptions } from '../platform/client.js';
 import type { StreamRangeQuery } from '../platform/stream-range.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
+import { asUsage, type CliIo, EXIT, UsageError } from './io.js';
+import { parseIsoTime } from './iso-time.js';
+import { printable } from './printable.js';
 
 export const usage = `Usage: wa-gateway stream --from <iso date-time> [--to <iso date-time>] --out <file.ndjson> [--resume] [filters]
 
@@ -104,7 +106,11 @@ export async function streamCommand(args: string[], io: CliIo): Promise<number> 
   const to = values.to ?? new Date().toISOString();
   const from = tail && tail.lastMs > Date.parse(values.from) ? tail.lastCreatedAt : values.from;
 
-  const platform = new PlatformClient(config);
+  // A PLATFORM_URL or STREAM_URL the client refuses is a mistake in how the command was called, as a missing one is.
+  const platform = asUsage(() => new PlatformClient(config), {
+    platformUrl: '$PLATFORM_URL',
+    streamUrl: '$STREAM_URL',
+  });
   const query = rangeQuery(values, from, to);
   const stop = new AbortController();
   void io.interrupted.then(() => stop.abort(new Error('interrupted')));
@@ -135,8 +141,10 @@ function parseStreamArgs(args: string[]) {
   if (!values.out) throw new UsageError('--out is required: the NDJSON file to write.');
   for (const flag of ['from', 'to'] as const) {
     const value = values[flag];
-    if (value !== undefined && Number.isNaN(Date.parse(value))) {
-      throw new UsageError(`--${flag} is not an ISO 8601 date-time: '${value}'.`);
+    if (value !== undefined && Number.isNaN(parseIsoTime(value))) {
+      throw new UsageError(
+        `--${flag} takes an ISO 8601 date or date-time, e.g. 2024-01-01T00:00:00Z or 2024-01-01; got '${value}'.`,
+      );
     }
   }
   return { ...values, from: values.from, out: values.out };
@@ -296,7 +304,8 @@ async function stopped(error: unknown, { values, to, tail, part, progress, io }:
   progress.show(true);
   const { file, path } = part;
   if (file) await new Promise<void>((resolve) => file.end(() => resolve()));
-  const why = sentence(error instanceof Error ? error.message : String(error));
+  // The platform's words may be in the message: escaped, as every line quoting a server is.
+  const why = printable(sentence(error instanceof Error ? error.message : String(error)));
   if (!part.opened) {
     // Either nothing arrived or the file could not be opened: no new record is anywhere, say so. On a resume the
     // file holds the earlier records, so it is never removed here.
@@ -316,11 +325,20 @@ async function stopped(error: unknown, { values, to, tail, part, progress, io }:
 function resumeCommand(values: StreamValues, to: string): string {
   return [
     'wa-gateway stream --resume',
-    `--from ${values.from}`,
-    `--to ${to}`,
-    `--out ${values.out}`,
+    `--from ${shellQuoted(values.from)}`,
+    `--to ${shellQuoted(to)}`,
+    `--out ${shellQuoted(values.out)}`,
     ...(['channel', 'conversation', 'type', 'sender'] as const)
       .filter((f) => values[f])
-      .map((f) => `--${f} ${values[f]}`),
+      .map((f) => `--${f} ${shellQuoted(values[f]!)}`),
   ].join(' ');
+}
+
+/**
+ * A value as a POSIX shell reads it back whole: as it is when it holds only characters no shell treats specially,
+ * else in single quotes, an embedded `'` written `'\''`. A pasted resume command then opens the same path, even
+ * one with a space or a `;`.
+ */
+export function shellQuoted(value: string): string {
+  return /^[A-Za-z0-9_./:+=@%,-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { type DeliveryAttempt, deliverWebhook } from '../testing/deliver.js';
+import { type DeliveryAttempt, deliverWebhook, requireWebhookUrl } from '../testing/deliver.js';
 import {
   accountUpdateEnvelope,
   audioMessage,
@@ -25,7 +25,8 @@ import {
 } from '../testing/webhook-fixtures.js';
 import type { KnownMessage, KnownMessageType } from '../webhooks/messages/index.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
+import { asUsage, type CliIo, EXIT, interruption, UsageError } from './io.js';
+import { parseIsoTime } from './iso-time.js';
 import { readSecret } from './secret-input.js';
 
 /** What a message or status event carries that each run chooses: its message id and its time (Unix seconds). */
@@ -185,9 +186,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   const build = EVENTS[name];
   if (!build) throw new UsageError(`unknown <event> '${name}'. Known events: ${TRIGGER_EVENTS.join(', ')}.`);
   if (!values.url) throw new UsageError('--url is required: the webhook endpoint to post to.');
-  const protocol = URL.canParse(values.url) ? new URL(values.url).protocol : undefined;
-  if (protocol !== 'http:' && protocol !== 'https:')
-    throw new UsageError(`--url is not an http(s) URL: '${values.url}'.`);
+  const url = asUsage(() => requireWebhookUrl(values.url, '--url'));
   for (const flag of ['wamid', 'timestamp'] as const) {
     if (values[flag] !== undefined && !carriesId(name)) {
       throw new UsageError(
@@ -215,12 +214,15 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   const envelope = build({ id: values.wamid ?? freshWamid(), timestamp });
   // Without an id, the receiver dedupes on the content: a fresh entry time makes each run a new event.
   if (!carriesId(name)) envelope.entry[0]!['time'] = Math.floor(Date.now() / 1000);
+  const signal = interruption(io);
   const attempts = await deliverWebhook(JSON.stringify(envelope), {
-    url: values.url,
+    url,
     ...(secret ? { secret } : {}),
     label: name,
     onAttempt: values.json ? undefined : (a) => io.stdout(`${describe(a)}\n`),
+    signal,
   });
+  signal.throwIfAborted();
   if (values.json) io.stdout(`${JSON.stringify(attempts, null, 2)}\n`);
   const last = attempts.at(-1);
   if (!values.json && last?.outcome === 'delivered' && values.wamid !== undefined && !last.duplicates) {
@@ -244,7 +246,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
 /** `--timestamp`: Unix seconds as given, or an ISO date-time turned into them. */
 function parseTimestamp(value: string): string {
   if (/^\d{1,12}$/.test(value)) return value;
-  const ms = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
+  const ms = parseIsoTime(value);
   if (Number.isNaN(ms)) {
     throw new UsageError(
       `--timestamp takes Unix seconds (1714554000) or an ISO date-time (2024-05-01T09:00:00Z); got '${value}'.`,

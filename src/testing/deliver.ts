@@ -1,3 +1,6 @@
+import { requireBaseUrl, requireSecret } from '../core/client-options.js';
+import { boundedDurationMs, MAX_TIMER_MS } from '../core/duration.js';
+import { ConfigurationError } from '../core/errors.js';
 import { callObserver } from '../core/observer.js';
 import { DUPLICATES_HEADER } from '../webhooks/handler-options.js';
 
@@ -50,6 +53,54 @@ export interface DeliverOptions {
 export const GATEWAY_RETRY_DELAYS_MS: readonly number[] = [0, 1000, 2000];
 
 /**
+ * A webhook endpoint as an option or flag takes it: an http(s) URL without credentials (the gateway sends the
+ * secret as a Bearer header, never in the URL, and a `user:password@` would be sent to wherever it points). The
+ * clients' base URL rule, except that a query is allowed: some receivers take a token there. Throws
+ * `ConfigurationError` naming `name`.
+ *
+ * @example
+ * requireWebhookUrl(options.webhookUrl, 'startSandbox: `webhookUrl`');
+ */
+export function requireWebhookUrl(value: unknown, name: string): string {
+  if (typeof value === 'string' && URL.canParse(value)) {
+    const url = new URL(value);
+    if (url.username || url.password) {
+      throw new ConfigurationError(
+        `${name} must not carry credentials (user:password@): the webhook secret goes in the Authorization header.`,
+      );
+    }
+    url.search = '';
+    url.hash = '';
+    requireBaseUrl(url.href, name);
+    return value;
+  }
+  return requireBaseUrl(value, name);
+}
+
+/**
+ * The delivery schedule's options, checked before anything is sent: `retryDelaysMs` a non-empty list of delays of
+ * 0 ms or more (a timer's range), `ackTimeoutMs` a positive duration. Throws `ConfigurationError` naming `where`.
+ */
+export function checkDeliverySchedule(
+  options: { retryDelaysMs?: unknown; ackTimeoutMs?: unknown },
+  where: string,
+): void {
+  const delays = options.retryDelaysMs;
+  if (delays !== undefined) {
+    const ok =
+      Array.isArray(delays) &&
+      delays.length > 0 &&
+      delays.every((d) => typeof d === 'number' && Number.isFinite(d) && d >= 0 && d <= MAX_TIMER_MS);
+    if (!ok) {
+      throw new ConfigurationError(
+        `${where}: \`retryDelaysMs\` must be a non-empty list of delays in ms, each from 0 to ${MAX_TIMER_MS}, e.g. [0, 1000, 2000].`,
+      );
+    }
+  }
+  boundedDurationMs(options.ackTimeoutMs, `${where}: \`ackTimeoutMs\``, 5000, MAX_TIMER_MS);
+}
+
+/**
  * Delivers one webhook body the way the gateway does: POST with `Authorization: Bearer <secret>`, 200 expected
  * within 5 s; on a connection error, a timeout or a 5xx, tries again after 1 s and then after 2 s more; a 4xx
  * is final and the event is lost. Resolves with every attempt.
@@ -60,6 +111,18 @@ export const GATEWAY_RETRY_DELAYS_MS: readonly number[] = [0, 1000, 2000];
  * });
  */
 export async function deliverWebhook(body: string, options: DeliverOptions): Promise<DeliveryAttempt[]> {
+  if (typeof body !== 'string')
+    throw new ConfigurationError('deliverWebhook: `body` must be a string (JSON).');
+  if (options === null || typeof options !== 'object')
+    throw new ConfigurationError('deliverWebhook(body, options) needs options with the `url` to post to.');
+  requireWebhookUrl(options.url, 'deliverWebhook: `url`');
+  if (options.secret !== undefined)
+    requireSecret(
+      options.secret,
+      'deliverWebhook: `secret`',
+      'the webhook secret sent as Authorization: Bearer',
+    );
+  checkDeliverySchedule(options, 'deliverWebhook');
   const delays = options.retryDelaysMs ?? GATEWAY_RETRY_DELAYS_MS;
   const attempts: DeliveryAttempt[] = [];
   for (let i = 0; i < delays.length; i++) {

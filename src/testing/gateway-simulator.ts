@@ -1,3 +1,5 @@
+import { requireSecret } from '../core/client-options.js';
+import { ConfigurationError } from '../core/errors.js';
 import type { ValidatedMessage } from '../gateway/message-schema.js';
 import { validateMessage } from '../gateway/validate-message.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
@@ -68,6 +70,35 @@ const fail = (
   body: { isSuccess: false, errors: { code, group, description, ...(params ? { params } : {}) } },
 });
 
+/**
+ * The simulator's options, checked once where they are given (`where` names that call in the message): `apiKeys`
+ * a non-empty list of keys a client could send in its Authorization header, `ratePerSecond` a finite number above
+ * 0. Throws `ConfigurationError`: a simulator no send can authenticate to, or one that refuses every send with
+ * `RATE_001`, would fail each test for a reason it does not say.
+ */
+export function checkSimulatorOptions(options: GatewaySimulatorOptions, where: string): void {
+  if (options === null || typeof options !== 'object')
+    throw new ConfigurationError(`${where}: options must be an object.`);
+  const { apiKeys, ratePerSecond } = options;
+  if (apiKeys !== undefined) {
+    if (!Array.isArray(apiKeys) || apiKeys.length === 0) {
+      throw new ConfigurationError(
+        `${where}: \`apiKeys\` must list at least one key (e.g. ['sk_test_sandbox']): with none, no send can authenticate.`,
+      );
+    }
+    for (const [i, key] of apiKeys.entries())
+      requireSecret(key, `${where}: \`apiKeys[${i}]\``, 'an API key the gateway accepts');
+  }
+  if (
+    ratePerSecond !== undefined &&
+    (typeof ratePerSecond !== 'number' || !Number.isFinite(ratePerSecond) || ratePerSecond <= 0)
+  ) {
+    throw new ConfigurationError(
+      `${where}: \`ratePerSecond\` must be a finite number above 0 (the gateway's is 80); got ${String(ratePerSecond)}.`,
+    );
+  }
+}
+
 export class GatewaySimulator {
   readonly sent: SentMessage[] = [];
   /** Requests answered per code (`OK`, `AUTH_001`, `RATE_001`, ...): what a test asserts on. */
@@ -82,6 +113,7 @@ export class GatewaySimulator {
   #counter = 0;
 
   constructor(options: GatewaySimulatorOptions = {}) {
+    checkSimulatorOptions(options, 'new GatewaySimulator');
     this.options = { apiKeys: ['sk_test_sandbox'], ratePerSecond: 80, feePerDelivery: 1, ...options };
     this.balance = options.balance ?? Number.POSITIVE_INFINITY;
   }

@@ -1,7 +1,13 @@
 import type * as Msw from 'msw';
 import type { RequestHandler } from 'msw';
+import { requireBaseUrl } from '../core/client-options.js';
+import { ConfigurationError } from '../core/errors.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
-import { GatewaySimulator, type GatewaySimulatorOptions } from './gateway-simulator.js';
+import {
+  checkSimulatorOptions,
+  GatewaySimulator,
+  type GatewaySimulatorOptions,
+} from './gateway-simulator.js';
 import type { SimulatedResponse } from './simulated-http.js';
 import { TemplateRegistry } from './template-registry.js';
 
@@ -34,9 +40,10 @@ export function createGatewayHandlers(options: GatewaySimulatorOptions & { baseU
   handlers: RequestHandler[];
   simulator: GatewaySimulator;
 } {
+  const base = baseUrlOf(options, 'createGatewayHandlers', 'https://gw.test');
+  checkSimulatorOptions(options, 'createGatewayHandlers');
   const { http } = loadMsw('createGatewayHandlers');
   const simulator = new GatewaySimulator(options);
-  const base = options.baseUrl.replace(/\/+$/, '');
   const handlers = [
     http.post(`${base}/v1/wa/message`, async ({ request }) =>
       toResponse(
@@ -75,8 +82,8 @@ export function createPublicApiHandlers(options: {
   secretKeys?: readonly string[];
   appIds?: readonly string[];
 }): { handlers: RequestHandler[]; created: Record<string, unknown>[]; registry: TemplateRegistry } {
+  const base = baseUrlOf(options, 'createPublicApiHandlers', 'https://api.test/api/v1');
   const { http } = loadMsw('createPublicApiHandlers');
-  const base = options.baseUrl.replace(/\/+$/, '');
   const registry = new TemplateRegistry({
     secretKeys: options.secretKeys ?? ['sk_org_test'],
     ...(options.appIds ? { appIds: options.appIds } : {}),
@@ -94,6 +101,19 @@ export function createPublicApiHandlers(options: {
     }),
   ];
   return { handlers, created, registry };
+}
+
+/**
+ * The handlers' `baseUrl`, by the clients' rule (an http(s) URL with no query, fragment or credentials), without
+ * its trailing slash: a handler registered at `garbage/v1/wa/message` would match nothing and say nothing.
+ */
+function baseUrlOf(options: { baseUrl?: unknown } | undefined, where: string, example: string): string {
+  if (options === null || typeof options !== 'object') {
+    throw new ConfigurationError(
+      `${where}(options) needs options with the \`baseUrl\` to answer at, e.g. '${example}'.`,
+    );
+  }
+  return requireBaseUrl(options.baseUrl, `${where}: \`baseUrl\``);
 }
 
 /**

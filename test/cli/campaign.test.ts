@@ -4,27 +4,13 @@ import { runCli } from '../../src/cli/main.js';
 import { CampaignTracker, GatewayClient, UpstreamError } from '../../src/index.js';
 import { CampaignQueue, RedisCampaignStore } from '../../src/redis/index.js';
 import { statusObject } from '../../src/testing/webhook-fixtures.js';
+import { cliIo } from '../helpers/cli-io.js';
 import { startServer } from '../helpers/http-server.js';
 import { waitFor } from '../helpers/manual-clock.js';
 import { queueCoreOf } from '../helpers/queue-core.js';
 import { describeRedis, type RedisServer, useRedis } from '../helpers/redis-server.js';
 
-function io(env: Record<string, string> = {}) {
-  const out = { stdout: '', stderr: '' };
-  return {
-    out,
-    io: {
-      stdout: (t: string) => {
-        out.stdout += t;
-      },
-      stderr: (t: string) => {
-        out.stderr += t;
-      },
-      env,
-      interrupted: new Promise<void>(() => {}),
-    },
-  };
-}
+const io = cliIo;
 
 /** The campaigns frames of an inbox event stream, one at a time, as they come. */
 async function* campaignFrames(url: string, signal: AbortSignal): AsyncGenerator<unknown> {
@@ -363,6 +349,46 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
       await queue.close();
       await billing.close();
     }
+  });
+
+  it('prints recipients, codes and wamids from Redis with their control characters escaped, in the table and CSV', async () => {
+    // A recipient from a sign-up form and a gateway code, both carrying a terminal title and clear-screen sequence.
+    const esc = '\u001b]0;PWNED\u0007\u001b[2J';
+    const tracker = new CampaignTracker({ store: new RedisCampaignStore({ redis, prefix: 'ctl:' }) });
+    const refused = new UpstreamError({
+      status: 502,
+      code: `GW${esc}`,
+      group: 'x',
+      description: `d${esc}`,
+      body: {},
+    });
+    await tracker.record('ctl', [
+      { result: { index: 0, ok: false, error: refused, notSent: true }, to: `9989${esc}` },
+      { result: { index: 1, ok: true, messageId: `wamid.${esc}`, contacts: [] }, to: '998911111111' },
+    ]);
+    await tracker.apply(
+      statusObject('failed', {
+        id: `wamid.${esc}`,
+        timestamp: '1700000000',
+        errors: [{ code: 131026, title: 't', message: 'm', error_data: { details: 'x' } }],
+      }),
+    );
+    const outputs: string[] = [];
+    for (const args of [
+      ['report', 'ctl'],
+      ['report', 'ctl', '--csv', 'refused'],
+      ['report', 'ctl', '--csv', 'failures'],
+    ]) {
+      const t = io({ REDIS_URL: server.url });
+      expect(await runCli(['campaign', ...args, '--prefix', 'ctl:'], t.io)).toBe(0);
+      outputs.push(t.out.stdout);
+    }
+    for (const out of outputs) {
+      expect(out.replaceAll('\n', '')).not.toMatch(/\p{Cc}/u);
+      expect(out).toContain('\\u001b]0;PWNED\\u0007\\u001b[2J');
+    }
+    expect(outputs[0]).toContain('e.g. 9989\\u001b]0;PWNED');
+    expect(outputs[0]).toContain('e.g. wamid.\\u001b]0;PWNED');
   });
 
   it('refuses bad usage (exit 2) and an unknown campaign (exit 1)', async () => {

@@ -12,30 +12,12 @@ import { createRouter, MemoryWindowStore } from '../../src/conversations/index.j
 import { GatewayClient, PlatformClient } from '../../src/index.js';
 import { startSandbox } from '../../src/testing/index.js';
 import { createNodeWebhookHandler, MESSAGE_TYPES } from '../../src/webhooks/index.js';
+import { cliIo } from '../helpers/cli-io.js';
+import { startServer } from '../helpers/http-server.js';
 
 const SECRET = 'cli-test-secret-0123456789abcdefghijkl';
 
-function io(env: Record<string, string> = {}) {
-  const out = { stdout: '', stderr: '' };
-  let stop: () => void = () => {};
-  const interrupted = new Promise<void>((r) => {
-    stop = r;
-  });
-  return {
-    out,
-    stop: () => stop(),
-    io: {
-      stdout: (t: string) => {
-        out.stdout += t;
-      },
-      stderr: (t: string) => {
-        out.stderr += t;
-      },
-      env,
-      interrupted,
-    },
-  };
-}
+const io = cliIo;
 
 const valid = {
   name: 'order_update',
@@ -440,6 +422,39 @@ describe('wa-gateway sandbox', () => {
     expect(t.out.stdout).not.toContain('wrong-key');
   });
 
+  it('takes its API key from $SANDBOX_API_KEY (or --api-key) and prints only the well-known default', async () => {
+    const key = 'sk_live_REALKEY0123456789';
+    for (const [args, env, from] of [
+      [[], { SANDBOX_API_KEY: key }, '$SANDBOX_API_KEY'],
+      [['--api-key', key], {}, '--api-key'],
+    ] as const) {
+      const t = io(env);
+      const done = runCli(['sandbox', '--port', '0', ...args], t.io);
+      await expect.poll(() => t.out.stdout).toContain('listening at');
+      const url = /listening at (\S+)/.exec(t.out.stdout)![1]!;
+      const send = (apiKey: string) =>
+        new GatewayClient({ apiKey, baseUrl: url, maxRetries: 0 }).messages.send({
+          to: '998901234567',
+          type: 'text',
+          text: { body: 'hi' },
+        });
+      await expect(send(key)).resolves.toMatchObject({ messageId: expect.any(String) });
+      await expect(send('sk_test_sandbox')).rejects.toMatchObject({ code: 'AUTH_001' });
+      t.stop();
+      expect(await done).toBe(0);
+      expect(t.out.stdout).toContain(
+        `new GatewayClient({ apiKey: '<the key in ${from}>', baseUrl: '${url}' })`,
+      );
+      expect(t.out.stdout + t.out.stderr).not.toContain(key);
+    }
+    const d = io();
+    const done = runCli(['sandbox', '--port', '0'], d.io);
+    await expect.poll(() => d.out.stdout).toContain('listening at');
+    d.stop();
+    expect(await done).toBe(0);
+    expect(d.out.stdout).toContain("new GatewayClient({ apiKey: 'sk_test_sandbox'");
+  });
+
   it('warns when webhooks would go out without a secret', async () => {
     const t = io();
     const done = runCli(['sandbox', '--port', '0', '--webhook-url', 'http://127.0.0.1:9/hook'], t.io);
@@ -513,7 +528,8 @@ describe('wa-gateway sandbox', () => {
 });
 
 describe('wa-gateway say', () => {
-  it("writes to the bot as a customer through the sandbox and prints the bot's replies; --button taps", async () => {
+  /** A sandbox delivering to a bot on the SDK's router, which answers through that sandbox. */
+  async function botSandbox(routes: (router: ReturnType<typeof createRouter>) => void) {
     const sandboxUrl = { value: '' };
     const gateway = {
       messages: {
@@ -522,21 +538,30 @@ describe('wa-gateway say', () => {
       },
     };
     const router = createRouter({ gateway, window: new MemoryWindowStore() });
-    router.button('tue', (ctx) => ctx.reply(`Booked: ${ctx.choice}.`));
-    router.otherwise(async (ctx) => {
-      await ctx.reply(`Hi +${ctx.customer}, you said "${ctx.text}".`);
-      await ctx.reply({
-        type: 'interactive',
-        interactive: {
-          type: 'button',
-          body: { text: 'Pick a day' },
-          action: { buttons: [{ type: 'reply', reply: { id: 'tue', title: 'Tuesday' } }] },
-        },
+    routes(router);
+    const sandbox = await startSandbox({
+      webhookUrl: await sdkReceiver(router.handle),
+      webhookSecret: SECRET,
+    });
+    sandboxUrl.value = sandbox.url;
+    return sandbox;
+  }
+
+  it("writes to the bot as a customer through the sandbox and prints the bot's replies; --button taps", async () => {
+    const sandbox = await botSandbox((router) => {
+      router.button('tue', (ctx) => ctx.reply(`Booked: ${ctx.choice}.`));
+      router.otherwise(async (ctx) => {
+        await ctx.reply(`Hi +${ctx.customer}, you said "${ctx.text}".`);
+        await ctx.reply({
+          type: 'interactive',
+          interactive: {
+            type: 'button',
+            body: { text: 'Pick a day' },
+            action: { buttons: [{ type: 'reply', reply: { id: 'tue', title: 'Tuesday' } }] },
+          },
+        });
       });
     });
-    const url = await sdkReceiver(router.handle);
-    const sandbox = await startSandbox({ webhookUrl: url, webhookSecret: SECRET });
-    sandboxUrl.value = sandbox.url;
     try {
       const t = io();
       const args = ['--from', '998901234567', '--sandbox', sandbox.url];
@@ -558,6 +583,47 @@ describe('wa-gateway say', () => {
       });
     } finally {
       await sandbox.close();
+    }
+  });
+
+  it("prints the bot's replies and the sandbox's words with their control characters escaped", async () => {
+    const sandbox = await botSandbox((router) =>
+      router.otherwise((ctx) => ctx.reply('Hi \u001b]0;PWNED\u0007\u001b[2J there')),
+    );
+    try {
+      const t = io();
+      expect(await runCli(['say', 'hello', '--sandbox', sandbox.url], t.io)).toBe(0);
+      expect(t.out.stdout).toContain('← text: Hi \\u001b]0;PWNED\\u0007\\u001b[2J there\n');
+      expect(t.out.stdout.replaceAll('\n', '')).not.toMatch(/\p{Cc}/u);
+    } finally {
+      await sandbox.close();
+    }
+    // A server that refuses with words of its own: quoted, never obeyed.
+    const refusing = await startServer(
+      (_req, res) =>
+        void res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'no\u001b[2J' })),
+    );
+    try {
+      const t = io();
+      expect(await runCli(['say', 'hello', '--sandbox', refusing.url], t.io)).toBe(1);
+      expect(t.out.stderr).toContain('refused the message: no\\u001b[2J.');
+    } finally {
+      await refusing.close();
+    }
+  });
+
+  it('says when the server at --sandbox is not a sandbox', async () => {
+    const other = await startServer((_req, res) => void res.writeHead(200).end('<html>my app</html>'));
+    try {
+      const t = io();
+      expect(await runCli(['say', 'hello', '--sandbox', other.url], t.io)).toBe(1);
+      expect(t.out.stderr).toContain(
+        `the server at ${other.url} is not a wa-gateway sandbox (it answered HTTP 200 to POST /__sandbox/inject)`,
+      );
+    } finally {
+      await other.close();
     }
   });
 

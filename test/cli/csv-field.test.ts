@@ -20,6 +20,12 @@ describe('csvField', () => {
     expect(csvField('\tx')).toBe("'\tx");
   });
 
+  it('writes control characters other than tab and line breaks as their code: a terminal reading it obeys none', () => {
+    expect(csvField('\u001b]0;PWNED\u0007 title')).toBe('\\u001b]0;PWNED\\u0007 title');
+    expect(csvField('a\tb')).toBe('a\tb');
+    expect(csvField('a\r\nb\u0000')).toBe('"a\r\nb\\u0000"');
+  });
+
   it('leaves numbers and phone numbers as they are, so a list can be fed back', () => {
     expect(csvField('+15551234567')).toBe('+15551234567');
     expect(csvField('+1 (555) 123-4567')).toBe('+1 (555) 123-4567');

@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { appendFile, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
+import { shellQuoted } from '../../src/cli/stream.js';
 import { startServer } from '../helpers/http-server.js';
 
 const DAY = 86_400_000;
@@ -119,7 +121,8 @@ describe('wa-gateway stream', () => {
 
   it('a cut stream exits 1, keeps the records so far in .part and says how to resume', async () => {
     const { env } = await platform({ cutAfter: 50 });
-    const out = join(tmpdir(), `wa-stream-${Date.now()}-cut.ndjson`);
+    // A path a shell would split (a space, a `;`): the printed command quotes it.
+    const out = join(tmpdir(), `wa-stream ${Date.now()};cut.ndjson`);
     const t = io(env);
     const code = await runCli(
       ['stream', '--from', RECORDS[0]!.created_at, '--to', RECORDS[100]!.created_at, '--out', out],
@@ -127,7 +130,7 @@ describe('wa-gateway stream', () => {
     );
     expect(code).toBe(1);
     expect(t.out.stderr).toContain(
-      `Resume with: wa-gateway stream --resume --from ${RECORDS[0]!.created_at} --to ${RECORDS[100]!.created_at} --out ${out}`,
+      `Resume with: wa-gateway stream --resume --from ${RECORDS[0]!.created_at} --to ${RECORDS[100]!.created_at} --out '${out}'`,
     );
     expect(t.out.stderr).not.toMatch(/\.\./);
     expect((await readFile(`${out}.part`, 'utf8')).trim().split('\n')).toHaveLength(50);
@@ -140,7 +143,21 @@ describe('wa-gateway stream', () => {
     expect(a.out.stderr).toContain('--from is required');
     const b = io({});
     expect(await runCli(['stream', '--from', 'yesterday', '--out', 'x'], b.io)).toBe(2);
-    expect(b.out.stderr).toContain("--from is not an ISO 8601 date-time: 'yesterday'");
+    expect(b.out.stderr).toContain(
+      "--from takes an ISO 8601 date or date-time, e.g. 2024-01-01T00:00:00Z or 2024-01-01; got 'yesterday'.",
+    );
+    // Date.parse would read each of these as a date of 2001: refused, never exported as a wrong range.
+    for (const [flag, value] of [
+      ['--from', '1'],
+      ['--from', 'May 5'],
+      ['--to', '12/31'],
+      ['--to', '2024-01-01 garbage'],
+    ] as const) {
+      const d = io({});
+      const args = ['stream', '--from', '2024-01-01', '--out', 'x', flag, value];
+      expect(await runCli(args, d.io)).toBe(2);
+      expect(d.out.stderr).toContain(`${flag} takes an ISO 8601 date or date-time`);
+    }
     const c = io({
       PLATFORM_URL: 'http://127.0.0.1:9',
       STREAM_URL: 'http://127.0.0.1:9',
@@ -148,6 +165,22 @@ describe('wa-gateway stream', () => {
     });
     expect(await runCli(['stream', '--from', '2024-01-01T00:00:00Z', '--out', 'x'], c.io)).toBe(2);
     expect(c.out.stderr).toContain('PLATFORM_USERNAME and PLATFORM_PASSWORD (or PLATFORM_TOKEN)');
+    // A malformed address is a usage error too, named by its variable (and a password in it is never printed).
+    for (const [name, value, message] of [
+      ['PLATFORM_URL', 'notaurl', '$PLATFORM_URL is not a valid URL'],
+      ['PLATFORM_URL', 'http://user:hunter2@127.0.0.1:9', '$PLATFORM_URL must not carry'],
+      ['STREAM_URL', 'ftp://127.0.0.1:9', '$STREAM_URL must be an http(s) URL'],
+    ] as const) {
+      const e = io({
+        PLATFORM_URL: 'http://127.0.0.1:9',
+        STREAM_URL: 'http://127.0.0.1:9',
+        PLATFORM_TOKEN: 'token',
+        [name]: value,
+      });
+      expect(await runCli(['stream', '--from', '2024-01-01T00:00:00Z', '--out', 'x'], e.io)).toBe(2);
+      expect(e.out.stderr).toContain(message);
+      expect(e.out.stderr).not.toContain('hunter2');
+    }
   });
 
   it('a wrong password is a failure naming the login, without the password', async () => {
@@ -252,5 +285,24 @@ describe('wa-gateway stream', () => {
     const args = ['stream', '--from', RECORDS[0]!.created_at, '--to', RECORDS[2]!.created_at, '--out', out];
     expect(await runCli(args, t.io)).toBe(0);
     expect(t.out.stderr).toContain('warning: PLATFORM_USER is deprecated; name it PLATFORM_USERNAME.');
+  });
+});
+
+describe('the printed resume command', () => {
+  it('quotes each value so that a shell reads it back whole, and runs nothing in it', () => {
+    for (const value of [
+      'q1.ndjson',
+      'my export;rm -rf x.ndjson',
+      "it's.ndjson",
+      '$(touch pwned)',
+      'a\tb',
+      '',
+    ]) {
+      const quoted = shellQuoted(value);
+      const read = execFileSync('sh', ['-c', `printf '%s' ${quoted}`], { encoding: 'utf8' });
+      expect(read).toBe(value);
+    }
+    expect(shellQuoted('2024-01-01T00:00:00+05:00')).toBe('2024-01-01T00:00:00+05:00');
+    expect(shellQuoted("it's")).toBe("'it'\\''s'");
   });
 });

@@ -15,9 +15,15 @@ afterEach(async () => {
   sandbox = receiver = undefined;
 });
 
-function post(url: string, headers: Record<string, string>, body: string): Promise<number> {
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  path = '/__sandbox/inject',
+  method = 'POST',
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/__sandbox/inject`, { method: 'POST', headers }, (res) => {
+    const req = request(`${url}${path}`, { method, headers }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -66,4 +72,50 @@ it('refuses a text/plain, foreign-Origin or foreign-Host inject, and the webhook
   ).toBe(202);
   await sandbox.idle();
   expect(received).toHaveLength(1);
+});
+
+const SEND = JSON.stringify({
+  messaging_product: 'whatsapp',
+  to: '998901234567',
+  type: 'text',
+  text: { body: 'x' },
+});
+const SEND_HEADERS = { authorization: 'Bearer sk_test_sandbox', 'content-type': 'application/json' };
+
+it("refuses the gateway's routes (send, template create, media) at a foreign Host: a rebound page cannot send with the test key", async () => {
+  sandbox = await startSandbox();
+  const port = new URL(sandbox.url).port;
+  const auth = SEND_HEADERS;
+  const evil = { ...auth, host: `evil.example:${port}` };
+  expect(await post(sandbox.url, evil, SEND, '/v1/wa/message')).toBe(421);
+  const template = JSON.stringify({ name: 'x', language: 'en_US', category: 'UTILITY', body: { text: 'x' } });
+  const orgAuth = { authorization: 'Bearer sk_org_sandbox', 'content-type': 'application/json' };
+  expect(
+    await post(
+      sandbox.url,
+      { ...orgAuth, host: `evil.example:${port}` },
+      template,
+      '/api/v1/wa/app_1/templates',
+    ),
+  ).toBe(421);
+  expect(await post(sandbox.url, evil, '', '/v1/wa/media/m1', 'GET')).toBe(421);
+  expect(sandbox.simulator.sent).toHaveLength(0);
+  // Addressed to the sandbox by its loopback name or address, as a GatewayClient does: served.
+  expect(await post(sandbox.url, auth, SEND, '/v1/wa/message')).toBe(200);
+  expect(await post(sandbox.url, { ...auth, host: `localhost:${port}` }, SEND, '/v1/wa/message')).toBe(200);
+  expect(sandbox.simulator.sent).toHaveLength(2);
+});
+
+it('a sandbox bound to another address than loopback (a container) serves sends at any Host', async () => {
+  sandbox = await startSandbox({ host: '0.0.0.0' });
+  const port = new URL(sandbox.url).port;
+  const headers = SEND_HEADERS;
+  expect(
+    await post(
+      `http://127.0.0.1:${port}`,
+      { ...headers, host: `host.docker.internal:${port}` },
+      SEND,
+      '/v1/wa/message',
+    ),
+  ).toBe(200);
 });

@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callObserver } from '../../core/observer.js';
 import { parseObject } from './inbox/feed.js';
-import { refuseCrossSite } from './inbox/http.js';
+import { refuseCrossSite, refuseForeignHost } from './inbox/http.js';
 import { MAX_UPLOAD_BYTES } from './inbox/replies.js';
 import type { Inbox } from './inbox/server.js';
 import { prepareInjection } from './inject.js';
@@ -40,6 +40,15 @@ export function route(
     return;
   }
   const authorization = req.headers.authorization ?? null;
+  const gatewayRoute =
+    url.pathname === '/v1/wa/message' ||
+    url.pathname.startsWith('/v1/wa/media/') ||
+    /^\/api\/v1\/wa\/[^/]+\/templates$/.test(url.pathname);
+  const foreign = gatewayRoute ? refuseForeignHost(req, options.host ?? '127.0.0.1') : undefined;
+  if (foreign) {
+    send(res, foreign[0], { error: foreign[1] });
+    return;
+  }
   if (req.method === 'POST' && url.pathname === '/v1/wa/message') {
     const answer = simulator.send({ authorization, query: url.searchParams, body });
     send(res, answer.status, answer.body, answer.headers);

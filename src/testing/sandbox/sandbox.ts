@@ -1,5 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { requireSecret } from '../../core/client-options.js';
+import { ConfigurationError } from '../../core/errors.js';
+import { checkDeliverySchedule, requireWebhookUrl } from '../deliver.js';
+import { checkSimulatorOptions } from '../gateway-simulator.js';
 import { PlatformSimulator } from '../platform/simulator.js';
 import { type Inbox, startInbox } from './inbox/server.js';
 import { PLATFORM_PATH, type PlatformMount, STREAM_PATH } from './platform-mount.js';
@@ -21,6 +25,7 @@ import type { Sandbox, SandboxOptions } from './types.js';
  * await sandbox.close();
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  checkSandboxOptions(options);
   const runtime = new SandboxRuntime(options);
   const { templates, simulator, faults, retryDelaysMs } = runtime;
   let inbox: Inbox | undefined;
@@ -95,4 +100,28 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     sandbox.inboxUrl = `${url}/`;
   }
   return sandbox;
+}
+
+/**
+ * The options a sandbox could not work with, refused before it listens (`ConfigurationError` naming the option): a
+ * port outside 0-65535, a webhook URL deliveries could never reach, a secret no header can carry, no API key, a
+ * delivery schedule or rate that is not a number.
+ */
+function checkSandboxOptions(options: SandboxOptions): void {
+  checkSimulatorOptions(options, 'startSandbox');
+  const { port } = options;
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    throw new ConfigurationError(
+      `startSandbox: \`port\` must be a whole number from 0 to 65535 (0 picks a free one); got ${String(port)}.`,
+    );
+  }
+  if (options.webhookUrl !== undefined) requireWebhookUrl(options.webhookUrl, 'startSandbox: `webhookUrl`');
+  if (options.webhookSecret !== undefined) {
+    requireSecret(
+      options.webhookSecret,
+      'startSandbox: `webhookSecret`',
+      'the secret sent as Authorization: Bearer',
+    );
+  }
+  checkDeliverySchedule(options, 'startSandbox');
 }

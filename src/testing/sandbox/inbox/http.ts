@@ -72,6 +72,19 @@ function allowedHost(header: string | undefined, host: string): boolean {
   );
 }
 
+/**
+ * The `Host` half of `refuseCrossSite`, for the gateway's own routes (a send, a template create, a media download):
+ * a `Host` that is not this machine's own name is refused with 421, so a rebinding DNS name cannot make a web page
+ * send with the well-known test key. Only for a sandbox bound to a loopback address: one bound to another address
+ * (`host: '0.0.0.0'` for a container) is reached by other names on purpose.
+ */
+export function refuseForeignHost(req: IncomingMessage, host: string): Refusal | undefined {
+  if (!allowedHost(host, '')) return undefined;
+  return allowedHost(req.headers.host, host)
+    ? undefined
+    : [421, 'the sandbox answers only at its loopback address'];
+}
+
 /** A refusal: the status and a short reason for the JSON answer. */
 export type Refusal = readonly [status: number, error: string];
 
@@ -83,7 +96,8 @@ export type Refusal = readonly [status: number, error: string];
  * the preflight this server never grants) with 415. `undefined`: go ahead.
  */
 export function refuseCrossSite(req: IncomingMessage, host: string): Refusal | undefined {
-  if (!allowedHost(req.headers.host, host)) return [421, 'the sandbox answers only at its loopback address'];
+  const foreign = refuseForeignHost(req, host);
+  if (foreign) return foreign;
   if (req.method !== 'POST') return undefined;
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== `http://${req.headers.host}`) {
