@@ -4,7 +4,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeEach, expect, it } from 'vitest';
-import { ConfigurationError, GatewayClient, PaymentRequiredError } from '../../../src/index.js';
+import {
+  ConfigurationError,
+  GatewayClient,
+  MessageValidationError,
+  PaymentRequiredError,
+} from '../../../src/index.js';
 import {
   RedisCampaignStore,
   type RedisClient,
@@ -88,26 +93,28 @@ export function storesSuite(target: () => RedisTarget): void {
     expect(() => new RedisIdempotencyStore({ redis: {} as RedisClient })).toThrow(ConfigurationError);
   });
 
-  it('bad input is the caller’s ConfigurationError, never a bare TypeError or an outage', async () => {
+  it('bad input is the caller’s typed error, never a bare TypeError or an outage', async () => {
     const sessions = new RedisSessionStore({ redis });
-    const bad: [string, () => Promise<unknown>][] = [
-      ['session get(undefined)', () => sessions.get(undefined as never)],
-      ['session set(BigInt)', () => sessions.set('k', { n: 1n }, 1000)],
+    const bad: [string, () => Promise<unknown>, new (...a: never[]) => Error][] = [
+      ['session get(undefined)', () => sessions.get(undefined as never), ConfigurationError],
+      ['session set(BigInt)', () => sessions.set('k', { n: 1n }, 1000), ConfigurationError],
       [
         'window recordInbound(42)',
         () => new RedisWindowStore({ redis }).recordInbound(42 as never, Date.now()),
+        MessageValidationError,
       ],
       [
         'campaign lookup(undefined)',
         () => new RedisCampaignStore({ redis }).lookup(undefined as never, () => ''),
+        ConfigurationError,
       ],
     ];
-    for (const [what, run] of bad) {
+    for (const [what, run, type] of bad) {
       const error = await run().then(
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error, what).toBeInstanceOf(ConfigurationError);
+      expect(error, what).toBeInstanceOf(type);
     }
     await expect(sessions.set('k', { n: 1n }, 1000)).rejects.toThrow(
       'cannot be stored as JSON, at n: a BigInt',
