@@ -41,7 +41,8 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
  * import Redis from 'ioredis';
  * import { createRouter } from 'wa-gateway-sdk/conversations';
  * import { RedisSessionStore, RedisWindowStore } from 'wa-gateway-sdk/redis';
- * const redis = new Redis(process.env.REDIS_URL!);
+ * // commandTimeout: a Redis that never answers fails the call instead of holding it
+ * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
  * const router = createRouter({ gateway, sessions: new RedisSessionStore({ redis }), window: new RedisWindowStore({ redis }) });
  */
 export class RedisSessionStore implements SessionStore {

@@ -47,7 +47,8 @@ export interface RedisIdempotencyStoreOptions extends RedisStoreOptions {
  * import Redis from 'ioredis';
  * import { createNodeWebhookHandler } from 'wa-gateway-sdk/webhooks';
  * import { RedisIdempotencyStore } from 'wa-gateway-sdk/redis';
- * const redis = new Redis(process.env.REDIS_URL!);
+ * // commandTimeout: a Redis that never answers fails the call instead of holding it
+ * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
  * const handler = createNodeWebhookHandler({ secret, onEvent, dedupe: new RedisIdempotencyStore({ redis }) });
  */
 export class RedisIdempotencyStore implements IdempotencyStore {

@@ -116,7 +116,8 @@ interface Waiter {
  * import Redis from 'ioredis';
  * import { GatewayClient } from 'wa-gateway-sdk';
  * import { RedisRateLimiter } from 'wa-gateway-sdk/redis';
- * const redis = new Redis(process.env.REDIS_URL!);
+ * // commandTimeout: a Redis that never answers fails the call instead of holding it
+ * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
  * const gw = new GatewayClient({ apiKey, baseUrl, rateLimit: new RedisRateLimiter({ redis, perSecond: 80 }) });
  */
 export class RedisRateLimiter implements SendLimiter {

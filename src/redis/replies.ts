@@ -61,6 +61,18 @@ const REPLIES: Readonly<Record<string, { failure: RedisStoreFailure; what: strin
   },
 };
 
+/**
+ * ioredis's own error when a command got no answer within the client's `commandTimeout`: a Redis that accepts
+ * and never answers (frozen, overloaded, cut off by the network). A plain `Error`, told by its fixed message.
+ */
+function isCommandTimeout(error: unknown): boolean {
+  try {
+    return error instanceof Error && error.name === 'Error' && error.message === 'Command timed out';
+  } catch {
+    return false;
+  }
+}
+
 /** The first word of a Redis error reply (`MOVED`, `CROSSSLOT`), or `undefined` for any other error. */
 export function replyCode(error: unknown): string | undefined {
   try {
@@ -84,7 +96,9 @@ export function toStoreError(error: unknown, operation: string): RedisStoreError
     known?.what ??
     (failure === 'command_failed'
       ? 'Redis refused the command'
-      : `Redis is unreachable or the connection dropped (${errno ?? name})`);
+      : isCommandTimeout(error)
+        ? "Redis did not answer within the client's commandTimeout (frozen, overloaded or cut off)"
+        : `Redis is unreachable or the connection dropped (${errno ?? name})`);
   return new RedisStoreError(`${operation}: ${what}.`, {
     failure,
     operation,

@@ -91,7 +91,7 @@ export interface RedisStatusStoreOptions extends RedisStoreOptions {
  * @example
  * import Redis from 'ioredis';
  * import { RedisStatusStore } from 'wa-gateway-sdk/redis';
- * const statuses = new RedisStatusStore({ redis: new Redis(process.env.REDIS_URL!) });
+ * const statuses = new RedisStatusStore({ redis: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 }) });
  * // in onEvent: if (event.kind === 'status') { const { changed, current } = await statuses.update(event); }
  */
 export class RedisStatusStore {

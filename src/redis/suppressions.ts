@@ -25,7 +25,7 @@ export type RedisSuppressionListOptions = RedisStoreOptions;
  * @example
  * import { Redis } from 'ioredis';
  * import { RedisSuppressionList } from 'wa-gateway-sdk/redis';
- * const optOuts = new RedisSuppressionList({ redis: new Redis(process.env.REDIS_URL!) });
+ * const optOuts = new RedisSuppressionList({ redis: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 }) });
  * await optOuts.add('998901234567', 'wrote STOP');
  */
 export class RedisSuppressionList implements SuppressionList {

@@ -26,7 +26,7 @@ export interface RedisTemplateStoreOptions extends RedisStoreOptions {}
  * import { RedisTemplateStore } from 'wa-gateway-sdk/redis';
  * const catalog = new TemplateCatalog({
  *   definitions,
- *   store: new RedisTemplateStore({ redis: new Redis(process.env.REDIS_URL!) }),
+ *   store: new RedisTemplateStore({ redis: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 }) }),
  * });
  */
 export class RedisTemplateStore implements TemplateStore {

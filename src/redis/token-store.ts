@@ -37,7 +37,8 @@ const inspect = Symbol.for('nodejs.util.inspect.custom');
  * import Redis from 'ioredis';
  * import { PlatformClient } from 'wa-gateway-sdk';
  * import { RedisTokenStore } from 'wa-gateway-sdk/redis';
- * const redis = new Redis(process.env.REDIS_URL!);
+ * // commandTimeout: a Redis that never answers fails the call instead of holding it
+ * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
  * const platform = new PlatformClient({ platformUrl, streamUrl, username, password,
  *   tokenStore: new RedisTokenStore({ redis }) });
  */
