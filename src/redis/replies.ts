@@ -55,6 +55,25 @@ const REPLIES: Readonly<Record<string, { failure: RedisStoreFailure; what: strin
   },
   LOADING: { failure: 'unavailable', what: 'Redis is loading its data set (LOADING)' },
   OOM: { failure: 'command_failed', what: 'Redis is out of memory (OOM; see maxmemory)' },
+  // A key of this store's holds another type of value: the store writes no such key, so another program does.
+  WRONGTYPE: {
+    failure: 'unexpected_reply',
+    what:
+      "a key under this store's prefix holds another type of value (WRONGTYPE): another program may write " +
+      'under the same prefix; give the store a `prefix` of its own',
+  },
+  NOAUTH: {
+    failure: 'command_failed',
+    what: 'Redis asks for a password and the client gave none (NOAUTH): put it in the URL or in `password`',
+  },
+  WRONGPASS: {
+    failure: 'command_failed',
+    what: "Redis refused the client's username or password (WRONGPASS)",
+  },
+  NOPERM: {
+    failure: 'command_failed',
+    what: "the Redis user lacks a permission this store needs (NOPERM): see the user's ACL",
+  },
   LEASE_LOST: {
     failure: 'lease_lost',
     what: 'this holder no longer holds the lease (it ran out, or another holder took it); nothing was written',
