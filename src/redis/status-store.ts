@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { compareAndSet, DEFAULT_CAS_ATTEMPTS, LOST_RACE } from '../core/compare-and-set.js';
 import { durationMs } from '../core/duration.js';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, requireText } from '../core/errors.js';
 import type { StatusEvent } from '../webhooks/events.js';
 import { STATUS_VALUES, statusErrorSchema, type WebhookStatus } from '../webhooks/schemas.js';
 import { announceStatusChange } from '../webhooks/status-change-announce.js';
@@ -34,6 +34,9 @@ if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1],
 if ARGV[3] ~= '0' then redis.call('INCRBY', KEYS[2], ARGV[3]) end
 return 1
 `);
+
+/** What `get` and `delete` ask for. */
+const WAMID = 'the message id (wamid) the gateway answered the send with';
 
 /** What is stored per message: the tracker's snapshot, absent fields left out. */
 const storedSchema = z.object({
@@ -189,14 +192,16 @@ export class RedisStatusStore {
   /** The shared state of a message, or `undefined`. */
   async get(wamid: string): Promise<TrackedStatus | undefined> {
     const op = 'RedisStatusStore.get';
-    const raw = await call(op, () => this.#redis.get(this.#written(wamid)[0].key));
+    const [{ key }] = this.#written(requireText(op, 'wamid', wamid, WAMID));
+    const raw = await call(op, () => this.#redis.get(key));
     return raw === null ? undefined : decode(op, raw);
   }
 
   /** Stops tracking a message. Resolves `true` when it was tracked. */
   async delete(wamid: string): Promise<boolean> {
     const op = 'RedisStatusStore.delete';
-    return expectNumber(op, await call(op, () => this.#redis.del(this.#written(wamid)[0].key))) > 0;
+    const [{ key }] = this.#written(requireText(op, 'wamid', wamid, WAMID));
+    return expectNumber(op, await call(op, () => this.#redis.del(key))) > 0;
   }
 
   /**
@@ -215,7 +220,7 @@ export class RedisStatusStore {
 
   /** A message's key and its bucket's billable count, as its scripts write them. */
   #written(wamid: string): [ScriptKey, ScriptKey] {
-    const hash = hashId(String(wamid));
+    const hash = hashId(wamid);
     const bucket = this.#keys.bucketOf(hash);
     return [
       writes(this.#keys.name('status', bucket, hash), this.#ttlMs),

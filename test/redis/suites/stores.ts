@@ -18,6 +18,8 @@ import {
   RedisSessionStore,
   RedisStatusStore,
   RedisStoreError,
+  RedisSuppressionList,
+  RedisTemplateStore,
   RedisTokenStore,
   RedisWindowStore,
 } from '../../../src/redis/index.js';
@@ -95,6 +97,8 @@ export function storesSuite(target: () => RedisTarget): void {
 
   it('bad input is the caller’s typed error, never a bare TypeError or an outage', async () => {
     const sessions = new RedisSessionStore({ redis });
+    const templates = new RedisTemplateStore({ redis, prefix: 'bad-ids:' });
+    const statuses = new RedisStatusStore({ redis, prefix: 'bad-ids:' });
     const bad: [string, () => Promise<unknown>, new (...a: never[]) => Error][] = [
       ['session get(undefined)', () => sessions.get(undefined as never), ConfigurationError],
       ['session set(BigInt)', () => sessions.set('k', { n: 1n }, 1000), ConfigurationError],
@@ -108,6 +112,19 @@ export function storesSuite(target: () => RedisTarget): void {
         () => new RedisCampaignStore({ redis }).lookup(undefined as never, () => ''),
         ConfigurationError,
       ],
+      ...[undefined, null, 5, ''].flatMap(
+        (id): [string, () => Promise<unknown>, typeof MessageValidationError][] => [
+          [`template update(${id})`, () => templates.update(id as never, 'en', {}), MessageValidationError],
+          [`template get('n', ${id})`, () => templates.get('n', id as never), MessageValidationError],
+          [`status get(${id})`, () => statuses.get(id as never), MessageValidationError],
+          [`status delete(${id})`, () => statuses.delete(id as never), MessageValidationError],
+        ],
+      ),
+      ...[null, {}, 'US.123'].map((id): [string, () => Promise<unknown>, typeof ConfigurationError] => [
+        `suppressions reasonFor(${JSON.stringify(id)})`,
+        () => new RedisSuppressionList({ redis }).reasonFor(id as never),
+        ConfigurationError,
+      ]),
     ];
     for (const [what, run, type] of bad) {
       const error = await run().then(
@@ -116,6 +133,7 @@ export function storesSuite(target: () => RedisTarget): void {
       );
       expect(error, what).toBeInstanceOf(type);
     }
+    expect(await templates.list()).toEqual([]); // nothing written under a name spelt from undefined
     await expect(sessions.set('k', { n: 1n }, 1000)).rejects.toThrow(
       'cannot be stored as JSON, at n: a BigInt',
     );
