@@ -7,7 +7,7 @@ import { hashId, type KeySpace } from './keys.js';
 import { leaseToken, RedisLease } from './lease.js';
 import { call, expectOneOf, unexpectedReply } from './replies.js';
 import { Script, writes } from './script.js';
-import { openStore, type RedisStoreOptions } from './store-options.js';
+import { openStore, type RedisStoreOptions, retentionMs } from './store-options.js';
 
 /**
  * The key holds `p:<token>` while a process works on the event (with the lease as its TTL, so a holder that
@@ -63,7 +63,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const { redis, keys } = openStore(options, op);
     this.#redis = redis;
     this.#keys = keys;
-    this.#ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_DEDUPE_TTL_MS);
+    this.#ttlMs = retentionMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_DEDUPE_TTL_MS);
   }
 
   /** Takes `key` for `leaseMs` if it is free; otherwise tells whether it is being processed or done. */

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { onAbort } from '../core/abort.js';
-import { durationMs } from '../core/duration.js';
 import { ConfigurationError, PaymentRequiredError } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
 import type { SendLimiter } from '../core/rate-limiter.js';
@@ -8,7 +7,7 @@ import type { RedisClient } from './client.js';
 import { leaseToken } from './lease.js';
 import { call, expectNumber, unexpectedReply } from './replies.js';
 import { NOW_MS, reads, Script, writes } from './script.js';
-import { checkName, openStore, type RedisStoreOptions } from './store-options.js';
+import { checkName, openStore, type RedisStoreOptions, retentionMs, timerMs } from './store-options.js';
 
 /**
  * One atomic step of the shared limiter, on Redis's own clock (`TIME`), so the processes' clocks never matter.
@@ -146,15 +145,15 @@ export class RedisRateLimiter implements SendLimiter {
     const tag = keys.tag(checkName(options.name, 'gateway', 'name', op));
     const key = (part: string) => keys.name('limit', tag, part);
     this.#keys = { slots: key('slots'), pause: key('pause'), due: key('due'), bill: key('bill') };
-    this.#leaseMs = durationMs(options.leaseMs, `${op}: \`leaseMs\``, 60_000);
+    this.#leaseMs = timerMs(options.leaseMs, `${op}: \`leaseMs\``, 60_000);
     if (this.#leaseMs < 5 * this.windowMs) {
       // The script tells an answered slot from one in flight by how far ahead it frees.
       throw new ConfigurationError(
         `${op}: \`leaseMs\` must be at least 5,000 ms (and above the client's timeoutMs).`,
       );
     }
-    this.#billingStopMs = durationMs(options.billingStopMs, `${op}: \`billingStopMs\``, 10 * 60_000);
-    this.#pollMs = durationMs(options.pollMs, `${op}: \`pollMs\``, 10);
+    this.#billingStopMs = retentionMs(options.billingStopMs, `${op}: \`billingStopMs\``, 10 * 60_000);
+    this.#pollMs = timerMs(options.pollMs, `${op}: \`pollMs\``, 10);
   }
 
   /** Requests of this process waiting for a slot. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { compareAndSet, DEFAULT_CAS_ATTEMPTS, LOST_RACE } from '../core/compare-and-set.js';
-import { durationMs } from '../core/duration.js';
 import { ConfigurationError, requireText } from '../core/errors.js';
 import type { StatusEvent } from '../webhooks/events.js';
 import { STATUS_VALUES, statusErrorSchema, type WebhookStatus } from '../webhooks/schemas.js';
@@ -20,7 +19,7 @@ import { RedisStoreError } from './errors.js';
 import { hashId, type KeySpace } from './keys.js';
 import { call, expectNumber, unexpectedReply } from './replies.js';
 import { Script, type ScriptKey, writes } from './script.js';
-import { DEFAULT_RETENTION_MS, openStore, type RedisStoreOptions } from './store-options.js';
+import { DEFAULT_RETENTION_MS, openStore, type RedisStoreOptions, retentionMs } from './store-options.js';
 
 /**
  * Compare-and-set: writes the new snapshot ARGV[2] ('' = delete) only if the stored one is still ARGV[1], the one
@@ -110,7 +109,7 @@ export class RedisStatusStore {
     const { redis, keys, logger } = openStore(options, op);
     this.#redis = redis;
     this.#keys = keys;
-    this.#ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_RETENTION_MS);
+    this.#ttlMs = retentionMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_RETENTION_MS);
     const attempts = options.maxAttempts ?? DEFAULT_CAS_ATTEMPTS;
     if (!Number.isInteger(attempts) || attempts < 1) {
       throw new ConfigurationError(`${op}: \`maxAttempts\` must be a whole number of at least 1.`);

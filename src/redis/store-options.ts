@@ -1,4 +1,5 @@
 /** How every Redis store checks the options it is built with: the client, the key prefix, names. */
+import { boundedDurationMs, MAX_TIMER_MS } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, log, resolveLogger } from '../core/logger.js';
 import { isCluster, type RedisClient } from './client.js';
@@ -31,6 +32,31 @@ export const DEFAULT_PREFIX = 'wa:';
 
 /** How long a store keeps a record after its last write when its options do not say: 30 days. */
 export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** The longest a store keeps a key after its last write: 5 years (Redis's `PX` takes far more; nobody means it). */
+export const MAX_RETENTION_MS = 5 * 365 * 24 * 60 * 60 * 1000;
+
+/**
+ * A key's retention (`ttlMs`, `billingStopMs`, ...): `durationMs`'s rule, at most `MAX_RETENTION_MS`, so an absurd
+ * value is a `ConfigurationError` when the store is built, not a refused command on every call.
+ *
+ * @example
+ * const ttlMs = retentionMs(options.ttlMs, 'new MyStore: `ttlMs`', DEFAULT_RETENTION_MS);
+ */
+export function retentionMs(value: unknown, name: string, fallback?: number): number {
+  return boundedDurationMs(value, name, fallback, MAX_RETENTION_MS);
+}
+
+/**
+ * A duration that drives a timer (a lease renewed while held, a wait, a poll): `durationMs`'s rule, at most the
+ * timer maximum (about 24.8 days): beyond it Node fires the timer at once, over and over.
+ *
+ * @example
+ * const leaseMs = timerMs(options.lockLeaseMs, 'new MyStore: `lockLeaseMs`', 15_000);
+ */
+export function timerMs(value: unknown, name: string, fallback?: number): number {
+  return boundedDurationMs(value, name, fallback, MAX_TIMER_MS);
+}
 
 /** Clients whose store prefix with a hash tag was already reported: one line per client and prefix. */
 const reportedTags = new WeakMap<object, Set<string>>();

@@ -95,6 +95,24 @@ export function storesSuite(target: () => RedisTarget): void {
     expect(() => new RedisIdempotencyStore({ redis: {} as RedisClient })).toThrow(ConfigurationError);
   });
 
+  it('a duration beyond what Redis or a timer can hold is a ConfigurationError when the store is built', () => {
+    const builds: [string, () => unknown][] = [
+      ['limiter leaseMs', () => new RedisRateLimiter({ redis, leaseMs: 1e300 })],
+      ['limiter billingStopMs', () => new RedisRateLimiter({ redis, billingStopMs: 1e300 })],
+      ['limiter pollMs', () => new RedisRateLimiter({ redis, pollMs: 2 ** 31 })],
+      ['token lockLeaseMs', () => new RedisTokenStore({ redis, lockLeaseMs: 1e10 })],
+      ['token lockWaitMs', () => new RedisTokenStore({ redis, lockWaitMs: 1e10 })],
+      ['window ttlMs', () => new RedisWindowStore({ redis, ttlMs: 1e300 })],
+      ['status ttlMs', () => new RedisStatusStore({ redis, ttlMs: 1e300 })],
+      ['dedupe ttlMs', () => new RedisIdempotencyStore({ redis, ttlMs: 1e300 })],
+      ['sessions lockWaitMs', () => new RedisSessionStore({ redis, lockWaitMs: 1e10 })],
+    ];
+    for (const [what, build] of builds) expect(build, what).toThrow(/must be at most [\d,]+ ms/);
+    // The largest values they take still build.
+    expect(() => new RedisTokenStore({ redis, lockLeaseMs: 2 ** 31 - 1 })).not.toThrow();
+    expect(() => new RedisStatusStore({ redis, ttlMs: 365 * 24 * 3_600_000 })).not.toThrow();
+  });
+
   it('bad input is the caller’s typed error, never a bare TypeError or an outage', async () => {
     const sessions = new RedisSessionStore({ redis });
     const templates = new RedisTemplateStore({ redis, prefix: 'bad-ids:' });
