@@ -95,6 +95,8 @@ interface Waiter {
   signal: AbortSignal | undefined;
   stopListening: () => void;
   bulk: boolean;
+  /** A slot granted to start later: its timer, so an abort meanwhile ends the wait at once. */
+  later?: { timer: ReturnType<typeof setTimeout>; id: string } | undefined;
 }
 
 /**
@@ -171,9 +173,13 @@ export class RedisRateLimiter implements SendLimiter {
         stopListening: () => {},
         bulk: context?.bulk === true,
       };
-      waiter.stopListening = onAbort(signal, () =>
-        this.#settle(this.#take(waiter), { error: signal?.reason }),
-      );
+      waiter.stopListening = onAbort(signal, () => {
+        const later = waiter.later;
+        if (later === undefined) return this.#settle(this.#take(waiter), { error: signal?.reason });
+        // Granted to start later: stop waiting now; the slot goes back as one used (#grant).
+        clearTimeout(later.timer);
+        this.#grant(waiter, later.id);
+      });
       this.#queue.push(waiter);
       void this.#pump();
     });
@@ -246,7 +252,10 @@ export class RedisRateLimiter implements SendLimiter {
           const waiter = this.#take(head);
           if (waitMs <= 0) this.#grant(waiter, id);
           // +1: Redis's clock is read in whole ms and a timer may fire a fraction of a ms early.
-          else setTimeout(() => this.#grant(waiter, id), waitMs + 1);
+          else {
+            const timer = setTimeout(() => this.#grant(waiter, id), waitMs + 1);
+            if (waiter) waiter.later = { timer, id };
+          }
         } else if (verdict === 2) {
           this.#settle(this.#take(head), { error: billingStopped() });
         } else if (verdict === 3) {
