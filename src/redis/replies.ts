@@ -40,9 +40,10 @@ const REPLIES: Readonly<Record<string, { failure: RedisStoreFailure; what: strin
   CROSSSLOT: {
     failure: 'needs_cluster_client',
     what:
-      'Redis refused one command over keys of different hash slots (CROSSSLOT): it is a Redis Cluster, or a ' +
-      "proxy in front of one, reached through a standalone client. Connect with ioredis's Cluster instead: " +
-      '`new Cluster([{ host, port }])`, with the same options',
+      'Redis refused one command over keys of different hash slots (CROSSSLOT). Through a standalone client: it ' +
+      "is a Redis Cluster, or a proxy in front of one; connect with ioredis's Cluster instead " +
+      '(`new Cluster([{ host, port }])`, with the same options). Through a Cluster: a hash tag the store does ' +
+      "not know split its keys (the client's `keyPrefix`?)",
   },
   CLUSTERDOWN: {
     failure: 'unavailable',
