@@ -123,7 +123,7 @@ export function storesSuite(target: () => RedisTarget): void {
       [
         'window recordInbound(42)',
         () => new RedisWindowStore({ redis }).recordInbound(42 as never, Date.now()),
-        MessageValidationError,
+        ConfigurationError,
       ],
       [
         'campaign lookup(undefined)',
