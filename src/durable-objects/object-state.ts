@@ -18,7 +18,12 @@ import { mergeTemplateRecord, type TemplateRecord, type TemplateRecordPatch } fr
 import type { ClaimResult } from '../webhooks/dedup.js';
 import type { StatusEvent } from '../webhooks/events.js';
 import type { WebhookStatus } from '../webhooks/schemas.js';
-import { applyStatus, type StatusUpdateResult, type TrackedStatus } from '../webhooks/status-tracker.js';
+import {
+  applyStatus,
+  type StatusUpdateResult,
+  type TrackedStatus,
+  undoneStatus,
+} from '../webhooks/status-tracker.js';
 
 /**
  * The storage API the object uses: a `DurableObjectStorage`, key-value or SQLite-backed alike.
@@ -284,11 +289,14 @@ export class ObjectState {
     return result;
   }
 
-  /** Puts `previous` back after a failed `onChange`, unless the status moved on from `status` since. */
-  undoStatus(status: string, previous: TrackedStatus | null, retainMs: number): boolean {
-    if (this.#live('status')?.snapshot.status !== status) return false;
-    if (previous === null) this.#delete('status');
-    else this.#write('status', { snapshot: previous, expiresAt: Date.now() + retainMs });
+  /** Undoes an update (`previous` to `current`) whose `onChange` failed, by `undoneStatus`'s rule. */
+  undoStatus(current: TrackedStatus | null, previous: TrackedStatus | null, retainMs: number): boolean {
+    const stored = this.#live('status')?.snapshot;
+    if (current === null) return false;
+    const undone = undoneStatus(stored, previous ?? undefined, current);
+    if (undone === stored) return false;
+    if (undone === undefined) this.#delete('status');
+    else this.#write('status', { snapshot: undone, expiresAt: Date.now() + retainMs });
     return true;
   }
 

@@ -52,9 +52,9 @@ export interface DurableObjectStatusStoreOptions extends DurableObjectStoreOptio
  * to its snapshot and stores the result in one event, so concurrent updates of one message are applied one after
  * another, never lost and never regressing; `failed` stays final. One update is one request to the object.
  *
- * `onChange` runs after the object stored the change and before `update` resolves; if it fails, the object
- * puts the previous snapshot back unless another update already moved the status on (whose own `onChange` then
- * carries the newer state). There is no `billableCount()` (as `RedisStatusStore` has): a count across messages
+ * `onChange` runs after the object stored the change and before `update` resolves; if it fails, the object takes
+ * back what this update set, keeping what another update wrote meanwhile (a late billable `delivered`), unless
+ * another update already moved the status on (whose own `onChange` then carries the newer state). There is no `billableCount()` (as `RedisStatusStore` has): a count across messages
  * would make every update meet in one object; count `newlyBillable` from `update`'s result instead.
  *
  * @example
@@ -100,9 +100,9 @@ export class DurableObjectStatusStore {
     return result;
   }
 
-  /** Runs `onChange` for a stored change; on its failure asks the object to undo it, and rethrows. */
+  /** Runs `onChange` for a stored change; on its failure asks the object to undo it (`undoneStatus`), and rethrows. */
   #announce(wamid: string, result: StatusUpdateResult, current: TrackedStatus): Promise<void> {
-    const undo = { status: current.status, previous: result.previous ?? null, retainMs: this.#ttlMs };
+    const undo = { current, previous: result.previous ?? null, retainMs: this.#ttlMs };
     return announceStatusChange(
       this.#onChange,
       { ...result, current },

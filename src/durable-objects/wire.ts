@@ -60,7 +60,7 @@ export const OPERATIONS = {
   'window.last': {},
   /** An outbound message's status: one object per wamid. */
   'status.update': { input: 'object', retainMs: 'ms' },
-  'status.undo': { status: 'string', previous: 'snapshot', retainMs: 'ms' },
+  'status.undo': { current: 'snapshot', previous: 'snapshot', retainMs: 'ms' },
   'status.get': {},
   'status.delete': {},
   /** The template catalogue: one object per prefix. */

@@ -47,6 +47,29 @@ type LoginRequestOptions = Omit<RequestOptions, 'signal'>;
 const REMEMBERED_TOKENS = 8;
 
 /**
+ * How long the manager waits on the token store before going on without it: for a read or a write, and for the
+ * lock to start its task. A store that accepts and never answers (a Redis frozen or cut off by the network, and
+ * a client without `commandTimeout`) must not hold every call: past this the manager logs in on its own. Longer
+ * than a healthy store takes, shorter than a call's usual deadline; another process's login the lock waits for
+ * usually ends within it (if not, this process logs in too: one more token, no harm).
+ */
+export const TOKEN_STORE_WAIT_MS = 2_000;
+
+/** `promise`, or a `TimeoutError` once `TOKEN_STORE_WAIT_MS` passed while `pending()` still says so. */
+function bounded<T>(promise: Promise<T>, what: string, pending: () => boolean = () => true): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    const check = () => {
+      if (!pending()) return;
+      const error = new Error(`the token store's ${what} did not answer within ${TOKEN_STORE_WAIT_MS} ms`);
+      reject(Object.assign(error, { name: 'TimeoutError' }));
+    };
+    timer = setTimeout(check, TOKEN_STORE_WAIT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
  * Obtains and caches the platform token. Guarantees:
  *
  * - one login in flight at a time, whatever the number of callers waiting on it (they share its promise; a
@@ -178,14 +201,24 @@ export class TokenManager {
       // Tells the task's own failure (a refused login: the caller's error) from the lock's (a store that is
       // down: not worth failing the call for), whatever their classes.
       let taskFailed = false;
-      const tracked = () =>
-        run().catch((error: unknown) => {
+      // The lock's task started, or the wait for it was given up (the login then goes on without the lock).
+      let started = false;
+      let gaveUp = false;
+      const tracked = (): Promise<string> => {
+        if (gaveUp) return Promise.resolve(''); // a lock granted after the wait was given up: nothing to do
+        started = true;
+        return run().catch((error: unknown) => {
           taskFailed = true;
           throw error;
         });
+      };
+      const giveUp = () => {
+        gaveUp = !started;
+        return gaveUp;
+      };
       const locked =
         typeof store.lock === 'function'
-          ? store.lock(tracked).catch((error: unknown) => {
+          ? bounded(store.lock(tracked), 'lock', giveUp).catch((error: unknown) => {
               // A lock that fails must not cost the call: carry on without it (the token may come twice).
               if (taskFailed) throw error;
               log(
@@ -297,7 +330,10 @@ export class TokenManager {
   async #readStore(): Promise<TokenEntry | undefined> {
     let entry: unknown;
     try {
-      entry = await this.#store.get();
+      entry = await bounded(
+        Promise.resolve().then(() => this.#store.get()),
+        'read',
+      );
     } catch (error) {
       log(this.#logger, 'warn', 'wa-gateway-sdk: the token store could not be read; logging in instead', {
         error: error instanceof Error ? error.name : typeof error,
@@ -320,7 +356,10 @@ export class TokenManager {
 
   async #writeStore(entry: TokenEntry): Promise<void> {
     try {
-      await this.#store.set({ token: entry.token, expiresAt: entry.expiresAt });
+      await bounded(
+        Promise.resolve().then(() => this.#store.set({ token: entry.token, expiresAt: entry.expiresAt })),
+        'write',
+      );
     } catch (error) {
       log(
         this.#logger,

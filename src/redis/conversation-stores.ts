@@ -6,7 +6,6 @@
 
 import { ConversationError } from '../conversations/errors.js';
 import type { SessionLock, SessionStore, WindowStore } from '../conversations/stores.js';
-import { durationMs } from '../core/duration.js';
 import { storableJson } from '../core/serialise.js';
 import { checkInbound, checkWindowCustomer } from '../gateway/service-window.js';
 import type { RedisClient } from './client.js';
@@ -15,7 +14,13 @@ import { hashId, type KeySpace } from './keys.js';
 import { RedisLease } from './lease.js';
 import { call, expectNumber, unexpectedReply } from './replies.js';
 import { Script, writes } from './script.js';
-import { DEFAULT_RETENTION_MS, openStore, type RedisStoreOptions } from './store-options.js';
+import {
+  DEFAULT_RETENTION_MS,
+  openStore,
+  type RedisStoreOptions,
+  retentionMs,
+  timerMs,
+} from './store-options.js';
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions extends RedisStoreOptions {
@@ -41,7 +46,8 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
  * import Redis from 'ioredis';
  * import { createRouter } from 'wa-gateway-sdk/conversations';
  * import { RedisSessionStore, RedisWindowStore } from 'wa-gateway-sdk/redis';
- * const redis = new Redis(process.env.REDIS_URL!);
+ * // commandTimeout: a Redis that never answers fails the call instead of holding it
+ * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
  * const router = createRouter({ gateway, sessions: new RedisSessionStore({ redis }), window: new RedisWindowStore({ redis }) });
  */
 export class RedisSessionStore implements SessionStore {
@@ -54,7 +60,7 @@ export class RedisSessionStore implements SessionStore {
     const { redis, keys } = openStore(options, op);
     this.#redis = redis;
     this.#keys = keys;
-    this.#lockWaitMs = durationMs(options.lockWaitMs, `${op}: \`lockWaitMs\``, 3_000);
+    this.#lockWaitMs = timerMs(options.lockWaitMs, `${op}: \`lockWaitMs\``, 3_000);
   }
 
   async get(key: string): Promise<unknown> {
@@ -70,7 +76,7 @@ export class RedisSessionStore implements SessionStore {
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
     const op = 'RedisSessionStore.set';
-    const ms = durationMs(ttlMs, `${op}: \`ttlMs\``);
+    const ms = retentionMs(ttlMs, `${op}: \`ttlMs\``);
     const text = storableJson(value, op);
     await call(op, () => this.#redis.set(this.#record(key), text, 'PX', ms));
   }
@@ -84,7 +90,7 @@ export class RedisSessionStore implements SessionStore {
     const lease = await RedisLease.wait(
       this.#redis,
       this.#lockKey(key),
-      durationMs(leaseMs, `${op}: \`leaseMs\``),
+      timerMs(leaseMs, `${op}: \`leaseMs\``),
       op,
       {
         waitMs: this.#lockWaitMs,
@@ -107,7 +113,7 @@ export class RedisSessionStore implements SessionStore {
       },
       save: async (value, ttlMs) => {
         const saveOp = 'RedisSessionStore.save';
-        const ms = durationMs(ttlMs, `${saveOp}: \`ttlMs\``);
+        const ms = retentionMs(ttlMs, `${saveOp}: \`ttlMs\``);
         try {
           await lease.fenced(SAVE, [writes(recordKey, ms)], [storableJson(value, saveOp)], saveOp);
         } catch (error) {
@@ -123,7 +129,7 @@ export class RedisSessionStore implements SessionStore {
 
   async claim(id: string, ttlMs: number): Promise<boolean> {
     const op = 'RedisSessionStore.claim';
-    const ms = durationMs(ttlMs, `${op}: \`ttlMs\``);
+    const ms = retentionMs(ttlMs, `${op}: \`ttlMs\``);
     const got = await call(op, () =>
       this.#redis.set(this.#keys.name('conv-reply', hashId(id)), '1', 'PX', ms, 'NX'),
     );
@@ -185,7 +191,7 @@ export class RedisWindowStore implements WindowStore {
     const { redis, keys } = openStore(options, op);
     this.#redis = redis;
     this.#keys = keys;
-    this.#ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_RETENTION_MS);
+    this.#ttlMs = retentionMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_RETENTION_MS);
   }
 
   async recordInbound(customer: string, atMs: number): Promise<void> {

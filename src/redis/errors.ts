@@ -20,8 +20,9 @@ export function errorMeta(error: unknown): { errorName: string; code?: string } 
  * Why a Redis-backed store failed:
  * - `unavailable`: Redis could not be reached, the connection dropped, or a command timed out;
  * - `unexpected_reply`: Redis answered something of a shape the store never writes (another program's key under
- *   the same prefix, a proxy that rewrote the answer);
- * - `command_failed`: Redis refused the command (`ReplyError`: out of memory, a read-only replica, ...);
+ *   the same prefix, a key of another type there (`WRONGTYPE`), a proxy that rewrote the answer);
+ * - `command_failed`: Redis refused the command (`ReplyError`: out of memory, no or a wrong password (`NOAUTH`,
+ *   `WRONGPASS`), a user without the permission (`NOPERM`), ...);
  * - `lock_timeout`: another process held a lock for longer than this one would wait;
  * - `lease_lost`: a write fenced by a lease was refused: the lease ran out (or another holder took it) first;
  * - `contention`: a compare-and-set lost too many times in a row to writers of the same key;

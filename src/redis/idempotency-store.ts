@@ -7,7 +7,7 @@ import { hashId, type KeySpace } from './keys.js';
 import { leaseToken, RedisLease } from './lease.js';
 import { call, expectOneOf, unexpectedReply } from './replies.js';
 import { Script, writes } from './script.js';
-import { openStore, type RedisStoreOptions } from './store-options.js';
+import { openStore, type RedisStoreOptions, retentionMs } from './store-options.js';
 
 /**
  * The key holds `p:<token>` while a process works on the event (with the lease as its TTL, so a holder that
@@ -47,7 +47,8 @@ export interface RedisIdempotencyStoreOptions extends RedisStoreOptions {
  * import Redis from 'ioredis';
  * import { createNodeWebhookHandler } from 'wa-gateway-sdk/webhooks';
  * import { RedisIdempotencyStore } from 'wa-gateway-sdk/redis';
- * const redis = new Redis(process.env.REDIS_URL!);
+ * // commandTimeout: a Redis that never answers fails the call instead of holding it
+ * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
  * const handler = createNodeWebhookHandler({ secret, onEvent, dedupe: new RedisIdempotencyStore({ redis }) });
  */
 export class RedisIdempotencyStore implements IdempotencyStore {
@@ -62,7 +63,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const { redis, keys } = openStore(options, op);
     this.#redis = redis;
     this.#keys = keys;
-    this.#ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_DEDUPE_TTL_MS);
+    this.#ttlMs = retentionMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_DEDUPE_TTL_MS);
   }
 
   /** Takes `key` for `leaseMs` if it is free; otherwise tells whether it is being processed or done. */

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { onAbort } from '../core/abort.js';
-import { durationMs } from '../core/duration.js';
 import { ConfigurationError, PaymentRequiredError } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
 import type { SendLimiter } from '../core/rate-limiter.js';
@@ -8,7 +7,7 @@ import type { RedisClient } from './client.js';
 import { leaseToken } from './lease.js';
 import { call, expectNumber, unexpectedReply } from './replies.js';
 import { NOW_MS, reads, Script, writes } from './script.js';
-import { checkName, openStore, type RedisStoreOptions } from './store-options.js';
+import { checkName, openStore, type RedisStoreOptions, retentionMs, timerMs } from './store-options.js';
 
 /**
  * One atomic step of the shared limiter, on Redis's own clock (`TIME`), so the processes' clocks never matter.
@@ -96,6 +95,8 @@ interface Waiter {
   signal: AbortSignal | undefined;
   stopListening: () => void;
   bulk: boolean;
+  /** A slot granted to start later: its timer, so an abort meanwhile ends the wait at once. */
+  later?: { timer: ReturnType<typeof setTimeout>; id: string } | undefined;
 }
 
 /**
@@ -116,7 +117,8 @@ interface Waiter {
  * import Redis from 'ioredis';
  * import { GatewayClient } from 'wa-gateway-sdk';
  * import { RedisRateLimiter } from 'wa-gateway-sdk/redis';
- * const redis = new Redis(process.env.REDIS_URL!);
+ * // commandTimeout: a Redis that never answers fails the call instead of holding it
+ * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
  * const gw = new GatewayClient({ apiKey, baseUrl, rateLimit: new RedisRateLimiter({ redis, perSecond: 80 }) });
  */
 export class RedisRateLimiter implements SendLimiter {
@@ -145,15 +147,15 @@ export class RedisRateLimiter implements SendLimiter {
     const tag = keys.tag(checkName(options.name, 'gateway', 'name', op));
     const key = (part: string) => keys.name('limit', tag, part);
     this.#keys = { slots: key('slots'), pause: key('pause'), due: key('due'), bill: key('bill') };
-    this.#leaseMs = durationMs(options.leaseMs, `${op}: \`leaseMs\``, 60_000);
+    this.#leaseMs = timerMs(options.leaseMs, `${op}: \`leaseMs\``, 60_000);
     if (this.#leaseMs < 5 * this.windowMs) {
       // The script tells an answered slot from one in flight by how far ahead it frees.
       throw new ConfigurationError(
         `${op}: \`leaseMs\` must be at least 5,000 ms (and above the client's timeoutMs).`,
       );
     }
-    this.#billingStopMs = durationMs(options.billingStopMs, `${op}: \`billingStopMs\``, 10 * 60_000);
-    this.#pollMs = durationMs(options.pollMs, `${op}: \`pollMs\``, 10);
+    this.#billingStopMs = retentionMs(options.billingStopMs, `${op}: \`billingStopMs\``, 10 * 60_000);
+    this.#pollMs = timerMs(options.pollMs, `${op}: \`pollMs\``, 10);
   }
 
   /** Requests of this process waiting for a slot. */
@@ -171,9 +173,13 @@ export class RedisRateLimiter implements SendLimiter {
         stopListening: () => {},
         bulk: context?.bulk === true,
       };
-      waiter.stopListening = onAbort(signal, () =>
-        this.#settle(this.#take(waiter), { error: signal?.reason }),
-      );
+      waiter.stopListening = onAbort(signal, () => {
+        const later = waiter.later;
+        if (later === undefined) return this.#settle(this.#take(waiter), { error: signal?.reason });
+        // Granted to start later: stop waiting now; the slot goes back as one used (#grant).
+        clearTimeout(later.timer);
+        this.#grant(waiter, later.id);
+      });
       this.#queue.push(waiter);
       void this.#pump();
     });
@@ -246,7 +252,10 @@ export class RedisRateLimiter implements SendLimiter {
           const waiter = this.#take(head);
           if (waitMs <= 0) this.#grant(waiter, id);
           // +1: Redis's clock is read in whole ms and a timer may fire a fraction of a ms early.
-          else setTimeout(() => this.#grant(waiter, id), waitMs + 1);
+          else {
+            const timer = setTimeout(() => this.#grant(waiter, id), waitMs + 1);
+            if (waiter) waiter.later = { timer, id };
+          }
         } else if (verdict === 2) {
           this.#settle(this.#take(head), { error: billingStopped() });
         } else if (verdict === 3) {

@@ -40,9 +40,10 @@ const REPLIES: Readonly<Record<string, { failure: RedisStoreFailure; what: strin
   CROSSSLOT: {
     failure: 'needs_cluster_client',
     what:
-      'Redis refused one command over keys of different hash slots (CROSSSLOT): it is a Redis Cluster, or a ' +
-      "proxy in front of one, reached through a standalone client. Connect with ioredis's Cluster instead: " +
-      '`new Cluster([{ host, port }])`, with the same options',
+      'Redis refused one command over keys of different hash slots (CROSSSLOT). Through a standalone client: it ' +
+      "is a Redis Cluster, or a proxy in front of one; connect with ioredis's Cluster instead " +
+      '(`new Cluster([{ host, port }])`, with the same options). Through a Cluster: a hash tag the store does ' +
+      "not know split its keys (the client's `keyPrefix`?)",
   },
   CLUSTERDOWN: {
     failure: 'unavailable',
@@ -55,11 +56,42 @@ const REPLIES: Readonly<Record<string, { failure: RedisStoreFailure; what: strin
   },
   LOADING: { failure: 'unavailable', what: 'Redis is loading its data set (LOADING)' },
   OOM: { failure: 'command_failed', what: 'Redis is out of memory (OOM; see maxmemory)' },
+  // A key of this store's holds another type of value: the store writes no such key, so another program does.
+  WRONGTYPE: {
+    failure: 'unexpected_reply',
+    what:
+      "a key under this store's prefix holds another type of value (WRONGTYPE): another program may write " +
+      'under the same prefix; give the store a `prefix` of its own',
+  },
+  NOAUTH: {
+    failure: 'command_failed',
+    what: 'Redis asks for a password and the client gave none (NOAUTH): put it in the URL or in `password`',
+  },
+  WRONGPASS: {
+    failure: 'command_failed',
+    what: "Redis refused the client's username or password (WRONGPASS)",
+  },
+  NOPERM: {
+    failure: 'command_failed',
+    what: "the Redis user lacks a permission this store needs (NOPERM): see the user's ACL",
+  },
   LEASE_LOST: {
     failure: 'lease_lost',
     what: 'this holder no longer holds the lease (it ran out, or another holder took it); nothing was written',
   },
 };
+
+/**
+ * ioredis's own error when a command got no answer within the client's `commandTimeout`: a Redis that accepts
+ * and never answers (frozen, overloaded, cut off by the network). A plain `Error`, told by its fixed message.
+ */
+function isCommandTimeout(error: unknown): boolean {
+  try {
+    return error instanceof Error && error.name === 'Error' && error.message === 'Command timed out';
+  } catch {
+    return false;
+  }
+}
 
 /** The first word of a Redis error reply (`MOVED`, `CROSSSLOT`), or `undefined` for any other error. */
 export function replyCode(error: unknown): string | undefined {
@@ -84,7 +116,9 @@ export function toStoreError(error: unknown, operation: string): RedisStoreError
     known?.what ??
     (failure === 'command_failed'
       ? 'Redis refused the command'
-      : `Redis is unreachable or the connection dropped (${errno ?? name})`);
+      : isCommandTimeout(error)
+        ? "Redis did not answer within the client's commandTimeout (frozen, overloaded or cut off)"
+        : `Redis is unreachable or the connection dropped (${errno ?? name})`);
   return new RedisStoreError(`${operation}: ${what}.`, {
     failure,
     operation,

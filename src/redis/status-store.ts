@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { compareAndSet, DEFAULT_CAS_ATTEMPTS, LOST_RACE } from '../core/compare-and-set.js';
-import { durationMs } from '../core/duration.js';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, requireText } from '../core/errors.js';
 import type { StatusEvent } from '../webhooks/events.js';
 import { STATUS_VALUES, statusErrorSchema, type WebhookStatus } from '../webhooks/schemas.js';
 import { announceStatusChange } from '../webhooks/status-change-announce.js';
@@ -12,6 +11,7 @@ import {
   type StatusUpdateResult,
   type TrackedStatus,
   trackedStatusFrom,
+  undoneStatus,
   wamidOf,
 } from '../webhooks/status-tracker.js';
 import type { RedisClient } from './client.js';
@@ -19,35 +19,23 @@ import { RedisStoreError } from './errors.js';
 import { hashId, type KeySpace } from './keys.js';
 import { call, expectNumber, unexpectedReply } from './replies.js';
 import { Script, type ScriptKey, writes } from './script.js';
-import { DEFAULT_RETENTION_MS, openStore, type RedisStoreOptions } from './store-options.js';
+import { DEFAULT_RETENTION_MS, openStore, type RedisStoreOptions, retentionMs } from './store-options.js';
 
 /**
- * Compare-and-set: writes the new snapshot only if the stored one is still the one the update was computed
- * from ('' = absent), and counts a newly billable delivery in the same step, so it is counted exactly once.
+ * Compare-and-set: writes the new snapshot ARGV[2] ('' = delete) only if the stored one is still ARGV[1], the one
+ * the change was computed from ('' = absent), and moves the billable count by ARGV[3] in the same step, so a
+ * billable delivery is counted exactly once. An update and its undo (`undoneStatus`) both write through it.
  */
 const COMPARE_AND_SET = new Script(`
 local cur = redis.call('GET', KEYS[1])
 if (cur or '') ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-if ARGV[3] == '1' then redis.call('INCR', KEYS[2]) end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2]) end
+if ARGV[3] ~= '0' then redis.call('INCRBY', KEYS[2], ARGV[3]) end
 return 1
 `);
 
-/**
- * Undoes a commit whose `onChange` failed: puts the snapshot ARGV[2] ('' = absent) back only if the key still
- * holds the status this update set (ARGV[1]), and takes back its billable count, in one step. By status, not by
- * the exact snapshot: a late `sent` or a duplicate of the same event, written by any instance while `onChange`
- * ran, leaves the status as it is but rewrites the snapshot, and must not make the failed change stand.
- */
-const UNDO = new Script(`
-local cur = redis.call('GET', KEYS[1])
-if not cur then return 0 end
-local ok, doc = pcall(cjson.decode, cur)
-if not ok or type(doc) ~= 'table' or doc['status'] ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2]) end
-if ARGV[3] == '1' then redis.call('DECR', KEYS[2]) end
-return 1
-`);
+/** What `get` and `delete` ask for. */
+const WAMID = 'the message id (wamid) the gateway answered the send with';
 
 /** What is stored per message: the tracker's snapshot, absent fields left out. */
 const storedSchema = z.object({
@@ -91,9 +79,10 @@ export interface RedisStatusStoreOptions extends RedisStoreOptions {
  *
  * `onChange` runs after the write won and before `update` resolves. The write comes first so that only a state
  * that is really stored is ever announced (announcing before the write could tell the application `delivered`
- * while another instance had already stored `read`). If `onChange` fails, a script puts the previous snapshot
- * back (and the billable count) unless another instance already moved the message's status on, whose own
- * `onChange` then carries the newer state.
+ * while another instance had already stored `read`). If `onChange` fails, a compare-and-set takes back what this
+ * update set (and its billable count), keeping what another instance wrote meanwhile (a late billable `delivered`),
+ * unless another instance already moved the message's status on, whose own `onChange` then carries the newer state
+ * (`StatusTracker`'s rule).
  *
  * Keys: `<prefix>status:<sha256 of the wamid>` (expiring `ttlMs` after the last update) and
  * `<prefix>status-billable` (the count, expiring `ttlMs` after the last billable delivery). On a Redis Cluster the
@@ -104,7 +93,7 @@ export interface RedisStatusStoreOptions extends RedisStoreOptions {
  * @example
  * import Redis from 'ioredis';
  * import { RedisStatusStore } from 'wa-gateway-sdk/redis';
- * const statuses = new RedisStatusStore({ redis: new Redis(process.env.REDIS_URL!) });
+ * const statuses = new RedisStatusStore({ redis: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 }) });
  * // in onEvent: if (event.kind === 'status') { const { changed, current } = await statuses.update(event); }
  */
 export class RedisStatusStore {
@@ -120,7 +109,7 @@ export class RedisStatusStore {
     const { redis, keys, logger } = openStore(options, op);
     this.#redis = redis;
     this.#keys = keys;
-    this.#ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_RETENTION_MS);
+    this.#ttlMs = retentionMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_RETENTION_MS);
     const attempts = options.maxAttempts ?? DEFAULT_CAS_ATTEMPTS;
     if (!Number.isInteger(attempts) || attempts < 1) {
       throw new ConfigurationError(`${op}: \`maxAttempts\` must be a whole number of at least 1.`);
@@ -141,26 +130,40 @@ export class RedisStatusStore {
     const wamid = wamidOf(input);
     if (wamid === undefined) return applyStatus(undefined, input);
     const keys = this.#written(wamid);
+    return this.#compareAndSet(op, keys, (previous) => {
+      const result = applyStatus(previous, input);
+      if (result.ignored || !result.current) return { result };
+      return { result, next: result.current, billed: result.newlyBillable ? 1 : 0 };
+    }).then(async (result) => {
+      if (result.current && announced(result)) await this.#announce(keys, result, result.current);
+      return result;
+    });
+  }
+
+  /**
+   * One compare-and-set of a message: `step` computes from the stored snapshot what to write (`next`, `undefined`
+   * = delete; no `next` key = nothing) and how the billable count moves; lost rounds read and compute again.
+   */
+  #compareAndSet<T>(
+    op: string,
+    keys: [ScriptKey, ScriptKey],
+    step: (stored: TrackedStatus | undefined) => {
+      result: T;
+      next?: TrackedStatus | undefined;
+      billed?: number;
+    },
+  ): Promise<T> {
     return compareAndSet(
       op,
       async () => {
         const raw = await call(op, () => this.#redis.get(keys[0].key));
         const previous = raw === null ? undefined : decode(op, raw);
-        const result = applyStatus(previous, input);
-        if (result.ignored || !result.current) return result;
-        const written = expectNumber(
-          op,
-          await call(op, () =>
-            COMPARE_AND_SET.run(this.#redis, keys, [
-              raw ?? '',
-              JSON.stringify(result.current),
-              result.newlyBillable ? '1' : '0',
-            ]),
-          ),
-        );
-        if (written !== 1) return LOST_RACE;
-        if (announced(result)) await this.#announce(keys, raw, result, result.current);
-        return result;
+        const outcome = step(previous);
+        if (!('next' in outcome)) return outcome.result;
+        const { next, billed = 0 } = outcome;
+        const args = [raw ?? '', next === undefined ? '' : JSON.stringify(next), String(billed)];
+        const written = expectNumber(op, await call(op, () => COMPARE_AND_SET.run(this.#redis, keys, args)));
+        return written === 1 ? outcome.result : LOST_RACE;
       },
       {
         maxAttempts: this.#maxAttempts,
@@ -173,33 +176,31 @@ export class RedisStatusStore {
     );
   }
 
-  /** Runs `onChange` for a written change; on its failure undoes the write (see the class doc) and rethrows. */
-  #announce(
-    keys: [ScriptKey, ScriptKey],
-    raw: string | null,
-    result: StatusUpdateResult,
-    current: TrackedStatus,
-  ): Promise<void> {
-    const undo = [current.status, raw ?? '', result.newlyBillable ? '1' : '0'];
-    return announceStatusChange(
-      this.#onChange,
-      { ...result, current },
-      () => call('RedisStatusStore.update undo', () => UNDO.run(this.#redis, keys, undo)),
-      this.#logger,
-    );
+  /** Runs `onChange` for a written change; on its failure undoes it by `undoneStatus`'s rule, and rethrows. */
+  #announce(keys: [ScriptKey, ScriptKey], result: StatusUpdateResult, current: TrackedStatus): Promise<void> {
+    const op = 'RedisStatusStore.update undo';
+    const undo = () =>
+      this.#compareAndSet(op, keys, (stored) => {
+        const next = undoneStatus(stored, result.previous, current);
+        if (next === stored) return { result: false };
+        return { result: true, next, billed: stored?.billable && !next?.billable ? -1 : 0 };
+      });
+    return announceStatusChange(this.#onChange, { ...result, current }, undo, this.#logger);
   }
 
   /** The shared state of a message, or `undefined`. */
   async get(wamid: string): Promise<TrackedStatus | undefined> {
     const op = 'RedisStatusStore.get';
-    const raw = await call(op, () => this.#redis.get(this.#written(wamid)[0].key));
+    const [{ key }] = this.#written(requireText(op, 'wamid', wamid, WAMID));
+    const raw = await call(op, () => this.#redis.get(key));
     return raw === null ? undefined : decode(op, raw);
   }
 
   /** Stops tracking a message. Resolves `true` when it was tracked. */
   async delete(wamid: string): Promise<boolean> {
     const op = 'RedisStatusStore.delete';
-    return expectNumber(op, await call(op, () => this.#redis.del(this.#written(wamid)[0].key))) > 0;
+    const [{ key }] = this.#written(requireText(op, 'wamid', wamid, WAMID));
+    return expectNumber(op, await call(op, () => this.#redis.del(key))) > 0;
   }
 
   /**
@@ -218,7 +219,7 @@ export class RedisStatusStore {
 
   /** A message's key and its bucket's billable count, as its scripts write them. */
   #written(wamid: string): [ScriptKey, ScriptKey] {
-    const hash = hashId(String(wamid));
+    const hash = hashId(wamid);
     const bucket = this.#keys.bucketOf(hash);
     return [
       writes(this.#keys.name('status', bucket, hash), this.#ttlMs),

@@ -1,4 +1,5 @@
 /** How every Redis store checks the options it is built with: the client, the key prefix, names. */
+import { boundedDurationMs, MAX_TIMER_MS } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, log, resolveLogger } from '../core/logger.js';
 import { isCluster, type RedisClient } from './client.js';
@@ -32,6 +33,31 @@ export const DEFAULT_PREFIX = 'wa:';
 /** How long a store keeps a record after its last write when its options do not say: 30 days. */
 export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
+/** The longest a store keeps a key after its last write: 5 years (Redis's `PX` takes far more; nobody means it). */
+export const MAX_RETENTION_MS = 5 * 365 * 24 * 60 * 60 * 1000;
+
+/**
+ * A key's retention (`ttlMs`, `billingStopMs`, ...): `durationMs`'s rule, at most `MAX_RETENTION_MS`, so an absurd
+ * value is a `ConfigurationError` when the store is built, not a refused command on every call.
+ *
+ * @example
+ * const ttlMs = retentionMs(options.ttlMs, 'new MyStore: `ttlMs`', DEFAULT_RETENTION_MS);
+ */
+export function retentionMs(value: unknown, name: string, fallback?: number): number {
+  return boundedDurationMs(value, name, fallback, MAX_RETENTION_MS);
+}
+
+/**
+ * A duration that drives a timer (a lease renewed while held, a wait, a poll): `durationMs`'s rule, at most the
+ * timer maximum (about 24.8 days): beyond it Node fires the timer at once, over and over.
+ *
+ * @example
+ * const leaseMs = timerMs(options.lockLeaseMs, 'new MyStore: `lockLeaseMs`', 15_000);
+ */
+export function timerMs(value: unknown, name: string, fallback?: number): number {
+  return boundedDurationMs(value, name, fallback, MAX_TIMER_MS);
+}
+
 /** Clients whose store prefix with a hash tag was already reported: one line per client and prefix. */
 const reportedTags = new WeakMap<object, Set<string>>();
 
@@ -52,18 +78,18 @@ function guardClient(redis: RedisClient, logger: Logger | undefined, operation: 
 }
 
 /** A prefix checked once: a string of printable characters, so keys stay greppable. */
-export function checkPrefix(prefix: unknown, operation: string): string {
+export function checkPrefix(prefix: unknown, operation: string, option = 'prefix'): string {
   if (prefix === undefined) return DEFAULT_PREFIX;
   if (typeof prefix !== 'string' || prefix.length > 200 || /[\s\p{Cc}]/u.test(prefix)) {
     throw new ConfigurationError(
-      `${operation}: \`prefix\` must be a string without spaces or control characters.`,
+      `${operation}: \`${option}\` must be a string without spaces or control characters.`,
     );
   }
   // Redis reads a key's hash tag from its first '{' to the next '}': a stray or empty one in the prefix would
   // swallow the stores' own tags, and an operation's keys would land in different slots of a cluster.
   if (prefix.includes('{') && hashTag(prefix) === undefined) {
     throw new ConfigurationError(
-      `${operation}: \`prefix\` '${prefix}' has a '{' without a hash tag after it: drop the braces (keys spread over a cluster), or give a whole tag such as '{wa}:' (every key in one slot).`,
+      `${operation}: \`${option}\` '${prefix}' has a '{' without a hash tag after it: drop the braces (keys spread over a cluster), or give a whole tag such as '{wa}:' (every key in one slot).`,
     );
   }
   return prefix;
@@ -104,8 +130,24 @@ export function openStore(options: RedisStoreOptions | undefined, operation: str
   guardClient(options?.redis as RedisClient, logger, operation);
   const { redis } = options as RedisStoreOptions;
   const prefix = checkPrefix(options?.prefix, operation);
-  if (isCluster(redis) && hashTag(prefix) !== undefined) reportTaggedPrefix(redis, prefix, logger);
-  return { redis, prefix, keys: KeySpace.for(redis, prefix), logger };
+  // ioredis puts the client's own `keyPrefix` before every key, script keys included: the slot rule applies to
+  // both together, and a tag in the client's prefix keeps every key in one slot as one in the store's does.
+  const own = clientKeyPrefix(redis);
+  const whole = own === '' ? prefix : checkPrefix(own + prefix, operation, 'keyPrefix` + `prefix');
+  if (isCluster(redis) && hashTag(whole) !== undefined) reportTaggedPrefix(redis, whole, logger);
+  const keys =
+    own === ''
+      ? KeySpace.for(redis, prefix)
+      : new KeySpace(prefix, isCluster(redis) && hashTag(whole) === undefined);
+  return { redis, prefix, keys, logger };
+}
+
+/** The `keyPrefix` ioredis puts before every key of this client (on a `Cluster`, its own or its nodes'). */
+function clientKeyPrefix(redis: RedisClient): string {
+  const options = (redis as { options?: { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } } })
+    .options;
+  const own = options?.keyPrefix ?? options?.redisOptions?.keyPrefix;
+  return typeof own === 'string' ? own : '';
 }
 
 function reportTaggedPrefix(redis: RedisClient, prefix: string, logger: Logger | undefined): void {

@@ -4,12 +4,7 @@
  * the numbers. An opt-out never expires (it is the one kind of record the SDK keeps without one: a customer who
  * wrote STOP must not hear from you again because a key ran out); `remove` lifts it.
  */
-import {
-  checkReason,
-  checkRecipient,
-  type SuppressionList,
-  suppressionKey,
-} from '../campaigns/suppressions.js';
+import { checkReason, checkRecipient, type SuppressionList } from '../campaigns/suppressions.js';
 import type { RedisClient } from './client.js';
 import { hashId, type KeySpace } from './keys.js';
 import { call, expectNumber, unexpectedReply } from './replies.js';
@@ -25,7 +20,7 @@ export type RedisSuppressionListOptions = RedisStoreOptions;
  * @example
  * import { Redis } from 'ioredis';
  * import { RedisSuppressionList } from 'wa-gateway-sdk/redis';
- * const optOuts = new RedisSuppressionList({ redis: new Redis(process.env.REDIS_URL!) });
+ * const optOuts = new RedisSuppressionList({ redis: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 }) });
  * await optOuts.add('998901234567', 'wrote STOP');
  */
 export class RedisSuppressionList implements SuppressionList {
@@ -40,7 +35,7 @@ export class RedisSuppressionList implements SuppressionList {
 
   async reasonFor(recipient: string): Promise<string | undefined> {
     const op = 'RedisSuppressionList.reasonFor';
-    const { key, field } = this.#place(suppressionKey(String(recipient)));
+    const { key, field } = this.#place(checkRecipient(recipient, op));
     const value = await call(op, () => this.#redis.hget(key, field));
     if (value === null) return undefined;
     try {

@@ -1,3 +1,4 @@
+import { requireText } from '../core/errors.js';
 import type { TemplateRecord, TemplateRecordPatch, TemplateStore } from '../templates/catalog.js';
 import type { TemplateDefinition } from '../templates/define.js';
 import type { RedisClient } from './client.js';
@@ -26,7 +27,7 @@ export interface RedisTemplateStoreOptions extends RedisStoreOptions {}
  * import { RedisTemplateStore } from 'wa-gateway-sdk/redis';
  * const catalog = new TemplateCatalog({
  *   definitions,
- *   store: new RedisTemplateStore({ redis: new Redis(process.env.REDIS_URL!) }),
+ *   store: new RedisTemplateStore({ redis: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 }) }),
  * });
  */
 export class RedisTemplateStore implements TemplateStore {
@@ -42,7 +43,8 @@ export class RedisTemplateStore implements TemplateStore {
   /** A template's record, or `undefined`. */
   async get(name: string, language: string): Promise<TemplateRecord | undefined> {
     const op = 'RedisTemplateStore.get';
-    const raw = await call(op, () => this.#redis.hgetall(this.#key(name, language)));
+    const key = this.#key(op, name, language);
+    const raw = await call(op, () => this.#redis.hgetall(key));
     return Object.keys(raw).length === 0 ? undefined : decode(op, raw);
   }
 
@@ -53,7 +55,7 @@ export class RedisTemplateStore implements TemplateStore {
    */
   async update(name: string, language: string, patch: TemplateRecordPatch): Promise<TemplateRecord> {
     const op = 'RedisTemplateStore.update';
-    const key = this.#key(name, language);
+    const key = this.#key(op, name, language);
     const set: Record<string, string> = { updatedAt: String(Date.now()), name, language };
     const cleared: string[] = [];
     if (patch.status !== undefined) set['status'] = String(patch.status);
@@ -86,7 +88,10 @@ export class RedisTemplateStore implements TemplateStore {
     return out;
   }
 
-  #key(name: string, language: string): string {
+  /** A template's key; a name or language that is not text is the caller's argument error. */
+  #key(op: string, name: string, language: string): string {
+    requireText(op, 'name', name, 'the template name');
+    requireText(op, 'language', language, 'the template language (en_US, ...)');
     return this.#keys.name('template', hashId(`${name}\u0000${language}`));
   }
 

@@ -1,4 +1,3 @@
-import { durationMs } from '../core/duration.js';
 import { type Logger, log } from '../core/logger.js';
 import { isRecord } from '../core/plain-data.js';
 import { REDACTED } from '../core/secrets.js';
@@ -6,7 +5,7 @@ import type { TokenEntry, TokenStore } from '../platform/token-store.js';
 import type { RedisClient } from './client.js';
 import { RedisLease } from './lease.js';
 import { call, unexpectedReply } from './replies.js';
-import { checkName, openStore, type RedisStoreOptions } from './store-options.js';
+import { checkName, openStore, type RedisStoreOptions, timerMs } from './store-options.js';
 
 export interface RedisTokenStoreOptions extends RedisStoreOptions {
   /** Names the token among several accounts sharing a prefix (not the username: keys hold no credential). Default `platform`. */
@@ -37,7 +36,8 @@ const inspect = Symbol.for('nodejs.util.inspect.custom');
  * import Redis from 'ioredis';
  * import { PlatformClient } from 'wa-gateway-sdk';
  * import { RedisTokenStore } from 'wa-gateway-sdk/redis';
- * const redis = new Redis(process.env.REDIS_URL!);
+ * // commandTimeout: a Redis that never answers fails the call instead of holding it
+ * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
  * const platform = new PlatformClient({ platformUrl, streamUrl, username, password,
  *   tokenStore: new RedisTokenStore({ redis }) });
  */
@@ -58,8 +58,8 @@ export class RedisTokenStore implements TokenStore {
     // Each key is used on its own (no script touches both), so neither needs a hash tag.
     this.#key = keys.name('token', name);
     this.#lockKey = keys.name('token-lock', name);
-    this.#leaseMs = durationMs(options.lockLeaseMs, `${op}: \`lockLeaseMs\``, 15_000);
-    this.#waitMs = durationMs(options.lockWaitMs, `${op}: \`lockWaitMs\``, 60_000);
+    this.#leaseMs = timerMs(options.lockLeaseMs, `${op}: \`lockLeaseMs\``, 15_000);
+    this.#waitMs = timerMs(options.lockWaitMs, `${op}: \`lockWaitMs\``, 60_000);
   }
 
   async get(): Promise<TokenEntry | undefined> {

@@ -77,6 +77,31 @@ export function announced(result: StatusUpdateResult): boolean {
 }
 
 /**
+ * What a failed `onChange`'s undo leaves stored (every status store's rule): `stored` itself when the status moved
+ * on since this update wrote `current` (the newer update's `onChange` carries it). Else `previous` (`undefined`:
+ * delete), keeping what other writes of the same status added meanwhile: a field that differs from `current` (a
+ * late billable `delivered`'s `billable` and `deliveredAt`; a new message keeps them under status `sent`), with
+ * one event fewer. The billable count goes down only when `billable` goes from true to false: this update's billing.
+ */
+export function undoneStatus(
+  stored: TrackedStatus | undefined,
+  previous: TrackedStatus | undefined,
+  current: TrackedStatus,
+): TrackedStatus | undefined {
+  if (stored?.status !== current.status) return stored;
+  let undone: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(stored))
+    if (key !== 'events' && value !== current[key as keyof TrackedStatus] && typeof value !== 'object') {
+      undone ??= { ...(previous ?? blank(current.wamid, 'sent')) };
+      undone[key] = value;
+    }
+  if (!undone) return previous;
+  undone['events'] = stored.events - 1;
+  undone['delivered'] ||= undone['billable'] || undone['deliveredAt'] !== undefined;
+  return undone as unknown as TrackedStatus;
+}
+
+/**
  * What `update` returns: the result, or a promise of it when `onChange` returns a promise (the update then
  * stands only once that promise resolves). An `onChange` typed `any` (a bare `vi.fn()`) counts as synchronous.
  */
@@ -99,10 +124,6 @@ export interface StatusTrackerOptions<Notified = void> {
 }
 
 const RANK: Readonly<Record<KnownStatusValue, number>> = { sent: 1, delivered: 2, read: 3, failed: 4 };
-
-function isKnownStatus(value: string): value is KnownStatusValue {
-  return Object.hasOwn(RANK, value);
-}
 
 function isStatusEvent(input: StatusEvent | WebhookStatus): input is StatusEvent {
   // A raw status object is loose and could carry any key: the event also has the status as an object.
@@ -174,6 +195,25 @@ export function trackedStatusFrom(
   };
 }
 
+/** A message before its first event. */
+function blank(wamid: string, status: KnownStatusValue, timestamp?: number): TrackedStatus {
+  return {
+    wamid,
+    status,
+    timestamp,
+    sentAt: undefined,
+    deliveredAt: undefined,
+    readAt: undefined,
+    failedAt: undefined,
+    delivered: false,
+    billable: false,
+    recipientId: undefined,
+    recipientUserId: undefined,
+    errors: undefined,
+    events: 0,
+  };
+}
+
 /**
  * The tracker's rules as one pure step: what `previous` (the message's snapshot, `undefined` when unseen)
  * becomes after `input`. `StatusTracker` and `RedisStatusStore` (wa-gateway-sdk/redis) both apply it, so the
@@ -200,39 +240,22 @@ function applyReadable(
   const event = isStatusEvent(input);
   const status = event ? input.status : input;
   const timestamp = event ? input.timestamp : parseTimestamp(status.timestamp);
-  const value = status.status;
-  if (!isKnownStatus(value)) {
-    return { changed: false, previous, current: previous, ignored: 'unknown_status', newlyBillable: false };
-  }
-  const base: TrackedStatus = previous ?? {
-    wamid,
-    status: value,
-    timestamp,
-    sentAt: undefined,
-    deliveredAt: undefined,
-    readAt: undefined,
-    failedAt: undefined,
-    delivered: false,
-    billable: false,
-    recipientId: undefined,
-    recipientUserId: undefined,
-    errors: undefined,
-    events: 0,
-  };
+  if (!Object.hasOwn(RANK, status.status)) return { ...IGNORED, previous, current: previous };
+  const value = status.status as KnownStatusValue;
+  const base = previous ?? blank(wamid, value, timestamp);
   const advances = previous === undefined || (base.status !== 'failed' && RANK[value] > RANK[base.status]);
   const newlyBillable = value === 'delivered' && status.pricing?.billable === true && !base.billable;
+  // The timestamp of this event's state: the earliest seen (`sentAt`, `deliveredAt`, `readAt` or `failedAt`).
+  const at = `${value}At` as const;
   const current: TrackedStatus = {
-    wamid,
+    ...base, // its `wamid` is this one's: the snapshot is stored under it
     status: advances ? value : base.status,
     timestamp: advances
       ? timestamp
       : base.status === value
         ? minDefined(base.timestamp, timestamp)
         : base.timestamp,
-    sentAt: value === 'sent' ? minDefined(base.sentAt, timestamp) : base.sentAt,
-    deliveredAt: value === 'delivered' ? minDefined(base.deliveredAt, timestamp) : base.deliveredAt,
-    readAt: value === 'read' ? minDefined(base.readAt, timestamp) : base.readAt,
-    failedAt: value === 'failed' ? minDefined(base.failedAt, timestamp) : base.failedAt,
+    [at]: minDefined(base[at], timestamp),
     delivered: base.delivered || value === 'delivered' || value === 'read',
     billable: base.billable || newlyBillable,
     recipientId: base.recipientId ?? status.recipient_id,
@@ -262,7 +285,7 @@ export class StatusTracker<Notified = void> {
 
   constructor(options: StatusTrackerOptions<Notified> = {}) {
     const max = options.maxEntries;
-    this.maxEntries = typeof max === 'number' && Number.isFinite(max) && max >= 1 ? Math.floor(max) : 100_000;
+    this.maxEntries = Number.isFinite(max) && max! >= 1 ? Math.floor(max!) : 100_000;
     this.onChange = options.onChange;
   }
 
@@ -295,7 +318,7 @@ export class StatusTracker<Notified = void> {
     if (result.ignored || !current || !this.commit(current, result.newlyBillable) || !announced(result)) {
       return result as StatusUpdateReturn<Notified>;
     }
-    const undo = () => this.undo(previous, current, result.newlyBillable);
+    const undo = () => this.undo(previous, current);
     let notified: Notified | undefined;
     try {
       notified = this.onChange?.({ ...result, current });
@@ -327,16 +350,13 @@ export class StatusTracker<Notified = void> {
     return true;
   }
 
-  /**
-   * Puts `previous` back after a failed `onChange`, unless a later update moved the status on. Decided by status,
-   * not by identity: a late `sent` or a duplicate of this very event, applied while `onChange` ran, stores a new
-   * snapshot with the same status, and must not make the failed change stand unannounced.
-   */
-  private undo(previous: TrackedStatus | undefined, current: TrackedStatus, newlyBillable: boolean): void {
-    if (this.byWamid.get(current.wamid)?.status !== current.status) return;
-    if (newlyBillable) this.billable--;
-    if (previous === undefined) this.byWamid.delete(current.wamid);
-    else this.byWamid.set(current.wamid, previous);
+  /** Undoes a change whose `onChange` failed, by `undoneStatus`'s rule. */
+  private undo(previous: TrackedStatus | undefined, current: TrackedStatus): void {
+    const stored = this.byWamid.get(current.wamid);
+    const undone = undoneStatus(stored, previous, current);
+    if (stored?.billable && !undone?.billable) this.billable--;
+    if (undone) this.byWamid.set(current.wamid, undone);
+    else this.byWamid.delete(current.wamid);
   }
 
   /** The tracked state of a message, or `undefined`. */

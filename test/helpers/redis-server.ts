@@ -21,6 +21,13 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** SIGKILL, as a crash would. */
   kill(): Promise<void>;
+  /**
+   * SIGSTOP: the server still accepts connections and bytes (the kernel does) but never answers, as a frozen VM
+   * or a network that drops replies. Always `resume()` it (in a `finally`).
+   */
+  pause(): void;
+  /** SIGCONT after `pause()`: it answers what it was sent meanwhile. */
+  resume(): void;
   /** Starts it again on the same port (after stop or kill). Data is gone unless started with `appendOnly`. */
   start(): Promise<void>;
   /** Stops it and removes its scratch dir: for afterAll. */
@@ -111,11 +118,18 @@ export async function startRedis(options: { appendOnly?: boolean } = {}): Promis
       if (current) await exited(current, 'SIGKILL');
       current = undefined;
     },
+    pause() {
+      current?.kill('SIGSTOP');
+    },
+    resume() {
+      current?.kill('SIGCONT');
+    },
     async start() {
       if (current) return;
       current = await launch(bin, port, dir, appendOnly);
     },
     async dispose() {
+      current?.kill('SIGCONT'); // a paused server would not act on SIGTERM
       if (current) await exited(current, 'SIGTERM');
       current = undefined;
       rmSync(dir, { recursive: true, force: true });

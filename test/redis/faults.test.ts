@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { GatewayClient, PlatformClient } from '../../src/index.js';
+import { GatewayClient } from '../../src/index.js';
 import {
   RedisIdempotencyStore,
   RedisRateLimiter,
@@ -17,6 +17,7 @@ import { statusEnvelope, statusObject } from '../../src/testing/webhook-fixtures
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { startServer } from '../helpers/http-server.js';
 import { describeRedis, type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { startLoginPlatform } from './fixtures/login-platform.js';
 
 let server: RedisServer;
 
@@ -186,32 +187,16 @@ describeRedis('Redis stores when Redis goes away', () => {
 
   it('PlatformClient keeps working when its RedisTokenStore is down: it logs in on its own', async () => {
     const logger = { warn: vi.fn() };
-    let logins = 0;
-    const platform = await startServer((req, res) => {
-      if (req.url === '/jwt/') {
-        logins++;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ token: `tok-${logins}` }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
-    });
+    const platform = await startLoginPlatform();
     const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
     try {
       await ready(redis);
       const closed = down(redis);
       await server.stop();
       await closed;
-      const client = new PlatformClient({
-        platformUrl: platform.url,
-        streamUrl: platform.url,
-        username: 'agent@example.com',
-        password: 'pw-SECRET',
-        tokenStore: new RedisTokenStore({ redis, logger }),
-        logger,
-      });
+      const client = platform.client(new RedisTokenStore({ redis, logger }), logger);
       expect(await client.stats.get()).toEqual([]);
-      expect(logins).toBe(1);
+      expect(platform.logins()).toBe(1);
       const warnings = logger.warn.mock.calls.map(([m]) => String(m));
       expect(warnings).toContain('wa-gateway-sdk: the token store lock failed; logging in without it');
       expect(JSON.stringify(logger.warn.mock.calls)).not.toMatch(/SECRET|tok-1/);

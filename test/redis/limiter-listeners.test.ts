@@ -18,6 +18,28 @@ describeRedis('RedisRateLimiter abort listeners', () => {
     redis = r;
   });
 
+  it('an abort while a granted slot waits for its start rejects at once, and leaves no listener', async () => {
+    const limiter = new RedisRateLimiter({ redis, perSecond: 1, name: 'abort-later', logLevel: 'off' });
+    (await limiter.acquire())(); // the one slot of this second, used and answered: the next starts a window later
+    const app = new AbortController();
+    let outcome: unknown = 'pending';
+    const waiting = limiter.acquire(app.signal).then(
+      () => 'granted',
+      (error: unknown) => error,
+    );
+    void waiting.then((o) => {
+      outcome = o;
+    });
+    // Off the queue: Redis granted it a slot that starts about a second from now.
+    while (limiter.pending > 0) await new Promise((r) => setImmediate(r));
+    expect(outcome).toBe('pending');
+    const reason = new Error('the caller gave up');
+    app.abort(reason);
+    await new Promise((r) => setImmediate(r)); // far less than the second the slot's start is away
+    expect(outcome).toBe(reason);
+    expect(getEventListeners(app.signal, 'abort')).toHaveLength(0);
+  });
+
   it('granted, refused for BILL_001 and failed for Redis: none leaves a listener on the signal', async () => {
     const logged: string[] = [];
     const logger = { warn: (m: string) => void logged.push(m) };

@@ -23,6 +23,18 @@ export interface StatusesUnderTest {
   changes(): Promise<string[]>;
   /** `update` with a status object whose `status` getter throws. */
   hostileUpdate(wamid: string): Promise<unknown>;
+  /** Billable messages counted across instances, where the store keeps a count (the Durable Objects' has none). */
+  billableCount?(): Promise<number>;
+}
+
+export interface StatusesOptions {
+  /** The first `failChanges` calls of `onChange` throw. */
+  failChanges?: number;
+  /**
+   * Inside the first failing `onChange`, before it throws, another instance applies this status: the write that
+   * lands while a change's `onChange` runs.
+   */
+  inFailingChange?: WebhookStatus;
 }
 
 export interface StoreBackend {
@@ -33,7 +45,7 @@ export interface StoreBackend {
   /** A session store whose `lock` waits `LOCK_WAIT_MS` at most. */
   sessions(): SessionStore;
   window(): WindowStore;
-  statuses(options?: { failChanges?: number }): StatusesUnderTest;
+  statuses(options?: StatusesOptions): StatusesUnderTest;
   templates(): TemplateStore;
   /**
    * Leased locks only (shared backends): a holder took `key`'s lock for `leaseMs` and died (no renewal, no

@@ -319,6 +319,52 @@ export function storeContracts(backend: StoreBackend): void {
     expect(await store.changes()).toEqual(['read']);
   });
 
+  it('statuses: a failed onChange takes back only its own change, not a billing written meanwhile', async () => {
+    const W = unique('wamid');
+    const countBefore = await backend.statuses().billableCount?.();
+    await backend.statuses().update(status(W, 'sent', 100));
+    // This read's onChange fails; while it runs, another instance applies the late billable delivered (its
+    // onChange succeeds: billing to persist, no status moved).
+    const failing = backend.statuses({
+      failChanges: 1,
+      inFailingChange: status(W, 'delivered', 105, billable),
+    });
+    await expect(failing.update(status(W, 'read', 110))).rejects.toThrow('on purpose');
+    const undone = await backend.statuses().get(W);
+    expect(undone).toMatchObject({
+      status: 'sent',
+      delivered: true,
+      deliveredAt: 105,
+      billable: true,
+      events: 2,
+    });
+    expect(undone?.readAt).toBeUndefined();
+    // The gateway's retry of the read, then a redelivery of the delivered: billed once, announced once.
+    const store = backend.statuses();
+    expect(await store.update(status(W, 'read', 110))).toMatchObject({ changed: true, newlyBillable: false });
+    const again = await store.update(status(W, 'delivered', 105, billable));
+    expect(again).toMatchObject({ changed: false, newlyBillable: false });
+    expect(await store.get(W)).toMatchObject({ status: 'read', readAt: 110, billable: true, events: 4 });
+    expect(await store.changes()).toEqual(['read']);
+    if (countBefore !== undefined) expect(await store.billableCount?.()).toBe(countBefore + 1);
+  });
+
+  it('statuses: a failed onChange on a new message leaves what another instance wrote meanwhile', async () => {
+    const W = unique('wamid');
+    const countBefore = await backend.statuses().billableCount?.();
+    const failing = backend.statuses({
+      failChanges: 1,
+      inFailingChange: status(W, 'delivered', 105, billable),
+    });
+    await expect(failing.update(status(W, 'read', 110))).rejects.toThrow('on purpose');
+    expect(await backend.statuses().get(W)).toMatchObject({ status: 'sent', billable: true, events: 1 });
+    const store = backend.statuses();
+    expect(await store.update(status(W, 'read', 110))).toMatchObject({ changed: true, newlyBillable: false });
+    expect(await store.update(status(W, 'delivered', 105, billable))).toMatchObject({ newlyBillable: false });
+    expect(await store.changes()).toEqual(['read']);
+    if (countBefore !== undefined) expect(await store.billableCount?.()).toBe(countBefore + 1);
+  });
+
   // The template catalogue (TemplateStore).
 
   it('templates: merges fields, clears a reason, keeps a definition, lists', async () => {

@@ -5,7 +5,12 @@
 import { describe } from 'vitest';
 import { MemorySessionStore, MemoryWindowStore } from '../../src/conversations/index.js';
 import { MemoryTemplateStore } from '../../src/index.js';
-import { MemoryIdempotencyStore, type StatusChange, StatusTracker } from '../../src/webhooks/index.js';
+import {
+  MemoryIdempotencyStore,
+  type StatusChange,
+  StatusTracker,
+  type WebhookStatus,
+} from '../../src/webhooks/index.js';
 import { LOCK_WAIT_MS, type StatusesUnderTest, type StoreBackend } from './backend.js';
 import { storeContracts } from './contracts.js';
 
@@ -16,10 +21,14 @@ function memoryBackend(): StoreBackend {
   const templates = new MemoryTemplateStore();
   const changes: string[] = [];
   let failures = 0;
-  const tracker = new StatusTracker({
+  let inFailingChange: WebhookStatus | undefined;
+  const tracker: StatusTracker = new StatusTracker({
     onChange: (change: StatusChange) => {
       if (failures > 0) {
         failures--;
+        const other = inFailingChange;
+        inFailingChange = undefined;
+        if (other) tracker.update(other);
         throw new Error('onChange failed on purpose');
       }
       changes.push(change.current.status);
@@ -30,6 +39,7 @@ function memoryBackend(): StoreBackend {
     get: async (wamid) => tracker.get(wamid),
     delete: async (wamid) => tracker.delete(wamid),
     changes: async () => [...changes],
+    billableCount: async () => tracker.billableCount,
     hostileUpdate: async (wamid) =>
       tracker.update({
         id: wamid,
@@ -46,6 +56,7 @@ function memoryBackend(): StoreBackend {
     window: () => window,
     statuses: (options) => {
       failures += options?.failChanges ?? 0;
+      inFailingChange = options?.inFailingChange;
       const since = changes.length; // what this handle's "instance" saw: the one tracker's changes from now on
       return { ...statuses, changes: async () => changes.slice(since) };
     },

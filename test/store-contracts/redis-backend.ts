@@ -38,10 +38,16 @@ export function redisBackend(redis: () => RedisClient, kind: TargetKind = 'node'
     statuses: (opts) => {
       const changes: string[] = [];
       let failures = opts?.failChanges ?? 0;
+      let inFailingChange = opts?.inFailingChange;
       const store = new RedisStatusStore({
         ...options(),
-        onChange: (change) => {
-          if (failures-- > 0) throw new Error('onChange failed on purpose');
+        onChange: async (change) => {
+          if (failures-- > 0) {
+            const other = inFailingChange;
+            inFailingChange = undefined;
+            if (other) await new RedisStatusStore(options()).update(other);
+            throw new Error('onChange failed on purpose');
+          }
           changes.push(change.current.status);
         },
       });
@@ -50,6 +56,7 @@ export function redisBackend(redis: () => RedisClient, kind: TargetKind = 'node'
         get: (wamid) => store.get(wamid),
         delete: (wamid) => store.delete(wamid),
         changes: async () => [...changes],
+        billableCount: () => store.billableCount(),
         hostileUpdate: (wamid) =>
           store.update({
             id: wamid,

@@ -70,7 +70,7 @@ export function durableObjectBackend(name: string, urls: string[], prefix: strin
       return { recordInbound: call('recordInbound'), lastInbound: call('lastInbound') };
     },
     statuses: (options): StatusesUnderTest => {
-      const { call, hook } = open('statuses', { failChanges: options?.failChanges ?? 0 });
+      const { call, hook } = open('statuses', { ...options });
       return {
         update: call('update'),
         get: call('get'),

@@ -4,7 +4,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeEach, expect, it } from 'vitest';
-import { ConfigurationError, GatewayClient, PaymentRequiredError } from '../../../src/index.js';
+import {
+  ConfigurationError,
+  GatewayClient,
+  MessageValidationError,
+  PaymentRequiredError,
+} from '../../../src/index.js';
 import {
   RedisCampaignStore,
   type RedisClient,
@@ -13,6 +18,8 @@ import {
   RedisSessionStore,
   RedisStatusStore,
   RedisStoreError,
+  RedisSuppressionList,
+  RedisTemplateStore,
   RedisTokenStore,
   RedisWindowStore,
 } from '../../../src/redis/index.js';
@@ -88,27 +95,63 @@ export function storesSuite(target: () => RedisTarget): void {
     expect(() => new RedisIdempotencyStore({ redis: {} as RedisClient })).toThrow(ConfigurationError);
   });
 
-  it('bad input is the caller’s ConfigurationError, never a bare TypeError or an outage', async () => {
+  it('a duration beyond what Redis or a timer can hold is a ConfigurationError when the store is built', () => {
+    const builds: [string, () => unknown][] = [
+      ['limiter leaseMs', () => new RedisRateLimiter({ redis, leaseMs: 1e300 })],
+      ['limiter billingStopMs', () => new RedisRateLimiter({ redis, billingStopMs: 1e300 })],
+      ['limiter pollMs', () => new RedisRateLimiter({ redis, pollMs: 2 ** 31 })],
+      ['token lockLeaseMs', () => new RedisTokenStore({ redis, lockLeaseMs: 1e10 })],
+      ['token lockWaitMs', () => new RedisTokenStore({ redis, lockWaitMs: 1e10 })],
+      ['window ttlMs', () => new RedisWindowStore({ redis, ttlMs: 1e300 })],
+      ['status ttlMs', () => new RedisStatusStore({ redis, ttlMs: 1e300 })],
+      ['dedupe ttlMs', () => new RedisIdempotencyStore({ redis, ttlMs: 1e300 })],
+      ['sessions lockWaitMs', () => new RedisSessionStore({ redis, lockWaitMs: 1e10 })],
+    ];
+    for (const [what, build] of builds) expect(build, what).toThrow(/must be at most [\d,]+ ms/);
+    // The largest values they take still build.
+    expect(() => new RedisTokenStore({ redis, lockLeaseMs: 2 ** 31 - 1 })).not.toThrow();
+    expect(() => new RedisStatusStore({ redis, ttlMs: 365 * 24 * 3_600_000 })).not.toThrow();
+  });
+
+  it('bad input is the caller’s typed error, never a bare TypeError or an outage', async () => {
     const sessions = new RedisSessionStore({ redis });
-    const bad: [string, () => Promise<unknown>][] = [
-      ['session get(undefined)', () => sessions.get(undefined as never)],
-      ['session set(BigInt)', () => sessions.set('k', { n: 1n }, 1000)],
+    const templates = new RedisTemplateStore({ redis, prefix: 'bad-ids:' });
+    const statuses = new RedisStatusStore({ redis, prefix: 'bad-ids:' });
+    const bad: [string, () => Promise<unknown>, new (...a: never[]) => Error][] = [
+      ['session get(undefined)', () => sessions.get(undefined as never), ConfigurationError],
+      ['session set(BigInt)', () => sessions.set('k', { n: 1n }, 1000), ConfigurationError],
       [
         'window recordInbound(42)',
         () => new RedisWindowStore({ redis }).recordInbound(42 as never, Date.now()),
+        ConfigurationError,
       ],
       [
         'campaign lookup(undefined)',
         () => new RedisCampaignStore({ redis }).lookup(undefined as never, () => ''),
+        ConfigurationError,
       ],
+      ...[undefined, null, 5, ''].flatMap(
+        (id): [string, () => Promise<unknown>, typeof MessageValidationError][] => [
+          [`template update(${id})`, () => templates.update(id as never, 'en', {}), MessageValidationError],
+          [`template get('n', ${id})`, () => templates.get('n', id as never), MessageValidationError],
+          [`status get(${id})`, () => statuses.get(id as never), MessageValidationError],
+          [`status delete(${id})`, () => statuses.delete(id as never), MessageValidationError],
+        ],
+      ),
+      ...[null, {}, 'US.123'].map((id): [string, () => Promise<unknown>, typeof ConfigurationError] => [
+        `suppressions reasonFor(${JSON.stringify(id)})`,
+        () => new RedisSuppressionList({ redis }).reasonFor(id as never),
+        ConfigurationError,
+      ]),
     ];
-    for (const [what, run] of bad) {
+    for (const [what, run, type] of bad) {
       const error = await run().then(
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error, what).toBeInstanceOf(ConfigurationError);
+      expect(error, what).toBeInstanceOf(type);
     }
+    expect(await templates.list()).toEqual([]); // nothing written under a name spelt from undefined
     await expect(sessions.set('k', { n: 1n }, 1000)).rejects.toThrow(
       'cannot be stored as JSON, at n: a BigInt',
     );

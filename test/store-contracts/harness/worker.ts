@@ -32,6 +32,8 @@ export interface HarnessOptions {
   lockWaitMs?: number;
   /** The first `failChanges` calls of the status store's `onChange` throw. */
   failChanges?: number;
+  /** Applied by another status store inside the first failing `onChange`, before it throws. */
+  inFailingChange?: Record<string, unknown>;
 }
 
 function openStores(env: Env, options: HarnessOptions) {
@@ -39,6 +41,7 @@ function openStores(env: Env, options: HarnessOptions) {
   const { prefix } = options;
   const changes: StatusChange[] = [];
   let failures = options.failChanges ?? 0;
+  let inFailingChange = options.inFailingChange;
   return {
     changes,
     dedupe: new DurableObjectIdempotencyStore({ namespace, prefix }),
@@ -53,8 +56,13 @@ function openStores(env: Env, options: HarnessOptions) {
       namespace,
       prefix,
       logLevel: 'off',
-      onChange: (change) => {
-        if (failures-- > 0) throw new Error('onChange failed on purpose');
+      onChange: async (change) => {
+        if (failures-- > 0) {
+          const other = inFailingChange;
+          inFailingChange = undefined;
+          if (other) await new DurableObjectStatusStore({ namespace, prefix }).update(other as never);
+          throw new Error('onChange failed on purpose');
+        }
         changes.push(change);
       },
     }),
