@@ -37,7 +37,7 @@ import type { LockAnswer } from './campaign-recipients.js';
 import type { RedisClient } from './client.js';
 import { isConnectionError, noteConnectionError } from './connection-log.js';
 import { errorMeta, RedisStoreError } from './errors.js';
-import { closeRedis, openRedis } from './inbox-connection.js';
+import { BLOCKING_READS, closeRedis, openRedis } from './inbox-connection.js';
 import { leaseToken, RedisLease } from './lease.js';
 import { call, toStoreError } from './replies.js';
 import { logWorkerError } from './worker-errors.js';
@@ -211,7 +211,7 @@ class Workers implements CampaignWorker {
     setMaxListeners(0, this.#closing.signal);
     this.#bull = loadOptionalPeer<typeof BullMQ>('bullmq', ROLE);
     // BullMQ's workers wait on Redis (blocking reads need `maxRetriesPerRequest: null`): a connection of their own.
-    this.#connection = openRedis(core.redis, { maxRetriesPerRequest: null }, core.logger, ROLE);
+    this.#connection = openRedis(core.redis, BLOCKING_READS, core.logger, ROLE);
     this.#first = this.#poll();
     this.#loop = this.#first.then(() => this.#keepPolling());
   }

@@ -29,6 +29,13 @@ export interface ConnectionOverrides extends Pick<RedisOptions, 'maxRetriesPerRe
   enableOfflineQueue?: boolean;
 }
 
+/**
+ * @internal The overrides of a BullMQ worker's connection: its blocking reads wait for seconds, so they need no
+ * retry limit and no `commandTimeout`, which the docs advise for the stores' client and a duplicate would copy
+ * (every wait for a job would then fail as timed out).
+ */
+export const BLOCKING_READS: ConnectionOverrides = { maxRetriesPerRequest: null, commandTimeout: undefined };
+
 /** @internal Opens a connection of the inbox's own, with `overrides` on top of the caller's settings. */
 export function openRedis(
   connection: InboxConnection,

@@ -28,7 +28,7 @@ import { connectedToClusterNode, type RedisClient } from './client.js';
 import { isConnectionError, noteConnectionError } from './connection-log.js';
 import { errorMeta, InboxError } from './errors.js';
 import { INBOX_BACKOFF_TYPE, type InboxQueueOptions, inboxJobDataSchema, queueOptions } from './inbox.js';
-import { closeRedis, clusterNodeError, openRedis, refuseClusterNode } from './inbox-connection.js';
+import { BLOCKING_READS, closeRedis, clusterNodeError, openRedis, refuseClusterNode } from './inbox-connection.js';
 import { InboxRuns } from './inbox-running.js';
 import { queuePrefix } from './queue-keys.js';
 import { jobIdOf, logWorkerError, messageOf } from './worker-errors.js';
@@ -244,7 +244,7 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
 
   // Loaded before any connection is opened: a missing bullmq must not leave a Redis connection behind.
   const { Queue, UnrecoverableError, WaitingError, Worker } = loadOptionalPeer<typeof BullMQ>('bullmq', ROLE);
-  const client: RedisClient = openRedis(options.connection, { maxRetriesPerRequest: null }, logger, ROLE);
+  const client: RedisClient = openRedis(options.connection, BLOCKING_READS, logger, ROLE);
   const prefix = queuePrefix(client, queue.prefix, queue.name);
 
   const runs = new InboxRuns();

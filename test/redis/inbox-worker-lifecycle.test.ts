@@ -153,6 +153,35 @@ describeRedis('inbox worker: signal, close, lock errors, stalls (real redis-serv
     expectNoPayload(log.lines);
   });
 
+  it("runs with a client given a commandTimeout (as the docs advise for the stores): the worker's own connection drops it", async () => {
+    const queueName = nextQueue();
+    const h = await receiver(queueName);
+    // A template only: the worker duplicates it, so it never connects itself.
+    const template = new Redis(suite.server.url, { commandTimeout: 1, lazyConnect: true });
+    closers.push(async () => template.disconnect());
+    const log = recordingLogger();
+    const errors: unknown[] = [];
+    const ran: string[] = [];
+    const w: InboxWorker = createInboxWorker({
+      connection: template,
+      queueName,
+      logger: log.logger,
+      onError: (error) => void errors.push(error),
+      onEvent: (event) => void ran.push(event.kind),
+    });
+    closers.push(() => w.close());
+    await w.ready();
+    // The worker waits for a job in a blocking read, far longer than 1 ms: with the copied timeout, it failed.
+    await vi.waitFor(async () => {
+      const info = await suite.redis.info('clients');
+      expect(Number(/blocked_clients:(\d+)/.exec(info)?.[1])).toBeGreaterThan(0);
+    }, BACKSTOP);
+    expect((await h(delivery('wamid.TIMEOUT1'))).status).toBe(200);
+    await vi.waitFor(() => expect(ran).toEqual(['message']), BACKSTOP);
+    expect(errors).toEqual([]);
+    expect(log.lines.filter(({ line }) => /timed out|cannot reach/i.test(line))).toEqual([]);
+  });
+
   it('refuses a bad closeTimeoutMs with ConfigurationError', () => {
     for (const closeTimeoutMs of [0, -1, Number.NaN, 2 ** 31]) {
       expect(() =>
