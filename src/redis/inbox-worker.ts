@@ -28,7 +28,13 @@ import { connectedToClusterNode, type RedisClient } from './client.js';
 import { isConnectionError, noteConnectionError } from './connection-log.js';
 import { errorMeta, InboxError } from './errors.js';
 import { INBOX_BACKOFF_TYPE, type InboxQueueOptions, inboxJobDataSchema, queueOptions } from './inbox.js';
-import { BLOCKING_READS, closeRedis, clusterNodeError, openRedis, refuseClusterNode } from './inbox-connection.js';
+import {
+  BLOCKING_READS,
+  closeRedis,
+  clusterNodeError,
+  openRedis,
+  refuseClusterNode,
+} from './inbox-connection.js';
 import { InboxRuns } from './inbox-running.js';
 import { queuePrefix } from './queue-keys.js';
 import { jobIdOf, logWorkerError, messageOf } from './worker-errors.js';
