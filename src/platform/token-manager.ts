@@ -120,12 +120,12 @@ export class TokenManager {
     return entry && this.#fresh(entry) ? entry.token : undefined;
   }
 
-  /** A valid token: the cached one, the store's, or a fresh login. */
   /** `text` with every credential of the client scrubbed (for the login's `withResponse()`). */
   redact(text: string): string {
     return this.#transport.redact(text);
   }
 
+  /** A valid token: the cached one, the store's, or a fresh login. */
   token(signal?: AbortSignal): Promise<string> {
     const entry = this.#entry;
     if (entry && this.#fresh(entry)) return Promise.resolve(entry.token);
