@@ -3,7 +3,6 @@
  * under the store's prefix (`WRONGTYPE`), and a Redis that asks for a password the client did not give
  * (`NOAUTH`). Each is a `RedisStoreError` whose `failure` and message say which it is.
  */
-import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
 import {
@@ -13,10 +12,9 @@ import {
   RedisStoreError,
   RedisTokenStore,
 } from '../../src/redis/index.js';
+import { hashId } from '../../src/redis/keys.js';
 import { statusObject } from '../../src/testing/webhook-fixtures.js';
 import { describeRedis, type RedisServer, useRedis, whenClient } from '../helpers/redis-server.js';
-
-const hash = (s: string) => createHash('sha256').update(s).digest('base64url');
 
 async function failureOf(run: () => Promise<unknown>): Promise<unknown> {
   return run().then(
@@ -37,8 +35,8 @@ describeRedis('Redis refusals a retry cannot fix', () => {
     const prefix = 'alien:';
     await redis!.hset(`${prefix}limit:gateway:slots`, 'x', '1');
     await redis!.lpush(`${prefix}token:platform`, 'x');
-    await redis!.sadd(`${prefix}dedup:${hash('evt')}`, 'x');
-    await redis!.hset(`${prefix}status:${hash('wamid.1')}`, 'x', '1');
+    await redis!.sadd(`${prefix}dedup:${hashId('evt')}`, 'x');
+    await redis!.hset(`${prefix}status:${hashId('wamid.1')}`, 'x', '1');
     const options = { redis: redis!, prefix, logLevel: 'off' as const };
     const calls: [string, () => Promise<unknown>][] = [
       ['limiter acquire', () => new RedisRateLimiter(options).acquire()],
