@@ -47,10 +47,11 @@ export function checkInbound(call: string, customer: unknown, atMs: unknown): vo
     );
 }
 
-/** What a bad argument was, by type (a customer's key is not echoed: it is a phone number). */
+/** What a bad argument or a store's answer was, by type (a customer's key is not echoed: it is a phone number). */
 function describe(value: unknown): string {
   if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return value === '' ? 'an empty string' : 'a string of spaces';
+  if (typeof value === 'string')
+    return value === '' ? 'an empty string' : value.trim() === '' ? 'a string of spaces' : 'a string';
   return value === null ? 'null' : `a ${typeof value}`;
 }
 
@@ -113,7 +114,7 @@ export async function checkServiceWindow(
   // A store's answer of another type (a raw Redis string, NaN) must not open the window, nor crash the check.
   if (last !== undefined && (typeof last !== 'number' || !Number.isFinite(last))) {
     throw new NotSentError(
-      `Not sent: the service window's store answered ${typeof last === 'number' ? String(last) : `a ${last === null ? 'null' : typeof last}`} ` +
+      `Not sent: the service window's store answered ${describe(last)} ` +
         "for the customer's last inbound message, not a time in ms since the epoch (or undefined when never seen).",
     );
   }
