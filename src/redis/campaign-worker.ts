@@ -40,7 +40,7 @@ import { errorMeta, RedisStoreError } from './errors.js';
 import { BLOCKING_READS, closeRedis, openRedis } from './inbox-connection.js';
 import { leaseToken, RedisLease } from './lease.js';
 import { call, toStoreError } from './replies.js';
-import { logWorkerError } from './worker-errors.js';
+import { jobStoreError, logWorkerError } from './worker-errors.js';
 
 const ROLE = 'CampaignQueue.work';
 
@@ -131,7 +131,8 @@ export interface CampaignWorkerOptions {
   pollMs?: number;
   /**
    * Every failure the worker handles (Redis unreachable, a job it could not finish), with where: a typed error, a
-   * `RedisStoreError` for Redis's and BullMQ's own.
+   * `RedisStoreError` for Redis's and BullMQ's own (`failure` `lease_lost` for a job's lock another worker took
+   * over: the ledger still keeps its message from going twice, so it is not an outage).
    */
   onError?: (error: unknown, info: { campaign?: string; stage: string }) => void;
   /**
@@ -417,10 +418,13 @@ class Workers implements CampaignWorker {
 
   /**
    * Every stage reported is Redis's or BullMQ's work: a client's raw error (`ECONNREFUSED`,
-   * `MaxRetriesPerRequestError`) is given as the `RedisStoreError` every other call gives.
+   * `MaxRetriesPerRequestError`) is given as the `RedisStoreError` every other call gives; a job's lock or state
+   * taken over (BullMQ's job errors) as `lease_lost`.
    */
   #typed(error: unknown, info: { stage: string }): WaGatewayError {
-    return error instanceof WaGatewayError ? error : toStoreError(error, `${ROLE}: ${info.stage}`);
+    if (error instanceof WaGatewayError) return error;
+    const operation = `${ROLE}: ${info.stage}`;
+    return jobStoreError(error, operation) ?? toStoreError(error, operation);
   }
 
   /** For `Message`. */

@@ -4,7 +4,7 @@
  * inbox's, the campaign queue's) log the second kind here, as what it is, with the job id: never as an outage,
  * which would hide the real one after it.
  */
-import { errorMeta } from './errors.js';
+import { errorMeta, RedisStoreError } from './errors.js';
 
 /** The job id in one of BullMQ's job errors ("could not renew lock for job X", "Missing lock for job X. cmd"). */
 const JOB_ID_IN_MESSAGE = /\bjob (\S+?)\.?(?:\s|$)/i;
@@ -50,6 +50,32 @@ export function messageOf(error: unknown): string {
   }
 }
 
+/** BullMQ's job error this is, if it is one. */
+function jobErrorOf(error: unknown): (typeof JOB_ERRORS)[number] | undefined {
+  const message = messageOf(error);
+  return JOB_ERRORS.find(({ pattern }) => pattern.test(message));
+}
+
+/**
+ * @internal A BullMQ job error as the `RedisStoreError` a worker's `onError` gets: `lease_lost`, as each is a
+ * job's lock or state that another worker (or a replay) took over, never an outage to page someone for. `undefined`
+ * for any other error.
+ */
+export function jobStoreError(error: unknown, operation: string): RedisStoreError | undefined {
+  const known = jobErrorOf(error);
+  if (known === undefined) return undefined;
+  const { errorName } = errorMeta(error);
+  const jobId = jobIdOf(error);
+  return new RedisStoreError(
+    `${operation}: ${jobId === undefined ? 'a job' : `job ${jobId}`}: ${known.says}.`,
+    {
+      failure: 'lease_lost',
+      operation,
+      causeName: errorName,
+    },
+  );
+}
+
 /**
  * @internal Logs (through `log`, at the caller's level) a worker error that is not a connection error: a BullMQ
  * job error with its job id and meaning; anything else by its name and code only (its message may quote a
@@ -63,8 +89,7 @@ export function logWorkerError(
   saidElsewhere: readonly JobErrorKind[] = [],
 ): void {
   const jobId = jobIdOf(error);
-  const message = messageOf(error);
-  const known = JOB_ERRORS.find(({ pattern }) => pattern.test(message));
+  const known = jobErrorOf(error);
   if (known !== undefined && saidElsewhere.includes(known.kind)) return;
   const meta = { ...errorMeta(error), ...(jobId === undefined ? {} : { jobId }) };
   if (known !== undefined && jobId !== undefined) {

@@ -114,6 +114,10 @@ describeRedis('CampaignQueue workers while their Redis is down', () => {
       expect(has('cannot reach Redis')).toEqual([]);
       const jobId = /:([^:]+):lock$/.exec(locks[0]!)?.[1];
       expect(has("lost the job's lock")[0]).toContain(`job ${jobId}:`);
+      // onError gets it typed as a lease taken over, not as Redis unavailable (which would page for an outage).
+      expect(errors[0]).toBeInstanceOf(RedisStoreError);
+      expect(errors[0]).toMatchObject({ failure: 'lease_lost', causeName: 'Error' });
+      expect((errors[0] as Error).message).toContain(`job ${jobId}: lost the job's lock`);
 
       // The send is answered: its result is recorded all the same (the ledger's, not the job's lock, decides).
       release.resolve();
