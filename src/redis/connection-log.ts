@@ -40,18 +40,30 @@ function whereOf(client: WatchedClient): string {
   // An ioredis `Cluster` (its startup nodes are private to its types, not to JavaScript).
   const startupNodes: unknown = (client as { startupNodes?: unknown }).startupNodes;
   if (Array.isArray(startupNodes)) {
-    const nodes = startupNodes.map((n: unknown) =>
-      typeof n === 'object' && n !== null
-        ? whereOf({ on: client.on, options: n as WatchedClient['options'] })
-        : '?',
-    );
-    return `cluster ${nodes.join(',')}`;
+    return `cluster ${startupNodes.map((node: unknown) => nodeWhere(client, node)).join(',')}`;
   }
   const options: { host?: unknown; port?: unknown; path?: unknown } = client.options ?? {};
   if (typeof options.path === 'string' && options.path !== '') return options.path;
   const host = typeof options.host === 'string' ? options.host : 'localhost';
   const port = typeof options.port === 'number' || typeof options.port === 'string' ? options.port : 6379;
   return `${host}:${port}`;
+}
+
+/**
+ * A cluster's startup node as ioredis takes it: options, a port on localhost, or a URL (`redis://:password@host`),
+ * of which only the host and port are said, never the credentials.
+ */
+function nodeWhere(client: WatchedClient, node: unknown): string {
+  if (typeof node === 'object' && node !== null)
+    return whereOf({ on: client.on, options: node as WatchedClient['options'] });
+  if (typeof node === 'number') return `localhost:${node}`;
+  if (typeof node !== 'string') return '?';
+  try {
+    const url = new URL(node.includes('//') ? node : `redis://${node}`);
+    return `${url.hostname || 'localhost'}:${url.port || 6379}`;
+  } catch {
+    return '?';
+  }
 }
 
 /**

@@ -4,7 +4,7 @@
  * port is one nothing listens on.
  */
 import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.js';
 import { isConnectionError } from '../../src/redis/connection-log.js';
@@ -124,6 +124,28 @@ describe('a Redis that cannot be reached', () => {
     } finally {
       warn.mockRestore();
       error.mockRestore();
+    }
+  });
+});
+
+describe('a Redis Cluster that cannot be reached', () => {
+  it("names each startup node, given as a URL, a port or options, by host and port, never the URL's password", async () => {
+    const [a, b, c] = [await closedPort(), await closedPort(), await closedPort()];
+    const cluster = new Cluster(
+      [`redis://:${PASSWORD}@127.0.0.1:${a}`, b, { host: '127.0.0.1', port: c }] as never,
+      { clusterRetryStrategy: () => 10 },
+    );
+    const warn = vi.fn();
+    try {
+      new RedisIdempotencyStore({ redis: cluster, logger: { warn } });
+      await vi.waitFor(() => expect(warn).toHaveBeenCalled(), { timeout: 10_000 });
+      const [message, meta] = warn.mock.calls[0]!;
+      const where = `cluster 127.0.0.1:${a},localhost:${b},127.0.0.1:${c}`;
+      expect(message).toContain(`cannot reach Redis at ${where}:`);
+      expect(meta).toMatchObject({ where });
+      expect(JSON.stringify(warn.mock.calls)).not.toContain(PASSWORD);
+    } finally {
+      cluster.disconnect();
     }
   });
 });
