@@ -102,6 +102,8 @@ export interface TargetBundle {
   gzipBytes: number;
   /** Node built-ins the bundle still imports (kept external so they show up here instead of failing the build). */
   nodeImports: string[];
+  /** Every file bundled, relative to the working directory (`src/...`, `node_modules/zod/...`). */
+  inputs: string[];
 }
 
 /**
@@ -137,5 +139,6 @@ export async function bundleFor(
     bytes: Buffer.byteLength(code),
     gzipBytes: gzipSync(code).byteLength,
     nodeImports: nodeBuiltinsIn(imported),
+    inputs: Object.keys(result.metafile.inputs),
   };
 }
