@@ -1,5 +1,6 @@
 import { isRecord } from '../core/plain-data.js';
 import type { TemplateRecord, TemplateRecordPatch, TemplateStore } from '../templates/catalog.js';
+import { checkTemplatePatch } from '../templates/record-patch.js';
 import {
   type Binding,
   callObject,
@@ -50,6 +51,7 @@ export class DurableObjectTemplateStore implements TemplateStore {
    */
   async update(name: string, language: string, patch: TemplateRecordPatch): Promise<TemplateRecord> {
     const op = 'DurableObjectTemplateStore.update';
+    checkTemplatePatch(op, patch);
     const answer = await callObject(
       this.#binding,
       'templates',

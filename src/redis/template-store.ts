@@ -1,6 +1,7 @@
 import { requireText } from '../core/errors.js';
 import type { TemplateRecord, TemplateRecordPatch, TemplateStore } from '../templates/catalog.js';
 import type { TemplateDefinition } from '../templates/define.js';
+import { checkTemplatePatch } from '../templates/record-patch.js';
 import type { RedisClient } from './client.js';
 import { hashId, type KeySpace } from './keys.js';
 import { call, pipelineAnswers, unexpectedReply } from './replies.js';
@@ -56,6 +57,7 @@ export class RedisTemplateStore implements TemplateStore {
   async update(name: string, language: string, patch: TemplateRecordPatch): Promise<TemplateRecord> {
     const op = 'RedisTemplateStore.update';
     const key = this.#key(op, name, language);
+    checkTemplatePatch(op, patch);
     const set: Record<string, string> = { updatedAt: String(Date.now()), name, language };
     const cleared: string[] = [];
     if (patch.status !== undefined) set['status'] = String(patch.status);

@@ -7,6 +7,7 @@
 import { ConfigurationError, MessageValidationError } from '../core/errors.js';
 import type { TemplateStatusValue } from '../webhooks/template-status.js';
 import type { TemplateDefinition } from './define.js';
+import { checkTemplatePatch } from './record-patch.js';
 import type { TemplateCreated } from './schema.js';
 import {
   languageProblem,
@@ -98,6 +99,7 @@ export class MemoryTemplateStore implements TemplateStore {
   }
 
   async update(name: string, language: string, patch: TemplateRecordPatch): Promise<TemplateRecord> {
+    checkTemplatePatch('MemoryTemplateStore.update', patch);
     const key = keyOf(name, language);
     const next = mergeTemplateRecord(this.#records.get(key), name, language, patch, Date.now());
     this.#records.set(key, next);

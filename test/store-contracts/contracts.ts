@@ -385,6 +385,32 @@ export function storeContracts(backend: StoreBackend): void {
     expect(languages.sort()).toEqual(['en_US', 'fr']);
   });
 
+  it('templates: a patch of the wrong types is refused with a ConfigurationError, and nothing is stored', async () => {
+    const name = unique('tpl').replace(/-/g, '_');
+    const store = backend.templates();
+    const bad: [unknown, RegExp][] = [
+      [{ status: 12345 }, /`status` must be a status's name .*; got a number\./],
+      [{ status: ' ' }, /`status` must be .*; got an empty string\./],
+      [{ reason: 42 }, /`reason` must be text, or null to clear it; got a number\./],
+      [{ sourceId: 7 }, /`sourceId` must be the upstream template id as text; got a number\./],
+      [
+        { definition: 'order_shipped' },
+        /`definition` must be a template definition \(an object\); got a string\./,
+      ],
+      [null, /`patch` must be an object .*; got null\./],
+      [[], /`patch` must be an object .*; got an array\./],
+    ];
+    for (const [patch, message] of bad) {
+      const error = await store.update(name, 'en_US', patch as never).catch((e: unknown) => e);
+      // By name: the Durable Object backends' errors come back from workerd.
+      expect((error as Error).name).toBe('ConfigurationError');
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).toMatch(/TemplateStore\.update: /);
+    }
+    expect(await store.get(name, 'en_US')).toBeUndefined();
+    expect((await store.list()).filter((r) => r.name === name)).toEqual([]);
+  });
+
   it('templates: a PAUSED status applied through one catalogue refuses the send another checks', async () => {
     const name = unique('tpl').replace(/-/g, '_');
     const receiver = new TemplateCatalog({ store: backend.templates() });
