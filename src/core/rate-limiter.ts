@@ -2,6 +2,22 @@ import { onAbort } from './abort.js';
 import { ConfigurationError, TimeoutError } from './errors.js';
 import { type Logger, log } from './logger.js';
 
+/** Marks a limiter that serves one process, in every copy of the SDK. */
+const ONE_PROCESS = Symbol.for('wa-gateway-sdk.one-process-limiter');
+
+function isOneProcessLimiter(value: unknown): boolean {
+  try {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as { [ONE_PROCESS]?: unknown })[ONE_PROCESS] === true
+    );
+  } catch {
+    // A Proxy whose trap throws: not one of ours.
+    return false;
+  }
+}
+
 /**
  * What `GatewayClient`'s `rateLimit` option accepts besides `{ perSecond }` and `false`: `RateLimiter` (one
  * process) or `RedisRateLimiter` from `wa-gateway-sdk/redis` (every process sharing a Redis key).
@@ -54,6 +70,20 @@ export interface SendLimiter {
  * try { await fetch(url) } finally { release() }  // call when the request was answered (or failed)
  */
 export class RateLimiter implements SendLimiter {
+  /**
+   * `instanceof` that also recognises a limiter of another copy of the SDK (its ESM and CommonJS builds loaded side
+   * by side): `CampaignQueue.work` refuses a client whose limiter serves one process, whichever build made it.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` was asked about.
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    // biome-ignore lint/complexity/noThisInStatic: a subclass's own check stays the usual one.
+    return this === RateLimiter && isOneProcessLimiter(value);
+  }
+  /** @internal The mark `instanceof` reads across copies. */
+  get [ONE_PROCESS](): true {
+    return true;
+  }
   readonly perSecond: number;
   readonly windowMs: number;
   readonly #interval: number;

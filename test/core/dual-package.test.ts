@@ -75,6 +75,27 @@ describe('one app, both builds', () => {
     });
   });
 
+  it("a client's one-process limiter is a RateLimiter to either copy (CampaignQueue.work refuses it by that)", async () => {
+    const result = await node(`
+      import { createRequire } from 'node:module';
+      import * as esm from './index.mjs';
+      const cjs = createRequire(import.meta.url)('./index.cjs');
+      const fromCjs = new cjs.GatewayClient({ apiKey: 'pk_x', baseUrl: 'http://127.0.0.1:1', logLevel: 'off' });
+      const fromEsm = new esm.GatewayClient({ apiKey: 'pk_x', baseUrl: 'http://127.0.0.1:1', logLevel: 'off' });
+      class Mine extends esm.RateLimiter {}
+      console.log(JSON.stringify({
+        twoCopies: esm.RateLimiter !== cjs.RateLimiter,
+        across: [fromCjs.rateLimiter instanceof esm.RateLimiter, fromEsm.rateLimiter instanceof cjs.RateLimiter],
+        negatives: [
+          { acquire: async () => () => {}, perSecond: 1 } instanceof esm.RateLimiter,
+          null instanceof esm.RateLimiter,
+          fromCjs.rateLimiter instanceof Mine,
+        ],
+      }));
+    `);
+    expect(result).toEqual({ twoCopies: true, across: [true, true], negatives: [false, false, false] });
+  });
+
   it('without @opentelemetry/api resolvable, a client loads and sends (tracing is simply off)', async () => {
     const server = await startServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
