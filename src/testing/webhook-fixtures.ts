@@ -75,7 +75,7 @@ export function envelope(entries: Entry[]): WebhookEnvelope {
 /** A `messages` change; contacts default to one per distinct sender. */
 export function messagesChange(
   options: {
-    messages?: ReadonlyArray<{ from?: string } & Record<string, unknown>>;
+    messages?: ReadonlyArray<{ from?: string | undefined } & Record<string, unknown>>;
     statuses?: readonly WebhookStatus[];
     contacts?: WebhookContact[];
     metadata?: WebhookMetadata;
@@ -104,11 +104,11 @@ export function messagesChange(
  */
 export function messageEnvelope(
   messages:
-    | ({ from?: string } & Record<string, unknown>)
-    | ReadonlyArray<{ from?: string } & Record<string, unknown>>,
+    | ({ from?: string | undefined } & Record<string, unknown>)
+    | ReadonlyArray<{ from?: string | undefined } & Record<string, unknown>>,
   options: { contacts?: WebhookContact[]; metadata?: WebhookMetadata; businessAccountId?: string } = {},
 ): WebhookEnvelope {
-  const list = Array.isArray(messages) ? messages : [messages as { from?: string } & Record<string, unknown>];
+  const list = Array.isArray(messages) ? messages : [messages as { from?: string | undefined } & Record<string, unknown>];
   return envelope([
     entry(
       [
