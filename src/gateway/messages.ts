@@ -48,8 +48,9 @@ export interface SendOptions extends SendFlags, RequestOptions {
    */
   retryInFlight?: boolean;
   /**
-   * `false` skips local validation entirely: the message goes out as given (plus `messaging_product`), for
-   * message types and fields the spec does not show. The gateway stays the judge. Default `true`.
+   * `false` skips local validation: the message goes out as given (plus `messaging_product`, which the message
+   * itself may not set), for message types and fields the spec does not show. The gateway stays the judge.
+   * Default `true`.
    */
   validate?: boolean;
   /**
