@@ -455,6 +455,28 @@ describe('wa-gateway sandbox', () => {
     expect(d.out.stdout).toContain("new GatewayClient({ apiKey: 'sk_test_sandbox'");
   });
 
+  it('prints the webhook URL without its query (a token there stays out of the terminal), as say does', async () => {
+    const hook = await receiver(200);
+    const url = `${hook.url}?token=QUERYSECRET`;
+    const t = io({ WEBHOOK_SECRET: SECRET });
+    const done = runCli(['sandbox', '--port', '0', '--webhook-url', url], t.io);
+    await expect.poll(() => t.out.stdout).toContain('listening at');
+    const sandboxUrl = /listening at (\S+)/.exec(t.out.stdout)![1]!;
+    const said = io();
+    expect(await runCli(['say', 'hi', '--sandbox', sandboxUrl], said.io)).toBe(0);
+    const json = io();
+    expect(await runCli(['say', 'hi', '--sandbox', sandboxUrl, '--json'], json.io)).toBe(0);
+    t.stop();
+    expect(await done).toBe(0);
+    expect(t.out.stdout).toContain(`delivering webhooks to ${hook.url} (query hidden)\n`);
+    expect(said.out.stdout).toContain(`delivered to ${hook.url} (query hidden): attempt 1: HTTP 200`);
+    expect(JSON.parse(json.out.stdout)).toMatchObject({ webhookUrl: `${hook.url} (query hidden)` });
+    for (const out of [t.out, said.out, json.out])
+      expect(out.stdout + out.stderr).not.toContain('QUERYSECRET');
+    // The deliveries themselves went to the URL as given, query included.
+    expect(hook.seen).toHaveLength(2);
+  });
+
   it('warns when webhooks would go out without a secret', async () => {
     const t = io();
     const done = runCli(['sandbox', '--port', '0', '--webhook-url', 'http://127.0.0.1:9/hook'], t.io);

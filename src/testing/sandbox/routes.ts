@@ -1,6 +1,7 @@
 /** The sandbox's HTTP side: its routes, how it reads a body (bounded) and how it answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callObserver } from '../../core/observer.js';
+import { shownUrl } from '../shown-url.js';
 import { parseObject } from './inbox/feed.js';
 import { refuseCrossSite, refuseForeignHost } from './inbox/http.js';
 import { MAX_UPLOAD_BYTES } from './inbox/replies.js';
@@ -149,7 +150,9 @@ function answerInject(sandbox: SandboxRuntime, url: URL, body: string, res: Serv
   sandbox.inject(injection).then(
     (attempts) => {
       stop();
-      send(res, 200, { ids, attempts, replies, webhookUrl: sandbox.options.webhookUrl ?? null });
+      // Shown, not given: `wa-gateway say` prints it, and a receiver may take a token in the query.
+      const { webhookUrl } = sandbox.options;
+      send(res, 200, { ids, attempts, replies, webhookUrl: webhookUrl ? shownUrl(webhookUrl) : null });
     },
     () => {
       stop();
