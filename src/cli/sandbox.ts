@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { raceSignal } from '../core/abort.js';
+import { attemptAnswer } from '../testing/attempt-answer.js';
 import { requireWebhookUrl } from '../testing/deliver.js';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
 import { shownUrl } from '../testing/shown-url.js';
@@ -111,7 +112,7 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
       ),
     onDelivery: (a) =>
       io.stdout(
-        `${printable(`webhook ${a.label} attempt ${a.attempt}: ${a.status !== undefined ? `HTTP ${a.status}` : a.error} → ${a.outcome}`)}\n`,
+        `${printable(`webhook ${a.label} attempt ${a.attempt}: ${attemptAnswer(a)} → ${a.outcome}`)}\n`,
       ),
   }).catch((error: unknown) => {
     campaigns?.close();

@@ -197,6 +197,30 @@ describe('wa-gateway trigger', () => {
     expect(t.out.stdout).toContain('The receiver has no POST route at --url: check its path (HTTP 404)');
   });
 
+  it('a redirect is not followed: lost (exit 1), saying where it pointed without its query, and what to fix', async () => {
+    const elsewhere = await receiver(200);
+    const redirecting = await startServer((_req, res) => {
+      res.writeHead(307, { location: `${elsewhere.url}?key=LOCATIONSECRET` }).end();
+    });
+    try {
+      const t = io({ WEBHOOK_SECRET: SECRET });
+      expect(await runCli(['trigger', 'message.text', '--url', `${redirecting.url}/hook`], t.io)).toBe(1);
+      expect(t.out.stdout).toMatch(
+        new RegExp(
+          `attempt 1: HTTP 307, a redirect to ${elsewhere.url} \\(query hidden\\) \\(not followed\\) in \\d+ ms → lost`,
+        ),
+      );
+      expect(t.out.stdout).toContain('The gateway follows no redirect: this event would be lost');
+      expect(t.out.stdout).toContain(
+        `Pass as --url the address that answers 200: the receiver pointed to ${elsewhere.url}`,
+      );
+      expect(t.out.stdout).not.toContain('LOCATIONSECRET');
+      expect(elsewhere.seen).toEqual([]);
+    } finally {
+      await redirecting.close();
+    }
+  });
+
   it('every documented message type has a trigger, parsed by the SDK as that type', async () => {
     const seen: string[] = [];
     const url = await sdkReceiver((e) => void (e.kind === 'message' && seen.push(e.message.type)));
