@@ -175,6 +175,36 @@ describe('the sandbox refuses what the gateway refuses', () => {
     expect(res.status).toBe(502);
     expect(sends.map((s) => [s.status, s.error?.code])).toEqual([[502, 'GW_001']]);
   });
+
+  it('an id with a malformed % escape is a 400 in the envelope (not an empty 500), and the sandbox keeps serving', async () => {
+    const files = { 'a b': { contentType: 'text/plain', body: 'hello' } };
+    sandbox = await startSandbox({ media: files });
+    const auth = { authorization: 'Bearer sk_test_sandbox' };
+    const media = await fetch(`${sandbox.url}/v1/wa/media/%E0?phone_number_id=1`, { headers: auth });
+    expect(media.status).toBe(400);
+    expect(await media.json()).toEqual({
+      isSuccess: false,
+      errors: {
+        code: 'BAD_REQUEST',
+        group: 'BAD_REQUEST',
+        description: 'The media id in the path has a malformed percent-escape.',
+      },
+    });
+    const template = await fetch(`${sandbox.url}/api/v1/wa/app%ZZ/templates`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_org_sandbox', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(template.status).toBe(400);
+    expect(await template.json()).toMatchObject({
+      isSuccess: false,
+      errors: { code: 'REQ_001', group: 'VALIDATION' },
+    });
+    expect(sandbox.templates.templates).toHaveLength(0);
+    // A well-formed escape still names its media.
+    const served = await fetch(`${sandbox.url}/v1/wa/media/a%20b?phone_number_id=1`, { headers: auth });
+    expect([served.status, await served.text()]).toEqual([200, 'hello']);
+  });
 });
 
 describe('deliverWebhook: the gateway delivery rules', () => {
