@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
+import { unanswered } from '../../src/cli/campaign-store.js';
 import { runCli } from '../../src/cli/main.js';
 import { CampaignTracker, GatewayClient, UpstreamError } from '../../src/index.js';
-import { CampaignQueue, RedisCampaignStore } from '../../src/redis/index.js';
+import { CampaignQueue, RedisCampaignStore, RedisStoreError } from '../../src/redis/index.js';
 import { statusObject } from '../../src/testing/webhook-fixtures.js';
 import { cliIo } from '../helpers/cli-io.js';
 import { startServer } from '../helpers/http-server.js';
@@ -31,6 +32,25 @@ async function* campaignFrames(url: string, signal: AbortSignal): AsyncGenerator
     }
   }
 }
+
+it('the "did not answer" message names the Redis without a password in its query (ioredis reads it there)', () => {
+  const error = new RedisStoreError('RedisCampaignStore.campaigns: Command timed out.', {
+    failure: 'unavailable',
+    operation: 'campaigns',
+  });
+  const source = {
+    flag: '--redis-url',
+    clusterFlag: '--cluster',
+    command: 'wa-gateway campaign',
+    once: true,
+  };
+  const url = 'redis://127.0.0.1:7401/0?password=QUERYSECRET';
+  const message = unanswered(error, { ...source, url, timeoutMs: 200 })?.message;
+  expect(message).toContain(
+    'the Redis at redis://127.0.0.1:7401/0 (query hidden) did not answer within 0.2 s',
+  );
+  expect(message).not.toContain('QUERYSECRET');
+});
 
 describeRedis('wa-gateway campaign report', () => {
   let server: RedisServer;
