@@ -6,6 +6,7 @@ import { CampaignQueue } from '../redis/campaign-queue.js';
 import { RedisCampaignStore } from '../redis/campaign-store.js';
 import type { RedisClient } from '../redis/client.js';
 import { RedisStoreError } from '../redis/errors.js';
+import { shownUrl } from '../testing/shown-url.js';
 import { UsageError } from './io.js';
 
 /** A tracker over the Redis at `url`, and how to let go of the connection. */
@@ -126,20 +127,8 @@ export function unanswered(error: unknown, source: CampaignSource): Error | unde
     return undefined;
   const seconds = (source.timeoutMs ?? REDIS_TIMEOUT_MS) / 1000;
   return new Error(
-    `the Redis at ${redactedRedisUrl(source.url)} did not answer within ${seconds} s, or closed the connection ` +
+    `the Redis at ${shownUrl(source.url)} did not answer within ${seconds} s, or closed the connection ` +
       `(${error.message.replace(/\.$/, '')}). Is it stuck or overloaded, or is another service on that port? ` +
       'Raise the wait with --timeout <seconds>.',
   );
-}
-
-/** A Redis URL as it may be printed: without its user name and password. */
-export function redactedRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString();
-  } catch {
-    return '(the given URL)';
-  }
 }

@@ -1,14 +1,10 @@
 import { parseArgs } from 'node:util';
 import { raceSignal } from '../core/abort.js';
+import { attemptAnswer } from '../testing/attempt-answer.js';
 import { requireWebhookUrl } from '../testing/deliver.js';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
-import {
-  type CampaignSource,
-  clusterAdvice,
-  openQueue,
-  type QueueReader,
-  redactedRedisUrl,
-} from './campaign-store.js';
+import { shownUrl } from '../testing/shown-url.js';
+import { type CampaignSource, clusterAdvice, openQueue, type QueueReader } from './campaign-store.js';
 import { asUsage, type CliIo, EXIT, Interrupted, interruption, UsageError } from './io.js';
 import { printable } from './printable.js';
 import { readSecret } from './secret-input.js';
@@ -116,7 +112,7 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
       ),
     onDelivery: (a) =>
       io.stdout(
-        `${printable(`webhook ${a.label} attempt ${a.attempt}: ${a.status !== undefined ? `HTTP ${a.status}` : a.error} → ${a.outcome}`)}\n`,
+        `${printable(`webhook ${a.label} attempt ${a.attempt}: ${attemptAnswer(a)} → ${a.outcome}`)}\n`,
       ),
   }).catch((error: unknown) => {
     campaigns?.close();
@@ -135,12 +131,13 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
         `username: 'agent@example.com', password: 'secret-password' })\n`,
     );
   }
+  // Origin and path only: a receiver may take a token in the query, and this line ends up in terminals and CI logs.
   io.stdout(
     webhookUrl
-      ? `  delivering webhooks to ${webhookUrl}\n  write to your bot: wa-gateway say "hello"${port === 4010 ? '' : ` --sandbox ${sandbox.url}`}\n`
+      ? `  delivering webhooks to ${shownUrl(webhookUrl)}\n  write to your bot: wa-gateway say "hello"${port === 4010 ? '' : ` --sandbox ${sandbox.url}`}\n`
       : '  no --webhook-url: status events are not delivered\n',
   );
-  if (campaigns) io.stdout(`  campaign funnels from ${redactedRedisUrl(values.campaigns!)}\n`);
+  if (campaigns) io.stdout(`  campaign funnels from ${shownUrl(values.campaigns!)}\n`);
   await io.interrupted;
   await sandbox.close();
   campaigns?.close();
@@ -182,7 +179,7 @@ async function readCampaigns(
     throw (
       clusterAdvice(error, source) ??
       new Error(
-        `cannot read campaigns from the Redis at --campaigns ${redactedRedisUrl(source.url)} (${(error as Error).message}). ` +
+        `cannot read campaigns from the Redis at --campaigns ${shownUrl(source.url)} (${(error as Error).message}). ` +
           "Is it running, and is it the one your app's RedisCampaignStore writes to?",
       )
     );

@@ -60,6 +60,9 @@ export async function sayCommand(args: string[], io: CliIo): Promise<number> {
   const protocol = URL.canParse(base) ? new URL(base).protocol : undefined;
   if (protocol !== 'http:' && protocol !== 'https:')
     throw new UsageError(`--sandbox is not an http(s) URL: '${base}'.`);
+  // The request goes to the origin (the inject path replaces any other), and the messages name only that: never a
+  // user name, password or query the flag may carry.
+  const sandboxAt = new URL(base).origin;
 
   const timeoutMs = secondsFlag('--timeout', values.timeout, DEFAULT_TIMEOUT_S);
   const seconds = timeoutMs / 1000;
@@ -68,7 +71,7 @@ export async function sayCommand(args: string[], io: CliIo): Promise<number> {
   const signal = AbortSignal.any([timeout, interrupt]);
   const late = () => {
     io.stderr(
-      `wa-gateway say: the sandbox at ${base} did not answer within ${seconds} s: your webhook may still be ` +
+      `wa-gateway say: the sandbox at ${sandboxAt} did not answer within ${seconds} s: your webhook may still be ` +
         "answering the delivery (or its retries). Check your app's logs, or raise --timeout.\n",
     );
     return EXIT.failed;
@@ -95,7 +98,7 @@ export async function sayCommand(args: string[], io: CliIo): Promise<number> {
     if (timeout.aborted) return late();
     const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     io.stderr(
-      `wa-gateway say: no sandbox answers at ${base} (${reason}). Start one in another terminal: ` +
+      `wa-gateway say: no sandbox answers at ${sandboxAt} (${reason}). Start one in another terminal: ` +
         'wa-gateway sandbox --webhook-url <your webhook>, or pass --sandbox <its address>.\n',
     );
     return EXIT.failed;
@@ -107,11 +110,11 @@ export async function sayCommand(args: string[], io: CliIo): Promise<number> {
     // A sandbox refuses with its reason as `error`; any other answer is from a server that is not one.
     if (res.status !== 200 && isRecord(answer) && typeof answer['error'] === 'string') {
       io.stderr(
-        `wa-gateway say: the sandbox at ${base} refused the message: ${printable(answer['error'])}.\n`,
+        `wa-gateway say: the sandbox at ${sandboxAt} refused the message: ${printable(answer['error'])}.\n`,
       );
     } else {
       io.stderr(
-        `wa-gateway say: the server at ${base} is not a wa-gateway sandbox (it answered HTTP ${res.status} to ` +
+        `wa-gateway say: the server at ${sandboxAt} is not a wa-gateway sandbox (it answered HTTP ${res.status} to ` +
           'POST /__sandbox/inject). Pass --sandbox <the address wa-gateway sandbox printed>.\n',
       );
     }

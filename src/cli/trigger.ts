@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { attemptAnswer, isRedirect } from '../testing/attempt-answer.js';
 import { type DeliveryAttempt, deliverWebhook, requireWebhookUrl } from '../testing/deliver.js';
 import {
   accountUpdateEnvelope,
@@ -236,7 +237,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   if (!values.json && last && last.outcome !== 'delivered') {
     io.stdout(
       last.outcome === 'lost'
-        ? lostAdvice(last.status, secretFrom)
+        ? lostAdvice(last, secretFrom)
         : 'All attempts failed: the gateway would drop this event (ProcessingStatus ERROR).\n',
     );
   }
@@ -256,10 +257,22 @@ function parseTimestamp(value: string): string {
 }
 
 /**
- * What to do about a 4xx, by status: a 401 is about the secret (none was sent, or another one), a 404 or 405 about
- * the URL; any other 4xx about the receiver's choice of status.
+ * What to do about a 3xx or 4xx, by status: a redirect is about the URL (the gateway follows none), a 401 about the
+ * secret (none was sent, or another one), a 404 or 405 about the URL; any other 4xx about the receiver's choice
+ * of status.
  */
-function lostAdvice(status: number | undefined, secretFrom: string | undefined): string {
+function lostAdvice(
+  { status, location }: Pick<DeliveryAttempt, 'status' | 'location'>,
+  secretFrom: string | undefined,
+): string {
+  if (status !== undefined && isRedirect(status)) {
+    return (
+      'The gateway follows no redirect: this event would be lost (a redirect would take the event, and on the same ' +
+      `host the secret, to an address you did not give). Pass as --url the address that answers 200${
+        location ? `: the receiver pointed to ${location}` : ''
+      }.\n`
+    );
+  }
   const lost = 'The gateway does not retry a 4xx: this event would be lost.';
   if (status === 401) {
     return secretFrom === undefined
@@ -277,7 +290,7 @@ function lostAdvice(status: number | undefined, secretFrom: string | undefined):
 }
 
 function describe(a: DeliveryAttempt): string {
-  const answer = a.status !== undefined ? `HTTP ${a.status}` : (a.error ?? 'no answer');
+  const answer = attemptAnswer(a);
   const next = a.attempt === 1 ? 'retrying in 1 s' : 'retrying in 2 s';
   const outcome =
     a.outcome === 'retrying'

@@ -3,6 +3,8 @@ import { boundedDurationMs, MAX_TIMER_MS } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { callObserver } from '../core/observer.js';
 import { DUPLICATES_HEADER } from '../webhooks/handler-options.js';
+import { isRedirect } from './attempt-answer.js';
+import { shownUrl } from './shown-url.js';
 
 /** One attempt to deliver one event to a webhook endpoint. */
 export interface DeliveryAttempt {
@@ -21,7 +23,13 @@ export interface DeliveryAttempt {
   /** A connection error or timeout, if it did not answer. */
   error?: string;
   /**
-   * `delivered` (2xx); `retrying` (5xx or no answer, attempts left); `lost` (4xx: the gateway does not
+   * Where a redirect (3xx) pointed: scheme, host and path, its query hidden. A redirect is not followed (the
+   * event would go, re-POSTed, to an address the user did not give): the event is `lost`. Absent when the answer
+   * named no usable `Location`.
+   */
+  location?: string;
+  /**
+   * `delivered` (2xx); `retrying` (5xx or no answer, attempts left); `lost` (3xx or 4xx: the gateway does not
    * retry); `dropped` (attempts exhausted: the gateway records ProcessingStatus ERROR).
    */
   outcome: 'delivered' | 'retrying' | 'lost' | 'dropped';
@@ -103,7 +111,8 @@ export function checkDeliverySchedule(
 /**
  * Delivers one webhook body the way the gateway does: POST with `Authorization: Bearer <secret>`, 200 expected
  * within 5 s; on a connection error, a timeout or a 5xx, tries again after 1 s and then after 2 s more; a 4xx
- * is final and the event is lost. Resolves with every attempt.
+ * is final and the event is lost. A redirect is not followed (the body and the secret would go to an address
+ * nobody gave): it is final too, with `location` saying where it pointed. Resolves with every attempt.
  *
  * @example
  * const attempts = await deliverWebhook(JSON.stringify(statusEnvelope(statusObject('delivered'))), {
@@ -145,14 +154,17 @@ export async function deliverWebhook(body: string, options: DeliverOptions): Pro
           ...(options.secret ? { authorization: `Bearer ${options.secret}` } : {}),
         },
         body,
+        redirect: 'manual',
         signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
       });
       await res.arrayBuffer().catch(() => undefined);
       const outcome = res.ok ? 'delivered' : res.status < 500 ? 'lost' : last ? 'dropped' : 'retrying';
       const duplicates = Number(res.headers.get(DUPLICATES_HEADER) ?? 0);
+      const location = isRedirect(res.status) ? res.headers.get('location') : null;
       result = {
         status: res.status,
         outcome,
+        ...(location ? { location: shownUrl(location, options.url) } : {}),
         ...(res.ok && Number.isInteger(duplicates) && duplicates > 0 ? { duplicates } : {}),
       };
     } catch (error) {

@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
+import { unanswered } from '../../src/cli/campaign-store.js';
 import { runCli } from '../../src/cli/main.js';
 import { CampaignTracker, GatewayClient, UpstreamError } from '../../src/index.js';
-import { CampaignQueue, RedisCampaignStore } from '../../src/redis/index.js';
+import { CampaignQueue, RedisCampaignStore, RedisStoreError } from '../../src/redis/index.js';
 import { statusObject } from '../../src/testing/webhook-fixtures.js';
 import { cliIo } from '../helpers/cli-io.js';
 import { startServer } from '../helpers/http-server.js';
@@ -31,6 +32,25 @@ async function* campaignFrames(url: string, signal: AbortSignal): AsyncGenerator
     }
   }
 }
+
+it('the "did not answer" message names the Redis without a password in its query (ioredis reads it there)', () => {
+  const error = new RedisStoreError('RedisCampaignStore.campaigns: Command timed out.', {
+    failure: 'unavailable',
+    operation: 'campaigns',
+  });
+  const source = {
+    flag: '--redis-url',
+    clusterFlag: '--cluster',
+    command: 'wa-gateway campaign',
+    once: true,
+  };
+  const url = 'redis://127.0.0.1:7401/0?password=QUERYSECRET';
+  const message = unanswered(error, { ...source, url, timeoutMs: 200 })?.message;
+  expect(message).toContain(
+    'the Redis at redis://127.0.0.1:7401/0 (query hidden) did not answer within 0.2 s',
+  );
+  expect(message).not.toContain('QUERYSECRET');
+});
 
 describeRedis('wa-gateway campaign report', () => {
   let server: RedisServer;
@@ -151,14 +171,40 @@ describeRedis('wa-gateway campaign report', () => {
     }
   });
 
+  it("sandbox --campaigns: a password in the URL's query (ioredis reads it) is used, and not printed", async () => {
+    await redis.config('SET', 'requirepass', 'QUERYSECRET');
+    const t = io();
+    try {
+      const run = runCli(
+        ['sandbox', '--port', '0', '--campaigns', `${server.url}/0?password=QUERYSECRET`],
+        t.io,
+      );
+      await expect.poll(() => t.out.stdout + t.out.stderr, { timeout: 10_000 }).toContain('campaign funnels');
+      t.stop();
+      expect(await run).toBe(0);
+    } finally {
+      // The fixture's client authenticated before the password was set: its connection stays usable.
+      await redis.config('SET', 'requirepass', '');
+    }
+    expect(t.out.stdout).toContain(`campaign funnels from ${server.url}/0 (query hidden)\n`);
+    expect(t.out.stdout + t.out.stderr).not.toContain('QUERYSECRET');
+  });
+
   it('sandbox --campaigns: a Redis out of reach is said at start (exit 1, no password printed); a bad URL is a usage error', async () => {
-    const down = io();
-    const closed = 'redis://:s3cret-pass@127.0.0.1:1';
-    expect(await runCli(['sandbox', '--port', '0', '--campaigns', closed], down.io)).toBe(1);
-    expect(down.out.stderr).toContain(
-      'cannot read campaigns from the Redis at --campaigns redis://127.0.0.1:1',
-    );
-    expect(down.out.stderr).not.toContain('s3cret-pass');
+    // A password in the user info or in the query (ioredis reads it there too) is never printed.
+    for (const [url, secret, shown] of [
+      ['redis://:s3cret-pass@127.0.0.1:1', 's3cret-pass', 'redis://127.0.0.1:1 ('],
+      [
+        'redis://127.0.0.1:1/2?password=QUERYSECRET#x',
+        'QUERYSECRET',
+        'redis://127.0.0.1:1/2 (query hidden) (',
+      ],
+    ]) {
+      const down = io();
+      expect(await runCli(['sandbox', '--port', '0', '--campaigns', url!], down.io)).toBe(1);
+      expect(down.out.stderr).toContain(`cannot read campaigns from the Redis at --campaigns ${shown}`);
+      expect(down.out.stderr).not.toContain(secret);
+    }
     const bad = io();
     expect(await runCli(['sandbox', '--campaigns', 'http://127.0.0.1:6379'], bad.io)).toBe(2);
     expect(bad.out.stderr).toContain('--campaigns must start with redis:// or rediss://');

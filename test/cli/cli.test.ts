@@ -197,6 +197,30 @@ describe('wa-gateway trigger', () => {
     expect(t.out.stdout).toContain('The receiver has no POST route at --url: check its path (HTTP 404)');
   });
 
+  it('a redirect is not followed: lost (exit 1), saying where it pointed without its query, and what to fix', async () => {
+    const elsewhere = await receiver(200);
+    const redirecting = await startServer((_req, res) => {
+      res.writeHead(307, { location: `${elsewhere.url}?key=LOCATIONSECRET` }).end();
+    });
+    try {
+      const t = io({ WEBHOOK_SECRET: SECRET });
+      expect(await runCli(['trigger', 'message.text', '--url', `${redirecting.url}/hook`], t.io)).toBe(1);
+      expect(t.out.stdout).toMatch(
+        new RegExp(
+          `attempt 1: HTTP 307, a redirect to ${elsewhere.url} \\(query hidden\\) \\(not followed\\) in \\d+ ms → lost`,
+        ),
+      );
+      expect(t.out.stdout).toContain('The gateway follows no redirect: this event would be lost');
+      expect(t.out.stdout).toContain(
+        `Pass as --url the address that answers 200: the receiver pointed to ${elsewhere.url}`,
+      );
+      expect(t.out.stdout).not.toContain('LOCATIONSECRET');
+      expect(elsewhere.seen).toEqual([]);
+    } finally {
+      await redirecting.close();
+    }
+  });
+
   it('every documented message type has a trigger, parsed by the SDK as that type', async () => {
     const seen: string[] = [];
     const url = await sdkReceiver((e) => void (e.kind === 'message' && seen.push(e.message.type)));
@@ -453,6 +477,28 @@ describe('wa-gateway sandbox', () => {
     d.stop();
     expect(await done).toBe(0);
     expect(d.out.stdout).toContain("new GatewayClient({ apiKey: 'sk_test_sandbox'");
+  });
+
+  it('prints the webhook URL without its query (a token there stays out of the terminal), as say does', async () => {
+    const hook = await receiver(200);
+    const url = `${hook.url}?token=QUERYSECRET`;
+    const t = io({ WEBHOOK_SECRET: SECRET });
+    const done = runCli(['sandbox', '--port', '0', '--webhook-url', url], t.io);
+    await expect.poll(() => t.out.stdout).toContain('listening at');
+    const sandboxUrl = /listening at (\S+)/.exec(t.out.stdout)![1]!;
+    const said = io();
+    expect(await runCli(['say', 'hi', '--sandbox', sandboxUrl], said.io)).toBe(0);
+    const json = io();
+    expect(await runCli(['say', 'hi', '--sandbox', sandboxUrl, '--json'], json.io)).toBe(0);
+    t.stop();
+    expect(await done).toBe(0);
+    expect(t.out.stdout).toContain(`delivering webhooks to ${hook.url} (query hidden)\n`);
+    expect(said.out.stdout).toContain(`delivered to ${hook.url} (query hidden): attempt 1: HTTP 200`);
+    expect(JSON.parse(json.out.stdout)).toMatchObject({ webhookUrl: `${hook.url} (query hidden)` });
+    for (const out of [t.out, said.out, json.out])
+      expect(out.stdout + out.stderr).not.toContain('QUERYSECRET');
+    // The deliveries themselves went to the URL as given, query included.
+    expect(hook.seen).toHaveLength(2);
   });
 
   it('warns when webhooks would go out without a secret', async () => {

@@ -6,6 +6,7 @@ import { deliverWebhook, type Sandbox, startSandbox, textMessage } from '../../s
 import { SANDBOX_MAX_BODY_BYTES } from '../../src/testing/sandbox/routes.js';
 import { createNodeWebhookHandler, parseWebhook, type WebhookEvent } from '../../src/webhooks/index.js';
 import { closeAll } from '../helpers/close-all.js';
+import { startServer } from '../helpers/http-server.js';
 
 const SECRET = 'sandbox-test-secret-0123456789abcdefgh';
 let sandbox: Sandbox | undefined;
@@ -174,6 +175,36 @@ describe('the sandbox refuses what the gateway refuses', () => {
     expect(res.status).toBe(502);
     expect(sends.map((s) => [s.status, s.error?.code])).toEqual([[502, 'GW_001']]);
   });
+
+  it('an id with a malformed % escape is a 400 in the envelope (not an empty 500), and the sandbox keeps serving', async () => {
+    const files = { 'a b': { contentType: 'text/plain', body: 'hello' } };
+    sandbox = await startSandbox({ media: files });
+    const auth = { authorization: 'Bearer sk_test_sandbox' };
+    const media = await fetch(`${sandbox.url}/v1/wa/media/%E0?phone_number_id=1`, { headers: auth });
+    expect(media.status).toBe(400);
+    expect(await media.json()).toEqual({
+      isSuccess: false,
+      errors: {
+        code: 'BAD_REQUEST',
+        group: 'BAD_REQUEST',
+        description: 'The media id in the path has a malformed percent-escape.',
+      },
+    });
+    const template = await fetch(`${sandbox.url}/api/v1/wa/app%ZZ/templates`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_org_sandbox', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(template.status).toBe(400);
+    expect(await template.json()).toMatchObject({
+      isSuccess: false,
+      errors: { code: 'REQ_001', group: 'VALIDATION' },
+    });
+    expect(sandbox.templates.templates).toHaveLength(0);
+    // A well-formed escape still names its media.
+    const served = await fetch(`${sandbox.url}/v1/wa/media/a%20b?phone_number_id=1`, { headers: auth });
+    expect([served.status, await served.text()]).toEqual([200, 'hello']);
+  });
 });
 
 describe('deliverWebhook: the gateway delivery rules', () => {
@@ -201,6 +232,48 @@ describe('deliverWebhook: the gateway delivery rules', () => {
     const gaps = [hook.seen[1]!.at - hook.seen[0]!.at, hook.seen[2]!.at - hook.seen[1]!.at];
     expect(gaps[0]).toBeGreaterThanOrEqual(990);
     expect(gaps[1]).toBeGreaterThanOrEqual(1990);
+  });
+
+  it.each([302, 307, 308])(
+    'a %i is not followed: one attempt, lost, saying where it pointed without its query; nothing reaches that host',
+    async (status) => {
+      const elsewhere: string[] = [];
+      const other = await startServer((req, res, body) => {
+        elsewhere.push(`${req.method} ${req.url} ${body}`);
+        res.writeHead(200).end();
+      });
+      try {
+        receiver = createServer((req, res) => {
+          req.resume();
+          res.writeHead(status, { location: `${other.url}/collect?key=LOCATIONSECRET#frag` }).end();
+        });
+        await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
+        const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+        const attempts = await deliverWebhook('{"customer":"998901234567"}', { url, secret: SECRET });
+        expect(attempts.map((a) => [a.status, a.outcome, a.location])).toEqual([
+          [status, 'lost', `${other.url}/collect (query hidden)`],
+        ]);
+        expect(JSON.stringify(attempts)).not.toContain('LOCATIONSECRET');
+        expect(elsewhere).toEqual([]);
+      } finally {
+        await other.close();
+      }
+    },
+  );
+
+  it('a redirect on the same host is not followed either: the secret goes to the given path only', async () => {
+    const seen: { url: string | undefined; auth: string | undefined }[] = [];
+    receiver = createServer((req, res) => {
+      req.resume();
+      seen.push({ url: req.url, auth: req.headers.authorization });
+      if (req.url === '/hook') res.writeHead(301, { location: '/hook/' }).end();
+      else res.writeHead(200).end();
+    });
+    await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const attempts = await deliverWebhook('{}', { url, secret: SECRET });
+    expect(attempts.map((a) => [a.status, a.outcome, a.location])).toEqual([[301, 'lost', `${url}/`]]);
+    expect(seen).toEqual([{ url: '/hook', auth: `Bearer ${SECRET}` }]);
   });
 
   it('an endpoint that does not answer in time counts as a failure', async () => {

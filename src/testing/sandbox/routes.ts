@@ -1,6 +1,7 @@
 /** The sandbox's HTTP side: its routes, how it reads a body (bounded) and how it answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callObserver } from '../../core/observer.js';
+import { shownUrl } from '../shown-url.js';
 import { parseObject } from './inbox/feed.js';
 import { refuseCrossSite, refuseForeignHost } from './inbox/http.js';
 import { MAX_UPLOAD_BYTES } from './inbox/replies.js';
@@ -72,7 +73,12 @@ export function route(
   }
   const template = /^\/api\/v1\/wa\/([^/]+)\/templates$/.exec(url.pathname);
   if (req.method === 'POST' && template) {
-    const answer = templates.create({ authorization, appId: decodeURIComponent(template[1]!), body });
+    const appId = decodedSegment(template[1]!);
+    if (appId === undefined) {
+      send(res, 400, malformedPath.template);
+      return;
+    }
+    const answer = templates.create({ authorization, appId, body });
     send(res, answer.status, answer.body);
     sandbox.createTemplate(answer);
     return;
@@ -80,9 +86,14 @@ export function route(
   if (inbox?.handle(req, res, url, body)) return;
   const media = /^\/v1\/wa\/media\/([^/]+)$/.exec(url.pathname);
   if (req.method === 'GET' && media) {
+    const mediaId = decodedSegment(media[1]!);
+    if (mediaId === undefined) {
+      send(res, 400, malformedPath.media);
+      return;
+    }
     const answer = simulator.media({
       authorization,
-      mediaId: decodeURIComponent(media[1]!),
+      mediaId,
       phoneNumberId: url.searchParams.get('phone_number_id'),
     });
     send(res, answer.status, answer.body, answer.headers);
@@ -105,6 +116,41 @@ export function route(
     errors: { code: 'NOT_FOUND', group: 'NOT_FOUND', description: 'No such sandbox route.' },
   });
 }
+
+/** A path segment decoded, or `undefined` when a `%` escape in it is malformed (`decodeURIComponent` throws). */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The answer to an id in the path with a malformed `%` escape (`/v1/wa/media/%E0`): it names nothing, so it is a
+ * malformed request, refused with 400 before any other check, as an HTTP framework refuses a path it cannot
+ * decode. Each in its service's envelope, with the code that service has for a malformed request: the public
+ * API's `REQ_001`; the gateway's spec shows none, so the sandbox's `BAD_REQUEST` (as for a missing
+ * `phone_number_id`).
+ */
+const malformedPath = {
+  media: {
+    isSuccess: false,
+    errors: {
+      code: 'BAD_REQUEST',
+      group: 'BAD_REQUEST',
+      description: 'The media id in the path has a malformed percent-escape.',
+    },
+  },
+  template: {
+    isSuccess: false,
+    errors: {
+      code: 'REQ_001',
+      group: 'VALIDATION',
+      description: 'Malformed request: the app id in the path has a malformed percent-escape.',
+    },
+  },
+} as const;
 
 /**
  * `POST /__sandbox/inject`: a customer's message (or a whole envelope), its `id` and `timestamp` filled in when
@@ -149,7 +195,9 @@ function answerInject(sandbox: SandboxRuntime, url: URL, body: string, res: Serv
   sandbox.inject(injection).then(
     (attempts) => {
       stop();
-      send(res, 200, { ids, attempts, replies, webhookUrl: sandbox.options.webhookUrl ?? null });
+      // Shown, not given: `wa-gateway say` prints it, and a receiver may take a token in the query.
+      const { webhookUrl } = sandbox.options;
+      send(res, 200, { ids, attempts, replies, webhookUrl: webhookUrl ? shownUrl(webhookUrl) : null });
     },
     () => {
       stop();

@@ -5,6 +5,7 @@ import { ConfigurationError } from '../../core/errors.js';
 import { checkDeliverySchedule, requireWebhookUrl } from '../deliver.js';
 import { checkSimulatorOptions } from '../gateway-simulator.js';
 import { PlatformSimulator } from '../platform/simulator.js';
+import { shownUrl } from '../shown-url.js';
 import { type Inbox, startInbox } from './inbox/server.js';
 import { PLATFORM_PATH, type PlatformMount, STREAM_PATH } from './platform-mount.js';
 import { BodyTooLarge, readBody, route, SANDBOX_MAX_BODY_BYTES, send } from './routes.js';
@@ -94,7 +95,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     inbox = startInbox(sandbox, {
       host,
       port,
-      ...(options.webhookUrl ? { webhookUrl: options.webhookUrl } : {}),
+      // The page shows it: without a query (a receiver may take a token there), as the terminal does.
+      ...(options.webhookUrl ? { webhookUrl: shownUrl(options.webhookUrl) } : {}),
       ...(options.campaigns ? { campaigns: options.campaigns } : {}),
     });
     sandbox.inboxUrl = `${url}/`;

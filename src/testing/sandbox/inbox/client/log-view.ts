@@ -1,4 +1,5 @@
 /** The templates list and the webhook log with each delivery's attempts. */
+import { attemptAnswer } from '../../../attempt-answer.js';
 import type { LogEvent } from '../protocol.js';
 import { fill, h } from './dom.js';
 import { send, state } from './state.js';
@@ -35,7 +36,7 @@ function logView(e: LogEvent, open: boolean): HTMLElement {
   const delays = state.controls?.retryDelaysMs ?? [];
   const summary = e.delivered
     ? last
-      ? `${last.outcome}${last.status !== undefined ? ` · HTTP ${last.status}` : ` · ${last.error}`} · ${e.attempts.length} attempt(s)`
+      ? `${last.outcome} · ${attemptAnswer(last)} · ${e.attempts.length} attempt(s)`
       : 'delivering…'
     : 'not delivered: no webhook URL';
   const details = h(
@@ -50,7 +51,7 @@ function logView(e: LogEvent, open: boolean): HTMLElement {
         return h(
           'li',
           null,
-          `attempt ${a.attempt}: ${a.status !== undefined ? `HTTP ${a.status}` : a.error} in ${a.durationMs} ms → ${a.outcome}${next !== undefined ? `; next attempt in ${next / 1000} s` : ''}`,
+          `attempt ${a.attempt}: ${attemptAnswer(a)} in ${a.durationMs} ms → ${a.outcome}${next !== undefined ? `; next attempt in ${next / 1000} s` : ''}`,
         );
       }),
     ),
