@@ -1,4 +1,9 @@
-import type { DeliveryAttempt } from './deliver.js';
+/** What `attemptAnswer` reads of a `DeliveryAttempt` (written here: deliver.ts imports this file). */
+interface AttemptAnswered {
+  status?: number | undefined;
+  error?: string | undefined;
+  location?: string | undefined;
+}
 
 /**
  * What a delivery attempt got back, as the terminal and the inbox say it: `HTTP 200`, a redirect with where it
@@ -8,7 +13,7 @@ import type { DeliveryAttempt } from './deliver.js';
  * attemptAnswer({ status: 307, location: 'https://example.com/hook' });
  * // 'HTTP 307, a redirect to https://example.com/hook (not followed)'
  */
-export function attemptAnswer(attempt: Pick<DeliveryAttempt, 'status' | 'error' | 'location'>): string {
+export function attemptAnswer(attempt: AttemptAnswered): string {
   const { status, location } = attempt;
   if (status === undefined) return attempt.error ?? 'no answer';
   if (!isRedirect(status)) return `HTTP ${status}`;
