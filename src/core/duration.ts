@@ -1,6 +1,7 @@
 /**
  * The one rule for a duration option (a timeout, a lease, a TTL), wherever it is taken: client options, webhook
- * handlers, the in-memory stores and every Redis store. Zod-free and Node-free: every entry uses it.
+ * handlers, the in-memory stores and every Redis store; and its sibling for a count option (a cache's size, a
+ * number of tries). Zod-free and Node-free: every entry uses them.
  */
 import { ConfigurationError } from './errors.js';
 
@@ -18,11 +19,28 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export function durationMs(value: unknown, name: string, fallback?: number): number {
   if (value === undefined && fallback !== undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    const given = typeof value === 'number' ? String(value) : value === null ? 'null' : `a ${typeof value}`;
-    throw new ConfigurationError(`${name} must be a positive number of milliseconds; got ${given}.`);
-  }
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new ConfigurationError(`${name} must be a positive number of milliseconds; got ${given(value)}.`);
   return Math.ceil(value);
+}
+
+/**
+ * A count option (a cache's size, a number of tries): a whole number of at least 1; `undefined` takes `fallback`.
+ * Anything else throws `ConfigurationError` naming the option, as `durationMs` does.
+ *
+ * @example
+ * const maxKeys = countOption(options.maxKeys, 'new MyStore: `maxKeys`', 100_000);
+ */
+export function countOption(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || (value as number) < 1)
+    throw new ConfigurationError(`${name} must be a whole number of at least 1; got ${given(value)}.`);
+  return value as number;
+}
+
+/** What a bad option was: a number as itself, anything else by its type (a string is not echoed). */
+function given(value: unknown): string {
+  return typeof value === 'number' ? String(value) : value === null ? 'null' : `a ${typeof value}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { compareAndSet, DEFAULT_CAS_ATTEMPTS, LOST_RACE } from '../core/compare-and-set.js';
-import { ConfigurationError, requireText } from '../core/errors.js';
+import { countOption } from '../core/duration.js';
+import { requireText } from '../core/errors.js';
 import type { StatusEvent } from '../webhooks/events.js';
 import { STATUS_VALUES, statusErrorSchema, type WebhookStatus } from '../webhooks/schemas.js';
 import { announceStatusChange } from '../webhooks/status-change-announce.js';
@@ -110,11 +111,7 @@ export class RedisStatusStore {
     this.#redis = redis;
     this.#keys = keys;
     this.#ttlMs = retentionMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_RETENTION_MS);
-    const attempts = options.maxAttempts ?? DEFAULT_CAS_ATTEMPTS;
-    if (!Number.isInteger(attempts) || attempts < 1) {
-      throw new ConfigurationError(`${op}: \`maxAttempts\` must be a whole number of at least 1.`);
-    }
-    this.#maxAttempts = attempts;
+    this.#maxAttempts = countOption(options.maxAttempts, `${op}: \`maxAttempts\``, DEFAULT_CAS_ATTEMPTS);
     this.#onChange = options.onChange;
     this.#logger = logger;
   }

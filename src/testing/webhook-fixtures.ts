@@ -108,7 +108,9 @@ export function messageEnvelope(
     | ReadonlyArray<{ from?: string | undefined } & Record<string, unknown>>,
   options: { contacts?: WebhookContact[]; metadata?: WebhookMetadata; businessAccountId?: string } = {},
 ): WebhookEnvelope {
-  const list = Array.isArray(messages) ? messages : [messages as { from?: string | undefined } & Record<string, unknown>];
+  const list = Array.isArray(messages)
+    ? messages
+    : [messages as { from?: string | undefined } & Record<string, unknown>];
   return envelope([
     entry(
       [

@@ -8,7 +8,7 @@
  * loses it before the gateway's next attempt.
  */
 
-import { durationMs } from '../core/duration.js';
+import { countOption, durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { MemoryLeases } from '../core/memory-leases.js';
 
@@ -106,10 +106,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   constructor(options: MemoryIdempotencyStoreOptions = {}) {
     const op = 'new MemoryIdempotencyStore';
     this.ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_DEDUPE_TTL_MS);
-    const maxKeys = options.maxKeys ?? 100_000;
-    if (!Number.isInteger(maxKeys) || maxKeys < 1) {
-      throw new ConfigurationError(`${op}: \`maxKeys\` must be a whole number of at least 1.`);
-    }
+    const maxKeys = countOption(options.maxKeys, `${op}: \`maxKeys\``, 100_000);
     this.maxKeys = maxKeys;
     this.#leases = new MemoryLeases({ maxKeys, ...(options.now ? { now: options.now } : {}) });
   }

@@ -2,7 +2,7 @@
  * The webhook handlers' options, their defaults and their validation: what `createWebhookHandler` and
  * `createNodeWebhookHandler` accept. `request-handler.ts` is what they do with them.
  */
-import { durationMs } from '../core/duration.js';
+import { countOption, durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, log, resolveLogger } from '../core/logger.js';
 import { describeSecret, isHeaderSecret, type SecretHint, secretAdvice } from '../core/secret-advice.js';
@@ -234,10 +234,7 @@ function resolveLimits(options: WebhookHandlerOptions, fn: string) {
       `${fn}: \`deadlineMs\` must be above 0 and below 5000 (the gateway waits 5 seconds for a 200)`,
     );
   }
-  const maxBodyBytes = options.maxBodyBytes ?? MIB;
-  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) {
-    throw new ConfigurationError(`${fn}: \`maxBodyBytes\` must be a positive integer`);
-  }
+  const maxBodyBytes = countOption(options.maxBodyBytes, `${fn}: \`maxBodyBytes\``, MIB);
   const dedupeTtlMs = durationMs(options.dedupeTtlMs, `${fn}: \`dedupeTtlMs\``, DEFAULT_DEDUPE_TTL_MS);
   const claimLeaseMs = durationMs(options.claimLeaseMs, `${fn}: \`claimLeaseMs\``, DEFAULT_CLAIM_LEASE_MS);
   return { deadlineMs, maxBodyBytes, dedupeTtlMs, claimLeaseMs };

@@ -16,6 +16,7 @@
  *   it is redelivered and whenever it arrives.
  * - A status value the SDK does not know is not tracked (`ignored: 'unknown_status'`).
  */
+import { countOption } from '../core/duration.js';
 import { WebhookParseError } from '../core/errors.js';
 import { isThenable } from '../core/observer.js';
 import { parseTimestamp } from './event-fields.js';
@@ -284,8 +285,7 @@ export class StatusTracker<Notified = void> {
   private billable = 0;
 
   constructor(options: StatusTrackerOptions<Notified> = {}) {
-    const max = options.maxEntries;
-    this.maxEntries = Number.isFinite(max) && max! >= 1 ? Math.floor(max!) : 100_000;
+    this.maxEntries = countOption(options.maxEntries, 'new StatusTracker: `maxEntries`', 100_000);
     this.onChange = options.onChange;
   }
 
