@@ -86,8 +86,13 @@ export function startSpan(
 ): Span | undefined {
   const tracer = currentTracer();
   if (!tracer) return undefined;
-  const active = parent ? registry()?.context?.active() : undefined;
-  const context = parent && active ? active.setValue(SPAN_KEY, parent.raw) : undefined;
+  // Without a context manager registered (a bare provider) the API has no context to extend: one that holds the
+  // parent alone is what a tracer reads (`getValue`), so an event span is still its delivery's child.
+  const context = parent
+    ? (registry()?.context?.active().setValue(SPAN_KEY, parent.raw) ?? {
+        getValue: (key: symbol) => (key === SPAN_KEY ? parent.raw : undefined),
+      })
+    : undefined;
   const span = tracer.startSpan(name, { kind: KIND[kind], attributes }, context);
   if (!span.isRecording()) {
     span.end();

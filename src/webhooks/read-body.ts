@@ -13,6 +13,9 @@ export type BodyResult =
   | { kind: 'too_large' }
   | { kind: 'unavailable'; reason: string };
 
+/** Both readers' answer when the request stream errors (one object: the Worker bundle is held to a size). */
+const STREAM_FAILED: BodyResult = { kind: 'unavailable', reason: 'the request stream failed' };
+
 /** @internal Where a delivery's body is read from: what each adapter hands over. */
 export type BodySource = { kind: 'fetch'; request: Request } | { kind: 'node'; request: NodeRequestBody };
 
@@ -94,7 +97,7 @@ function readWithEvents(
       else chunks.push(bytes);
     };
     const onEnd = (): void => finish({ kind: 'bytes', bytes: concat(chunks, total) });
-    const onError = (): void => finish({ kind: 'unavailable', reason: 'the request stream failed' });
+    const onError = (): void => finish(STREAM_FAILED);
     const onClose = (): void =>
       finish({ kind: 'unavailable', reason: 'the connection closed before the body was complete' });
     req.on('data', onData);
@@ -117,7 +120,7 @@ async function readWithIterator(iterable: AsyncIterable<unknown>, maxBytes: numb
       chunks.push(bytes);
     }
   } catch {
-    return { kind: 'unavailable', reason: 'the request stream failed' };
+    return STREAM_FAILED;
   }
   return { kind: 'bytes', bytes: concat(chunks, total) };
 }
