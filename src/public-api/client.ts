@@ -8,11 +8,11 @@ import {
   transportConfigOf,
 } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
+import { isBelowBase } from '../core/request-path.js';
 import type { RetryRules } from '../core/retry-policy.js';
 import { refusedSecretAdvice, type SecretKind } from '../core/secret-advice.js';
 import { Transport } from '../core/transport.js';
 import type { HttpMethod, QueryParams } from '../core/transport-request.js';
-import { isBelowBase } from './request-path.js';
 import { Templates } from './templates.js';
 
 export interface PublicApiClientOptions extends CommonClientOptions {

@@ -3,6 +3,7 @@ import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError, requireText, unexpectedAnswer } from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { isRecord } from '../core/plain-data.js';
+import { isBelowBase } from '../core/request-path.js';
 import { excerpt } from '../core/secrets.js';
 import { serialise } from '../core/serialise.js';
 import { traced } from '../core/tracing.js';
@@ -13,7 +14,6 @@ import {
   type TemplateCreateRequest,
 } from '../templates/schema.js';
 import { assertValidTemplate } from '../templates/validate.js';
-import { isBelowBase } from './request-path.js';
 
 export interface CreateTemplateOptions extends RequestOptions {
   /**
