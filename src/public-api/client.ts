@@ -110,7 +110,7 @@ export class PublicApiClient {
   ): Promise<WithResponse<unknown>> {
     if (!isBelowBase(path)) {
       throw new ConfigurationError(
-        `request() path must start with '/' and be below the base URL (no '.' or '..' segment), without a query (use options.query); got '${String(path)}'.`,
+        `request() path must start with '/' and be below the base URL (no '.' or '..' segment, no lone surrogate), without a query (use options.query); got '${String(path)}'.`,
       );
     }
     const { data, response, attempts } = await this.#transport.json({
