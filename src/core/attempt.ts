@@ -5,16 +5,36 @@
  * happened in; whether to try again is `retry-policy.ts`'s.
  */
 import { MAX_TIMER_MS } from './duration.js';
-import { ConnectionError, TimeoutError } from './errors.js';
-import { failedBeforeSending } from './retry-policy.js';
+import { ConnectionError, NotSentError, TimeoutError } from './errors.js';
+import { failedBeforeSending, refusedToBuild } from './retry-policy.js';
 import { scrubError } from './secrets.js';
 import type { TransportRequest } from './transport-request.js';
 
 /**
- * Where a fault was observed: `unstarted` (the fetch threw before returning its promise: no request), `connect`
+ * Where a fault was observed: `unbuilt` (the fetch refused to build the request, `requestUnbuilt`: no request, and
+ * a repeat is refused the same), `unstarted` (the fetch threw before returning its promise: no request), `connect`
  * (waiting for the answer: sent or not by its errno), `body` (reading the answer: sent).
  */
-export type Phase = 'unstarted' | 'connect' | 'body';
+export type Phase = 'unbuilt' | 'unstarted' | 'connect' | 'body';
+
+/**
+ * Whether a fetch's failure is its refusal to build the request (a header value or a URL it cannot carry): a code
+ * `refusedToBuild` lists, or, for a failure without a code, a request the runtime's own `Request` cannot be made
+ * from (the fetch API makes one before anything else, so no fetch sent such a request). A browser's network failure
+ * is a bare `TypeError` too, but its `Request` builds: it stays a connection fault. Asked only once a fetch failed.
+ */
+export function requestUnbuilt(error: unknown, url: string, init: RequestInit): boolean {
+  const errno = errnoOf(error);
+  if (errno !== undefined) return refusedToBuild(errno);
+  if (typeof Request !== 'function') return false;
+  try {
+    // Without the attempt's signal: this probe must not listen to it.
+    new Request(url, { ...init, signal: null });
+    return false;
+  } catch {
+    return true;
+  }
+}
 
 /**
  * One attempt of a request: the signal its fetch follows, its deadline (in the transport's `Deadlines`), and
@@ -96,9 +116,16 @@ export class Exchange implements Expiring {
   fault(error: unknown, phase: Phase): unknown {
     const { signal, method, path } = this.options;
     if (signal?.aborted) return signal.reason;
+    const what = `${method} ${path}`;
+    if (phase === 'unbuilt') {
+      return new NotSentError(
+        `${what} was not sent: the runtime's fetch refused to build the request (a header value or the URL it ` +
+          'cannot carry; see the cause). Nothing reached the server, and a repeat would be refused the same way.',
+        { cause: scrubError(error, this.secrets()) },
+      );
+    }
     const errno = errnoOf(error);
     const sent = phase === 'body' || (phase === 'connect' && !failedBeforeSending(errno));
-    const what = `${method} ${path}`;
     const consequence = !sent
       ? ' Nothing reached the server.'
       : this.idempotent

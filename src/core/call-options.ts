@@ -36,8 +36,29 @@ export const RESERVED_HEADERS: readonly string[] = [
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
- * `headers` lower-cased and checked: a reserved name, a name that is not an HTTP token, or a value with a line
- * break or NUL (header injection) throws a `ConfigurationError` naming the header, never its value.
+ * What an HTTP header value may hold, as undici's fetch sends it (RFC 9110 field-value): tab, space and visible
+ * ASCII, and U+0080-U+00FF (obs-text: a string goes on the wire as Latin-1 bytes, so a character above U+00FF has no
+ * byte at all). Anything else (a line break, NUL or another control character, DEL, `€`, U+2028) fetch refuses
+ * only once the request is being built, when no error can say which header it was.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * Whether `value` can be sent as an HTTP header's value: the one rule for a header value the SDK sends (user
+ * headers, and with `isHeaderSecret`'s narrower rule, a credential).
+ *
+ * @example
+ * isHeaderValue('acme; region=eu'); // true
+ * isHeaderValue('café€'); // false: '€' is beyond U+00FF
+ */
+export function isHeaderValue(value: unknown): value is string {
+  return typeof value === 'string' && HEADER_VALUE.test(value);
+}
+
+/**
+ * `headers` lower-cased and checked: a reserved name, a name that is not an HTTP token, or a value that is not a
+ * string a header can carry (`isHeaderValue`: a line break would be header injection) throws a
+ * `ConfigurationError` naming the header, never its value (it may be a secret).
  */
 export function checkHeaders(
   headers: Readonly<Record<string, string>> | undefined,
@@ -56,8 +77,15 @@ export function checkHeaders(
         `${where}: '${key}' is set by the SDK and cannot be given (credentials go to the client's options only).`,
       );
     }
-    if (typeof value !== 'string' || /[\r\n\0]/.test(value)) {
-      throw new ConfigurationError(`${where}: the value of '${key}' must be a string without line breaks.`);
+    if (typeof value !== 'string') {
+      const given = value === null ? 'null' : `a ${typeof value}`;
+      throw new ConfigurationError(`${where}: the value of '${key}' must be a string; got ${given}.`);
+    }
+    if (!isHeaderValue(value)) {
+      throw new ConfigurationError(
+        `${where}: the value of '${key}' holds a character no HTTP header can carry (a line break or another ` +
+          "control character, or one beyond U+00FF such as '€'): encode it first, e.g. with encodeURIComponent.",
+      );
     }
     out[key] = value;
   }

@@ -108,6 +108,15 @@ export function requireSecret(value: unknown, name: string, what: string, hint: 
   return value;
 }
 
+/**
+ * A client's base URL option, checked: an http(s) URL with no credentials and no `?` or `#` at all (even empty: the
+ * paths the SDK appends would land in the query or the fragment, and the request, with its credential, on another
+ * path), refused with a `ConfigurationError` that never repeats the value. Returned without its trailing slashes.
+ *
+ * @example
+ * requireBaseUrl('https://gw.example.com/', 'baseUrl'); // 'https://gw.example.com'
+ * requireBaseUrl('https://gw.example.com/#', 'baseUrl'); // throws: must not carry a query, fragment or credentials
+ */
 export function requireBaseUrl(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new ConfigurationError(`${name} is required, e.g. 'https://gw.example.com'.`);
@@ -124,7 +133,9 @@ export function requireBaseUrl(value: unknown, name: string): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigurationError(`${name} must be an http(s) URL; its scheme is '${url.protocol}'.`);
   }
-  if (url.search || url.hash || url.username || url.password) {
+  // The text, not `search`/`hash`: both are '' for an empty `?` or `#`, which `href` keeps, and the paths appended
+  // to it would then be a query or a fragment (`http://h/#` sends every request to `/`).
+  if (/[?#]/.test(value) || url.username || url.password) {
     throw new ConfigurationError(`${name} must not carry a query, fragment or credentials.`);
   }
   return url.href.replace(/\/+$/, '');

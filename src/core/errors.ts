@@ -360,8 +360,9 @@ export class ConfigurationError extends WaGatewayError {
 
 /**
  * A message was not sent because the operation stopped before it started (`sendMany` aborted by the caller's
- * signal, or its loop left). Certainly not out: resending cannot duplicate it. `cause` holds the caller's abort
- * reason when there was one.
+ * signal, or its loop left), or a request was not sent because the runtime's fetch refused to build it (a header
+ * value or a URL it cannot carry; not repeated, as a repeat is refused the same). Certainly not out: resending
+ * cannot duplicate it. `cause` holds the caller's abort reason, or the fetch's error, when there was one.
  */
 export class NotSentError extends WaGatewayError {
   override name = 'NotSentError';

@@ -62,6 +62,20 @@ export function failedBeforeSending(errno: string | undefined): boolean {
   return errno !== undefined && NOT_SENT_ERRNOS.has(errno);
 }
 
+/**
+ * Codes of a request the HTTP client refused to build, before any connection: undici's check of the headers, path
+ * and method it is handed (`UND_ERR_INVALID_ARG`: a header value with a control character). Nothing was sent, and
+ * a repeat would be refused the same way: the attempt ends in a `NotSentError`, never repeated. A request the fetch
+ * API's own `Request` cannot be made from (a character beyond U+00FF in a header value) fails with no code at all;
+ * the transport asks `Request` itself (`requestUnbuilt`).
+ */
+const UNBUILT_ERRNOS: ReadonlySet<string> = new Set(['UND_ERR_INVALID_ARG']);
+
+/** Whether a fetch failure with this code is the refusal to build the request: nothing left, and none will. */
+export function refusedToBuild(errno: string): boolean {
+  return UNBUILT_ERRNOS.has(errno);
+}
+
 const STATUSES_RETRYABLE_WHEN_IDEMPOTENT: ReadonlySet<number> = new Set([408, 500, 502, 503, 504]);
 
 /**

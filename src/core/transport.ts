@@ -1,5 +1,5 @@
 import { onAbort, sleep } from './abort.js';
-import { Deadlines, Exchange, guardBody, isRedirect, refusedRedirect } from './attempt.js';
+import { Deadlines, Exchange, guardBody, isRedirect, refusedRedirect, requestUnbuilt } from './attempt.js';
 import { checkHeaders } from './call-options.js';
 import { requestIdHeader, scrubRequestId, toApiError, toRedirectError } from './error-body.js';
 import {
@@ -347,6 +347,7 @@ export class Transport {
     }
     let keepSignalLinked = false;
     let keepDeadline = false;
+    let url: string | undefined;
     try {
       let response: Response;
       options.onSend?.();
@@ -355,20 +356,22 @@ export class Transport {
         // request, so nothing was sent.
         let started: Promise<Response>;
         try {
-          started = (config.fetch ?? globalThis.fetch)(this.#url(options), init);
+          url = this.#url(options);
+          started = (config.fetch ?? globalThis.fetch)(url, init);
         } catch (error) {
           throw new FetchNotStarted(error);
         }
         response = await started;
       } catch (error) {
-        if (error instanceof FetchNotStarted) {
-          release?.();
-          throw x.fault(error.cause, 'unstarted');
-        }
         // Answered (or failed): the limiter may count this request's window from now.
         release?.();
+        if (error instanceof FetchNotStarted) {
+          const unbuilt = url !== undefined && requestUnbuilt(error.cause, url, init);
+          throw x.fault(error.cause, unbuilt ? 'unbuilt' : 'unstarted');
+        }
         if (this.#refuseRedirects && refusedRedirect(error)) throw this.#refusedRedirect(options);
-        throw x.fault(error, 'connect');
+        // Node's fetch refuses a request it cannot build (a header value) as a rejection, like a connection fault.
+        throw x.fault(error, url !== undefined && requestUnbuilt(error, url, init) ? 'unbuilt' : 'connect');
       }
       release?.();
       if (!response.ok || isRedirect(response)) throw await this.#refusal(x, response);

@@ -11,6 +11,7 @@ import {
   WaGatewayError,
 } from '../core/errors.js';
 import { headerValue } from '../core/headers.js';
+import { pathSegment } from '../core/request-path.js';
 import type { Transport } from '../core/transport.js';
 import { dispositionFilename } from './content-disposition.js';
 
@@ -95,12 +96,15 @@ export class Media {
       mediaId,
       'the media id (image.id, audio.id, ... of an incoming message)',
     );
-    // A URL resolves `.` and `..` as path segments: `/v1/wa/media/..` would send the key to another endpoint.
-    if (mediaId === '.' || mediaId === '..') {
+    // A URL resolves `.` and `..` as path segments (`/v1/wa/media/..` would send the key to another endpoint), and
+    // no URL can carry a lone surrogate.
+    const segment = pathSegment(mediaId);
+    if (segment === undefined) {
       throw invalidArgument(
         'media.download',
         ['mediaId'],
-        `is "${mediaId}", not a media id: give the image.id, audio.id, ... of an incoming message`,
+        `${mediaId === '.' || mediaId === '..' ? `is "${mediaId}"` : 'holds a lone surrogate (text no URL can carry)'}, ` +
+          'not a media id: give the image.id, audio.id, ... of an incoming message',
         'mediaId.format',
       );
     }
@@ -118,7 +122,7 @@ export class Media {
     try {
       opened = await this.#transport.open({
         method: 'GET',
-        path: `/v1/wa/media/${encodeURIComponent(mediaId)}`,
+        path: `/v1/wa/media/${segment}`,
         query: { phone_number_id: options.phoneNumberId },
         ...requestOf(options),
         accept: '*/*',

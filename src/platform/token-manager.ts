@@ -9,6 +9,7 @@ import {
   unexpectedAnswer,
 } from '../core/errors.js';
 import { type Logger, log } from '../core/logger.js';
+import { isHeaderSecret } from '../core/secret-advice.js';
 import { REDACTED } from '../core/secrets.js';
 import { traced } from '../core/tracing.js';
 import type { Transport } from '../core/transport.js';
@@ -299,6 +300,14 @@ export class TokenManager {
       throw unexpectedAnswer({ status, ...request }, 'without a token.');
     }
     const answer = parsed.data;
+    if (!isHeaderSecret(answer.token)) {
+      // Sent as it is, it would fail every call as a connection fault that names nothing. Never quoted: a token.
+      throw unexpectedAnswer(
+        { status, ...request },
+        'with a token that cannot be sent in the Authorization header (a space, a line break or a character ' +
+          "that is not visible ASCII); it was not used. Check that platformUrl is the platform's address.",
+      );
+    }
     const entry = { token: answer.token, expiresAt: started + TOKEN_LIFETIME_MS };
     this.#adopt(entry);
     await this.#writeStore(entry);
@@ -347,6 +356,17 @@ export class TokenManager {
         this.#logger,
         'warn',
         'wa-gateway-sdk: the token store returned something that is not a TokenEntry',
+        {},
+      );
+      return undefined;
+    }
+    if (!isHeaderSecret(parsed.data.token)) {
+      // A token no header can carry (a line break, a space, a character that is not visible ASCII): a corrupt
+      // entry, replaced by the login it now takes. Never quoted: a token.
+      log(
+        this.#logger,
+        'warn',
+        'wa-gateway-sdk: the token store returned a token that cannot be sent in a header; logging in instead',
         {},
       );
       return undefined;

@@ -8,11 +8,11 @@ import {
   transportConfigOf,
 } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
+import { isBelowBase } from '../core/request-path.js';
 import type { RetryRules } from '../core/retry-policy.js';
 import { refusedSecretAdvice, type SecretKind } from '../core/secret-advice.js';
 import { Transport } from '../core/transport.js';
 import type { HttpMethod, QueryParams } from '../core/transport-request.js';
-import { isBelowBase } from './request-path.js';
 import { Templates } from './templates.js';
 
 export interface PublicApiClientOptions extends CommonClientOptions {
@@ -110,7 +110,7 @@ export class PublicApiClient {
   ): Promise<WithResponse<unknown>> {
     if (!isBelowBase(path)) {
       throw new ConfigurationError(
-        `request() path must start with '/' and be below the base URL (no '.' or '..' segment), without a query (use options.query); got '${String(path)}'.`,
+        `request() path must start with '/' and be below the base URL (no '.' or '..' segment, no lone surrogate), without a query (use options.query); got '${String(path)}'.`,
       );
     }
     const { data, response, attempts } = await this.#transport.json({

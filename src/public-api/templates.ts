@@ -3,6 +3,7 @@ import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError, requireText, unexpectedAnswer } from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { isRecord } from '../core/plain-data.js';
+import { pathSegment } from '../core/request-path.js';
 import { excerpt } from '../core/secrets.js';
 import { serialise } from '../core/serialise.js';
 import { traced } from '../core/tracing.js';
@@ -13,7 +14,6 @@ import {
   type TemplateCreateRequest,
 } from '../templates/schema.js';
 import { assertValidTemplate } from '../templates/validate.js';
-import { isBelowBase } from './request-path.js';
 
 export interface CreateTemplateOptions extends RequestOptions {
   /**
@@ -102,20 +102,14 @@ export class Templates {
 /** `/wa/{appId}/templates`, refused (before any request) when the id cannot be one segment of it. */
 function templatesPath(appId: string): string {
   requireText('templates.create', 'appId', appId, 'the application id (app_id) the template belongs to');
-  let segment = '';
-  try {
-    segment = encodeURIComponent(appId);
-  } catch {
-    // A lone surrogate: no URL can carry it.
-  }
-  const path = `/wa/${segment}/templates`;
-  if (segment === '' || !isBelowBase(path))
+  const segment = pathSegment(appId);
+  if (segment === undefined)
     throw new ConfigurationError(
       `templates.create appId ${JSON.stringify(appId.slice(0, 40))} cannot be one segment of the path ` +
         "/wa/{appId}/templates ('.' or '..' would send the request, with the secret key, to another " +
         'endpoint): give the application id (app_id) the template belongs to.',
     );
-  return path;
+  return `/wa/${segment}/templates`;
 }
 
 /**

@@ -75,3 +75,47 @@ describe('base URLs ending in the version the SDK adds', () => {
     );
   });
 });
+
+/**
+ * `URL`'s `search` and `hash` are '' for an empty `?` or `#`, which `href` keeps: `http://h/#` was taken, and every
+ * request (with the API key; the platform's login with the password) went to `/`, `http://h/gw?` to
+ * `/gw?/v1/wa/message`. Every client's base URL option refuses any `?` or `#`.
+ */
+describe('base URLs with a query or fragment, empty or not', () => {
+  const given = 'https://h.example.com/secret-path';
+  const makers: [string, (url: string) => unknown][] = [
+    ['GatewayClient baseUrl', (url) => gateway(url)],
+    ['PlatformClient platformUrl', (url) => platform(url)],
+    [
+      'PlatformClient streamUrl',
+      (url) =>
+        new PlatformClient({ platformUrl: 'https://p.example.com', streamUrl: url, token: 'eyJ.tok.en' }),
+    ],
+    [
+      'PublicApiClient onPremBase',
+      (url) => new PublicApiClient({ secretKey: 'sk_0123456789', onPremBase: url }),
+    ],
+    [
+      'PublicApiClient baseUrl',
+      (url) =>
+        new PublicApiClient({ secretKey: 'sk_0123456789', baseUrl: url.replace('/secret-path', '/api/v1') }),
+    ],
+  ];
+  const suffixes = ['?', '#', '/?', '/#', '?#', '?a=1', '#frag'];
+
+  it.each(makers)('%s refuses each, without quoting the URL', (_, make) => {
+    for (const suffix of suffixes) {
+      const error = (() => {
+        try {
+          make(`${given}${suffix}`);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(error, suffix).toBeInstanceOf(ConfigurationError);
+      expect((error as Error).message, suffix).toMatch(/must not carry a query, fragment or credentials\.$/);
+      expect((error as Error).message).not.toContain('secret-path');
+    }
+    expect(() => make(given)).not.toThrow();
+  });
+});

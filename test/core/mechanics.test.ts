@@ -201,6 +201,46 @@ describe('per-call options, defaultHeaders and the User-Agent', () => {
     expect(seen).toHaveLength(0);
   });
 
+  // fetch takes a header value only as Latin-1 bytes without control characters; the SDK refused only CR, LF and
+  // NUL, so these reached fetch, which refused them while building the request: a ConnectionError saying the send
+  // may have been out, when nothing was.
+  it.each([
+    ['a character beyond U+00FF', 'café€-secret'],
+    ['U+2028', 'x\u2028y-secret'],
+    ['a control character', 'a\u0001b-secret'],
+    ['DEL', 'a\u007fb-secret'],
+  ])(
+    'refuses a header value with %s, at construction and per call, naming the header but not the value',
+    async (_, value) => {
+      const built = (() => {
+        try {
+          gateway({ defaultHeaders: { 'x-tenant': value } });
+        } catch (e) {
+          return e;
+        }
+      })();
+      const sent = await gateway()
+        .messages.send(text, { headers: { 'x-tenant': value } })
+        .catch((e: unknown) => e);
+      for (const error of [built, sent]) {
+        expect(error).toBeInstanceOf(ConfigurationError);
+        expect(String(error)).toContain("'x-tenant'");
+        expect(String(error)).not.toContain('secret');
+      }
+      expect(seen).toHaveLength(0);
+    },
+  );
+
+  it('sends every value a header can carry: tab, spaces, visible ASCII and Latin-1', async () => {
+    const value = 'a\tb ~!é\u00ff';
+    await gateway({ defaultHeaders: { 'x-tenant': value } }).messages.send(text, {
+      headers: { 'x-call': value },
+    });
+    const h = seen[0]!.headers;
+    // node:http reads a header's bytes as Latin-1, as fetch wrote them.
+    expect([h['x-tenant'], h['x-call']]).toEqual([value, value]);
+  });
+
   it('per-call maxRetries overrides the client (0: the 429 is final) and a bad one is a ConfigurationError', async () => {
     script.set('/v1/wa/message', [rateLimited]);
     await expect(gateway({ maxRetries: 3 }).messages.send(text, { maxRetries: 0 })).rejects.toMatchObject({

@@ -293,7 +293,8 @@ describe('media.download', () => {
     expect((e as TimeoutError).timeoutMs).toBe(300);
   });
 
-  it.each(['.', '..'])('refuses the media id %j before any request', async (id) => {
+  // A lone surrogate made encodeURIComponent throw a bare URIError: 'URI malformed'.
+  it.each(['.', '..', '\ud800', 'media-\udc00'])('refuses the media id %j before any request', async (id) => {
     let count = 0;
     server.use(
       http.all(`${GW}/*`, () => {
@@ -301,9 +302,13 @@ describe('media.download', () => {
         return new HttpResponse(bytes);
       }),
     );
-    await expect(gw().media.download(id, { phoneNumberId: 'p' })).rejects.toBeInstanceOf(
-      MessageValidationError,
-    );
+    const error = await gw()
+      .media.download(id, { phoneNumberId: 'p' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MessageValidationError);
+    expect((error as MessageValidationError).issues).toMatchObject([
+      { path: ['mediaId'], rule: 'mediaId.format', message: expect.stringMatching(/not a media id/) },
+    ]);
     expect(count).toBe(0);
   });
 

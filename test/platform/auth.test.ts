@@ -7,6 +7,7 @@ import {
   BadRequestError,
   ConfigurationError,
   ConnectionError,
+  InvalidResponseError,
 } from '../../src/core/errors.js';
 import {
   LoginFailedError,
@@ -77,6 +78,18 @@ function client(extra: Partial<PlatformClientOptions> = {}) {
 afterEach(() => {
   vi.useRealTimers();
 });
+
+/** A store holding `token`, fresh for 24 h, that keeps what the client writes (`stored()`). */
+function storeHolding(token: string) {
+  let entry: TokenEntry | undefined = { token, expiresAt: Date.now() + TOKEN_LIFETIME_MS };
+  const store: TokenStore = {
+    get: async () => entry,
+    set: async (e) => {
+      entry = e;
+    },
+  };
+  return { store, stored: () => entry };
+}
 
 describe('login', () => {
   it('POSTs username and password to /jwt/ without an Authorization header and returns the answer', async () => {
@@ -240,6 +253,41 @@ describe('login', () => {
     expect(logins).toBe(2);
     expect(log.messages()).toEqual(['wa-gateway-sdk: retrying request']);
   });
+
+  // Such a token went into `Authorization: JWT <token>`, where fetch refused it: every call failed as a
+  // ConnectionError, repeated 3 times, that said nothing about the token.
+  it.each([
+    ['a line break', 'tok-secret\r\nx-injected: 1'],
+    ['a space', 'tok secret'],
+    ['a character beyond ASCII', 'tok-secret-€'],
+    ['a control character', 'tok-secret\u0001'],
+  ])(
+    'refuses a login answered with a token holding %s, naming the problem, never the token',
+    async (_, token) => {
+      const seen = { logins: 0, calls: 0 };
+      server.use(
+        http.post(`${PLATFORM}/jwt/`, () => {
+          seen.logins++;
+          return HttpResponse.json({ token });
+        }),
+        http.get(`${PLATFORM}/reports/`, () => {
+          seen.calls++;
+          return HttpResponse.json({ messages: [] });
+        }),
+      );
+      const platformClient = client({ logLevel: 'off' });
+      for (const call of [() => platformClient.reports.get(), () => platformClient.auth.login()]) {
+        const error = await call().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(InvalidResponseError);
+        expect((error as Error).message).toMatch(
+          /^POST \/jwt\/ answered 200 with a token that cannot be sent in the Authorization header/,
+        );
+        expect(JSON.stringify(error)).not.toContain('secret');
+        expect(inspect(error)).not.toContain('secret');
+      }
+      expect(seen).toEqual({ logins: 2, calls: 0 });
+    },
+  );
 
   it('reports field errors of a refused login as reasons', async () => {
     server.use(
@@ -562,20 +610,25 @@ describe('TokenStore', () => {
 
   it('does not take back the token that was just rejected from the store', async () => {
     const seen = platform({ valid: (t) => t !== 'shared-token-111111' });
-    let stored: TokenEntry | undefined = {
-      token: 'shared-token-111111',
-      expiresAt: Date.now() + TOKEN_LIFETIME_MS,
-    };
-    const store: TokenStore = {
-      get: async () => stored,
-      set: async (e) => {
-        stored = e;
-      },
-    };
+    const { store, stored } = storeHolding('shared-token-111111');
     await client({ tokenStore: store }).reports.get();
     expect(seen.calls).toEqual(['JWT shared-token-111111', 'JWT tok-1-abcdefghijklmnop']);
     expect(seen.logins).toBe(1);
-    expect(stored?.token).toBe('tok-1-abcdefghijklmnop');
+    expect(stored()?.token).toBe('tok-1-abcdefghijklmnop');
+  });
+
+  it('logs in again when the stored token cannot be sent in a header, as for any bad stored value', async () => {
+    const seen = platform();
+    const { store, stored } = storeHolding('stored-secret\r\nx-injected: 1');
+    const log = captureLogger();
+    await client({ tokenStore: store, logger: log.logger }).reports.get();
+    expect(seen.logins).toBe(1);
+    expect(seen.calls).toEqual(['JWT tok-1-abcdefghijklmnop']);
+    expect(stored()?.token).toBe('tok-1-abcdefghijklmnop');
+    expect(log.messages()).toEqual([
+      'wa-gateway-sdk: the token store returned a token that cannot be sent in a header; logging in instead',
+    ]);
+    expect(JSON.stringify(log.lines)).not.toContain('secret');
   });
 
   it('keeps working when the store fails, with a warning', async () => {

@@ -260,6 +260,9 @@ describe('PublicApiClient.request', () => {
     '/wa/.',
     '/wa\\..\\..\\admin',
     '/.\t./admin',
+    // The URL parser turns a lone surrogate into U+FFFD: the request would go to a path that was not written.
+    '/wa/\ud800/templates',
+    '/wa/a\udc00',
   ])('rejects the path %j before any request', async (path) => {
     const seen: string[] = [];
     server.use(
