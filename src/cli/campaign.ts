@@ -3,6 +3,7 @@
  * `campaign status|pause|resume|cancel|resend|drop`: a `CampaignQueue`'s campaign, seen and steered.
  */
 import { parseArgs } from 'node:util';
+import { checkReason } from '../campaigns/suppressions.js';
 import type { CampaignReport } from '../campaigns/tracker.js';
 import { raceSignal } from '../core/abort.js';
 import {
@@ -15,7 +16,7 @@ import {
   unanswered,
 } from './campaign-store.js';
 import { csvField } from './csv-field.js';
-import { type CliIo, EXIT, interruption, UsageError } from './io.js';
+import { asUsage, type CliIo, EXIT, interruption, UsageError } from './io.js';
 import { printable } from './printable.js';
 import { secondsFlag } from './seconds-flag.js';
 
@@ -136,6 +137,8 @@ async function queueCommand(
   if (values.reason !== undefined && action !== 'pause' && action !== 'cancel') {
     throw new UsageError('--reason goes with campaign pause or cancel.');
   }
+  // The queue's own rule, checked before Redis is opened: a bad flag is a usage error (exit 2), not a refusal.
+  if (values.reason !== undefined) asUsage(() => checkReason(values.reason, '--reason'));
   const source = sourceOf(values, io, `campaign ${action}`);
   const { queue, close } = openQueue(source);
   try {

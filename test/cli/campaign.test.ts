@@ -449,11 +449,22 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
       [['campaign', 'pause', 'x', '--json'], '--json goes with campaign status or report'],
       [['campaign', 'status', 'x', 'y'], "unexpected 'y'"],
       [['campaign', 'report', 'x', '--reason', 'y'], '--reason goes with campaign pause or cancel'],
+      [
+        ['campaign', 'pause', 'x', '--reason', 'a\u0007b'],
+        '--reason: the reason must be 1 to 200 characters',
+      ],
+      [['campaign', 'cancel', 'x', '--reason', 'y'.repeat(201)], '--reason: the reason must be 1 to 200'],
     ] as const) {
       const bad = io(env);
       expect(await runCli([...args], bad.io), args.join(' ')).toBe(2);
       expect(bad.out.stderr).toContain(message);
     }
+    // A bad reason is refused before Redis is opened: a Redis that is not there makes no difference.
+    const nowhere = io({ REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(await runCli(['campaign', 'pause', 'x', '--reason', ' '], nowhere.io)).toBe(2);
+    expect(nowhere.out.stderr.split('\n')[0]).toBe(
+      'wa-gateway campaign: --reason: the reason must be 1 to 200 characters without control characters.',
+    );
     const none = io();
     expect(await runCli(['campaign', 'status', 'x'], none.io)).toBe(2);
     expect(none.out.stderr).toContain('set REDIS_URL');
