@@ -14,6 +14,7 @@ import {
   openQueue,
   REDIS_TIMEOUT_MS,
   unanswered,
+  unreachable,
 } from './campaign-store.js';
 import { csvField } from './csv-field.js';
 import { asUsage, type CliIo, EXIT, interruption, UsageError } from './io.js';
@@ -89,7 +90,7 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
   if (action === 'list' && retryableFailureCodes.length > 0)
     throw new UsageError('--retryable-codes goes with campaign report.');
   const source = { ...sourceOf(values, io, 'campaign'), retryableFailureCodes };
-  const { tracker, close } = openCampaigns(source);
+  const { tracker, close, outage } = openCampaigns(source);
   const work = async () => {
     if (action === 'list') {
       for (const c of await tracker.campaigns()) io.stdout(`${printable(c)}\n`);
@@ -109,7 +110,12 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
     // Ctrl-C stops the reads where they are: the connection is closed below, failing what was still waiting.
     return await raceSignal(work(), interruption(io));
   } catch (error) {
-    throw clusterAdvice(error, source) ?? unanswered(error, source) ?? error;
+    throw (
+      clusterAdvice(error, source) ??
+      unreachable(error, source, outage()) ??
+      unanswered(error, source) ??
+      error
+    );
   } finally {
     close();
   }
@@ -140,7 +146,7 @@ async function queueCommand(
   // The queue's own rule, checked before Redis is opened: a bad flag is a usage error (exit 2), not a refusal.
   if (values.reason !== undefined) asUsage(() => checkReason(values.reason, '--reason'));
   const source = sourceOf(values, io, `campaign ${action}`);
-  const { queue, close } = openQueue(source);
+  const { queue, close, outage } = openQueue(source);
   try {
     // Ctrl-C stops the reads where they are: the connection is closed below, failing what was still waiting.
     return await raceSignal(queueAction(queue, action, id, key, values, io), interruption(io));
@@ -149,7 +155,12 @@ async function queueCommand(
       io.stderr(`wa-gateway campaign: ${printable(error.message, '\n')}\n`);
       return EXIT.failed;
     }
-    throw clusterAdvice(error, source) ?? unanswered(error, source) ?? error;
+    throw (
+      clusterAdvice(error, source) ??
+      unreachable(error, source, outage()) ??
+      unanswered(error, source) ??
+      error
+    );
   } finally {
     await close();
   }
