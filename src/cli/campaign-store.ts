@@ -5,6 +5,7 @@ import { loadOptionalPeer } from '../core/optional-peer.js';
 import { CampaignQueue } from '../redis/campaign-queue.js';
 import { RedisCampaignStore } from '../redis/campaign-store.js';
 import type { RedisClient } from '../redis/client.js';
+import { outageReason, watchConnection } from '../redis/connection-log.js';
 import { RedisStoreError } from '../redis/errors.js';
 import { shownUrl } from '../testing/shown-url.js';
 import { UsageError } from './io.js';
@@ -13,6 +14,8 @@ import { UsageError } from './io.js';
 export interface CampaignReader {
   tracker: CampaignTracker;
   close(): void;
+  /** Why the connection failed, in words, while it is down (from the client's own error). */
+  outage(): string | undefined;
 }
 
 /** How to reach the campaigns: the URL and what the command's flags say about it. */
@@ -52,7 +55,7 @@ export function openCampaigns(source: CampaignSource): CampaignReader {
     ...(source.logger ? { logger: source.logger } : {}),
   });
   const tracker = new CampaignTracker({ store, retryableFailureCodes: source.retryableFailureCodes ?? [] });
-  return { tracker, close: () => redis.disconnect() };
+  return { tracker, close: () => redis.disconnect(), outage: () => outageReason(redis) };
 }
 
 export type { CampaignQueue };
@@ -61,7 +64,11 @@ export type { CampaignQueue };
 export type QueueReader = CampaignReader & { queue: CampaignQueue };
 
 /** The campaign queue of `source` (`campaign status|pause|resume|cancel|resend|drop`), and how to let it go. */
-export function openQueue(source: CampaignSource): { queue: CampaignQueue; close(): Promise<void> } {
+export function openQueue(source: CampaignSource): {
+  queue: CampaignQueue;
+  close(): Promise<void>;
+  outage(): string | undefined;
+} {
   const redis = connectTo(source);
   const queue = new CampaignQueue({
     redis,
@@ -75,6 +82,7 @@ export function openQueue(source: CampaignSource): { queue: CampaignQueue; close
       await queue.close();
       redis.disconnect();
     },
+    outage: () => outageReason(redis),
   };
 }
 
@@ -102,6 +110,9 @@ function connectTo(source: CampaignSource): RedisClient {
     : new Redis(source.url, { ...node, lazyConnect: true });
   // Errors surface where the store is read; the client's own 'error' events would otherwise crash the process.
   redis.on('error', () => {});
+  // A command that reads once says its failure itself (`outage()` gives why the connection failed): the stores'
+  // "cannot reach Redis" line would be a second message for it, or a late one after the command's own.
+  if (source.once) watchConnection(redis, undefined, source.command);
   return redis;
 }
 
@@ -115,6 +126,20 @@ export function clusterAdvice(error: unknown, source: CampaignSource): UsageErro
   return new UsageError(
     `the Redis at ${source.flag} is a node of a Redis Cluster: pass ${source.clusterFlag}.`,
   );
+}
+
+/**
+ * A read that failed because the connection did, said with why (`connection refused: nothing listens on that
+ * port ...`, from the client's own error) and where; `undefined` when the connection gave no reason.
+ */
+export function unreachable(
+  error: unknown,
+  source: CampaignSource,
+  outage: string | undefined,
+): Error | undefined {
+  if (!(error instanceof RedisStoreError) || error.failure !== 'unavailable' || outage === undefined)
+    return undefined;
+  return new Error(`cannot reach the Redis at ${shownUrl(source.url)}: ${outage}.`);
 }
 
 /**

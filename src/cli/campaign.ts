@@ -3,6 +3,7 @@
  * `campaign status|pause|resume|cancel|resend|drop`: a `CampaignQueue`'s campaign, seen and steered.
  */
 import { parseArgs } from 'node:util';
+import { checkReason } from '../campaigns/suppressions.js';
 import type { CampaignReport } from '../campaigns/tracker.js';
 import { raceSignal } from '../core/abort.js';
 import {
@@ -13,9 +14,10 @@ import {
   openQueue,
   REDIS_TIMEOUT_MS,
   unanswered,
+  unreachable,
 } from './campaign-store.js';
 import { csvField } from './csv-field.js';
-import { type CliIo, EXIT, interruption, UsageError } from './io.js';
+import { asUsage, type CliIo, EXIT, interruption, UsageError } from './io.js';
 import { printable } from './printable.js';
 import { secondsFlag } from './seconds-flag.js';
 
@@ -88,7 +90,7 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
   if (action === 'list' && retryableFailureCodes.length > 0)
     throw new UsageError('--retryable-codes goes with campaign report.');
   const source = { ...sourceOf(values, io, 'campaign'), retryableFailureCodes };
-  const { tracker, close } = openCampaigns(source);
+  const { tracker, close, outage } = openCampaigns(source);
   const work = async () => {
     if (action === 'list') {
       for (const c of await tracker.campaigns()) io.stdout(`${printable(c)}\n`);
@@ -108,7 +110,12 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
     // Ctrl-C stops the reads where they are: the connection is closed below, failing what was still waiting.
     return await raceSignal(work(), interruption(io));
   } catch (error) {
-    throw clusterAdvice(error, source) ?? unanswered(error, source) ?? error;
+    throw (
+      clusterAdvice(error, source) ??
+      unreachable(error, source, outage()) ??
+      unanswered(error, source) ??
+      error
+    );
   } finally {
     close();
   }
@@ -136,8 +143,10 @@ async function queueCommand(
   if (values.reason !== undefined && action !== 'pause' && action !== 'cancel') {
     throw new UsageError('--reason goes with campaign pause or cancel.');
   }
+  // The queue's own rule, checked before Redis is opened: a bad flag is a usage error (exit 2), not a refusal.
+  if (values.reason !== undefined) asUsage(() => checkReason(values.reason, '--reason'));
   const source = sourceOf(values, io, `campaign ${action}`);
-  const { queue, close } = openQueue(source);
+  const { queue, close, outage } = openQueue(source);
   try {
     // Ctrl-C stops the reads where they are: the connection is closed below, failing what was still waiting.
     return await raceSignal(queueAction(queue, action, id, key, values, io), interruption(io));
@@ -146,7 +155,12 @@ async function queueCommand(
       io.stderr(`wa-gateway campaign: ${printable(error.message, '\n')}\n`);
       return EXIT.failed;
     }
-    throw clusterAdvice(error, source) ?? unanswered(error, source) ?? error;
+    throw (
+      clusterAdvice(error, source) ??
+      unreachable(error, source, outage()) ??
+      unanswered(error, source) ??
+      error
+    );
   } finally {
     await close();
   }

@@ -167,7 +167,12 @@ async function readCampaigns(
   };
   // A campaign queue's view: the funnels of every campaign the store recorded, and the queue of those it sends.
   const opened = openQueue(source);
-  const reader = { queue: opened.queue, tracker: opened.queue.tracker, close: () => void opened.close() };
+  const reader = {
+    queue: opened.queue,
+    tracker: opened.queue.tracker,
+    close: () => void opened.close(),
+    outage: opened.outage,
+  };
   try {
     // Ctrl-C while a stuck Redis is read stops the command (exit 130), with no sandbox started.
     await raceSignal(reader.tracker.campaigns(), interruption(io));

@@ -14,7 +14,8 @@ interface WatchedClient {
   options?: object;
 }
 
-const watched = new WeakMap<object, { down: boolean; since: number }>();
+/** Per client: whether an outage is running, since when, and its reason in words (for the inbox's lines). */
+const watched = new WeakMap<object, { down: boolean; since: number; reason?: string }>();
 
 /** A refused password: Redis answers, but every command fails as though it were away. */
 const AUTH_REASONS: Readonly<Record<string, string>> = {
@@ -35,8 +36,30 @@ const REASONS: Readonly<Record<string, string>> = {
   ...AUTH_REASONS,
 };
 
-/** Where the client connects, as `host:port` (or the socket path; a cluster's startup nodes, comma-separated). */
-function whereOf(client: WatchedClient): string {
+/**
+ * What ioredis says, with no system code, of a connection that gives no answer or was closed: a code for the log
+ * line's meta (where a system error has its `ECONNREFUSED`) and the reason in words. A port where something else
+ * listens (another service, a TLS port given a `redis://` URL) accepts the connection and never answers the ready
+ * check: ioredis says only "Command timed out".
+ */
+const IOREDIS_REASONS: readonly { message: RegExp; code: string; reason: string }[] = [
+  {
+    message: /^Command timed out/,
+    code: 'TIMEOUT',
+    reason:
+      'Redis did not answer in time (something on that port accepts connections but does not answer as Redis: ' +
+      'another service, a TLS port given a redis:// URL; or Redis is stalled)',
+  },
+  { message: /^Connection is closed\./, code: 'CLOSED', reason: 'the connection was closed' },
+  {
+    message: /^Reached the max retries per request limit/,
+    code: 'MAX_RETRIES',
+    reason: 'a command failed on every retry its client allows (maxRetriesPerRequest)',
+  },
+];
+
+/** @internal Where the client connects, as `host:port` (or the socket path; a cluster's startup nodes, comma-separated). */
+export function whereOf(client: WatchedClient): string {
   // An ioredis `Cluster` (its startup nodes are private to its types, not to JavaScript).
   const startupNodes: unknown = (client as { startupNodes?: unknown }).startupNodes;
   if (Array.isArray(startupNodes)) {
@@ -67,21 +90,32 @@ function nodeWhere(client: WatchedClient, node: unknown): string {
 }
 
 /**
- * The reason for a connection error: its system code, else the first word of a Redis error reply (`NOAUTH`,
- * `WRONGPASS`: a code, not the rest of the reply), else the error's class name.
+ * The reason for a connection error: its system code, else ioredis's own words for a connection without one, else
+ * the first word of a Redis error reply (`NOAUTH`, `WRONGPASS`: a code, not the rest of the reply), else the
+ * error's class name.
  */
 function reasonOf(error: unknown): { code: string; reason: string } {
   const { errorName, code } = errorMeta(error);
-  let word = code;
-  if (word === undefined) {
-    try {
-      word = error instanceof Error ? /^([A-Z]{4,20})\b/.exec(error.message)?.[1] : undefined;
-    } catch {
-      // A hostile error: its class name will do.
-    }
-  }
-  const key = word ?? errorName;
+  if (code !== undefined) return { code, reason: REASONS[code] ?? code };
+  const message = messageOf(error);
+  const known = IOREDIS_REASONS.find((r) => r.message.test(message));
+  if (known) return { code: known.code, reason: known.reason };
+  const key = /^([A-Z]{4,20})\b/.exec(message)?.[1] ?? errorName;
   return { code: key, reason: REASONS[key] ?? key };
+}
+
+/** @internal A connection error's reason in words (`connection refused: nothing listens on that port ...`). */
+export function connectionReason(error: unknown): string {
+  return reasonOf(error).reason;
+}
+
+/** An error's message, or '' for one that is not an `Error` or whose message cannot be read (a hostile one). */
+function messageOf(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : '';
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -102,10 +136,6 @@ export function watchConnection(client: WatchedClient, logger: Logger | undefine
   });
 }
 
-/** What ioredis says, with no code, of a command cut by a closed connection or one that never got an answer. */
-const CONNECTION_MESSAGES =
-  /^(Connection is closed\.|Command timed out|Reached the max retries per request limit)/;
-
 /**
  * @internal Whether `error` says the connection to Redis is down: a system error code (`ECONNREFUSED`,
  * `ECONNRESET`, `ETIMEDOUT`, ...), a refused password (`NOAUTH`, `WRONGPASS`), or ioredis's own words for a
@@ -116,13 +146,8 @@ export function isConnectionError(error: unknown): boolean {
   const { errorName, code } = errorMeta(error);
   if (code !== undefined && /^E[A-Z0-9_]+$/.test(code)) return true;
   if (errorName === 'MaxRetriesPerRequestError' || errorName === 'ConnectionClosedError') return true;
-  let message = '';
-  try {
-    message = error instanceof Error ? String(error.message) : '';
-  } catch {
-    // A hostile error: not one of ioredis's.
-  }
-  return CONNECTION_MESSAGES.test(message) || reasonOf(error).code in AUTH_REASONS;
+  const message = messageOf(error);
+  return IOREDIS_REASONS.some((r) => r.message.test(message)) || reasonOf(error).code in AUTH_REASONS;
 }
 
 /**
@@ -140,10 +165,11 @@ export function noteConnectionError(
   watchConnection(client, logger, role);
   const state = watched.get(client);
   if (state === undefined || state.down) return;
-  state.down = true;
-  state.since = Date.now();
   const where = whereOf(client);
   const { code, reason } = reasonOf(error);
+  state.down = true;
+  state.since = Date.now();
+  state.reason = reason;
   log(
     logger,
     'warn',
@@ -156,4 +182,10 @@ export function noteConnectionError(
 /** @internal Whether the client's last news was an error (its outage already logged). */
 export function connectionDown(client: object): boolean {
   return watched.get(client)?.down === true;
+}
+
+/** @internal Why the client's connection is down, in words, while an outage runs (`undefined` when none is known). */
+export function outageReason(client: object): string | undefined {
+  const state = watched.get(client);
+  return state?.down ? state.reason : undefined;
 }

@@ -18,7 +18,9 @@ import type { Queue } from 'bullmq';
 import { z } from 'zod';
 import { durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
+import { type Logger, log } from '../core/logger.js';
 import { loadOptionalPeer } from '../core/optional-peer.js';
+import { ON_EVENT_FAILED } from '../webhooks/claims.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import { createWebhookHandler } from '../webhooks/fetch-handler.js';
@@ -33,7 +35,8 @@ import {
   type NodeWebhookResponse,
 } from '../webhooks/node-handler.js';
 import { connectedToClusterNode, type RedisClient } from './client.js';
-import { errorMeta, InboxError } from './errors.js';
+import { connectionReason, outageReason, whereOf } from './connection-log.js';
+import { InboxError } from './errors.js';
 import {
   closeRedis,
   clusterNodeError,
@@ -139,6 +142,21 @@ export function queueOptions(options: InboxQueueOptions, role: string): { name: 
   return { name, prefix };
 }
 
+/**
+ * The logger the receiver gives the webhook core. The core logs an `onEvent` that throws as "onEvent failed", with
+ * advice to pass `onError`; the receiver's `onEvent` is the SDK's own enqueue, whose `InboxError` the receiver
+ * logs itself (once per run of failures, saying the event was not stored and why), so that line is left out.
+ */
+function ownFailuresLogged(logger: Logger): Logger {
+  return {
+    ...logger,
+    error(message, meta) {
+      if (message.startsWith(ON_EVENT_FAILED) && meta?.['errorName'] === 'InboxError') return;
+      log(logger, 'error', message, meta);
+    },
+  };
+}
+
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -178,11 +196,7 @@ async function addJob(
     );
   } catch (error) {
     if (error instanceof InboxError) throw error;
-    throw new InboxError(
-      `Redis did not acknowledge the event (${errorMeta(error).errorName}); the delivery is answered 5xx`,
-      'unavailable',
-      error,
-    );
+    throw new InboxError(`Redis did not store the event: ${connectionReason(error)}`, 'unavailable', error);
   }
   if (typeof job?.id !== 'string' || job.id === '') {
     throw new InboxError('Redis answered the enqueue without a job id', 'unexpected_reply');
@@ -214,25 +228,55 @@ function createInbox<H>(
   let client: RedisClient | undefined;
   let bull: Queue | undefined;
   let clusterNode = false;
+  const logger = resolveWebhookLogger(webhook.logger, webhook.logLevel);
 
-  const enqueue = async (event: WebhookEvent): Promise<void> => {
-    if (closed || !client || !bull) throw new InboxError('The inbox is closed', 'closed');
+  const store = async (event: WebhookEvent): Promise<void> => {
+    if (closed || !client || !bull) throw new InboxError('the inbox is closed', 'closed');
     if (clusterNode) throw clusterNodeError();
     // Refused before BullMQ is asked: its first command waits for the connection to be ready, however long.
     if (client.status !== 'ready') {
-      throw new InboxError(
-        `Redis is not connected (${client.status}); the event was not stored`,
-        'unavailable',
-      );
+      const why = outageReason(client) ?? `its status is ${client.status}`;
+      throw new InboxError(`Redis at ${whereOf(client)} is not connected (${why})`, 'unavailable');
     }
     const key = dedupeKey(event);
     await addJob(bull, event, key, keepMs, timeoutMs);
   };
+  // Events not stored since the last one that was: the receiver's failed enqueue is logged once per run of them.
+  let notStored = 0;
+  const enqueue = async (event: WebhookEvent): Promise<void> => {
+    try {
+      await store(event);
+    } catch (error) {
+      if (error instanceof InboxError && notStored++ === 0) {
+        log(
+          logger,
+          'error',
+          `${role}: an event was not stored: ${error.message}. The delivery is answered 500 and the gateway ` +
+            'retries it; logged once until an event is stored again.',
+          { ...(client ? { where: whereOf(client) } : {}), reason: error.reason },
+        );
+      }
+      throw error;
+    }
+    if (notStored > 0) {
+      log(
+        logger,
+        'warn',
+        `${role}: events are stored again; ${notStored} ${notStored === 1 ? 'was' : 'were'} not (their deliveries ` +
+          'were answered 500 for the gateway to retry).',
+      );
+      notStored = 0;
+    }
+  };
 
-  const handler = build({ ...webhook, onEvent: enqueue, dedupe: false });
+  const handler = build({
+    ...webhook,
+    logger: logger ? ownFailuresLogged(logger) : false,
+    onEvent: enqueue,
+    dedupe: false,
+  });
   // Loaded before any connection is opened: a missing bullmq must not leave a Redis connection behind.
   const { Queue } = loadOptionalPeer<typeof BullMQ>('bullmq', role);
-  const logger = resolveWebhookLogger(webhook.logger, webhook.logLevel);
   client = openRedis(
     connection,
     // Fail fast: no offline queue (a command while disconnected is refused at once), no replay of a command cut
@@ -260,7 +304,7 @@ function createInbox<H>(
       } catch (error) {
         if (clusterNode) throw clusterNodeError();
         throw new InboxError(
-          `Connecting the inbox failed (${errorMeta(error).errorName})`,
+          `Connecting the inbox failed: ${connectionReason(error)}`,
           closed ? 'closed' : 'unavailable',
           error,
         );

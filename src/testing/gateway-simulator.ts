@@ -73,8 +73,9 @@ const fail = (
 /**
  * The simulator's options, checked once where they are given (`where` names that call in the message): `apiKeys`
  * a non-empty list of keys a client could send in its Authorization header, `ratePerSecond` a finite number above
- * 0. Throws `ConfigurationError`: a simulator no send can authenticate to, or one that refuses every send with
- * `RATE_001`, would fail each test for a reason it does not say.
+ * 0, `feePerDelivery` a finite number of 0 or more, `balance` a number. Throws `ConfigurationError`: a simulator no
+ * send can authenticate to, one that refuses every send with `RATE_001` or one that never says `BILL_001` would
+ * fail each test for a reason it does not say.
  */
 export function checkSimulatorOptions(options: GatewaySimulatorOptions, where: string): void {
   if (options === null || typeof options !== 'object')
@@ -97,6 +98,21 @@ export function checkSimulatorOptions(options: GatewaySimulatorOptions, where: s
       `${where}: \`ratePerSecond\` must be a finite number above 0 (the gateway's is 80); got ${String(ratePerSecond)}.`,
     );
   }
+  // A NaN fee or balance makes the balance NaN, and `NaN <= 0` is false: BILL_001 would never come.
+  const { feePerDelivery, balance } = options;
+  if (
+    feePerDelivery !== undefined &&
+    (typeof feePerDelivery !== 'number' || !Number.isFinite(feePerDelivery) || feePerDelivery < 0)
+  ) {
+    throw new ConfigurationError(
+      `${where}: \`feePerDelivery\` must be a finite number of 0 or more (default 1); got ${String(feePerDelivery)}.`,
+    );
+  }
+  if (balance !== undefined && (typeof balance !== 'number' || Number.isNaN(balance))) {
+    throw new ConfigurationError(
+      `${where}: \`balance\` must be a number (Infinity, the default, for no limit); got ${String(balance)}.`,
+    );
+  }
 }
 
 export class GatewaySimulator {
@@ -114,7 +130,13 @@ export class GatewaySimulator {
 
   constructor(options: GatewaySimulatorOptions = {}) {
     checkSimulatorOptions(options, 'new GatewaySimulator');
-    this.options = { apiKeys: ['sk_test_sandbox'], ratePerSecond: 80, feePerDelivery: 1, ...options };
+    // Each default by `??`, not spread under the options: `ratePerSecond: config.rate` left undefined is the default.
+    this.options = {
+      ...options,
+      apiKeys: options.apiKeys ?? ['sk_test_sandbox'],
+      ratePerSecond: options.ratePerSecond ?? 80,
+      feePerDelivery: options.feePerDelivery ?? 1,
+    };
     this.balance = options.balance ?? Number.POSITIVE_INFINITY;
   }
 

@@ -8,6 +8,7 @@ import {
   GatewaySimulator,
   type GatewaySimulatorOptions,
 } from './gateway-simulator.js';
+import { decodedSegment, malformedPath } from './path-segment.js';
 import type { SimulatedResponse } from './simulated-http.js';
 import { TemplateRegistry } from './template-registry.js';
 
@@ -44,6 +45,7 @@ export function createGatewayHandlers(options: GatewaySimulatorOptions & { baseU
   checkSimulatorOptions(options, 'createGatewayHandlers');
   const { http } = loadMsw('createGatewayHandlers');
   const simulator = new GatewaySimulator(options);
+  const media = segmentRoute(base, '/v1/wa/media/', '');
   const handlers = [
     http.post(`${base}/v1/wa/message`, async ({ request }) =>
       toResponse(
@@ -54,15 +56,17 @@ export function createGatewayHandlers(options: GatewaySimulatorOptions & { baseU
         }),
       ),
     ),
-    http.get(`${base}/v1/wa/media/:mediaId`, ({ request, params }) =>
-      toResponse(
+    http.get(media.path, ({ request }) => {
+      const mediaId = media.segment(request.url);
+      if (mediaId === undefined) return toResponse({ status: 400, body: malformedPath.media });
+      return toResponse(
         simulator.media({
           authorization: request.headers.get('authorization'),
-          mediaId: String(params['mediaId']),
+          mediaId,
           phoneNumberId: new URL(request.url).searchParams.get('phone_number_id'),
         }),
-      ),
-    ),
+      );
+    }),
   ];
   return { handlers, simulator };
 }
@@ -89,11 +93,14 @@ export function createPublicApiHandlers(options: {
     ...(options.appIds ? { appIds: options.appIds } : {}),
   });
   const created: Record<string, unknown>[] = [];
+  const templates = segmentRoute(base, '/wa/', '/templates');
   const handlers = [
-    http.post(`${base}/wa/:appId/templates`, async ({ request, params }) => {
+    http.post(templates.path, async ({ request }) => {
+      const appId = templates.segment(request.url);
+      if (appId === undefined) return toResponse({ status: 400, body: malformedPath.template });
       const answer = registry.create({
         authorization: request.headers.get('authorization'),
-        appId: String(params['appId']),
+        appId,
         body: await request.text(),
       });
       if (answer.created) created.push((answer.body as { data: Record<string, unknown> }).data);
@@ -101,6 +108,30 @@ export function createPublicApiHandlers(options: {
     }),
   ];
   return { handlers, created, registry };
+}
+
+/**
+ * A route with one id in its path (`${base}/v1/wa/media/{id}`), as a RegExp with no capture group, and the id cut
+ * from a request's URL and decoded (`undefined` when its `%` escape is malformed). Not msw's `:id` pattern: msw
+ * decodes a `:param` while it matches, before any handler runs, and a malformed escape (`%E0`) throws there, which
+ * msw answers with a 500 holding the URIError and its stack. Case-insensitive, with an optional trailing slash, as
+ * msw's string patterns match.
+ */
+function segmentRoute(
+  base: string,
+  before: string,
+  after: string,
+): { path: RegExp; segment: (url: string) => string | undefined } {
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const around = (id: string) => `^${literal(base + before)}${id}${literal(after)}/?$`;
+  const capture = new RegExp(around('([^/]+)'), 'i');
+  return {
+    path: new RegExp(around('[^/]+'), 'i'),
+    segment(url) {
+      const { origin, pathname } = new URL(url);
+      return decodedSegment(capture.exec(origin + pathname)?.[1] ?? '');
+    },
+  };
 }
 
 /**

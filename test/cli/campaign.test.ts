@@ -1,5 +1,6 @@
+import { type AddressInfo, createServer } from 'node:net';
 import type { Redis } from 'ioredis';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { unanswered } from '../../src/cli/campaign-store.js';
 import { runCli } from '../../src/cli/main.js';
 import { CampaignTracker, GatewayClient, UpstreamError } from '../../src/index.js';
@@ -32,6 +33,33 @@ async function* campaignFrames(url: string, signal: AbortSignal): AsyncGenerator
     }
   }
 }
+
+it.each([
+  ['report', 'c1'],
+  ['status', 'c1'],
+])(
+  "campaign %s with nothing on the port: one message, the command's, saying why (no store line on the console)",
+  async (action, id) => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const t = io({ REDIS_URL: `redis://:SECRET-PW@127.0.0.1:${port}` });
+      expect(await runCli(['campaign', action, id], t.io)).toBe(1);
+      expect(t.out.stderr).toBe(
+        `wa-gateway campaign: cannot reach the Redis at redis://127.0.0.1:${port}: connection refused: nothing ` +
+          'listens on that port (is redis-server running? is the port right?).\n',
+      );
+      expect([...warn.mock.calls, ...error.mock.calls]).toEqual([]);
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
+  },
+);
 
 it('the "did not answer" message names the Redis without a password in its query (ioredis reads it there)', () => {
   const error = new RedisStoreError('RedisCampaignStore.campaigns: Command timed out.', {
@@ -449,11 +477,22 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
       [['campaign', 'pause', 'x', '--json'], '--json goes with campaign status or report'],
       [['campaign', 'status', 'x', 'y'], "unexpected 'y'"],
       [['campaign', 'report', 'x', '--reason', 'y'], '--reason goes with campaign pause or cancel'],
+      [
+        ['campaign', 'pause', 'x', '--reason', 'a\u0007b'],
+        '--reason: the reason must be 1 to 200 characters',
+      ],
+      [['campaign', 'cancel', 'x', '--reason', 'y'.repeat(201)], '--reason: the reason must be 1 to 200'],
     ] as const) {
       const bad = io(env);
       expect(await runCli([...args], bad.io), args.join(' ')).toBe(2);
       expect(bad.out.stderr).toContain(message);
     }
+    // A bad reason is refused before Redis is opened: a Redis that is not there makes no difference.
+    const nowhere = io({ REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(await runCli(['campaign', 'pause', 'x', '--reason', ' '], nowhere.io)).toBe(2);
+    expect(nowhere.out.stderr.split('\n')[0]).toBe(
+      'wa-gateway campaign: --reason: the reason must be 1 to 200 characters without control characters.',
+    );
     const none = io();
     expect(await runCli(['campaign', 'status', 'x'], none.io)).toBe(2);
     expect(none.out.stderr).toContain('set REDIS_URL');

@@ -741,6 +741,22 @@ describe('help and mistakes', () => {
     expect(await runCli(['sandbox', '--zzzzzz'], w.io)).toBe(2);
     expect(w.out.stderr).toContain("unknown flag '--zzzzzz'. Flags: --port,");
   });
+
+  it('a flag value that starts with "-": says that, and how to pass it (--flag=-value), not "takes no value"', async () => {
+    const t = io();
+    expect(await runCli(['campaign', 'report', 'c1', '--prefix', '-wa'], t.io)).toBe(2);
+    expect(t.out.stderr.split('\n')[0]).toBe(
+      "wa-gateway campaign: --prefix needs a value, and '-wa' starts with '-': write it as --prefix=-wa.",
+    );
+    // The form it advises is one parseArgs takes: the value reaches the flag's own check.
+    const u = io();
+    expect(await runCli(['stream', '--from=-1'], u.io)).toBe(2);
+    expect(u.out.stderr).toContain('--from');
+    expect(u.out.stderr).not.toContain('needs a value');
+    const v = io();
+    expect(await runCli(['validate-template', 'x.json', '--json=yes'], v.io)).toBe(2);
+    expect(v.out.stderr.split('\n')[0]).toBe('wa-gateway validate-template: --json takes no value.');
+  });
 });
 
 describe('the bin', () => {

@@ -3,7 +3,7 @@
  * outage once, with host, port and the reason in words, never the password in the URL. Needs no redis-server: the
  * port is one nothing listens on.
  */
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { Cluster, Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.js';
@@ -11,6 +11,7 @@ import { isConnectionError } from '../../src/redis/connection-log.js';
 import { createInboxHandler } from '../../src/redis/inbox.js';
 import { createInboxWorker } from '../../src/redis/inbox-worker.js';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
+import { messageEnvelope, textMessage } from '../../src/testing/index.js';
 
 const PASSWORD = 'hunter2-in-the-url';
 
@@ -98,6 +99,72 @@ describe('a Redis that cannot be reached', () => {
       expect(JSON.stringify(warn.mock.calls)).not.toContain(PASSWORD);
     } finally {
       await inbox.close();
+    }
+  });
+
+  it("the receiver's deliveries while Redis is away: the outage line, then one line saying events are not stored (no onEvent failure)", async () => {
+    const port = await closedPort();
+    const lines: string[] = [];
+    const push = (level: string) => (message: string, meta?: object) =>
+      lines.push(`${level} ${message} ${JSON.stringify(meta ?? {})}`);
+    const secret = 'whsec-connection-log-0123456789abcdefgh';
+    const inbox = createInboxHandler({
+      connection: `redis://:${PASSWORD}@127.0.0.1:${port}`,
+      secret,
+      logger: { warn: push('warn'), error: push('error') },
+    });
+    const deliver = () =>
+      inbox(
+        new Request('http://127.0.0.1/webhooks', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+          body: JSON.stringify(messageEnvelope(textMessage())),
+        }),
+      );
+    try {
+      await vi.waitFor(() => expect(lines).toHaveLength(1));
+      for (let i = 0; i < 3; i++) expect((await deliver()).status).toBe(500);
+      const where = `127.0.0.1:${port}`;
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^warn createInboxHandler: cannot reach Redis at .*: connection refused: nothing listens/,
+        ),
+        `error createInboxHandler: an event was not stored: Redis at ${where} is not connected (connection refused: ` +
+          'nothing listens on that port (is redis-server running? is the port right?)). The delivery is answered ' +
+          '500 and the gateway retries it; logged once until an event is stored again. ' +
+          JSON.stringify({ where, reason: 'unavailable' }),
+      ]);
+      expect(lines.join('\n')).not.toContain('onEvent');
+      expect(lines.join('\n')).not.toContain(PASSWORD);
+    } finally {
+      await inbox.close();
+    }
+  });
+
+  it('a port that accepts but never answers as Redis: the reason in words, not "Error"', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const redis = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 1, commandTimeout: 200 });
+    const warn = vi.fn();
+    try {
+      new RedisIdempotencyStore({ redis, logger: { warn } });
+      await vi.waitFor(() => expect(warn).toHaveBeenCalled(), { timeout: 15_000 });
+      const [message, meta] = warn.mock.calls[0]!;
+      expect(meta).toEqual({ where: `127.0.0.1:${port}`, code: 'TIMEOUT' });
+      expect(message).toContain(
+        `cannot reach Redis at 127.0.0.1:${port}: Redis did not answer in time (something on that port accepts ` +
+          'connections but does not answer as Redis: another service, a TLS port given a redis:// URL; or Redis ' +
+          'is stalled).',
+      );
+    } finally {
+      redis.disconnect();
+      for (const socket of sockets) socket.destroy();
+      silent.close();
     }
   });
 

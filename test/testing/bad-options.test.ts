@@ -84,6 +84,9 @@ describe('startSandbox', () => {
     ['a fractional port', { port: 1.5 }, '`port` must be a whole number from 0 to 65535'],
     ['a rate of 0', { ratePerSecond: 0 }, '`ratePerSecond` must be a finite number above 0'],
     ['a NaN timeout', { ackTimeoutMs: Number.NaN }, 'startSandbox: `ackTimeoutMs`'],
+    ['a NaN fee', { feePerDelivery: Number.NaN }, '`feePerDelivery` must be a finite number of 0 or more'],
+    ['a negative fee', { feePerDelivery: -1 }, '`feePerDelivery` must be a finite number of 0 or more'],
+    ['a NaN balance', { balance: Number.NaN }, '`balance` must be a number'],
   ])('refuses %s with a ConfigurationError before it listens', async (_what, bad, message) => {
     const start = startSandbox(bad as never);
     await expect(start).rejects.toThrow(ConfigurationError);
@@ -116,6 +119,77 @@ describe('createGatewayHandlers, createPublicApiHandlers and GatewaySimulator', 
       );
     },
   );
+});
+
+describe('an option given as undefined takes its documented default (as `ratePerSecond: config.rate` does)', () => {
+  const text = JSON.stringify({
+    messaging_product: 'whatsapp',
+    to: '998901234567',
+    type: 'text',
+    text: { body: 'Hi' },
+  });
+  const send = (simulator: GatewaySimulator) =>
+    simulator.send({ authorization: 'Bearer sk_test_sandbox', query: new URLSearchParams(), body: text })
+      .status;
+  const unset = {
+    apiKeys: undefined,
+    ratePerSecond: undefined,
+    feePerDelivery: undefined,
+    balance: undefined,
+  };
+
+  it('startSandbox: the default key sends over HTTP, and 80 a second before RATE_001', async () => {
+    const sandbox = await startSandbox(unset);
+    close = () => sandbox.close();
+    const res = await fetch(`${sandbox.url}/v1/wa/message`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_test_sandbox', 'content-type': 'application/json' },
+      body: text,
+    });
+    expect(res.status).toBe(200);
+    // Synchronous sends: all in one second, whatever the machine's speed.
+    const statuses = Array.from({ length: 80 }, () => send(sandbox.simulator));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(79);
+    expect(statuses.at(-1)).toBe(429);
+  });
+
+  it.each([
+    [
+      'createGatewayHandlers',
+      () => createGatewayHandlers({ baseUrl: 'https://gw.test', ...unset, balance: 1 }).simulator,
+    ],
+    ['new GatewaySimulator', () => new GatewaySimulator({ ...unset, balance: 1 })],
+  ])('%s: the default key, and the default fee spends the balance', (_where, make) => {
+    const simulator = make();
+    expect(send(simulator)).toBe(200);
+    simulator.chargeDelivery();
+    expect(simulator.balance).toBe(0);
+    expect(send(simulator)).toBe(402);
+  });
+
+  it('the sandbox keeps its own template registry when `templateRegistry` is given as undefined', async () => {
+    const sandbox = await startSandbox({ templateRegistry: undefined });
+    close = () => sandbox.close();
+    const template = {
+      name: 'order_shipped',
+      language: 'en_US',
+      category: 'UTILITY',
+      body: { text: 'Shipped.' },
+    };
+    expect(sandbox.submitTemplate('app_1', JSON.stringify(template)).created).toBeDefined();
+    // Created, not yet approved: the upstream refuses a send of it, as the sandbox's registry says.
+    const answer = sandbox.simulator.send({
+      authorization: 'Bearer sk_test_sandbox',
+      query: new URLSearchParams(),
+      body: JSON.stringify({
+        messaging_product: 'whatsapp',
+        to: '998901234567',
+        type: 'template',
+        template: { name: 'order_shipped', language: { code: 'en_US' } },
+      }),
+    });
+    expect(answer).toMatchObject({ status: 502, body: { errors: { code: 'GW_001' } } });
+  });
 });
 
 describe('the CLI applies the same rules to its flags (exit 2)', () => {

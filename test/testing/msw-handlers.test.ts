@@ -143,6 +143,54 @@ describe('createGatewayHandlers behaves like the gateway', () => {
     expect(new TextDecoder().decode(await file.arrayBuffer())).toBe('PNG');
     await expect(gw().media.download('nope', { phoneNumberId: 'p' })).rejects.toBeInstanceOf(NotFoundError);
   });
+
+  it('an id with a malformed % escape is a 400 in the envelope, as the sandbox answers: no URIError, no stack', async () => {
+    const files = createGatewayHandlers({
+      baseUrl: 'https://gw.escape/base',
+      media: { 'a b': { contentType: 'text/plain', body: 'hello' } },
+    });
+    server.use(...files.handlers);
+    const get = (path: string) =>
+      fetch(`https://gw.escape/base/v1/wa/media/${path}?phone_number_id=1`, {
+        headers: { authorization: 'Bearer sk_test_sandbox' },
+      });
+    const media = await get('%E0');
+    const body = await media.text();
+    expect(media.status).toBe(400);
+    expect(JSON.parse(body)).toEqual({
+      isSuccess: false,
+      errors: {
+        code: 'BAD_REQUEST',
+        group: 'BAD_REQUEST',
+        description: 'The media id in the path has a malformed percent-escape.',
+      },
+    });
+    expect(body).not.toMatch(/URIError|stack/);
+    // A well-formed escape still names its media, with or without a trailing slash; other ids are still 404.
+    for (const path of ['a%20b', 'a%20b/']) {
+      const served = await get(path);
+      expect([served.status, await served.text()]).toEqual([200, 'hello']);
+    }
+    expect((await get('m1')).status).toBe(404);
+
+    const template = await fetch('https://api.sim/api/v1/wa/app%ZZ/templates', {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_org_a', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const answer = await template.text();
+    expect(template.status).toBe(400);
+    expect(JSON.parse(answer)).toEqual({
+      isSuccess: false,
+      errors: {
+        code: 'REQ_001',
+        group: 'VALIDATION',
+        description: 'Malformed request: the app id in the path has a malformed percent-escape.',
+      },
+    });
+    expect(answer).not.toMatch(/URIError|stack/);
+    expect(api.created).toHaveLength(0);
+  });
 });
 
 describe('GatewaySimulator.reset', () => {

@@ -1,6 +1,7 @@
 /** The sandbox's HTTP side: its routes, how it reads a body (bounded) and how it answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callObserver } from '../../core/observer.js';
+import { decodedSegment, malformedPath } from '../path-segment.js';
 import { shownUrl } from '../shown-url.js';
 import { parseObject } from './inbox/feed.js';
 import { refuseCrossSite, refuseForeignHost } from './inbox/http.js';
@@ -116,41 +117,6 @@ export function route(
     errors: { code: 'NOT_FOUND', group: 'NOT_FOUND', description: 'No such sandbox route.' },
   });
 }
-
-/** A path segment decoded, or `undefined` when a `%` escape in it is malformed (`decodeURIComponent` throws). */
-function decodedSegment(segment: string): string | undefined {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The answer to an id in the path with a malformed `%` escape (`/v1/wa/media/%E0`): it names nothing, so it is a
- * malformed request, refused with 400 before any other check, as an HTTP framework refuses a path it cannot
- * decode. Each in its service's envelope, with the code that service has for a malformed request: the public
- * API's `REQ_001`; the gateway's spec shows none, so the sandbox's `BAD_REQUEST` (as for a missing
- * `phone_number_id`).
- */
-const malformedPath = {
-  media: {
-    isSuccess: false,
-    errors: {
-      code: 'BAD_REQUEST',
-      group: 'BAD_REQUEST',
-      description: 'The media id in the path has a malformed percent-escape.',
-    },
-  },
-  template: {
-    isSuccess: false,
-    errors: {
-      code: 'REQ_001',
-      group: 'VALIDATION',
-      description: 'Malformed request: the app id in the path has a malformed percent-escape.',
-    },
-  },
-} as const;
 
 /**
  * `POST /__sandbox/inject`: a customer's message (or a whole envelope), its `id` and `timestamp` filled in when

@@ -39,7 +39,10 @@ export class SandboxRuntime {
     // Every delivery in flight listens on it: a burst of a bulk send's statuses is hundreds, not a leak.
     setMaxListeners(0, this.closing.signal);
     this.templates = new TemplateRegistry(options.secretKeys ? { secretKeys: options.secretKeys } : {});
-    this.simulator = new GatewaySimulator({ templateRegistry: this.templates, ...options });
+    this.simulator = new GatewaySimulator({
+      ...options,
+      templateRegistry: options.templateRegistry ?? this.templates,
+    });
     this.retryDelaysMs = options.retryDelaysMs ?? GATEWAY_RETRY_DELAYS_MS;
     this.#statusDelaysMs = options.statusDelaysMs ?? [100, 250, 450];
     const inFlight = options.maxDeliveriesInFlight ?? 64;
