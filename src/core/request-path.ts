@@ -1,8 +1,10 @@
 /**
  * The one rule for a path a client sends its credential to: the public API's `request()` checks the caller's path
  * by it, and a path built from a caller's id (`templates.create`'s application id, `media.download`'s media id) puts
- * the id in as one segment by it (`pathSegment`).
+ * the id in as one segment by it (`idSegment`, through `pathSegment`).
  */
+
+import { invalidArgument, requireText } from './errors.js';
 
 /**
  * What the URL parser would resolve above the base URL, taking the secret key with it: a `.` or `..` segment, also
@@ -50,4 +52,29 @@ export function pathSegment(value: string): string | undefined {
   if (LONE_SURROGATE.test(value)) return undefined;
   const segment = encodeURIComponent(value);
   return segment !== '' && isBelowBase(`/${segment}`) ? segment : undefined;
+}
+
+/**
+ * The id argument `name` of `call` as one segment of its path, or the argument error of every client's rule (a
+ * `MessageValidationError`): rule `<name>.required` when it is missing, empty or not a string (`requireText`), rule
+ * `<name>.format` when the path cannot carry it as one segment (`pathSegment`). `give` says what to pass.
+ *
+ * @example
+ * const segment = idSegment('media.download', 'mediaId', mediaId, 'the image.id, audio.id, ... of an incoming message');
+ * // '..' throws: Invalid media.download argument: mediaId: is "..", which a URL would resolve ...
+ */
+export function idSegment(call: string, name: string, value: unknown, give: string): string {
+  const id = requireText(call, name, value, give);
+  const segment = pathSegment(id);
+  if (segment !== undefined) return segment;
+  throw invalidArgument(
+    call,
+    [name],
+    `${
+      id === '.' || id === '..'
+        ? `is "${id}", which a URL resolves as a path step (the request, with its credential, would go to another endpoint)`
+        : 'holds a lone surrogate (text no URL can carry)'
+    }: give ${give}`,
+    `${name}.format`,
+  );
 }

@@ -307,7 +307,7 @@ describe('media.download', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MessageValidationError);
     expect((error as MessageValidationError).issues).toMatchObject([
-      { path: ['mediaId'], rule: 'mediaId.format', message: expect.stringMatching(/not a media id/) },
+      { path: ['mediaId'], rule: 'mediaId.format', message: expect.stringMatching(/: give the media id/) },
     ]);
     expect(count).toBe(0);
   });

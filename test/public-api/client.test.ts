@@ -368,9 +368,15 @@ describe('templates.create input', () => {
       const e = await api()
         .templates.create(appId, template)
         .catch((x: unknown) => x);
-      // The same refusal as request()'s for a '.' or '..' segment.
-      expect(e).toBeInstanceOf(ConfigurationError);
-      expect((e as Error).message).toContain('cannot be one segment of the path /wa/{appId}/templates');
+      // An argument error by every client's rule, as media.download refuses a media id the path cannot carry.
+      expect(e).toBeInstanceOf(MessageValidationError);
+      expect((e as MessageValidationError).issues).toMatchObject([
+        {
+          path: ['appId'],
+          rule: 'appId.format',
+          message: expect.stringMatching(/give the application id \(app_id\) the template belongs to$/),
+        },
+      ]);
       expect(seen).toEqual([]);
       await api().templates.create('a.b..c', template);
       expect(seen).toEqual(['POST /api/v1/wa/a.b..c/templates']);
