@@ -97,16 +97,17 @@ export class Media {
       mediaId,
       'the media id (image.id, audio.id, ... of an incoming message)',
     );
-    const maxBytes = options.maxBytes ?? MAX_MEDIA_BYTES;
-    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
-      throw new ConfigurationError(`maxBytes must be a whole number of bytes ≥ 1; got ${String(maxBytes)}.`);
-    }
+    // Before any other option is read: a call without options says what it needs, not a TypeError.
     requireText(
       'media.download',
       'phoneNumberId',
       options?.phoneNumberId,
       'options.phoneNumberId, the value.metadata.phone_number_id of the event that carried the media',
     );
+    const maxBytes = options.maxBytes ?? MAX_MEDIA_BYTES;
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+      throw new ConfigurationError(`maxBytes must be a whole number of bytes ≥ 1; got ${String(maxBytes)}.`);
+    }
     let opened: { response: Response; attempts: number };
     try {
       opened = await this.#transport.open({
