@@ -333,6 +333,17 @@ describe('media.download', () => {
     expect(requests).toBe(0);
   });
 
+  it('refuses a phoneNumberId with a lone surrogate before any request (the query would carry U+FFFD)', async () => {
+    const { error, requests } = await refusal(() =>
+      gw().media.download('m', { phoneNumberId: '1065\ud800' }),
+    );
+    expect(error).toBeInstanceOf(MessageValidationError);
+    expect((error as MessageValidationError).issues).toMatchObject([
+      { path: ['query', 'phone_number_id'], rule: 'query.format' },
+    ]);
+    expect(requests).toBe(0);
+  });
+
   it('a second read of the body is a ConfigurationError, not a cut download', async () => {
     server.use(chunked(2));
     const twice = await gw().media.download('m1', { phoneNumberId: 'p1' });
