@@ -18,6 +18,7 @@ import { type Logger, log, logFolded } from './logger.js';
 import { callObserver, errorNameOf } from './observer.js';
 import { isRecord } from './plain-data.js';
 import type { SendLimiter } from './rate-limiter.js';
+import { checkQuery } from './request-path.js';
 import { mayHaveBeenSent, type RetryRules, retryDelay, settleAttempts } from './retry-policy.js';
 import { excerpt, scrub } from './secrets.js';
 import { serialise } from './serialise.js';
@@ -163,6 +164,7 @@ export class Transport {
     const config = this.#config;
     const idempotent = options.idempotent ?? options.method === 'GET';
     const maxRetries = callMaxRetries(options.maxRetries) ?? config.maxRetries;
+    if (options.query !== undefined) checkQuery(`${options.method} ${options.path}`, options.query);
     const auth: AuthState = { refresh: false, rejected: undefined, sent: undefined };
     const { hooks, logger } = config;
     // Timing and events only when someone listens: the common send pays one property read each.

@@ -6,12 +6,11 @@ import {
   ConnectionError,
   EndpointNotLiveError,
   InvalidResponseError,
-  invalidArgument,
   requireText,
   WaGatewayError,
 } from '../core/errors.js';
 import { headerValue } from '../core/headers.js';
-import { pathSegment } from '../core/request-path.js';
+import { idSegment } from '../core/request-path.js';
 import type { Transport } from '../core/transport.js';
 import { dispositionFilename } from './content-disposition.js';
 
@@ -90,34 +89,25 @@ export class Media {
   }
 
   async #download(mediaId: string, options: DownloadOptions): Promise<WithResponse<MediaDownload>> {
-    requireText(
+    // A URL resolves `.` and `..` as path segments (`/v1/wa/media/..` would send the key to another endpoint), and
+    // no URL can carry a lone surrogate.
+    const segment = idSegment(
       'media.download',
       'mediaId',
       mediaId,
       'the media id (image.id, audio.id, ... of an incoming message)',
     );
-    // A URL resolves `.` and `..` as path segments (`/v1/wa/media/..` would send the key to another endpoint), and
-    // no URL can carry a lone surrogate.
-    const segment = pathSegment(mediaId);
-    if (segment === undefined) {
-      throw invalidArgument(
-        'media.download',
-        ['mediaId'],
-        `${mediaId === '.' || mediaId === '..' ? `is "${mediaId}"` : 'holds a lone surrogate (text no URL can carry)'}, ` +
-          'not a media id: give the image.id, audio.id, ... of an incoming message',
-        'mediaId.format',
-      );
-    }
-    const maxBytes = options.maxBytes ?? MAX_MEDIA_BYTES;
-    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
-      throw new ConfigurationError(`maxBytes must be a whole number of bytes ≥ 1; got ${String(maxBytes)}.`);
-    }
+    // Before any other option is read: a call without options says what it needs, not a TypeError.
     requireText(
       'media.download',
       'phoneNumberId',
       options?.phoneNumberId,
       'options.phoneNumberId, the value.metadata.phone_number_id of the event that carried the media',
     );
+    const maxBytes = options.maxBytes ?? MAX_MEDIA_BYTES;
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+      throw new ConfigurationError(`maxBytes must be a whole number of bytes ≥ 1; got ${String(maxBytes)}.`);
+    }
     let opened: { response: Response; attempts: number };
     try {
       opened = await this.#transport.open({

@@ -1,4 +1,7 @@
+import { hot } from '../core/compiled.js';
 import { MessageValidationError } from '../core/errors.js';
+import { safeCheck } from '../core/zod.js';
+import { recipientSchema } from './message-schema.js';
 
 /**
  * Turns a formatted phone number into the form the gateway wants: digits only, country code first.
@@ -9,7 +12,10 @@ import { MessageValidationError } from '../core/errors.js';
  * normalizeRecipient('00998901234567');      // '998901234567'
  * @throws MessageValidationError when `input` is neither a string nor a number, or is a national number (one
  *   leading `0`, e.g. `'0901234567'`): the SDK cannot know its country code and never guesses it (rule
- *   `to.country_code`; the message says what to write instead).
+ *   `to.country_code`; the message says what to write instead). Also when what is left once the formatting is
+ *   stripped is not a number a send takes, by the send's own rule (`recipientSchema`): nothing (`''`, `'+'`, rule
+ *   `to.required`), text besides the digits (`'abc'`, `'... ext 5'`, rule `to.digits_only`), more than 15 digits
+ *   (rule `to.max_length`).
  */
 export function normalizeRecipient(input: string | number): string {
   // Anything else is refused before it is read: converting an object would run its toString, a getter or a
@@ -51,6 +57,9 @@ export function normalizeRecipient(input: string | number): string {
       'recipient',
     );
   }
+  // The send's rule, not a second copy: what comes out is what `messages.send` takes as `to`.
+  const checked = safeCheck(hot(recipientSchema), digits, { what: 'recipient' });
+  if (!checked.ok) throw new MessageValidationError(checked.issues, 'recipient');
   return digits;
 }
 

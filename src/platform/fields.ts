@@ -30,16 +30,29 @@ export const instantSchema = z.union([z.date(), z.string()]).refine((v) => !Numb
 export type Instant = z.input<typeof instantSchema>;
 
 /**
- * A query's refinement: `to` at most `maxMs` after `from` (the platform answers a longer span with a 400), so
- * the exported query schema gives the same verdict as the SDK's own check before the request.
+ * A query's refinement: `to` at most `latestEnd(from)` (the platform answers a longer span with a 400), so the
+ * exported query schema gives the same verdict as the SDK's own check before the request. `message` says what the
+ * latest end was, as an ISO string.
  */
-export function maxSpan(from: string, to: string, maxMs: number, message: string) {
+export function maxSpan(
+  from: string,
+  to: string,
+  latestEnd: (fromMs: number) => number,
+  message: (latest: string) => string,
+) {
   return (query: Record<string, unknown>, ctx: z.RefinementCtx) => {
     const a = query[from];
     const b = query[to];
     if (a === undefined || b === undefined) return;
-    if (instantMs(b as Date | string) - instantMs(a as Date | string) > maxMs) {
-      ctx.addIssue({ code: 'custom', path: [to], params: { rule: `${to}.max_span` }, message });
+    const latest = latestEnd(instantMs(a as Date | string));
+    if (instantMs(b as Date | string) > latest) {
+      const rule = `${to}.max_span`;
+      ctx.addIssue({
+        code: 'custom',
+        path: [to],
+        params: { rule },
+        message: message(new Date(latest).toISOString()),
+      });
     }
   };
 }

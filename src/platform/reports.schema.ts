@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { addMonth } from './calendar-month.js';
 import {
   channelRefSchema,
   instantSchema,
@@ -63,10 +64,10 @@ export const conversationsQuerySchema = z.strictObject({
 });
 export type ConversationsQuery = z.input<typeof conversationsQuerySchema>;
 
-/** `GET /reports/feedbacks/` query. The range may span at most one month (`feedbacksRange` splits longer ones). */
-/** Longest span of one feedbacks request (`end_date - start_date`): a month, 31 days. */
-export const FEEDBACKS_MAX_SPAN_MS = 31 * 24 * 60 * 60 * 1000;
-
+/**
+ * `GET /reports/feedbacks/` query. The range may span at most one calendar month (`addMonth`, the platform's rule;
+ * `feedbacksRange` splits longer ones).
+ */
 export const feedbacksQuerySchema = z
   .strictObject({
     /** `emoji` or `nps`; all when omitted. */
@@ -80,8 +81,9 @@ export const feedbacksQuerySchema = z
     maxSpan(
       'start_date',
       'end_date',
-      FEEDBACKS_MAX_SPAN_MS,
-      'is more than one month after start_date, which the platform refuses (400); ' +
+      addMonth,
+      (latest) =>
+        `is after ${latest}, one calendar month after start_date: the platform refuses a longer span (400); ` +
         'use reports.feedbacksRange({ from, to }) to fetch it in monthly windows',
     ),
   );

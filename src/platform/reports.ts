@@ -5,6 +5,7 @@ import { ConfigurationError, invalidArgument } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
 import type { QueryParams } from '../core/transport-request.js';
 import { argumentsCheck, optionsOf, requireInstant, toWire } from './arguments.js';
+import { addMonth } from './calendar-month.js';
 import { type Instant, instantMs } from './fields.js';
 import type { JsonCall, PlatformHttp } from './http.js';
 import {
@@ -25,8 +26,11 @@ import {
 } from './reports.schema.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Default window of `feedbacksRange`: the shortest month, so that any reading of "one month" accepts it. */
-export const FEEDBACK_RANGE_WINDOW_DAYS = 28;
+/**
+ * The most `windowDays` of `feedbacksRange` takes: the days of the longest month. A window never spans more than one
+ * calendar month from its start (`addMonth`, the platform's rule), whatever `windowDays` says.
+ */
+export const FEEDBACK_RANGE_WINDOW_DAYS = 31;
 
 /** `feedbacksRange`'s query: the filters of `feedbacks` and a range of any length. */
 export interface FeedbacksRangeQuery extends Pick<FeedbacksQuery, 'type' | 'channel'> {
@@ -35,7 +39,10 @@ export interface FeedbacksRangeQuery extends Pick<FeedbacksQuery, 'type' | 'chan
 }
 
 export interface FeedbacksRangeOptions extends RequestOptions {
-  /** Length of each window in days. Default 28, at most that. */
+  /**
+   * Length of each window in days, at most 31 (`FEEDBACK_RANGE_WINDOW_DAYS`). Default: one calendar month, the most
+   * one request may span; a window is never longer than that.
+   */
   windowDays?: number;
   /** Called after each window; see `feedbacksRange`. */
   onProgress?: (progress: FeedbacksRangeProgress) => void;
@@ -138,8 +145,8 @@ export class Reports {
 
   /**
    * Every feedback from `from` to `to` (inclusive, to the millisecond), however long the range: it is fetched
-   * in windows of 28 days (shorter than any month, so the one-month limit holds whatever the server counts).
-   * Windows touch, so a record exactly on a boundary may come twice; it is returned once. The result is in
+   * in windows of one calendar month (the platform's limit, `addMonth`: 1 February to 1 March, 31 January to the
+   * last day of February), or `windowDays` if shorter. Windows touch, so a record exactly on a boundary may come twice; it is returned once. The result is in
    * `created_at` order.
    *
    * `onProgress` is called after each window with the records it added: to survive a crash, save them and
@@ -156,16 +163,20 @@ export class Reports {
       const to = requireInstant(query?.to, 'feedbacksRange to');
       if (to < from)
         throw invalidArgument('reports.feedbacksRange', ['to'], 'is before `from`', 'to.before_from');
+      // 31 days by default, which the month then cuts: a window of one calendar month.
       const windowDays = opts.windowDays ?? FEEDBACK_RANGE_WINDOW_DAYS;
       if (!(windowDays > 0 && windowDays <= FEEDBACK_RANGE_WINDOW_DAYS)) {
         throw new ConfigurationError(
           `feedbacksRange windowDays must be > 0 and ≤ ${FEEDBACK_RANGE_WINDOW_DAYS}.`,
         );
       }
-      const step = windowDays * DAY_MS;
+      const longest = windowDays * DAY_MS;
+      // Each window spans at most one calendar month from its start: the rule the platform refuses a request by.
+      const windowEnd = (a: number) => Math.min(addMonth(a), a + longest, to);
+      let windows = 1;
+      for (let a = windowEnd(from); a < to; a = windowEnd(a)) windows++;
       const out: Feedback[] = [];
       let previous = new Set<string>();
-      const windows = Math.max(1, Math.ceil((to - from) / step));
       let waitMs = 0;
       const request = {
         ...requestOf(opts),
@@ -175,8 +186,7 @@ export class Reports {
             }
           : undefined,
       };
-      for (let a = from, done = 0; ; a += step) {
-        const b = Math.min(a + step, to);
+      for (let a = from, b = windowEnd(a), done = 0; ; a = b, b = windowEnd(a)) {
         const page = await this.#feedbacks(
           json,
           {

@@ -31,8 +31,9 @@ export const streamQuerySchema = streamQueryFieldsSchema.superRefine(
   maxSpan(
     'created_at__gt',
     'created_at__lt',
-    STREAM_MAX_SPAN_MS,
-    'is more than one week after created_at__gt, which the platform refuses (400); ' +
+    (from) => from + STREAM_MAX_SPAN_MS,
+    (latest) =>
+      `is after ${latest}, one week after created_at__gt: the platform refuses a longer span (400); ` +
       'use messages.streamRange({ from, to }) to stream it in weekly windows',
   ),
 );

@@ -1,9 +1,9 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { ConfigurationError, requireText, unexpectedAnswer } from '../core/errors.js';
+import { unexpectedAnswer } from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { isRecord } from '../core/plain-data.js';
-import { pathSegment } from '../core/request-path.js';
+import { idSegment } from '../core/request-path.js';
 import { excerpt } from '../core/secrets.js';
 import { serialise } from '../core/serialise.js';
 import { traced } from '../core/tracing.js';
@@ -101,15 +101,7 @@ export class Templates {
 
 /** `/wa/{appId}/templates`, refused (before any request) when the id cannot be one segment of it. */
 function templatesPath(appId: string): string {
-  requireText('templates.create', 'appId', appId, 'the application id (app_id) the template belongs to');
-  const segment = pathSegment(appId);
-  if (segment === undefined)
-    throw new ConfigurationError(
-      `templates.create appId ${JSON.stringify(appId.slice(0, 40))} cannot be one segment of the path ` +
-        "/wa/{appId}/templates ('.' or '..' would send the request, with the secret key, to another " +
-        'endpoint): give the application id (app_id) the template belongs to.',
-    );
-  return `/wa/${segment}/templates`;
+  return `/wa/${idSegment('templates.create', 'appId', appId, 'the application id (app_id) the template belongs to')}/templates`;
 }
 
 /**

@@ -23,6 +23,19 @@ const gw = (logger?: Logger) =>
   new GatewayClient({ apiKey: API_KEY, baseUrl: GW, ...(logger ? { logger } : {}) });
 const bytes = new Uint8Array(Array.from({ length: 4096 }, (_, i) => i % 251));
 
+/** What `download` rejects with, and how many requests reached the gateway meanwhile. */
+async function refusal(download: () => Promise<unknown>): Promise<{ error: unknown; requests: number }> {
+  let requests = 0;
+  server.use(
+    http.all(`${GW}/*`, () => {
+      requests++;
+      return new HttpResponse(bytes);
+    }),
+  );
+  const error = await download().catch((e: unknown) => e);
+  return { error, requests };
+}
+
 describe('media.download', () => {
   it('GETs /v1/wa/media/{id} with phone_number_id and the key, and exposes type, length, name and body', async () => {
     let url: URL | undefined;
@@ -204,6 +217,23 @@ describe('media.download', () => {
     );
   });
 
+  // Without options it threw a bare TypeError: "Cannot read properties of undefined (reading 'maxBytes')".
+  it.each([undefined, null])(
+    'options %j: the MessageValidationError that names phoneNumberId',
+    async (options) => {
+      const { error, requests } = await refusal(() => gw().media.download('m', options as never));
+      expect(error).toBeInstanceOf(MessageValidationError);
+      expect((error as MessageValidationError).issues).toMatchObject([
+        {
+          path: ['phoneNumberId'],
+          rule: 'phoneNumberId.required',
+          message: expect.stringMatching(/^is missing: give options\.phoneNumberId, /),
+        },
+      ]);
+      expect(requests).toBe(0);
+    },
+  );
+
   /** A media answer whose body comes in `chunks` pieces of `bytes`, each on a later turn (downloads interleave). */
   const chunked = (chunks: number) =>
     http.get(`${GW}/v1/wa/media/:id`, () => {
@@ -295,21 +325,23 @@ describe('media.download', () => {
 
   // A lone surrogate made encodeURIComponent throw a bare URIError: 'URI malformed'.
   it.each(['.', '..', '\ud800', 'media-\udc00'])('refuses the media id %j before any request', async (id) => {
-    let count = 0;
-    server.use(
-      http.all(`${GW}/*`, () => {
-        count++;
-        return new HttpResponse(bytes);
-      }),
-    );
-    const error = await gw()
-      .media.download(id, { phoneNumberId: 'p' })
-      .catch((e: unknown) => e);
+    const { error, requests } = await refusal(() => gw().media.download(id, { phoneNumberId: 'p' }));
     expect(error).toBeInstanceOf(MessageValidationError);
     expect((error as MessageValidationError).issues).toMatchObject([
-      { path: ['mediaId'], rule: 'mediaId.format', message: expect.stringMatching(/not a media id/) },
+      { path: ['mediaId'], rule: 'mediaId.format', message: expect.stringMatching(/: give the media id/) },
     ]);
-    expect(count).toBe(0);
+    expect(requests).toBe(0);
+  });
+
+  it('refuses a phoneNumberId with a lone surrogate before any request (the query would carry U+FFFD)', async () => {
+    const { error, requests } = await refusal(() =>
+      gw().media.download('m', { phoneNumberId: '1065\ud800' }),
+    );
+    expect(error).toBeInstanceOf(MessageValidationError);
+    expect((error as MessageValidationError).issues).toMatchObject([
+      { path: ['query', 'phone_number_id'], rule: 'query.format' },
+    ]);
+    expect(requests).toBe(0);
   });
 
   it('a second read of the body is a ConfigurationError, not a cut download', async () => {

@@ -397,4 +397,37 @@ describe('normalizeRecipient', () => {
       true,
     );
   });
+
+  // It returned '', 'abc', '998901234567ext5' and 20 digits: numbers no send takes, refused far from their source.
+  it.each([
+    ['', 'to.required'],
+    ['+', 'to.required'],
+    ['   ', 'to.required'],
+    ['abc', 'to.digits_only'],
+    ['+998 90 123 45 67 ext 5', 'to.digits_only'],
+    [Number.NaN, 'to.digits_only'],
+    ['1'.repeat(16), 'to.max_length'],
+    ['+0998901234567', 'to.country_code'],
+  ])("refuses %j by the send's rule %s, with the issue a send of it gives", (input, rule) => {
+    const error = (() => {
+      try {
+        return normalizeRecipient(input);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(MessageValidationError);
+    const [issue] = (error as MessageValidationError).issues;
+    expect(issue).toMatchObject({ path: [], rule });
+    // What the send says of the same text: one rule, one wording.
+    const stripped = String(input)
+      .trim()
+      .replace(/^\+|[\s().\-/]/g, '');
+    const sent = validateMessage({ to: stripped, type: 'text', text: { body: 'x' } });
+    expect(sent.valid ? [] : sent.issues.slice(0, 1)).toEqual([{ ...issue, path: ['to'] }]);
+  });
+
+  it('takes 15 digits, the most E.164 allows', () => {
+    expect(normalizeRecipient(`+${'1'.repeat(15)}`)).toBe('1'.repeat(15));
+  });
 });

@@ -298,6 +298,48 @@ describe('GET operations: host, path and query string', () => {
     expect(seen).toHaveLength(0);
   });
 
+  // The check was 31 days: 1 February → 2 March passed it, and the platform (a calendar month) answered 400.
+  it.each([
+    ['2024-02-01T00:00:00Z', '2024-03-02T00:00:00Z', '2024-03-01T00:00:00.000Z'],
+    ['2024-02-01T00:00:00Z', '2024-03-01T00:00:00.001Z', '2024-03-01T00:00:00.000Z'],
+    ['2023-01-31T08:00:00Z', '2023-03-01T00:00:00Z', '2023-02-28T08:00:00.000Z'],
+  ])(
+    'reports.feedbacks refuses %s → %s locally: more than one calendar month',
+    async (start_date, end_date, latest) => {
+      const seen = record();
+      const error = await client()
+        .reports.feedbacks({ start_date, end_date })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MessageValidationError);
+      expect((error as MessageValidationError).issues).toEqual([
+        {
+          path: ['end_date'],
+          rule: 'end_date.max_span',
+          code: 'end_date.max_span',
+          message: expect.stringContaining(`is after ${latest}, one calendar month after start_date`),
+        },
+      ]);
+      expect(seen).toHaveLength(0);
+    },
+  );
+
+  it('reports.feedbacks takes exactly one calendar month, however long the month', async () => {
+    const seen = record(() => HttpResponse.json({ feedbacks: [] }));
+    await client().reports.feedbacks({
+      start_date: '2024-02-01T00:00:00Z',
+      end_date: '2024-03-01T00:00:00Z',
+    });
+    await client().reports.feedbacks({
+      start_date: '2024-01-31T00:00:00Z',
+      end_date: '2024-02-29T00:00:00Z',
+    });
+    await client().reports.feedbacks({
+      start_date: '2024-03-01T00:00:00Z',
+      end_date: '2024-04-01T00:00:00Z',
+    });
+    expect(seen).toHaveLength(3);
+  });
+
   it('an answer without the documented shape is an InvalidResponseError that quotes no data', async () => {
     record(() => HttpResponse.json([{ uuid: CONV, name: 'Customer Secret Name', stats: 'nope' }]));
     const error = await client()

@@ -649,12 +649,13 @@ describe('reports.feedbacksRange', () => {
     };
   }
 
-  it('fetches a long range in windows of at most 28 days and returns each feedback once, in order', async () => {
+  // Windows were 28 days; a window is now one calendar month (the platform's rule, addMonth), or windowDays if shorter.
+  it('fetches a long range in windows of one calendar month and returns each feedback once, in order', async () => {
     const start = Date.parse('2024-01-01T00:00:00Z');
     const all: Feedback[] = [];
     for (let i = 0; i < 100; i++) all.push(feedback(new Date(start + i * 0.73 * DAY).toISOString(), i));
     // One exactly on the first window boundary, which inclusive bounds return twice.
-    all.push(feedback(new Date(start + 28 * DAY).toISOString(), 1000));
+    all.push(feedback('2024-02-01T00:00:00.000Z', 1000));
     const requests: { start: string; end: string }[] = [];
     server.use(
       http.get(`${PLATFORM}/reports/feedbacks/`, ({ request }) => {
@@ -682,8 +683,20 @@ describe('reports.feedbacksRange', () => {
       .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
     expect(want.length).toBeGreaterThan(90);
     expect(rows).toEqual(want);
-    expect(requests).toHaveLength(3);
-    for (const r of requests) expect(Date.parse(r.end) - Date.parse(r.start)).toBeLessThanOrEqual(28 * DAY);
+    expect(requests.map((r) => [r.start, r.end])).toEqual([
+      ['2024-01-01T00:00:00.000Z', '2024-02-01T00:00:00.000Z'],
+      ['2024-02-01T00:00:00.000Z', '2024-03-01T00:00:00.000Z'],
+      ['2024-03-01T00:00:00.000Z', new Date(end).toISOString()],
+    ]);
+    const shorter = requests.length;
+    await client().reports.feedbacksRange(
+      { from: new Date(start), to: new Date(end), type: 'emoji' },
+      { windowDays: 10 },
+    );
+    expect(requests.slice(shorter).map((r) => Date.parse(r.end) - Date.parse(r.start))).toEqual([
+      ...Array(6).fill(10 * DAY),
+      end - start - 60 * DAY,
+    ]);
   });
 });
 

@@ -275,6 +275,39 @@ describe('PublicApiClient.request', () => {
     expect(seen).toEqual([]);
   });
 
+  // URLSearchParams turned a lone surrogate into U+FFFD: the request asked for a value that was not written.
+  it.each([
+    [{ language: 'en\ud800' }, ['query', 'language']],
+    [{ name: '\udc00x', limit: 10 }, ['query', 'name']],
+    [{ tags: ['ok', 'a\ud800'] }, ['query', 'tags', 1]],
+    [{ 'k\ud800': 'v' }, ['query', 'k\ud800']],
+  ])('refuses the query %j before any request, as an argument', async (query, path) => {
+    const seen: string[] = [];
+    server.use(
+      http.all('*', ({ request }) => {
+        seen.push(request.url);
+        return HttpResponse.json({ ok: 1 });
+      }),
+    );
+    const error = await api()
+      .request('GET', '/wa/a1/templates', { query })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MessageValidationError);
+    expect((error as MessageValidationError).issues).toMatchObject([
+      {
+        path,
+        rule: 'query.format',
+        message: expect.stringMatching(/a lone surrogate \(text no URL can carry\)$/),
+      },
+    ]);
+    expect(seen).toEqual([]);
+    // A surrogate pair is a character like any other.
+    server.use(http.get(`${API}/*`, ({ request }) => HttpResponse.json({ url: request.url })));
+    expect(await api().request('GET', '/wa/a1/templates', { query: { q: '😀' } })).toEqual({
+      url: `${API}/wa/a1/templates?q=%F0%9F%98%80`,
+    });
+  });
+
   it.each(['/wa/a1/templates/..x', '/wa/.well-known', '/wa/a1/t...', '/wa/%2e%2ex'])(
     'accepts the path %j: a dot in a name is no dot segment',
     async (path) => {
@@ -368,9 +401,15 @@ describe('templates.create input', () => {
       const e = await api()
         .templates.create(appId, template)
         .catch((x: unknown) => x);
-      // The same refusal as request()'s for a '.' or '..' segment.
-      expect(e).toBeInstanceOf(ConfigurationError);
-      expect((e as Error).message).toContain('cannot be one segment of the path /wa/{appId}/templates');
+      // An argument error by every client's rule, as media.download refuses a media id the path cannot carry.
+      expect(e).toBeInstanceOf(MessageValidationError);
+      expect((e as MessageValidationError).issues).toMatchObject([
+        {
+          path: ['appId'],
+          rule: 'appId.format',
+          message: expect.stringMatching(/give the application id \(app_id\) the template belongs to$/),
+        },
+      ]);
       expect(seen).toEqual([]);
       await api().templates.create('a.b..c', template);
       expect(seen).toEqual(['POST /api/v1/wa/a.b..c/templates']);

@@ -307,16 +307,87 @@ describe('stats and reports', () => {
     expect(emoji.map((f) => f.created_at)).toEqual(['2024-01-10T10:00:00Z']);
     const byChannel = await platform.reports.feedbacks({ channel: TG.uuid });
     expect(byChannel.map((f) => f.satisfaction)).toEqual([9, 4]);
-    // 31 days, which the client allows, but more than the month from 1 February (29 days in 2024).
-    const e = await platform.reports
-      .feedbacks({ start_date: '2024-02-01T00:00:00Z', end_date: '2024-03-03T00:00:00Z' })
-      .catch((x: unknown) => x);
-    expect(e).toBeInstanceOf(BadRequestError);
+    // 31 days, but more than the month from 1 February (29 days in 2024): the simulator answers 400.
+    const over = '/reports/feedbacks/?start_date=2024-02-01T00:00:00Z&end_date=2024-03-03T00:00:00Z';
+    expect((await raw(over)).status).toBe(400);
     const all = await platform.reports.feedbacksRange({
       from: '2024-01-01T00:00:00Z',
       to: '2024-04-01T00:00:00Z',
     });
     expect(all.map((f) => f.created_at)).toEqual(feedbacks.map((f) => f.created_at));
+  });
+
+  // The client checked 31 days and the simulator a calendar month: 1 February → 2 March passed the one and got a 400
+  // from the other. One rule (addMonth) decides both.
+  it.each([
+    ['2024-02-01T00:00:00Z', '2024-03-01T00:00:00Z'],
+    ['2024-02-01T00:00:00Z', '2024-03-01T00:00:00.001Z'],
+    ['2024-02-01T00:00:00Z', '2024-03-02T23:59:59Z'],
+    ['2024-01-31T10:00:00Z', '2024-02-29T10:00:00Z'],
+    ['2024-01-31T10:00:00Z', '2024-02-29T10:00:01Z'],
+    ['2023-01-31T00:00:00Z', '2023-03-01T00:00:00Z'],
+    ['2024-12-15T12:00:00Z', '2025-01-15T12:00:00Z'],
+    ['2024-12-15T12:00:00Z', '2025-01-16T00:00:00Z'],
+    ['2024-03-01T00:00:00Z', '2024-03-31T23:59:59Z'],
+  ])('the client and the simulator agree on a feedbacks span %s → %s', async (start_date, end_date) => {
+    const local = await platform.reports.feedbacks({ start_date, end_date }).then(
+      () => 'accepted',
+      (e: unknown) => {
+        expect(e).toBeInstanceOf(MessageValidationError);
+        expect((e as MessageValidationError).issues).toMatchObject([
+          { path: ['end_date'], rule: 'end_date.max_span' },
+        ]);
+        return 'refused';
+      },
+    );
+    const answer = await raw(`/reports/feedbacks/?start_date=${start_date}&end_date=${end_date}`);
+    expect(answer.status === 200 ? 'accepted' : answer.status === 400 ? 'refused' : answer.status).toBe(
+      local,
+    );
+  });
+
+  it('feedbacksRange asks the simulator for calendar months, none refused', async () => {
+    const asked: string[] = [];
+    const all = await platform.reports.feedbacksRange(
+      { from: '2024-01-31T10:00:00Z', to: '2024-05-01T00:00:00Z' },
+      { onProgress: (p) => asked.push(p.coveredTo.toISOString()) },
+    );
+    expect(asked).toEqual([
+      '2024-02-29T10:00:00.000Z',
+      '2024-03-29T10:00:00.000Z',
+      '2024-04-29T10:00:00.000Z',
+      '2024-05-01T00:00:00.000Z',
+    ]);
+    expect(all.map((f) => f.created_at)).toEqual(
+      feedbacks.filter((f) => f.created_at >= '2024-01-31T10').map((f) => f.created_at),
+    );
+  });
+
+  it('feedbacksRange resumes from coveredTo after a crash: every feedback once', async () => {
+    const range = { from: '2024-02-01T10:00:00Z', to: '2024-03-31T00:00:00Z' };
+    const stop = new AbortController();
+    const saved: { page: Feedback[]; coveredTo?: Date } = { page: [] };
+    const first = await platform.reports
+      .feedbacksRange(range, {
+        signal: stop.signal,
+        onProgress: (p) => {
+          saved.page.push(...p.page);
+          saved.coveredTo = p.coveredTo;
+          stop.abort(); // the process dies after its first checkpoint
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(Error);
+    // The first window ends one calendar month on, exactly on a feedback: windows touch there.
+    expect(saved.coveredTo?.toISOString()).toBe('2024-03-01T10:00:00.000Z');
+    const at = saved.coveredTo?.getTime();
+    const rest = await platform.reports.feedbacksRange({ ...range, from: saved.coveredTo as Date });
+    const resumed = [...saved.page, ...rest.filter((f) => Date.parse(f.created_at) !== at)];
+    expect(resumed.map((f) => f.created_at)).toEqual([
+      '2024-02-15T10:00:00Z',
+      '2024-03-01T10:00:00Z',
+      '2024-03-30T10:00:00Z',
+    ]);
   });
 
   it('failNext forces an answer, e.g. 403 { detail }', async () => {

@@ -1,3 +1,4 @@
+import { addMonth } from '../../platform/calendar-month.js';
 import { instantMs, isUuid } from '../../platform/fields.js';
 import {
   type ConversationRecord,
@@ -17,7 +18,7 @@ import {
   type Route,
   type RouteContext,
 } from './answer.js';
-import { addMonth, bucketOf, rangeOf } from './dates.js';
+import { bucketOf, rangeOf } from './dates.js';
 import type { World } from './world.js';
 
 /**
