@@ -18,18 +18,31 @@ import type { TransportRequest } from './transport-request.js';
 export type Phase = 'unbuilt' | 'unstarted' | 'connect' | 'body';
 
 /**
- * Whether a fetch's failure is its refusal to build the request (a header value or a URL it cannot carry): a code
- * `refusedToBuild` lists, or, for a failure without a code, a request the runtime's own `Request` cannot be made
- * from (the fetch API makes one before anything else, so no fetch sent such a request). A browser's network failure
- * is a bare `TypeError` too, but its `Request` builds: it stays a connection fault. Asked only once a fetch failed.
+ * Whether a fetch's failure is its refusal to build the request (a header value or a URL it cannot carry), so that
+ * nothing was sent: a code `refusedToBuild` lists (undici's check before any byte is written), or, from the
+ * runtime's own fetch only, a `TypeError` (the Fetch standard's refusal) for a request the runtime's `Request` cannot
+ * be made from. The probe builds a fresh copy of the request (`rebuild`), never the init the fetch was given: a
+ * user's fetch may have changed it while sending (a body stream read once), and a `Request` that cannot be made from
+ * that says nothing about what went out. A network failure is a `TypeError` too, but its request builds: it stays a
+ * connection fault. Asked only once a fetch failed.
  */
-export function requestUnbuilt(error: unknown, url: string, init: RequestInit): boolean {
+export function requestUnbuilt(
+  error: unknown,
+  url: string,
+  rebuild: () => RequestInit,
+  runtimeFetch: boolean,
+): boolean {
   const errno = errnoOf(error);
   if (errno !== undefined) return refusedToBuild(errno);
-  if (typeof Request !== 'function') return false;
+  if (
+    !runtimeFetch ||
+    typeof Request !== 'function' ||
+    (error as { name?: unknown } | null)?.name !== 'TypeError'
+  )
+    return false;
   try {
     // Without the attempt's signal: this probe must not listen to it.
-    new Request(url, { ...init, signal: null });
+    new Request(url, { ...rebuild(), signal: null });
     return false;
   } catch {
     return true;

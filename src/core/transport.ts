@@ -367,13 +367,14 @@ export class Transport {
       } catch (error) {
         // Answered (or failed): the limiter may count this request's window from now.
         release?.();
-        if (error instanceof FetchNotStarted) {
-          const unbuilt = url !== undefined && requestUnbuilt(error.cause, url, init);
-          throw x.fault(error.cause, unbuilt ? 'unbuilt' : 'unstarted');
-        }
+        const unbuilt = (cause: unknown) =>
+          url !== undefined &&
+          requestUnbuilt(cause, url, () => this.#init(x, auth.sent), config.fetch === undefined);
+        if (error instanceof FetchNotStarted)
+          throw x.fault(error.cause, unbuilt(error.cause) ? 'unbuilt' : 'unstarted');
         if (this.#refuseRedirects && refusedRedirect(error)) throw this.#refusedRedirect(options);
         // Node's fetch refuses a request it cannot build (a header value) as a rejection, like a connection fault.
-        throw x.fault(error, url !== undefined && requestUnbuilt(error, url, init) ? 'unbuilt' : 'connect');
+        throw x.fault(error, unbuilt(error) ? 'unbuilt' : 'connect');
       }
       release?.();
       if (!response.ok || isRedirect(response)) throw await this.#refusal(x, response);

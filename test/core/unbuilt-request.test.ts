@@ -99,4 +99,62 @@ describe('a request the runtime’s fetch cannot build', () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toMatchObject({ mayHaveBeenSent: true });
   });
+
+  // A fetch of the user's own that changes the init while sending (a gzip stream for the body, read once): a
+  // Request can no longer be made from that init, which says nothing about what went out. Judged by it, a sent
+  // message was "not sent", and sendMany and the campaign queue sent it again.
+  const streamingFetch =
+    (then: (input: RequestInfo | URL, init: RequestInit) => Promise<Response>) =>
+    async (input: RequestInfo | URL, init?: RequestInit) => {
+      const changed = init as RequestInit & { duplex?: string };
+      changed.body = new Blob([String(changed.body)]).stream();
+      changed.duplex = 'half';
+      return then(input, changed);
+    };
+
+  it('a fetch of the user’s own that changed the init, then failed: a fault that may be out', async () => {
+    const gw = new GatewayClient({
+      apiKey: 'pk_test_key',
+      baseUrl: server.url,
+      fetch: streamingFetch(async (_input, init) => {
+        await new Response(init.body).arrayBuffer(); // "sent": the stream is read and cannot be read again
+        throw new TypeError('Failed to fetch');
+      }),
+      logLevel: 'off',
+    });
+    const error = await gw.messages.send(text).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).not.toBeInstanceOf(NotSentError);
+    expect(error).toMatchObject({ mayHaveBeenSent: true });
+    const results = [];
+    for await (const r of gw.messages.sendMany([text])) results.push(r);
+    expect(results).toMatchObject([{ ok: false, notSent: false }]);
+  });
+
+  it('such a fetch, timed out while the server holds the answer: a timeout that may be out', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = await startServer(async (_req, res) => {
+      await held;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    try {
+      const gw = new GatewayClient({
+        apiKey: 'pk_test_key',
+        baseUrl: slow.url,
+        timeoutMs: 300,
+        fetch: streamingFetch((input, init) => fetch(input, init)),
+        logLevel: 'off',
+      });
+      const error = await gw.messages.send(text).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).not.toBeInstanceOf(NotSentError);
+      expect(error).toMatchObject({ name: 'TimeoutError', mayHaveBeenSent: true });
+    } finally {
+      release();
+      await slow.close();
+    }
+  });
 });
