@@ -144,8 +144,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return error.exitCode;
     }
     if (error instanceof UsageError || isParseArgsError(error)) {
-      const message =
-        error instanceof UsageError ? error.message : parseArgsMessage(error as Error, command, args);
+      const message = error instanceof UsageError ? error.message : parseArgsMessage(error as Error, command);
       io.stderr(`wa-gateway ${name}: ${message}\n\n${command.usage}\n`);
       return EXIT.usage;
     }
@@ -166,9 +165,9 @@ function isParseArgsError(error: unknown): boolean {
 /**
  * `util.parseArgs` explains an unknown option with advice about `--` and quotes that reads as garbled here;
  * say which flag is unknown and, when one is close, which was meant. A value that starts with `-` (`--prefix -wa`)
- * parseArgs calls ambiguous: it takes it only as `--prefix=-wa`, which the message shows with the user's value.
+ * parseArgs calls ambiguous: it takes it only as `--prefix=-wa`, which the message shows without the value.
  */
-function parseArgsMessage(error: Error, command: Command, args: readonly string[]): string {
+function parseArgsMessage(error: Error, command: Command): string {
   const code = (error as { code?: string }).code;
   const flag = /option '(-{1,2}[^' ]*)/i.exec(error.message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) {
@@ -177,10 +176,9 @@ function parseArgsMessage(error: Error, command: Command, args: readonly string[
     return `unknown flag '${flag}'${hint ? ` (did you mean '${hint}'?)` : ''}. Flags: ${known.join(', ')}.`;
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) {
-    if (/argument is ambiguous/.test(error.message)) {
-      const value = printable(args[args.indexOf(flag) + 1] ?? '-…');
-      return `${flag} needs a value, and '${value}' starts with '-': write it as ${flag}=${value}.`;
-    }
+    // The value is not repeated: it may be a secret (`--api-key -pk_…`, `--secret -…`).
+    if (/argument is ambiguous/.test(error.message))
+      return `${flag} needs a value, and the one given starts with '-': write it as ${flag}=<value>.`;
     if (/argument missing/.test(error.message)) return `${flag} needs a value.`;
     if (/does not take an argument/.test(error.message)) return `${flag} takes no value.`;
   }

@@ -746,8 +746,13 @@ describe('help and mistakes', () => {
     const t = io();
     expect(await runCli(['campaign', 'report', 'c1', '--prefix', '-wa'], t.io)).toBe(2);
     expect(t.out.stderr.split('\n')[0]).toBe(
-      "wa-gateway campaign: --prefix needs a value, and '-wa' starts with '-': write it as --prefix=-wa.",
+      "wa-gateway campaign: --prefix needs a value, and the one given starts with '-': write it as --prefix=<value>.",
     );
+    // Never the value itself: it may be a secret.
+    const s = io();
+    expect(await runCli(['trigger', 'message.text', '--secret', '-whsec_TOPSECRET'], s.io)).toBe(2);
+    expect(s.out.stderr).toContain("--secret needs a value, and the one given starts with '-'");
+    expect(s.out.stderr).not.toContain('TOPSECRET');
     // The form it advises is one parseArgs takes: the value reaches the flag's own check.
     const u = io();
     expect(await runCli(['stream', '--from=-1'], u.io)).toBe(2);
