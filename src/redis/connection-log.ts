@@ -6,7 +6,7 @@
  * words); then once more when the connection is back, at the same level: an outage's end matters as much as its start.
  */
 import { type Logger, log } from '../core/logger.js';
-import { errorMeta } from './errors.js';
+import { errorMeta, messageOf } from './errors.js';
 
 /** What a client listener needs of an ioredis client or cluster (or of a copy from another ioredis version). */
 interface WatchedClient {
@@ -107,15 +107,6 @@ function reasonOf(error: unknown): { code: string; reason: string } {
 /** @internal A connection error's reason in words (`connection refused: nothing listens on that port ...`). */
 export function connectionReason(error: unknown): string {
   return reasonOf(error).reason;
-}
-
-/** An error's message, or '' for one that is not an `Error` or whose message cannot be read (a hostile one). */
-function messageOf(error: unknown): string {
-  try {
-    return error instanceof Error ? String(error.message) : '';
-  } catch {
-    return '';
-  }
 }
 
 /**

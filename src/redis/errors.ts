@@ -16,6 +16,15 @@ export function errorMeta(error: unknown): { errorName: string; code?: string } 
   return { errorName: typeof error };
 }
 
+/** @internal An error's message (for matching, never for a log), or `''` (not an `Error`, or a hostile one whose message getter throws). */
+export function messageOf(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : '';
+  } catch {
+    return '';
+  }
+}
+
 /**
  * Why a Redis-backed store failed:
  * - `unavailable`: Redis could not be reached, the connection dropped, or a command timed out;

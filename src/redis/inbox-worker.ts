@@ -26,7 +26,7 @@ import type { WebhookEvent } from '../webhooks/events.js';
 import { resolveWebhookLogger } from '../webhooks/handler-options.js';
 import { connectedToClusterNode, type RedisClient } from './client.js';
 import { isConnectionError, noteConnectionError } from './connection-log.js';
-import { errorMeta, InboxError } from './errors.js';
+import { errorMeta, InboxError, messageOf } from './errors.js';
 import { INBOX_BACKOFF_TYPE, type InboxQueueOptions, inboxJobDataSchema, queueOptions } from './inbox.js';
 import {
   BLOCKING_READS,
@@ -37,7 +37,7 @@ import {
 } from './inbox-connection.js';
 import { InboxRuns } from './inbox-running.js';
 import { queuePrefix } from './queue-keys.js';
-import { jobIdOf, logWorkerError, messageOf } from './worker-errors.js';
+import { jobIdOf, logWorkerError } from './worker-errors.js';
 
 /** Passed to the worker's `onEvent` with each event. */
 export interface InboxEventContext {

@@ -4,7 +4,7 @@
  * inbox's, the campaign queue's) log the second kind here, as what it is, with the job id: never as an outage,
  * which would hide the real one after it.
  */
-import { errorMeta, RedisStoreError } from './errors.js';
+import { errorMeta, messageOf, RedisStoreError } from './errors.js';
 
 /** The job id in one of BullMQ's job errors ("could not renew lock for job X", "Missing lock for job X. cmd"). */
 const JOB_ID_IN_MESSAGE = /\bjob (\S+?)\.?(?:\s|$)/i;
@@ -39,15 +39,6 @@ const JOB_ERRORS: readonly { kind: JobErrorKind; pattern: RegExp; says: string }
 /** @internal The job id an error of BullMQ's names, if any. */
 export function jobIdOf(error: unknown): string | undefined {
   return JOB_ID_IN_MESSAGE.exec(messageOf(error))?.[1];
-}
-
-/** @internal An error's message, or `''` (not an `Error`, or a hostile one whose message getter throws). */
-export function messageOf(error: unknown): string {
-  try {
-    return error instanceof Error ? String(error.message) : '';
-  } catch {
-    return '';
-  }
 }
 
 /** BullMQ's job error this is, if it is one. */
