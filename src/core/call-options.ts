@@ -83,8 +83,9 @@ export function checkHeaders(
     }
     if (!isHeaderValue(value)) {
       throw new ConfigurationError(
-        `${where}: the value of '${key}' holds a character no HTTP header can carry (a line break or another ` +
-          "control character, or one beyond U+00FF such as '€'): encode it first, e.g. with encodeURIComponent.",
+        `${where}: the value of '${key}' holds a character the Fetch standard refuses in a header value (a line ` +
+          "break or another control character, or one beyond U+00FF such as '€'; Node's and browsers' fetch refuse " +
+          'it): encode it first, e.g. with encodeURIComponent.',
       );
     }
     out[key] = value;
