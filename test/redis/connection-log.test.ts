@@ -87,7 +87,7 @@ describe('a Redis that cannot be reached', () => {
       logger: { warn, error: warn },
     });
     try {
-      await vi.waitFor(() => expect(warn).toHaveBeenCalled());
+      await vi.waitFor(() => expect(warn).toHaveBeenCalled(), { timeout: 10_000 });
       expect(warn.mock.calls[0]).toEqual([
         expect.stringMatching(
           new RegExp(
@@ -122,7 +122,7 @@ describe('a Redis that cannot be reached', () => {
         }),
       );
     try {
-      await vi.waitFor(() => expect(lines).toHaveLength(1));
+      await vi.waitFor(() => expect(lines).toHaveLength(1), { timeout: 10_000 });
       for (let i = 0; i < 3; i++) expect((await deliver()).status).toBe(500);
       const where = `127.0.0.1:${port}`;
       expect(lines).toEqual([
@@ -174,7 +174,7 @@ describe('a Redis that cannot be reached', () => {
     const error = vi.spyOn(console, 'error').mockImplementation(() => {});
     const worker = createInboxWorker({ connection: `redis://:${PASSWORD}@127.0.0.1:${port}`, onEvent() {} });
     try {
-      await vi.waitFor(() => expect(warn).toHaveBeenCalled());
+      await vi.waitFor(() => expect(warn).toHaveBeenCalled(), { timeout: 10_000 });
       expect(warn.mock.calls[0]).toEqual([
         expect.stringMatching(
           new RegExp(
