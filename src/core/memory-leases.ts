@@ -42,10 +42,10 @@ export class MemoryLeases<V> {
     return this.#entries.size;
   }
 
-  /** The live entry of `key`: its value and whether it is a lease. */
-  get(key: string): { value: V; leased: boolean } | undefined {
+  /** The live entry of `key`: its value, and its holder's token while it is a lease. */
+  get(key: string): { value: V; token: string | undefined } | undefined {
     const entry = this.#live(key, this.#now());
-    return entry && { value: entry.value, leased: entry.token !== undefined };
+    return entry && { value: entry.value, token: entry.token };
   }
 
   /** Takes `key` for `leaseMs` when it is free; answers the holder's token, or `undefined` when it is taken. */

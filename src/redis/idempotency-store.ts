@@ -51,12 +51,20 @@ export interface RedisIdempotencyStoreOptions extends RedisStoreOptions {
  * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
  * const handler = createNodeWebhookHandler({ secret, onEvent, dedupe: new RedisIdempotencyStore({ redis }) });
  */
+/** Claims between two sweeps of the ones whose lease ran out. */
+const SWEEP_EVERY = 1024;
+
 export class RedisIdempotencyStore implements IdempotencyStore {
   readonly #redis: RedisClient;
   readonly #keys: KeySpace;
   readonly #ttlMs: number;
-  /** The claims this instance holds (leases whose value is `p:<token>`), by idempotency key. */
-  readonly #held = new Map<string, RedisLease>();
+  /**
+   * The claims this instance holds (leases whose value is `p:<token>`), by idempotency key, with when each lease
+   * runs out. One that ran out is of no use (Redis fences it), and a claim that ends by its lease (a crash's path)
+   * is never completed or released: they are swept now and then, or the map grows with every such claim.
+   */
+  readonly #held = new Map<string, { lease: RedisLease; until: number }>();
+  #claims = 0;
 
   constructor(options: RedisIdempotencyStoreOptions) {
     const op = 'new RedisIdempotencyStore';
@@ -74,8 +82,13 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const value = `p:${leaseToken()}`;
     const answer = await call(op, () => CLAIM.run(this.#redis, [writes(redisKey, lease)], [value, lease]));
     const result = expectOneOf(op, answer, ['claimed', 'in_progress', 'done'] as const);
-    if (result === 'claimed')
-      this.#held.set(key, RedisLease.held(this.#redis, redisKey, value, lease, 'RedisIdempotencyStore'));
+    if (result === 'claimed') {
+      if (++this.#claims % SWEEP_EVERY === 0) this.#sweep();
+      this.#held.set(key, {
+        lease: RedisLease.held(this.#redis, redisKey, value, lease, 'RedisIdempotencyStore'),
+        until: Date.now() + lease,
+      });
+    }
     return result;
   }
 
@@ -90,17 +103,26 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   /** Frees `key` after a failure, if this instance still holds it. */
   async release(key: string): Promise<void> {
-    const lease = this.#held.get(key);
-    if (lease === undefined) return;
+    const held = this.#held.get(key);
+    if (held === undefined) return;
     this.#held.delete(key);
-    await lease.release();
+    await held.lease.release();
   }
 
   /** Extends this instance's claim on `key` to `leaseMs` from now; `false` when it no longer holds it. */
   async renew(key: string, leaseMs: number): Promise<boolean> {
-    const lease = this.#held.get(key);
-    if (lease === undefined) return false;
-    return lease.renew(durationMs(leaseMs, 'RedisIdempotencyStore.renew: `leaseMs`', this.#ttlMs));
+    const held = this.#held.get(key);
+    if (held === undefined) return false;
+    const ms = durationMs(leaseMs, 'RedisIdempotencyStore.renew: `leaseMs`', this.#ttlMs);
+    const renewed = await held.lease.renew(ms);
+    if (renewed) held.until = Math.max(held.until, Date.now() + ms);
+    return renewed;
+  }
+
+  /** Drops the claims whose lease has run out (Redis answers for them no more). */
+  #sweep(): void {
+    const now = Date.now();
+    for (const [key, held] of this.#held) if (held.until <= now) this.#held.delete(key);
   }
 
   /** The state of `key` in Redis, or `undefined` when it is free. */

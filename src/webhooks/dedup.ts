@@ -99,9 +99,11 @@ export interface MemoryIdempotencyStoreOptions {
 export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly ttlMs: number;
   readonly maxKeys: number;
+  /**
+   * The keys, and each live claim's token. The token is read back from the lease, never kept beside it: a map of
+   * them grew by every claim that ended by its lease (a crash's path), whatever `maxKeys` said.
+   */
   readonly #leases: MemoryLeases<'in_progress' | 'done'>;
-  /** The tokens of the claims this store handed out and that are not completed or released yet. */
-  readonly #held = new Map<string, string>();
 
   constructor(options: MemoryIdempotencyStoreOptions = {}) {
     const op = 'new MemoryIdempotencyStore';
@@ -118,28 +120,26 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   claim(key: string, ttlMs: number = this.ttlMs): ClaimResult {
     const lease = durationMs(ttlMs, 'MemoryIdempotencyStore.claim: `ttlMs`');
-    const token = this.#leases.acquire(key, 'in_progress', lease);
-    if (token === undefined) return this.#leases.get(key)?.value ?? 'in_progress';
-    this.#held.set(key, token);
-    return 'claimed';
+    return this.#leases.acquire(key, 'in_progress', lease) === undefined
+      ? (this.#leases.get(key)?.value ?? 'in_progress')
+      : 'claimed';
   }
 
   complete(key: string, ttlMs: number = this.ttlMs): void {
-    this.#held.delete(key);
     this.#leases.set(key, 'done', durationMs(ttlMs, 'MemoryIdempotencyStore.complete: `ttlMs`'));
   }
 
   release(key: string): void {
-    const token = this.#held.get(key);
-    if (token === undefined) return;
-    this.#held.delete(key);
-    this.#leases.release(key, token);
+    const token = this.#leases.get(key)?.token;
+    if (token !== undefined) this.#leases.release(key, token);
   }
 
   renew(key: string, leaseMs: number = this.ttlMs): boolean {
-    const token = this.#held.get(key);
-    if (token === undefined) return false;
-    return this.#leases.renew(key, token, durationMs(leaseMs, 'MemoryIdempotencyStore.renew: `leaseMs`'));
+    const token = this.#leases.get(key)?.token;
+    return (
+      token !== undefined &&
+      this.#leases.renew(key, token, durationMs(leaseMs, 'MemoryIdempotencyStore.renew: `leaseMs`'))
+    );
   }
 
   /** The state of a key, or `undefined` when it is free. */
@@ -149,6 +149,5 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   clear(): void {
     this.#leases.clear();
-    this.#held.clear();
   }
 }

@@ -141,7 +141,7 @@ describe('MemoryLeases: the memory counterpart of the Redis lease', () => {
     expect(second).toBeDefined();
     expect(leases.renew('k', first!, 1000)).toBe(false);
     expect(leases.release('k', first!)).toBe(false);
-    expect(leases.get('k')).toEqual({ value: 'busy', leased: true });
+    expect(leases.get('k')).toEqual({ value: 'busy', token: second });
     expect(leases.renew('k', second!, 1000)).toBe(true);
     now = 1099;
     expect(leases.release('k', second!)).toBe(true);
