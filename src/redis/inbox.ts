@@ -157,6 +157,32 @@ function ownFailuresLogged(logger: Logger): Logger {
   };
 }
 
+/** Inbox handlers open in this process, by the Redis they write to. */
+const openInboxes = new Map<string, number>();
+/** More than this many open handlers on one Redis is one handler made per request (each holds a connection). */
+const OPEN_INBOXES_WARNED = 8;
+let openInboxesWarned = false;
+
+/**
+ * Counts the open handlers of one Redis, and warns once per process when they are more than a process needs: each
+ * holds its own Redis connection until `close()`, so a handler created inside a request handler leaks one per
+ * request, silently (the same mistake `GatewayClient` warns about for its limiter).
+ */
+function noteOpenInbox(where: string, change: 1 | -1, logger: Logger | undefined, role: string): void {
+  const open = (openInboxes.get(where) ?? 0) + change;
+  if (open > 0) openInboxes.set(where, open);
+  else openInboxes.delete(where);
+  if (change < 0 || open <= OPEN_INBOXES_WARNED || openInboxesWarned) return;
+  openInboxesWarned = true;
+  log(
+    logger,
+    'warn',
+    `${role}: ${open} inbox handlers are open in this process for Redis at ${where}, each with a connection of its ` +
+      'own until close(): create one handler at start-up and use it for every request. (Warned once per process.)',
+    { where, open },
+  );
+}
+
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -297,6 +323,8 @@ function createInbox<H>(
   });
   const ownClient = client;
   const ownQueue = bull;
+  const where = whereOf(ownClient);
+  noteOpenInbox(where, +1, logger, role);
   return Object.assign(handler as H & object, {
     async ready(): Promise<void> {
       try {
@@ -314,6 +342,7 @@ function createInbox<H>(
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      noteOpenInbox(where, -1, logger, role);
       try {
         await ownQueue.close();
       } catch {
