@@ -25,6 +25,7 @@ const QUICK_BENCHES = [
   'checked-sends',
   'cold-start',
   'conversations',
+  'memory-stores',
   'send-overhead',
   'size',
   'stream',

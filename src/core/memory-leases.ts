@@ -20,7 +20,8 @@ export interface MemoryLeasesOptions {
 
 /**
  * Expiring entries, each either a lease (held by a token) or a plain value. Expired entries are dropped lazily;
- * the Map keeps write order, which with one TTL is expiry order, so dropping the oldest is O(1) amortised.
+ * the Map keeps write order, which with one TTL is expiry order, so dropping the oldest is O(1) amortised (through
+ * one kept iterator: see `#cursor`).
  *
  * @example
  * const leases = new MemoryLeases<'busy'>();
@@ -31,6 +32,14 @@ export class MemoryLeases<V> {
   readonly maxKeys: number;
   readonly #now: () => number;
   readonly #entries = new Map<string, Entry<V>>();
+  /**
+   * One iterator over the entries, kept from one call to the next, and the oldest entry it stands on. A fresh
+   * iterator skips, one by one, every slot deleted at the front of the Map since V8 last compacted it: at the bound
+   * each write deletes the oldest, so a fresh iterator per write cost 17 µs, then 52, then 109 µs a write in a
+   * 100,000-key store, and climbing. This one passes each slot once.
+   */
+  #cursor: Iterator<[string, Entry<V>]> | undefined;
+  #head: [string, Entry<V>] | undefined;
 
   constructor(options: MemoryLeasesOptions = {}) {
     this.maxKeys = Math.max(1, Math.floor(options.maxKeys ?? 100_000));
@@ -42,16 +51,15 @@ export class MemoryLeases<V> {
     return this.#entries.size;
   }
 
-  /** The live entry of `key`: its value, and its holder's token while it is a lease. */
-  get(key: string): { value: V; token: string | undefined } | undefined {
-    const entry = this.#live(key, this.#now());
-    return entry && { value: entry.value, token: entry.token };
+  /** The live entry of `key`: its value, its holder's token while it is a lease, and when it expires. */
+  get(key: string): Readonly<Entry<V>> | undefined {
+    return this.#live(key, this.#now());
   }
 
   /** Takes `key` for `leaseMs` when it is free; answers the holder's token, or `undefined` when it is taken. */
   acquire(key: string, value: V, leaseMs: number): string | undefined {
     const now = this.#now();
-    this.#sweep(now);
+    while (this.#dropOldest(now)); // the expired, oldest first
     if (this.#live(key, now)) return undefined;
     const token = newToken();
     this.#write(key, { value, token, expiresAt: now + leaseMs });
@@ -77,7 +85,7 @@ export class MemoryLeases<V> {
   /** Stores a plain value for `ttlMs`, whoever held the key. */
   set(key: string, value: V, ttlMs: number): void {
     const now = this.#now();
-    this.#sweep(now);
+    while (this.#dropOldest(now)); // the expired, oldest first
     this.#write(key, { value, token: undefined, expiresAt: now + ttlMs });
   }
 
@@ -99,19 +107,29 @@ export class MemoryLeases<V> {
   /** Re-inserted, so the Map's order stays close to the order of expiry; the oldest goes beyond `maxKeys`. */
   #write(key: string, entry: Entry<V>): void {
     this.#entries.delete(key);
-    while (this.#entries.size >= this.maxKeys) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done) break;
-      this.#entries.delete(oldest.value);
-    }
+    while (this.#entries.size >= this.maxKeys && this.#dropOldest(Infinity));
     this.#entries.set(key, entry);
   }
 
-  #sweep(now: number): void {
-    for (const [key, entry] of this.#entries) {
-      if (entry.expiresAt > now) return;
-      this.#entries.delete(key);
+  /** Drops the oldest entry when it expires by `now`; whether it did. */
+  #dropOldest(now: number): boolean {
+    let head = this.#head;
+    // The head stands until it is deleted or written again (a new entry object, now at the Map's end).
+    while (head === undefined || this.#entries.get(head[0]) !== head[1]) {
+      this.#cursor ??= this.#entries.entries();
+      let next = this.#cursor.next();
+      if (next.done) {
+        // A finished iterator stays finished: the entries written since are read by a new one.
+        this.#cursor = this.#entries.entries();
+        next = this.#cursor.next();
+      }
+      if (next.done) return false;
+      head = next.value;
+      this.#head = head;
     }
+    if (head[1].expiresAt > now) return false;
+    this.#entries.delete(head[0]);
+    return true;
   }
 }
 

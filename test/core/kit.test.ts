@@ -141,11 +141,45 @@ describe('MemoryLeases: the memory counterpart of the Redis lease', () => {
     expect(second).toBeDefined();
     expect(leases.renew('k', first!, 1000)).toBe(false);
     expect(leases.release('k', first!)).toBe(false);
-    expect(leases.get('k')).toEqual({ value: 'busy', token: second });
+    expect(leases.get('k')).toMatchObject({ value: 'busy', token: second });
     expect(leases.renew('k', second!, 1000)).toBe(true);
     now = 1099;
     expect(leases.release('k', second!)).toBe(true);
     expect(leases.get('k')).toBeUndefined();
+  });
+});
+
+describe('MemoryLeases at its bound and past expiry: oldest first, through one kept iterator', () => {
+  it('drops the oldest written, skipping entries written again (now the newest) and entries deleted', () => {
+    const leases = new MemoryLeases<number>({ maxKeys: 3, now: () => 0 });
+    leases.set('a', 1, 1000);
+    leases.set('b', 2, 1000);
+    leases.set('c', 3, 1000);
+    leases.set('d', 4, 1000); // drops a
+    expect(leases.get('a')).toBeUndefined();
+    leases.set('b', 22, 1000); // b is the newest now: c is the oldest
+    leases.set('e', 5, 1000); // drops c
+    expect([leases.get('b')?.value, leases.get('c'), leases.get('d')?.value]).toEqual([22, undefined, 4]);
+    leases.delete('d');
+    leases.set('f', 6, 1000);
+    leases.set('g', 7, 1000); // three held (b, e, f): drops b, the oldest written
+    expect(['b', 'e', 'f', 'g'].map((k) => leases.get(k)?.value)).toEqual([undefined, 5, 6, 7]);
+    expect(leases.size).toBe(3);
+  });
+
+  it('sweeps what expired, oldest first, also after the iterator ran off the end and new entries came', () => {
+    let now = 0;
+    const leases = new MemoryLeases<string>({ now: () => now });
+    leases.set('x', 'x', 10);
+    leases.set('y', 'y', 20);
+    now = 25; // both expired: the next write sweeps them, and the iterator runs off the end
+    leases.set('z', 'z', 10);
+    expect(leases.size).toBe(1);
+    leases.set('w', 'w', 100);
+    now = 40; // z expired, w not: a write sweeps z only
+    expect(leases.acquire('v', 'v', 10)).toBeDefined();
+    expect([leases.get('z'), leases.get('w')?.value, leases.get('v')?.value]).toEqual([undefined, 'w', 'v']);
+    expect(leases.size).toBe(2);
   });
 });
 
