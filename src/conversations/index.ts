@@ -42,6 +42,7 @@ export {
   MemorySessionStore,
   type MemorySessionStoreOptions,
   MemoryWindowStore,
+  type MemoryWindowStoreOptions,
   type SessionLock,
   type SessionStore,
 } from './stores.js';

@@ -2,8 +2,15 @@
  * The two stores the router keeps its state in, and their in-memory versions (one process; the defaults).
  * `wa-gateway-sdk/redis` has `RedisSessionStore` and `RedisWindowStore` for many processes.
  */
+import { countOption } from '../core/duration.js';
 import { LocalLocks } from '../core/local-locks.js';
-import { checkInbound, checkWindowCustomer, type WindowStore } from '../gateway/service-window.js';
+import { MemoryLeases } from '../core/memory-leases.js';
+import {
+  checkInbound,
+  checkWindowCustomer,
+  SERVICE_WINDOW_MS,
+  type WindowStore,
+} from '../gateway/service-window.js';
 import { ConversationError } from './errors.js';
 
 export type { WindowStore } from '../gateway/service-window.js';
@@ -50,31 +57,61 @@ interface Entry {
 export interface MemorySessionStoreOptions {
   /** How long `lock` waits before rejecting. Default 30,000 ms. */
   lockWaitMs?: number;
+  /**
+   * Most customers' records kept, and, apart from them, most reply-ledger entries; beyond it the oldest written
+   * is dropped first, but never a record whose lock is held or awaited. Default 100,000.
+   */
+  maxKeys?: number;
+  /** Clock in ms; default `Date.now()` read at each call (so fake timers apply). */
+  now?: () => number;
 }
 
 /**
  * One process' sessions, locks and reply ledger, in memory: the router's default. Lost on restart and not
  * shared: use `RedisSessionStore` (`wa-gateway-sdk/redis`) when more than one process receives events.
  *
+ * Bounded, since anyone can message a business number: at most `maxKeys` records (a customer's session, flow
+ * position, takeover and last events handled) and, apart from them, at most `maxKeys` reply-ledger entries. Past
+ * the bound the oldest written goes first, and a record whose lock is held or awaited is never dropped (the map
+ * then holds those few more). A customer whose record was dropped starts again from `initialSession()`, out of
+ * any flow and back with the bot if a person had taken them over. A ledger entry dropped before its TTL no longer
+ * stops a retried event from sending that reply again: the ledger answers for the last `maxKeys` replies (see
+ * docs/conversations.md, "The in-memory defaults are bounded").
+ *
  * @example
  * import { createRouter, MemorySessionStore } from 'wa-gateway-sdk/conversations';
- * const router = createRouter({ gateway, sessions: new MemorySessionStore() });
+ * const router = createRouter({ gateway, sessions: new MemorySessionStore({ maxKeys: 50_000 }) });
  */
 export class MemorySessionStore implements SessionStore {
+  readonly maxKeys: number;
   readonly #values = new Map<string, Entry>();
-  readonly #claims = new Map<string, number>();
+  readonly #claims: MemoryLeases<true>;
   readonly #locks = new LocalLocks();
+  readonly #locked = new Map<string, number>();
   readonly #lockWaitMs: number;
-  #writes = 0;
+  readonly #now: () => number;
 
   constructor(options: MemorySessionStoreOptions = {}) {
     this.#lockWaitMs = options.lockWaitMs ?? 30_000;
+    this.maxKeys = countOption(options.maxKeys, 'new MemorySessionStore: `maxKeys`', 100_000);
+    this.#now = options.now ?? (() => Date.now());
+    this.#claims = new MemoryLeases({ maxKeys: this.maxKeys, now: this.#now });
+  }
+
+  /** Customers' records held (expired ones are dropped lazily). */
+  get size(): number {
+    return this.#values.size;
+  }
+
+  /** Reply-ledger entries held (expired ones are dropped lazily). */
+  get ledgerSize(): number {
+    return this.#claims.size;
   }
 
   async get(key: string): Promise<unknown> {
     const entry = this.#values.get(key);
     if (entry === undefined) return undefined;
-    if (entry.expiresAt <= Date.now()) {
+    if (entry.expiresAt <= this.#now()) {
       this.#values.delete(key);
       return undefined;
     }
@@ -83,8 +120,11 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
-    this.#values.set(key, { value: structuredClone(value), expiresAt: Date.now() + ttlMs });
-    this.#sweep();
+    const now = this.#now();
+    const entry = { value: structuredClone(value), expiresAt: now + ttlMs };
+    this.#values.delete(key); // re-inserted at the end: the Map stays in write order
+    makeRoom(this.#values, this.maxKeys, this.#locked, now);
+    this.#values.set(key, entry);
   }
 
   async delete(key: string): Promise<void> {
@@ -96,23 +136,35 @@ export class MemorySessionStore implements SessionStore {
    * lock without the process dying with it, so there is no lease to keep.
    */
   async lock(key: string, _leaseMs: number): Promise<SessionLock> {
-    const release = await this.#locks.acquire(key, {
-      waitMs: this.#lockWaitMs,
-      timeout: () =>
-        new ConversationError(
-          'lock_timeout',
-          `the customer's lock was not free within ${this.#lockWaitMs} ms; the event will be retried.`,
-        ),
-    });
-    return { release: async () => release() };
+    this.#locked.set(key, (this.#locked.get(key) ?? 0) + 1);
+    let release: () => void;
+    try {
+      release = await this.#locks.acquire(key, {
+        waitMs: this.#lockWaitMs,
+        timeout: () =>
+          new ConversationError(
+            'lock_timeout',
+            `the customer's lock was not free within ${this.#lockWaitMs} ms; the event will be retried.`,
+          ),
+      });
+    } catch (error) {
+      this.#unlocked(key);
+      throw error;
+    }
+    let released = false;
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        release();
+        this.#unlocked(key);
+      },
+    };
   }
 
   async claim(id: string, ttlMs: number): Promise<boolean> {
-    const now = Date.now();
-    const until = this.#claims.get(id);
-    if (until !== undefined && until > now) return false;
-    this.#claims.set(id, now + ttlMs);
-    this.#sweep();
+    if (this.#claims.get(id) !== undefined) return false;
+    this.#claims.set(id, true, ttlMs);
     return true;
   }
 
@@ -120,35 +172,88 @@ export class MemorySessionStore implements SessionStore {
     this.#claims.delete(id);
   }
 
-  /** Drops expired entries now and then, so a long-running process does not keep every customer forever. */
-  #sweep(): void {
-    if (++this.#writes % 1024 !== 0) return;
-    const now = Date.now();
-    for (const [k, e] of this.#values) if (e.expiresAt <= now) this.#values.delete(k);
-    for (const [k, until] of this.#claims) if (until <= now) this.#claims.delete(k);
+  #unlocked(key: string): void {
+    const left = (this.#locked.get(key) ?? 1) - 1;
+    if (left > 0) this.#locked.set(key, left);
+    else this.#locked.delete(key);
   }
+}
+
+/**
+ * Makes room for one more record: drops the expired ones at the front, then the oldest beyond `maxKeys`, but not
+ * one whose lock is held or awaited (`locked` counts, per key, the `lock` calls not released yet: the holder saves
+ * its record whole, but a waiter about to load it must find it). `values` is in write order, which with the
+ * router's one TTL is the order of expiry, so it stops at the first live record once there is room.
+ */
+function makeRoom(
+  values: Map<string, Entry>,
+  maxKeys: number,
+  locked: Map<string, number>,
+  now: number,
+): void {
+  for (const [key, entry] of values) {
+    const live = entry.expiresAt > now;
+    if (live && values.size < maxKeys) return;
+    if (!live || !locked.has(key)) values.delete(key);
+  }
+}
+
+/** How long a customer's last inbound time is kept: their 24-hour window, and a day more to tell its `closedAt`. */
+const WINDOW_KEPT_MS = 2 * SERVICE_WINDOW_MS;
+
+/** Options of {@link MemoryWindowStore}. */
+export interface MemoryWindowStoreOptions {
+  /** Most customers kept; beyond it the one whose last message was recorded first is dropped. Default 100,000. */
+  maxKeys?: number;
+  /** Clock in ms; default `Date.now()` read at each call (so fake timers apply). */
+  now?: () => number;
 }
 
 /**
  * One process' record of when each customer last wrote, in memory: the router's default. Use
  * `RedisWindowStore` (`wa-gateway-sdk/redis`) to share it between processes and keep it across restarts.
  *
+ * Bounded, since anyone can message a business number: a customer is kept until 48 hours after their last message
+ * (its own time: the 24-hour window, and a day more in which `closedAt` is still told), and at most `maxKeys`, the
+ * one recorded first dropped first. A customer no longer kept is one never seen:
+ * `lastInbound` answers `undefined`, and a free-form send to them is refused before any request with
+ * `ServiceWindowClosedError` (`closedAt` `undefined`), as for a closed window; the router then sends its
+ * `fallbackTemplate`, or reports the refusal to `onError`. Past 48 hours that is what the window said anyway.
+ * A customer dropped by the bound while their window was open is refused too (never sent on a guess, so never a
+ * `GW_001`): give `maxKeys` more than the customers who write in a day. Their next message records them again.
+ *
  * @example
  * import { MemoryWindowStore } from 'wa-gateway-sdk/conversations';
- * const window = new MemoryWindowStore();
+ * const window = new MemoryWindowStore({ maxKeys: 200_000 });
  * const gw = new GatewayClient({ apiKey, baseUrl, serviceWindow: window });
  */
 export class MemoryWindowStore implements WindowStore {
-  readonly #last = new Map<string, number>();
+  readonly maxKeys: number;
+  readonly #now: () => number;
+  readonly #last: MemoryLeases<number>;
+
+  constructor(options: MemoryWindowStoreOptions = {}) {
+    this.maxKeys = countOption(options.maxKeys, 'new MemoryWindowStore: `maxKeys`', 100_000);
+    this.#now = options.now ?? (() => Date.now());
+    this.#last = new MemoryLeases({ maxKeys: this.maxKeys, now: this.#now });
+  }
+
+  /** Customers held (forgotten ones are dropped lazily). */
+  get size(): number {
+    return this.#last.size;
+  }
 
   async recordInbound(customer: string, atMs: number): Promise<void> {
     checkInbound('MemoryWindowStore.recordInbound', customer, atMs);
-    const before = this.#last.get(customer);
-    if (before === undefined || before < atMs) this.#last.set(customer, atMs);
+    const before = this.#last.get(customer)?.value;
+    if (before !== undefined && before >= atMs) return;
+    // Until 48 hours after the message's own time: one delivered late is kept less, one older not at all.
+    const keepMs = atMs + WINDOW_KEPT_MS - this.#now();
+    if (keepMs > 0) this.#last.set(customer, atMs, keepMs);
   }
 
   async lastInbound(customer: string): Promise<number | undefined> {
     checkWindowCustomer('MemoryWindowStore.lastInbound', customer);
-    return this.#last.get(customer);
+    return this.#last.get(customer)?.value;
   }
 }

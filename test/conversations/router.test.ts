@@ -498,6 +498,29 @@ describe('retries', () => {
     expect(order.slice(3)).toEqual(['end 111 slow', 'start 111 fast', 'end 111 fast']);
     expect(await router.session('111')).toEqual({ n: 2 });
   });
+
+  it('with a bounded MemorySessionStore: a redelivery is skipped within maxKeys, and past it runs again', async () => {
+    const { gw, bodies } = gateway();
+    const router = createRouter<{ n: number }>({
+      gateway: gw,
+      sessions: new MemorySessionStore({ maxKeys: 3 }),
+      initialSession: () => ({ n: 0 }),
+    });
+    router.otherwise(async (ctx) => {
+      ctx.session.n++;
+      await ctx.reply(`${ctx.customer} ${ctx.session.n}`);
+    });
+    const first = text('hi', '111', 'wamid.A1');
+    await router.handle(first);
+    await router.handle(text('hi', '222', 'wamid.B1'));
+    await router.handle(text('hi', '333', 'wamid.C1'));
+    await router.handle(first); // 111's record and reply are among the last three: skipped
+    expect(bodies()).toEqual(['111 1', '222 1', '333 1']);
+    await router.handle(text('hi', '444', 'wamid.D1')); // 111's record and its reply are dropped
+    await router.handle(first);
+    // The documented trade: the customer starts again, and the redelivered event's reply goes out again.
+    expect(bodies()).toEqual(['111 1', '222 1', '333 1', '444 1', '111 1']);
+  });
 });
 
 describe('human takeover', () => {
