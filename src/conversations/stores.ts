@@ -90,6 +90,12 @@ export class MemorySessionStore implements SessionStore {
   readonly #locked = new Map<string, number>();
   readonly #lockWaitMs: number;
   readonly #now: () => number;
+  /**
+   * The records' iterator and the oldest record it stands on, kept between writes: a new iterator per write skips
+   * every slot deleted at the Map's front since V8 last compacted it (MemoryLeases keeps one for the same reason).
+   */
+  #cursor: Iterator<[string, Entry]> | undefined;
+  #head: [string, Entry] | undefined;
 
   constructor(options: MemorySessionStoreOptions = {}) {
     this.#lockWaitMs = options.lockWaitMs ?? 30_000;
@@ -123,8 +129,37 @@ export class MemorySessionStore implements SessionStore {
     const now = this.#now();
     const entry = { value: structuredClone(value), expiresAt: now + ttlMs };
     this.#values.delete(key); // re-inserted at the end: the Map stays in write order
-    makeRoom(this.#values, this.maxKeys, this.#locked, now);
+    this.#makeRoom(now);
     this.#values.set(key, entry);
+  }
+
+  /**
+   * Drops the expired records, oldest written first, then the oldest beyond `maxKeys`; never a record whose lock
+   * is held or awaited (`#locked` counts, per key, the `lock` calls not released yet: the holder saves its record
+   * whole, but a waiter about to load it must find it). Such a record is stepped over, and the map then holds those
+   * few more. At most one pass over the records.
+   */
+  #makeRoom(now: number): void {
+    for (let left = this.#values.size; left > 0; left--) {
+      let head = this.#head;
+      while (head === undefined || this.#values.get(head[0]) !== head[1]) {
+        this.#cursor ??= this.#values.entries();
+        let next = this.#cursor.next();
+        if (next.done) {
+          // A finished iterator stays finished: the records written since are read by a new one.
+          this.#cursor = this.#values.entries();
+          next = this.#cursor.next();
+        }
+        if (next.done) return;
+        head = next.value;
+        this.#head = head;
+      }
+      const [key, entry] = head;
+      const live = entry.expiresAt > now;
+      if (live && this.#values.size < this.maxKeys) return;
+      if (!live || !this.#locked.has(key)) this.#values.delete(key);
+      else this.#head = undefined;
+    }
   }
 
   async delete(key: string): Promise<void> {
@@ -176,25 +211,6 @@ export class MemorySessionStore implements SessionStore {
     const left = (this.#locked.get(key) ?? 1) - 1;
     if (left > 0) this.#locked.set(key, left);
     else this.#locked.delete(key);
-  }
-}
-
-/**
- * Makes room for one more record: drops the expired ones at the front, then the oldest beyond `maxKeys`, but not
- * one whose lock is held or awaited (`locked` counts, per key, the `lock` calls not released yet: the holder saves
- * its record whole, but a waiter about to load it must find it). `values` is in write order, which with the
- * router's one TTL is the order of expiry, so it stops at the first live record once there is room.
- */
-function makeRoom(
-  values: Map<string, Entry>,
-  maxKeys: number,
-  locked: Map<string, number>,
-  now: number,
-): void {
-  for (const [key, entry] of values) {
-    const live = entry.expiresAt > now;
-    if (live && values.size < maxKeys) return;
-    if (!live || !locked.has(key)) values.delete(key);
   }
 }
 
