@@ -10,8 +10,15 @@ import { MemoryIdempotencyStore } from '../src/webhooks/index.js';
 import { compare, QUICK, report, round } from './lib.js';
 
 const KEYS = 100_000;
-const iterations = QUICK ? 2_000 : 10_000;
+// Enough writes a round that each spans V8's compactions of the Map alike (a short round that holds one reads as
+// a slow round); the quick pass runs fewer rounds, not shorter ones.
+const iterations = 20_000;
 const rounds = QUICK ? 5 : 9;
+/**
+ * The bar: a write at the bound may cost a few times one below it (the drop, the Map's compactions), never the
+ * 8 to 16 times and climbing of a new iterator per write.
+ */
+const BAR = 3;
 
 function filled(maxKeys: number): MemoryIdempotencyStore {
   const store = new MemoryIdempotencyStore({ maxKeys });
@@ -36,9 +43,9 @@ report({
   metric: `MemoryIdempotencyStore.claim at its bound (each claim drops the oldest) vs below it, ${KEYS.toLocaleString('en')} keys (time ratio)`,
   value: ratio,
   unit: 'x',
-  bar: '<= 2x',
-  pass: ratio <= 2,
-  limit: 2,
+  bar: `<= ${BAR}x`,
+  pass: ratio <= BAR,
+  limit: BAR,
   detail: { atBoundUs: round(subjectMs * 1000, 2), belowBoundUs: round(baselineMs * 1000, 2) },
 });
 
@@ -64,8 +71,8 @@ report({
   metric: `MemorySessionStore.set at its bound (each write drops the oldest) vs below it, ${KEYS.toLocaleString('en')} records (time ratio)`,
   value: s.ratio,
   unit: 'x',
-  bar: '<= 2x',
-  pass: s.ratio <= 2,
-  limit: 2,
+  bar: `<= ${BAR}x`,
+  pass: s.ratio <= BAR,
+  limit: BAR,
   detail: { atBoundUs: round(s.subjectMs * 1000, 2), belowBoundUs: round(s.baselineMs * 1000, 2) },
 });
