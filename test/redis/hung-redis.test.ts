@@ -4,7 +4,7 @@
  * without it, the platform's token manager still bounds its waits on the token store and logs in on its own.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import {
   RedisIdempotencyStore,
   RedisRateLimiter,
@@ -12,17 +12,14 @@ import {
   RedisStoreError,
   RedisTokenStore,
 } from '../../src/redis/index.js';
-import { describeRedis, type RedisServer, startRedis, whenClient } from '../helpers/redis-server.js';
+import { describeRedis, type RedisServer, useRedis, whenClient } from '../helpers/redis-server.js';
 import { startLoginPlatform } from './fixtures/login-platform.js';
 
 let server: RedisServer;
 
 describeRedis('a Redis that accepts and never answers (SIGSTOP)', () => {
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    await server?.dispose();
+  useRedis((s) => {
+    server = s;
   });
 
   it("with the client's commandTimeout, every store call is a RedisStoreError that names it", async () => {
