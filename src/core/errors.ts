@@ -143,6 +143,8 @@ export interface ApiErrorDetails {
   request?: { method: string; path: string };
   /** The server's request id header, when it sent one. */
   requestId?: string;
+  /** Whether the request may have reached the server and taken effect; `true` (the safe answer) when not given. */
+  mayHaveBeenSent?: boolean;
 }
 
 /** A non-2xx answer from a server. Subclasses by status let callers branch with `instanceof`. */
@@ -159,6 +161,24 @@ export class ApiError extends WaGatewayError {
   readonly body: unknown;
   readonly request: { method: string; path: string } | undefined;
   readonly requestId: string | undefined;
+  /**
+   * Whether the request may have reached the server and taken effect, by the rules of the service that answered
+   * (docs/errors-and-retries.md, "What is retried"): `false` for an answer given before anything was done (the
+   * gateway's `RATE_001`, `BILL_001`, `GW_001`..., a platform 4xx), `true` for one that proves nothing (a 502
+   * without the gateway's envelope, a platform 5xx), and `true` whenever an earlier attempt of the same call may
+   * be out. The client that made the
+   * call sets it; an `ApiError` built by hand says `true` unless its details say otherwise.
+   *
+   * @example
+   * ```ts
+   * try {
+   *   await client.messages.send(message);
+   * } catch (error) {
+   *   if (error instanceof ApiError && !error.mayHaveBeenSent) queueForLater(message); // certainly not out
+   * }
+   * ```
+   */
+  readonly mayHaveBeenSent: boolean;
 
   constructor(details: ApiErrorDetails, message?: string) {
     super(message ?? ApiError.describe(details));
@@ -171,6 +191,7 @@ export class ApiError extends WaGatewayError {
     this.body = details.body;
     this.request = details.request;
     this.requestId = details.requestId;
+    this.mayHaveBeenSent = details.mayHaveBeenSent ?? true;
   }
 
   /** The decoded answer, to raise a clearer error (another class, a better message) about the same answer. */
@@ -185,6 +206,7 @@ export class ApiError extends WaGatewayError {
       ...(this.fields ? { fields: this.fields } : {}),
       ...(this.request ? { request: this.request } : {}),
       ...(this.requestId ? { requestId: this.requestId } : {}),
+      mayHaveBeenSent: this.mayHaveBeenSent,
     };
   }
 

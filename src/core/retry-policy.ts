@@ -153,6 +153,15 @@ export function settleAttempts(
   stopped: boolean,
   rules: RetryRules,
 ): unknown {
+  const settled = settle(final, earlier, stopped, rules);
+  // An answer's own "was it sent?", by the rules of the service that gave it: the caller reads one field, not
+  // this table. Set here because only the call knows both the rules and its earlier attempts.
+  if (settled instanceof ApiError)
+    Object.defineProperty(settled, 'mayHaveBeenSent', { value: mayHaveBeenSent(settled, rules) });
+  return settled;
+}
+
+function settle(final: unknown, earlier: unknown, stopped: boolean, rules: RetryRules): unknown {
   if (earlier === undefined || final === earlier) return final;
   if (stopped) return stoppedAfter(earlier, final);
   if (!(final instanceof WaGatewayError)) return earlier;

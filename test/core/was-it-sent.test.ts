@@ -16,8 +16,10 @@ import {
 import { mayHaveBeenSent, retryDelay, settleAttempts } from '../../src/core/retry-policy.js';
 import { GATEWAY_RETRY_RULES } from '../../src/gateway/retry-rules.js';
 import { GatewayClient, type SendManyResult } from '../../src/index.js';
+import { PlatformClient } from '../../src/platform/index.js';
 import { PLATFORM_RETRY_RULES } from '../../src/platform/retry-rules.js';
 import { API_KEY, envelope, GW, useMswServer } from '../helpers/msw.js';
+import { CONV, PLATFORM, STREAM, TOKEN } from '../helpers/platform.js';
 
 const api = (status: number, code: string | null) =>
   new ApiError({ status, code, group: null, description: 'd', body: null });
@@ -250,5 +252,85 @@ describe('the sentence settleAttempts adds reaches util.inspect, even after the 
     expect(inspect(settled).split('\n')[0]).toBe(`ConnectionError: ${settled.message}`);
     expect(settled.message.match(/The call was then stopped/g)).toHaveLength(1);
     expect(settled.stack!.match(/The call was then stopped/g)).toHaveLength(1);
+  });
+});
+
+/**
+ * What a caller reads: the error a call ends with says itself whether it may have been sent, by the table of the
+ * service that answered, so a `catch` need not know the table.
+ */
+describe('ApiError.mayHaveBeenSent, set by the call', () => {
+  const server = useMswServer();
+  const text = { to: '998901234567', type: 'text', text: { body: 'Hi' } } as const;
+  const gateway = () => new GatewayClient({ apiKey: API_KEY, baseUrl: GW, rateLimit: false, maxRetries: 0 });
+  const answer = (body: () => Response) => server.use(http.post(`${GW}/v1/wa/message`, body));
+
+  it.each([
+    ['GW_001', 502, false],
+    ['BILL_001', 402, false],
+    ['AUTH_001', 401, false],
+    ['RATE_001', 429, false],
+    ['VAL_001', 400, true],
+  ] as const)('gateway %s (%i) → %s', async (code, status, sent) => {
+    answer(() => HttpResponse.json(envelope(code, 'G', 'd', { retry_after: '90s' }), { status }));
+    const e = await gateway()
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ApiError);
+    expect((e as ApiError).mayHaveBeenSent).toBe(sent);
+    expect((e as ApiError).toJSON()).toMatchObject({ mayHaveBeenSent: sent });
+  });
+
+  it('a 502 page without the gateway’s envelope may have been sent', async () => {
+    answer(() => new HttpResponse('<html>Bad Gateway</html>', { status: 502 }));
+    const e = await gateway()
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(e).toMatchObject({ status: 502, code: null, mayHaveBeenSent: true });
+  });
+
+  it('a refusal after an attempt cut in flight says true', async () => {
+    let seen = 0;
+    answer(() =>
+      ++seen === 1
+        ? HttpResponse.error()
+        : HttpResponse.json(envelope('BILL_001', 'PAYMENT_REQUIRED', 'balance exhausted'), { status: 402 }),
+    );
+    const client = new GatewayClient({
+      apiKey: API_KEY,
+      baseUrl: GW,
+      rateLimit: false,
+      retryInFlightSends: true,
+      logger: { warn: () => {} },
+    });
+    const e = await client.messages.send(text).catch((x: unknown) => x);
+    expect(seen).toBe(2);
+    expect(e).toBeInstanceOf(PaymentRequiredError);
+    expect(e).toMatchObject({ earlierAttemptMayHaveBeenSent: true, mayHaveBeenSent: true });
+  });
+
+  it.each([
+    [400, false],
+    [500, true],
+  ])('platform send answered %i → %s', async (status, sent) => {
+    server.use(http.post(`${PLATFORM}/v2/messages/`, () => HttpResponse.json({ detail: 'no' }, { status })));
+    const platform = new PlatformClient({
+      platformUrl: PLATFORM,
+      streamUrl: STREAM,
+      token: TOKEN,
+      maxRetries: 0,
+    });
+    const e = await platform.messages
+      .send(CONV, [{ type: 'text', content: 'Hello' }])
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ApiError);
+    expect((e as ApiError).mayHaveBeenSent).toBe(sent);
+  });
+
+  it('is carried by the details a clearer error is built from, and true on one built by hand', () => {
+    const answered = api(400, 'VAL_001');
+    expect(answered.mayHaveBeenSent).toBe(true);
+    const refused = new ApiError({ ...answered.details, mayHaveBeenSent: false });
+    expect(new ApiError(refused.details).mayHaveBeenSent).toBe(false);
   });
 });
