@@ -149,9 +149,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return EXIT.usage;
     }
     // A failure's message may quote a server or Redis: its control characters are escaped, its lines kept.
-    io.stderr(
-      `wa-gateway ${name}: ${printable(error instanceof Error ? error.message : String(error), '\n')}\n`,
-    );
+    const message = printable(error instanceof Error ? error.message : String(error), '\n');
+    // One that names the command already (a missing peer: "wa-gateway campaign needs ...") is not prefixed again.
+    const prefix = `wa-gateway ${name}`;
+    io.stderr(`${message.startsWith(`${prefix} `) ? '' : `${prefix}: `}${message}\n`);
     return EXIT.failed;
   }
 }
