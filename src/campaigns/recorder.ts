@@ -1,5 +1,6 @@
 /** The recording of one `sendMany({ campaign })`'s results, and the error it throws when the store fails. */
 import { brandError, WaGatewayError } from '../core/errors.js';
+import { stringField } from '../core/plain-data.js';
 import type { SendManyRecorder, SendManyResult } from '../gateway/send-many.js';
 import type { WebhookStatus } from '../webhooks/schemas.js';
 import { Batch, type CampaignResult } from './records.js';
@@ -141,7 +142,7 @@ export class CampaignRecorder implements SendManyRecorder {
 
   /** Buffers one result (`message` is what was sent); a promise only when the buffer is written. */
   add(result: SendManyResult, message: unknown): Promise<void> | undefined {
-    const entry: CampaignResult = { result, to: recipientOf(message) };
+    const entry: CampaignResult = { result, to: stringField(message, 'to') ?? '' };
     if (this.#closed) return this.#late(entry);
     this.#batch.add(entry);
     if (this.#batch.size >= this.#deps.batchSize) return this.#flush();
@@ -248,15 +249,5 @@ export class CampaignRecorder implements SendManyRecorder {
       const again = () => this.#keepRenewed();
       this.#mark().then(again, again);
     }, this.#deps.parkMs / 3);
-  }
-}
-
-/** The message's `to`, or `''` when it has none (or reading it throws: a message the send refused as invalid). */
-function recipientOf(message: unknown): string {
-  try {
-    const to = (message as { to?: unknown } | null)?.to;
-    return typeof to === 'string' ? to : '';
-  } catch {
-    return '';
   }
 }

@@ -38,3 +38,20 @@ export type DeepReadonly<T> = T extends (infer U)[]
     : T extends object
       ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
       : T;
+
+/**
+ * A string field of a value not yet validated (a caller's message, a template), or `undefined`: read so that a
+ * getter that throws, a Proxy or a primitive cannot make a log line or a span fail the call.
+ *
+ * @example
+ * stringField({ to: '998901234567' }, 'to'); // '998901234567'
+ * stringField(null, 'to'); // undefined
+ */
+export function stringField(value: unknown, key: string): string | undefined {
+  try {
+    const field = (value as Record<string, unknown> | null | undefined)?.[key];
+    return typeof field === 'string' ? field : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -2,7 +2,7 @@ import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '..
 import { type RequestOptions, requestOf } from '../core/call-options.js';
 import { unexpectedAnswer } from '../core/errors.js';
 import type { DeepReadonly } from '../core/plain-data.js';
-import { isRecord } from '../core/plain-data.js';
+import { isRecord, stringField } from '../core/plain-data.js';
 import { idSegment } from '../core/request-path.js';
 import { excerpt } from '../core/secrets.js';
 import { serialise } from '../core/serialise.js';
@@ -59,7 +59,7 @@ export class Templates {
           () => ({
             'http.request.method': 'POST',
             'server.address': this.#transport.host,
-            'wa_gateway.template.category': categoryOf(template),
+            'wa_gateway.template.category': stringField(template, 'category') ?? 'unknown',
           }),
           () => this.#create(appId, template, options),
           (data, span) => span.set('wa_gateway.template.status', String(data.status)),
@@ -114,14 +114,4 @@ function checkedCopy(template: unknown): unknown {
   const copy: unknown = JSON.parse(serialise(template));
   assertValidTemplate(copy);
   return copy;
-}
-
-/** The category for the span, read without trusting the value (it is not validated yet). */
-function categoryOf(template: unknown): string {
-  try {
-    const category = (template as { category?: unknown } | null)?.category;
-    return typeof category === 'string' ? category : 'unknown';
-  } catch {
-    return 'unknown';
-  }
 }
