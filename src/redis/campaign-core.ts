@@ -34,6 +34,9 @@ import { queuePrefix } from './queue-keys.js';
 import { call, expectNumber, pipelineAnswers, unexpectedReply } from './replies.js';
 import { Script, writes } from './script.js';
 
+/** How many campaigns' BullMQ queues one `CampaignQueue` keeps open between calls (`withBull`). */
+const KEPT_QUEUES = 16;
+
 /**
  * Registers a campaign as having work, dropping registrations older than the retention. The score is when, and
  * always grows: a worker that read the campaign idle at one registration looks at it again at the next, even
@@ -110,7 +113,7 @@ export class QueueCore {
   /** BullMQ's key prefix for this queue's campaigns: under the store prefix, so environments stay apart. */
   readonly bullPrefix: string;
   #connection: RedisClient | undefined;
-  readonly #queues = new Map<string, BullMQ.Queue>();
+  readonly #queues = new Map<string, { queue: BullMQ.Queue; users: number }>();
   #closed = false;
 
   constructor(options: QueueCoreOptions) {
@@ -189,25 +192,56 @@ export class QueueCore {
     return this.keys.name('cq', 'ids');
   }
 
-  /** The campaign's BullMQ queue, for adding, pausing and removing jobs (one connection for all of them). */
-  bull(campaign: string): BullMQ.Queue {
+  /**
+   * Runs `use` with the campaign's BullMQ queue, for adding, pausing and removing jobs (one connection for all of
+   * them). Queues are kept between calls, at most `KEPT_QUEUES` of them: a process that runs for months goes through
+   * a campaign a day, and each queue holds memory and three listeners on the shared connection. The least recently
+   * used is closed first, never one a call is using.
+   */
+  async withBull<T>(campaign: string, use: (queue: BullMQ.Queue) => Promise<T>): Promise<T> {
     this.checkOpen('CampaignQueue');
-    let queue = this.#queues.get(campaign);
-    if (queue === undefined) {
-      const { Queue } = loadOptionalPeer<typeof BullMQ>('bullmq', 'CampaignQueue');
-      this.#connection ??= openRedis(this.redis, {}, this.logger, 'CampaignQueue');
-      queue = new Queue(this.queueName(campaign), {
-        connection: this.#connection,
-        prefix: this.bullPrefixOf(this.#connection, campaign),
-        // The ledger is the record; BullMQ's event stream is not read, so it is kept short.
-        streams: { events: { maxLen: 100 } },
-      });
-      queue.on('error', () => {
-        // Logged once per outage by the connection's own listener.
-      });
-      this.#queues.set(campaign, queue);
+    let held = this.#queues.get(campaign);
+    // Moved to the end: the map's order is the order of use.
+    if (held !== undefined) this.#queues.delete(campaign);
+    else held = { queue: this.#openBull(campaign), users: 0 };
+    this.#queues.set(campaign, held);
+    held.users++;
+    try {
+      return await use(held.queue);
+    } finally {
+      held.users--;
+      this.#trimQueues();
     }
+  }
+
+  #openBull(campaign: string): BullMQ.Queue {
+    const { Queue } = loadOptionalPeer<typeof BullMQ>('bullmq', 'CampaignQueue');
+    this.#connection ??= openRedis(this.redis, {}, this.logger, 'CampaignQueue');
+    const queue = new Queue(this.queueName(campaign), {
+      connection: this.#connection,
+      prefix: this.bullPrefixOf(this.#connection, campaign),
+      // The ledger is the record; BullMQ's event stream is not read, so it is kept short.
+      streams: { events: { maxLen: 100 } },
+    });
+    queue.on('error', () => {
+      // Logged once per outage by the connection's own listener.
+    });
     return queue;
+  }
+
+  #trimQueues(): void {
+    for (const [campaign, held] of this.#queues) {
+      if (this.#queues.size <= KEPT_QUEUES) return;
+      if (held.users > 0) continue;
+      this.#queues.delete(campaign);
+      // A shared connection stays open: closing the queue only takes its listeners off it.
+      held.queue.close().catch(() => {});
+    }
+  }
+
+  /** How many campaigns' BullMQ queues are open (for tests of the bound). @internal */
+  get openQueues(): number {
+    return this.#queues.size;
   }
 
   /** Notes that `campaign` has work, so every worker takes it up; and lists it among the report's campaigns. */
@@ -362,7 +396,7 @@ export class QueueCore {
     const before = await call('CampaignQueue.pause', () =>
       this.ledger.state(campaign, 'pause', JSON.stringify(hold), Date.now()),
     );
-    if (before === 'running' || before === 'paused') await this.bull(campaign).pause();
+    if (before === 'running' || before === 'paused') await this.withBull(campaign, (q) => q.pause());
     // The gateway's refusal is news to whoever runs the workers; a person's pause is not.
     if (before === 'running' && hold.by === 'gateway') {
       log(this.logger, 'warn', `wa-gateway-sdk: CampaignQueue paused a campaign (${hold.code})`, {
@@ -498,7 +532,7 @@ export class QueueCore {
   /** Removes a message's job (in doubt, it waited in the failed set with its message); gone already is fine. */
   async removeJob(campaign: string, kh: string): Promise<void> {
     try {
-      await this.bull(campaign).remove(jobIdOf(kh));
+      await this.withBull(campaign, (q) => q.remove(jobIdOf(kh)));
     } catch {
       // Still active somewhere (its run will find the entry decided), or Redis failed: harmless either way.
     }
@@ -522,7 +556,7 @@ export class QueueCore {
     this.#closed = true;
     const queues = [...this.#queues.values()];
     this.#queues.clear();
-    await Promise.all(queues.map((q) => q.close().catch(() => {})));
+    await Promise.all(queues.map((held) => held.queue.close().catch(() => {})));
     if (this.#connection) await closeRedis(this.#connection);
     this.#connection = undefined;
   }

@@ -302,7 +302,7 @@ export class CampaignQueue implements CampaignQueueView {
         });
       }
     });
-    if (jobs.length > 0) await call(op, () => core.bull(campaign).addBulk(jobs));
+    if (jobs.length > 0) await call(op, () => core.withBull(campaign, (q) => q.addBulk(jobs)));
     // After the step's messages and jobs: a worker that looked before them sees the campaign again now.
     await core.register(campaign);
   }
@@ -485,7 +485,7 @@ export class CampaignQueue implements CampaignQueueView {
     if (before === 'unknown') throw unknown(campaign, op);
     if (before === 'cancelled') throw cancelled(campaign, 'resume');
     // Resumed in BullMQ even when the ledger was not paused: a worker's pause may have crossed an earlier resume.
-    await call(op, () => core.bull(campaign).resume());
+    await call(op, () => core.withBull(campaign, (q) => q.resume()));
     await core.register(campaign);
     return before === 'paused';
   }
@@ -516,33 +516,35 @@ export class CampaignQueue implements CampaignQueueView {
       core.ledger.state(campaign, 'cancel', JSON.stringify(hold), Date.now()),
     );
     if (before === 'unknown') throw unknown(campaign, op);
-    const bull = core.bull(campaign);
-    await call(op, () => bull.pause());
-    for await (const page of core.ledger.scan(campaign)) {
-      for (const [kh, entry] of page) {
-        if (entry.state !== 'q') continue;
-        const error = recordedRefusal(
-          'CANCELLED',
-          'the campaign was cancelled before this message was sent',
-          false,
-        );
-        await core.change(
-          campaign,
-          kh,
-          core.rh(entry.to),
-          entry,
-          { ...entry, state: 'n', detail: 'CANCELLED' },
-          {
-            done: true,
-            counts: { queued: -1, notSent: 1, cancelled: 1 },
-            record: core.recordOf(entry, { index: 0, ok: false, error, notSent: true }),
-          },
-        );
+    // One queue held across the scan: its pause, the stopped messages, then its drain and resume.
+    await core.withBull(campaign, async (bull) => {
+      await call(op, () => bull.pause());
+      for await (const page of core.ledger.scan(campaign)) {
+        for (const [kh, entry] of page) {
+          if (entry.state !== 'q') continue;
+          const error = recordedRefusal(
+            'CANCELLED',
+            'the campaign was cancelled before this message was sent',
+            false,
+          );
+          await core.change(
+            campaign,
+            kh,
+            core.rh(entry.to),
+            entry,
+            { ...entry, state: 'n', detail: 'CANCELLED' },
+            {
+              done: true,
+              counts: { queued: -1, notSent: 1, cancelled: 1 },
+              record: core.recordOf(entry, { index: 0, ok: false, error, notSent: true }),
+            },
+          );
+        }
       }
-    }
-    // The jobs of what was stopped: removed, so nothing of the campaign waits in BullMQ.
-    await call(op, () => bull.drain(true));
-    await call(op, () => bull.resume());
+      // The jobs of what was stopped: removed, so nothing of the campaign waits in BullMQ.
+      await call(op, () => bull.drain(true));
+      await call(op, () => bull.resume());
+    });
     const counts = await call(op, () => core.ledger.counts(campaign));
     return Number(counts['cancelled'] ?? 0);
   }
@@ -560,7 +562,7 @@ export class CampaignQueue implements CampaignQueueView {
     const op = 'CampaignQueue.resend';
     const { entry, kh, rh } = await this.#doubtful(campaign, key, op);
     const core = this.#core;
-    const job = await call(op, () => core.bull(campaign).getJob(jobIdOf(kh)));
+    const job = await call(op, () => core.withBull(campaign, (q) => q.getJob(jobIdOf(kh))));
     if (!job) {
       throw new CampaignQueueError(
         `${op}: the job of this message is gone (removed from BullMQ); enqueue the message again under a new key.`,
@@ -616,7 +618,7 @@ export class CampaignQueue implements CampaignQueueView {
     if (answer.outcome !== 'ok') throw notInDoubt(op);
     await call(op, () => core.recipients.release(rh, entry.token, 'done'));
     try {
-      await core.bull(campaign).remove(jobIdOf(kh));
+      await core.withBull(campaign, (q) => q.remove(jobIdOf(kh)));
     } catch {
       // Gone already: fine.
     }

@@ -281,8 +281,9 @@ class Workers implements CampaignWorker {
    * campaign whose BullMQ queue is paused is resumed here.
    */
   async #unpause(campaign: string): Promise<void> {
-    const bull = this.#core.bull(campaign);
-    if (await bull.isPaused()) await bull.resume();
+    await this.#core.withBull(campaign, async (bull) => {
+      if (await bull.isPaused()) await bull.resume();
+    });
   }
 
   #start(campaign: string): void {
@@ -655,7 +656,7 @@ class Message {
       if (error.reason === 'wait') return this.#delay(BUSY_WAIT_MS);
       if (error.reason === 'held') return this.#delay(error.heldMs, true);
       if (error.reason === 'suppressed') return this.#suppress(queued, error.why);
-      if (error.reason === 'paused') await core.bull(this.campaign).pause();
+      if (error.reason === 'paused') await core.withBull(this.campaign, (q) => q.pause());
       if (error.reason === 'lease') await release();
       return this.#backToWait();
     }
@@ -706,7 +707,8 @@ class Message {
       if (error instanceof GateRefusal && error.reason === 'suppressed') {
         return this.#suppress({ ...sending, state: 'q', token: '', startedAt: 0 }, error.why);
       }
-      if (error instanceof GateRefusal && error.reason === 'paused') await core.bull(this.campaign).pause();
+      if (error instanceof GateRefusal && error.reason === 'paused')
+        await core.withBull(this.campaign, (q) => q.pause());
       if (error instanceof GateRefusal && error.reason === 'replicas') return this.#delay(REPLICAS_RETRY_MS);
       return this.#backToWait();
     }
@@ -752,7 +754,7 @@ class Message {
     }
     if (sending && (await this.#requeue(sending, attempt))) return;
     if (action === 'pause') {
-      await core.bull(this.campaign).pause();
+      await core.withBull(this.campaign, (q) => q.pause());
       return this.#backToWait();
     }
     if (action === 'hold') {

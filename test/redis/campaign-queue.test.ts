@@ -144,3 +144,39 @@ describeRedis('CampaignQueue workers while their Redis is down', () => {
     }
   }, 60_000);
 });
+
+describeRedis("CampaignQueue's BullMQ queues in a long-running process", () => {
+  let server: RedisServer;
+  useRedis((s) => {
+    server = s;
+  });
+
+  it('keeps at most 16 open, closing the least recently used, never one a call is using', async () => {
+    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    const core = queueCoreOf(redis, 'kept:');
+    try {
+      const held = deferred<void>();
+      let heldQueue: { closing: Promise<void> | undefined } | undefined;
+      const holding = core.withBull('held', async (queue) => {
+        heldQueue = queue;
+        await held.promise;
+        // Still open: its command is answered.
+        return queue.getJobCounts('waiting');
+      });
+      // A process that goes through a campaign a day, for 40 days.
+      for (let day = 0; day < 40; day++) {
+        await core.withBull(`day-${day}`, (queue) => queue.getJobCounts('waiting'));
+        expect(core.openQueues).toBeLessThanOrEqual(16);
+      }
+      expect(heldQueue?.closing).toBeUndefined();
+      held.resolve();
+      expect(await holding).toEqual({ waiting: 0 });
+      expect(core.openQueues).toBeLessThanOrEqual(16);
+      // A campaign whose queue was closed opens a new one when it is used again.
+      expect(await core.withBull('day-0', (queue) => queue.getJobCounts('waiting'))).toEqual({ waiting: 0 });
+    } finally {
+      await core.close();
+      redis.disconnect();
+    }
+  });
+});
