@@ -5,6 +5,7 @@
  * (`wa-gateway-sdk/redis`) serves every process sharing a Redis.
  */
 import { ConfigurationError } from '../core/errors.js';
+import { ONE_PROCESS_SUPPRESSIONS } from '../core/one-process.js';
 import { normalizeRecipient } from '../gateway/recipient.js';
 
 /**
@@ -83,6 +84,11 @@ export function checkReason(reason: unknown, where: string): string {
  */
 export class MemorySuppressionList implements SuppressionList {
   readonly #reasons = new Map<string, string>();
+
+  /** @internal Read by `CampaignQueue`, which refuses a list of one process, whichever copy of the SDK made it. */
+  get [ONE_PROCESS_SUPPRESSIONS](): true {
+    return true;
+  }
 
   /** How many recipients are suppressed. */
   get size(): number {

@@ -1,22 +1,7 @@
 import { onAbort } from './abort.js';
 import { ConfigurationError, TimeoutError } from './errors.js';
 import { type Logger, log } from './logger.js';
-
-/** Marks a limiter that serves one process, in every copy of the SDK. */
-const ONE_PROCESS = Symbol.for('wa-gateway-sdk.one-process-limiter');
-
-function isOneProcessLimiter(value: unknown): boolean {
-  try {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as { [ONE_PROCESS]?: unknown })[ONE_PROCESS] === true
-    );
-  } catch {
-    // A Proxy whose trap throws: not one of ours.
-    return false;
-  }
-}
+import { hasMark, ONE_PROCESS_LIMITER } from './one-process.js';
 
 /**
  * What `GatewayClient`'s `rateLimit` option accepts besides `{ perSecond }` and `false`: `RateLimiter` (one
@@ -78,10 +63,10 @@ export class RateLimiter implements SendLimiter {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` was asked about.
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
     // biome-ignore lint/complexity/noThisInStatic: a subclass's own check stays the usual one.
-    return this === RateLimiter && isOneProcessLimiter(value);
+    return this === RateLimiter && hasMark(value, ONE_PROCESS_LIMITER);
   }
   /** @internal The mark `instanceof` reads across copies. */
-  get [ONE_PROCESS](): true {
+  get [ONE_PROCESS_LIMITER](): true {
     return true;
   }
   readonly perSecond: number;

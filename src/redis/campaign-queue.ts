@@ -21,6 +21,7 @@ import {
 } from '../campaigns/tracker.js';
 import { boundedDurationMs, durationMs, MAX_TIMER_MS } from '../core/duration.js';
 import { ConfigurationError, MessageValidationError } from '../core/errors.js';
+import { hasMark, ONE_PROCESS_SUPPRESSIONS } from '../core/one-process.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { RateLimiter } from '../core/rate-limiter.js';
 import { storableJson } from '../core/serialise.js';
@@ -153,7 +154,14 @@ export class CampaignQueue implements CampaignQueueView {
     const suppressions = options.suppressions;
     if (suppressions !== undefined && typeof suppressions?.reasonFor !== 'function') {
       throw new ConfigurationError(
-        `${op}: \`suppressions\` must be a SuppressionList (MemorySuppressionList, or RedisSuppressionList).`,
+        `${op}: \`suppressions\` must be a SuppressionList (RedisSuppressionList, or your own over a shared database).`,
+      );
+    }
+    // The workers run in many processes, and a STOP is added by the webhook receiver, another one: a list of one
+    // process would let the customer who opted out get the campaign, with no error anywhere.
+    if (hasMark(suppressions, ONE_PROCESS_SUPPRESSIONS)) {
+      throw new ConfigurationError(
+        `${op}: \`suppressions\` is a MemorySuppressionList, which lives in one process; the queue's workers run in many, and a STOP is added by your webhook receiver: a customer who opted out would still get the campaign. Give it a RedisSuppressionList ({ redis }, the same Redis), shared by every process.`,
       );
     }
     this.#core = new QueueCore({

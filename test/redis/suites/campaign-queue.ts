@@ -14,6 +14,7 @@ import {
   MessageValidationError,
   RateLimiter,
   type SendLimiter,
+  type SuppressionList,
 } from '../../../src/index.js';
 import {
   CampaignQueue,
@@ -409,15 +410,21 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect((await queue.status('next-hour'))?.state).toBe('scheduled');
   });
 
-  it('skips a suppressed recipient, recording why (memory and Redis lists)', async () => {
+  it("skips a suppressed recipient, recording why (a Redis list, and one of the user's own)", async () => {
     await start();
-    const memory = new MemorySuppressionList();
+    // A list of the user's own, over their database: what the SuppressionList interface is for.
+    const database = new Map<string, string>();
+    const own: SuppressionList = {
+      reasonFor: async (recipient) => database.get(recipient.replace(/\D/g, '')),
+      add: async (recipient, reason) => void database.set(recipient.replace(/\D/g, ''), reason),
+      remove: async (recipient) => database.delete(recipient.replace(/\D/g, '')),
+    };
     const shared = new RedisSuppressionList({ redis: target().redis, prefix: PREFIX });
     const to = recipients(6);
-    await memory.add(`+${to[1]}`, 'wrote STOP');
+    await own.add(`+${to[1]}`, 'wrote STOP');
     await shared.add(to[4]!, 'complained');
     for (const [campaign, list] of [
-      ['s-memory', memory],
+      ['s-own', own],
       ['s-redis', shared],
     ] as const) {
       const queue = await queueOf({ suppressions: list });
@@ -434,22 +441,30 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
       for await (const r of report!.refused()) refused.push(r);
       expect(refused).toHaveLength(1);
       expect(refused[0]).toMatchObject({ code: 'SUPPRESSED' });
-      expect(refused[0]?.description).toContain(list === memory ? 'wrote STOP' : 'complained');
+      expect(refused[0]?.description).toContain(list === own ? 'wrote STOP' : 'complained');
       // The customer opted out: never offered for a retry.
       const retries = [];
       for await (const r of report!.retries()) retries.push(r);
       expect(retries).toEqual([]);
     }
     expect(sentTo().filter((t) => t === to[1])).toEqual([to[1]]); // sent once: by the Redis-list campaign only
-    expect(sentTo().filter((t) => t === to[4])).toEqual([to[4]]); // sent once: by the memory-list campaign only
+    expect(sentTo().filter((t) => t === to[4])).toEqual([to[4]]); // sent once: by the own-list campaign only
     expect(await shared.size()).toBe(1);
     expect(await shared.remove(to[4]!)).toBe(true);
     expect(await shared.reasonFor(to[4]!)).toBeUndefined();
   });
 
+  it('refuses a MemorySuppressionList: it lives in one process, and a STOP comes to another', async () => {
+    const refusal = await queueOf({ suppressions: new MemorySuppressionList() }).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(ConfigurationError);
+    expect((refusal as Error).message).toMatch(
+      /MemorySuppressionList, which lives in one process.*RedisSuppressionList/,
+    );
+  });
+
   it('honours a STOP that comes while the message waits for the rate limiter', async () => {
     await start();
-    const list = new MemorySuppressionList();
+    const list = new RedisSuppressionList({ redis: target().redis, prefix: PREFIX });
     const queue = await queueOf({ suppressions: list });
     const [to] = recipients(1);
     await queue.enqueue('late-stop', [text(to!)]);
