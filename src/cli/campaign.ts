@@ -238,6 +238,8 @@ async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: 
     ['queued', status.queued],
     ['in flight', status.inFlight],
     ['accepted', status.accepted],
+    // Of the accepted, those a status resolved while in doubt: a reply to the recipient meanwhile can pass for one.
+    ['resolved', status.resolved],
     ['not sent', status.notSent],
     ['suppressed', status.suppressed],
     ['cancelled', status.cancelled],

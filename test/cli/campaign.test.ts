@@ -280,6 +280,7 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
       expect(await runCli(['campaign', 'status', 'spring', '--prefix', 'q1:'], status.io)).toBe(0);
       expect(status.out.stdout).toMatch(/campaign spring: scheduled\n/);
       expect(status.out.stdout).toMatch(/queued\s+2\n/);
+      expect(status.out.stdout).toMatch(/resolved\s+0\n/);
       const pause = io(env);
       const why = ['--reason', 'wrong price'];
       expect(await runCli(['campaign', 'pause', 'spring', '--prefix', 'q1:', ...why], pause.io)).toBe(0);
