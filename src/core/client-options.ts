@@ -116,10 +116,15 @@ export function requireSecret(value: unknown, name: string, what: string, hint: 
  * @example
  * requireBaseUrl('https://gw.example.com/', 'baseUrl'); // 'https://gw.example.com'
  * requireBaseUrl('https://gw.example.com/#', 'baseUrl'); // throws: must not carry a query, fragment or credentials
+ * requireBaseUrl(undefined, 'baseUrl', 'GATEWAY_BASE_URL'); // throws, naming the variable to check
  */
-export function requireBaseUrl(value: unknown, name: string): string {
+export function requireBaseUrl(value: unknown, name: string, env?: string): string {
   if (typeof value !== 'string' || value.trim() === '') {
-    throw new ConfigurationError(`${name} is required, e.g. 'https://gw.example.com'.`);
+    // The environment variable the docs read it from, when they do: a variable unset where the code runs is the
+    // usual reason.
+    throw new ConfigurationError(
+      `${name} is required, e.g. 'https://gw.example.com'.${env === undefined ? '' : secretAdvice(value, { env })}`,
+    );
   }
   let url: URL;
   try {

@@ -99,7 +99,7 @@ export class GatewayClient {
       scheme: 'Bearer',
     });
     this.baseUrl = refuseVersionSuffix(
-      requireBaseUrl(options.baseUrl, 'baseUrl'),
+      requireBaseUrl(options.baseUrl, 'baseUrl', 'GATEWAY_BASE_URL'),
       'baseUrl',
       'v1',
       'https://gw.example.com',

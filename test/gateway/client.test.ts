@@ -25,7 +25,7 @@ describe('GatewayClient construction', () => {
     [{ baseUrl: GW }, /apiKey is required/],
     [{ apiKey: '', baseUrl: GW }, /apiKey is required.*empty string/],
     [{ apiKey: `${API_KEY}\n`, baseUrl: GW }, /whitespace/],
-    [{ apiKey: API_KEY }, /baseUrl is required/],
+    [{ apiKey: API_KEY }, /baseUrl is required.*GATEWAY_BASE_URL environment variable/],
     [{ apiKey: API_KEY, baseUrl: 'gw.example.com' }, /not a valid URL/],
     [{ apiKey: API_KEY, baseUrl: 'ftp://gw.example.com' }, /http\(s\)/],
     [{ apiKey: API_KEY, baseUrl: 'https://u:p@gw.example.com' }, /credentials/],
