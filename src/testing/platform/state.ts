@@ -213,7 +213,8 @@ export class PlatformState {
 
   /** The next `times` requests to `path` (default 1) are answered `status` with `body`. */
   failNext(fault: PlatformFault): void {
-    this.faults.push({ times: 1, ...fault });
+    // `times: undefined` is the default 1, as when left out (a spread under the default would keep the undefined).
+    this.faults.push({ ...fault, times: fault.times ?? 1 });
   }
 
   /** Restores the seeded records and forgets logins, requests and every change. Issued tokens stay valid. */
