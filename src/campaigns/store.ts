@@ -99,11 +99,11 @@ export interface MemoryCampaignStoreOptions {
    * While a campaign send is under way, how long a status for an unknown wamid is parked (each is dropped that
    * long after it was parked). Default 120,000 ms.
    */
-  parkMs?: number;
+  parkMs?: number | undefined;
   /** Most statuses parked at once; the oldest is dropped beyond it. Default 100,000. */
-  maxParked?: number;
+  maxParked?: number | undefined;
   /** The clock parking is timed on, in ms since the epoch. Default `Date.now`; tests pass their own. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** How long a status is parked, when a store does not say. */

@@ -93,28 +93,28 @@ export interface CampaignReport {
 
 export interface CampaignTrackerOptions {
   /** Where campaigns are kept. Default: a `MemoryCampaignStore` (one process). */
-  store?: CampaignStore;
+  store?: CampaignStore | undefined;
   /**
    * Upstream error codes (of a `failed` status's `errors[0].code`) that a later retry can fix, so their
    * recipients appear in `retries()` of the reports this tracker reads (whichever tracker applied the statuses:
    * every failure is kept, and the list is decided when it is read). Default none: the spec documents no upstream
    * codes, so the SDK does not guess; name the ones your upstream documents as transient.
    */
-  retryableFailureCodes?: readonly (number | string)[];
+  retryableFailureCodes?: readonly (number | string)[] | undefined;
   /** Results a recorder buffers before writing them in one store step. Default 256. */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /**
    * The longest a result waits in a recorder's buffer, in ms: a buffer is written when it holds `batchSize`
    * results or when its oldest is this old, whichever comes first, however slow the loop's consumer or source.
    * Default 1,000, and at most half of the store's `parkMs` (a status that arrived before its result waits that
    * long for it): a `ConfigurationError` beyond.
    */
-  maxBatchAgeMs?: number;
+  maxBatchAgeMs?: number | undefined;
   /**
    * The clock and timers recorders measure ages on. Default `Date.now` and the global timers (which never keep a
    * process alive on their own); tests pass a manual one.
    */
-  clock?: CampaignClock;
+  clock?: CampaignClock | undefined;
 }
 
 /** The tracker's snapshot for `applyStatus` from what is stored (`undefined` before the first status). */

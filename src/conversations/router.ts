@@ -202,8 +202,8 @@ export interface FlowDefinition<S> {
    * How long the flow waits for the customer's next message. Default 1 hour. A message after that goes to
    * `onTimeout` (when given, it handles that message) or, without it, to the routes as if no flow were active.
    */
-  timeoutMs?: number;
-  onTimeout?: MessageHandler<S>;
+  timeoutMs?: number | undefined;
+  onTimeout?: MessageHandler<S> | undefined;
 }
 
 /**
@@ -219,21 +219,21 @@ export interface RouterOptions<S> {
   /** The client replies go through: a `GatewayClient`. */
   gateway: RouterGateway;
   /** Sessions, locks and the reply ledger. Default `MemorySessionStore` (one process). */
-  sessions?: SessionStore;
+  sessions?: SessionStore | undefined;
   /** Each customer's last inbound time. Default `MemoryWindowStore` (one process). */
-  window?: WindowStore;
+  window?: WindowStore | undefined;
   /** A new customer's session. Default `{}`. */
-  initialSession?: () => S;
+  initialSession?: (() => S) | undefined;
   /** How long a customer's state is kept after their last event. Default 30 days. */
-  sessionTtlMs?: number;
+  sessionTtlMs?: number | undefined;
   /**
    * The lock's lease: how long a dead instance keeps a customer's events waiting. A live one renews it. Default
    * 5,000 ms: with direct webhooks the gateway's retries (+1 s, +2 s) still reach a freed customer; the durable
    * inbox retries longer.
    */
-  lockLeaseMs?: number;
+  lockLeaseMs?: number | undefined;
   /** How long the reply ledger remembers a sent reply: longer than any redelivery. Default 7 days. */
-  replyLedgerTtlMs?: number;
+  replyLedgerTtlMs?: number | undefined;
   /**
    * Sent instead of a free-form reply when the customer's window is closed (the reply resolves with `fallback:
    * true`): a template, as `ctx.replyTemplate` takes it, or a function of the context that returns one (sync or
@@ -243,7 +243,10 @@ export interface RouterOptions<S> {
    * @example
    * createRouter({ gateway: gw, fallbackTemplate: { name: 'we_missed_you', language: { code: 'en_US' } } });
    */
-  fallbackTemplate?: ReplyTemplate | ((ctx: MessageContext<S>) => ReplyTemplate | PromiseLike<ReplyTemplate>);
+  fallbackTemplate?:
+    | ReplyTemplate
+    | ((ctx: MessageContext<S>) => ReplyTemplate | PromiseLike<ReplyTemplate>)
+    | undefined;
   /**
    * A reply refused for good, which a handler (or middleware) let through: the same reply would get the same answer
    * on every redelivery. That is a `ServiceWindowClosedError` (the customer's window is closed and no
@@ -255,12 +258,12 @@ export interface RouterOptions<S> {
    * changes are not saved, as for any handler that did not finish. Throw from it to fail the delivery after all.
    * Default: a warning through `logger`, with the error's name and code or rule.
    */
-  onError?: (error: RefusedReplyError, ctx: MessageContext<S>) => Awaitable;
+  onError?: ((error: RefusedReplyError, ctx: MessageContext<S>) => Awaitable) | undefined;
   /**
    * Where the router warns of what it absorbed (see `onError`): never message content or phone numbers. Default:
    * `console`, filtered to the `WA_GATEWAY_LOG` level (else `warn`); `false` for silence.
    */
-  logger?: Logger | false;
+  logger?: Logger | false | undefined;
 }
 
 /** A flow as `router.flow` checked it: its steps on a null prototype (no `toString` step), its timeout a number. */

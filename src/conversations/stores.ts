@@ -56,14 +56,14 @@ interface Entry {
 /** Options of {@link MemorySessionStore}. */
 export interface MemorySessionStoreOptions {
   /** How long `lock` waits before rejecting. Default 30,000 ms. */
-  lockWaitMs?: number;
+  lockWaitMs?: number | undefined;
   /**
    * Most customers' records kept, and, apart from them, most reply-ledger entries; beyond it the oldest written
    * is dropped first, but never a record whose lock is held or awaited. Default 100,000.
    */
-  maxKeys?: number;
+  maxKeys?: number | undefined;
   /** Clock in ms; default `Date.now()` read at each call (so fake timers apply). */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /**
@@ -220,9 +220,9 @@ const WINDOW_KEPT_MS = 2 * SERVICE_WINDOW_MS;
 /** Options of {@link MemoryWindowStore}. */
 export interface MemoryWindowStoreOptions {
   /** Most customers kept; beyond it the one whose last message was recorded first is dropped. Default 100,000. */
-  maxKeys?: number;
+  maxKeys?: number | undefined;
   /** Clock in ms; default `Date.now()` read at each call (so fake timers apply). */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /**

@@ -20,14 +20,14 @@ export interface CommonClientOptions extends RequestHooks {
    * Headers sent with every request (a proxy's routing header, a tenant tag). Per-call `headers` override
    * them; neither can set `authorization`, `cookie`, `host` or `content-type` (a `ConfigurationError`).
    */
-  defaultHeaders?: Readonly<Record<string, string>>;
+  defaultHeaders?: Readonly<Record<string, string>> | undefined;
   /**
    * Receives request metadata only: never keys, tokens, headers, bodies or phone numbers. Default `console`,
    * filtered to `logLevel`.
    */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Default: the `WA_GATEWAY_LOG` environment variable, else `'warn'`. */
-  logLevel?: LogLevel;
+  logLevel?: LogLevel | undefined;
 }
 
 /** The transport settings that come from {@link CommonClientOptions}, checked at construction. */

@@ -18,7 +18,10 @@ export interface SendLimiter {
    * `TimeoutError` (`mayHaveBeenSent: false`) rather than wait (the signal aborts at that deadline anyway). The
    * transport calls `release()` once the request is answered or has failed.
    */
-  acquire(signal?: AbortSignal, context?: { bulk?: boolean; maxWaitMs?: number }): Promise<() => void>;
+  acquire(
+    signal?: AbortSignal,
+    context?: { bulk?: boolean | undefined; maxWaitMs?: number | undefined },
+  ): Promise<() => void>;
   /**
    * Holds every request for `ms` from now: called with `retry_after` when the gateway answers `RATE_001`. A throw
    * (or a rejected promise) is logged as a warning and changes nothing: the caller still gets the gateway's error.
@@ -82,7 +85,7 @@ export class RateLimiter implements SendLimiter {
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #queue: Waiter[] = [];
 
-  constructor({ perSecond, windowMs = 1000 }: { perSecond: number; windowMs?: number }) {
+  constructor({ perSecond, windowMs = 1000 }: { perSecond: number; windowMs?: number | undefined }) {
     if (!Number.isInteger(perSecond) || perSecond < 1) {
       throw new ConfigurationError(
         `rateLimit.perSecond must be a positive integer; got ${String(perSecond)}.`,
@@ -102,7 +105,7 @@ export class RateLimiter implements SendLimiter {
    * signal aborts first, and at once with a `TimeoutError` when the wait is known to outlast `maxWaitMs` (a
    * pause for a `RATE_001`'s `retry_after`). Call `release()` once the request is answered or has failed.
    */
-  acquire(signal?: AbortSignal, context?: { maxWaitMs?: number }): Promise<() => void> {
+  acquire(signal?: AbortSignal, context?: { maxWaitMs?: number | undefined }): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const now = performance.now();
     const wait = this.#waitMs(now);

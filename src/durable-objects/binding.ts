@@ -51,7 +51,7 @@ export interface DurableObjectStoreOptions {
    * Namespace of every object name this store uses (`<prefix>dedup:<key>`, ...). Default `wa:`. Give each
    * environment that shares one namespace its own.
    */
-  prefix?: string;
+  prefix?: string | undefined;
 }
 
 /** A store's checked binding: what every operation calls through. */

@@ -31,7 +31,7 @@ export interface DurableObjectSessionStoreOptions extends DurableObjectStoreOpti
    * which fails the delivery so that it is retried. Default 3,000 ms: inside the webhook handler's 4 s deadline.
    * At most 60,000.
    */
-  lockWaitMs?: number;
+  lockWaitMs?: number | undefined;
 }
 
 /**
@@ -211,7 +211,7 @@ export class DurableObjectSessionStore implements SessionStore {
  */
 export interface DurableObjectWindowStoreOptions extends DurableObjectStoreOptions {
   /** How long a customer's last inbound time is kept (so a window's `closedAt` can be told). Default 30 days. */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
 }
 
 /**

@@ -21,7 +21,7 @@ const CLAIM_RESULTS: readonly unknown[] = ['claimed', 'in_progress', 'done'];
  */
 export interface DurableObjectIdempotencyStoreOptions extends DurableObjectStoreOptions {
   /** How long `done` is remembered when `complete` is called without a TTL. Default 24 h. */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
 }
 
 /**

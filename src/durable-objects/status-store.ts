@@ -30,18 +30,18 @@ import {
  */
 export interface DurableObjectStatusStoreOptions extends DurableObjectStoreOptions {
   /** How long a message's state is kept after its last update. Default 30 days. */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
   /**
    * Called after every update that moved a message's `status` (in the request whose update the object applied),
    * and awaited. The change stands only if it succeeds: when it throws or rejects, the update is undone (unless
    * another update of the message moved its status on) and `update` rejects with its error, so the gateway's
    * retry calls it again.
    */
-  onChange?: (change: StatusChange) => void | Promise<void>;
+  onChange?: ((change: StatusChange) => void | Promise<void>) | undefined;
   /** Told when an undo fails; operation names and error classes only. Default `console`, filtered to `logLevel`. */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** The least severe level logged. Default: the `WA_GATEWAY_LOG` environment variable, else `'warn'`. */
-  logLevel?: LogLevel;
+  logLevel?: LogLevel | undefined;
 }
 
 /**

@@ -23,42 +23,42 @@ export interface GatewayClientOptions extends CommonClientOptions {
   /** The gateway's base address, e.g. `https://gw.example.com` (paths below it start with `/v1`). */
   baseUrl: string;
   /** Per-request timeout in ms. Default 30,000. Each call can override it. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries of requests that are safe to repeat. Default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** The longest `retry_after` the SDK waits on its own before retrying; longer waits are thrown. Default 60,000. */
-  maxRetryWaitMs?: number;
+  maxRetryWaitMs?: number | undefined;
   /**
    * Client-side send rate limit. Default `{ perSecond: 80 }`, the gateway's documented limit. Pass a shared
    * `RateLimiter` to make several clients of one process share one budget, a `RedisRateLimiter`
    * (`wa-gateway-sdk/redis`) to share it across processes, or `false` to turn it off.
    */
-  rateLimit?: { perSecond: number } | SendLimiter | false;
+  rateLimit?: { perSecond: number } | SendLimiter | false | undefined;
   /** A custom fetch (a proxy agent, instrumentation). By default `globalThis.fetch`, looked up per request. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /**
    * Retry sends that failed in flight (connection reset, timeout). Default `false`: the message may already
    * be out, and a retry would send it twice. Turn on only if duplicates are acceptable to your recipients.
    */
-  retryInFlightSends?: boolean;
+  retryInFlightSends?: boolean | undefined;
   /** The `messaging_product` constant the SDK puts in every send. Default `'whatsapp'`. */
-  messagingProduct?: string;
+  messagingProduct?: string | undefined;
   /**
    * Guards every free-form send with the 24-hour service window: a non-template message to a customer who has
    * not written in 24 hours (or never) is refused with `ServiceWindowClosedError` before any request. Give it
    * the window store the conversations router records inbound messages in (`wa-gateway-sdk/conversations`).
    */
-  serviceWindow?: WindowStore;
+  serviceWindow?: WindowStore | undefined;
   /**
    * Records `sendMany(messages, { campaign })` results for campaign reports: a `CampaignTracker` (any
    * `CampaignObserver`).
    */
-  campaigns?: CampaignObserver;
+  campaigns?: CampaignObserver | undefined;
   /**
    * A `TemplateCatalog`: template sends (`sendTemplate`, `send` and `sendMany` of a template message) are checked against it
    * before any request (known name and language, status `APPROVED`, parameters), and `sendTemplate` takes names.
    */
-  templates?: TemplateCatalog;
+  templates?: TemplateCatalog | undefined;
 }
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');

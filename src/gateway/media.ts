@@ -22,12 +22,12 @@ export interface DownloadOptions extends RequestOptions {
    * `arrayBuffer()`, `saveTo()` or yourself from `body` (a server that trickles bytes ends in `TimeoutError`).
    * Default: the client's `timeoutMs`; raise it for large documents on slow links.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * The most bytes `arrayBuffer()` and `saveTo()` take before they fail with `InvalidResponseError` (the rest is
    * not read). Default 100 MiB, the gateway's largest media (a document); the smallest is a 500 KB sticker.
    */
-  maxBytes?: number;
+  maxBytes?: number | undefined;
 }
 
 /** The spec's largest media file: a 100 MB document. */

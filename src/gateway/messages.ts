@@ -46,19 +46,19 @@ export interface SendOptions extends SendFlags, RequestOptions {
    * Retry even when the request failed in flight (connection reset, timeout). Off by default because the
    * message may already be out and would then be sent twice.
    */
-  retryInFlight?: boolean;
+  retryInFlight?: boolean | undefined;
   /**
    * `false` skips local validation: the message goes out as given (plus `messaging_product`, which the message
    * itself may not set), for message types and fields the spec does not show. The gateway stays the judge.
    * Default `true`.
    */
-  validate?: boolean;
+  validate?: boolean | undefined;
   /**
    * Fields the spec does not show, merged into the validated message (objects merge key by key), e.g. a reply
    * `context` or an interactive `header`. A key the message already has is a `MessageValidationError`: this
    * adds fields, it never overrides checked ones.
    */
-  extraFields?: UnshownFields;
+  extraFields?: UnshownFields | undefined;
 }
 
 /** Fields the spec does not show, sent on purpose through `extraFields`. */

@@ -21,26 +21,26 @@ import type { PostSend, SendFlags } from './send.js';
 
 export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal'> {
   /** How many sends are in flight at once. Default 16. The client's rate limiter still applies. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /**
    * Stops starting new sends; those not started are reported with `notSent: true`. Sends already in flight are
    * not cut (the message may be out either way); their results are reported as they come.
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Called after each result is yielded (in input order), and when a rate-limit pause starts. `done` counts
    * the results yielded so far: to resume after a crash, persist it with `inDoubtUntil`, pass the source again
    * without its first `done` messages, and check the status webhooks of messages `done .. inDoubtUntil - 1`
    * before resending them: they may be out (see docs/observability.md).
    */
-  onProgress?: (progress: SendManyProgress) => void;
+  onProgress?: ((progress: SendManyProgress) => void) | undefined;
   /** `false` skips local validation of every message (see `SendOptions.validate`). Default `true`. */
-  validate?: boolean;
+  validate?: boolean | undefined;
   /**
    * Records every result against this campaign id in the client's `campaigns` tracker (a `ConfigurationError`
    * without one): see `CampaignTracker` and docs/campaigns.md.
    */
-  campaign?: string;
+  campaign?: string | undefined;
 }
 
 /**

@@ -16,9 +16,9 @@ export interface SendFlags {
    * Run auth, rate limiting and billing checks but skip the upstream call; a fake wamid comes back and no
    * `delivered` webhook follows. For integration tests against a real gateway.
    */
-  isFake?: boolean;
+  isFake?: boolean | undefined;
   /** Route through the upstream marketing-lite route (high-volume promotional template sends). */
-  mmlite?: boolean;
+  mmlite?: boolean | undefined;
 }
 
 /** What `messages.send` resolves to. */

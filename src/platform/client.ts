@@ -27,21 +27,21 @@ export interface PlatformClientOptions extends CommonClientOptions {
   /** `{stream_url}`: stats and the message stream. */
   streamUrl: string;
   /** Login username. With `password`, the client logs in by itself and again whenever the token is refused. */
-  username?: string;
-  password?: string;
+  username?: string | undefined;
+  password?: string | undefined;
   /** A ready token, used until the platform refuses it (then the client logs in, if it has credentials). */
-  token?: string;
+  token?: string | undefined;
   /** Where tokens are shared between clients and processes. Default: in memory, per client. */
-  tokenStore?: TokenStore;
+  tokenStore?: TokenStore | undefined;
   /**
    * Per-request timeout in ms (for a stream: until the answer's headers arrive, and the longest silence of
    * the server while its body is read, unless the call sets `idleTimeoutMs`). Default 30,000.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries of requests that are safe to repeat (GETs, login). Default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** A custom fetch. By default `globalThis.fetch`, looked up per request. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');

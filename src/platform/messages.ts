@@ -51,15 +51,15 @@ export interface BatchSendAllResult {
 
 export interface BatchSendAllOptions extends RequestOptions {
   /** Conversations per request, 1 to 500. Default 500. */
-  chunkSize?: number;
+  chunkSize?: number | undefined;
   /** Go on with the next chunks after one fails. Default `false`: the rest are `skipped`. */
-  continueOnError?: boolean;
+  continueOnError?: boolean | undefined;
   /**
    * Called after each chunk settles and at each retry wait. To resume after a crash, persist `done` and call
    * again with the conversations from `done * chunkSize` on; a chunk that was in flight at the crash may have
    * been delivered (check it, as for `uncertain`).
    */
-  onProgress?: (progress: BatchSendProgress) => void;
+  onProgress?: ((progress: BatchSendProgress) => void) | undefined;
 }
 
 /** Where a `batchSendAll` stands. */

@@ -43,9 +43,9 @@ export interface FeedbacksRangeOptions extends RequestOptions {
    * Length of each window in days, at most 31 (`FEEDBACK_RANGE_WINDOW_DAYS`). Default: one calendar month, the most
    * one request may span; a window is never longer than that.
    */
-  windowDays?: number;
+  windowDays?: number | undefined;
   /** Called after each window; see `feedbacksRange`. */
-  onProgress?: (progress: FeedbacksRangeProgress) => void;
+  onProgress?: ((progress: FeedbacksRangeProgress) => void) | undefined;
 }
 
 /** Where a `feedbacksRange` stands. */

@@ -36,20 +36,20 @@ export interface StreamRangeQuery extends Omit<StreamQuery, 'created_at__gt' | '
 
 export interface StreamRangeOptions extends StreamOptions {
   /** Length of each request's window. Default a week less a minute; at most that. */
-  windowMs?: number;
+  windowMs?: number | undefined;
   /** The server's per-request cap. Default 100,000, as documented; change only if the server's differs. */
-  maxPerRequest?: number;
+  maxPerRequest?: number | undefined;
   /**
    * Records not to yield, by id: to resume exactly, pass the `idsAtLast` of the last progress report with
    * `from: lastCreatedAt` (the records of that instant are fetched again, and those you hold are skipped).
    */
-  skipIds?: readonly number[];
+  skipIds?: readonly number[] | undefined;
   /**
    * Called after each record delivered (after your loop body took it) and at each retry wait. Persist
    * `lastCreatedAt` and `idsAtLast` with the records you saved; after a crash, call again with
    * `from: lastCreatedAt` and `skipIds: idsAtLast`: nothing is lost and nothing repeats.
    */
-  onProgress?: (progress: StreamRangeProgress) => void;
+  onProgress?: ((progress: StreamRangeProgress) => void) | undefined;
 }
 
 /** Where a `streamRange` stands. */

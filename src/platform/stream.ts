@@ -22,22 +22,22 @@ export { STREAM_MAX_SPAN_MS } from './stream.schema.js';
 
 export interface StreamOptions extends RequestOptions {
   /** Cancels the request and the stream; the connection is closed. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Time allowed until the answer's headers arrive. The body then streams at its own pace. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * The longest the server may stay silent while you wait for the next record; past it the stream ends in a
    * `StreamInterruptedError` whose `cause` is a `TimeoutError`. Time you spend between records does not
    * count: a slow consumer is never taken for a silent server. Default: the request timeout (this call's
    * `timeoutMs`, else the client's).
    */
-  idleTimeoutMs?: number;
+  idleTimeoutMs?: number | undefined;
   /**
    * `'light'` (default) checks that each record is an object with a numeric `id` and a string `created_at`;
    * `'full'` parses each with the zod schema of `StreamMessage`, at a cost per record: docs/benchmarks.md has both
    * throughputs against a bare `JSON.parse` loop.
    */
-  validate?: 'light' | 'full';
+  validate?: 'light' | 'full' | undefined;
 }
 
 /** @internal Checks the arguments of `messages.stream` now, so that a mistake throws at the call, not at the first pull. */

@@ -19,23 +19,23 @@ export interface PublicApiClientOptions extends CommonClientOptions {
   /** The organisation's secret key (`sk_...`). Server-side only; the organisation is derived from it. */
   secretKey: string;
   /** The public API base address, ending in `/api/v1`. Give this or `onPremBase`. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** For on-premises installs: your own domain; the SDK appends `/public/api/v1`. */
-  onPremBase?: string;
-  timeoutMs?: number;
-  maxRetries?: number;
-  maxRetryWaitMs?: number;
-  fetch?: typeof fetch;
+  onPremBase?: string | undefined;
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+  maxRetryWaitMs?: number | undefined;
+  fetch?: typeof fetch | undefined;
 }
 
 export interface PublicApiRequestOptions extends RequestOptions {
-  query?: QueryParams;
+  query?: QueryParams | undefined;
   body?: unknown;
   /**
    * Whether repeating the request has no further effect (so it may be retried on connection errors and
    * 5xx). Defaults to `true` for GET and DELETE, `false` otherwise.
    */
-  idempotent?: boolean;
+  idempotent?: boolean | undefined;
 }
 
 /** A 429 is answered before anything is done, so it is retried; nothing else is named safe by the spec. */

@@ -20,7 +20,7 @@ export interface CreateTemplateOptions extends RequestOptions {
    * Validate locally first (default `true`): an invalid template throws `TemplateValidationError` listing
    * every issue, and no request is made. Turn off only to let the server judge a rule you believe is stale.
    */
-  validate?: boolean;
+  validate?: boolean | undefined;
 }
 
 /** The public API's template operations. Only create has a documented path; the rest go through `request()`. */

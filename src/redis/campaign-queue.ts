@@ -45,34 +45,34 @@ export interface CampaignQueueOptions extends RedisStoreOptions {
    * most 10 years. A message still queued when its campaign expires is not sent, so a `startAt` further ahead is
    * refused.
    */
-  retentionMs?: number;
+  retentionMs?: number | undefined;
   /**
    * Checked before each send: a suppressed recipient's message is recorded not sent (`SUPPRESSED`) with the
    * list's reason. `RedisSuppressionList` for many processes.
    */
-  suppressions?: SuppressionList;
+  suppressions?: SuppressionList | undefined;
   /**
    * How long a message stays in doubt before `report()` lists it for a person (`inDoubt`), ms. Default 15
    * minutes: statuses arrive within seconds, so what is still in doubt then will not be resolved by one.
    */
-  inDoubtAfterMs?: number;
+  inDoubtAfterMs?: number | undefined;
   /** Upstream failure codes worth retrying, for the report's `retries()` (see `CampaignTrackerOptions`). */
-  retryableFailureCodes?: readonly (number | string)[];
+  retryableFailureCodes?: readonly (number | string)[] | undefined;
   /** How long the report parks a status whose send is not recorded yet, ms (`RedisCampaignStore`'s). Default 120,000. */
-  parkMs?: number;
+  parkMs?: number | undefined;
 }
 
 export interface EnqueueOptions {
   /** Each message's key: enqueuing a key again adds nothing. Default: the recipient (`to`). */
-  key?: (message: DeepReadonly<OutboundMessage>, index: number) => string;
+  key?: ((message: DeepReadonly<OutboundMessage>, index: number) => string) | undefined;
   /**
    * The campaign starts then (a `Date` or ms since the epoch, at most `retentionMs` ahead); default now. Given at
    * its first enqueue: a later enqueue without it follows the campaign's, one with another time is refused
    * (`CampaignQueueError`, `start_at_differs`).
    */
-  startAt?: Date | number;
+  startAt?: Date | number | undefined;
   /** Messages written to Redis per step. Default 500. */
-  batchSize?: number;
+  batchSize?: number | undefined;
 }
 
 export interface EnqueueResult {
@@ -417,7 +417,7 @@ export class CampaignQueue implements CampaignQueueView {
    */
   async inDoubt(
     campaign: string,
-    options: { olderThanMs?: number; limit?: number } = {},
+    options: { olderThanMs?: number | undefined; limit?: number | undefined } = {},
   ): Promise<InDoubtMessage[]> {
     const op = 'CampaignQueue.inDoubt';
     this.#core.checkOpen(op);

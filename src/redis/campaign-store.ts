@@ -168,12 +168,12 @@ export interface RedisCampaignStoreOptions extends RedisStoreOptions {
    * How long a campaign is kept after its last write: its messages, counters and lists. Default 30 days. Each
    * message's key expires `retentionMs` after its own last status; a status arriving later is in no campaign.
    */
-  retentionMs?: number;
+  retentionMs?: number | undefined;
   /**
    * How long after the last write of a campaign send a status for a wamid the store does not know is parked
    * (its send result may still be on its way to the store). Default 120,000 ms.
    */
-  parkMs?: number;
+  parkMs?: number | undefined;
 }
 
 /**

@@ -113,28 +113,28 @@ export interface CampaignWorkerOptions {
    */
   gateway: GatewayClient;
   /** Messages this process sends at once, all campaigns together. Default 16. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /**
    * How long a message's job stays with a worker without renewal, ms (BullMQ's `lockDuration`, and the period of
    * its stalled check). A worker that died has its messages taken up again after one to two times this. Default
    * 30,000; at most 2,147,483,647 (a timer's longest).
    */
-  lockDurationMs?: number;
+  lockDurationMs?: number | undefined;
   /**
    * How long a recipient stays locked by a worker that died, ms (renewed while a request is out). Default 30,000;
    * at most 2,147,483,647.
    */
-  recipientLeaseMs?: number;
+  recipientLeaseMs?: number | undefined;
   /** Runs per message before a refusal that could pass later (Redis down, the network) becomes final. Default 10. */
-  attempts?: number;
+  attempts?: number | undefined;
   /** How often the registry is read for campaigns with work, ms. Default 1,000; at most 2,147,483,647. */
-  pollMs?: number;
+  pollMs?: number | undefined;
   /**
    * Every failure the worker handles (Redis unreachable, a job it could not finish), with where: a typed error, a
    * `RedisStoreError` for Redis's and BullMQ's own (`failure` `lease_lost` for a job's lock another worker took
    * over: the ledger still keeps its message from going twice, so it is not an outage).
    */
-  onError?: (error: unknown, info: { campaign?: string; stage: string }) => void;
+  onError?: ((error: unknown, info: { campaign?: string; stage: string }) => void) | undefined;
   /**
    * Before each request, waits until `count` replicas hold the ledger's mark that the message is being sent (Redis
    * `WAIT` on the campaign's primary, at most `timeoutMs`: default 100, at most 1,000, as the `WAIT` holds the
@@ -147,7 +147,7 @@ export interface CampaignWorkerOptions {
    * @example
    * const worker = queue.work({ gateway, replicas: { count: 1, timeoutMs: 100 } });
    */
-  replicas?: { count: number; timeoutMs?: number };
+  replicas?: { count: number; timeoutMs?: number | undefined } | undefined;
 }
 
 export interface CampaignWorker {

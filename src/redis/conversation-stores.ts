@@ -28,7 +28,7 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
    * How long `lock` waits for a customer's lock before rejecting with `RedisStoreError` (`lock_timeout`), which
    * fails the delivery so that it is retried. Default 3,000 ms: inside the webhook handler's 4 s deadline.
    */
-  lockWaitMs?: number;
+  lockWaitMs?: number | undefined;
 }
 
 /**
@@ -169,7 +169,7 @@ return 0
 /** Options of {@link RedisWindowStore}. */
 export interface RedisWindowStoreOptions extends RedisStoreOptions {
   /** How long a customer's last inbound time is kept (so `closedAt` can be told). Default 30 days. */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
 }
 
 /**

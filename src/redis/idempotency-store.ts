@@ -25,7 +25,7 @@ return 'in_progress'
 
 export interface RedisIdempotencyStoreOptions extends RedisStoreOptions {
   /** How long `done` is remembered when `complete` is called without a TTL. Default 24 h. */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
 }
 
 /**

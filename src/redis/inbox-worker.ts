@@ -73,7 +73,7 @@ export interface InboxBackoff {
   type: 'fixed' | 'exponential';
   delayMs: number;
   /** Highest wait, ms. Default 1 h. */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
 }
 
 /** Where a failure reported to the worker's `onError` happened. */
@@ -89,37 +89,37 @@ export interface InboxWorkerOptions extends InboxQueueOptions {
   /** Runs once per attempt. Throw (or reject) to have the event retried after `backoff`. */
   onEvent: (event: WebhookEvent, context: InboxEventContext) => void | Promise<void>;
   /** Events processed at once by this worker. Default 1. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Runs per event before it goes to the failed set. Default 5. */
-  attempts?: number;
+  attempts?: number | undefined;
   /** Default `{ type: 'exponential', delayMs: 1000 }`: 1 s, 2 s, 4 s, 8 s. */
-  backoff?: InboxBackoff;
+  backoff?: InboxBackoff | undefined;
   /**
    * How long a job's lock lasts without renewal, ms (BullMQ `lockDuration`; also the interval of the check for
    * stalled jobs). Default 30,000. A job whose worker died, or whose hand-over a Redis outage cut, runs again after
    * one to two times this. Too short and a worker whose event loop is blocked that long loses its job to another
    * run: keep it well above your longest synchronous stretch.
    */
-  lockDurationMs?: number;
+  lockDurationMs?: number | undefined;
   /**
    * How long `close()` waits for running `onEvent`s after aborting their `signal`, ms. Default 10,000. After it,
    * `close()` logs the job ids still running (at error level) and closes anyway: those events run again once their
    * lock expires. Keep it under your orchestrator's grace period (Kubernetes: 30 s between SIGTERM and SIGKILL).
    */
-  closeTimeoutMs?: number;
+  closeTimeoutMs?: number | undefined;
   /**
    * Operational messages: event kinds, job ids, error names; never payloads, keys or secrets. Default: the console,
    * with the inbox handler's `[wa-gateway webhooks]` prefix. Pass your own (pino, winston) or `false` for silence.
    * Either is filtered to `logLevel`, as the clients' and the handlers' loggers are.
    */
-  logger?: Logger | false;
+  logger?: Logger | false | undefined;
   /**
    * The least severe level logged (`'off'` logs nothing). Default: the `WA_GATEWAY_LOG` environment variable when
    * it names a level, else `'warn'`.
    */
-  logLevel?: LogLevel;
+  logLevel?: LogLevel | undefined;
   /** Every failure, with the error itself (your `onEvent`'s errors may hold your data: log them with care). */
-  onError?: (error: unknown, info: InboxWorkerErrorInfo) => void;
+  onError?: ((error: unknown, info: InboxWorkerErrorInfo) => void) | undefined;
 }
 
 /** An event in the failed set. */
@@ -149,7 +149,7 @@ export interface InboxWorker {
   /** Resolves once the worker is connected and taking jobs. */
   ready(): Promise<void>;
   /** The failed set, newest first: `start`..`end` inclusive (default the first 100). */
-  failed(range?: { start?: number; end?: number }): Promise<FailedInboxEvent[]>;
+  failed(range?: { start?: number | undefined; end?: number | undefined }): Promise<FailedInboxEvent[]>;
   /**
    * Puts failed events back in the queue with their attempts reset: one by job id, or every one with `'all'`.
    * Answers how many were put back (0 for an id that is not in the failed set).

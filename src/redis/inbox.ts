@@ -94,9 +94,9 @@ export interface InboxQueueOptions {
    */
   connection: InboxConnection;
   /** Default `'wa-gateway-inbox'`. */
-  queueName?: string;
+  queueName?: string | undefined;
   /** BullMQ key prefix. Default `'bull'`. */
-  prefix?: string;
+  prefix?: string | undefined;
 }
 
 /** Options of `createInboxHandler` and `createNodeInboxHandler`. */
@@ -107,13 +107,13 @@ export interface InboxHandlerOptions
    * How long one enqueue may take before the delivery is answered 500, in ms. Default 1,500: with the default
    * `deadlineMs` (4,000) a slow Redis still gets a 5xx to the gateway inside its 5 s.
    */
-  enqueueTimeoutMs?: number;
+  enqueueTimeoutMs?: number | undefined;
   /**
    * How long a processed event stays in Redis, deduplicating redeliveries (BullMQ `removeOnComplete.age`). It is
    * also how long Redis keeps its payload. Default `dedupeTtlMs`, itself 24 h; the gateway's own retries arrive
    * within seconds, so an hour is plenty when memory matters.
    */
-  keepCompletedMs?: number;
+  keepCompletedMs?: number | undefined;
 }
 
 /** A handler that also closes its Redis connection. */

@@ -72,21 +72,21 @@ return 1
 
 export interface RedisRateLimiterOptions extends RedisStoreOptions {
   /** The most requests arriving at the gateway in any 1,000 ms, across every process. Default 80. */
-  perSecond?: number;
+  perSecond?: number | undefined;
   /**
    * Names the shared budget: every limiter with the same prefix and name shares it. One per gateway API key
    * (the gateway limits per key); use a label, not the key itself. Default `gateway`.
    */
-  name?: string;
+  name?: string | undefined;
   /**
    * How long a slot stays taken when its process dies mid-request. Must exceed the client's `timeoutMs` by a
    * few seconds; at least 5,000 ms. Default 60,000 ms.
    */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /** How long every process's bulk sends stay stopped after a `BILL_001`, unless `resumeBulk()` is called. Default 10 minutes. */
-  billingStopMs?: number;
+  billingStopMs?: number | undefined;
   /** Longest wait between two asks to Redis while every slot is in flight. Default 10 ms. */
-  pollMs?: number;
+  pollMs?: number | undefined;
 }
 
 interface Waiter {
@@ -163,7 +163,7 @@ export class RedisRateLimiter implements SendLimiter {
     return this.#queue.length;
   }
 
-  acquire(signal?: AbortSignal, context?: { bulk?: boolean }): Promise<() => void> {
+  acquire(signal?: AbortSignal, context?: { bulk?: boolean | undefined }): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {

@@ -57,15 +57,15 @@ const storedSchema = z.object({
 
 export interface RedisStatusStoreOptions extends RedisStoreOptions {
   /** How long a message's state is kept after its last update. Default 30 days. */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
   /**
    * Called after every update that moved a message's `status` (in the process whose update won), and awaited.
    * The change stands only if it succeeds: when it throws or rejects, the update is undone (unless another update
    * of the message moved its status on) and `update` rejects with its error, so the gateway's retry calls it again.
    */
-  onChange?: (change: StatusChange) => void | Promise<void>;
+  onChange?: ((change: StatusChange) => void | Promise<void>) | undefined;
   /** Most compare-and-set rounds lost to concurrent updates of one message before giving up. Default 50. */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
 }
 
 /**

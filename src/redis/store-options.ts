@@ -18,14 +18,14 @@ export interface RedisStoreOptions {
    * Namespace of every key this store writes. Default `wa:`. Give each environment its own. It needs no hash tag
    * on a Redis Cluster: one (`{wa}:`) puts every key of the store in one slot, as the previous versions asked.
    */
-  prefix?: string;
+  prefix?: string | undefined;
   /**
    * Receives operation names and error classes only: never keys, values or tokens. Default `console`, filtered to
    * `logLevel`, as the clients' logger.
    */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** The least severe level logged (`'off'` logs nothing). Default: the `WA_GATEWAY_LOG` environment variable, else `'warn'`. */
-  logLevel?: LogLevel;
+  logLevel?: LogLevel | undefined;
 }
 
 export const DEFAULT_PREFIX = 'wa:';

@@ -9,11 +9,11 @@ import { checkName, openStore, type RedisStoreOptions, timerMs } from './store-o
 
 export interface RedisTokenStoreOptions extends RedisStoreOptions {
   /** Names the token among several accounts sharing a prefix (not the username: keys hold no credential). Default `platform`. */
-  name?: string;
+  name?: string | undefined;
   /** How long the login lock holds if its holder dies; renewed while the holder works. Default 15,000 ms. */
-  lockLeaseMs?: number;
+  lockLeaseMs?: number | undefined;
   /** How long a process waits for the lock before giving up with `RedisStoreError` (`lock_timeout`). Default 60,000 ms. */
-  lockWaitMs?: number;
+  lockWaitMs?: number | undefined;
 }
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');

@@ -113,9 +113,9 @@ export class MemoryTemplateStore implements TemplateStore {
 
 export interface TemplateCatalogOptions {
   /** The templates the application sends, from `defineTemplate` (or JSON create requests). Validated here. */
-  definitions?: Iterable<TemplateDefinition>;
+  definitions?: Iterable<TemplateDefinition> | undefined;
   /** Where statuses are kept. Default: a `MemoryTemplateStore` (this process only). */
-  store?: TemplateStore;
+  store?: TemplateStore | undefined;
 }
 
 /** A template as the catalogue knows it: its definition (from code or the store) and its stored state. */
@@ -142,8 +142,8 @@ export interface TemplateStateInput {
   name: string;
   language: string;
   status: string;
-  sourceId?: string | number;
-  reason?: string | null;
+  sourceId?: string | number | undefined;
+  reason?: string | null | undefined;
 }
 
 /**

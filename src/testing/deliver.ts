@@ -41,21 +41,21 @@ export interface DeliveryAttempt {
 export interface DeliverOptions {
   url: string;
   /** Sent as `Authorization: Bearer <secret>`, as the gateway does. */
-  secret?: string;
+  secret?: string | undefined;
   /** The gateway's schedule: attempt 1 at once, 2 after 1 s, 3 after 2 s more. */
-  retryDelaysMs?: readonly number[];
+  retryDelaysMs?: readonly number[] | undefined;
   /** How long the gateway waits for the 200. Default 5,000 ms, as documented. */
-  ackTimeoutMs?: number;
-  eventId?: number;
-  label?: string;
-  onAttempt?: (attempt: DeliveryAttempt) => void;
+  ackTimeoutMs?: number | undefined;
+  eventId?: number | undefined;
+  label?: string | undefined;
+  onAttempt?: ((attempt: DeliveryAttempt) => void) | undefined;
   /** Stops further attempts (and the one in flight). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Waits for a free connection before each attempt and answers its release: how the sandbox bounds its deliveries
    * in flight. The acknowledgement timeout starts once the attempt has its connection.
    */
-  connection?: () => Promise<() => void>;
+  connection?: (() => Promise<() => void>) | undefined;
 }
 
 export const GATEWAY_RETRY_DELAYS_MS: readonly number[] = [0, 1000, 2000];

@@ -15,27 +15,27 @@ import { statusEnvelope, statusObject } from './webhook-fixtures.js';
  */
 export interface GatewaySimulatorOptions {
   /** Keys that authenticate. Default `['sk_test_sandbox']`. */
-  apiKeys?: readonly string[];
+  apiKeys?: readonly string[] | undefined;
   /** Sends allowed per second per key before `RATE_001`. Default 80 (the documented limit). */
-  ratePerSecond?: number;
+  ratePerSecond?: number | undefined;
   /** Account balance. Checked before forwarding (`BILL_001` at or below zero). Default: unlimited. */
-  balance?: number;
+  balance?: number | undefined;
   /** Fee deducted when a billable `delivered` status is produced. Default 1. */
-  feePerDelivery?: number;
+  feePerDelivery?: number | undefined;
   /** Approved templates as `name → language codes`. When set, other names or languages give `GW_001`. */
-  templates?: Readonly<Record<string, readonly string[]>>;
+  templates?: Readonly<Record<string, readonly string[]>> | undefined;
   /** Media that `GET /v1/wa/media/{id}` serves. */
-  media?: Readonly<Record<string, { contentType: string; body: Uint8Array | string }>>;
+  media?: Readonly<Record<string, { contentType: string; body: Uint8Array | string }>> | undefined;
   /**
    * The `messaging_product` constant sends must carry, as `GatewayClient({ messagingProduct })` does. Default
    * `'whatsapp'`. A send without it, or with another value, is refused the way the upstream refuses it.
    */
-  messagingProduct?: string;
+  messagingProduct?: string | undefined;
   /** Display number and id of the business number, used in status events. */
-  phoneNumberId?: string;
-  displayPhoneNumber?: string;
+  phoneNumberId?: string | undefined;
+  displayPhoneNumber?: string | undefined;
   /** Templates created through the public API: a send of one must match its parameters (`GW_001`). */
-  templateRegistry?: TemplateRegistry;
+  templateRegistry?: TemplateRegistry | undefined;
 }
 
 /** An upstream error, as a `failed` status event carries it in `errors[]`. */

@@ -83,8 +83,8 @@ export function createGatewayHandlers(options: GatewaySimulatorOptions & { baseU
  */
 export function createPublicApiHandlers(options: {
   baseUrl: string;
-  secretKeys?: readonly string[];
-  appIds?: readonly string[];
+  secretKeys?: readonly string[] | undefined;
+  appIds?: readonly string[] | undefined;
 }): { handlers: RequestHandler[]; created: Record<string, unknown>[]; registry: TemplateRegistry } {
   const base = baseUrlOf(options, 'createPublicApiHandlers', 'https://api.test/api/v1');
   const { http } = loadMsw('createPublicApiHandlers');

@@ -32,9 +32,9 @@ export type RegisteredTemplateStatus = 'PENDING' | TemplateStatusEventName;
 export interface TemplateLifecyclePlan {
   outcome: 'APPROVED' | 'REJECTED' | 'PENDING';
   /** For `REJECTED`: the reason its webhook carries. Default `'INVALID_FORMAT'`. */
-  reason?: string;
-  pendingMs?: number;
-  pauseAfterMs?: number;
+  reason?: string | undefined;
+  pendingMs?: number | undefined;
+  pauseAfterMs?: number | undefined;
 }
 
 // `code` is left out when the spec names none for the rule: an answer never carries an invented code.
@@ -59,7 +59,9 @@ export class TemplateRegistry {
   #counter = 0;
   readonly #plans = new Map<string, TemplateLifecyclePlan>();
 
-  constructor(options: { secretKeys?: readonly string[]; appIds?: readonly string[] } = {}) {
+  constructor(
+    options: { secretKeys?: readonly string[] | undefined; appIds?: readonly string[] | undefined } = {},
+  ) {
     this.#secretKeys = options.secretKeys ?? ['sk_org_sandbox'];
     this.#appIds = options.appIds;
   }

@@ -75,10 +75,10 @@ export function envelope(entries: Entry[]): WebhookEnvelope {
 /** A `messages` change; contacts default to one per distinct sender. */
 export function messagesChange(
   options: {
-    messages?: ReadonlyArray<{ from?: string | undefined } & Record<string, unknown>>;
-    statuses?: readonly WebhookStatus[];
-    contacts?: WebhookContact[];
-    metadata?: WebhookMetadata;
+    messages?: ReadonlyArray<{ from?: string | undefined } & Record<string, unknown>> | undefined;
+    statuses?: readonly WebhookStatus[] | undefined;
+    contacts?: WebhookContact[] | undefined;
+    metadata?: WebhookMetadata | undefined;
   } = {},
 ): Change {
   const value: Record<string, unknown> = {
@@ -106,7 +106,11 @@ export function messageEnvelope(
   messages:
     | ({ from?: string | undefined } & Record<string, unknown>)
     | ReadonlyArray<{ from?: string | undefined } & Record<string, unknown>>,
-  options: { contacts?: WebhookContact[]; metadata?: WebhookMetadata; businessAccountId?: string } = {},
+  options: {
+    contacts?: WebhookContact[] | undefined;
+    metadata?: WebhookMetadata | undefined;
+    businessAccountId?: string | undefined;
+  } = {},
 ): WebhookEnvelope {
   const list = Array.isArray(messages)
     ? messages
@@ -128,7 +132,7 @@ export function messageEnvelope(
 /** An envelope with status objects (one entry, one change). */
 export function statusEnvelope(
   statuses: WebhookStatus | readonly WebhookStatus[],
-  options: { metadata?: WebhookMetadata; businessAccountId?: string } = {},
+  options: { metadata?: WebhookMetadata | undefined; businessAccountId?: string | undefined } = {},
 ): WebhookEnvelope {
   const list = Array.isArray(statuses) ? statuses : [statuses as WebhookStatus];
   return envelope([
@@ -142,7 +146,7 @@ export function statusEnvelope(
 /** An envelope with a `message_template_status_update` change: no metadata, no contacts. */
 export function templateStatusEnvelope(
   overrides: Partial<TemplateStatusValue> = {},
-  options: { businessAccountId?: string } = {},
+  options: { businessAccountId?: string | undefined } = {},
 ): WebhookEnvelope {
   return envelope([
     entry(
@@ -155,7 +159,7 @@ export function templateStatusEnvelope(
 /** An envelope with an `account_update` change: no metadata, no contacts. */
 export function accountUpdateEnvelope(
   overrides: Partial<AccountUpdateValue> = {},
-  options: { businessAccountId?: string } = {},
+  options: { businessAccountId?: string | undefined } = {},
 ): WebhookEnvelope {
   return envelope([
     entry([change('account_update', accountUpdateValue(overrides))], options.businessAccountId),
@@ -223,7 +227,13 @@ export function fixtureTimestamp(at: Date | number = Date.now()): string {
 // `Omit` would flatten the loose objects' index signature away; `type` is written last instead.
 export type Overrides<T> = Partial<T>;
 
-export function base(overrides: { id?: string; from?: string; timestamp?: string | number } = {}) {
+export function base(
+  overrides: {
+    id?: string | undefined;
+    from?: string | undefined;
+    timestamp?: string | number | undefined;
+  } = {},
+) {
   return {
     from: overrides.from ?? FIXTURE_SENDER,
     id: overrides.id ?? fixtureId(),
@@ -263,7 +273,7 @@ export function audioMessage(overrides: Overrides<AudioMessage> = {}): AudioMess
  * const tap = buttonMessage({ payload: 'confirm_order_42', text: 'Confirm' });
  */
 export function buttonMessage(
-  button: { payload?: string; text?: string } = {},
+  button: { payload?: string | undefined; text?: string | undefined } = {},
   overrides: Overrides<ButtonMessage> = {},
 ): ButtonMessage {
   return {
@@ -319,7 +329,7 @@ export function imageMessage(overrides: Overrides<ImageMessage> = {}): ImageMess
 
 /** An `interactive` message: a tap on a reply button. */
 export function buttonReplyMessage(
-  reply: { id?: string; title?: string } = {},
+  reply: { id?: string | undefined; title?: string | undefined } = {},
   overrides: Overrides<InteractiveMessage> = {},
 ): InteractiveMessage {
   return {
@@ -335,7 +345,7 @@ export function buttonReplyMessage(
 
 /** An `interactive` message: a row chosen from a list. */
 export function listReplyMessage(
-  reply: { id?: string; title?: string; description?: string } = {},
+  reply: { id?: string | undefined; title?: string | undefined; description?: string | undefined } = {},
   overrides: Overrides<InteractiveMessage> = {},
 ): InteractiveMessage {
   return {
@@ -384,7 +394,7 @@ export function orderMessage(overrides: Overrides<OrderMessage> = {}): OrderMess
 
 /** A `reaction` message; pass `emoji: ''` for a removed reaction. */
 export function reactionMessage(
-  reaction: { message_id?: string; emoji?: string } = {},
+  reaction: { message_id?: string | undefined; emoji?: string | undefined } = {},
   overrides: Overrides<ReactionMessage> = {},
 ): ReactionMessage {
   return {

@@ -76,11 +76,11 @@ export const DEFAULT_CLAIM_LEASE_MS = 800;
 
 export interface MemoryIdempotencyStoreOptions {
   /** TTL used when `claim`/`complete` are called without one. Default 24 h. */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
   /** Upper bound on remembered keys; the oldest is evicted beyond it. Default 100,000. */
-  maxKeys?: number;
+  maxKeys?: number | undefined;
   /** Clock in milliseconds; default `Date.now()` read at each call (so fake timers apply). */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /**

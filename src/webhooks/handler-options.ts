@@ -84,9 +84,9 @@ export interface WebhookHandlerOptions {
    * Where processed events are recorded. Default: a `MemoryIdempotencyStore` per handler (one process). `false`
    * turns deduplication off: then a retry after a failure runs every event of the delivery again.
    */
-  dedupe?: IdempotencyStore | false;
+  dedupe?: IdempotencyStore | false | undefined;
   /** How long a processed event is remembered. Default 24 h. */
-  dedupeTtlMs?: number;
+  dedupeTtlMs?: number | undefined;
   /**
    * The lease of a claim on an event being processed. Default 800 ms. While `onEvent` runs the handler renews it
    * every third of the lease (with a store that has `renew`, as both stores of the SDK do), until the delivery's
@@ -95,12 +95,12 @@ export interface WebhookHandlerOptions {
    * under 1,000 ms: a longer lease answers the retries 503 and the gateway drops the event after three. The same
    * holds when `release` fails, or when a claim was made but its answer lost: the lease ends by itself.
    */
-  claimLeaseMs?: number;
+  claimLeaseMs?: number | undefined;
   /**
    * The key an event is deduped on. Default: `event.idempotencyKey`. Return `null`/`undefined` to run an event
    * without deduplication.
    */
-  dedupeKey?: (event: WebhookEvent) => string | null | undefined;
+  dedupeKey?: ((event: WebhookEvent) => string | null | undefined) | undefined;
   /**
    * What to do with an event when the dedupe store cannot be reached (its `claim` fails, e.g. Redis is down).
    * `'process'` (default): run `onEvent` without deduplication and log a warning (stage `dedupe`): at-least-once,
@@ -108,48 +108,48 @@ export interface WebhookHandlerOptions {
    * for an `onEvent` that must never run twice; an outage longer than the gateway's three attempts (about 3 s)
    * then loses the events delivered during it.
    */
-  onStoreUnavailable?: 'process' | 'fail';
+  onStoreUnavailable?: 'process' | 'fail' | undefined;
   /** Bodies larger than this are refused with 413. Default 1 MiB. */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /**
    * Time budget of one delivery, from arrival to answer, in ms; must be below the gateway's 5,000. Default 4,000.
    * When it passes, the handler answers 503 (the gateway retries), starts no further event, and lets the running
    * one finish (handed to `waitUntil` when given) and complete or release its claim.
    */
-  deadlineMs?: number;
+  deadlineMs?: number | undefined;
   /** Keeps work alive after the response on serverless platforms (Vercel, Workers, Netlify): `ctx.waitUntil`. */
-  waitUntil?: (promise: Promise<unknown>) => void;
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
   /**
    * Also verify the upstream platform's `X-Hub-Signature-256` over the raw body (only useful when the gateway
    * forwards that header and the body bytes unchanged). A wrong signature is answered 403.
    */
-  upstreamAppSecret?: string | readonly string[];
+  upstreamAppSecret?: string | readonly string[] | undefined;
   /** With `upstreamAppSecret`: refuse (401) deliveries without the header. Default `false` (verify when present). */
-  requireUpstreamSignature?: boolean;
+  requireUpstreamSignature?: boolean | undefined;
   /**
    * Operational messages (an `onEvent` failure, a refused delivery, a short secret); never payloads, keys or
    * secrets. Default: `console.warn`/`console.error` with a `[wa-gateway webhooks]` prefix, so a failing
    * `onEvent` does not go unnoticed. Pass your own (pino, winston) or `false` for silence. Either is filtered to
    * `logLevel`, as the clients' logger is.
    */
-  logger?: Logger | false;
+  logger?: Logger | false | undefined;
   /**
    * The least severe level logged (`'off'` logs nothing). Default: the `WA_GATEWAY_LOG` environment variable
    * when it names a level (read where a `process.env` exists), else `'warn'`.
    */
-  logLevel?: LogLevel;
+  logLevel?: LogLevel | undefined;
   /**
    * Every failure, with the error object itself (which may hold your own data: log it with care). The logger gets
    * only the error's class name, so this is where a failing `onEvent`'s error can be seen:
    * `onError: (error, info) => console.error(info.stage, error)`.
    */
-  onError?: (error: unknown, info: WebhookErrorInfo) => void;
+  onError?: ((error: unknown, info: WebhookErrorInfo) => void) | undefined;
   /**
    * A `TemplateCatalog` (main entry): every `message_template_status_update` event is applied to it before
    * `onEvent` runs, and such events are not deduplicated (a status is idempotent to apply, and a template approved,
    * paused and approved again delivers the same value twice). A failure to apply answers 500, so the gateway retries.
    */
-  templates?: { apply(event: WebhookEvent): unknown };
+  templates?: { apply(event: WebhookEvent): unknown } | undefined;
 }
 
 /** Extra per-request capabilities of the platform, e.g. a Worker's `ctx`. */

@@ -114,14 +114,14 @@ export type StatusUpdateReturn<Notified> = 0 extends 1 & Notified
 
 export interface StatusTrackerOptions<Notified = void> {
   /** Most messages kept; the least recently updated is evicted beyond it. Default 100,000. */
-  maxEntries?: number;
+  maxEntries?: number | undefined;
   /**
    * Called after every update that changed a message's `status` (`changed`), or marked it billable
    * (`newlyBillable`, which a late `delivered` does with `changed: false`); persist the change here. The change stands
    * only if `onChange` succeeds: when it throws (or its promise rejects), the message's state is put back and
    * `update` throws (rejects) the same error, so the gateway's retry of the event calls `onChange` again.
    */
-  onChange?: (change: StatusChange) => Notified;
+  onChange?: ((change: StatusChange) => Notified) | undefined;
 }
 
 const RANK: Readonly<Record<KnownStatusValue, number>> = { sent: 1, delivered: 2, read: 3, failed: 4 };

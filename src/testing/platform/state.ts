@@ -58,43 +58,43 @@ export interface PlatformHandlersOptions {
   /** `{stream_url}`, as given to `PlatformClient`. */
   streamUrl: string;
   /** Who may log in. Default: one user, `agent@example.com` / `secret-password`. */
-  users?: readonly PlatformUser[];
+  users?: readonly PlatformUser[] | undefined;
   /** How long a token is accepted after its login. Default 24 hours. */
-  tokenLifetimeMs?: number;
+  tokenLifetimeMs?: number | undefined;
   /** The server's clock (epoch ms): token expiry, report date ranges, timestamps of what is sent. Default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Records of the message stream (any order: the stream answers them in `created_at` order). */
-  messages?: readonly StreamMessage[];
+  messages?: readonly StreamMessage[] | undefined;
   /** Records of `/reports/conversations/`. Their UUIDs and customers are known to the `/v2` operations. */
-  conversations?: readonly ConversationRecord[];
+  conversations?: readonly ConversationRecord[] | undefined;
   /** Further conversation UUIDs the `/v2` operations accept (besides those of `conversations` and `messages`). */
-  conversationUuids?: readonly string[];
+  conversationUuids?: readonly string[] | undefined;
   /** Further customer UUIDs `/v2/customers/` accepts (besides those of the seeded records). */
-  customerUuids?: readonly string[];
+  customerUuids?: readonly string[] | undefined;
   /** Accept every well-formed UUID as an existing conversation and customer. Default `false`. */
-  acceptAnyUuid?: boolean;
+  acceptAnyUuid?: boolean | undefined;
   /** Channel objects of `GET {stream_url}/stats`. Default none. */
-  channels?: readonly StatsChannel[];
+  channels?: readonly StatsChannel[] | undefined;
   /** Records of `/reports/feedbacks/`. */
-  feedbacks?: readonly Feedback[];
+  feedbacks?: readonly Feedback[] | undefined;
   /** `/reports/` sections served as given; the others are computed from messages, conversations and feedbacks. */
-  reportSections?: ReportSections;
+  reportSections?: ReportSections | undefined;
   /** Agent emails `assign` accepts (others: 400). Default: the usernames of `users`. */
-  agents?: readonly string[];
+  agents?: readonly string[] | undefined;
   /** Agent group names `assign_to_group` accepts (others: 404). Default `['Support', 'Billing']`. */
-  groups?: readonly string[];
+  groups?: readonly string[] | undefined;
   /** Conversation types. Default: `Complaint` (sub-types `Delivery`, `Billing`) and `Question` (none). */
-  types?: readonly ConversationTypeDefinition[];
+  types?: readonly ConversationTypeDefinition[] | undefined;
   /** Custom fields of conversations, by identifier. Default: any identifier, any scalar value. */
-  conversationCustomFields?: Readonly<Record<string, CustomFieldKind>>;
+  conversationCustomFields?: Readonly<Record<string, CustomFieldKind>> | undefined;
   /** Custom fields of customers, by identifier. Default: any identifier, any scalar value. */
-  customerCustomFields?: Readonly<Record<string, CustomFieldKind>>;
+  customerCustomFields?: Readonly<Record<string, CustomFieldKind>> | undefined;
   /** Records per stream request. Default 100,000 (the documented cap); lower it to test continuation. */
-  maxStreamMessages?: number;
+  maxStreamMessages?: number | undefined;
   /** Messages sent (`/v2/messages/`, batch send) are added to the stream as agent messages. Default `true`. */
-  echoSentMessages?: boolean;
+  echoSentMessages?: boolean | undefined;
   /** Answer 404 (unknown path) and 405 (wrong method) below both URLs, as the server does. Default `true`. */
-  catchAll?: boolean;
+  catchAll?: boolean | undefined;
 }
 
 /** A login the server accepted. */
@@ -151,12 +151,12 @@ export interface PlatformBatchSend {
 export interface PlatformFault {
   /** Path below the host's URL, e.g. `/batch_send_message/`. */
   path: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | undefined;
   status: number;
   /** JSON body. Default `{ detail: 'Simulated failure.' }`. */
   body?: unknown;
   /** How many requests get it. Default 1. */
-  times?: number;
+  times?: number | undefined;
 }
 
 /**
@@ -213,7 +213,8 @@ export class PlatformState {
 
   /** The next `times` requests to `path` (default 1) are answered `status` with `body`. */
   failNext(fault: PlatformFault): void {
-    this.faults.push({ times: 1, ...fault });
+    // `times: undefined` is the default 1, as when left out (a spread under the default would keep the undefined).
+    this.faults.push({ ...fault, times: fault.times ?? 1 });
   }
 
   /** Restores the seeded records and forgets logins, requests and every change. Issued tokens stay valid. */

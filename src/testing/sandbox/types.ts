@@ -20,54 +20,54 @@ import type { RegisteredTemplate, TemplateRegistry } from '../template-registry.
 
 export interface SandboxOptions extends GatewaySimulatorOptions {
   /** Port to listen on; 0 (default) picks a free one. */
-  port?: number;
+  port?: number | undefined;
   /** Default `127.0.0.1`: the sandbox is for this machine only. */
-  host?: string;
+  host?: string | undefined;
   /** Your webhook endpoint. Without it, events are counted in `undelivered` and go nowhere. */
-  webhookUrl?: string;
+  webhookUrl?: string | undefined;
   /** Sent as `Authorization: Bearer <webhookSecret>`, as the gateway does. */
-  webhookSecret?: string;
+  webhookSecret?: string | undefined;
   /** After a send: when the sent, delivered and read events fire, in ms. Default `[100, 250, 450]`. */
-  statusDelaysMs?: readonly [number, number, number];
+  statusDelaysMs?: readonly [number, number, number] | undefined;
   /** The gateway's delivery schedule: attempt 1 at once, 2 after 1 s, 3 after 2 s more. */
-  retryDelaysMs?: readonly number[];
+  retryDelaysMs?: readonly number[] | undefined;
   /** How long the gateway waits for your 200. Default 5,000 ms, as documented. */
-  ackTimeoutMs?: number;
+  ackTimeoutMs?: number | undefined;
   /**
    * Webhook deliveries in flight at once (each attempt holds one while it waits for your answer); the others wait
    * their turn in the sandbox. Default 64: a burst of a bulk send's statuses does not open thousands of
    * connections to your endpoint at once. `Infinity`: no bound.
    */
-  maxDeliveriesInFlight?: number;
+  maxDeliveriesInFlight?: number | undefined;
   /** Called after every delivery attempt. */
-  onDelivery?: (attempt: DeliveryAttempt) => void;
+  onDelivery?: ((attempt: DeliveryAttempt) => void) | undefined;
   /** Called after every `POST /v1/wa/message`, accepted or refused. */
-  onSend?: (send: SandboxSend) => void;
+  onSend?: ((send: SandboxSend) => void) | undefined;
   /**
    * Serve the web inbox and template preview at the sandbox's address (`/` and `/templates`). Default
    * `false` here; the `wa-gateway sandbox` command turns it on.
    */
-  inbox?: boolean;
+  inbox?: boolean | undefined;
   /** Secret keys the public API's template create accepts. Default `['sk_org_sandbox']`. */
-  secretKeys?: readonly string[];
+  secretKeys?: readonly string[] | undefined;
   /**
    * How long a created template stays `PENDING` before its plan's outcome (`APPROVED` by default), in ms.
    * Default 500. Choose another outcome per template with `sandbox.templates.plan(name, plan)`.
    */
-  templateApprovalMs?: number;
+  templateApprovalMs?: number | undefined;
   /**
    * The conversation platform, served at `${url}/platform` (`platformUrl`) and `${url}/platform-stream`
    * (`streamUrl`) by the same `PlatformSimulator` as `createPlatformHandlers`; these are its options (users,
    * seeded conversations and messages...). Default: served, one user `agent@example.com` / `secret-password`.
    * `false` serves no platform.
    */
-  platform?: false | Omit<PlatformHandlersOptions, 'platformUrl' | 'streamUrl' | 'catchAll'>;
+  platform?: false | Omit<PlatformHandlersOptions, 'platformUrl' | 'streamUrl' | 'catchAll'> | undefined;
   /**
    * The inbox draws each campaign of this tracker as a funnel chart that updates live (see docs/campaigns.md); given
    * a `CampaignQueue` (`wa-gateway-sdk/redis`), each campaign's queue too: its state and why it is paused, queued,
    * in flight, in doubt (docs/campaigns-at-scale.md).
    */
-  campaigns?: CampaignTracker | CampaignQueueView;
+  campaigns?: CampaignTracker | CampaignQueueView | undefined;
 }
 
 /** The platform a sandbox serves: what to give `PlatformClient`, and the simulator behind it. */
