@@ -95,7 +95,11 @@ describe('one app, both builds', () => {
         ],
       }));
     `);
-    expect(result).toEqual({ twoCopies: true, across: [true, true], negatives: [false, false, false, false] });
+    expect(result).toEqual({
+      twoCopies: true,
+      across: [true, true],
+      negatives: [false, false, false, false],
+    });
   });
 
   it('without @opentelemetry/api resolvable, a client loads and sends (tracing is simply off)', async () => {
