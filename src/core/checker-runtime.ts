@@ -71,6 +71,21 @@ export const isObject = (function isObject(value: unknown): value is Record<stri
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 });
 
+/**
+ * An object zod would return as it is: a plain object (`Object.prototype`; no array has it) without an own
+ * `__proto__` key, which zod's copy drops. The generated "returned as received" predicates start with it.
+ */
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+export const isPlainObject = (function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype && !Object.hasOwn(value, '__proto__');
+});
+
+/** Absent or a string: what zod returns unchanged for an optional string, the commonest test of the predicates. */
+// biome-ignore format: in parentheses, V8 compiles it with the module rather than on a first delivery (docs/benchmarks.md)
+export const isOptionalString = (function isOptionalString(value: unknown): value is string | undefined {
+  return value === undefined || typeof value === 'string';
+});
+
 /** The length a length check compares: code points for a string near the bound (zod's own rule), else `length`. */
 export function lengthFor(value: { length: unknown }, bound: number): unknown {
   const units = value.length;

@@ -25,6 +25,7 @@ import { DEFAULT_DEDUPE_TTL_MS } from '../webhooks/dedup.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import { createWebhookHandler } from '../webhooks/fetch-handler.js';
 import {
+  dedupeKeyOf,
   resolveWebhookLogger,
   type WebhookHandlerOptions,
   type WebhookPlatformContext,
@@ -264,7 +265,7 @@ function createInbox<H>(
       const why = outageReason(client) ?? `its status is ${client.status}`;
       throw new InboxError(`Redis at ${whereOf(client)} is not connected (${why})`, 'unavailable');
     }
-    const key = dedupeKey(event);
+    const key = await dedupeKeyOf(dedupeKey, event);
     await addJob(bull, event, key, keepMs, timeoutMs);
   };
   // Events not stored since the last one that was: the receiver's failed enqueue is logged once per run of them.

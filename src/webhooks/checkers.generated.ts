@@ -5,63 +5,61 @@
 /* eslint-disable */
 // @ts-nocheck
 
-import { abortedSince, arrayOf, caughtOf, checkedUnder, defaultOf, explicitlyAbortedSince, isObject, lengthFor, lengthOrigin, lenientKey, literalOf, nullableOf, objectFields, optionalKey, optionalOf, requiredKey, typeIssue, wrongType, type RawIssue } from '../core/checker-runtime.js';
+import { abortedSince, arrayOf, caughtOf, checkedUnder, defaultOf, explicitlyAbortedSince, isObject, isOptionalString, isPlainObject, lengthFor, lengthOrigin, lenientKey, literalOf, nullableOf, objectFields, optionalKey, optionalOf, requiredKey, typeIssue, wrongType, type RawIssue } from '../core/checker-runtime.js';
 import { isNonEmptyString, isString, wrapUnknownKind } from './wire-rules.js';
 import type { AccountUpdateValue, TemplateStatusValue, WebhookContact, WebhookEnvelope, WebhookMetadata, WebhookStatus } from './schemas.js';
 
-const O0 = Object.prototype;
+const A0 = Array.prototype;
 const G1 = Object.getPrototypeOf;
-const H2 = Object.hasOwn;
-const P3 = "__proto__";
-const A4 = Array.prototype;
-const T5 = ["object", "Invalid input: expected object, received "];
-const N6 = "Invalid input: expected nonoptional, received undefined";
-const T7 = ["string", "Invalid input: expected string, received "];
-const T8 = ["number", "Invalid input: expected number, received "];
-const T9 = ["array", "Invalid input: expected array, received "];
-const T10 = ["boolean", "Invalid input: expected boolean, received "];
-const L11 = "Invalid input: expected ";
+const T2 = ["object", "Invalid input: expected object, received "];
+const N3 = "Invalid input: expected nonoptional, received undefined";
+const T4 = ["string", "Invalid input: expected string, received "];
+const T5 = ["number", "Invalid input: expected number, received "];
+const T6 = ["array", "Invalid input: expected array, received "];
+const T7 = ["boolean", "Invalid input: expected boolean, received "];
+const P8 = "__proto__";
+const L9 = "Invalid input: expected ";
 
 const p0 = (function p0(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3);
+  return isPlainObject(v);
 });
 const p1 = (function p1(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+  return isPlainObject(v) &&
     (x = v["field"], typeof x === 'string') &&
     (x = v["value"], p0(x));
 });
 const p2 = (function p2(v) {
-  if (!Array.isArray(v) || G1(v) !== A4) return false;
+  if (!Array.isArray(v) || G1(v) !== A0) return false;
   for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(p1(x))) return false; }
   return true;
 });
 const p3 = (function p3(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+  return isPlainObject(v) &&
     (x = v["id"], x === undefined || (typeof x === 'string') || (typeof x === 'number' && Number.isFinite(x))) &&
     (x = v["changes"], p2(x));
 });
 const p4 = (function p4(v) {
-  if (!Array.isArray(v) || G1(v) !== A4) return false;
+  if (!Array.isArray(v) || G1(v) !== A0) return false;
   for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(p3(x))) return false; }
   return true;
 });
 const p5 = (function p5(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
-    (x = v["object"], x === undefined || typeof x === 'string') &&
+  return isPlainObject(v) &&
+    (x = v["object"], isOptionalString(x)) &&
     (x = v["entry"], p4(x));
 });
 function c0(v, iss) {
-  if (typeof v !== 'string') return wrongType(v, iss, T7);
+  if (typeof v !== 'string') return wrongType(v, iss, T4);
   return v;
 }
 const c1 = optionalOf(c0);
 const c2 = caughtOf(c1, undefined);
 function c3(v, iss) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T8);
+  if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T5);
   return v;
 }
 function c4(v, iss) {
@@ -80,101 +78,101 @@ const c5 = optionalOf(c4);
 const c6 = caughtOf(c5, undefined);
 const c7 = caughtOf(c0, "");
 const c8 = (function c8(v, iss) {
-  return p0(v) ? v : objectFields(v, iss, T5, []);
+  return p0(v) ? v : objectFields(v, iss, T2, []);
 });
 const c9 = (function c9(v, iss) {
-  return p1(v) ? v : objectFields(v, iss, T5, [["field", c7, 1], ["value", c8, N6]]);
+  return p1(v) ? v : objectFields(v, iss, T2, [["field", c7, 1], ["value", c8, N3]]);
 });
-const c10 = arrayOf(c9, T9);
+const c10 = arrayOf(c9, T6);
 const c11 = (function c11(v, iss) {
-  return p3(v) ? v : objectFields(v, iss, T5, [["id", c6, 0], ["changes", c10, N6]]);
+  return p3(v) ? v : objectFields(v, iss, T2, [["id", c6, 0], ["changes", c10, N3]]);
 });
-const c12 = arrayOf(c11, T9);
+const c12 = arrayOf(c11, T6);
 const c13 = (function c13(v, iss) {
-  return p5(v) ? v : objectFields(v, iss, T5, [["object", c2, 0], ["entry", c12, N6]]);
+  return p5(v) ? v : objectFields(v, iss, T2, [["object", c2, 0], ["entry", c12, N3]]);
 });
 const p6 = (function p6(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+  return isPlainObject(v) &&
     (x = v["phone_number_id"], typeof x === 'string') &&
-    (x = v["display_phone_number"], x === undefined || typeof x === 'string');
+    (x = v["display_phone_number"], isOptionalString(x));
 });
 const c14 = (function c14(v, iss) {
-  return p6(v) ? v : objectFields(v, iss, T5, [["phone_number_id", c0, N6], ["display_phone_number", c1, 0]]);
+  return p6(v) ? v : objectFields(v, iss, T2, [["phone_number_id", c0, N3], ["display_phone_number", c1, 0]]);
 });
 const p7 = (function p7(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
-    (x = v["name"], x === undefined || typeof x === 'string') &&
-    (x = v["username"], x === undefined || typeof x === 'string');
+  return isPlainObject(v) &&
+    (x = v["name"], isOptionalString(x)) &&
+    (x = v["username"], isOptionalString(x));
 });
 const p8 = (function p8(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
-    (x = v["wa_id"], x === undefined || typeof x === 'string') &&
-    (x = v["user_id"], x === undefined || typeof x === 'string') &&
-    (x = v["parent_user_id"], x === undefined || typeof x === 'string') &&
+  return isPlainObject(v) &&
+    (x = v["wa_id"], isOptionalString(x)) &&
+    (x = v["user_id"], isOptionalString(x)) &&
+    (x = v["parent_user_id"], isOptionalString(x)) &&
     (x = v["profile"], x === undefined || p7(x));
 });
 const c15 = (function c15(v, iss) {
-  return p7(v) ? v : objectFields(v, iss, T5, [["name", c1, 0], ["username", c1, 0]]);
+  return p7(v) ? v : objectFields(v, iss, T2, [["name", c1, 0], ["username", c1, 0]]);
 });
 const c16 = optionalOf(c15);
 const c17 = (function c17(v, iss) {
-  return p8(v) ? v : objectFields(v, iss, T5, [["wa_id", c1, 0], ["user_id", c1, 0], ["parent_user_id", c1, 0], ["profile", c16, 0]]);
+  return p8(v) ? v : objectFields(v, iss, T2, [["wa_id", c1, 0], ["user_id", c1, 0], ["parent_user_id", c1, 0], ["profile", c16, 0]]);
 });
 const p9 = (function p9(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+  return isPlainObject(v) &&
     (x = v["type"], x === undefined || x !== undefined && isString(x));
 });
 const p10 = (function p10(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
-    (x = v["id"], x === undefined || typeof x === 'string') &&
+  return isPlainObject(v) &&
+    (x = v["id"], isOptionalString(x)) &&
     (x = v["origin"], x === undefined || p9(x));
 });
 const p11 = (function p11(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+  return isPlainObject(v) &&
     (x = v["billable"], x === undefined || typeof x === 'boolean') &&
-    (x = v["pricing_model"], x === undefined || typeof x === 'string') &&
-    (x = v["category"], x === undefined || typeof x === 'string');
+    (x = v["pricing_model"], isOptionalString(x)) &&
+    (x = v["category"], isOptionalString(x));
 });
 const p12 = (function p12(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
-    (x = v["details"], x === undefined || typeof x === 'string');
+  return isPlainObject(v) &&
+    (x = v["details"], isOptionalString(x));
 });
 const p13 = (function p13(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+  return isPlainObject(v) &&
     (x = v["code"], Number.isSafeInteger(x)) &&
     (x = v["title"], typeof x === 'string') &&
-    (x = v["message"], x === undefined || typeof x === 'string') &&
+    (x = v["message"], isOptionalString(x)) &&
     (x = v["error_data"], x === undefined || p12(x));
 });
 const p14 = (function p14(v) {
-  if (!Array.isArray(v) || G1(v) !== A4) return false;
+  if (!Array.isArray(v) || G1(v) !== A0) return false;
   for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(p13(x))) return false; }
   return true;
 });
 const p15 = (function p15(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+  return isPlainObject(v) &&
     (x = v["id"], typeof x === 'string' && x.length >= 1) &&
     (x = v["status"], x !== undefined && isNonEmptyString(x)) &&
     (x = v["timestamp"], (typeof x === 'string') || (typeof x === 'number' && Number.isFinite(x))) &&
-    (x = v["recipient_id"], x === undefined || typeof x === 'string') &&
-    (x = v["recipient_user_id"], x === undefined || typeof x === 'string') &&
-    (x = v["parent_recipient_user_id"], x === undefined || typeof x === 'string') &&
+    (x = v["recipient_id"], isOptionalString(x)) &&
+    (x = v["recipient_user_id"], isOptionalString(x)) &&
+    (x = v["parent_recipient_user_id"], isOptionalString(x)) &&
     (x = v["conversation"], x === undefined || p10(x)) &&
     (x = v["pricing"], x === undefined || p11(x)) &&
     (x = v["errors"], x === undefined || p14(x));
 });
 function c18(v, iss) {
   const s = iss.length;
-  if (typeof v !== 'string') wrongType(v, iss, T7);
+  if (typeof v !== 'string') wrongType(v, iss, T4);
   if (!explicitlyAbortedSince(iss, s) && v !== null && v !== undefined && v.length !== undefined && !(lengthFor(v, 1) >= 1)) { const o = lengthOrigin(v); iss.push({ origin: o, code: 'too_small', minimum: 1, inclusive: true, path: [], message: o === 'string' ? "Too small: expected string to have >=1 characters" : o === 'array' ? "Too small: expected array to have >=1 items" : "Too small: expected unknown to be >=1", continue: true }); }
   return v;
 }
@@ -188,117 +186,117 @@ function c20(v, iss) {
 }
 const c21 = optionalOf(c20);
 const c22 = (function c22(v, iss) {
-  return p9(v) ? v : objectFields(v, iss, T5, [["type", c21, 0]]);
+  return p9(v) ? v : objectFields(v, iss, T2, [["type", c21, 0]]);
 });
 const c23 = optionalOf(c22);
 const c24 = (function c24(v, iss) {
-  return p10(v) ? v : objectFields(v, iss, T5, [["id", c1, 0], ["origin", c23, 0]]);
+  return p10(v) ? v : objectFields(v, iss, T2, [["id", c1, 0], ["origin", c23, 0]]);
 });
 const c25 = optionalOf(c24);
 function c26(v, iss) {
-  if (typeof v !== 'boolean') return wrongType(v, iss, T10);
+  if (typeof v !== 'boolean') return wrongType(v, iss, T7);
   return v;
 }
 const c27 = optionalOf(c26);
 const c28 = (function c28(v, iss) {
-  return p11(v) ? v : objectFields(v, iss, T5, [["billable", c27, 0], ["pricing_model", c1, 0], ["category", c1, 0]]);
+  return p11(v) ? v : objectFields(v, iss, T2, [["billable", c27, 0], ["pricing_model", c1, 0], ["category", c1, 0]]);
 });
 const c29 = optionalOf(c28);
 function c30(v, iss) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T8);
+  if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType(v, iss, T5);
   if (!Number.isInteger(v)) { iss.push({ expected: 'int', format: 'safeint', code: 'invalid_type', path: [], message: "Invalid input: expected int, received number", continue: false }); return v; }
   if (!Number.isSafeInteger(v)) iss.push(v > 0 ? { code: 'too_big', maximum: 9007199254740991, origin: 'int', inclusive: true, path: [], message: "Too big: expected int to be <=9007199254740991", continue: true } : { code: 'too_small', minimum: -9007199254740991, origin: 'int', inclusive: true, path: [], message: "Too small: expected int to be >=-9007199254740991", continue: true });
   return v;
 }
 const c31 = (function c31(v, iss) {
-  return p12(v) ? v : objectFields(v, iss, T5, [["details", c1, 0]]);
+  return p12(v) ? v : objectFields(v, iss, T2, [["details", c1, 0]]);
 });
 const c32 = optionalOf(c31);
 const c33 = (function c33(v, iss) {
-  return p13(v) ? v : objectFields(v, iss, T5, [["code", c30, N6], ["title", c0, N6], ["message", c1, 0], ["error_data", c32, 0]]);
+  return p13(v) ? v : objectFields(v, iss, T2, [["code", c30, N3], ["title", c0, N3], ["message", c1, 0], ["error_data", c32, 0]]);
 });
-const c34 = arrayOf(c33, T9);
+const c34 = arrayOf(c33, T6);
 const c35 = optionalOf(c34);
 const c36 = (function c36(v, iss) {
-  return p15(v) ? v : objectFields(v, iss, T5, [["id", c18, N6], ["status", c19, N6], ["timestamp", c4, N6], ["recipient_id", c1, 0], ["recipient_user_id", c1, 0], ["parent_recipient_user_id", c1, 0], ["conversation", c25, 0], ["pricing", c29, 0], ["errors", c35, 0]]);
+  return p15(v) ? v : objectFields(v, iss, T2, [["id", c18, N3], ["status", c19, N3], ["timestamp", c4, N3], ["recipient_id", c1, 0], ["recipient_user_id", c1, 0], ["parent_recipient_user_id", c1, 0], ["conversation", c25, 0], ["pricing", c29, 0], ["errors", c35, 0]]);
 });
 const c37 = nullableOf(c0);
 const c38 = defaultOf(c37, null);
 function c39(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["event"];
-  if (x0 !== undefined && isNonEmptyString(x0)) out["event"] = x0; else requiredKey(v, out, "event", c19, iss, N6);
+  if (x0 !== undefined && isNonEmptyString(x0)) out["event"] = x0; else requiredKey(v, out, "event", c19, iss, N3);
   const x1 = v["message_template_id"];
-  if (typeof x1 === 'number' && Number.isFinite(x1)) out["message_template_id"] = x1; else requiredKey(v, out, "message_template_id", c3, iss, N6);
+  if (typeof x1 === 'number' && Number.isFinite(x1)) out["message_template_id"] = x1; else requiredKey(v, out, "message_template_id", c3, iss, N3);
   const x2 = v["message_template_name"];
   if (typeof x2 === 'string') out["message_template_name"] = x2; else if (x2 !== undefined || "message_template_name" in v) optionalKey(v, out, "message_template_name", c1, iss);
   const x3 = v["message_template_language"];
   if (typeof x3 === 'string') out["message_template_language"] = x3; else if (x3 !== undefined || "message_template_language" in v) optionalKey(v, out, "message_template_language", c1, iss);
   const x4 = v["reason"];
   if (x4 === null || typeof x4 === 'string') out["reason"] = x4; else lenientKey(v, out, "reason", c38, iss, true);
-  for (const k in v) if (k !== "event" && k !== "message_template_id" && k !== "message_template_name" && k !== "message_template_language" && k !== "reason" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "event" && k !== "message_template_id" && k !== "message_template_name" && k !== "message_template_language" && k !== "reason" && k !== P8) out[k] = v[k];
   return out;
 }
 function c40(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["waba_ban_state"];
   if (typeof x0 === 'string') out["waba_ban_state"] = x0; else if (x0 !== undefined || "waba_ban_state" in v) optionalKey(v, out, "waba_ban_state", c1, iss);
   const x1 = v["waba_ban_date"];
   if (typeof x1 === 'string') out["waba_ban_date"] = x1; else if (x1 !== undefined || "waba_ban_date" in v) optionalKey(v, out, "waba_ban_date", c1, iss);
-  for (const k in v) if (k !== "waba_ban_state" && k !== "waba_ban_date" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "waba_ban_state" && k !== "waba_ban_date" && k !== P8) out[k] = v[k];
   return out;
 }
 const c41 = optionalOf(c40);
 function c42(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["phone_number"];
   if (typeof x0 === 'string') out["phone_number"] = x0; else if (x0 !== undefined || "phone_number" in v) optionalKey(v, out, "phone_number", c1, iss);
   const x1 = v["event"];
-  if (typeof x1 === 'string' && x1.length >= 1) out["event"] = x1; else requiredKey(v, out, "event", c18, iss, N6);
+  if (typeof x1 === 'string' && x1.length >= 1) out["event"] = x1; else requiredKey(v, out, "event", c18, iss, N3);
   optionalKey(v, out, "ban_info", c41, iss);
-  for (const k in v) if (k !== "phone_number" && k !== "event" && k !== "ban_info" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "phone_number" && k !== "event" && k !== "ban_info" && k !== P8) out[k] = v[k];
   return out;
 }
 const p16 = (function p16(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
-    (x = v["from"], x === undefined || typeof x === 'string') &&
-    (x = v["id"], x === undefined || typeof x === 'string');
+  return isPlainObject(v) &&
+    (x = v["from"], isOptionalString(x)) &&
+    (x = v["id"], isOptionalString(x));
 });
 const p17 = (function p17(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+  return isPlainObject(v) &&
     (x = v["body"], typeof x === 'string');
 });
 const p18 = (function p18(v) {
   let x;
-  return isObject(v) && G1(v) === O0 && !H2(v, P3) &&
+  return isPlainObject(v) &&
     (x = v["id"], typeof x === 'string' && x.length >= 1) &&
-    (x = v["from"], x === undefined || typeof x === 'string') &&
-    (x = v["from_user_id"], x === undefined || typeof x === 'string') &&
-    (x = v["from_parent_user_id"], x === undefined || typeof x === 'string') &&
+    (x = v["from"], isOptionalString(x)) &&
+    (x = v["from_user_id"], isOptionalString(x)) &&
+    (x = v["from_parent_user_id"], isOptionalString(x)) &&
     (x = v["timestamp"], (typeof x === 'string') || (typeof x === 'number' && Number.isFinite(x))) &&
     (x = v["context"], x === undefined || p16(x)) &&
     (x = v["type"], x === "text") &&
     (x = v["text"], p17(x));
 });
 const c43 = (function c43(v, iss) {
-  return p16(v) ? v : objectFields(v, iss, T5, [["from", c1, 0], ["id", c1, 0]]);
+  return p16(v) ? v : objectFields(v, iss, T2, [["from", c1, 0], ["id", c1, 0]]);
 });
 const c44 = optionalOf(c43);
-const c45 = literalOf("text", L11);
+const c45 = literalOf("text", L9);
 const c46 = (function c46(v, iss) {
-  return p17(v) ? v : objectFields(v, iss, T5, [["body", c0, N6]]);
+  return p17(v) ? v : objectFields(v, iss, T2, [["body", c0, N3]]);
 });
 const c47 = (function c47(v, iss) {
-  return p18(v) ? v : objectFields(v, iss, T5, [["id", c18, N6], ["from", c1, 0], ["from_user_id", c1, 0], ["from_parent_user_id", c1, 0], ["timestamp", c4, N6], ["context", c44, 0], ["type", c45, N6], ["text", c46, N6]]);
+  return p18(v) ? v : objectFields(v, iss, T2, [["id", c18, N3], ["from", c1, 0], ["from_user_id", c1, 0], ["from_parent_user_id", c1, 0], ["timestamp", c4, N3], ["context", c44, 0], ["type", c45, N3], ["text", c46, N3]]);
 });
 function f0(v, out, iss) {
   const x0 = v["id"];
-  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N6);
+  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N3);
   const x1 = v["from"];
   if (typeof x1 === 'string') out["from"] = x1; else if (x1 !== undefined || "from" in v) optionalKey(v, out, "from", c1, iss);
   const x2 = v["from_user_id"];
@@ -306,42 +304,42 @@ function f0(v, out, iss) {
   const x3 = v["from_parent_user_id"];
   if (typeof x3 === 'string') out["from_parent_user_id"] = x3; else if (x3 !== undefined || "from_parent_user_id" in v) optionalKey(v, out, "from_parent_user_id", c1, iss);
   const x4 = v["timestamp"];
-  if ((typeof x4 === 'string') || (typeof x4 === 'number' && Number.isFinite(x4))) out["timestamp"] = x4; else requiredKey(v, out, "timestamp", c4, iss, N6);
+  if ((typeof x4 === 'string') || (typeof x4 === 'number' && Number.isFinite(x4))) out["timestamp"] = x4; else requiredKey(v, out, "timestamp", c4, iss, N3);
   const x5 = v["context"];
   if (p16(x5)) out["context"] = x5; else if (x5 !== undefined || "context" in v) optionalKey(v, out, "context", c44, iss);
 }
 function f0k(k) {
   return k === "id" || k === "from" || k === "from_user_id" || k === "from_parent_user_id" || k === "timestamp" || k === "context";
 }
-const c48 = literalOf("image", L11);
+const c48 = literalOf("image", L9);
 function c49(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["id"];
-  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N6);
+  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N3);
   const x1 = v["mime_type"];
   if (x1 !== undefined && isString(x1)) out["mime_type"] = x1; else if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c21, iss);
   const x2 = v["sha256"];
   if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
   const x3 = v["caption"];
   if (typeof x3 === 'string') out["caption"] = x3; else if (x3 !== undefined || "caption" in v) optionalKey(v, out, "caption", c1, iss);
-  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "caption" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "caption" && k !== P8) out[k] = v[k];
   return out;
 }
 function c50(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "image") out["type"] = x6; else requiredKey(v, out, "type", c48, iss, N6);
+  if (x6 === "image") out["type"] = x6; else requiredKey(v, out, "type", c48, iss, N3);
   out["image"] = checkedUnder(v["image"], c49, iss, "image");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "image" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "image" && k !== P8) out[k] = v[k];
   return out;
 }
-const c51 = literalOf("audio", L11);
+const c51 = literalOf("audio", L9);
 function f1(v, out, iss) {
   const x0 = v["id"];
-  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N6);
+  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N3);
   const x1 = v["mime_type"];
   if (typeof x1 === 'string') out["mime_type"] = x1; else if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c1, iss);
   const x2 = v["sha256"];
@@ -351,124 +349,124 @@ function f1k(k) {
   return k === "id" || k === "mime_type" || k === "sha256";
 }
 function c52(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f1(v, out, iss);
   const x3 = v["voice"];
   if (typeof x3 === 'boolean') out["voice"] = x3; else if (x3 !== undefined || "voice" in v) optionalKey(v, out, "voice", c27, iss);
-  for (const k in v) if (!f1k(k) && k !== "voice" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f1k(k) && k !== "voice" && k !== P8) out[k] = v[k];
   return out;
 }
 function c53(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "audio") out["type"] = x6; else requiredKey(v, out, "type", c51, iss, N6);
+  if (x6 === "audio") out["type"] = x6; else requiredKey(v, out, "type", c51, iss, N3);
   out["audio"] = checkedUnder(v["audio"], c52, iss, "audio");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "audio" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "audio" && k !== P8) out[k] = v[k];
   return out;
 }
-const c54 = literalOf("document", L11);
+const c54 = literalOf("document", L9);
 function c55(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f1(v, out, iss);
   const x3 = v["filename"];
   if (typeof x3 === 'string') out["filename"] = x3; else if (x3 !== undefined || "filename" in v) optionalKey(v, out, "filename", c1, iss);
   const x4 = v["caption"];
   if (typeof x4 === 'string') out["caption"] = x4; else if (x4 !== undefined || "caption" in v) optionalKey(v, out, "caption", c1, iss);
-  for (const k in v) if (!f1k(k) && k !== "filename" && k !== "caption" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f1k(k) && k !== "filename" && k !== "caption" && k !== P8) out[k] = v[k];
   return out;
 }
 function c56(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "document") out["type"] = x6; else requiredKey(v, out, "type", c54, iss, N6);
+  if (x6 === "document") out["type"] = x6; else requiredKey(v, out, "type", c54, iss, N3);
   out["document"] = checkedUnder(v["document"], c55, iss, "document");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "document" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "document" && k !== P8) out[k] = v[k];
   return out;
 }
-const c57 = literalOf("video", L11);
+const c57 = literalOf("video", L9);
 function c58(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "video") out["type"] = x6; else requiredKey(v, out, "type", c57, iss, N6);
+  if (x6 === "video") out["type"] = x6; else requiredKey(v, out, "type", c57, iss, N3);
   out["video"] = checkedUnder(v["video"], c49, iss, "video");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "video" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "video" && k !== P8) out[k] = v[k];
   return out;
 }
-const c59 = literalOf("sticker", L11);
+const c59 = literalOf("sticker", L9);
 function c60(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["id"];
-  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N6);
+  if (typeof x0 === 'string' && x0.length >= 1) out["id"] = x0; else requiredKey(v, out, "id", c18, iss, N3);
   const x1 = v["mime_type"];
   if (x1 !== undefined && isString(x1)) out["mime_type"] = x1; else if (x1 !== undefined || "mime_type" in v) optionalKey(v, out, "mime_type", c21, iss);
   const x2 = v["sha256"];
   if (typeof x2 === 'string') out["sha256"] = x2; else if (x2 !== undefined || "sha256" in v) optionalKey(v, out, "sha256", c1, iss);
   const x3 = v["animated"];
   if (typeof x3 === 'boolean') out["animated"] = x3; else if (x3 !== undefined || "animated" in v) optionalKey(v, out, "animated", c27, iss);
-  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "animated" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "mime_type" && k !== "sha256" && k !== "animated" && k !== P8) out[k] = v[k];
   return out;
 }
 function c61(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "sticker") out["type"] = x6; else requiredKey(v, out, "type", c59, iss, N6);
+  if (x6 === "sticker") out["type"] = x6; else requiredKey(v, out, "type", c59, iss, N3);
   out["sticker"] = checkedUnder(v["sticker"], c60, iss, "sticker");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "sticker" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "sticker" && k !== P8) out[k] = v[k];
   return out;
 }
-const c62 = literalOf("location", L11);
+const c62 = literalOf("location", L9);
 function c63(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["latitude"];
-  if (typeof x0 === 'number' && Number.isFinite(x0)) out["latitude"] = x0; else requiredKey(v, out, "latitude", c3, iss, N6);
+  if (typeof x0 === 'number' && Number.isFinite(x0)) out["latitude"] = x0; else requiredKey(v, out, "latitude", c3, iss, N3);
   const x1 = v["longitude"];
-  if (typeof x1 === 'number' && Number.isFinite(x1)) out["longitude"] = x1; else requiredKey(v, out, "longitude", c3, iss, N6);
+  if (typeof x1 === 'number' && Number.isFinite(x1)) out["longitude"] = x1; else requiredKey(v, out, "longitude", c3, iss, N3);
   const x2 = v["name"];
   if (typeof x2 === 'string') out["name"] = x2; else if (x2 !== undefined || "name" in v) optionalKey(v, out, "name", c1, iss);
   const x3 = v["address"];
   if (typeof x3 === 'string') out["address"] = x3; else if (x3 !== undefined || "address" in v) optionalKey(v, out, "address", c1, iss);
   const x4 = v["url"];
   if (typeof x4 === 'string') out["url"] = x4; else if (x4 !== undefined || "url" in v) optionalKey(v, out, "url", c1, iss);
-  for (const k in v) if (k !== "latitude" && k !== "longitude" && k !== "name" && k !== "address" && k !== "url" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "latitude" && k !== "longitude" && k !== "name" && k !== "address" && k !== "url" && k !== P8) out[k] = v[k];
   return out;
 }
 function c64(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "location") out["type"] = x6; else requiredKey(v, out, "type", c62, iss, N6);
+  if (x6 === "location") out["type"] = x6; else requiredKey(v, out, "type", c62, iss, N3);
   out["location"] = checkedUnder(v["location"], c63, iss, "location");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "location" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "location" && k !== P8) out[k] = v[k];
   return out;
 }
-const c65 = literalOf("contacts", L11);
+const c65 = literalOf("contacts", L9);
 function c66(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["formatted_name"];
-  if (typeof x0 === 'string') out["formatted_name"] = x0; else requiredKey(v, out, "formatted_name", c0, iss, N6);
+  if (typeof x0 === 'string') out["formatted_name"] = x0; else requiredKey(v, out, "formatted_name", c0, iss, N3);
   const x1 = v["first_name"];
   if (typeof x1 === 'string') out["first_name"] = x1; else if (x1 !== undefined || "first_name" in v) optionalKey(v, out, "first_name", c1, iss);
   const x2 = v["last_name"];
   if (typeof x2 === 'string') out["last_name"] = x2; else if (x2 !== undefined || "last_name" in v) optionalKey(v, out, "last_name", c1, iss);
-  for (const k in v) if (k !== "formatted_name" && k !== "first_name" && k !== "last_name" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "formatted_name" && k !== "first_name" && k !== "last_name" && k !== P8) out[k] = v[k];
   return out;
 }
 function c67(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["phone"];
   if (typeof x0 === 'string') out["phone"] = x0; else if (x0 !== undefined || "phone" in v) optionalKey(v, out, "phone", c1, iss);
@@ -476,109 +474,109 @@ function c67(v, iss) {
   if (typeof x1 === 'string') out["type"] = x1; else if (x1 !== undefined || "type" in v) optionalKey(v, out, "type", c1, iss);
   const x2 = v["wa_id"];
   if (typeof x2 === 'string') out["wa_id"] = x2; else if (x2 !== undefined || "wa_id" in v) optionalKey(v, out, "wa_id", c1, iss);
-  for (const k in v) if (k !== "phone" && k !== "type" && k !== "wa_id" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "phone" && k !== "type" && k !== "wa_id" && k !== P8) out[k] = v[k];
   return out;
 }
-const c68 = arrayOf(c67, T9);
+const c68 = arrayOf(c67, T6);
 const c69 = optionalOf(c68);
 function c70(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["email"];
   if (typeof x0 === 'string') out["email"] = x0; else if (x0 !== undefined || "email" in v) optionalKey(v, out, "email", c1, iss);
   const x1 = v["type"];
   if (typeof x1 === 'string') out["type"] = x1; else if (x1 !== undefined || "type" in v) optionalKey(v, out, "type", c1, iss);
-  for (const k in v) if (k !== "email" && k !== "type" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "email" && k !== "type" && k !== P8) out[k] = v[k];
   return out;
 }
-const c71 = arrayOf(c70, T9);
+const c71 = arrayOf(c70, T6);
 const c72 = optionalOf(c71);
 function c73(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   out["name"] = checkedUnder(v["name"], c66, iss, "name");
   optionalKey(v, out, "phones", c69, iss);
   optionalKey(v, out, "emails", c72, iss);
-  for (const k in v) if (k !== "name" && k !== "phones" && k !== "emails" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "name" && k !== "phones" && k !== "emails" && k !== P8) out[k] = v[k];
   return out;
 }
-const c74 = arrayOf(c73, T9);
+const c74 = arrayOf(c73, T6);
 function c75(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "contacts") out["type"] = x6; else requiredKey(v, out, "type", c65, iss, N6);
+  if (x6 === "contacts") out["type"] = x6; else requiredKey(v, out, "type", c65, iss, N3);
   out["contacts"] = checkedUnder(v["contacts"], c74, iss, "contacts");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "contacts" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "contacts" && k !== P8) out[k] = v[k];
   return out;
 }
-const c76 = literalOf("interactive", L11);
+const c76 = literalOf("interactive", L9);
 function c77(v, iss) {
   return wrapUnknownKind(v);
 }
-const c78 = literalOf("button_reply", L11);
+const c78 = literalOf("button_reply", L9);
 function c79(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["id"];
-  if (typeof x0 === 'string') out["id"] = x0; else requiredKey(v, out, "id", c0, iss, N6);
+  if (typeof x0 === 'string') out["id"] = x0; else requiredKey(v, out, "id", c0, iss, N3);
   const x1 = v["title"];
-  if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N6);
-  for (const k in v) if (k !== "id" && k !== "title" && k !== P3) out[k] = v[k];
+  if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N3);
+  for (const k in v) if (k !== "id" && k !== "title" && k !== P8) out[k] = v[k];
   return out;
 }
 function c80(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["type"];
-  if (x0 === "button_reply") out["type"] = x0; else requiredKey(v, out, "type", c78, iss, N6);
+  if (x0 === "button_reply") out["type"] = x0; else requiredKey(v, out, "type", c78, iss, N3);
   out["button_reply"] = checkedUnder(v["button_reply"], c79, iss, "button_reply");
-  for (const k in v) if (k !== "type" && k !== "button_reply" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "type" && k !== "button_reply" && k !== P8) out[k] = v[k];
   return out;
 }
-const c81 = literalOf("list_reply", L11);
+const c81 = literalOf("list_reply", L9);
 function c82(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["id"];
-  if (typeof x0 === 'string') out["id"] = x0; else requiredKey(v, out, "id", c0, iss, N6);
+  if (typeof x0 === 'string') out["id"] = x0; else requiredKey(v, out, "id", c0, iss, N3);
   const x1 = v["title"];
-  if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N6);
+  if (typeof x1 === 'string') out["title"] = x1; else requiredKey(v, out, "title", c0, iss, N3);
   const x2 = v["description"];
   if (typeof x2 === 'string') out["description"] = x2; else if (x2 !== undefined || "description" in v) optionalKey(v, out, "description", c1, iss);
-  for (const k in v) if (k !== "id" && k !== "title" && k !== "description" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "id" && k !== "title" && k !== "description" && k !== P8) out[k] = v[k];
   return out;
 }
 function c83(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["type"];
-  if (x0 === "list_reply") out["type"] = x0; else requiredKey(v, out, "type", c81, iss, N6);
+  if (x0 === "list_reply") out["type"] = x0; else requiredKey(v, out, "type", c81, iss, N3);
   out["list_reply"] = checkedUnder(v["list_reply"], c82, iss, "list_reply");
-  for (const k in v) if (k !== "type" && k !== "list_reply" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "type" && k !== "list_reply" && k !== P8) out[k] = v[k];
   return out;
 }
-const c84 = literalOf("unknown", L11);
+const c84 = literalOf("unknown", L9);
 function c85(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
-  for (const k in v) if (k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== P8) out[k] = v[k];
   return out;
 }
 function c86(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["type"];
-  if (x0 === "unknown") out["type"] = x0; else requiredKey(v, out, "type", c84, iss, N6);
+  if (x0 === "unknown") out["type"] = x0; else requiredKey(v, out, "type", c84, iss, N3);
   const x1 = v["originalType"];
-  if (typeof x1 === 'string') out["originalType"] = x1; else requiredKey(v, out, "originalType", c0, iss, N6);
+  if (typeof x1 === 'string') out["originalType"] = x1; else requiredKey(v, out, "originalType", c0, iss, N3);
   out["raw"] = checkedUnder(v["raw"], c85, iss, "raw");
-  for (const k in v) if (k !== "type" && k !== "originalType" && k !== "raw" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "type" && k !== "originalType" && k !== "raw" && k !== P8) out[k] = v[k];
   return out;
 }
 function c87(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   switch (v["type"]) {
     case "button_reply": return c80(v, iss);
     case "list_reply": return c83(v, iss);
@@ -594,93 +592,93 @@ function c88(v, iss) {
   return c87(l, iss);
 }
 function c89(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "interactive") out["type"] = x6; else requiredKey(v, out, "type", c76, iss, N6);
+  if (x6 === "interactive") out["type"] = x6; else requiredKey(v, out, "type", c76, iss, N3);
   lenientKey(v, out, "interactive", c88, iss, false);
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "interactive" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "interactive" && k !== P8) out[k] = v[k];
   return out;
 }
-const c90 = literalOf("reaction", L11);
+const c90 = literalOf("reaction", L9);
 function c91(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["message_id"];
-  if (typeof x0 === 'string') out["message_id"] = x0; else requiredKey(v, out, "message_id", c0, iss, N6);
+  if (typeof x0 === 'string') out["message_id"] = x0; else requiredKey(v, out, "message_id", c0, iss, N3);
   const x1 = v["emoji"];
   if (typeof x1 === 'string') out["emoji"] = x1; else if (x1 !== undefined || "emoji" in v) optionalKey(v, out, "emoji", c1, iss);
-  for (const k in v) if (k !== "message_id" && k !== "emoji" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "message_id" && k !== "emoji" && k !== P8) out[k] = v[k];
   return out;
 }
 function c92(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "reaction") out["type"] = x6; else requiredKey(v, out, "type", c90, iss, N6);
+  if (x6 === "reaction") out["type"] = x6; else requiredKey(v, out, "type", c90, iss, N3);
   out["reaction"] = checkedUnder(v["reaction"], c91, iss, "reaction");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "reaction" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "reaction" && k !== P8) out[k] = v[k];
   return out;
 }
-const c93 = literalOf("order", L11);
+const c93 = literalOf("order", L9);
 const c94 = optionalOf(c3);
 function c95(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["product_retailer_id"];
-  if (typeof x0 === 'string') out["product_retailer_id"] = x0; else requiredKey(v, out, "product_retailer_id", c0, iss, N6);
+  if (typeof x0 === 'string') out["product_retailer_id"] = x0; else requiredKey(v, out, "product_retailer_id", c0, iss, N3);
   const x1 = v["quantity"];
-  if (typeof x1 === 'number' && Number.isFinite(x1)) out["quantity"] = x1; else requiredKey(v, out, "quantity", c3, iss, N6);
+  if (typeof x1 === 'number' && Number.isFinite(x1)) out["quantity"] = x1; else requiredKey(v, out, "quantity", c3, iss, N3);
   const x2 = v["item_price"];
   if (typeof x2 === 'number' && Number.isFinite(x2)) out["item_price"] = x2; else if (x2 !== undefined || "item_price" in v) optionalKey(v, out, "item_price", c94, iss);
   const x3 = v["currency"];
   if (typeof x3 === 'string') out["currency"] = x3; else if (x3 !== undefined || "currency" in v) optionalKey(v, out, "currency", c1, iss);
-  for (const k in v) if (k !== "product_retailer_id" && k !== "quantity" && k !== "item_price" && k !== "currency" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "product_retailer_id" && k !== "quantity" && k !== "item_price" && k !== "currency" && k !== P8) out[k] = v[k];
   return out;
 }
-const c96 = arrayOf(c95, T9);
+const c96 = arrayOf(c95, T6);
 function c97(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["catalog_id"];
   if (typeof x0 === 'string') out["catalog_id"] = x0; else if (x0 !== undefined || "catalog_id" in v) optionalKey(v, out, "catalog_id", c1, iss);
   const x1 = v["text"];
   if (typeof x1 === 'string') out["text"] = x1; else if (x1 !== undefined || "text" in v) optionalKey(v, out, "text", c1, iss);
   out["product_items"] = checkedUnder(v["product_items"], c96, iss, "product_items");
-  for (const k in v) if (k !== "catalog_id" && k !== "text" && k !== "product_items" && k !== P3) out[k] = v[k];
+  for (const k in v) if (k !== "catalog_id" && k !== "text" && k !== "product_items" && k !== P8) out[k] = v[k];
   return out;
 }
 function c98(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "order") out["type"] = x6; else requiredKey(v, out, "type", c93, iss, N6);
+  if (x6 === "order") out["type"] = x6; else requiredKey(v, out, "type", c93, iss, N3);
   out["order"] = checkedUnder(v["order"], c97, iss, "order");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "order" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "order" && k !== P8) out[k] = v[k];
   return out;
 }
-const c99 = literalOf("button", L11);
+const c99 = literalOf("button", L9);
 function c100(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   const x0 = v["payload"];
-  if (typeof x0 === 'string') out["payload"] = x0; else requiredKey(v, out, "payload", c0, iss, N6);
+  if (typeof x0 === 'string') out["payload"] = x0; else requiredKey(v, out, "payload", c0, iss, N3);
   const x1 = v["text"];
-  if (typeof x1 === 'string') out["text"] = x1; else requiredKey(v, out, "text", c0, iss, N6);
-  for (const k in v) if (k !== "payload" && k !== "text" && k !== P3) out[k] = v[k];
+  if (typeof x1 === 'string') out["text"] = x1; else requiredKey(v, out, "text", c0, iss, N3);
+  for (const k in v) if (k !== "payload" && k !== "text" && k !== P8) out[k] = v[k];
   return out;
 }
 function c101(v, iss) {
-  if (!isObject(v)) return wrongType(v, iss, T5);
+  if (!isObject(v)) return wrongType(v, iss, T2);
   const out = {};
   f0(v, out, iss);
   const x6 = v["type"];
-  if (x6 === "button") out["type"] = x6; else requiredKey(v, out, "type", c99, iss, N6);
+  if (x6 === "button") out["type"] = x6; else requiredKey(v, out, "type", c99, iss, N3);
   out["button"] = checkedUnder(v["button"], c100, iss, "button");
-  for (const k in v) if (!f0k(k) && k !== "type" && k !== "button" && k !== P3) out[k] = v[k];
+  for (const k in v) if (!f0k(k) && k !== "type" && k !== "button" && k !== P8) out[k] = v[k];
   return out;
 }
 

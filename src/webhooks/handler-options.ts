@@ -98,9 +98,12 @@ export interface WebhookHandlerOptions {
   claimLeaseMs?: number | undefined;
   /**
    * The key an event is deduped on. Default: `event.idempotencyKey`. Return `null`/`undefined` to run an event
-   * without deduplication.
+   * without deduplication. It may be async (a key that needs a lookup). Anything but a string, `null` or
+   * `undefined`, or a throw, fails the event (500, `onError`), as a run without its dedupe would be a second run.
    */
-  dedupeKey?: ((event: WebhookEvent) => string | null | undefined) | undefined;
+  dedupeKey?:
+    | ((event: WebhookEvent) => string | null | undefined | PromiseLike<string | null | undefined>)
+    | undefined;
   /**
    * What to do with an event when the dedupe store cannot be reached (its `claim` fails, e.g. Redis is down).
    * `'process'` (default): run `onEvent` without deduplication and log a warning (stage `dedupe`): at-least-once,
@@ -256,7 +259,10 @@ function resolveUpstream(options: WebhookHandlerOptions, fn: string) {
     options.upstreamAppSecret === undefined
       ? null
       : secretList(options.upstreamAppSecret, 'upstreamAppSecret', fn);
-  const requireSignature = options.requireUpstreamSignature === true;
+  const requireSignature = options.requireUpstreamSignature ?? false;
+  // A flag read from the environment ('true') would read as off, and unsigned deliveries would get in.
+  if (typeof requireSignature !== 'boolean')
+    throw new ConfigurationError(`${fn}: \`requireUpstreamSignature\` must be true or false`);
   if (requireSignature && upstreamSecrets === null) {
     throw new ConfigurationError(`${fn}: \`requireUpstreamSignature\` needs \`upstreamAppSecret\``);
   }
@@ -305,4 +311,17 @@ export function resolveOptions(
     ...resolveUpstream(options, fn),
     waitUntil: options.waitUntil,
   };
+}
+
+/**
+ * @internal The key `dedupeKey` answers for `event`, awaited (a key may need a lookup): a string, or `null` /
+ * `undefined` for none. Anything else throws: running the event without its dedupe would run it again on a retry.
+ */
+export async function dedupeKeyOf(
+  dedupeKey: NonNullable<WebhookHandlerOptions['dedupeKey']>,
+  event: WebhookEvent,
+): Promise<string | null | undefined> {
+  const key = await dedupeKey(event);
+  if (key != null && typeof key !== 'string') throw new TypeError(`dedupeKey answered a ${typeof key}`);
+  return key;
 }

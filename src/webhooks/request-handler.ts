@@ -27,9 +27,11 @@ import { createClaims, type EventFailed, ON_ERROR_HINT, ON_EVENT_FAILED, type Ou
 import type { WebhookEvent } from './events.js';
 import {
   DUPLICATES_HEADER,
+  dedupeKeyOf,
   type ResolvedOptions,
   type WebhookErrorInfo,
   type WebhookEventContext,
+  type WebhookHandlerOptions,
   type WebhookPlatformContext,
 } from './handler-options.js';
 import { parseWebhook } from './parse.js';
@@ -60,7 +62,7 @@ interface Handler extends ResolvedOptions {
   log: (level: 'warn' | 'error', message: string, meta?: Record<string, unknown>) => void;
   /** Calls `onError` without ever throwing. */
   report: (error: unknown, info: WebhookErrorInfo) => void;
-  dedupeKey: (event: WebhookEvent) => string | null | undefined;
+  dedupeKey: NonNullable<WebhookHandlerOptions['dedupeKey']>;
   eventFailed: EventFailed;
   claims: ReturnType<typeof createClaims>;
   /** The upstream HMAC keys, imported on the first delivery that needs them. */
@@ -162,7 +164,8 @@ async function handle(
     handler.report(passed, { stage: 'deadline', index: progress.runningEvent });
     const keepAlive = platform?.waitUntil ?? handler.waitUntil;
     try {
-      keepAlive?.(work);
+      // A waitUntil of yours may be async: its rejection must not end the process.
+      Promise.resolve(keepAlive?.(work)).catch(() => {});
     } catch {
       // waitUntil outside a request context throws on some platforms; the answer stands.
     }
@@ -347,9 +350,9 @@ async function runEvent(
   let key: string | null | undefined = null;
   if (store) {
     try {
-      key = handler.dedupeKey(event);
+      key = await dedupeKeyOf(handler.dedupeKey, event);
     } catch (error) {
-      handler.eventFailed('dedupeKey threw; answering 500', error, 'dedupe', event, context.index);
+      handler.eventFailed('dedupeKey failed; answering 500', error, 'dedupe', event, context.index);
       return 'failed';
     }
   }

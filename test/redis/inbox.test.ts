@@ -86,6 +86,25 @@ describeRedis('durable inbox (real redis-server)', () => {
     }
   });
 
+  it('awaits an async dedupeKey: the job id is the looked-up key, and a redelivery adds no second job', async () => {
+    const queueName = nextQueue();
+    const h = createInboxHandler({
+      connection: suite.server.url,
+      secret: SECRET,
+      queueName,
+      dedupeKey: async (event) => `looked-up-${event.idempotencyKey}`,
+    });
+    closers.push(() => h.close());
+    await ready(h);
+    const message = textMessage({ from: PHONE, text: { body: BODY_TEXT } });
+    expect((await h(delivery(messageEnvelope(message)))).status).toBe(200);
+    expect((await h(delivery(messageEnvelope(message)))).status).toBe(200);
+    const queue = new Queue(queueName, { connection: suite.redis });
+    closers.push(() => queue.close());
+    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
+    expect(await queue.getJob(inboxJobId(`looked-up-${message.id}`))).toBeDefined();
+  });
+
   it('stores each event of a batch as its own job; statuses of one message stay distinct', async () => {
     const queueName = nextQueue();
     const h = handler(queueName);

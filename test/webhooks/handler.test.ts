@@ -327,6 +327,32 @@ describe('createWebhookHandler: failures and retries', () => {
     expect(seen.map((e) => e.kind)).toEqual(['message', 'status', 'status']);
   });
 
+  it('an async dedupeKey is awaited: a key that needs a lookup dedupes as a plain one', async () => {
+    const { handler, seen } = recorder({ dedupeKey: async (e) => `looked-up:${e.idempotencyKey}` });
+    const body = json(messageEnvelope(textMessage()));
+    expect((await handler(post(body))).status).toBe(200);
+    expect((await handler(post(body))).status).toBe(200);
+    expect(seen).toHaveLength(1);
+  });
+
+  it.each([
+    ['rejects', async () => Promise.reject(new Error('lookup failed'))],
+    ['answers a number', () => 42],
+    ['answers an object', () => ({ key: 'k' })],
+  ])(
+    'a dedupeKey that %s fails the event (500, onError) instead of running it without its dedupe',
+    async (_, key) => {
+      const errors: unknown[] = [];
+      const { handler, seen } = recorder({
+        dedupeKey: key as unknown as WebhookHandlerOptions['dedupeKey'],
+        onError: (error) => void errors.push(error),
+      });
+      expect((await handler(post(json(messageEnvelope(textMessage()))))).status).toBe(500);
+      expect(seen).toHaveLength(0);
+      expect(errors).toHaveLength(1);
+    },
+  );
+
   it("store failures: a failed claim answers 500 (onStoreUnavailable: 'fail'); a failed complete still answers 200", async () => {
     const failingClaim: IdempotencyStore = {
       claim: () => Promise.reject(new Error('redis down')),
@@ -607,6 +633,37 @@ describe('createWebhookHandler: the deadline', () => {
     await kept[0];
   });
 
+  it('an async waitUntil that rejects does not end the process (its rejection is handled)', async () => {
+    let release: () => void = () => {};
+    let handed: Promise<unknown> | undefined;
+    const { handler } = recorder({
+      deadlineMs: 50,
+      // A wrapper of yours (a remote log, say) that fails: the rejection must not be left unhandled.
+      waitUntil: async (p) => {
+        handed = p;
+        throw new Error('remote log down');
+      },
+      onEvent: () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+    });
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      expect((await handler(post(json(messageEnvelope(textMessage()))))).status).toBe(503);
+      expect(handed).toBeDefined();
+      release();
+      await handed;
+      // Unhandled rejections are reported after the microtask queue drains: one macrotask later.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+  });
+
   it('prefers the per-request waitUntil (Workers ctx) over the option', async () => {
     const fromOption = vi.fn();
     const ctx = {
@@ -663,6 +720,9 @@ describe('createWebhookHandler: configuration', () => {
       { secret: SECRET, onEvent, maxBodyBytes: 0 },
       { secret: SECRET, onEvent, dedupe: {} },
       { secret: SECRET, onEvent, requireUpstreamSignature: true },
+      // Read from the environment: a string that would otherwise turn the signature check off.
+      { secret: SECRET, onEvent, upstreamAppSecret: 'app-secret', requireUpstreamSignature: 'true' },
+      { secret: SECRET, onEvent, upstreamAppSecret: 'app-secret', requireUpstreamSignature: 1 },
       null,
     ];
     for (const options of bad) {
