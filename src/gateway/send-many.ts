@@ -24,7 +24,10 @@ export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal
   concurrency?: number | undefined;
   /**
    * Stops starting new sends; those not started are reported with `notSent: true`. Sends already in flight are
-   * not cut (the message may be out either way); their results are reported as they come.
+   * not cut (the message may be out either way); their results are reported as they come, then the loop ends.
+   * An array (any sync iterable) is read to its end, each message left reported `notSent`; an async iterable (a
+   * cursor, a live feed) is read no further: its `return()` is called and a read under way is not waited for
+   * (a message it hands over after the abort is not taken: neither sent nor reported; resume from `done`).
    */
   signal?: AbortSignal | undefined;
   /**
@@ -171,6 +174,13 @@ export async function* sendMany(
   // messages (memory stays bounded whatever the source's length). The source is read in the background, one item at
   // a time, so a slow source (a cursor) does not hold back results that are ready.
   const source = toAsyncIterator(messages);
+  // An async source may take any time to hand over its next message (a live feed, a stuck cursor): once the caller
+  // aborts, it is read no further and a read under way is not waited for. A sync one (an array) answers at once, so
+  // it is read to its end as before, every message left reported `notSent`; so is any source after `BILL_001`, whose
+  // remaining messages are all reported (the caller's signal or leaving the loop ends that reading too).
+  const readsAsync = Symbol.asyncIterator in messages;
+  const signal = options.signal;
+  const abandoned = () => readsAsync && signal?.aborted === true;
   const done = new Map<number, SendManyResult>();
   const inFlight = new Set<Promise<void>>();
   const maxAhead = concurrency * 4;
@@ -218,18 +228,23 @@ export async function* sendMany(
     source.next().then(
       (item) => {
         pulling = false;
+        // Handed over after the abort or once the loop was left: not the batch's (never sent, never reported).
+        if (closing || abandoned()) return;
         if (item.done) exhausted = true;
-        else if (!closing) start(item.value);
+        else start(item.value);
         notify();
       },
       (error: unknown) => {
         pulling = false;
+        if (closing || abandoned()) return;
         exhausted = true;
         pullError = { error };
         notify();
       },
     );
   };
+  // The caller's abort wakes the loop, which may be waiting only for a read that never ends.
+  const unlinkWake = onAbort(signal, notify);
   try {
     for (;;) {
       changed = false;
@@ -243,9 +258,12 @@ export async function* sendMany(
         yield result;
         if (options.onProgress) batch.report();
       }
-      if (!pulling && !exhausted && inFlight.size < concurrency && started - next < maxAhead) pull();
-      // A source that threw ends the loop with its error, once the sends it gave have been reported.
-      if (exhausted && !pulling && next === started) {
+      const reading = !abandoned();
+      const room = inFlight.size < concurrency && started - next < maxAhead;
+      if (reading && room && !pulling && !exhausted) pull();
+      // A source that threw ends the loop with its error, once the sends it gave have been reported. After the
+      // caller's abort, an async source's read under way is not waited for.
+      if (((exhausted && !pulling) || !reading) && next === started) {
         if (pullError) throw pullError.error;
         return;
       }
@@ -256,8 +274,12 @@ export async function* sendMany(
     closing = true;
     batch.halt(new NotSentError('sendMany ended before this message was sent.'));
     batch.unlinkCaller();
+    unlinkWake();
     try {
-      await source.return?.();
+      // An async source busy with a read may not end before that read does (an async generator's `return()` waits
+      // for its pending `next()`), perhaps never: it is told to stop, not waited for.
+      if (pulling && readsAsync) letGo(source);
+      else await source.return?.();
     } finally {
       // A campaign's loop is left only once the sends in flight have settled and every result is recorded (or
       // `close` throws CampaignRecordError with those that could not be): none is written after the caller moved on.
@@ -423,6 +445,19 @@ function toAsyncIterator<T>(source: Iterable<T> | AsyncIterable<T>): AsyncIterat
     next: async () => it.next(),
     return: async (value?: unknown) => it.return?.(value) ?? { done: true, value: undefined },
   };
+}
+
+/**
+ * Tells an async source to stop without waiting for it: its `return()` may hang behind a read under way, and its
+ * failure (a throw or a rejection) is the source's, which the loop that left it can no longer report.
+ */
+function letGo(source: AsyncIterator<unknown>): void {
+  try {
+    const closed = source.return?.();
+    if (closed && typeof closed.then === 'function') closed.then(undefined, () => {});
+  } catch {
+    // As above: nothing left to report it to.
+  }
 }
 
 function abortError(signal: AbortSignal): NotSentError {
