@@ -7,7 +7,8 @@ export type ConversationErrorReason =
   | 'no_customer'
   | 'unknown_flow'
   | 'invalid_options'
-  | 'invalid_event';
+  | 'invalid_event'
+  | 'invalid_session';
 
 /**
  * The router could not handle an event or call: `reason` says why. Thrown from `router.handle`, it fails the

@@ -14,10 +14,11 @@
  * A reply is claimed in the reply ledger (`<event key>#<n>`) before it is sent: when the event runs again
  * (a retry after a crash or a failed save), the replies already claimed are skipped, so none is sent twice.
  */
-import { durationMs } from '../core/duration.js';
-import { ApiError, MessageValidationError, requireText } from '../core/errors.js';
+import { boundedDurationMs, durationMs, MAX_TIMER_MS } from '../core/duration.js';
+import { ApiError, ConfigurationError, MessageValidationError, requireText } from '../core/errors.js';
 import { type Logger, log, resolveLogger } from '../core/logger.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
+import { withMethods } from '../core/shape.js';
 import type { OutboundMessage, OutboundTemplateMessage } from '../gateway/message-schema.js';
 import { GATEWAY_RETRY_RULES } from '../gateway/retry-rules.js';
 import { checkServiceWindow, ServiceWindowClosedError, type WindowStore } from '../gateway/service-window.js';
@@ -45,6 +46,7 @@ import type {
 } from '../webhooks/schemas.js';
 import { ConversationError } from './errors.js';
 import { fallbackOf } from './fallback-template.js';
+import { sessionProblem } from './session-data.js';
 import { MemorySessionStore, MemoryWindowStore, type SessionLock, type SessionStore } from './stores.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -342,6 +344,11 @@ export interface Router<S> {
 /**
  * Creates a reply router over the webhook events. `S` types every handler's `ctx.session`.
  *
+ * Every option is checked here, an unusable one refused with a `ConfigurationError` naming it (a missing gateway
+ * with `ConversationError`, `invalid_options`), rather than failing every event later: the stores must have their
+ * methods, `initialSession` and `onError` be functions, the durations positive (`lockLeaseMs`, renewed on a timer
+ * while held, at most the timer maximum), `logger` a Logger or `false`.
+ *
  * @example
  * import { createRouter } from 'wa-gateway-sdk/conversations';
  * const router = createRouter<{ name?: string }>({ gateway: gw });
@@ -383,16 +390,38 @@ class RouterImpl<S> implements Router<S> {
   fallback: MessageHandler<S> | undefined;
 
   constructor(options: RouterOptions<S>) {
+    const name = (option: string) => `createRouter: \`${option}\``;
     this.gateway = options.gateway;
-    this.sessions = options.sessions ?? new MemorySessionStore();
-    this.window = options.window ?? new MemoryWindowStore();
-    this.initial = options.initialSession ?? (() => ({}) as S);
-    this.ttlMs = durationMs(options.sessionTtlMs, 'createRouter: `sessionTtlMs`', 30 * DAY);
-    this.leaseMs = durationMs(options.lockLeaseMs, 'createRouter: `lockLeaseMs`', 5_000);
-    this.ledgerTtlMs = durationMs(options.replyLedgerTtlMs, 'createRouter: `replyLedgerTtlMs`', 7 * DAY);
+    this.sessions = withMethods(
+      options.sessions ?? new MemorySessionStore(),
+      name('sessions'),
+      'a SessionStore (MemorySessionStore, RedisSessionStore)',
+      ['get', 'set', 'delete', 'lock', 'claim', 'unclaim'],
+    );
+    this.window = withMethods(
+      options.window ?? new MemoryWindowStore(),
+      name('window'),
+      'a WindowStore (MemoryWindowStore, RedisWindowStore)',
+      ['recordInbound', 'lastInbound'],
+    );
+    this.initial =
+      optionalFunction(
+        options.initialSession,
+        name('initialSession'),
+        " returning a new customer's session: () => ({ ... })",
+      ) ?? (() => ({}) as S);
+    this.ttlMs = durationMs(options.sessionTtlMs, name('sessionTtlMs'), 30 * DAY);
+    this.leaseMs = boundedDurationMs(options.lockLeaseMs, name('lockLeaseMs'), 5_000, MAX_TIMER_MS);
+    this.ledgerTtlMs = durationMs(options.replyLedgerTtlMs, name('replyLedgerTtlMs'), 7 * DAY);
     this.windowFallback = fallbackOf<MessageContext<S>>(options.fallbackTemplate);
-    this.onError = options.onError;
-    this.logger = options.logger === false ? undefined : resolveLogger({ logger: options.logger });
+    this.onError = optionalFunction(options.onError, name('onError'), '');
+    const { logger } = options;
+    if (logger !== undefined && logger !== false && (typeof logger !== 'object' || logger === null)) {
+      throw new ConfigurationError(
+        `${name('logger')} must be a Logger (console, pino) or false; got ${kindOf(logger)}.`,
+      );
+    }
+    this.logger = logger === false ? undefined : resolveLogger({ logger });
   }
 
   readonly handle = async (event: WebhookEvent): Promise<void> => {
@@ -566,6 +595,7 @@ class RouterImpl<S> implements Router<S> {
       if (record.seen?.includes(event.idempotencyKey)) return;
       const ctx = new MessageCtx<S>(this, event, customer, record);
       if (await this.#finished(ctx, () => this.#run(ctx, () => this.#dispatch(ctx, record)))) {
+        checkSession(ctx.session);
         record.s = ctx.session;
         record.flow = ctx.position;
         if (ctx.handOver) record.human = record.human ?? Date.now();
@@ -892,6 +922,29 @@ function checkEvent(event: unknown): asserts event is WebhookEvent {
           ? `an object without a valid \`${missing}\``
           : kindOf(event)
       }.`,
+    );
+  }
+}
+
+/** A function option, or `undefined` when it was left out; anything else is refused, naming the option. */
+function optionalFunction<F>(value: F | undefined, name: string, what = ''): F | undefined {
+  if (value !== undefined && typeof value !== 'function') {
+    throw new ConfigurationError(`${name} must be a function${what}; got ${kindOf(value)}.`);
+  }
+  return value;
+}
+
+/**
+ * The session a handler leaves is plain JSON data (session-data.ts), whatever the store: refused with
+ * `ConversationError` (`invalid_session`) before the save, naming where, rather than a store's own error (or a
+ * value Redis would quietly change).
+ */
+function checkSession(session: unknown): void {
+  const problem = session === undefined ? undefined : sessionProblem(session, 'session');
+  if (problem !== undefined) {
+    throw new ConversationError(
+      'invalid_session',
+      `the session must be plain JSON data (what the Redis and Durable Object stores keep); ${problem}.`,
     );
   }
 }

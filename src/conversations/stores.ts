@@ -2,7 +2,8 @@
  * The two stores the router keeps its state in, and their in-memory versions (one process; the defaults).
  * `wa-gateway-sdk/redis` has `RedisSessionStore` and `RedisWindowStore` for many processes.
  */
-import { countOption } from '../core/duration.js';
+import { boundedDurationMs, countOption, MAX_TIMER_MS } from '../core/duration.js';
+import { ConfigurationError } from '../core/errors.js';
 import { LocalLocks } from '../core/local-locks.js';
 import { MemoryLeases } from '../core/memory-leases.js';
 import {
@@ -12,6 +13,7 @@ import {
   type WindowStore,
 } from '../gateway/service-window.js';
 import { ConversationError } from './errors.js';
+import { sessionProblem } from './session-data.js';
 
 export type { WindowStore } from '../gateway/service-window.js';
 
@@ -49,7 +51,8 @@ export interface SessionStore {
 }
 
 interface Entry {
-  value: unknown;
+  /** The value as JSON text, as `RedisSessionStore` and `DurableObjectSessionStore` keep it. */
+  json: string;
   expiresAt: number;
 }
 
@@ -78,6 +81,10 @@ export interface MemorySessionStoreOptions {
  * stops a retried event from sending that reply again: the ledger answers for the last `maxKeys` replies (see
  * docs/conversations.md, "The in-memory defaults are bounded").
  *
+ * Values are kept as JSON text, as the Redis and Durable Object stores keep them: what they refuse (a BigInt, a
+ * cycle) is refused here, a `ConfigurationError` as theirs; what JSON changes (a Date, a Map) comes back changed
+ * here too; each `get` is a copy that a handler may mutate. A test on this store sees what production will.
+ *
  * @example
  * import { createRouter, MemorySessionStore } from 'wa-gateway-sdk/conversations';
  * const router = createRouter({ gateway, sessions: new MemorySessionStore({ maxKeys: 50_000 }) });
@@ -98,7 +105,12 @@ export class MemorySessionStore implements SessionStore {
   #head: [string, Entry] | undefined;
 
   constructor(options: MemorySessionStoreOptions = {}) {
-    this.#lockWaitMs = options.lockWaitMs ?? 30_000;
+    this.#lockWaitMs = boundedDurationMs(
+      options.lockWaitMs,
+      'new MemorySessionStore: `lockWaitMs`',
+      30_000,
+      MAX_TIMER_MS,
+    );
     this.maxKeys = countOption(options.maxKeys, 'new MemorySessionStore: `maxKeys`', 100_000);
     this.#now = options.now ?? (() => Date.now());
     this.#claims = new MemoryLeases({ maxKeys: this.maxKeys, now: this.#now });
@@ -121,13 +133,21 @@ export class MemorySessionStore implements SessionStore {
       this.#values.delete(key);
       return undefined;
     }
-    // A copy, as a store across a wire would give: a handler mutating it must not change what is stored.
-    return structuredClone(entry.value);
+    return JSON.parse(entry.json);
   }
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(value);
+    } catch {}
+    if (json === undefined) {
+      throw new ConfigurationError(
+        `MemorySessionStore.set: the value cannot be stored as JSON (${sessionProblem(value, 'value') ?? 'its toJSON threw'}).`,
+      );
+    }
     const now = this.#now();
-    const entry = { value: structuredClone(value), expiresAt: now + ttlMs };
+    const entry = { json, expiresAt: now + ttlMs };
     this.#values.delete(key); // re-inserted at the end: the Map stays in write order
     this.#makeRoom(now);
     this.#values.set(key, entry);

@@ -9,6 +9,7 @@ import {
 import { ConfigurationError } from '../core/errors.js';
 import { noteOwnLimiter, RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
 import { refusedSecretAdvice, type SecretKind } from '../core/secret-advice.js';
+import { withMethods } from '../core/shape.js';
 import { Transport } from '../core/transport.js';
 import type { TemplateCatalog } from '../templates/catalog.js';
 import { Media } from './media.js';
@@ -168,17 +169,7 @@ function shaped<K extends keyof typeof SHAPES>(
 ): GatewayClientOptions[K] {
   const value = options[name];
   if (value === undefined) return undefined;
-  const { is, methods } = SHAPES[name];
-  const missing =
-    typeof value === 'object' && value !== null
-      ? methods.filter((m) => typeof (value as unknown as Record<string, unknown>)[m] !== 'function')
-      : methods;
-  if (missing.length > 0) {
-    throw new ConfigurationError(
-      `${name} must be ${is}; got ${value === null ? 'null' : typeof value === 'object' ? `an object without ${missing.join(', ')}` : `a ${typeof value}`}.`,
-    );
-  }
-  return value;
+  return withMethods(value, name, SHAPES[name].is, SHAPES[name].methods);
 }
 
 /** The `messagingProduct` option: a non-empty string, sent in every message. */
