@@ -4,8 +4,7 @@
  * rule (what a status does to a message, which counter moves); a store only keeps values and applies a change
  * all at once, so the in-process and the shared store cannot disagree.
  */
-import { nonNegativeInt } from '../core/client-options.js';
-import { durationMs } from '../core/duration.js';
+import { durationMs, nonNegativeInt } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 
 /**

@@ -5,7 +5,7 @@
  * An option only one client has (the gateway's `rateLimit`, the platform's login) is checked beside that client.
  */
 import { checkHeaders } from './call-options.js';
-import { durationMs } from './duration.js';
+import { durationMs, nonNegativeInt } from './duration.js';
 import { ConfigurationError } from './errors.js';
 import type { RequestHooks } from './hooks.js';
 import { type Logger, type LogLevel, resolveLogger } from './logger.js';
@@ -182,14 +182,6 @@ export function refuseVersionSuffix(
     `${name} must not include '${quoted}': the SDK adds '${suffix}' itself, so requests would go to ` +
       `'...${quoted}${suffix}/...'. Use the server's root without '${quoted}', e.g. '${example}'.`,
   );
-}
-
-export function nonNegativeInt(value: number | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 0) {
-    throw new ConfigurationError(`${name} must be a whole number ≥ 0; got ${String(value)}.`);
-  }
-  return value;
 }
 
 /**

@@ -20,7 +20,9 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 export function durationMs(value: unknown, name: string, fallback?: number): number {
   if (value === undefined && fallback !== undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
-    throw new ConfigurationError(`${name} must be a positive number of milliseconds; got ${given(value)}.`);
+    throw new ConfigurationError(
+      `${name} must be a positive number of milliseconds; got ${givenValue(value)}.`,
+    );
   return Math.ceil(value);
 }
 
@@ -34,12 +36,34 @@ export function durationMs(value: unknown, name: string, fallback?: number): num
 export function countOption(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || (value as number) < 1)
-    throw new ConfigurationError(`${name} must be a whole number of at least 1; got ${given(value)}.`);
+    throw new ConfigurationError(`${name} must be a whole number of at least 1; got ${givenValue(value)}.`);
   return value as number;
 }
 
-/** What a bad option was: a number as itself, anything else by its type (a string is not echoed). */
-function given(value: unknown): string {
+/**
+ * A count option that may be 0 (`maxRetries`): a whole number ≥ 0; `undefined` stays `undefined`, for the caller's
+ * default. Anything else throws `ConfigurationError` naming the option.
+ *
+ * @example
+ * const maxRetries = nonNegativeInt(options.maxRetries, 'maxRetries') ?? 2;
+ */
+export function nonNegativeInt(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ConfigurationError(`${name} must be a whole number ≥ 0; got ${givenValue(value)}.`);
+  }
+  return value;
+}
+
+/**
+ * What a bad option was, for its message: a number as itself, anything else by its type. A string is not echoed (a
+ * key pasted into the wrong option would reach the logs, and a long one would make the message as long), and an
+ * object is not turned into a string (a null-prototype object or a throwing `toString` would fail the message).
+ *
+ * @example
+ * givenValue('5000'); // 'a string'
+ */
+export function givenValue(value: unknown): string {
   return typeof value === 'number' ? String(value) : value === null ? 'null' : `a ${typeof value}`;
 }
 

@@ -224,7 +224,12 @@ export class ApiError extends WaGatewayError {
   }
 
   private static describe(d: ApiErrorDetails): string {
-    const where = d.request ? ` (${d.request.method} ${d.request.path})` : '';
+    // A path holds the caller's ids: shortened, so that a 10 MB id does not make a 10 MB message.
+    const path = d.request?.path;
+    const where =
+      path === undefined
+        ? ''
+        : ` (${d.request?.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path})`;
     const code = d.code ? ` ${d.code}` : '';
     return `${d.status}${code}: ${d.description}${where}`;
   }

@@ -3,6 +3,8 @@
  * winston. The SDK passes only request metadata (method, path, status, attempt, timing, request id, error
  * code): never headers, bodies, phone numbers, keys or tokens.
  */
+
+import { givenValue } from './duration.js';
 import { ConfigurationError } from './errors.js';
 import { isThenable } from './observer.js';
 export interface Logger {
@@ -39,7 +41,9 @@ export function resolveLogger(options: {
 }): Logger | undefined {
   const level = options.logLevel ?? levelFromEnv() ?? 'warn';
   if (!LEVELS.includes(level)) {
-    throw new ConfigurationError(`logLevel must be one of ${LEVELS.join(', ')}; got ${String(level)}.`);
+    throw new ConfigurationError(
+      `logLevel must be one of ${LEVELS.join(', ')}; got ${typeof level === 'string' ? `'${level.slice(0, 20)}'` : givenValue(level)}.`,
+    );
   }
   const target = options.logger ?? (globalThis as { console?: Logger }).console;
   if (level === 'off' || !target) return undefined;

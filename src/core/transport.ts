@@ -1,6 +1,7 @@
 import { onAbort, sleep } from './abort.js';
 import { Deadlines, Exchange, guardBody, isRedirect, refusedRedirect, requestUnbuilt } from './attempt.js';
 import { checkHeaders } from './call-options.js';
+import { givenValue, nonNegativeInt } from './duration.js';
 import { requestIdHeader, scrubRequestId, toApiError, toRedirectError } from './error-body.js';
 import {
   type ApiError,
@@ -163,7 +164,7 @@ export class Transport {
   async #withRetries(options: TransportRequest, readBody: boolean): Promise<Answer> {
     const config = this.#config;
     const idempotent = options.idempotent ?? options.method === 'GET';
-    const maxRetries = callMaxRetries(options.maxRetries) ?? config.maxRetries;
+    const maxRetries = nonNegativeInt(options.maxRetries, 'maxRetries') ?? config.maxRetries;
     if (options.query !== undefined) checkQuery(`${options.method} ${options.path}`, options.query);
     const auth: AuthState = { refresh: false, rejected: undefined, sent: undefined };
     const { hooks, logger } = config;
@@ -636,16 +637,8 @@ function callTimeout(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
     throw new ConfigurationError(
-      `timeoutMs must be a positive number of milliseconds; got ${String(value)}.`,
+      `timeoutMs must be a positive number of milliseconds; got ${givenValue(value)}.`,
     );
-  }
-  return value;
-}
-
-function callMaxRetries(value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 0) {
-    throw new ConfigurationError(`maxRetries must be a whole number ≥ 0; got ${String(value)}.`);
   }
   return value;
 }

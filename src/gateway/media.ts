@@ -1,5 +1,6 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { givenValue } from '../core/duration.js';
 import {
   ApiError,
   ConfigurationError,
@@ -106,7 +107,9 @@ export class Media {
     );
     const maxBytes = options.maxBytes ?? MAX_MEDIA_BYTES;
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
-      throw new ConfigurationError(`maxBytes must be a whole number of bytes ≥ 1; got ${String(maxBytes)}.`);
+      throw new ConfigurationError(
+        `maxBytes must be a whole number of bytes ≥ 1; got ${givenValue(maxBytes)}.`,
+      );
     }
     let opened: { response: Response; attempts: number };
     try {

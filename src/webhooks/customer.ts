@@ -47,7 +47,8 @@ export function customerOf(event: WebhookEvent): Customer | undefined {
   let userId: string | undefined;
   let parentUserId: string | undefined;
   let username: string | undefined;
-  if (event.kind === 'message') {
+  // A JS caller's `undefined` is an event without a customer, not a TypeError.
+  if (event?.kind === 'message') {
     // The unknown variant keeps the message as received: read it there, not only from its two copied fields.
     const message: Record<string, unknown> =
       event.message.type === 'unknown' ? event.message.raw : (event.message as Record<string, unknown>);
@@ -57,7 +58,7 @@ export function customerOf(event: WebhookEvent): Customer | undefined {
     parentUserId = text(message['from_parent_user_id']) ?? text(contact?.parent_user_id);
     const profile = contact?.profile;
     username = isRecord(profile) ? text(profile['username']) : undefined;
-  } else if (event.kind === 'status') {
+  } else if (event?.kind === 'status') {
     phone = text(event.status.recipient_id);
     userId = text(event.status.recipient_user_id);
     parentUserId = text(event.status.parent_recipient_user_id);

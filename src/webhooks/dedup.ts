@@ -107,6 +107,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   constructor(options: MemoryIdempotencyStoreOptions = {}) {
     const op = 'new MemoryIdempotencyStore';
+    // `null` (a JS caller's) is no options, as `undefined` is.
+    options ??= {};
     this.ttlMs = durationMs(options.ttlMs, `${op}: \`ttlMs\``, DEFAULT_DEDUPE_TTL_MS);
     const maxKeys = countOption(options.maxKeys, `${op}: \`maxKeys\``, 100_000);
     this.maxKeys = maxKeys;

@@ -322,6 +322,9 @@ export async function dedupeKeyOf(
   event: WebhookEvent,
 ): Promise<string | null | undefined> {
   const key = await dedupeKey(event);
-  if (key != null && typeof key !== 'string') throw new TypeError(`dedupeKey answered a ${typeof key}`);
+  if (key != null && typeof key !== 'string')
+    throw new ConfigurationError(
+      `dedupeKey answered a ${typeof key}: it must answer a string, null or undefined`,
+    );
   return key;
 }

@@ -285,6 +285,8 @@ export class StatusTracker<Notified = void> {
   private billable = 0;
 
   constructor(options: StatusTrackerOptions<Notified> = {}) {
+    // `null` (a JS caller's) is no options, as `undefined` is.
+    options ??= {};
     this.maxEntries = countOption(options.maxEntries, 'new StatusTracker: `maxEntries`', 100_000);
     this.onChange = options.onChange;
   }
