@@ -6,25 +6,14 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleCli } from '../helpers/bundled-cli.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 let scratch: string;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'wa-cli-bare-'));
-  await build({
-    entryPoints: [join(root, 'src/cli/bin.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: join(scratch, 'cli.mjs'),
-    logLevel: 'silent',
-    external: ['ioredis', 'msw', 'bullmq', '@opentelemetry/api'],
-  });
+  await bundleCli(join(scratch, 'cli.mjs'));
 }, 60_000);
 afterAll(() => rm(scratch, { recursive: true, force: true }));
 

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import ts from 'typescript';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
+import { bundleCli } from '../helpers/bundled-cli.js';
 import { orderShippedDefinition } from '../helpers/template-definitions.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -22,17 +22,7 @@ let scratch: string;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'wa-templates-cli-'));
   const cli = join(scratch, 'with-tsx', 'cli.mjs');
-  await build({
-    entryPoints: [join(root, 'src/cli/bin.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: cli,
-    logLevel: 'silent',
-    // What the package's bundle leaves to the user's install: the optional peers.
-    external: ['ioredis', 'msw', 'bullmq', '@opentelemetry/api'],
-  });
+  await bundleCli(cli);
   await mkdir(join(scratch, 'with-tsx', 'node_modules'));
   await symlink(join(root, 'node_modules/tsx'), join(scratch, 'with-tsx', 'node_modules', 'tsx'));
   await mkdir(join(scratch, 'bare'));
