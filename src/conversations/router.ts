@@ -381,6 +381,8 @@ class RouterImpl<S> implements Router<S> {
   readonly windowFallback: ((ctx: MessageContext<S>) => Promise<ReplyTemplate>) | undefined;
   readonly onError: RouterOptions<S>['onError'];
   readonly logger: Logger | undefined;
+  /** What the router has warned about once already (a session holding values JSON changes). */
+  readonly #warned = { session: false };
   readonly middleware: Middleware<S>[] = [];
   readonly routes: Route<S>[] = [];
   readonly flows = new Map<string, Flow<S>>();
@@ -595,7 +597,7 @@ class RouterImpl<S> implements Router<S> {
       if (record.seen?.includes(event.idempotencyKey)) return;
       const ctx = new MessageCtx<S>(this, event, customer, record);
       if (await this.#finished(ctx, () => this.#run(ctx, () => this.#dispatch(ctx, record)))) {
-        checkSession(ctx.session);
+        checkSession(ctx.session, this.logger, this.#warned);
         record.s = ctx.session;
         record.flow = ctx.position;
         if (ctx.handOver) record.human = record.human ?? Date.now();
@@ -935,18 +937,28 @@ function optionalFunction<F>(value: F | undefined, name: string, what = ''): F |
 }
 
 /**
- * The session a handler leaves is plain JSON data (session-data.ts), whatever the store: refused with
- * `ConversationError` (`invalid_session`) before the save, naming where, rather than a store's own error (or a
- * value Redis would quietly change).
+ * The session a handler leaves, checked before the save by the rule of session-data.ts, whatever the store: what
+ * JSON cannot write is refused with `ConversationError` (`invalid_session`), naming where, rather than a store's own
+ * error; what JSON changes is saved as it makes it, with one warning per router (`warned`), naming where.
  */
-function checkSession(session: unknown): void {
-  const problem = session === undefined ? undefined : sessionProblem(session, 'session');
-  if (problem !== undefined) {
+function checkSession(session: unknown, logger: Logger | undefined, warned: { session: boolean }): void {
+  if (session === undefined) return;
+  const unwritable = sessionProblem(session, 'session', true);
+  if (unwritable !== undefined) {
     throw new ConversationError(
       'invalid_session',
-      `the session must be plain JSON data (what the Redis and Durable Object stores keep); ${problem}.`,
+      `the session cannot be saved: the stores keep JSON, which cannot write ${unwritable.replace(': ', ' (')}).`,
     );
   }
+  if (warned.session) return;
+  const changed = sessionProblem(session, 'session');
+  if (changed === undefined) return;
+  warned.session = true;
+  log(
+    logger,
+    'warn',
+    `wa-gateway-sdk router: the session holds a value JSON changes (${changed}); the stores keep JSON, so it reads back changed (a Date as its ISO string, a Map as {}, a function dropped). Keep plain data in the session. Said once.`,
+  );
 }
 
 /** A string argument of a registration; else the router's registration error, naming the argument. */

@@ -168,20 +168,20 @@ describe('a session is plain JSON data, whatever the store', () => {
   const revoked = Proxy.revocable({}, {});
   revoked.revoke();
 
-  const unkept: [string, string, unknown, string][] = [
-    ['a function', 'format', () => 'x', 'session.format: a function'],
-    ['a symbol', 'tag', Symbol('t'), 'session.tag: a symbol'],
-    ['a BigInt', 'total', 10n, 'session.total: a bigint'],
-    ['a Date', 'booked', { at: new Date(0) }, 'session.booked.at: a Date'],
-    ['a Map', 'cart', new Map([['tea', 1]]), 'session.cart: a Map'],
-    ['a class instance', 'cart', new Cart(), 'session.cart: a Cart'],
-    ['NaN', 'orders', [1, Number.NaN], 'session.orders[1]: NaN'],
-    ['undefined in an array', 'orders', [1, undefined], 'session.orders[1]: undefined'],
-    ['a cycle', 'deep', cyclic, 'session.deep.self: a cycle'],
-    ['a revoked proxy', 'p', revoked.proxy, 'session.p: unreadable'],
+  // What JSON cannot write at all: refused before the save, whatever the store.
+  const unwritable: [string, string, unknown, string][] = [
+    ['a BigInt', 'total', 10n, 'session.total (a bigint)'],
+    [
+      'a BigInt inside a class instance',
+      'cart',
+      Object.assign(new Cart(), { total: 1n }),
+      'session.cart.total (a bigint)',
+    ],
+    ['a cycle', 'deep', cyclic, 'session.deep.self (a cycle)'],
+    ['a revoked proxy', 'p', revoked.proxy, 'session.p (unreadable'],
   ];
 
-  for (const [what, key, value, where] of unkept) {
+  for (const [what, key, value, where] of unwritable) {
     it(`a session holding ${what} fails the event with ConversationError (invalid_session), naming where; nothing is saved`, async () => {
       const { gw, sent } = gateway();
       const { store, writes } = countingStore();
@@ -204,7 +204,7 @@ describe('a session is plain JSON data, whatever the store', () => {
         );
         expect(error).toBeInstanceOf(ConversationError);
         expect(error).toMatchObject({ reason: 'invalid_session' });
-        expect((error as Error).message).toContain('the session must be plain JSON data');
+        expect((error as Error).message).toContain('the session cannot be saved');
         expect((error as Error).message).toContain(where);
       }
       // Refused before the store was written (whatever the store), and the retry sent no second reply.
@@ -212,6 +212,40 @@ describe('a session is plain JSON data, whatever the store', () => {
       expect(await router.session(CUSTOMER)).toBeUndefined();
       expect(replied).toBe(2);
       expect(sent).toHaveLength(1);
+    });
+  }
+
+  // What JSON changes: saved as JSON makes it (what Redis gives back), with one warning per router naming where.
+  const changed: [string, string, unknown, unknown, string][] = [
+    [
+      'a Date',
+      'booked',
+      { at: new Date(0) },
+      { at: '1970-01-01T00:00:00.000Z' },
+      'session.booked.at: a Date',
+    ],
+    ['a Map', 'cart', new Map([['tea', 1]]), {}, 'session.cart: a Map'],
+    ['a function', 'format', () => 'x', undefined, 'session.format: a function'],
+    ['NaN', 'orders', [1, Number.NaN], [1, null], 'session.orders[1]: NaN'],
+    ['undefined in an array', 'orders', [1, undefined], [1, null], 'session.orders[1]: undefined'],
+  ];
+
+  for (const [what, key, value, readBack, where] of changed) {
+    it(`a session holding ${what} is saved as JSON makes it, and the router warns once, naming where`, async () => {
+      const { gw } = gateway();
+      const warnings: string[] = [];
+      const router = createRouter<Record<string, unknown>>({
+        gateway: gw,
+        logger: { warn: (m) => void warnings.push(m) },
+      });
+      router.otherwise((ctx) => {
+        ctx.session[key] = value;
+      });
+      await router.handle(text('hello'));
+      await router.handle(text('again'));
+      expect((await router.session(CUSTOMER))?.[key]).toStrictEqual(readBack);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(where);
     });
   }
 
