@@ -24,7 +24,8 @@ export function sessionProblem(value: unknown, root: string, unwritable = false)
     if (v === null || typeof v === 'string' || typeof v === 'boolean') return undefined;
     if (typeof v === 'number') return Number.isFinite(v) || unwritable ? undefined : String(v);
     if (typeof v === 'bigint') return 'a bigint';
-    if (typeof v !== 'object') return unwritable ? undefined : v === undefined ? 'undefined' : `a ${typeof v}`;
+    if (typeof v !== 'object')
+      return unwritable ? undefined : v === undefined ? 'undefined' : `a ${typeof v}`;
     if (onPath.has(v)) return 'a cycle';
     const array = Array.isArray(v);
     const proto: unknown = Object.getPrototypeOf(v);
