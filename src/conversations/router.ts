@@ -943,6 +943,9 @@ function optionalFunction<F>(value: F | undefined, name: string, what = ''): F |
  */
 function checkSession(session: unknown, logger: Logger | undefined, warned: { session: boolean }): void {
   if (session === undefined) return;
+  // One walk for plain data, the common case; a second only when it found something, to tell what it is.
+  const changed = sessionProblem(session, 'session');
+  if (changed === undefined) return;
   const unwritable = sessionProblem(session, 'session', true);
   if (unwritable !== undefined) {
     throw new ConversationError(
@@ -951,8 +954,6 @@ function checkSession(session: unknown, logger: Logger | undefined, warned: { se
     );
   }
   if (warned.session) return;
-  const changed = sessionProblem(session, 'session');
-  if (changed === undefined) return;
   warned.session = true;
   log(
     logger,
