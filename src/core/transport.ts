@@ -192,7 +192,7 @@ export class Transport {
         const stopped =
           signal?.aborted === true || (stopSignal?.aborted === true && caught === stopSignal.reason);
         const failedLogin = caught instanceof AuthorizationFailed;
-        const error = failedLogin ? caught.error : caught;
+        const error = caught instanceof AuthorizationFailed ? loginError(caught.error, earlier) : caught;
         const relogin =
           !stopped &&
           !failedLogin &&
@@ -590,6 +590,17 @@ interface AuthState {
 /** An error thrown by the client's own `authorization()`: returned to the caller as it is. */
 class AuthorizationFailed {
   constructor(readonly error: unknown) {}
+}
+
+/**
+ * A failed login's error, as one call ends with it. Every call waiting on one login gets the same error object, and
+ * a call with an earlier attempt that may be out marks the error it ends with (`settleAttempts`): that call gets
+ * its own copy, so the mark does not reach the others. Only the SDK's errors are marked, so only they are copied
+ * (class, message and stack kept); a call with no such attempt marks nothing and gets the error itself.
+ */
+function loginError(error: unknown, earlier: unknown): unknown {
+  if (earlier === undefined || !(error instanceof WaGatewayError)) return error;
+  return Object.create(Object.getPrototypeOf(error), Object.getOwnPropertyDescriptors(error));
 }
 
 /** What a client plugs into the shared transport. The transport itself knows no endpoint and no scheme. */

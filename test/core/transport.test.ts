@@ -85,6 +85,48 @@ describe('authorization', () => {
     expect(asked).toBe(1);
   });
 
+  it("a failed login shared by several calls: one call's attempt cut in flight does not mark the others' error", async () => {
+    // One login's error reaches every call waiting on it (the platform's token manager shares the login).
+    const refused = new AuthenticationError({
+      status: 401,
+      code: null,
+      group: null,
+      description: 'bad login',
+      body: null,
+    });
+    let loginFails = false;
+    server.use(
+      http.post(`${BASE}/send`, () => {
+        loginFails = true; // the login needed by the next attempt fails
+        return HttpResponse.error();
+      }),
+    );
+    const t = transport({
+      authorization: () => (loginFails ? Promise.reject(refused) : 'Bearer t0'),
+      retryRules: { retryableCodes: [], neverRetryCodes: [], refusalsHadNoEffect: true },
+    });
+    // The first call's attempt is cut in flight and repeated; its repeat meets the failed login.
+    const first = await t.json({ method: 'POST', path: '/send', body: {}, retryInFlight: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const second = await t.json({ method: 'POST', path: '/send', body: {} }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(first).toBeInstanceOf(AuthenticationError);
+    expect(first).toMatchObject({ mayHaveBeenSent: true, earlierAttemptMayHaveBeenSent: true });
+    expect((first as Error).message).toMatch(/earlier attempt of this call was cut in flight/);
+    // The second call made no attempt: the login's refusal says, for it, that nothing went out.
+    expect(second).toBeInstanceOf(AuthenticationError);
+    expect(second).toMatchObject({ mayHaveBeenSent: false });
+    expect(
+      (second as { earlierAttemptMayHaveBeenSent?: true }).earlierAttemptMayHaveBeenSent,
+    ).toBeUndefined();
+    expect((second as Error).message).not.toMatch(/earlier attempt/);
+    expect(refused.message).not.toMatch(/earlier attempt/);
+  });
+
   it('undefined sends no Authorization header at all', async () => {
     let header: string | null = 'unset';
     server.use(
