@@ -376,11 +376,21 @@ function startBatch(
     } catch (error) {
       // The stop, met before this send's request went out.
       if (stop.signal.aborted && error === stop.signal.reason) return notStarted(index);
-      if (error instanceof PaymentRequiredError) halt(error);
+      if (error instanceof PaymentRequiredError) halt(refusalAlone(error));
       return failedSend(index, error, requested);
     }
   };
   return { send, halt, progress, report, unlinkCaller };
+}
+
+/**
+ * The `BILL_001` that stops a batch, as every message it never started reports it: the gateway's answer alone. The
+ * refused send's own earlier attempt that may be out ("may have been sent", in its message too) is that send's, not
+ * theirs.
+ */
+function refusalAlone(error: PaymentRequiredError): PaymentRequiredError {
+  if (error.earlierAttemptMayHaveBeenSent !== true) return error;
+  return new PaymentRequiredError({ ...error.details, mayHaveBeenSent: false });
 }
 
 /**

@@ -132,6 +132,47 @@ describe('messages.sendMany', () => {
     },
   );
 
+  it('BILL_001 after an attempt cut in flight: that send may be out, the messages never started certainly are not', async () => {
+    const stats = echoGateway((n) => {
+      if (n === 1) return HttpResponse.error(); // m0's first attempt, cut in flight
+      if (n === 2)
+        return HttpResponse.json(envelope('BILL_001', 'PAYMENT_REQUIRED', 'Balance is zero'), {
+          status: 402,
+        });
+      return undefined;
+    });
+    const log = captureLogger();
+    const gw = new GatewayClient({
+      apiKey: API_KEY,
+      baseUrl: GW,
+      rateLimit: false,
+      retryInFlightSends: true,
+      logger: log.logger,
+    });
+    const results = await collect(
+      gw.messages.sendMany(
+        Array.from({ length: 5 }, (_, i) => msg(i)),
+        { concurrency: 1 },
+      ),
+    );
+    expect(stats.requests).toBe(2);
+    expect(log.messages()).toEqual(['wa-gateway-sdk: retrying request']);
+    const [first, ...rest] = results;
+    // m0: refused on its repeat, but its first attempt may have reached the gateway.
+    expect(first).toMatchObject({ index: 0, ok: false, notSent: false });
+    expect(first?.ok === false && first.error).toMatchObject({ code: 'BILL_001', mayHaveBeenSent: true });
+    expect(rest).toHaveLength(4);
+    for (const r of rest) {
+      expect(r).toMatchObject({ ok: false, notSent: true });
+      const e = r.ok === false ? r.error : undefined;
+      expect(e).toBeInstanceOf(PaymentRequiredError);
+      // The gateway's refusal, without what m0's own attempts add to m0's error.
+      expect(e).toMatchObject({ code: 'BILL_001', mayHaveBeenSent: false });
+      expect((e as { earlierAttemptMayHaveBeenSent?: true }).earlierAttemptMayHaveBeenSent).toBeUndefined();
+      expect(e?.message).not.toMatch(/earlier attempt/);
+    }
+  });
+
   it('BILL_001 also stops sends already queued at the rate limiter', async () => {
     const stats = echoGateway((n) =>
       n === 1
