@@ -3,6 +3,7 @@
  * message context however it was given (a template, or a function returning one).
  */
 import { ConfigurationError } from '../core/errors.js';
+import { givenValue } from '../core/given-value.js';
 import type { OutboundTemplateMessage } from '../gateway/message-schema.js';
 
 /** A template as `ctx.replyTemplate` takes it: name, language, components. */
@@ -41,7 +42,7 @@ export function fallbackOf<C>(option: unknown): ((ctx: C) => Promise<Template>) 
  */
 function templateProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return `got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`;
+    return `got ${givenValue(value)}`;
   }
   const { name, language, components } = value as Record<string, unknown>;
   if (typeof name !== 'string' || name === '') return 'its name must be a non-empty string';

@@ -16,6 +16,7 @@
  */
 import { boundedDurationMs, durationMs, MAX_TIMER_MS } from '../core/duration.js';
 import { ApiError, ConfigurationError, MessageValidationError, requireText } from '../core/errors.js';
+import { givenValue } from '../core/given-value.js';
 import { type Logger, log, resolveLogger } from '../core/logger.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import { withMethods } from '../core/shape.js';
@@ -420,7 +421,7 @@ class RouterImpl<S> implements Router<S> {
     const { logger } = options;
     if (logger !== undefined && logger !== false && (typeof logger !== 'object' || logger === null)) {
       throw new ConfigurationError(
-        `${name('logger')} must be a Logger (console, pino) or false; got ${kindOf(logger)}.`,
+        `${name('logger')} must be a Logger (console, pino) or false; got ${givenValue(logger)}.`,
       );
     }
     this.logger = logger === false ? undefined : resolveLogger({ logger });
@@ -922,7 +923,7 @@ function checkEvent(event: unknown): asserts event is WebhookEvent {
       `router.handle(event) takes a webhook event from parseWebhook or a webhook handler's onEvent; got ${
         typeof event === 'object' && event !== null
           ? `an object without a valid \`${missing}\``
-          : kindOf(event)
+          : givenValue(event)
       }.`,
     );
   }
@@ -931,7 +932,7 @@ function checkEvent(event: unknown): asserts event is WebhookEvent {
 /** A function option, or `undefined` when it was left out; anything else is refused, naming the option. */
 function optionalFunction<F>(value: F | undefined, name: string, what = ''): F | undefined {
   if (value !== undefined && typeof value !== 'function') {
-    throw new ConfigurationError(`${name} must be a function${what}; got ${kindOf(value)}.`);
+    throw new ConfigurationError(`${name} must be a function${what}; got ${givenValue(value)}.`);
   }
   return value;
 }
@@ -967,7 +968,7 @@ function requireString(call: string, name: string, value: unknown, give: string)
   if (typeof value !== 'string') {
     throw new ConversationError(
       'invalid_options',
-      `${call}: \`${name}\` must be ${give}; got ${kindOf(value)}.`,
+      `${call}: \`${name}\` must be ${give}; got ${givenValue(value)}.`,
     );
   }
 }
@@ -977,7 +978,7 @@ function requireFunction<F>(call: string, name: string, value: F): F {
   if (typeof value !== 'function') {
     throw new ConversationError(
       'invalid_options',
-      `${call}: \`${name}\` must be a function; got ${kindOf(value)}.`,
+      `${call}: \`${name}\` must be a function; got ${givenValue(value)}.`,
     );
   }
   return value;
@@ -988,7 +989,7 @@ function requirePattern(call: string, name: string, value: unknown): void {
   if (typeof value !== 'string' && !(value instanceof RegExp)) {
     throw new ConversationError(
       'invalid_options',
-      `${call}: \`${name}\` must be a string or a RegExp; got ${kindOf(value)}.`,
+      `${call}: \`${name}\` must be a string or a RegExp; got ${givenValue(value)}.`,
     );
   }
 }
@@ -996,13 +997,6 @@ function requirePattern(call: string, name: string, value: unknown): void {
 /** The customer of an agent call: their id as `ctx.customer` gives it, never `conv:undefined`. */
 function requireCustomer(call: string, customer: unknown): string {
   return requireText(call, 'customer', customer, "the customer's id (ctx.customer: their number or user id)");
-}
-
-/** What a refused argument was, for the message: its type, never its content. */
-function kindOf(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function recordKey(customer: string): string {

@@ -1,4 +1,5 @@
 import { ConfigurationError } from './errors.js';
+import { givenValue } from './given-value.js';
 
 /**
  * Options every SDK call accepts, merged over the client's own. Transport only: what a call *means* (a send's
@@ -104,7 +105,7 @@ export function checkHeaders(
 export function checkSignal(signal: unknown, where: string): AbortSignal | undefined {
   if (signal === undefined || isAbortSignal(signal)) return signal;
   throw new ConfigurationError(
-    `${where} must be an AbortSignal (an AbortController's signal, AbortSignal.timeout(ms)); got ${signal === null ? 'null' : typeof signal === 'object' ? 'an object that is not one' : `a ${typeof signal}`}.`,
+    `${where} must be an AbortSignal (an AbortController's signal, AbortSignal.timeout(ms)); got ${typeof signal === 'object' && signal !== null ? 'an object that is not one' : givenValue(signal)}.`,
   );
 }
 

@@ -4,6 +4,7 @@
  * number of tries). Zod-free and Node-free: every entry uses them.
  */
 import { ConfigurationError } from './errors.js';
+import { givenValue } from './given-value.js';
 
 /** The longest delay a timer takes: Node (and browsers) run a longer `setTimeout` at once, after a warning. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -53,18 +54,6 @@ export function nonNegativeInt(value: number | undefined, name: string): number 
     throw new ConfigurationError(`${name} must be a whole number ≥ 0; got ${givenValue(value)}.`);
   }
   return value;
-}
-
-/**
- * What a bad option was, for its message: a number as itself, anything else by its type. A string is not echoed (a
- * key pasted into the wrong option would reach the logs, and a long one would make the message as long), and an
- * object is not turned into a string (a null-prototype object or a throwing `toString` would fail the message).
- *
- * @example
- * givenValue('5000'); // 'a string'
- */
-export function givenValue(value: unknown): string {
-  return typeof value === 'number' ? String(value) : value === null ? 'null' : `a ${typeof value}`;
 }
 
 /**

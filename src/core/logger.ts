@@ -4,8 +4,8 @@
  * code): never headers, bodies, phone numbers, keys or tokens.
  */
 
-import { givenValue } from './duration.js';
 import { ConfigurationError } from './errors.js';
+import { givenValue } from './given-value.js';
 import { isThenable } from './observer.js';
 export interface Logger {
   debug?(message: string, meta?: Record<string, unknown>): void;

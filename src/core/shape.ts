@@ -4,6 +4,7 @@
  * `serviceWindow: {}` or `sessions: redis` is refused there rather than failing every send or event later.
  */
 import { ConfigurationError } from './errors.js';
+import { givenValue } from './given-value.js';
 
 /**
  * `value` when it has every method of `methods`; else a `ConfigurationError` reading
@@ -21,7 +22,7 @@ export function withMethods<T>(value: T, name: string, is: string, methods: read
       : methods;
   if (missing.length > 0) {
     throw new ConfigurationError(
-      `${name} must be ${is}; got ${value === null ? 'null' : typeof value === 'object' ? `an object without ${missing.join(', ')}` : `a ${typeof value}`}.`,
+      `${name} must be ${is}; got ${typeof value === 'object' && value !== null ? `an object without ${missing.join(', ')}` : givenValue(value)}.`,
     );
   }
   return value;

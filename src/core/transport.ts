@@ -1,7 +1,7 @@
 import { onAbort, sleep } from './abort.js';
 import { Deadlines, Exchange, guardBody, isRedirect, refusedRedirect, requestUnbuilt } from './attempt.js';
 import { checkHeaders } from './call-options.js';
-import { givenValue, nonNegativeInt } from './duration.js';
+import { nonNegativeInt } from './duration.js';
 import { requestIdHeader, scrubRequestId, toApiError, toRedirectError } from './error-body.js';
 import {
   type ApiError,
@@ -14,6 +14,7 @@ import {
   TimeoutError,
   WaGatewayError,
 } from './errors.js';
+import { givenValue } from './given-value.js';
 import { type AttemptError, callHook, type RequestHooks } from './hooks.js';
 import { type Logger, log, logFolded } from './logger.js';
 import { callObserver, errorNameOf } from './observer.js';

@@ -7,6 +7,7 @@ import {
   transportConfigOf,
 } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
+import { givenValue } from '../core/given-value.js';
 import { noteOwnLimiter, RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
 import { refusedSecretAdvice, type SecretKind } from '../core/secret-advice.js';
 import { withMethods } from '../core/shape.js';
@@ -177,7 +178,7 @@ function messagingProductOf(value: unknown): string {
   if (value === undefined) return 'whatsapp';
   if (typeof value !== 'string' || value.trim() === '') {
     throw new ConfigurationError(
-      `messagingProduct must be a non-empty string (default 'whatsapp'); got ${typeof value === 'string' ? 'an empty string' : value === null ? 'null' : `a ${typeof value}`}.`,
+      `messagingProduct must be a non-empty string (default 'whatsapp'); got ${givenValue(value)}.`,
     );
   }
   return value;

@@ -1,6 +1,5 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
 import { type RequestOptions, requestOf } from '../core/call-options.js';
-import { givenValue } from '../core/duration.js';
 import {
   ApiError,
   ConfigurationError,
@@ -10,6 +9,7 @@ import {
   requireText,
   WaGatewayError,
 } from '../core/errors.js';
+import { givenValue } from '../core/given-value.js';
 import { headerValue } from '../core/headers.js';
 import { idSegment } from '../core/request-path.js';
 import type { Transport } from '../core/transport.js';

@@ -1,5 +1,6 @@
 import { hot } from '../core/compiled.js';
 import { MessageValidationError } from '../core/errors.js';
+import { givenValue } from '../core/given-value.js';
 import { safeCheck } from '../core/zod.js';
 import { recipientSchema } from './message-schema.js';
 
@@ -27,8 +28,8 @@ export function normalizeRecipient(input: string | number): string {
         {
           path: [],
           message: missing
-            ? `a recipient is required, got ${describe(input)}: the customer's number with its country code`
-            : `a recipient must be a string or a number, not ${describe(input)}`,
+            ? `a recipient is required, got ${givenValue(input)}: the customer's number with its country code`
+            : `a recipient must be a string or a number, not ${givenValue(input)}`,
           code: 'invalid_type',
           rule: missing ? 'to.required' : 'to.type',
         },
@@ -61,11 +62,4 @@ export function normalizeRecipient(input: string | number): string {
   const checked = safeCheck(hot(recipientSchema), digits, { what: 'recipient' });
   if (!checked.ok) throw new MessageValidationError(checked.issues, 'recipient');
   return digits;
-}
-
-/** Names the type from `typeof` alone: even `Array.isArray` throws on a revoked Proxy. */
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  const type = typeof value;
-  return type === 'object' ? 'an object' : type === 'undefined' ? 'undefined' : `a ${type}`;
 }

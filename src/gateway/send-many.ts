@@ -10,6 +10,7 @@ import {
   PaymentRequiredError,
   WaGatewayError,
 } from '../core/errors.js';
+import { givenValue } from '../core/given-value.js';
 import { callHook } from '../core/hooks.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
@@ -158,7 +159,7 @@ export async function* sendMany(
     throw invalidArgument(
       'sendMany',
       [],
-      `must be an array or an (async) iterable of messages; got ${messages === null ? 'null' : `a ${typeof messages}`}`,
+      `must be an array or an (async) iterable of messages; got ${givenValue(messages)}`,
       'messages.type',
     );
   }

@@ -4,6 +4,7 @@
  * `GatewayClient`'s `serviceWindow` apply the guard from here.
  */
 import { brandError, ConfigurationError, NotSentError, WaGatewayError } from '../core/errors.js';
+import { givenValue } from '../core/given-value.js';
 
 /** "Non-template messages can only be sent within 24 hours of the last message from the user." */
 export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -28,7 +29,7 @@ export interface WindowStore {
 export function checkWindowCustomer(call: string, customer: unknown): void {
   if (typeof customer !== 'string' || customer.trim() === '')
     throw new ConfigurationError(
-      `${call}: \`customer\` must be the customer's phone number or user id; got ${describe(customer)}.`,
+      `${call}: \`customer\` must be the customer's phone number or user id; got ${givenValue(customer)}.`,
     );
 }
 
@@ -43,16 +44,8 @@ export function checkInbound(call: string, customer: unknown, atMs: unknown): vo
   checkWindowCustomer(call, customer);
   if (typeof atMs !== 'number' || !Number.isFinite(atMs))
     throw new ConfigurationError(
-      `${call}: \`atMs\` must be a time in ms since the epoch; got ${describe(atMs)}.`,
+      `${call}: \`atMs\` must be a time in ms since the epoch; got ${givenValue(atMs)}.`,
     );
-}
-
-/** What a bad argument or a store's answer was, by type (a customer's key is not echoed: it is a phone number). */
-function describe(value: unknown): string {
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string')
-    return value === '' ? 'an empty string' : value.trim() === '' ? 'a string of spaces' : 'a string';
-  return value === null ? 'null' : `a ${typeof value}`;
 }
 
 /**
@@ -114,7 +107,7 @@ export async function checkServiceWindow(
   // A store's answer of another type (a raw Redis string, NaN) must not open the window, nor crash the check.
   if (last !== undefined && (typeof last !== 'number' || !Number.isFinite(last))) {
     throw new NotSentError(
-      `Not sent: the service window's store answered ${describe(last)} ` +
+      `Not sent: the service window's store answered ${givenValue(last)} ` +
         "for the customer's last inbound message, not a time in ms since the epoch (or undefined when never seen).",
     );
   }

@@ -3,6 +3,7 @@
  * the Durable Objects entry imports it without the template rules the catalogue's module brings.
  */
 import { ConfigurationError } from '../core/errors.js';
+import { givenValue } from '../core/given-value.js';
 
 /**
  * @internal A patch as every `TemplateStore.update` checks it before writing: an object whose `status` is a status's
@@ -12,7 +13,7 @@ import { ConfigurationError } from '../core/errors.js';
 export function checkTemplatePatch(call: string, patch: unknown): void {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
     throw new ConfigurationError(
-      `${call}: \`patch\` must be an object of the fields to set (status, reason, sourceId, definition); got ${kindOf(patch)}.`,
+      `${call}: \`patch\` must be an object of the fields to set (status, reason, sourceId, definition); got ${givenValue(patch)}.`,
     );
   const { status, reason, sourceId, definition } = patch as Record<string, unknown>;
   const wrong =
@@ -27,13 +28,7 @@ export function checkTemplatePatch(call: string, patch: unknown): void {
             ? ['definition', 'a template definition (an object)', definition]
             : undefined;
   if (wrong)
-    throw new ConfigurationError(`${call}: \`${wrong[0]}\` must be ${wrong[1]}; got ${kindOf(wrong[2])}.`);
-}
-
-/** What a bad argument was, by type (its value is not echoed). */
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return value.trim() === '' ? 'an empty string' : 'a string';
-  return `a ${typeof value}`;
+    throw new ConfigurationError(
+      `${call}: \`${wrong[0]}\` must be ${wrong[1]}; got ${givenValue(wrong[2])}.`,
+    );
 }

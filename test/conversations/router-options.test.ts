@@ -68,7 +68,7 @@ describe('createRouter checks every option when the router is made', () => {
         /^createRouter: `initialSession` must be a function returning a new customer's session.*; got an object\.$/,
       ],
       [{ initialSession: null as never }, /`initialSession` must be a function .*; got null/],
-      [{ sessions: 5 as never }, /^createRouter: `sessions` must be a SessionStore .*; got a number\.$/],
+      [{ sessions: 5 as never }, /^createRouter: `sessions` must be a SessionStore .*; got 5\.$/],
       [
         { sessions: { get() {}, set() {} } as never },
         /`sessions` must be a SessionStore .*; got an object without delete, lock, claim, unclaim\.$/,

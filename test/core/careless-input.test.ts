@@ -36,10 +36,10 @@ describe('careless input', () => {
   });
 
   it.each([
-    ['timeoutMs', nullProto, 'got a object'],
-    ['timeoutMs', throwingToString, 'got a object'],
+    ['timeoutMs', nullProto, 'got an object'],
+    ['timeoutMs', throwingToString, 'got an object'],
     ['timeoutMs', 'x'.repeat(100_000), 'got a string'],
-    ['maxRetries', nullProto, 'got a object'],
+    ['maxRetries', nullProto, 'got an object'],
     ['maxRetries', '2', 'got a string'],
   ])(
     'a per-call %s of a bad kind is a ConfigurationError saying its type, not its content',

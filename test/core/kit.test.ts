@@ -26,7 +26,7 @@ describe('durationMs: one rule for every duration option', () => {
       expect(() => durationMs(bad, 'new Thing: `leaseMs`', 500)).toThrow(ConfigurationError);
     }
     expect(() => durationMs(undefined, 'claim: `ttlMs`')).toThrow(
-      /claim: `ttlMs` must be a positive number of milliseconds; got a undefined/,
+      /claim: `ttlMs` must be a positive number of milliseconds; got undefined/,
     );
     expect(() => durationMs('5', 'x')).toThrow(/got a string/);
   });

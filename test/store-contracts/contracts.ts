@@ -391,10 +391,10 @@ export function storeContracts(backend: StoreBackend): void {
     const name = unique('tpl').replace(/-/g, '_');
     const store = backend.templates();
     const bad: [unknown, RegExp][] = [
-      [{ status: 12345 }, /`status` must be a status's name .*; got a number\./],
+      [{ status: 12345 }, /`status` must be a status's name .*; got 12345\./],
       [{ status: ' ' }, /`status` must be .*; got an empty string\./],
-      [{ reason: 42 }, /`reason` must be text, or null to clear it; got a number\./],
-      [{ sourceId: 7 }, /`sourceId` must be the upstream template id as text; got a number\./],
+      [{ reason: 42 }, /`reason` must be text, or null to clear it; got 42\./],
+      [{ sourceId: 7 }, /`sourceId` must be the upstream template id as text; got 7\./],
       [
         { definition: 'order_shipped' },
         /`definition` must be a template definition \(an object\); got a string\./,
