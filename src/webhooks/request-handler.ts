@@ -83,8 +83,11 @@ export function createRequestHandler(
   const eventFailed: EventFailed = (message, error, stage, event, index, level = 'error') => {
     // Every stage names the error's class and how to see the error itself: a dedupe store bound to the wrong
     // Durable Object class is otherwise one anonymous warning per event.
+    // The event's type (a status's value, a message's type) tells which of a customer's events was lost; its id
+    // is left to onError, which gets the event: a wamid encodes a phone number, and logs carry none.
     logLine(level, message + (hasOnError ? '' : ON_ERROR_HINT), {
       kind: event.kind,
+      type: eventType(event),
       index,
       errorName: errorNameOf(error),
     });
@@ -219,7 +222,11 @@ async function processRequest(
   } catch (error) {
     if (!(error instanceof WebhookParseError)) throw error;
     // WebhookParseError messages name a location and a type, never payload content.
-    handler.log('warn', `Webhook body refused with 400: ${error.message}`, { status: 400, path: error.path });
+    // A 4xx is final for the gateway, as for the 413: the delivery is lost, so say so (and what usually causes it).
+    handler.log('error', `Webhook body refused with 400${NOT_RETRIED}: ${error.message}`, {
+      status: 400,
+      path: error.path,
+    });
     handler.report(error, { stage: 'parse' });
     return answer(400, 'invalid_body');
   }
@@ -228,12 +235,15 @@ async function processRequest(
 
 type ReadBody = Extract<BodyResult, { kind: 'bytes' | 'text' | 'parsed' }>;
 
+/** Said of every 4xx a body gets: the gateway does not retry one, so its events are lost for good. */
+const NOT_RETRIED = '; the gateway will not retry it';
+
 /** The answer to a body that could not be read whole, or `null` when there is a body to parse. */
 function refuseBody(handler: Handler, body: BodyResult): HandlerAnswer | null {
   const { log, report, maxBodyBytes } = handler;
   if (body.kind === 'too_large') {
     // A 4xx is final for the gateway: this delivery is lost for good, so say it loudly.
-    log('error', 'Webhook body over maxBodyBytes refused with 413; the gateway will not retry it', {
+    log('error', `Webhook body over maxBodyBytes refused with 413${NOT_RETRIED}`, {
       status: 413,
       maxBodyBytes,
     });
@@ -392,15 +402,29 @@ function internalError(handler: Handler, error: unknown): HandlerAnswer {
   return answer(500, 'internal_error');
 }
 
-/** A webhook event's span attributes: its kind and type, never its content. */
-function eventAttributes(event: WebhookEvent): Record<string, string> {
-  const type =
+/** An event's type, never its content: a message's type, a status's value, an unknown event's reason, a field. */
+function eventType(event: WebhookEvent): string {
+  return String(
     event.kind === 'message'
       ? event.message.type
       : event.kind === 'status'
         ? event.status.status
         : event.kind === 'unknown'
           ? event.reason
-          : event.field;
-  return { 'wa_gateway.event.kind': event.kind, 'wa_gateway.event.type': String(type) };
+          : event.field,
+  );
+}
+
+/**
+ * A webhook event's span attributes: its kind and type, and for a message or a status its wamid
+ * (`messaging.message.id`, as the send's span has it), so a trace joins a send to its statuses.
+ */
+function eventAttributes(event: WebhookEvent): Record<string, string> {
+  const id =
+    event.kind === 'status' ? event.status.id : event.kind === 'message' ? event.message.id : undefined;
+  return {
+    'wa_gateway.event.kind': event.kind,
+    'wa_gateway.event.type': eventType(event),
+    ...(id ? { 'messaging.message.id': id } : {}),
+  };
 }

@@ -239,7 +239,7 @@ describe('OpenTelemetry spans', () => {
     expectNothingLeaked();
   });
 
-  it('a webhook delivery (status answered) and each event in it (kind, type, dedup outcome)', async () => {
+  it('a webhook delivery (status answered) and each event in it (kind, type, wamid, dedup outcome)', async () => {
     const handler = createWebhookHandler({ secret: WEBHOOK_SECRET, onEvent: () => {}, logger: {} });
     const deliver = (body: unknown) =>
       handler(
@@ -273,16 +273,19 @@ describe('OpenTelemetry spans', () => {
       {
         'wa_gateway.event.kind': 'message',
         'wa_gateway.event.type': 'text',
+        'messaging.message.id': 'wamid.FIXTURE000001',
         'wa_gateway.dedup.outcome': 'processed',
       },
       {
         'wa_gateway.event.kind': 'message',
         'wa_gateway.event.type': 'text',
+        'messaging.message.id': 'wamid.FIXTURE000001',
         'wa_gateway.dedup.outcome': 'duplicate',
       },
       {
         'wa_gateway.event.kind': 'status',
         'wa_gateway.event.type': 'delivered',
+        'messaging.message.id': 'wamid.FIXTURE000002',
         'wa_gateway.dedup.outcome': 'processed',
       },
     ]);

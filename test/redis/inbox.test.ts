@@ -193,7 +193,9 @@ describeRedis('durable inbox (real redis-server)', () => {
       expect.stringMatching(
         /^Webhook request refused with 401: the Bearer token is not this handler's secret/,
       ),
-      expect.stringMatching(/^Webhook body refused with 400: Invalid webhook envelope at entry/),
+      expect.stringMatching(
+        /^Webhook body refused with 400; the gateway will not retry it: Invalid webhook envelope at entry/,
+      ),
     ]);
     const queue = new Queue(queueName, { connection: suite.redis });
     closers.push(() => queue.close());

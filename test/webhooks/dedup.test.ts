@@ -201,7 +201,7 @@ describe('claims are leases, and unknown store answers are errors', () => {
         message: expect.stringMatching(
           /^The dedupe store failed to claim an event \(stage dedupe\); running onEvent without deduplication\. The error is not logged .*pass `onError/,
         ),
-        meta: { kind: 'status', index: 0, errorName: 'MisboundStoreError' },
+        meta: { kind: 'status', type: 'read', index: 0, errorName: 'MisboundStoreError' },
       },
     ]);
     expect(JSON.stringify(logged)).not.toContain('wamid');

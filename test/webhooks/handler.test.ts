@@ -211,7 +211,7 @@ describe('createWebhookHandler: status codes', () => {
     }
     expect(seen).toHaveLength(0);
     expect(logs.at(-1)).toMatchObject({
-      level: 'warn',
+      level: 'error',
       meta: { status: 400, path: ['entry', 0, 'changes', 0, 'value'] },
     });
   });
@@ -444,7 +444,7 @@ describe('createWebhookHandler: failures and retries', () => {
     // With onError set, the log line needs no advice about how to see the error.
     expect(logs.map((l) => l.message)).toEqual([
       'onEvent failed; answering 500 so the gateway retries the delivery',
-      'Webhook body refused with 400: Webhook body is not valid JSON',
+      'Webhook body refused with 400; the gateway will not retry it: Webhook body is not valid JSON',
     ]);
     expect(onError).toHaveBeenCalledTimes(2);
     expect(onError.mock.calls[0]?.[0]).toBe(boom);
@@ -471,7 +471,7 @@ describe('createWebhookHandler: an onEvent failure without onError', () => {
         message:
           'onEvent failed; answering 500 so the gateway retries the delivery. The error is not logged (it may ' +
           'hold your data): to see it, pass `onError: (error, info) => console.error(info.stage, error)`',
-        meta: { kind: 'message', index: 0, errorName: 'Error' },
+        meta: { kind: 'message', type: 'text', index: 0, errorName: 'Error' },
       },
     ]);
   });
