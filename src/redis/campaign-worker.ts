@@ -165,6 +165,8 @@ export interface CampaignWorker {
 interface Run {
   readonly worker: BullMQ.Worker;
   readonly recorder: SendManyRecorder;
+  /** Lets the campaign's BullMQ queue go (`QueueCore.keepOpen`): kept open while this worker works on it. */
+  readonly letGo: () => void;
 }
 
 /** `queue.work(options)`: see `CampaignWorkerOptions`. */
@@ -324,13 +326,18 @@ class Workers implements CampaignWorker {
       );
       this.#notify(error, { campaign, stage: 'worker' });
     });
-    this.#runs.set(campaign, { worker, recorder: core.tracker.recorder(campaign) });
+    this.#runs.set(campaign, {
+      worker,
+      recorder: core.tracker.recorder(campaign),
+      letGo: core.keepOpen(campaign),
+    });
   }
 
   async #stop(campaign: string): Promise<void> {
     const run = this.#runs.get(campaign);
     if (!run) return;
     this.#runs.delete(campaign);
+    run.letGo();
     try {
       await run.worker.close(this.#connection.status !== 'ready');
     } catch (error) {

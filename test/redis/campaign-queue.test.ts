@@ -2,6 +2,7 @@
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
 import { GatewayClient } from '../../src/index.js';
+import { startCampaignWorker } from '../../src/redis/campaign-worker.js';
 import { CampaignQueue, RedisStoreError } from '../../src/redis/index.js';
 import { startServer } from '../helpers/http-server.js';
 import { deferred, waitFor } from '../helpers/manual-clock.js';
@@ -176,6 +177,95 @@ describeRedis("CampaignQueue's BullMQ queues in a long-running process", () => {
       expect(await core.withBull('day-0', (queue) => queue.getJobCounts('waiting'))).toEqual({ waiting: 0 });
     } finally {
       await core.close();
+      redis.disconnect();
+    }
+  });
+
+  it('keeps open the queue of every campaign a worker here works on, 16 others at most', async () => {
+    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    const prefix = 'worked:';
+    const queue = new CampaignQueue({ redis, prefix });
+    const core = queueCoreOf(redis, prefix);
+    const gateway = new GatewayClient({
+      apiKey: 'sk_test_x',
+      baseUrl: 'http://127.0.0.1:9',
+      rateLimit: false,
+    });
+    const worked = Array.from({ length: 20 }, (_, i) => `worked-${i}`);
+    // Scheduled an hour ahead: the worker takes every campaign up and sends nothing.
+    for (const [i, campaign] of worked.entries()) {
+      await queue.enqueue(campaign, [text(`9989000001${String(i).padStart(2, '0')}`)], {
+        startAt: Date.now() + 3_600_000,
+      });
+    }
+    const worker = startCampaignWorker(core, { gateway, pollMs: 3_600_000 });
+    try {
+      await worker.ready();
+      expect(worker.campaigns().sort()).toEqual([...worked].sort());
+      // The worker's first poll used each campaign's queue (`isPaused`): these are the queues it keeps.
+      const opened = new Map<string, object>();
+      for (const campaign of worked) opened.set(campaign, await core.withBull(campaign, async (q) => q));
+      // A long-lived process also touches many other campaigns (an API's enqueue, status, pause...).
+      for (let day = 0; day < 40; day++) {
+        await core.withBull(`day-${day}`, (q) => q.getJobCounts('waiting'));
+        expect(core.openQueues).toBeLessThanOrEqual(worked.length + 16);
+      }
+      // Each worked campaign still has the queue it had: never closed and opened again (an INFO round trip each).
+      for (const campaign of worked) {
+        const now = await core.withBull(campaign, async (q) => q);
+        expect(now, campaign).toBe(opened.get(campaign));
+        expect((now as { closing?: unknown }).closing, campaign).toBeUndefined();
+      }
+      // Once the worker stops, its campaigns' queues join the others under the bound.
+      await worker.close();
+      await core.withBull('after', (q) => q.getJobCounts('waiting'));
+      expect(core.openQueues).toBeLessThanOrEqual(16);
+    } finally {
+      await worker.close();
+      await queue.close();
+      await core.close();
+      redis.disconnect();
+    }
+  });
+
+  it('a worker on 20 campaigns sends no INFO at its polls (no queue closed and opened again)', async () => {
+    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    const prefix = 'polls:';
+    const queue = new CampaignQueue({ redis, prefix });
+    const gateway = new GatewayClient({
+      apiKey: 'sk_test_x',
+      baseUrl: 'http://127.0.0.1:9',
+      rateLimit: false,
+    });
+    const campaigns = Array.from({ length: 20 }, (_, i) => `poll-${i}`);
+    for (const [i, campaign] of campaigns.entries()) {
+      await queue.enqueue(campaign, [text(`9989000002${String(i).padStart(2, '0')}`)], {
+        startAt: Date.now() + 3_600_000,
+      });
+    }
+    // Every command the server runs, from every connection: a BullMQ queue opened sends INFO (its version check).
+    const monitor = await new Redis(server.url).monitor();
+    const commands: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => void commands.push(args.map(String)));
+    const registry = queueCoreOf(redis, prefix).registryKey;
+    const polls = () => commands.filter((c) => c[0]?.toLowerCase() === 'zrange' && c[1] === registry).length;
+    const worker = queue.work({ gateway, pollMs: 20 });
+    try {
+      await worker.ready();
+      expect(worker.campaigns()).toHaveLength(20);
+      // Two whole polls, each using all 20 campaigns' queues: from the start of the 2nd poll to that of the 4th.
+      await waitFor(() => polls() >= 2, 'the second poll');
+      const from = commands.findLastIndex((c) => c[0]?.toLowerCase() === 'zrange' && c[1] === registry);
+      await waitFor(() => polls() >= 4, 'the fourth poll');
+      const window = commands.slice(from);
+      // Each poll asked each campaign's queue whether it is paused.
+      const asked = window.filter((c) => c[0]?.toLowerCase() === 'hexists' && c[2] === 'paused');
+      expect(asked.length).toBeGreaterThanOrEqual(40);
+      expect(window.filter((c) => c[0]?.toLowerCase() === 'info')).toEqual([]);
+    } finally {
+      await worker.close();
+      await queue.close();
+      monitor.disconnect();
       redis.disconnect();
     }
   });
