@@ -1,7 +1,7 @@
 /** CampaignQueue on one real redis-server (the same suite runs on a Redis Cluster: cluster.proof.test.ts). */
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
-import { GatewayClient } from '../../src/index.js';
+import { GatewayClient, type SendLimiter } from '../../src/index.js';
 import { startCampaignWorker } from '../../src/redis/campaign-worker.js';
 import { CampaignQueue, RedisStoreError } from '../../src/redis/index.js';
 import { startServer } from '../helpers/http-server.js';
@@ -144,6 +144,85 @@ describeRedis('CampaignQueue workers while their Redis is down', () => {
       redis.disconnect();
     }
   }, 60_000);
+});
+
+describeRedis('CampaignQueue workers whose job lock is lost', () => {
+  let server: RedisServer;
+  useRedis((s) => {
+    server = s;
+  });
+
+  it("stops the job's send still waiting for the limiter, and gives onError the lost lock once, with its campaign", async () => {
+    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    const prefix = 'lost:';
+    const lines: string[] = [];
+    const record = (message: string) => void lines.push(message);
+    const queue = new CampaignQueue({ redis, prefix, logger: { warn: record, error: record } });
+    // A shared limiter that grants nothing: the send waits until its signal aborts.
+    const asked = deferred();
+    let aborted = false;
+    const limiter: SendLimiter = {
+      perSecond: 1,
+      acquire: (signal) =>
+        new Promise((_, reject) => {
+          asked.resolve();
+          signal?.addEventListener(
+            'abort',
+            () => {
+              aborted = true;
+              reject(signal.reason);
+            },
+            { once: true },
+          );
+        }),
+      pause: () => {},
+    };
+    // Never reached: the limiter never lets a request out.
+    const gateway = new GatewayClient({
+      apiKey: 'sk_test_x',
+      baseUrl: 'http://127.0.0.1:9',
+      rateLimit: limiter,
+    });
+    const errors: { error: unknown; campaign: string | undefined; stage: string }[] = [];
+    const worker = queue.work({
+      gateway,
+      pollMs: 50,
+      lockDurationMs: 1000,
+      onError: (error, info) => void errors.push({ error, campaign: info.campaign, stage: info.stage }),
+    });
+    const said = (text: string) => errors.filter((e) => (e.error as Error).message.includes(text));
+    try {
+      await queue.enqueue('waits', [text('998900000088')]);
+      await asked.promise;
+      // Another worker's token on the job's lock: this worker's next renewal is refused ('lockRenewalFailed').
+      const core = queueCoreOf(redis, prefix);
+      const locks = await redis.keys(
+        `${core.bullPrefixOf(redis, 'waits')}:${core.queueName('waits')}:*:lock`,
+      );
+      expect(locks).toHaveLength(1);
+      const jobId = /:([^:]+):lock$/.exec(locks[0]!)?.[1];
+      await redis.set(locks[0]!, 'another-workers-token', 'PX', 60_000);
+      // The run's signal aborts: its send stops before any request.
+      await waitFor(() => aborted, "the run's signal to abort");
+      // The run ends: its step back to the queue is refused by BullMQ (the lock is another's), said as such.
+      await waitFor(() => said("could not record the job's result").length > 0, 'the end of the run');
+      const lost = said("lost the job's lock");
+      expect(lost).toHaveLength(1);
+      expect(lost[0]).toMatchObject({ campaign: 'waits', stage: 'worker' });
+      expect(lost[0]!.error).toBeInstanceOf(RedisStoreError);
+      expect(lost[0]!.error).toMatchObject({ failure: 'lease_lost' });
+      expect((lost[0]!.error as Error).message).toContain(`job ${jobId}: lost the job's lock`);
+      // Logged once too, as what it is.
+      expect(lines.filter((line) => line.includes("lost the job's lock"))).toHaveLength(1);
+      expect(lines.filter((line) => line.includes('cannot reach Redis'))).toEqual([]);
+      // Nothing was sent, and the message is still queued for whichever worker takes the job up.
+      expect(await queue.status('waits')).toMatchObject({ queued: 1, inFlight: 0, accepted: 0, notSent: 0 });
+    } finally {
+      await worker.close();
+      await queue.close();
+      redis.disconnect();
+    }
+  });
 });
 
 describeRedis("CampaignQueue's BullMQ queues in a long-running process", () => {
