@@ -90,13 +90,16 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
   if (action === 'list' && retryableFailureCodes.length > 0)
     throw new UsageError('--retryable-codes goes with campaign report.');
   const source = { ...sourceOf(values, io, 'campaign'), retryableFailureCodes };
-  const { tracker, close, outage } = openCampaigns(source);
+  // A report reads a CampaignQueue's campaign through its queue: one with nothing recorded yet (scheduled, or
+  // enqueued with no messages) has a report of zeros, and its messages their keys.
+  const { tracker, queue, close, outage } =
+    action === 'list' ? { ...openCampaigns(source), queue: undefined } : openQueue(source);
   const work = async () => {
     if (action === 'list') {
       for (const c of await tracker.campaigns()) io.stdout(`${printable(c)}\n`);
       return EXIT.ok;
     }
-    const report = await tracker.report(id!);
+    const report = (await queue?.report(id!)) ?? (await tracker.report(id!));
     if (!report) {
       io.stderr(`wa-gateway campaign: no campaign '${id}' under prefix '${values.prefix ?? 'wa:'}'.\n`);
       return EXIT.failed;
@@ -117,7 +120,7 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
       error
     );
   } finally {
-    close();
+    await close();
   }
 }
 
@@ -295,7 +298,11 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 async function asJson(report: CampaignReport) {
-  const { retries, refused, ...rest } = report;
+  // A queue's report also holds its status and messages in doubt: `campaign status` prints those.
+  const { retries, refused, queue, inDoubt, ...rest } = report as CampaignReport & {
+    queue?: unknown;
+    inDoubt?: unknown;
+  };
   return { ...rest, retries: await collect(report.retries()) };
 }
 

@@ -188,7 +188,8 @@ export class CampaignQueue implements CampaignQueueView {
   /**
    * Adds a campaign's messages, each under its key (default its recipient): a key the campaign has already adds
    * nothing. Written `batchSize` at a time, each step one script, then its jobs; an enqueue cut off half-way is
-   * completed by enqueuing the same messages again. Each message is checked before anything is written. Throws
+   * completed by enqueuing the same messages again. No messages at all creates the campaign, `finished` with
+   * nothing to send. Each message is checked before anything is written. Throws
    * `CampaignQueueError` (`cancelled`) for a cancelled campaign, `MessageValidationError` for a message the
    * gateway's rules refuse, `ConfigurationError` for a message without a key or one that is not JSON.
    *
@@ -248,6 +249,9 @@ export class CampaignQueue implements CampaignQueueView {
       if (batch.length >= size) await flush();
     }
     await flush();
+    // No messages at all (an empty segment): the campaign is created all the same, finished with none to send,
+    // so that `status`, `report` and the CLI know it rather than answering that there is no such campaign.
+    if (index === 0) await this.#enqueueBatch(campaign, [], startAt, result);
     return result;
   }
 

@@ -307,6 +307,42 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
     }
   });
 
+  it('a campaign enqueued with no messages: status says finished with 0, report prints its zeros', async () => {
+    const queue = new CampaignQueue({ redis, prefix: 'q7:' });
+    try {
+      await queue.enqueue('empty', []);
+      // Scheduled, nothing recorded yet: its report is zeros too, not "no campaign".
+      await queue.enqueue('soon', [text('998900000001')], { startAt: Date.now() + 3_600_000 });
+      const env = { REDIS_URL: server.url };
+      const status = io(env);
+      expect(await runCli(['campaign', 'status', 'empty', '--prefix', 'q7:'], status.io)).toBe(0);
+      expect(status.out.stdout).toMatch(/^campaign empty: finished\n/);
+      expect(status.out.stdout).toMatch(/total\s+0\n/);
+      expect(status.out.stdout).toMatch(/queued\s+0\n/);
+      const json = io(env);
+      expect(await runCli(['campaign', 'status', 'empty', '--prefix', 'q7:', '--json'], json.io)).toBe(0);
+      expect(JSON.parse(json.out.stdout)).toMatchObject({ state: 'finished', total: 0, inDoubtMessages: [] });
+      for (const id of ['empty', 'soon']) {
+        const report = io(env);
+        expect(await runCli(['campaign', 'report', id, '--prefix', 'q7:'], report.io), id).toBe(0);
+        expect(report.out.stdout).toMatch(new RegExp(`^campaign ${id}\n\\s+accepted\\s+0\n`));
+        expect(report.out.stdout).toMatch(/to retry\s+0\n/);
+        const reportJson = io(env);
+        expect(await runCli(['campaign', 'report', id, '--prefix', 'q7:', '--json'], reportJson.io)).toBe(0);
+        expect(JSON.parse(reportJson.out.stdout)).toMatchObject({
+          campaign: id,
+          funnel: { accepted: 0 },
+          retries: [],
+        });
+      }
+      const list = io(env);
+      expect(await runCli(['campaign', 'list', '--prefix', 'q7:'], list.io)).toBe(0);
+      expect(list.out.stdout.split('\n').sort()).toEqual(['', 'empty', 'soon']);
+    } finally {
+      await queue.close();
+    }
+  });
+
   it("says why a running campaign waits: the gateway's RATE_001 hold, until when", async () => {
     const queue = new CampaignQueue({ redis, prefix: 'q5:' });
     try {

@@ -146,6 +146,50 @@ describeRedis('CampaignQueue workers while their Redis is down', () => {
   }, 60_000);
 });
 
+describeRedis('CampaignQueue: a campaign of no messages', () => {
+  let redis: Redis;
+  useRedis((_s, client) => {
+    redis = client;
+  });
+
+  it('exists once enqueued, finished with 0, in status, report and the campaigns list', async () => {
+    const queue = new CampaignQueue({ redis, prefix: 'empty:' });
+    try {
+      // An empty segment: nothing to send, and a campaign all the same.
+      expect(await queue.enqueue('nobody', [])).toEqual({ added: 0, existing: 0 });
+      const finished = {
+        campaign: 'nobody',
+        state: 'finished',
+        total: 0,
+        queued: 0,
+        inFlight: 0,
+        accepted: 0,
+        notSent: 0,
+        inDoubt: 0,
+      };
+      expect(await queue.status('nobody')).toMatchObject(finished);
+      const report = await queue.report('nobody');
+      expect(report?.queue).toMatchObject(finished);
+      expect(report?.funnel).toMatchObject({ accepted: 0, notSent: 0, maybeSent: 0 });
+      expect(report?.inDoubt).toEqual([]);
+      expect(await queue.tracker.campaigns()).toContain('nobody');
+      // An async cursor that yields nothing, scheduled: the same.
+      const none = (async function* () {})();
+      await queue.enqueue('later', none, { startAt: Date.now() + 3_600_000 });
+      expect(await queue.status('later')).toMatchObject({ state: 'finished', total: 0 });
+      // Enqueued again with nothing, still the same; with messages, it runs them.
+      expect(await queue.enqueue('nobody', [])).toEqual({ added: 0, existing: 0 });
+      expect(await queue.enqueue('nobody', [text('998900000099')])).toEqual({ added: 1, existing: 0 });
+      expect(await queue.status('nobody')).toMatchObject({ state: 'running', total: 1, queued: 1 });
+      // Cancelled, it refuses an empty enqueue as it refuses any other.
+      await queue.cancel('later');
+      await expect(queue.enqueue('later', [])).rejects.toMatchObject({ reason: 'cancelled' });
+    } finally {
+      await queue.close();
+    }
+  });
+});
+
 describeRedis('CampaignQueue workers whose job lock is lost', () => {
   let server: RedisServer;
   useRedis((s) => {
