@@ -21,6 +21,7 @@ import {
   type ChangeEffects,
   decodeEntry,
   encodeEntry,
+  keyOf,
   Ledger,
   type LedgerEntry,
 } from './campaign-ledger.js';
@@ -286,10 +287,10 @@ export class QueueCore {
     await this.side.list(campaign);
   }
 
-  /** One result of one message as the campaign report records it. */
+  /** One result of one message as the campaign report records it: a refusal with its position and key. */
   recordOf(entry: LedgerEntry, result: SendManyResult) {
     const batch = new Batch();
-    batch.add({ result: { ...result, index: entry.pos - 1 }, to: entry.to });
+    batch.add({ result: { ...result, index: entry.pos - 1 }, to: entry.to }, keyOf(entry));
     return batch.take();
   }
 

@@ -399,7 +399,8 @@ export class CampaignQueue implements CampaignQueueView {
 
   /**
    * The campaign's report (the funnel from the status webhooks, refusals, retries) joined with `status`, and the
-   * messages in doubt for longer than `inDoubtAfterMs`. `undefined` for an unknown campaign.
+   * messages in doubt for longer than `inDoubtAfterMs`. `undefined` for an unknown campaign. Its `retries()` and
+   * `refused()` give each message's `key` and `index` (its position from 0), a failed one's found in the ledger.
    *
    * @example
    * const report = await queue.report('spring-sale');
@@ -410,7 +411,43 @@ export class CampaignQueue implements CampaignQueueView {
     if (!queue) return undefined;
     const report = (await this.#core.tracker.report(campaign)) ?? emptyReport(campaign);
     const inDoubt = await this.inDoubt(campaign, { olderThanMs: this.#inDoubtAfterMs });
-    return Object.assign(report, { queue, inDoubt });
+    const retries = report.retries;
+    return Object.assign(report, {
+      queue,
+      inDoubt,
+      retries: () => this.#keyedRetries(campaign, retries()),
+    });
+  }
+
+  /**
+   * The report's retries, each failed message with its key and position: a `failed` status names only its wamid,
+   * so those are found in the ledger (one pass over it, only when there are any). A refusal kept its own.
+   */
+  async *#keyedRetries(
+    campaign: string,
+    retries: AsyncIterable<CampaignRetry>,
+  ): AsyncIterable<CampaignRetry> {
+    const failed: CampaignRetry[] = [];
+    for await (const retry of retries) {
+      if (retry.reason === 'failed' && retry.wamid !== undefined) failed.push(retry);
+      else yield retry;
+    }
+    if (failed.length === 0) return;
+    const wanted = new Set(failed.map((retry) => retry.wamid));
+    const found = new Map<string, LedgerEntry>();
+    const pages = this.#core.ledger.scan(campaign)[Symbol.asyncIterator]();
+    while (found.size < wanted.size) {
+      const page = await call('CampaignQueue.report', () => pages.next());
+      if (page.done) break;
+      for (const [, entry] of page.value) {
+        if (entry.state === 'a' && wanted.has(entry.detail)) found.set(entry.detail, entry);
+      }
+    }
+    await pages.return?.(undefined);
+    for (const retry of failed) {
+      const entry = found.get(retry.wamid!);
+      yield entry === undefined ? retry : { ...retry, index: entry.pos - 1, key: keyOf(entry) };
+    }
   }
 
   /**
