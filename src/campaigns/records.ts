@@ -20,7 +20,16 @@ export interface CampaignRefusal {
    * may have been sent (check its status events before resending).
    */
   notSent: boolean;
+  /**
+   * The message's position, from 0: in `sendMany`'s input, or in a `CampaignQueue` campaign its enqueue order
+   * (`status`'s and `inDoubt`'s `position` minus 1).
+   */
   index: number;
+  /**
+   * A `CampaignQueue` campaign's message key (the recipient unless enqueued with a `key`): what `resend`, `drop` and
+   * a new enqueue name it by. Absent for `sendMany` campaigns, and for refusals recorded by earlier versions.
+   */
+  key?: string;
   /**
    * Why, in words: the gateway's `description` (for `GW_001`, the upstream's reason: an unregistered recipient, a
    * closed window, an unknown template...), else the SDK error's message; at most 300 characters. Absent from
@@ -90,7 +99,8 @@ export class Batch {
     return this.results.length;
   }
 
-  add(entry: CampaignResult): void {
+  /** `key`: a `CampaignQueue` message's key, kept with its refusal. */
+  add(entry: CampaignResult, key?: string): void {
     const { result, to } = entry;
     this.results.push(entry);
     const now = this.now();
@@ -108,6 +118,7 @@ export class Batch {
       code,
       notSent: result.notSent,
       index: result.index,
+      ...(key === undefined ? {} : { key }),
       description: describe(result.error),
     };
     this.refused.push(JSON.stringify(refusal));

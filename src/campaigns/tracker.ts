@@ -43,10 +43,18 @@ export interface CampaignRetry {
   reason: 'not_sent' | 'failed';
   /** The refusal's code (`BILL_001`, `MessageValidationError`...) or the upstream error code of the failure. */
   code: string;
-  /** The position of the message in `sendMany`'s input (for `not_sent`). */
+  /**
+   * The message's position, from 0 (for `not_sent`): in `sendMany`'s input, or in a `CampaignQueue` campaign its
+   * enqueue order; a `CampaignQueue`'s `report` gives it for `failed` too.
+   */
   index?: number;
   /** The wamid of the failed message (for `failed`). */
   wamid?: string;
+  /**
+   * A `CampaignQueue` campaign's message key (for `not_sent`, and for `failed` from the queue's `report`): a new
+   * enqueue of the same key adds nothing, so a resend goes under a new key or campaign. Absent for `sendMany`.
+   */
+  key?: string;
 }
 
 /** The funnel and what went wrong, from `tracker.report(id)`. */
@@ -374,8 +382,11 @@ export class CampaignTracker implements CampaignObserver {
         for await (const page of store.refusals(campaign)) {
           for (const text of page) {
             const r = JSON.parse(text) as CampaignRefusal;
-            if (r.notSent && !NEVER_RESENT.has(r.code))
-              yield { to: r.to, reason: 'not_sent', code: r.code, index: r.index };
+            if (r.notSent && !NEVER_RESENT.has(r.code)) {
+              const retry: CampaignRetry = { to: r.to, reason: 'not_sent', code: r.code, index: r.index };
+              if (typeof r.key === 'string') retry.key = r.key;
+              yield retry;
+            }
           }
         }
         for await (const page of store.failedRetries(campaign)) {

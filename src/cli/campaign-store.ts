@@ -66,6 +66,7 @@ export type QueueReader = CampaignReader & { queue: CampaignQueue };
 /** The campaign queue of `source` (`campaign status|pause|resume|cancel|resend|drop`), and how to let it go. */
 export function openQueue(source: CampaignSource): {
   queue: CampaignQueue;
+  tracker: CampaignTracker;
   close(): Promise<void>;
   outage(): string | undefined;
 } {
@@ -78,6 +79,7 @@ export function openQueue(source: CampaignSource): {
   });
   return {
     queue,
+    tracker: queue.tracker,
     close: async () => {
       await queue.close();
       redis.disconnect();

@@ -48,8 +48,10 @@ refused or Redis cannot be read. Give a URL with a password in REDIS_URL, not on
                              fails with exit 1 (default ${REDIS_TIMEOUT_MS / 1000})
   --reason <text>            why you pause or cancel, kept for status (default: paused / cancelled by a person)
   --json                     print the report as JSON, with the retry list (status: the status as JSON)
-  --csv <list>               print one list as CSV: retries (to,reason,code,index,wamid), refused
-                             (index,to,code,not_sent,description) or failures (code,count,example_wamid)`;
+  --csv <list>               print one list as CSV: retries (to,reason,code,index,wamid,key), refused
+                             (index,to,code,not_sent,description,key) or failures (code,count,example_wamid);
+                             index is the message's position from 0 (in sendMany's input, or a queue
+                             campaign's enqueue order), key a queue campaign's message key (empty for sendMany)`;
 
 export const options = {
   'redis-url': { type: 'string' },
@@ -90,13 +92,16 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
   if (action === 'list' && retryableFailureCodes.length > 0)
     throw new UsageError('--retryable-codes goes with campaign report.');
   const source = { ...sourceOf(values, io, 'campaign'), retryableFailureCodes };
-  const { tracker, close, outage } = openCampaigns(source);
+  // A report reads a CampaignQueue's campaign through its queue: one with nothing recorded yet (scheduled, or
+  // enqueued with no messages) has a report of zeros, and its messages their keys.
+  const { tracker, queue, close, outage } =
+    action === 'list' ? { ...openCampaigns(source), queue: undefined } : openQueue(source);
   const work = async () => {
     if (action === 'list') {
       for (const c of await tracker.campaigns()) io.stdout(`${printable(c)}\n`);
       return EXIT.ok;
     }
-    const report = await tracker.report(id!);
+    const report = (await queue?.report(id!)) ?? (await tracker.report(id!));
     if (!report) {
       io.stderr(`wa-gateway campaign: no campaign '${id}' under prefix '${values.prefix ?? 'wa:'}'.\n`);
       return EXIT.failed;
@@ -117,7 +122,7 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
       error
     );
   } finally {
-    close();
+    await close();
   }
 }
 
@@ -295,7 +300,11 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 async function asJson(report: CampaignReport) {
-  const { retries, refused, ...rest } = report;
+  // A queue's report also holds its status and messages in doubt: `campaign status` prints those.
+  const { retries, refused, queue, inDoubt, ...rest } = report as CampaignReport & {
+    queue?: unknown;
+    inDoubt?: unknown;
+  };
   return { ...rest, retries: await collect(report.retries()) };
 }
 
@@ -353,10 +362,11 @@ async function printCsv(report: CampaignReport, list: (typeof LISTS)[number], io
     line(['code', 'count', 'example_wamid']);
     for (const x of report.failures) line([x.code, x.count, x.exampleWamid]);
   } else if (list === 'refused') {
-    line(['index', 'to', 'code', 'not_sent', 'description']);
-    for await (const r of report.refused()) line([r.index, r.to, r.code, r.notSent, r.description]);
+    // `key` last, for both kinds of campaign: a CampaignQueue's message key, empty for sendMany's.
+    line(['index', 'to', 'code', 'not_sent', 'description', 'key']);
+    for await (const r of report.refused()) line([r.index, r.to, r.code, r.notSent, r.description, r.key]);
   } else {
-    line(['to', 'reason', 'code', 'index', 'wamid']);
-    for await (const r of report.retries()) line([r.to, r.reason, r.code, r.index, r.wamid]);
+    line(['to', 'reason', 'code', 'index', 'wamid', 'key']);
+    for await (const r of report.retries()) line([r.to, r.reason, r.code, r.index, r.wamid, r.key]);
   }
 }

@@ -21,6 +21,7 @@ import {
   type ChangeEffects,
   decodeEntry,
   encodeEntry,
+  keyOf,
   Ledger,
   type LedgerEntry,
 } from './campaign-ledger.js';
@@ -34,7 +35,10 @@ import { queuePrefix } from './queue-keys.js';
 import { call, expectNumber, pipelineAnswers, unexpectedReply } from './replies.js';
 import { Script, writes } from './script.js';
 
-/** How many campaigns' BullMQ queues one `CampaignQueue` keeps open between calls (`withBull`). */
+/**
+ * How many campaigns' BullMQ queues one `CampaignQueue` keeps open between calls (`withBull`), besides those of the
+ * campaigns its workers are working on (`keepOpen`).
+ */
 const KEPT_QUEUES = 16;
 
 /**
@@ -114,6 +118,8 @@ export class QueueCore {
   readonly bullPrefix: string;
   #connection: RedisClient | undefined;
   readonly #queues = new Map<string, { queue: BullMQ.Queue; users: number }>();
+  /** The campaigns this process's workers are working on, and how many workers each (`keepOpen`). */
+  readonly #worked = new Map<string, number>();
   #closed = false;
 
   constructor(options: QueueCoreOptions) {
@@ -194,9 +200,11 @@ export class QueueCore {
 
   /**
    * Runs `use` with the campaign's BullMQ queue, for adding, pausing and removing jobs (one connection for all of
-   * them). Queues are kept between calls, at most `KEPT_QUEUES` of them: a process that runs for months goes through
-   * a campaign a day, and each queue holds memory and three listeners on the shared connection. The least recently
-   * used is closed first, never one a call is using.
+   * them). Queues are kept between calls: every queue of a campaign a worker of this process works on (`keepOpen`),
+   * used at each of its polls, and at most `KEPT_QUEUES` others, as a process that runs for months goes through a
+   * campaign a day, and each queue holds memory and three listeners on the shared connection. Of those others, the
+   * least recently used is closed first, never one a call is using. (Each queue opened costs an `INFO` round trip:
+   * a worker with more campaigns than the bound, each used at every poll, would open one at each use.)
    */
   async withBull<T>(campaign: string, use: (queue: BullMQ.Queue) => Promise<T>): Promise<T> {
     this.checkOpen('CampaignQueue');
@@ -230,13 +238,35 @@ export class QueueCore {
   }
 
   #trimQueues(): void {
+    // The bound is on the queues no worker here keeps open: those are the ones a long-lived process accumulates.
+    let others = 0;
+    for (const campaign of this.#queues.keys()) if (!this.#worked.has(campaign)) others++;
     for (const [campaign, held] of this.#queues) {
-      if (this.#queues.size <= KEPT_QUEUES) return;
-      if (held.users > 0) continue;
+      if (others <= KEPT_QUEUES) return;
+      if (held.users > 0 || this.#worked.has(campaign)) continue;
       this.#queues.delete(campaign);
+      others--;
       // A shared connection stays open: closing the queue only takes its listeners off it.
       held.queue.close().catch(() => {});
     }
+  }
+
+  /**
+   * Keeps the campaign's BullMQ queue open (once opened by `withBull`) until the answered function is called: a
+   * worker of this process works on the campaign, and uses its queue at each poll. Called by each worker that
+   * starts on the campaign; the queue joins the bounded others once the last of them lets it go.
+   */
+  keepOpen(campaign: string): () => void {
+    this.#worked.set(campaign, (this.#worked.get(campaign) ?? 0) + 1);
+    let kept = true;
+    return () => {
+      if (!kept) return;
+      kept = false;
+      const left = (this.#worked.get(campaign) ?? 1) - 1;
+      if (left > 0) this.#worked.set(campaign, left);
+      else this.#worked.delete(campaign);
+      this.#trimQueues();
+    };
   }
 
   /** How many campaigns' BullMQ queues are open (for tests of the bound). @internal */
@@ -257,10 +287,10 @@ export class QueueCore {
     await this.side.list(campaign);
   }
 
-  /** One result of one message as the campaign report records it. */
+  /** One result of one message as the campaign report records it: a refusal with its position and key. */
   recordOf(entry: LedgerEntry, result: SendManyResult) {
     const batch = new Batch();
-    batch.add({ result: { ...result, index: entry.pos - 1 }, to: entry.to });
+    batch.add({ result: { ...result, index: entry.pos - 1 }, to: entry.to }, keyOf(entry));
     return batch.take();
   }
 
@@ -556,6 +586,7 @@ export class QueueCore {
     this.#closed = true;
     const queues = [...this.#queues.values()];
     this.#queues.clear();
+    this.#worked.clear();
     await Promise.all(queues.map((held) => held.queue.close().catch(() => {})));
     if (this.#connection) await closeRedis(this.#connection);
     this.#connection = undefined;

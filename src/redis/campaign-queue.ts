@@ -188,7 +188,8 @@ export class CampaignQueue implements CampaignQueueView {
   /**
    * Adds a campaign's messages, each under its key (default its recipient): a key the campaign has already adds
    * nothing. Written `batchSize` at a time, each step one script, then its jobs; an enqueue cut off half-way is
-   * completed by enqueuing the same messages again. Each message is checked before anything is written. Throws
+   * completed by enqueuing the same messages again. No messages at all creates the campaign, `finished` with
+   * nothing to send. Each message is checked before anything is written. Throws
    * `CampaignQueueError` (`cancelled`) for a cancelled campaign, `MessageValidationError` for a message the
    * gateway's rules refuse, `ConfigurationError` for a message without a key or one that is not JSON.
    *
@@ -248,6 +249,9 @@ export class CampaignQueue implements CampaignQueueView {
       if (batch.length >= size) await flush();
     }
     await flush();
+    // No messages at all (an empty segment): the campaign is created all the same, finished with none to send,
+    // so that `status`, `report` and the CLI know it rather than answering that there is no such campaign.
+    if (index === 0) await this.#enqueueBatch(campaign, [], startAt, result);
     return result;
   }
 
@@ -395,7 +399,8 @@ export class CampaignQueue implements CampaignQueueView {
 
   /**
    * The campaign's report (the funnel from the status webhooks, refusals, retries) joined with `status`, and the
-   * messages in doubt for longer than `inDoubtAfterMs`. `undefined` for an unknown campaign.
+   * messages in doubt for longer than `inDoubtAfterMs`. `undefined` for an unknown campaign. Its `retries()` and
+   * `refused()` give each message's `key` and `index` (its position from 0), a failed one's found in the ledger.
    *
    * @example
    * const report = await queue.report('spring-sale');
@@ -406,7 +411,43 @@ export class CampaignQueue implements CampaignQueueView {
     if (!queue) return undefined;
     const report = (await this.#core.tracker.report(campaign)) ?? emptyReport(campaign);
     const inDoubt = await this.inDoubt(campaign, { olderThanMs: this.#inDoubtAfterMs });
-    return Object.assign(report, { queue, inDoubt });
+    const retries = report.retries;
+    return Object.assign(report, {
+      queue,
+      inDoubt,
+      retries: () => this.#keyedRetries(campaign, retries()),
+    });
+  }
+
+  /**
+   * The report's retries, each failed message with its key and position: a `failed` status names only its wamid,
+   * so those are found in the ledger (one pass over it, only when there are any). A refusal kept its own.
+   */
+  async *#keyedRetries(
+    campaign: string,
+    retries: AsyncIterable<CampaignRetry>,
+  ): AsyncIterable<CampaignRetry> {
+    const failed: CampaignRetry[] = [];
+    for await (const retry of retries) {
+      if (retry.reason === 'failed' && retry.wamid !== undefined) failed.push(retry);
+      else yield retry;
+    }
+    if (failed.length === 0) return;
+    const wanted = new Set(failed.map((retry) => retry.wamid));
+    const found = new Map<string, LedgerEntry>();
+    const pages = this.#core.ledger.scan(campaign)[Symbol.asyncIterator]();
+    while (found.size < wanted.size) {
+      const page = await call('CampaignQueue.report', () => pages.next());
+      if (page.done) break;
+      for (const [, entry] of page.value) {
+        if (entry.state === 'a' && wanted.has(entry.detail)) found.set(entry.detail, entry);
+      }
+    }
+    await pages.return?.(undefined);
+    for (const retry of failed) {
+      const entry = found.get(retry.wamid!);
+      yield entry === undefined ? retry : { ...retry, index: entry.pos - 1, key: keyOf(entry) };
+    }
   }
 
   /**

@@ -40,7 +40,7 @@ import { errorMeta, RedisStoreError } from './errors.js';
 import { BLOCKING_READS, closeRedis, openRedis } from './inbox-connection.js';
 import { leaseToken, RedisLease } from './lease.js';
 import { call, toStoreError } from './replies.js';
-import { jobStoreError, logWorkerError } from './worker-errors.js';
+import { jobErrorKindOf, jobStoreError, lockRenewalError, logWorkerError } from './worker-errors.js';
 
 const ROLE = 'CampaignQueue.work';
 
@@ -132,7 +132,8 @@ export interface CampaignWorkerOptions {
   /**
    * Every failure the worker handles (Redis unreachable, a job it could not finish), with where: a typed error, a
    * `RedisStoreError` for Redis's and BullMQ's own (`failure` `lease_lost` for a job's lock another worker took
-   * over: the ledger still keeps its message from going twice, so it is not an outage).
+   * over, once per run of the job: the ledger still keeps its message from going twice, so it is not an outage; the
+   * run's send stops if its request is not out yet).
    */
   onError?: ((error: unknown, info: { campaign?: string; stage: string }) => void) | undefined;
   /**
@@ -165,6 +166,8 @@ export interface CampaignWorker {
 interface Run {
   readonly worker: BullMQ.Worker;
   readonly recorder: SendManyRecorder;
+  /** Lets the campaign's BullMQ queue go (`QueueCore.keepOpen`): kept open while this worker works on it. */
+  readonly letGo: () => void;
 }
 
 /** `queue.work(options)`: see `CampaignWorkerOptions`. */
@@ -288,10 +291,20 @@ class Workers implements CampaignWorker {
 
   #start(campaign: string): void {
     const core = this.#core;
+    // The jobs this worker runs now, by id: `true` once their lock was lost (said once per run).
+    const running = new Map<string, boolean>();
     const worker: BullMQ.Worker = new this.#bull.Worker(
       core.queueName(campaign),
-      (job: Job, token?: string, signal?: AbortSignal): Promise<void> =>
-        this.#process(campaign, worker, job, token, signal),
+      // Three parameters: BullMQ gives the processor a signal only when it takes one (its `length`).
+      async (job: Job, token?: string, signal?: AbortSignal): Promise<void> => {
+        const id = String(job.id);
+        running.set(id, false);
+        try {
+          return await this.#process(campaign, worker, job, token, signal);
+        } finally {
+          running.delete(id);
+        }
+      },
       {
         connection: this.#connection,
         prefix: core.bullPrefixOf(this.#connection, campaign),
@@ -315,6 +328,9 @@ class Workers implements CampaignWorker {
         this.#report(error, { campaign, stage: 'worker' });
         return;
       }
+      // A lost lock: said by the 'lockRenewalFailed' listener below, once per run of the job (BullMQ emits both
+      // events for it, and again at each renewal that fails while the run goes on).
+      if (jobErrorKindOf(error) === 'lock-renewal') return;
       // Redis answered (a job's lock lost, its result refused): not an outage. Said as what it is, with the job
       // id, so that a real outage later is still logged, with its real length.
       logWorkerError(
@@ -324,13 +340,35 @@ class Workers implements CampaignWorker {
       );
       this.#notify(error, { campaign, stage: 'worker' });
     });
-    this.#runs.set(campaign, { worker, recorder: core.tracker.recorder(campaign) });
+    worker.on('lockRenewalFailed', (jobIds: string[]) => {
+      for (const jobId of jobIds) {
+        if (running.get(jobId) !== false) continue;
+        running.set(jobId, true);
+        // Another worker may take the job up: the run's signal stops a send still waiting (for the limiter,
+        // between attempts) before its request; a request out is answered and its result written (the ledger,
+        // not the job's lock, keeps a message from going twice).
+        worker.cancelJob(jobId, 'the job lost its lock');
+        const error = lockRenewalError(jobId);
+        logWorkerError(
+          ROLE,
+          (message, meta) => log(this.#logger, 'warn', message, { ...meta, campaign }),
+          error,
+        );
+        this.#notify(error, { campaign, stage: 'worker' });
+      }
+    });
+    this.#runs.set(campaign, {
+      worker,
+      recorder: core.tracker.recorder(campaign),
+      letGo: core.keepOpen(campaign),
+    });
   }
 
   async #stop(campaign: string): Promise<void> {
     const run = this.#runs.get(campaign);
     if (!run) return;
     this.#runs.delete(campaign);
+    run.letGo();
     try {
       await run.worker.close(this.#connection.status !== 'ready');
     } catch (error) {

@@ -47,6 +47,19 @@ function jobErrorOf(error: unknown): (typeof JOB_ERRORS)[number] | undefined {
   return JOB_ERRORS.find(({ pattern }) => pattern.test(message));
 }
 
+/** @internal Which of BullMQ's job errors this is (for a worker whose other listener says that kind). */
+export function jobErrorKindOf(error: unknown): JobErrorKind | undefined {
+  return jobErrorOf(error)?.kind;
+}
+
+/**
+ * @internal The error BullMQ emits on `'error'` for each job of a `'lockRenewalFailed'` event (its lock-manager.js):
+ * for a `'lockRenewalFailed'` listener that says the lost lock itself, as the `'error'` listener would have.
+ */
+export function lockRenewalError(jobId: string): Error {
+  return new Error(`could not renew lock for job ${jobId}`);
+}
+
 /**
  * @internal A BullMQ job error as the `RedisStoreError` a worker's `onError` gets: `lease_lost`, as each is a
  * job's lock or state that another worker (or a replay) took over, never an outage to page someone for. `undefined`

@@ -9,6 +9,7 @@ import { statusObject } from '../../src/testing/webhook-fixtures.js';
 import { cliIo } from '../helpers/cli-io.js';
 import { startServer } from '../helpers/http-server.js';
 import { waitFor } from '../helpers/manual-clock.js';
+import { sendOk } from '../helpers/msw.js';
 import { queueCoreOf } from '../helpers/queue-core.js';
 import { describeRedis, type RedisServer, useRedis } from '../helpers/redis-server.js';
 
@@ -151,13 +152,14 @@ describeRedis('wa-gateway campaign report', () => {
     const csv = io();
     expect(await runCli([...args, '--csv', 'refused'], csv.io)).toBe(0);
     expect(csv.out.stdout).toBe(
-      'index,to,code,not_sent,description\n2,998900000002,GW_001,true,Upstream rejected the message: recipient is not registered\n',
+      'index,to,code,not_sent,description,key\n2,998900000002,GW_001,true,Upstream rejected the message: recipient is not registered,\n',
     );
     const retries = io();
     expect(await runCli([...args, '--csv', 'retries'], retries.io)).toBe(0);
-    expect(retries.out.stdout).toBe('to,reason,code,index,wamid\n');
+    // A sendMany campaign's messages have no key: its column is empty.
+    expect(retries.out.stdout).toBe('to,reason,code,index,wamid,key\n');
     expect(await runCli([...args, '--csv', 'retries', '--retryable-codes', '131026'], retries.io)).toBe(0);
-    expect(retries.out.stdout).toContain('\n998900000001,failed,131026,,wamid.b\n');
+    expect(retries.out.stdout).toContain('\n998900000001,failed,131026,,wamid.b,\n');
 
     const list = io({ REDIS_URL: server.url });
     expect(await runCli(['campaign', 'list', '--prefix', 'cli:'], list.io)).toBe(0);
@@ -304,6 +306,105 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
       expect(again.out.stderr).toContain('was cancelled');
     } finally {
       await queue.close();
+    }
+  });
+
+  it('a campaign enqueued with no messages: status says finished with 0, report prints its zeros', async () => {
+    const queue = new CampaignQueue({ redis, prefix: 'q7:' });
+    try {
+      await queue.enqueue('empty', []);
+      // Scheduled, nothing recorded yet: its report is zeros too, not "no campaign".
+      await queue.enqueue('soon', [text('998900000001')], { startAt: Date.now() + 3_600_000 });
+      const env = { REDIS_URL: server.url };
+      const status = io(env);
+      expect(await runCli(['campaign', 'status', 'empty', '--prefix', 'q7:'], status.io)).toBe(0);
+      expect(status.out.stdout).toMatch(/^campaign empty: finished\n/);
+      expect(status.out.stdout).toMatch(/total\s+0\n/);
+      expect(status.out.stdout).toMatch(/queued\s+0\n/);
+      const json = io(env);
+      expect(await runCli(['campaign', 'status', 'empty', '--prefix', 'q7:', '--json'], json.io)).toBe(0);
+      expect(JSON.parse(json.out.stdout)).toMatchObject({ state: 'finished', total: 0, inDoubtMessages: [] });
+      for (const id of ['empty', 'soon']) {
+        const report = io(env);
+        expect(await runCli(['campaign', 'report', id, '--prefix', 'q7:'], report.io), id).toBe(0);
+        expect(report.out.stdout).toMatch(new RegExp(`^campaign ${id}\n\\s+accepted\\s+0\n`));
+        expect(report.out.stdout).toMatch(/to retry\s+0\n/);
+        const reportJson = io(env);
+        expect(await runCli(['campaign', 'report', id, '--prefix', 'q7:', '--json'], reportJson.io)).toBe(0);
+        expect(JSON.parse(reportJson.out.stdout)).toMatchObject({
+          campaign: id,
+          funnel: { accepted: 0 },
+          retries: [],
+        });
+      }
+      const list = io(env);
+      expect(await runCli(['campaign', 'list', '--prefix', 'q7:'], list.io)).toBe(0);
+      expect(list.out.stdout.split('\n').sort()).toEqual(['', 'empty', 'soon']);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it("report --csv retries and refused: a queue campaign's messages with their keys and positions", async () => {
+    const queue = new CampaignQueue({ redis, prefix: 'q8:' });
+    // The gateway accepts every message, each with a wamid of its own.
+    const accepting = await startServer((_req, res, body) => {
+      const to = String((JSON.parse(body) as { to?: unknown }).to);
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(sendOk(`wamid.Q8-${to}`, to)));
+    });
+    const gateway = new GatewayClient({ apiKey: 'sk_test_x', baseUrl: accepting.url, rateLimit: false });
+    const worker = queue.work({ gateway, pollMs: 50 });
+    try {
+      await queue.enqueue('keyed', ['998900000001', '998900000002'].map(text), {
+        key: (_m, i) => `order-${i + 1}`,
+      });
+      await waitFor(async () => (await queue.status('keyed'))?.accepted === 2, 'two accepted');
+      await worker.close();
+      // The second one fails upstream (a status names only its wamid)...
+      await queue.apply(
+        statusObject('failed', { id: 'wamid.Q8-998900000002', recipient_id: '998900000002' }),
+      );
+      // ...and two more, never sent, are recorded not sent by a cancel: worth a retry.
+      await queue.enqueue('keyed', ['998900000003', '998900000004'].map(text), {
+        key: (_m, i) => `order-${i + 3}`,
+      });
+      expect(await queue.cancel('keyed')).toBe(2);
+      const env = { REDIS_URL: server.url };
+      const args = ['campaign', 'report', 'keyed', '--prefix', 'q8:'];
+      const retries = io(env);
+      expect(await runCli([...args, '--csv', 'retries', '--retryable-codes', '131026'], retries.io)).toBe(0);
+      const [header, ...rows] = retries.out.stdout.trimEnd().split('\n');
+      expect(header).toBe('to,reason,code,index,wamid,key');
+      expect(rows.sort()).toEqual([
+        '998900000002,failed,131026,1,wamid.Q8-998900000002,order-2',
+        '998900000003,not_sent,CANCELLED,2,,order-3',
+        '998900000004,not_sent,CANCELLED,3,,order-4',
+      ]);
+      const refused = io(env);
+      expect(await runCli([...args, '--csv', 'refused'], refused.io)).toBe(0);
+      const [refusedHeader, ...refusedRows] = refused.out.stdout.trimEnd().split('\n');
+      expect(refusedHeader).toBe('index,to,code,not_sent,description,key');
+      const why = 'the campaign was cancelled before this message was sent';
+      expect(refusedRows.sort()).toEqual([
+        `2,998900000003,CANCELLED,true,${why},order-3`,
+        `3,998900000004,CANCELLED,true,${why},order-4`,
+      ]);
+      const json = io(env);
+      expect(await runCli([...args, '--json', '--retryable-codes', '131026'], json.io)).toBe(0);
+      expect((JSON.parse(json.out.stdout) as { retries: unknown[] }).retries).toContainEqual({
+        to: '998900000002',
+        reason: 'failed',
+        code: '131026',
+        wamid: 'wamid.Q8-998900000002',
+        index: 1,
+        key: 'order-2',
+      });
+    } finally {
+      await worker.close();
+      await queue.close();
+      await accepting.close();
     }
   });
 

@@ -1,7 +1,8 @@
 /** CampaignQueue on one real redis-server (the same suite runs on a Redis Cluster: cluster.proof.test.ts). */
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
-import { GatewayClient } from '../../src/index.js';
+import { GatewayClient, type SendLimiter } from '../../src/index.js';
+import { startCampaignWorker } from '../../src/redis/campaign-worker.js';
 import { CampaignQueue, RedisStoreError } from '../../src/redis/index.js';
 import { startServer } from '../helpers/http-server.js';
 import { deferred, waitFor } from '../helpers/manual-clock.js';
@@ -145,6 +146,129 @@ describeRedis('CampaignQueue workers while their Redis is down', () => {
   }, 60_000);
 });
 
+describeRedis('CampaignQueue: a campaign of no messages', () => {
+  let redis: Redis;
+  useRedis((_s, client) => {
+    redis = client;
+  });
+
+  it('exists once enqueued, finished with 0, in status, report and the campaigns list', async () => {
+    const queue = new CampaignQueue({ redis, prefix: 'empty:' });
+    try {
+      // An empty segment: nothing to send, and a campaign all the same.
+      expect(await queue.enqueue('nobody', [])).toEqual({ added: 0, existing: 0 });
+      const finished = {
+        campaign: 'nobody',
+        state: 'finished',
+        total: 0,
+        queued: 0,
+        inFlight: 0,
+        accepted: 0,
+        notSent: 0,
+        inDoubt: 0,
+      };
+      expect(await queue.status('nobody')).toMatchObject(finished);
+      const report = await queue.report('nobody');
+      expect(report?.queue).toMatchObject(finished);
+      expect(report?.funnel).toMatchObject({ accepted: 0, notSent: 0, maybeSent: 0 });
+      expect(report?.inDoubt).toEqual([]);
+      expect(await queue.tracker.campaigns()).toContain('nobody');
+      // An async cursor that yields nothing, scheduled: the same.
+      const none = (async function* () {})();
+      await queue.enqueue('later', none, { startAt: Date.now() + 3_600_000 });
+      expect(await queue.status('later')).toMatchObject({ state: 'finished', total: 0 });
+      // Enqueued again with nothing, still the same; with messages, it runs them.
+      expect(await queue.enqueue('nobody', [])).toEqual({ added: 0, existing: 0 });
+      expect(await queue.enqueue('nobody', [text('998900000099')])).toEqual({ added: 1, existing: 0 });
+      expect(await queue.status('nobody')).toMatchObject({ state: 'running', total: 1, queued: 1 });
+      // Cancelled, it refuses an empty enqueue as it refuses any other.
+      await queue.cancel('later');
+      await expect(queue.enqueue('later', [])).rejects.toMatchObject({ reason: 'cancelled' });
+    } finally {
+      await queue.close();
+    }
+  });
+});
+
+describeRedis('CampaignQueue workers whose job lock is lost', () => {
+  let server: RedisServer;
+  useRedis((s) => {
+    server = s;
+  });
+
+  it("stops the job's send still waiting for the limiter, and gives onError the lost lock once, with its campaign", async () => {
+    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    const prefix = 'lost:';
+    const lines: string[] = [];
+    const record = (message: string) => void lines.push(message);
+    const queue = new CampaignQueue({ redis, prefix, logger: { warn: record, error: record } });
+    // A shared limiter that grants nothing: the send waits until its signal aborts.
+    const asked = deferred();
+    let aborted = false;
+    const limiter: SendLimiter = {
+      perSecond: 1,
+      acquire: (signal) =>
+        new Promise((_, reject) => {
+          asked.resolve();
+          signal?.addEventListener(
+            'abort',
+            () => {
+              aborted = true;
+              reject(signal.reason);
+            },
+            { once: true },
+          );
+        }),
+      pause: () => {},
+    };
+    // Never reached: the limiter never lets a request out.
+    const gateway = new GatewayClient({
+      apiKey: 'sk_test_x',
+      baseUrl: 'http://127.0.0.1:9',
+      rateLimit: limiter,
+    });
+    const errors: { error: unknown; campaign: string | undefined; stage: string }[] = [];
+    const worker = queue.work({
+      gateway,
+      pollMs: 50,
+      lockDurationMs: 1000,
+      onError: (error, info) => void errors.push({ error, campaign: info.campaign, stage: info.stage }),
+    });
+    const said = (text: string) => errors.filter((e) => (e.error as Error).message.includes(text));
+    try {
+      await queue.enqueue('waits', [text('998900000088')]);
+      await asked.promise;
+      // Another worker's token on the job's lock: this worker's next renewal is refused ('lockRenewalFailed').
+      const core = queueCoreOf(redis, prefix);
+      const locks = await redis.keys(
+        `${core.bullPrefixOf(redis, 'waits')}:${core.queueName('waits')}:*:lock`,
+      );
+      expect(locks).toHaveLength(1);
+      const jobId = /:([^:]+):lock$/.exec(locks[0]!)?.[1];
+      await redis.set(locks[0]!, 'another-workers-token', 'PX', 60_000);
+      // The run's signal aborts: its send stops before any request.
+      await waitFor(() => aborted, "the run's signal to abort");
+      // The run ends: its step back to the queue is refused by BullMQ (the lock is another's), said as such.
+      await waitFor(() => said("could not record the job's result").length > 0, 'the end of the run');
+      const lost = said("lost the job's lock");
+      expect(lost).toHaveLength(1);
+      expect(lost[0]).toMatchObject({ campaign: 'waits', stage: 'worker' });
+      expect(lost[0]!.error).toBeInstanceOf(RedisStoreError);
+      expect(lost[0]!.error).toMatchObject({ failure: 'lease_lost' });
+      expect((lost[0]!.error as Error).message).toContain(`job ${jobId}: lost the job's lock`);
+      // Logged once too, as what it is.
+      expect(lines.filter((line) => line.includes("lost the job's lock"))).toHaveLength(1);
+      expect(lines.filter((line) => line.includes('cannot reach Redis'))).toEqual([]);
+      // Nothing was sent, and the message is still queued for whichever worker takes the job up.
+      expect(await queue.status('waits')).toMatchObject({ queued: 1, inFlight: 0, accepted: 0, notSent: 0 });
+    } finally {
+      await worker.close();
+      await queue.close();
+      redis.disconnect();
+    }
+  });
+});
+
 describeRedis("CampaignQueue's BullMQ queues in a long-running process", () => {
   let server: RedisServer;
   useRedis((s) => {
@@ -176,6 +300,95 @@ describeRedis("CampaignQueue's BullMQ queues in a long-running process", () => {
       expect(await core.withBull('day-0', (queue) => queue.getJobCounts('waiting'))).toEqual({ waiting: 0 });
     } finally {
       await core.close();
+      redis.disconnect();
+    }
+  });
+
+  it('keeps open the queue of every campaign a worker here works on, 16 others at most', async () => {
+    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    const prefix = 'worked:';
+    const queue = new CampaignQueue({ redis, prefix });
+    const core = queueCoreOf(redis, prefix);
+    const gateway = new GatewayClient({
+      apiKey: 'sk_test_x',
+      baseUrl: 'http://127.0.0.1:9',
+      rateLimit: false,
+    });
+    const worked = Array.from({ length: 20 }, (_, i) => `worked-${i}`);
+    // Scheduled an hour ahead: the worker takes every campaign up and sends nothing.
+    for (const [i, campaign] of worked.entries()) {
+      await queue.enqueue(campaign, [text(`9989000001${String(i).padStart(2, '0')}`)], {
+        startAt: Date.now() + 3_600_000,
+      });
+    }
+    const worker = startCampaignWorker(core, { gateway, pollMs: 3_600_000 });
+    try {
+      await worker.ready();
+      expect(worker.campaigns().sort()).toEqual([...worked].sort());
+      // The worker's first poll used each campaign's queue (`isPaused`): these are the queues it keeps.
+      const opened = new Map<string, object>();
+      for (const campaign of worked) opened.set(campaign, await core.withBull(campaign, async (q) => q));
+      // A long-lived process also touches many other campaigns (an API's enqueue, status, pause...).
+      for (let day = 0; day < 40; day++) {
+        await core.withBull(`day-${day}`, (q) => q.getJobCounts('waiting'));
+        expect(core.openQueues).toBeLessThanOrEqual(worked.length + 16);
+      }
+      // Each worked campaign still has the queue it had: never closed and opened again (an INFO round trip each).
+      for (const campaign of worked) {
+        const now = await core.withBull(campaign, async (q) => q);
+        expect(now, campaign).toBe(opened.get(campaign));
+        expect((now as { closing?: unknown }).closing, campaign).toBeUndefined();
+      }
+      // Once the worker stops, its campaigns' queues join the others under the bound.
+      await worker.close();
+      await core.withBull('after', (q) => q.getJobCounts('waiting'));
+      expect(core.openQueues).toBeLessThanOrEqual(16);
+    } finally {
+      await worker.close();
+      await queue.close();
+      await core.close();
+      redis.disconnect();
+    }
+  });
+
+  it('a worker on 20 campaigns sends no INFO at its polls (no queue closed and opened again)', async () => {
+    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    const prefix = 'polls:';
+    const queue = new CampaignQueue({ redis, prefix });
+    const gateway = new GatewayClient({
+      apiKey: 'sk_test_x',
+      baseUrl: 'http://127.0.0.1:9',
+      rateLimit: false,
+    });
+    const campaigns = Array.from({ length: 20 }, (_, i) => `poll-${i}`);
+    for (const [i, campaign] of campaigns.entries()) {
+      await queue.enqueue(campaign, [text(`9989000002${String(i).padStart(2, '0')}`)], {
+        startAt: Date.now() + 3_600_000,
+      });
+    }
+    // Every command the server runs, from every connection: a BullMQ queue opened sends INFO (its version check).
+    const monitor = await new Redis(server.url).monitor();
+    const commands: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => void commands.push(args.map(String)));
+    const registry = queueCoreOf(redis, prefix).registryKey;
+    const polls = () => commands.filter((c) => c[0]?.toLowerCase() === 'zrange' && c[1] === registry).length;
+    const worker = queue.work({ gateway, pollMs: 20 });
+    try {
+      await worker.ready();
+      expect(worker.campaigns()).toHaveLength(20);
+      // Two whole polls, each using all 20 campaigns' queues: from the start of the 2nd poll to that of the 4th.
+      await waitFor(() => polls() >= 2, 'the second poll');
+      const from = commands.findLastIndex((c) => c[0]?.toLowerCase() === 'zrange' && c[1] === registry);
+      await waitFor(() => polls() >= 4, 'the fourth poll');
+      const window = commands.slice(from);
+      // Each poll asked each campaign's queue whether it is paused.
+      const asked = window.filter((c) => c[0]?.toLowerCase() === 'hexists' && c[2] === 'paused');
+      expect(asked.length).toBeGreaterThanOrEqual(40);
+      expect(window.filter((c) => c[0]?.toLowerCase() === 'info')).toEqual([]);
+    } finally {
+      await worker.close();
+      await queue.close();
+      monitor.disconnect();
       redis.disconnect();
     }
   });
