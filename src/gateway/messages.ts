@@ -28,6 +28,7 @@ import {
   type CampaignObserver,
   campaignSends,
   checkSendOptions,
+  type OptionKeys,
   SEND_SPAN,
   type SendManyOptions,
   type SendManyResult,
@@ -60,6 +61,20 @@ export interface SendOptions extends SendFlags, RequestOptions {
    */
   extraFields?: UnshownFields | undefined;
 }
+
+/** `send`'s and `sendTemplate`'s options, every one (see `OptionKeys`). */
+const SEND_KEYS = [
+  'isFake',
+  'mmlite',
+  'retryInFlight',
+  'validate',
+  'extraFields',
+  'signal',
+  'timeoutMs',
+  'maxRetries',
+  'headers',
+] as const;
+const sendKeys: OptionKeys<SendOptions, typeof SEND_KEYS> = SEND_KEYS;
 
 /** Fields the spec does not show, sent on purpose through `extraFields`. */
 export type UnshownFields = { readonly [field: string]: unknown };
@@ -160,7 +175,7 @@ export class Messages {
   send(message: UncheckedMessage, options: SendOptions & { validate: false }): ApiPromise<SendResult>;
   send(message: unknown, sendOptions?: SendOptions): ApiPromise<SendResult> {
     return apiPromise(() => {
-      const options = checkSendOptions(sendOptions, 'messages.send') ?? NO_OPTIONS;
+      const options = checkSendOptions(sendOptions, 'messages.send', sendKeys) ?? NO_OPTIONS;
       const checked = prepare(message, options.validate, options.extraFields);
       if (!checked.valid) throw new MessageValidationError(checked.issues);
       const catalog = this.#templates;
@@ -195,7 +210,7 @@ export class Messages {
     ...[values, sendOptions]: SendTemplateArguments<T>
   ): ApiPromise<SendResult> {
     return apiPromise(() => {
-      const options = checkSendOptions(sendOptions, 'messages.sendTemplate') ?? NO_OPTIONS;
+      const options = checkSendOptions(sendOptions, 'messages.sendTemplate', sendKeys) ?? NO_OPTIONS;
       const build = () => sendTemplateMessage(this.#templates, to, template, values);
       // Only a catalogue reads a store; a definition alone builds the message at once.
       return (

@@ -19,6 +19,7 @@ import type { OutboundMessage, SendContact } from './message-schema.js';
 import { prepare } from './prepare-message.js';
 import { GATEWAY_RETRY_RULES } from './retry-rules.js';
 import type { PostSend, SendFlags } from './send.js';
+import { suggestKey } from './unknown-keys.js';
 
 export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal'> {
   /** How many sends are in flight at once. Default 16. The client's rate limiter still applies. */
@@ -151,7 +152,7 @@ export async function* sendMany(
   options: SendManyOptions = {},
   campaign?: SendManyRecorder,
 ): AsyncGenerator<SendManyResult, void, undefined> {
-  checkSendOptions(options, 'sendMany');
+  checkSendOptions(options, 'sendMany', sendManyKeys);
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new ConfigurationError('sendMany: onProgress must be a function.');
   }
@@ -425,21 +426,53 @@ export function failedSend(index: number, error: unknown, requested: boolean): S
 const SEND_BOOLEANS = ['isFake', 'mmlite', 'retryInFlight', 'validate'] as const;
 
 /**
+ * Every key of the options type `T`, listed for the check at run time: a key of `T` missing from the list (an
+ * option added later) makes the list fail to compile, and so does a key that is not one of `T`'s.
+ */
+export type OptionKeys<T, K extends readonly (keyof T)[]> = [Exclude<keyof T, K[number]>] extends [never]
+  ? K
+  : never;
+
+/** `sendMany`'s options, every one (see `OptionKeys`). */
+const SEND_MANY_KEYS = [
+  'concurrency',
+  'signal',
+  'onProgress',
+  'validate',
+  'campaign',
+  'isFake',
+  'mmlite',
+  'timeoutMs',
+  'maxRetries',
+  'headers',
+] as const;
+const sendManyKeys: OptionKeys<SendManyOptions, typeof SEND_MANY_KEYS> = SEND_MANY_KEYS;
+
+/**
  * A send's options, checked before any work (`send`, `sendTemplate`, `sendMany`): `undefined` or `null` is no
- * options; anything but an object, a flag that is not a boolean, or a `signal` that is not an `AbortSignal` is a
- * `ConfigurationError`, and nothing is sent.
+ * options; anything but an object, a flag that is not a boolean, a `signal` that is not an `AbortSignal`, or a key
+ * that is a near miss of one of `known` (`isfake`, `timeout_ms`: JavaScript callers have no type checker to
+ * catch it, and `isfake: true` ignored would send a real message) is a `ConfigurationError`, and nothing is sent.
+ * A key close to none is left alone: an object of the caller's may be spread into the options.
  */
 export function checkSendOptions<T extends object>(
   options: T | null | undefined,
   call: string,
+  known: readonly string[],
 ): T | undefined {
   if (options === undefined || options === null) return undefined;
   if (typeof options !== 'object') {
-    throw new ConfigurationError(`${call}: options must be an object; got a ${typeof options}.`);
+    throw new ConfigurationError(`${call}: options must be an object; got ${givenValue(options)}.`);
   }
   const given = options as Record<string, unknown>;
   for (const flag of SEND_BOOLEANS) optionalBoolean(given[flag], `${call}: ${flag}`);
   checkSignal(given.signal, `${call}: signal`);
+  for (const key in given) {
+    if (known.includes(key)) continue;
+    const meant = suggestKey(key, known);
+    if (meant !== undefined)
+      throw new ConfigurationError(`${call}: unknown option '${key.slice(0, 64)}': did you mean '${meant}'?`);
+  }
   return options;
 }
 
