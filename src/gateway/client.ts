@@ -18,6 +18,7 @@ import { Messages } from './messages.js';
 import { GATEWAY_RETRY_RULES } from './retry-rules.js';
 import type { CampaignObserver } from './send-many.js';
 import type { WindowStore } from './service-window.js';
+import { type OptionKeys, refuseNearMisses } from './unknown-keys.js';
 
 export interface GatewayClientOptions extends CommonClientOptions {
   /** The gateway API key (`pk_...` production, `sk_...` staging). Server-side only. */
@@ -74,6 +75,28 @@ const GATEWAY_KEY: SecretKind = {
   env: 'GATEWAY_API_KEY',
 };
 
+/** `new GatewayClient`'s options, every one (see `OptionKeys`). */
+const CLIENT_KEYS = [
+  'apiKey',
+  'baseUrl',
+  'timeoutMs',
+  'maxRetries',
+  'maxRetryWaitMs',
+  'rateLimit',
+  'fetch',
+  'retryInFlightSends',
+  'messagingProduct',
+  'serviceWindow',
+  'campaigns',
+  'templates',
+  'defaultHeaders',
+  'logger',
+  'logLevel',
+  'onRequest',
+  'onResponse',
+] as const;
+const clientKeys: OptionKeys<GatewayClientOptions, typeof CLIENT_KEYS> = CLIENT_KEYS;
+
 /**
  * Client of the messaging gateway: send messages, download media.
  *
@@ -96,6 +119,7 @@ export class GatewayClient {
         'new GatewayClient(options) needs an options object with apiKey and baseUrl.',
       );
     }
+    refuseNearMisses(options, clientKeys, 'new GatewayClient');
     this.#apiKey = requireSecret(options.apiKey, 'apiKey', 'the gateway API key (GATEWAY_API_KEY)', {
       env: 'GATEWAY_API_KEY',
       scheme: 'Bearer',

@@ -28,7 +28,6 @@ import {
   type CampaignObserver,
   campaignSends,
   checkSendOptions,
-  type OptionKeys,
   SEND_SPAN,
   type SendManyOptions,
   type SendManyResult,
@@ -37,6 +36,7 @@ import {
 import { readSendResponse } from './send-response.js';
 import { checkTemplateMessage, sendTemplateMessage } from './send-template.js';
 import { checkServiceWindow, type WindowStore } from './service-window.js';
+import type { OptionKeys } from './unknown-keys.js';
 
 /**
  * `messages.send` options: the send's {@link SendFlags} and the call's {@link RequestOptions} in one object

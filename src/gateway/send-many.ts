@@ -19,7 +19,7 @@ import type { OutboundMessage, SendContact } from './message-schema.js';
 import { prepare } from './prepare-message.js';
 import { GATEWAY_RETRY_RULES } from './retry-rules.js';
 import type { PostSend, SendFlags } from './send.js';
-import { suggestKey } from './unknown-keys.js';
+import { type OptionKeys, refuseNearMisses } from './unknown-keys.js';
 
 export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal'> {
   /** How many sends are in flight at once. Default 16. The client's rate limiter still applies. */
@@ -425,14 +425,6 @@ export function failedSend(index: number, error: unknown, requested: boolean): S
 /** The flags of a send that must be booleans: a string such as `'false'` (from `process.env`) would count as on. */
 const SEND_BOOLEANS = ['isFake', 'mmlite', 'retryInFlight', 'validate'] as const;
 
-/**
- * Every key of the options type `T`, listed for the check at run time: a key of `T` missing from the list (an
- * option added later) makes the list fail to compile, and so does a key that is not one of `T`'s.
- */
-export type OptionKeys<T, K extends readonly (keyof T)[]> = [Exclude<keyof T, K[number]>] extends [never]
-  ? K
-  : never;
-
 /** `sendMany`'s options, every one (see `OptionKeys`). */
 const SEND_MANY_KEYS = [
   'concurrency',
@@ -467,12 +459,7 @@ export function checkSendOptions<T extends object>(
   const given = options as Record<string, unknown>;
   for (const flag of SEND_BOOLEANS) optionalBoolean(given[flag], `${call}: ${flag}`);
   checkSignal(given.signal, `${call}: signal`);
-  for (const key in given) {
-    if (known.includes(key)) continue;
-    const meant = suggestKey(key, known);
-    if (meant !== undefined)
-      throw new ConfigurationError(`${call}: unknown option '${key.slice(0, 64)}': did you mean '${meant}'?`);
-  }
+  refuseNearMisses(given, known, call);
   return options;
 }
 

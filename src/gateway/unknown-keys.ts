@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { ConfigurationError } from '../core/errors.js';
 
 /**
  * "Did you mean" for keys an outbound message may not carry. The closed schemas report unknown keys through
@@ -53,6 +54,29 @@ export function suggestKey(key: string, known: readonly string[]): string | unde
     if (d < bestDistance) [best, bestDistance] = [k, d];
   }
   return best;
+}
+
+/**
+ * Every key of the options type `T`, listed for the check at run time: a key of `T` missing from the list (an
+ * option added later) makes the list fail to compile, and so does a key that is not one of `T`'s.
+ */
+export type OptionKeys<T, K extends readonly (keyof T)[]> = [Exclude<keyof T, K[number]>] extends [never]
+  ? K
+  : never;
+
+/**
+ * Refuses an options key that is a near miss of one of `known` (`isfake`, `timeout_ms`, `baseURL`) with a
+ * `ConfigurationError` naming the option meant: a JavaScript caller has no type checker to catch it, and the option
+ * ignored can cost money (`isfake: true` would send a real message). A key close to none is left alone: an object
+ * of the caller's may be spread into the options.
+ */
+export function refuseNearMisses(options: object, known: readonly string[], call: string): void {
+  for (const key in options) {
+    if (known.includes(key)) continue;
+    const meant = suggestKey(key, known);
+    if (meant !== undefined)
+      throw new ConfigurationError(`${call}: unknown option '${key.slice(0, 64)}': did you mean '${meant}'?`);
+  }
 }
 
 /** The message for one unknown key at an object whose keys are `known`. */

@@ -84,3 +84,22 @@ describe("a send option's near-miss key, from a caller with no type checker", ()
     await expect(gw.messages.send(text, { [key]: true } as never)).resolves.toBeDefined();
   });
 });
+
+describe("new GatewayClient: an option's near-miss key", () => {
+  it.each([
+    ['baseURL', 'baseUrl'],
+    ['apikey', 'apiKey'],
+    ['rateLimits', 'rateLimit'],
+    ['retry_in_flight_sends', 'retryInFlightSends'],
+  ])('%s is refused, naming %s (before the missing option it stood for is)', (key, meant) => {
+    const options = { apiKey: API_KEY, baseUrl: GW, [key]: key === 'rateLimits' ? false : GW };
+    expect(() => new GatewayClient(options as never)).toThrow(
+      new ConfigurationError(`new GatewayClient: unknown option '${key}': did you mean '${meant}'?`),
+    );
+  });
+
+  it('a key close to no option is left alone', () => {
+    const config = { apiKey: API_KEY, baseUrl: GW, region: 'eu', databaseUrl: 'postgres://x' };
+    expect(new GatewayClient(config as never).baseUrl).toBe(GW);
+  });
+});
