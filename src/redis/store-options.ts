@@ -5,6 +5,7 @@ import { type Logger, type LogLevel, log, resolveLogger } from '../core/logger.j
 import { isCluster, type RedisClient } from './client.js';
 import { watchConnection } from './connection-log.js';
 import { hashTag, KeySpace } from './keys.js';
+import { notePrefix } from './replies.js';
 
 /** Options every Redis store accepts. */
 export interface RedisStoreOptions {
@@ -135,6 +136,7 @@ export function openStore(options: RedisStoreOptions | undefined, operation: str
   const own = clientKeyPrefix(redis);
   const whole = own === '' ? prefix : checkPrefix(own + prefix, operation, 'keyPrefix` + `prefix');
   if (isCluster(redis) && hashTag(whole) !== undefined) reportTaggedPrefix(redis, whole, logger);
+  notePrefix(whole);
   const keys =
     own === ''
       ? KeySpace.for(redis, prefix)
