@@ -14,7 +14,7 @@
  * A reply is claimed in the reply ledger (`<event key>#<n>`) before it is sent: when the event runs again
  * (a retry after a crash or a failed save), the replies already claimed are skipped, so none is sent twice.
  */
-import { boundedDurationMs, durationMs, MAX_TIMER_MS } from '../core/duration.js';
+import { boundedDurationMs, durationMs, MAX_RETENTION_MS, MAX_TIMER_MS } from '../core/duration.js';
 import { ApiError, ConfigurationError, MessageValidationError, requireText } from '../core/errors.js';
 import { type Logger, log, resolveLogger } from '../core/logger.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
@@ -226,7 +226,7 @@ export interface RouterOptions<S> {
   window?: WindowStore | undefined;
   /** A new customer's session. Default `{}`. */
   initialSession?: (() => S) | undefined;
-  /** How long a customer's state is kept after their last event. Default 30 days. */
+  /** How long a customer's state is kept after their last event. Default 30 days; at most 5 years. */
   sessionTtlMs?: number | undefined;
   /**
    * The lock's lease: how long a dead instance keeps a customer's events waiting. A live one renews it. Default
@@ -234,7 +234,7 @@ export interface RouterOptions<S> {
    * inbox retries longer.
    */
   lockLeaseMs?: number | undefined;
-  /** How long the reply ledger remembers a sent reply: longer than any redelivery. Default 7 days. */
+  /** How long the reply ledger remembers a sent reply: longer than any redelivery. Default 7 days; at most 5 years. */
   replyLedgerTtlMs?: number | undefined;
   /**
    * Sent instead of a free-form reply when the customer's window is closed (the reply resolves with `fallback:
@@ -412,9 +412,15 @@ class RouterImpl<S> implements Router<S> {
         name('initialSession'),
         " returning a new customer's session: () => ({ ... })",
       ) ?? (() => ({}) as S);
-    this.ttlMs = durationMs(options.sessionTtlMs, name('sessionTtlMs'), 30 * DAY);
+    // At most what the Redis stores keep (5 years): a longer TTL would fail every save there, not this call.
+    this.ttlMs = boundedDurationMs(options.sessionTtlMs, name('sessionTtlMs'), 30 * DAY, MAX_RETENTION_MS);
     this.leaseMs = boundedDurationMs(options.lockLeaseMs, name('lockLeaseMs'), 5_000, MAX_TIMER_MS);
-    this.ledgerTtlMs = durationMs(options.replyLedgerTtlMs, name('replyLedgerTtlMs'), 7 * DAY);
+    this.ledgerTtlMs = boundedDurationMs(
+      options.replyLedgerTtlMs,
+      name('replyLedgerTtlMs'),
+      7 * DAY,
+      MAX_RETENTION_MS,
+    );
     this.windowFallback = fallbackOf<MessageContext<S>>(options.fallbackTemplate);
     this.onError = optionalFunction(options.onError, name('onError'), '');
     const { logger } = options;
