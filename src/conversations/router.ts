@@ -46,7 +46,7 @@ import type {
 } from '../webhooks/schemas.js';
 import { ConversationError } from './errors.js';
 import { fallbackOf } from './fallback-template.js';
-import { sessionProblem } from './session-data.js';
+import { checkSession, markChecked } from './session-data.js';
 import { MemorySessionStore, MemoryWindowStore, type SessionLock, type SessionStore } from './stores.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -603,7 +603,8 @@ class RouterImpl<S> implements Router<S> {
       if (record.seen?.includes(event.idempotencyKey)) return;
       const ctx = new MessageCtx<S>(this, event, customer, record);
       if (await this.#finished(ctx, () => this.#run(ctx, () => this.#dispatch(ctx, record)))) {
-        checkSession(ctx.session, this.logger, this.#warned);
+        // The rule of session-data.ts, whatever the store: unwritable is refused, changed is warned of once.
+        checkSession(ctx.session, 'session', this.logger, this.#warned);
         record.s = ctx.session;
         record.flow = ctx.position;
         if (ctx.handOver) record.human = record.human ?? Date.now();
@@ -649,6 +650,8 @@ class RouterImpl<S> implements Router<S> {
 
   /** Fenced when the store can (see `SessionLock.save`): a holder that lost its lease must not overwrite. */
   #save(lock: SessionLock, customer: string, record: CustomerRecord): Promise<void> {
+    // Its session was checked (or read back from a store): the SDK's stores need not walk it again.
+    markChecked(record);
     return lock.save !== undefined
       ? lock.save(record, this.ttlMs)
       : this.sessions.set(recordKey(customer), record, this.ttlMs);
@@ -940,32 +943,6 @@ function optionalFunction<F>(value: F | undefined, name: string, what = ''): F |
     throw new ConfigurationError(`${name} must be a function${what}; got ${kindOf(value)}.`);
   }
   return value;
-}
-
-/**
- * The session a handler leaves, checked before the save by the rule of session-data.ts, whatever the store: what
- * JSON cannot write is refused with `ConversationError` (`invalid_session`), naming where, rather than a store's own
- * error; what JSON changes is saved as it makes it, with one warning per router (`warned`), naming where.
- */
-function checkSession(session: unknown, logger: Logger | undefined, warned: { session: boolean }): void {
-  if (session === undefined) return;
-  // One walk for plain data, the common case; a second only when it found something, to tell what it is.
-  const changed = sessionProblem(session, 'session');
-  if (changed === undefined) return;
-  const unwritable = sessionProblem(session, 'session', true);
-  if (unwritable !== undefined) {
-    throw new ConversationError(
-      'invalid_session',
-      `the session cannot be saved: the stores keep JSON, which cannot write ${unwritable.replace(': ', ' (')}).`,
-    );
-  }
-  if (warned.session) return;
-  warned.session = true;
-  log(
-    logger,
-    'warn',
-    `wa-gateway-sdk router: the session holds a value JSON changes (${changed}); the stores keep JSON, so it reads back changed (a Date as its ISO string, a Map as {}, a function dropped). Keep plain data in the session. Said once.`,
-  );
 }
 
 /** A string argument of a registration; else the router's registration error, naming the argument. */

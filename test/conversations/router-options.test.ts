@@ -301,22 +301,24 @@ describe('MemorySessionStore keeps values as JSON, as the Redis and Durable Obje
     expect(await store.get('k')).toStrictEqual({ at: '1970-01-01T00:00:00.000Z', cart: {}, n: null });
   });
 
-  it('refuses what JSON cannot hold with a ConfigurationError naming where, as the Redis store does', async () => {
+  it('refuses what JSON cannot hold with ConversationError (invalid_session) naming where, as the Redis and Durable Object stores do', async () => {
     const store = new MemorySessionStore();
     const cyclic: Record<string, unknown> = {};
     cyclic.me = cyclic;
     for (const [value, where] of [
-      [{ s: { total: 1n } }, 'value.s.total: a bigint'],
-      [{ s: cyclic }, 'value.s.me: a cycle'],
-      [undefined, 'value: undefined'],
+      [{ s: { total: 1n } }, 'value.s.total (a bigint)'],
+      [{ s: cyclic }, 'value.s.me (a cycle)'],
+      [undefined, 'value (undefined)'],
+      [() => 1, 'value (a function)'],
     ] as const) {
       const error = await store.set('k', value, 60_000).then(
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error).toBeInstanceOf(ConversationError);
+      expect(error).toMatchObject({ reason: 'invalid_session' });
       expect((error as Error).message).toBe(
-        `MemorySessionStore.set: the value cannot be stored as JSON (${where}).`,
+        `MemorySessionStore.set: the value cannot be saved: the stores keep JSON, which cannot write ${where}.`,
       );
     }
     expect(await store.get('k')).toBeUndefined();
