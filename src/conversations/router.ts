@@ -14,7 +14,7 @@
  * A reply is claimed in the reply ledger (`<event key>#<n>`) before it is sent: when the event runs again
  * (a retry after a crash or a failed save), the replies already claimed are skipped, so none is sent twice.
  */
-import { boundedDurationMs, durationMs, MAX_TIMER_MS } from '../core/duration.js';
+import { boundedDurationMs, durationMs, MAX_RETENTION_MS, MAX_TIMER_MS } from '../core/duration.js';
 import { ApiError, ConfigurationError, MessageValidationError, requireText } from '../core/errors.js';
 import { givenValue } from '../core/given-value.js';
 import { type Logger, log, resolveLogger } from '../core/logger.js';
@@ -47,7 +47,7 @@ import type {
 } from '../webhooks/schemas.js';
 import { ConversationError } from './errors.js';
 import { fallbackOf } from './fallback-template.js';
-import { sessionProblem } from './session-data.js';
+import { checkSession, markChecked } from './session-data.js';
 import { MemorySessionStore, MemoryWindowStore, type SessionLock, type SessionStore } from './stores.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -227,7 +227,7 @@ export interface RouterOptions<S> {
   window?: WindowStore | undefined;
   /** A new customer's session. Default `{}`. */
   initialSession?: (() => S) | undefined;
-  /** How long a customer's state is kept after their last event. Default 30 days. */
+  /** How long a customer's state is kept after their last event. Default 30 days; at most 5 years. */
   sessionTtlMs?: number | undefined;
   /**
    * The lock's lease: how long a dead instance keeps a customer's events waiting. A live one renews it. Default
@@ -235,7 +235,7 @@ export interface RouterOptions<S> {
    * inbox retries longer.
    */
   lockLeaseMs?: number | undefined;
-  /** How long the reply ledger remembers a sent reply: longer than any redelivery. Default 7 days. */
+  /** How long the reply ledger remembers a sent reply: longer than any redelivery. Default 7 days; at most 5 years. */
   replyLedgerTtlMs?: number | undefined;
   /**
    * Sent instead of a free-form reply when the customer's window is closed (the reply resolves with `fallback:
@@ -413,9 +413,15 @@ class RouterImpl<S> implements Router<S> {
         name('initialSession'),
         " returning a new customer's session: () => ({ ... })",
       ) ?? (() => ({}) as S);
-    this.ttlMs = durationMs(options.sessionTtlMs, name('sessionTtlMs'), 30 * DAY);
+    // At most what the Redis stores keep (5 years): a longer TTL would fail every save there, not this call.
+    this.ttlMs = boundedDurationMs(options.sessionTtlMs, name('sessionTtlMs'), 30 * DAY, MAX_RETENTION_MS);
     this.leaseMs = boundedDurationMs(options.lockLeaseMs, name('lockLeaseMs'), 5_000, MAX_TIMER_MS);
-    this.ledgerTtlMs = durationMs(options.replyLedgerTtlMs, name('replyLedgerTtlMs'), 7 * DAY);
+    this.ledgerTtlMs = boundedDurationMs(
+      options.replyLedgerTtlMs,
+      name('replyLedgerTtlMs'),
+      7 * DAY,
+      MAX_RETENTION_MS,
+    );
     this.windowFallback = fallbackOf<MessageContext<S>>(options.fallbackTemplate);
     this.onError = optionalFunction(options.onError, name('onError'), '');
     const { logger } = options;
@@ -598,7 +604,8 @@ class RouterImpl<S> implements Router<S> {
       if (record.seen?.includes(event.idempotencyKey)) return;
       const ctx = new MessageCtx<S>(this, event, customer, record);
       if (await this.#finished(ctx, () => this.#run(ctx, () => this.#dispatch(ctx, record)))) {
-        checkSession(ctx.session, this.logger, this.#warned);
+        // The rule of session-data.ts, whatever the store: unwritable is refused, changed is warned of once.
+        checkSession(ctx.session, 'session', this.logger, this.#warned);
         record.s = ctx.session;
         record.flow = ctx.position;
         if (ctx.handOver) record.human = record.human ?? Date.now();
@@ -644,6 +651,8 @@ class RouterImpl<S> implements Router<S> {
 
   /** Fenced when the store can (see `SessionLock.save`): a holder that lost its lease must not overwrite. */
   #save(lock: SessionLock, customer: string, record: CustomerRecord): Promise<void> {
+    // Its session was checked (or read back from a store): the SDK's stores need not walk it again.
+    markChecked(record);
     return lock.save !== undefined
       ? lock.save(record, this.ttlMs)
       : this.sessions.set(recordKey(customer), record, this.ttlMs);
@@ -935,32 +944,6 @@ function optionalFunction<F>(value: F | undefined, name: string, what = ''): F |
     throw new ConfigurationError(`${name} must be a function${what}; got ${givenValue(value)}.`);
   }
   return value;
-}
-
-/**
- * The session a handler leaves, checked before the save by the rule of session-data.ts, whatever the store: what
- * JSON cannot write is refused with `ConversationError` (`invalid_session`), naming where, rather than a store's own
- * error; what JSON changes is saved as it makes it, with one warning per router (`warned`), naming where.
- */
-function checkSession(session: unknown, logger: Logger | undefined, warned: { session: boolean }): void {
-  if (session === undefined) return;
-  // One walk for plain data, the common case; a second only when it found something, to tell what it is.
-  const changed = sessionProblem(session, 'session');
-  if (changed === undefined) return;
-  const unwritable = sessionProblem(session, 'session', true);
-  if (unwritable !== undefined) {
-    throw new ConversationError(
-      'invalid_session',
-      `the session cannot be saved: the stores keep JSON, which cannot write ${unwritable.replace(': ', ' (')}).`,
-    );
-  }
-  if (warned.session) return;
-  warned.session = true;
-  log(
-    logger,
-    'warn',
-    `wa-gateway-sdk router: the session holds a value JSON changes (${changed}); the stores keep JSON, so it reads back changed (a Date as its ISO string, a Map as {}, a function dropped). Keep plain data in the session. Said once.`,
-  );
 }
 
 /** A string argument of a registration; else the router's registration error, naming the argument. */

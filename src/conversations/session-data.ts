@@ -1,12 +1,81 @@
 /**
  * The one rule for what a router session may hold: what every session store can write. `RedisSessionStore`,
  * `DurableObjectSessionStore` and `MemorySessionStore` all keep JSON text, so a BigInt or a cycle cannot be saved at
- * all (the router refuses it before the save, whichever the store), and a function, a symbol, `undefined` in an
- * array, a Date, a Map, a Set, a class instance or NaN are saved as JSON makes them (dropped, `null`, a string, a
- * bare object): the router saves those and warns once, naming where, so a test on the in-memory default sees what
- * Redis gives back.
+ * all (refused with `ConversationError` `invalid_session` before the save, by the router whichever the store, and by
+ * the SDK's stores used directly), and a function, a symbol, `undefined` in an array, a Date, a Map, a Set, a class
+ * instance or NaN are saved as JSON makes them (dropped, `null`, a string, a bare object), with one warning naming
+ * where (by the router, or by a store that has a logger), so a test on the in-memory default sees what Redis gives
+ * back.
  */
+import { type Logger, log } from '../core/logger.js';
 import { formatPath } from '../core/plain-data.js';
+import { ConversationError } from './errors.js';
+
+/**
+ * Marks a value the rule was applied to (the router's record, holding the session it checked): a store given it
+ * does not walk it again, nor warn a second time. `Symbol.for`: the router and the stores may come from different
+ * bundles (each portable entry is one file), which must agree on it. Non-enumerable: JSON never writes it.
+ */
+const CHECKED = Symbol.for('wa-gateway-sdk.session-checked');
+
+/** @internal Marks `value` as checked by the rule (a frozen value stays unmarked, and is checked again). */
+export function markChecked(value: object): void {
+  try {
+    Object.defineProperty(value, CHECKED, { value: true, configurable: true });
+  } catch {
+    // Frozen, or a Proxy that refuses: the store checks it itself.
+  }
+}
+
+function isChecked(value: unknown): boolean {
+  try {
+    return (
+      typeof value === 'object' && value !== null && (value as { [CHECKED]?: unknown })[CHECKED] === true
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The rule, where a value is saved: what JSON cannot write throws `ConversationError` (`invalid_session`) naming
+ * where; what JSON changes is left to be saved as JSON makes it, with one warning through `logger` (once per
+ * `warned`). `root` names the value in the messages (`session` in the router, `value` in a store); `who` starts the
+ * warning, and a store's refusal (`RedisSessionStore.set`). For a store (`who` given), a value JSON writes as
+ * nothing at all (`undefined`, a function) is refused too: there would be no record. A value the router marked
+ * (`markChecked`) is not walked again.
+ *
+ * @example
+ * checkSession(value, 'value', logger, this.#warned, 'RedisSessionStore.set');
+ */
+export function checkSession(
+  value: unknown,
+  root: string,
+  logger: Logger | undefined,
+  warned: { session: boolean },
+  who?: string,
+): void {
+  if (who === undefined ? value === undefined : isChecked(value)) return;
+  // One walk for plain data, the common case; a second only when it found something, to tell what it is.
+  const changed = sessionProblem(value, root);
+  if (changed === undefined) return;
+  const nothing =
+    who !== undefined && (value === undefined || typeof value === 'function' || typeof value === 'symbol');
+  const unwritable = nothing ? changed : sessionProblem(value, root, true);
+  if (unwritable !== undefined) {
+    throw new ConversationError(
+      'invalid_session',
+      `${who === undefined ? '' : `${who}: `}the ${root} cannot be saved: the stores keep JSON, which cannot write ${unwritable.replace(': ', ' (')}).`,
+    );
+  }
+  if (warned.session) return;
+  warned.session = true;
+  log(
+    logger,
+    'warn',
+    `${who ?? 'wa-gateway-sdk router'}: the ${root} holds a value JSON changes (${changed}); the stores keep JSON, so it reads back changed (a Date as its ISO string, a Map as {}, a function dropped). Keep plain data in the session. Said once.`,
+  );
+}
 
 /**
  * Where `value` is not plain JSON data, and what is there (`session.orders[0]: a function`); `undefined` when it

@@ -13,7 +13,7 @@ import {
   type WindowStore,
 } from '../gateway/service-window.js';
 import { ConversationError } from './errors.js';
-import { sessionProblem } from './session-data.js';
+import { checkSession } from './session-data.js';
 
 export type { WindowStore } from '../gateway/service-window.js';
 
@@ -50,6 +50,9 @@ export interface SessionStore {
   unclaim(id: string): Promise<void>;
 }
 
+/** For a store without a logger: nothing to warn through. */
+const SAID = { session: true };
+
 interface Entry {
   /** The value as JSON text, as `RedisSessionStore` and `DurableObjectSessionStore` keep it. */
   json: string;
@@ -82,8 +85,9 @@ export interface MemorySessionStoreOptions {
  * docs/conversations.md, "The in-memory defaults are bounded").
  *
  * Values are kept as JSON text, as the Redis and Durable Object stores keep them: what they refuse (a BigInt, a
- * cycle) is refused here, a `ConfigurationError` as theirs; what JSON changes (a Date, a Map) comes back changed
- * here too; each `get` is a copy that a handler may mutate. A test on this store sees what production will.
+ * cycle) is refused here, a `ConversationError` (`invalid_session`) as theirs; what JSON changes (a Date, a Map)
+ * comes back changed here too; each `get` is a copy that a handler may mutate. A test on this store sees what
+ * production will.
  *
  * @example
  * import { createRouter, MemorySessionStore } from 'wa-gateway-sdk/conversations';
@@ -137,13 +141,16 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+    // The stores' one rule (session-data.ts): what JSON cannot write is refused. No logger here: what JSON changes
+    // is kept as JSON makes it, silently (the router says it).
+    checkSession(value, 'value', undefined, SAID, 'MemorySessionStore.set');
     let json: string | undefined;
     try {
       json = JSON.stringify(value);
     } catch {}
     if (json === undefined) {
       throw new ConfigurationError(
-        `MemorySessionStore.set: the value cannot be stored as JSON (${sessionProblem(value, 'value') ?? 'its toJSON threw'}).`,
+        'MemorySessionStore.set: the value cannot be stored as JSON (its toJSON threw, or answered nothing).',
       );
     }
     const now = this.#now();

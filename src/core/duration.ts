@@ -10,6 +10,14 @@ import { givenValue } from './given-value.js';
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
+ * The longest a stored record is kept (a Redis store's key, the router's session and reply ledger): 5 years of 365
+ * days. Redis's `PX` takes far more; nobody means it, and a larger value is a typo to refuse when the option is
+ * given. A literal, not `5 * 365 * ...`: esbuild keeps an unused product in a bundle (the webhooks Worker's, which
+ * bounds no retention), and drops an unused literal.
+ */
+export const MAX_RETENTION_MS = 157_680_000_000;
+
+/**
  * A duration in whole milliseconds: a finite number above 0, rounded up to a whole millisecond (Redis's `PX`
  * takes integers). `undefined` takes `fallback` when there is one. Anything else (and `undefined` without a
  * fallback) throws `ConfigurationError` naming the option: never a silent fall back to the default.

@@ -5,6 +5,7 @@
 
 import { ConversationError } from '../conversations/errors.js';
 import type { SessionLock, SessionStore, WindowStore } from '../conversations/index.js';
+import { checkSession } from '../conversations/session-data.js';
 import { durationMs } from '../core/duration.js';
 import { keepRenewed } from '../core/lease.js';
 import { checkInbound, checkWindowCustomer } from '../gateway/service-window.js';
@@ -80,18 +81,20 @@ export class DurableObjectSessionStore implements SessionStore {
   }
 
   /**
-   * Stores `value` (plain JSON data) under `key` for `ttlMs`, without the lock.
+   * Stores `value` (plain JSON data) under `key` for `ttlMs`, without the lock. What JSON cannot write is refused
+   * with `ConversationError` (`invalid_session`); what it changes (a Date) is kept as JSON makes it.
    *
    * @example
    * await sessions.set('conv:998901234567', { s: { step: 1 } }, 30 * 24 * 60 * 60 * 1000);
    */
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+    const op = 'DurableObjectSessionStore.set';
     await callObject(
       this.#binding,
       `conv:${key}`,
       'record.set',
-      { value: json(value), ttlMs: durationMs(ttlMs, 'DurableObjectSessionStore.set: `ttlMs`') },
-      'DurableObjectSessionStore.set',
+      { value: storable(value, op), ttlMs: durationMs(ttlMs, `${op}: \`ttlMs\``) },
+      op,
     );
   }
 
@@ -159,7 +162,7 @@ export class DurableObjectSessionStore implements SessionStore {
           this.#binding,
           name,
           'record.save',
-          { token, value: json(value), ttlMs: durationMs(ttlMs, `${saveOp}: \`ttlMs\``) },
+          { token, value: storable(value, saveOp), ttlMs: durationMs(ttlMs, `${saveOp}: \`ttlMs\``) },
           saveOp,
         );
         if (saved === true) return;
@@ -267,10 +270,16 @@ export class DurableObjectWindowStore implements WindowStore {
   }
 }
 
+/** For a store without a logger: nothing to warn through. */
+const SAID = { session: true };
+
 /**
- * `value` as the call carries it: `undefined` as `null` (JSON drops an undefined field, and the object refuses a
- * call without its value). A value JSON cannot hold (a cycle, a BigInt) throws its `TypeError` before the call.
+ * `value`, checked by the router's one rule (session-data.ts) before the call carries it as JSON: what JSON cannot
+ * write (a BigInt, a cycle, `undefined` or a function for the whole value) is refused with `ConversationError`
+ * (`invalid_session`) naming where; what it changes (a Date, a function inside) is kept as JSON makes it, silently
+ * (this store has no logger; the router warns of it). The router's records were checked already.
  */
-function json(value: unknown): unknown {
-  return value === undefined ? null : value;
+function storable(value: unknown, op: string): unknown {
+  checkSession(value, 'value', undefined, SAID, op);
+  return value;
 }

@@ -5,7 +5,9 @@
  */
 
 import { ConversationError } from '../conversations/errors.js';
+import { checkSession } from '../conversations/session-data.js';
 import type { SessionLock, SessionStore, WindowStore } from '../conversations/stores.js';
+import type { Logger } from '../core/logger.js';
 import { storableJson } from '../core/serialise.js';
 import { checkInbound, checkWindowCustomer } from '../gateway/service-window.js';
 import type { RedisClient } from './client.js';
@@ -54,12 +56,16 @@ export class RedisSessionStore implements SessionStore {
   readonly #redis: RedisClient;
   readonly #keys: KeySpace;
   readonly #lockWaitMs: number;
+  readonly #logger: Logger | undefined;
+  /** Whether a value JSON changes was warned of (once per store). */
+  readonly #warned = { session: false };
 
   constructor(options: RedisSessionStoreOptions) {
     const op = 'new RedisSessionStore';
-    const { redis, keys } = openStore(options, op);
+    const { redis, keys, logger } = openStore(options, op);
     this.#redis = redis;
     this.#keys = keys;
+    this.#logger = logger;
     this.#lockWaitMs = timerMs(options.lockWaitMs, `${op}: \`lockWaitMs\``, 3_000);
   }
 
@@ -77,7 +83,7 @@ export class RedisSessionStore implements SessionStore {
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
     const op = 'RedisSessionStore.set';
     const ms = retentionMs(ttlMs, `${op}: \`ttlMs\``);
-    const text = storableJson(value, op);
+    const text = this.#json(value, op);
     await call(op, () => this.#redis.set(this.#record(key), text, 'PX', ms));
   }
 
@@ -115,7 +121,7 @@ export class RedisSessionStore implements SessionStore {
         const saveOp = 'RedisSessionStore.save';
         const ms = retentionMs(ttlMs, `${saveOp}: \`ttlMs\``);
         try {
-          await lease.fenced(SAVE, [writes(recordKey, ms)], [storableJson(value, saveOp)], saveOp);
+          await lease.fenced(SAVE, [writes(recordKey, ms)], [this.#json(value, saveOp)], saveOp);
         } catch (error) {
           if (!(error instanceof RedisStoreError) || error.failure !== 'lease_lost') throw error;
           throw new ConversationError(
@@ -138,6 +144,16 @@ export class RedisSessionStore implements SessionStore {
 
   async unclaim(id: string): Promise<void> {
     await call('RedisSessionStore.unclaim', () => this.#redis.del(this.#keys.name('conv-reply', hashId(id))));
+  }
+
+  /**
+   * A value as the JSON text kept, by the router's one rule (session-data.ts): what JSON cannot write is refused with
+   * `ConversationError` (`invalid_session`) naming where; what it changes (a Date, a function) is kept as JSON
+   * makes it, warned of once per store through its logger. The router's records were checked already.
+   */
+  #json(value: unknown, op: string): string {
+    checkSession(value, 'value', this.#logger, this.#warned, op);
+    return storableJson(value, op);
   }
 
   /** A customer's record: `conv:<hash>` (`conv:{<hash>}` on a cluster, beside its lock). */

@@ -29,7 +29,8 @@ export function messageOf(error: unknown): string {
  * Why a Redis-backed store failed:
  * - `unavailable`: Redis could not be reached, the connection dropped, or a command timed out;
  * - `unexpected_reply`: Redis answered something of a shape the store never writes (another program's key under
- *   the same prefix, a key of another type there (`WRONGTYPE`), a proxy that rewrote the answer);
+ *   the same prefix, a key of another type there (`WRONGTYPE`: the message names the key), a proxy that rewrote
+ *   the answer);
  * - `command_failed`: Redis refused the command (`ReplyError`: out of memory, no or a wrong password (`NOAUTH`,
  *   `WRONGPASS`), a user without the permission (`NOPERM`), ...);
  * - `lock_timeout`: another process held a lock for longer than this one would wait;
@@ -49,8 +50,10 @@ export type RedisStoreFailure =
 
 /**
  * A Redis-backed store (`wa-gateway-sdk/redis`) could not do its work. The message names the store and the
- * operation, never a key, a value or the Redis client's own error text (ioredis attaches the command's arguments,
- * tokens included, to its errors, so neither the original error nor its message is kept).
+ * operation, never a value or the Redis client's own error text (ioredis attaches the command's arguments, tokens
+ * included, to its errors, so neither the original error nor its message is kept). The one key it names is the key
+ * of a `WRONGTYPE` refusal, with the store prefix it is under, for the owner of that key to be found (key names hold
+ * the prefix, a kind, hashes and labels: never a value).
  */
 export class RedisStoreError extends WaGatewayError {
   override name = 'RedisStoreError';

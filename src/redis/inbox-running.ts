@@ -3,12 +3,25 @@
  * the worker aborts one when BullMQ reports the job's lock lost, and all of them when it closes, then waits for them
  * to return, for a bounded time. The SDK owns these controllers rather than relaying BullMQ's processor signal, so
  * that a run that starts while the worker is closing gets a signal already aborted.
+ *
+ * Also how each run ended, until BullMQ records its result (or Redis refuses it): one run is one log line, written
+ * once its fate is known, with what `onEvent` did and what became of it.
  */
 
 /** One run of `onEvent`. */
 export interface InboxRun {
   readonly jobId: string;
   readonly signal: AbortSignal;
+}
+
+/** How a run of `onEvent` ended, kept until its result is recorded or refused. */
+export interface RunOutcome {
+  readonly kind: string;
+  readonly attempt: number;
+  /** `undefined` when onEvent returned. `stopped`: it threw after its lock was lost (its signal aborted). */
+  readonly failure?: { readonly errorName: string; readonly final: boolean; readonly stopped: boolean };
+  /** Whether the run's lost lock was logged already: Redis refusing its result is then no news. */
+  readonly lockLost: boolean;
 }
 
 /** Why a run's signal was aborted: `signal.reason`, a `DOMException` named `AbortError` as `fetch` expects. */
@@ -21,8 +34,17 @@ const reasons = {
 export class InboxRuns {
   readonly #runs = new Map<InboxRun, AbortController>();
   readonly #lockLost = new WeakSet<InboxRun>();
+  /** Ended runs by job id, until their result is recorded; `said` once Redis refused it (BullMQ says so twice). */
+  readonly #ended = new Map<string, { outcome: RunOutcome; said: boolean }>();
+  /** Most ended runs kept: those of refused results stay until the job runs here again, so they are bounded. */
+  readonly #maxEnded: number;
   #closing = false;
   #idle: (() => void)[] = [];
+
+  /** `concurrency`: the worker's; at most that many results await recording at once. */
+  constructor(concurrency = 1) {
+    this.#maxEnded = concurrency * 2 + 100;
+  }
 
   /** Whether `close()` has begun: a run aborted then is put back in the queue. */
   get closing(): boolean {
@@ -56,6 +78,45 @@ export class InboxRuns {
       controller.abort(abortReason('lock_lost'));
     }
     return news;
+  }
+
+  /** Keeps how `run` ended, until `recorded` or `refused` takes it. */
+  ended(run: InboxRun, outcome: Omit<RunOutcome, 'lockLost'>): void {
+    this.#ended.delete(run.jobId);
+    this.#ended.set(run.jobId, { outcome: { ...outcome, lockLost: this.#lockLost.has(run) }, said: false });
+    for (const jobId of this.#ended.keys()) {
+      if (this.#ended.size <= this.#maxEnded) break;
+      this.#ended.delete(jobId);
+    }
+  }
+
+  /** BullMQ recorded the job's result: how its run ended (forgotten now), if this worker ran it. */
+  recorded(jobId: string): RunOutcome | undefined {
+    const entry = this.#ended.get(jobId);
+    this.#ended.delete(jobId);
+    return entry?.said === false ? entry.outcome : undefined;
+  }
+
+  /**
+   * Redis refused to record the job's result: how its run ended the first time it is asked, `'said'` after (BullMQ
+   * reports one refusal twice: of the result, then of the failure it makes of that), `undefined` if unknown here.
+   */
+  refused(jobId: string): RunOutcome | 'said' | undefined {
+    const entry = this.#ended.get(jobId);
+    if (entry === undefined) return undefined;
+    if (entry.said) return 'said';
+    entry.said = true;
+    return entry.outcome;
+  }
+
+  /**
+   * The runs ended whose result was neither recorded nor refused (for `close()` to say), but those whose lost lock
+   * was said (their result is another worker's to record); forgotten now.
+   */
+  unrecorded(): [string, RunOutcome][] {
+    const left = [...this.#ended].filter(([, entry]) => !entry.said && !entry.outcome.lockLost);
+    this.#ended.clear();
+    return left.map(([jobId, { outcome }]) => [jobId, outcome]);
   }
 
   /** Aborts every run, and every run started from now on. */

@@ -12,7 +12,9 @@
  * `idempotencyKey` are stable, for an `onEvent` that must be exactly-once in its own store.
  *
  * The worker's `'error'` events are sorted: connection errors go to the connection's log (one line per outage);
- * the rest (a job's lock lost, a result Redis refused) are logged as what they are, with the job id.
+ * the rest (a job's lock lost, a result Redis refused) are logged as what they are, with the job id. A run of
+ * `onEvent` is one line at most, written once its result is recorded or refused: a failure, saying whether it is
+ * retried; or a result Redis refused, saying what `onEvent` did (BullMQ reports one refusal twice: said once).
  */
 import type * as BullMQ from 'bullmq';
 import type { Job } from 'bullmq';
@@ -35,9 +37,9 @@ import {
   openRedis,
   refuseClusterNode,
 } from './inbox-connection.js';
-import { InboxRuns } from './inbox-running.js';
+import { InboxRuns, type RunOutcome } from './inbox-running.js';
 import { queuePrefix } from './queue-keys.js';
-import { jobIdOf, logWorkerError } from './worker-errors.js';
+import { jobIdOf, logWorkerError, refusedResult } from './worker-errors.js';
 
 /** Passed to the worker's `onEvent` with each event. */
 export interface InboxEventContext {
@@ -253,15 +255,15 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
   const client: RedisClient = openRedis(options.connection, BLOCKING_READS, logger, ROLE);
   const prefix = queuePrefix(client, queue.prefix, queue.name);
 
-  const runs = new InboxRuns();
+  const runs = new InboxRuns(concurrency);
   // Jobs whose failure the processor reported itself: BullMQ's 'failed' event reports the others.
   const reported = new WeakSet<Job>();
+  const hint = typeof options.onError === 'function' ? '' : ON_ERROR_HINT;
   const processor = jobProcessor({
     onEvent,
     attempts,
     log,
     report,
-    hint: typeof options.onError === 'function' ? '' : ON_ERROR_HINT,
     UnrecoverableError,
     WaitingError,
     runs,
@@ -294,10 +296,27 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
       noteConnectionError(client, logger, ROLE, error);
     } else {
       // Redis answered: not an outage. Said as what it is, so that a real outage later is still logged (a lost
-      // lock by the 'lockRenewalFailed' listener below, which knows whether onEvent still ran).
-      logWorkerError(ROLE, (message, meta) => log(message, meta, 'warn'), error, ['lock-renewal']);
+      // lock by the 'lockRenewalFailed' listener below, which knows whether onEvent still ran). A result Redis
+      // refused is said with how the run ended, once: BullMQ reports it again as it fails to record the failure it
+      // makes of it, and a refusal after the run's lost lock was said is no news.
+      const refusal = refusedResult(error);
+      const outcome = refusal && runs.refused(refusal.jobId);
+      if (outcome === 'said') return;
+      if (outcome === undefined) {
+        logWorkerError(ROLE, (message, meta) => log(message, meta, 'warn'), error, ['lock-renewal']);
+      } else if (refusal !== undefined && !outcome.lockLost) {
+        log(
+          `${ROLE}: job ${refusal.jobId} (${runOf(outcome)}): ${didWhat(outcome)}, but Redis refused to record its ` +
+            `result: ${refusal.why} (Redis answered: not an outage)`,
+          { ...runMeta(refusal.jobId, outcome), ...errorMeta(error) },
+          'warn',
+        );
+      }
     }
     report(error, jobId === undefined ? { stage: 'worker' } : { stage: 'worker', jobId });
+  });
+  worker.on('completed', (job: Job) => {
+    runs.recorded(String(job.id));
   });
   worker.on('lockRenewalFailed', (jobIds: string[]) => {
     for (const jobId of jobIds) {
@@ -318,8 +337,12 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
     );
   });
   worker.on('failed', (job: Job | undefined, error: Error) => {
+    if (job === undefined) return;
+    // onEvent's failure, now recorded: retried, or in the failed set.
+    const outcome = runs.recorded(String(job.id));
+    if (outcome?.failure !== undefined) return logFailure(log, hint, String(job.id), outcome);
     // BullMQ failed it without running onEvent: it stalled more than MAX_STALLED_COUNT times.
-    if (job === undefined || reported.has(job)) return;
+    if (reported.has(job)) return;
     const jobId = String(job.id);
     log(
       `${ROLE}: job ${jobId} moved to the failed set without running onEvent: ${failedReasonOf(error)}. Its runs were ` +
@@ -379,6 +402,15 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
           }),
           closeTimeoutMs,
         );
+        // Runs that ended with their result neither recorded nor refused (Redis went away meanwhile): their line.
+        for (const [jobId, outcome] of runs.unrecorded()) {
+          log(
+            `${ROLE}: job ${jobId} (${runOf(outcome)}): ${didWhat(outcome)}, but its result was not recorded before ` +
+              'the worker closed; the event runs again once its lock expires',
+            runMeta(jobId, outcome),
+            'warn',
+          );
+        }
         try {
           await admin.close();
         } catch {
@@ -389,6 +421,35 @@ export function createInboxWorker(options: InboxWorkerOptions): InboxWorker {
       return closing;
     },
   };
+}
+
+/** A run, for its line: `message, attempt 2`. */
+function runOf(outcome: RunOutcome): string {
+  return `${outcome.kind}, attempt ${outcome.attempt}`;
+}
+
+/** What onEvent did: `onEvent returned`, `onEvent failed (TypeError)`. */
+function didWhat({ failure }: RunOutcome): string {
+  if (failure === undefined) return 'onEvent returned';
+  return failure.stopped
+    ? `onEvent stopped (${failure.errorName}) as its lock was lost`
+    : `onEvent failed (${failure.errorName})`;
+}
+
+function runMeta(jobId: string, { kind, attempt, failure }: RunOutcome): Record<string, unknown> {
+  return { jobId, kind, attempt, ...(failure === undefined ? {} : { errorName: failure.errorName }) };
+}
+
+/** onEvent's failure, once BullMQ recorded it: retried after the backoff, or (no attempt left) in the failed set. */
+function logFailure(log: ProcessorContext['log'], hint: string, jobId: string, outcome: RunOutcome): void {
+  const { failure } = outcome;
+  if (failure === undefined) return;
+  const what = failure.stopped ? "onEvent stopped as the job's lock was lost" : 'onEvent failed';
+  log(
+    `${ROLE}: ${what}${failure.final ? '; no attempt left, moved to the failed set' : '; will retry'}${hint}`,
+    runMeta(jobId, outcome),
+    failure.final ? 'error' : 'warn',
+  );
 }
 
 /** A failed reason of BullMQ's own (a stall, a start limit): its words, cut short, never an event's data. */
@@ -409,8 +470,6 @@ interface ProcessorContext {
   attempts: number;
   log(message: string, meta: Record<string, unknown>, level?: 'warn' | 'error'): void;
   report(error: unknown, info: InboxWorkerErrorInfo): void;
-  /** Added to an onEvent failure's line when no `onError` is set: where to see the error itself. */
-  hint: string;
   UnrecoverableError: typeof BullMQ.UnrecoverableError;
   WaitingError: typeof BullMQ.WaitingError;
   runs: InboxRuns;
@@ -420,7 +479,7 @@ interface ProcessorContext {
 
 /** Runs `onEvent` for one job: a failure is retried until the last attempt, then kept in the failed set. */
 function jobProcessor(context: ProcessorContext) {
-  const { onEvent, attempts, log, report, hint, UnrecoverableError, runs, reported } = context;
+  const { onEvent, attempts, log, report, UnrecoverableError, runs, reported } = context;
   return async (job: Job, token?: string): Promise<void> => {
     const jobId = String(job.id);
     const parsed = inboxJobDataSchema.safeParse(job.data);
@@ -449,45 +508,42 @@ function jobProcessor(context: ProcessorContext) {
       // Ended before the result is recorded: close() waits for onEvent, BullMQ for the recording.
       runs.end(run);
     }
-    if (failure !== undefined) {
-      const { error } = failure;
-      reported.add(job);
-      if (run.signal.aborted) return stopped(context, job, token, event.kind, error);
-      const final = attempt >= attempts;
-      log(
-        `${ROLE}: onEvent failed${final ? '; no attempt left, moved to the failed set' : '; will retry'}${hint}`,
-        { jobId, kind: event.kind, attempt, errorName: errorMeta(error).errorName },
-        final ? 'error' : 'warn',
-      );
-      report(error, { stage: 'onEvent', jobId, attempt, final });
-      if (!final) throw error;
-      let message = 'onEvent failed';
-      try {
-        if (error instanceof Error) message = error.message;
-      } catch {
-        // A hostile error: keep the generic reason.
-      }
-      throw new UnrecoverableError(message);
+    if (failure === undefined) {
+      // Said (if at all) once BullMQ has recorded the result, or Redis refused it.
+      runs.ended(run, { kind: event.kind, attempt });
+      return;
     }
+    const { error } = failure;
+    reported.add(job);
+    const { errorName } = errorMeta(error);
+    if (run.signal.aborted) {
+      if (runs.closing && token !== undefined) return stopped(context, job, token, event.kind);
+      // Its lock was lost (and said): BullMQ records the failure, or Redis refuses it, another worker's now.
+      runs.ended(run, { kind: event.kind, attempt, failure: { errorName, final: false, stopped: true } });
+      throw error;
+    }
+    const final = attempt >= attempts;
+    runs.ended(run, { kind: event.kind, attempt, failure: { errorName, final, stopped: false } });
+    report(error, { stage: 'onEvent', jobId, attempt, final });
+    if (!final) throw error;
+    let message = 'onEvent failed';
+    try {
+      if (error instanceof Error) message = error.message;
+    } catch {
+      // A hostile error: keep the generic reason.
+    }
+    throw new UnrecoverableError(message);
   };
 }
 
-/**
- * An `onEvent` that threw after its signal was aborted. On `close()`: the event goes back to the queue, its attempt
- * not counted. On a lost lock: the job is another worker's now, which Redis will tell BullMQ when it records this run.
- */
+/** An `onEvent` that threw after `close()` aborted its signal: the event goes back to the queue, its attempt not counted. */
 async function stopped(
-  { log, runs, WaitingError }: ProcessorContext,
+  { log, WaitingError }: ProcessorContext,
   job: Job,
-  token: string | undefined,
+  token: string,
   kind: string,
-  error: unknown,
 ): Promise<never> {
   const jobId = String(job.id);
-  if (!runs.closing || token === undefined) {
-    log(`${ROLE}: onEvent stopped: the job's lock was lost`, { jobId, kind }, 'warn');
-    throw error;
-  }
   await job.moveToWait(token);
   log(
     `${ROLE}: onEvent stopped as the worker closes; the event is back in the queue`,

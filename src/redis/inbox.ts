@@ -258,6 +258,9 @@ function createInbox<H>(
   const logger = resolveWebhookLogger(webhook.logger, webhook.logLevel);
 
   const store = async (event: WebhookEvent): Promise<void> => {
+    // The key first: an async dedupeKey may take its time, and the state checked below must be the one the enqueue
+    // meets (closed, or Redis gone, while the key was looked up).
+    const key = await dedupeKeyOf(dedupeKey, event);
     if (closed || !client || !bull) throw new InboxError('the inbox is closed', 'closed');
     if (clusterNode) throw clusterNodeError();
     // Refused before BullMQ is asked: its first command waits for the connection to be ready, however long.
@@ -265,7 +268,6 @@ function createInbox<H>(
       const why = outageReason(client) ?? `its status is ${client.status}`;
       throw new InboxError(`Redis at ${whereOf(client)} is not connected (${why})`, 'unavailable');
     }
-    const key = await dedupeKeyOf(dedupeKey, event);
     await addJob(bull, event, key, keepMs, timeoutMs);
   };
   // Events not stored since the last one that was: the receiver's failed enqueue is logged once per run of them.

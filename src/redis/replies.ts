@@ -7,7 +7,13 @@
  * instead of asking users to run two clients against one Redis.
  */
 import { ConfigurationError } from '../core/errors.js';
-import { CampaignQueueError, errorMeta, RedisStoreError, type RedisStoreFailure } from './errors.js';
+import {
+  CampaignQueueError,
+  errorMeta,
+  messageOf,
+  RedisStoreError,
+  type RedisStoreFailure,
+} from './errors.js';
 
 /** @internal */
 export function nameOf(error: unknown): string {
@@ -29,7 +35,8 @@ const NEEDS_CLUSTER = {
 } as const;
 
 /**
- * Error replies the stores explain, by their first word (never the rest of the reply, which may quote a key).
+ * Error replies the stores explain, by their first word (never the rest of the reply: a key is named only as
+ * `wrongType` finds it, and a reply may quote a value).
  * Any other `ReplyError` is `command_failed`; any other error (connection, timeout) is `unavailable`.
  */
 const REPLIES: Readonly<Record<string, { failure: RedisStoreFailure; what: string }>> = {
@@ -57,11 +64,10 @@ const REPLIES: Readonly<Record<string, { failure: RedisStoreFailure; what: strin
   LOADING: { failure: 'unavailable', what: 'Redis is loading its data set (LOADING)' },
   OOM: { failure: 'command_failed', what: 'Redis is out of memory (OOM; see maxmemory)' },
   // A key of this store's holds another type of value: the store writes no such key, so another program does.
+  // Its message names the key and the prefix when they are known (`wrongType`).
   WRONGTYPE: {
     failure: 'unexpected_reply',
-    what:
-      "a key under this store's prefix holds another type of value (WRONGTYPE): another program may write " +
-      'under the same prefix; give the store a `prefix` of its own',
+    what: "a key under this store's prefix",
   },
   NOAUTH: {
     failure: 'command_failed',
@@ -104,21 +110,79 @@ export function replyCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Every store's whole key prefix (the client's `keyPrefix`, then the store's), to say which one a key of another
+ * program's is under. Bounded: stores are made at start-up, a few per process.
+ */
+const storePrefixes = new Set<string>();
+const MAX_PREFIXES_KEPT = 1000;
+
+/** @internal Notes a store's whole key prefix (`openStore` does, for each store). */
+export function notePrefix(prefix: string): void {
+  if (storePrefixes.size < MAX_PREFIXES_KEPT) storePrefixes.add(prefix);
+}
+
+/** The longest store prefix `key` starts with, if any. */
+function prefixOf(key: string): string | undefined {
+  let found: string | undefined;
+  for (const prefix of storePrefixes) {
+    if (key.startsWith(prefix) && (found === undefined || prefix.length > found.length)) found = prefix;
+  }
+  return found;
+}
+
+/**
+ * The key a `WRONGTYPE` refusal was about: named by the scripts' wrapper (script.ts), else the key of a one-key
+ * command (ioredis keeps the command on its error). A key name holds the prefix, a kind, hashes and labels, never a
+ * value; one that is not such a printable name is not repeated.
+ */
+function wrongKeyOf(error: unknown): string | undefined {
+  let key = /^WRONGTYPE key (\S+) holds /.exec(messageOf(error))?.[1];
+  if (key === undefined) {
+    try {
+      const command = (error as { command?: { name?: unknown; args?: unknown } }).command;
+      const first: unknown = Array.isArray(command?.args) ? command.args[0] : undefined;
+      if (typeof command?.name === 'string' && !/^eval/i.test(command.name) && typeof first === 'string')
+        key = first;
+    } catch {
+      // A hostile error: no key.
+    }
+  }
+  return key !== undefined && /^[^\s\p{Cc}]{1,300}$/u.test(key) ? key : undefined;
+}
+
+/** What a `WRONGTYPE` refusal means, naming the key and the store prefix it is under when they are known. */
+function wrongType(error: unknown): string {
+  const key = wrongKeyOf(error);
+  const prefix = key === undefined ? undefined : prefixOf(key);
+  const where =
+    key === undefined
+      ? "a key under this store's prefix"
+      : `the key '${key}'${prefix === undefined ? '' : ` (under the store's prefix '${prefix}')`}`;
+  return (
+    `${where} holds another type of value (WRONGTYPE): another program may write under the same prefix; ` +
+    'give the store a `prefix` of its own'
+  );
+}
+
 /** Maps any failure of a Redis call to a `RedisStoreError` that holds none of the client error's text. */
 export function toStoreError(error: unknown, operation: string): RedisStoreError {
   if (isStoreError(error)) return error;
   const name = nameOf(error);
   const errno = errnoOf(error);
-  const known = REPLIES[replyCode(error) ?? ''];
+  const code = replyCode(error) ?? '';
+  const known = REPLIES[code];
   const failure: RedisStoreFailure =
     known?.failure ?? (name === 'ReplyError' ? 'command_failed' : 'unavailable');
   const what =
-    known?.what ??
-    (failure === 'command_failed'
-      ? 'Redis refused the command'
-      : isCommandTimeout(error)
-        ? "Redis did not answer within the client's commandTimeout (frozen, overloaded or cut off)"
-        : `Redis is unreachable or the connection dropped (${errno ?? name})`);
+    code === 'WRONGTYPE'
+      ? wrongType(error)
+      : (known?.what ??
+        (failure === 'command_failed'
+          ? 'Redis refused the command'
+          : isCommandTimeout(error)
+            ? "Redis did not answer within the client's commandTimeout (frozen, overloaded or cut off)"
+            : `Redis is unreachable or the connection dropped (${errno ?? name})`));
   return new RedisStoreError(`${operation}: ${what}.`, {
     failure,
     operation,

@@ -11,7 +11,9 @@
  *   a record's retention runs from its last write, and a script that fails half-way (Redis keeps the writes it
  *   made) leaves no key without one; the script's own `PEXPIRE` of a key it writes sets the declared expiry;
  * - keys it only removed from, deleted or read keep their expiry untouched, so a fenced script that finds another
- *   holder's lease never extends it.
+ *   holder's lease never extends it;
+ * - a command refused with `WRONGTYPE` (another program's key of another type) is refused naming its key
+ *   (`WRONGTYPE key <name> ...`), which Redis does not: the store's `RedisStoreError` says which key it was.
  *
  * Optionally the script is *fenced* by a lease (lease.ts): it runs only while the lease key still holds the
  * holder's value, else Redis answers `LEASE_LOST` and nothing is written.
@@ -174,7 +176,14 @@ local function __run(via, command, ...)
     if not __set[n] then __set[n] = __real.call('PEXPIRE', (...), __ttl[n]) == 1 end
     return __set[n] and 1 or 0
   end
-  local r = via(command, ...)
+  local r = __real.pcall(command, ...)
+  if type(r) == 'table' and r.err then
+    -- Redis does not say which key a WRONGTYPE is about: the wrapper does, for the store's typed error to name it.
+    if string.sub(r.err, 1, 10) == 'WRONGTYPE ' then
+      r = __real.error_reply('WRONGTYPE key ' .. tostring((...)) .. ' holds another type of value')
+    end
+    if via == __real.call then error(r) end
+  end
   __expire(kind, n, (...))
   return r
 end

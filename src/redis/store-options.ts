@@ -1,10 +1,11 @@
 /** How every Redis store checks the options it is built with: the client, the key prefix, names. */
-import { boundedDurationMs, MAX_TIMER_MS } from '../core/duration.js';
+import { boundedDurationMs, MAX_RETENTION_MS, MAX_TIMER_MS } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { type Logger, type LogLevel, log, resolveLogger } from '../core/logger.js';
 import { isCluster, type RedisClient } from './client.js';
 import { watchConnection } from './connection-log.js';
 import { hashTag, KeySpace } from './keys.js';
+import { notePrefix } from './replies.js';
 
 /** Options every Redis store accepts. */
 export interface RedisStoreOptions {
@@ -33,11 +34,9 @@ export const DEFAULT_PREFIX = 'wa:';
 /** How long a store keeps a record after its last write when its options do not say: 30 days. */
 export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** The longest a store keeps a key after its last write: 5 years (Redis's `PX` takes far more; nobody means it). */
-export const MAX_RETENTION_MS = 5 * 365 * 24 * 60 * 60 * 1000;
-
 /**
- * A key's retention (`ttlMs`, `billingStopMs`, ...): `durationMs`'s rule, at most `MAX_RETENTION_MS`, so an absurd
+ * A key's retention (`ttlMs`, `billingStopMs`, ...): `durationMs`'s rule, at most `MAX_RETENTION_MS` (5 years,
+ * core/duration.ts, the router's bound too), so an absurd
  * value is a `ConfigurationError` when the store is built, not a refused command on every call.
  *
  * @example
@@ -135,6 +134,7 @@ export function openStore(options: RedisStoreOptions | undefined, operation: str
   const own = clientKeyPrefix(redis);
   const whole = own === '' ? prefix : checkPrefix(own + prefix, operation, 'keyPrefix` + `prefix');
   if (isCluster(redis) && hashTag(whole) !== undefined) reportTaggedPrefix(redis, whole, logger);
+  notePrefix(whole);
   const keys =
     own === ''
       ? KeySpace.for(redis, prefix)

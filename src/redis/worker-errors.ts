@@ -12,8 +12,11 @@ const JOB_ID_IN_MESSAGE = /\bjob (\S+?)\.?(?:\s|$)/i;
 /** Which of BullMQ's job errors: a worker whose own listener already says one passes its kind to skip it. */
 export type JobErrorKind = 'lock-renewal' | 'lock-missing' | 'job-missing' | 'job-moved';
 
-/** What BullMQ's job errors mean, for the log line (data, not branches: the first match wins). */
-const JOB_ERRORS: readonly { kind: JobErrorKind; pattern: RegExp; says: string }[] = [
+/**
+ * What BullMQ's job errors mean, for the log line (data, not branches: the first match wins). `refused`: why Redis
+ * refused to record a run's result, for the errors that are such a refusal.
+ */
+const JOB_ERRORS: readonly { kind: JobErrorKind; pattern: RegExp; says: string; refused?: string }[] = [
   {
     kind: 'lock-renewal',
     pattern: /^could not renew lock for job /,
@@ -27,12 +30,19 @@ const JOB_ERRORS: readonly { kind: JobErrorKind; pattern: RegExp; says: string }
     says:
       "could not record the job's result: its lock had expired or another worker held it; that worker runs " +
       'the job (again)',
+    refused: 'its lock had expired or another worker held it; that worker runs the job (again)',
   },
-  { kind: 'job-missing', pattern: /^Missing key for job /, says: 'the job was removed while it ran' },
+  {
+    kind: 'job-missing',
+    pattern: /^Missing key for job /,
+    says: 'the job was removed while it ran',
+    refused: 'the job was removed while it ran',
+  },
   {
     kind: 'job-moved',
     pattern: /^Job \S+ is not in the /,
     says: 'the job had moved on (another worker, or a replay) while it ran',
+    refused: 'the job had moved on (another worker, or a replay) while it ran',
   },
 ];
 
@@ -58,6 +68,16 @@ export function jobErrorKindOf(error: unknown): JobErrorKind | undefined {
  */
 export function lockRenewalError(jobId: string): Error {
   return new Error(`could not renew lock for job ${jobId}`);
+}
+
+/**
+ * @internal When `error` is Redis refusing to record a run's result (the job's lock expired or is another worker's,
+ * the job was removed or moved on): the job id and why, in words. `undefined` for any other error.
+ */
+export function refusedResult(error: unknown): { jobId: string; why: string } | undefined {
+  const why = jobErrorOf(error)?.refused;
+  const jobId = jobIdOf(error);
+  return why === undefined || jobId === undefined ? undefined : { jobId, why };
 }
 
 /**

@@ -22,6 +22,8 @@ import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
 
 const server = useMswServer();
 const CUSTOMER = '998901234567';
+/** The longest a Redis store keeps a key (`MAX_RETENTION_MS`): the router's TTLs may be as long, not longer. */
+const FIVE_YEARS_MS = 5 * 365 * 24 * 60 * 60 * 1000;
 let n = 0;
 
 function gateway() {
@@ -91,6 +93,16 @@ describe('createRouter checks every option when the router is made', () => {
       [{ lockLeaseMs: Number.NaN }, /^createRouter: `lockLeaseMs` must be a positive number/],
       // A lease is renewed on a timer while held: past the timer's maximum every lock would fail.
       [{ lockLeaseMs: 2 ** 31 }, /^createRouter: `lockLeaseMs` must be at most 2,147,483,647 ms/],
+      // A TTL Redis's stores refuse (past their 5-year cap) would fail every save later: refused now.
+      [
+        { sessionTtlMs: FIVE_YEARS_MS + 1 },
+        /^createRouter: `sessionTtlMs` must be at most 157,680,000,000 ms; got 157,680,000,001\.$/,
+      ],
+      [
+        { replyLedgerTtlMs: 10 * FIVE_YEARS_MS },
+        /^createRouter: `replyLedgerTtlMs` must be at most 157,680,000,000 ms/,
+      ],
+      [{ sessionTtlMs: Number.MAX_SAFE_INTEGER }, /`sessionTtlMs` must be at most/],
     ];
     for (const [options, message] of bad) {
       const error = thrownBy(() => createRouter({ gateway: gw, ...options }));
@@ -117,9 +129,9 @@ describe('createRouter checks every option when the router is made', () => {
         sessions: new MemorySessionStore(),
         window: new MemoryWindowStore(),
         initialSession: () => ({ orders: 0 }),
-        sessionTtlMs: 60_000,
+        sessionTtlMs: FIVE_YEARS_MS,
         lockLeaseMs: 2 ** 31 - 1,
-        replyLedgerTtlMs: 60_000,
+        replyLedgerTtlMs: FIVE_YEARS_MS,
         onError: () => {},
         logger,
       }),
@@ -289,22 +301,24 @@ describe('MemorySessionStore keeps values as JSON, as the Redis and Durable Obje
     expect(await store.get('k')).toStrictEqual({ at: '1970-01-01T00:00:00.000Z', cart: {}, n: null });
   });
 
-  it('refuses what JSON cannot hold with a ConfigurationError naming where, as the Redis store does', async () => {
+  it('refuses what JSON cannot hold with ConversationError (invalid_session) naming where, as the Redis and Durable Object stores do', async () => {
     const store = new MemorySessionStore();
     const cyclic: Record<string, unknown> = {};
     cyclic.me = cyclic;
     for (const [value, where] of [
-      [{ s: { total: 1n } }, 'value.s.total: a bigint'],
-      [{ s: cyclic }, 'value.s.me: a cycle'],
-      [undefined, 'value: undefined'],
+      [{ s: { total: 1n } }, 'value.s.total (a bigint)'],
+      [{ s: cyclic }, 'value.s.me (a cycle)'],
+      [undefined, 'value (undefined)'],
+      [() => 1, 'value (a function)'],
     ] as const) {
       const error = await store.set('k', value, 60_000).then(
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error).toBeInstanceOf(ConversationError);
+      expect(error).toMatchObject({ reason: 'invalid_session' });
       expect((error as Error).message).toBe(
-        `MemorySessionStore.set: the value cannot be stored as JSON (${where}).`,
+        `MemorySessionStore.set: the value cannot be saved: the stores keep JSON, which cannot write ${where}.`,
       );
     }
     expect(await store.get('k')).toBeUndefined();

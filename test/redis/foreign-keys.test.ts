@@ -8,6 +8,7 @@ import { expect, it } from 'vitest';
 import {
   RedisIdempotencyStore,
   RedisRateLimiter,
+  RedisSessionStore,
   RedisStatusStore,
   RedisStoreError,
   RedisTokenStore,
@@ -31,24 +32,44 @@ describeRedis('Redis refusals a retry cannot fix', () => {
     redis = r;
   });
 
-  it("another program's key of another type under the prefix is unexpected_reply, saying another program may use it", async () => {
+  it("another program's key of another type under the prefix is unexpected_reply, naming the key and the prefix", async () => {
     const prefix = 'alien:';
-    await redis!.hset(`${prefix}limit:gateway:slots`, 'x', '1');
-    await redis!.lpush(`${prefix}token:platform`, 'x');
-    await redis!.sadd(`${prefix}dedup:${hashId('evt')}`, 'x');
-    await redis!.hset(`${prefix}status:${hashId('wamid.1')}`, 'x', '1');
+    // Another store, on the same client, under a prefix the first one's keys also start with: the longer one is said.
+    new RedisTokenStore({ redis: redis!, prefix: 'ali', logLevel: 'off' });
+    const keys = {
+      limiter: `${prefix}limit:gateway:slots`,
+      token: `${prefix}token:platform`,
+      dedupe: `${prefix}dedup:${hashId('evt')}`,
+      status: `${prefix}status:${hashId('wamid.1')}`,
+      session: `${prefix}conv:${hashId('customer-1')}`,
+    };
+    await redis!.hset(keys.limiter, 'x', '1');
+    await redis!.lpush(keys.token, 'x');
+    await redis!.sadd(keys.dedupe, 'x');
+    await redis!.hset(keys.status, 'x', '1');
+    await redis!.sadd(keys.session, 'x');
     const options = { redis: redis!, prefix, logLevel: 'off' as const };
-    const calls: [string, () => Promise<unknown>][] = [
-      ['limiter acquire', () => new RedisRateLimiter(options).acquire()],
-      ['token get', () => new RedisTokenStore(options).get()],
-      ['dedupe claim', () => new RedisIdempotencyStore(options).claim('evt', 800)],
-      ['status update', () => new RedisStatusStore(options).update(statusObject('sent', { id: 'wamid.1' }))],
+    const calls: [string, string, () => Promise<unknown>][] = [
+      // A script's keys (the limiter's, the dedupe claim's): the one Redis refused is named, not all of them.
+      ['limiter acquire', keys.limiter, () => new RedisRateLimiter(options).acquire()],
+      ['token get', keys.token, () => new RedisTokenStore(options).get()],
+      ['dedupe claim', keys.dedupe, () => new RedisIdempotencyStore(options).claim('evt', 800)],
+      [
+        'status update',
+        keys.status,
+        () => new RedisStatusStore(options).update(statusObject('sent', { id: 'wamid.1' })),
+      ],
+      ['session get', keys.session, () => new RedisSessionStore(options).get('customer-1')],
     ];
-    for (const [what, run] of calls) {
+    for (const [what, key, run] of calls) {
       const error = await failureOf(run);
       expect(error, what).toBeInstanceOf(RedisStoreError);
       expect(error, what).toMatchObject({ failure: 'unexpected_reply' });
-      expect((error as Error).message, what).toContain('another program may write under the same prefix');
+      const { message } = error as Error;
+      expect(message, what).toContain('another program may write under the same prefix');
+      expect(message, what).toContain(`'${key}'`);
+      expect(message, what).toContain(`prefix '${prefix}'`);
+      expect(message, what).toContain('WRONGTYPE');
     }
   });
 

@@ -231,6 +231,82 @@ describeRedis('inbox worker: signal, close, lock errors, stalls (real redis-serv
     expectNoPayload(log.lines);
   });
 
+  for (const outcome of ['returned', 'failed'] as const) {
+    it(`a result Redis refuses (onEvent ${outcome}) is one line, saying what onEvent did, and one onError`, async () => {
+      const queueName = nextQueue();
+      const h = await receiver(queueName);
+      const log = recordingLogger();
+      const errors: InboxWorkerErrorInfo[] = [];
+      const started = deferred<void>();
+      const finish = deferred<void>();
+      const w = worker({
+        queueName,
+        logger: log.logger,
+        // Long enough that no renewal runs during the test: the refusal is the result's, not a lost renewal.
+        lockDurationMs: 60_000,
+        onError: (_error, info) => void errors.push(info),
+        onEvent: async () => {
+          started.resolve();
+          await finish.promise;
+          if (outcome === 'failed') throw new Error(`failed for ${PHONE}`);
+        },
+      });
+      await w.ready();
+      expect((await h(delivery('wamid.REFUSED1'))).status).toBe(200);
+      await started.promise;
+      const jobId = inboxJobId('wamid.REFUSED1');
+      await takeLock(queueName, jobId);
+      finish.resolve();
+      await vi.waitFor(() => expect(errors.some((info) => info.stage === 'worker')).toBe(true), BACKSTOP);
+      // close() waits for BullMQ's handling of the run to end: every line about it is in by then.
+      await w.close();
+
+      const about = log.lines.filter(({ line }) => line.includes(jobId));
+      expect(about).toHaveLength(1);
+      expect(about[0]?.level).toBe('warn');
+      expect(about[0]?.line).toContain(
+        outcome === 'returned' ? 'onEvent returned' : 'onEvent failed (Error)',
+      );
+      expect(about[0]?.line).toContain('message, attempt 1');
+      expect(about[0]?.line).toMatch(/lock had expired or another worker held it/);
+      expect(errors.filter((info) => info.stage === 'worker')).toEqual([{ stage: 'worker', jobId }]);
+      expect(errors.filter((info) => info.stage === 'onEvent')).toHaveLength(outcome === 'failed' ? 1 : 0);
+      expectNoPayload(log.lines);
+    });
+  }
+
+  it('a run whose lock was lost and whose result Redis then refuses is the one lost-lock line', async () => {
+    const queueName = nextQueue();
+    const h = await receiver(queueName);
+    const log = recordingLogger();
+    const started = deferred<void>();
+    const w = worker({
+      queueName,
+      logger: log.logger,
+      lockDurationMs: 1000,
+      onEvent: (_event, { signal }) => {
+        started.resolve();
+        return new Promise<void>((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason)),
+        );
+      },
+    });
+    await w.ready();
+    expect((await h(delivery('wamid.LOCK2'))).status).toBe(200);
+    await started.promise;
+    const jobId = inboxJobId('wamid.LOCK2');
+    await takeLock(queueName, jobId);
+    await vi.waitFor(
+      () => expect(log.lines.some(({ line }) => line.includes('lost the job'))).toBe(true),
+      BACKSTOP,
+    );
+    await w.close();
+
+    const about = log.lines.filter(({ line }) => line.includes(jobId));
+    expect(about).toHaveLength(1);
+    expect(about[0]?.line).toContain("lost the job's lock while onEvent ran");
+  });
+
   it('runs an event whose runs were cut short twice, and reports one BullMQ fails for being cut short a third time', async () => {
     const queueName = nextQueue();
     const h = await receiver(queueName);
@@ -294,15 +370,16 @@ describeRedis('inbox worker: an error Redis answered, then a real outage (real r
       logger: recordingLogger().logger,
     });
     const started = deferred<void>();
+    const finish = deferred<void>();
     const w = createInboxWorker({
       connection: server.url,
       queueName,
       logger: log.logger,
-      lockDurationMs: 1000,
-      onEvent: (_event, { signal }) => {
+      lockDurationMs: 60_000,
+      onEvent: async () => {
         started.resolve();
-        // Returns once aborted: its result is then refused (the lock is another worker's), an error Redis answered.
-        return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+        // Returns once the lock is another worker's: its result is then refused, an error Redis answered.
+        await finish.promise;
       },
     });
     const has = (text: string) => log.lines.filter(({ line }) => line.includes(text));
@@ -313,11 +390,12 @@ describeRedis('inbox worker: an error Redis answered, then a real outage (real r
       await started.promise;
       const jobId = inboxJobId('wamid.OUT1');
       await admin.set(`bull:${queueName}:${jobId}:lock`, 'another-workers-token', 'PX', 60_000);
+      finish.resolve();
       await vi.waitFor(
-        () => expect(has("could not record the job's result").length).toBeGreaterThan(0),
+        () => expect(has('Redis refused to record its result').length).toBeGreaterThan(0),
         BACKSTOP,
       );
-      expect(has("could not record the job's result")[0]?.line).toContain(jobId);
+      expect(has('Redis refused to record its result')[0]?.line).toContain(jobId);
       expect(has('cannot reach Redis')).toEqual([]);
 
       const stoppedAt = Date.now();

@@ -41,6 +41,12 @@ function recordingLogger() {
   return { lines, logger: { warn: push, error: push } };
 }
 
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 let queueSeq = 0;
 const nextQueue = () => `inbox-test-${process.pid}-${++queueSeq}`;
 
@@ -103,6 +109,75 @@ describeRedis('durable inbox (real redis-server)', () => {
     closers.push(() => queue.close());
     expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
     expect(await queue.getJob(inboxJobId(`looked-up-${message.id}`))).toBeDefined();
+  });
+
+  it('checks the inbox after an async dedupeKey answers, not before: closed meanwhile, the event fails as closed', async () => {
+    const queueName = nextQueue();
+    const errors: unknown[] = [];
+    const asked = deferred<void>();
+    const key = deferred<string>();
+    const h = createInboxHandler({
+      connection: suite.server.url,
+      secret: SECRET,
+      queueName,
+      logger: false,
+      onError: (error) => void errors.push(error),
+      dedupeKey: async () => {
+        asked.resolve();
+        return key.promise;
+      },
+    });
+    closers.push(() => h.close());
+    await ready(h);
+    const answer = h(delivery(messageEnvelope(textMessage({ id: 'wamid.CLOSED_MEANWHILE' }))));
+    await asked.promise;
+    await h.close();
+    key.resolve('looked-up-key');
+    expect((await answer).status).toBe(500);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(InboxError);
+    expect(errors[0]).toMatchObject({ reason: 'closed' });
+  });
+
+  it('checks Redis after an async dedupeKey answers, not before: down meanwhile, the event fails at once as unavailable', async () => {
+    const own = await startRedis();
+    const queueName = nextQueue();
+    const errors: unknown[] = [];
+    const log = recordingLogger();
+    const asked = deferred<void>();
+    const key = deferred<string>();
+    const h = createInboxHandler({
+      connection: own.url,
+      secret: SECRET,
+      queueName,
+      logger: log.logger,
+      // Far past the test's wait: a timeout here would be the enqueue waiting for a Redis that is gone.
+      enqueueTimeoutMs: 60_000,
+      onError: (error) => void errors.push(error),
+      dedupeKey: async () => {
+        asked.resolve();
+        return key.promise;
+      },
+    });
+    try {
+      await ready(h);
+      const answer = h(delivery(messageEnvelope(textMessage({ id: 'wamid.DOWN_MEANWHILE' }))));
+      await asked.promise;
+      await own.stop();
+      await vi.waitFor(() => expect(log.lines.some((l) => l.includes('cannot reach Redis'))).toBe(true), {
+        timeout: 15_000,
+        interval: 20,
+      });
+      key.resolve('looked-up-key');
+      expect((await answer).status).toBe(500);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ name: 'InboxError', reason: 'unavailable' });
+      expect((errors[0] as InboxError).message).toMatch(/is not connected/);
+    } finally {
+      key.resolve('looked-up-key');
+      await h.close();
+      await own.dispose();
+    }
   });
 
   it('stores each event of a batch as its own job; statuses of one message stay distinct', async () => {

@@ -10,6 +10,7 @@ import type {
   TrackedStatus,
   WebhookStatus,
 } from '../../src/webhooks/index.js';
+import type { OddSession } from './odd-sessions.js';
 
 export interface DedupeUnderTest extends IdempotencyStore {
   peek(key: string): Promise<'in_progress' | 'done' | undefined> | 'in_progress' | 'done' | undefined;
@@ -47,6 +48,11 @@ export interface StoreBackend {
   window(): WindowStore;
   statuses(options?: StatusesOptions): StatusesUnderTest;
   templates(): TemplateStore;
+  /**
+   * Saves a session value that is not plain JSON data (odd-sessions.ts) under `key` with one of the backend's
+   * session stores, built where that store runs: by `set`, or by a held lock's `save`.
+   */
+  saveOdd(key: string, kind: OddSession, via: 'set' | 'save'): Promise<void>;
   /**
    * Leased locks only (shared backends): a holder took `key`'s lock for `leaseMs` and died (no renewal, no
    * release).

@@ -174,6 +174,34 @@ export function storeContracts(backend: StoreBackend): void {
     ).toBeUndefined();
   });
 
+  it("sessions: what JSON cannot write (a BigInt, a cycle) is refused by set and by a lock's save with ConversationError (invalid_session) naming where; nothing is stored", async () => {
+    for (const via of ['set', 'save'] as const) {
+      for (const [kind, where] of [
+        ['bigint', 'value.s.total (a bigint)'],
+        ['cycle', 'value.s.deep.self (a cycle)'],
+      ] as const) {
+        const c = unique('c');
+        const error = await backend.saveOdd(c, kind, via).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        // By name: inside workerd the error is another realm's class.
+        expect((error as Error | undefined)?.name, `${via} ${kind}`).toBe('ConversationError');
+        expect(error, `${via} ${kind}`).toMatchObject({ reason: 'invalid_session' });
+        expect((error as Error).message, `${via} ${kind}`).toContain(where);
+        expect(await backend.sessions().get(c)).toBeUndefined();
+      }
+    }
+  });
+
+  it("sessions: what JSON changes (a Date, a function) is stored as JSON makes it, by set and by a lock's save", async () => {
+    for (const via of ['set', 'save'] as const) {
+      const c = unique('c');
+      await backend.saveOdd(c, 'date', via);
+      expect(await backend.sessions().get(c), via).toEqual({ s: { at: '1970-01-01T00:00:00.000Z' } });
+    }
+  });
+
   it('sessions: the reply ledger claims an id once until it is unclaimed', async () => {
     const id = `reply:${unique('wamid')}#0`;
     const a = backend.sessions();

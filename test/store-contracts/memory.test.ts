@@ -13,6 +13,7 @@ import {
 } from '../../src/webhooks/index.js';
 import { LOCK_WAIT_MS, type StatusesUnderTest, type StoreBackend } from './backend.js';
 import { storeContracts } from './contracts.js';
+import { saveOdd } from './odd-sessions.js';
 
 function memoryBackend(): StoreBackend {
   const dedupe = new MemoryIdempotencyStore();
@@ -61,6 +62,7 @@ function memoryBackend(): StoreBackend {
       return { ...statuses, changes: async () => changes.slice(since) };
     },
     templates: () => templates,
+    saveOdd: (key, kind, via) => saveOdd(sessions, key, kind, via),
   };
 }
 

@@ -14,6 +14,7 @@ import {
 } from '../../src/redis/index.js';
 import type { TargetKind } from '../helpers/redis-target.js';
 import { LOCK_WAIT_MS, type StoreBackend } from './backend.js';
+import { saveOdd } from './odd-sessions.js';
 
 const PREFIX = 'contract:';
 /**
@@ -66,6 +67,8 @@ export function redisBackend(redis: () => RedisClient, kind: TargetKind = 'node'
           } as never),
       };
     },
+    saveOdd: (key, odd, via) =>
+      saveOdd(new RedisSessionStore({ ...options(), lockWaitMs: LOCK_WAIT_MS }), key, odd, via),
     deadHolder: async (key, leaseMs) => {
       await redis().set(lockKey(kind, key), 'a dead process', 'PX', leaseMs);
     },

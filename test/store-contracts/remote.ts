@@ -83,6 +83,9 @@ export function durableObjectBackend(name: string, urls: string[], prefix: strin
       const { call } = open('templates');
       return { get: call('get'), update: call('update'), list: call('list') };
     },
+    saveOdd: async (key, kind, via) => {
+      await open('sessions').hook('saveOdd')(key, kind, via);
+    },
     deadHolder: async (key, leaseMs) => {
       const taken = await open('sessions').hook('deadHolder')(key, leaseMs);
       if (taken !== true) throw new Error('the dead holder did not get the lock');

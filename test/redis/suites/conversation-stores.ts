@@ -4,13 +4,15 @@
  */
 import { createHash } from 'node:crypto';
 import { beforeAll, expect, it } from 'vitest';
-import { ConversationError } from '../../../src/conversations/index.js';
+import { ConversationError, createRouter } from '../../../src/conversations/index.js';
 import {
   type RedisClient,
   RedisSessionStore,
   RedisStoreError,
   RedisWindowStore,
 } from '../../../src/redis/index.js';
+import { messageEnvelope, textMessage } from '../../../src/testing/webhook-fixtures.js';
+import { parseWebhook } from '../../../src/webhooks/index.js';
 import type { RedisTarget } from '../../helpers/redis-target.js';
 
 /** The conversation stores' tests, on `target` (one redis-server, or a cluster). */
@@ -81,6 +83,45 @@ export function conversationStoresSuite(target: () => RedisTarget): void {
     expect(await store.get('c5')).toBeUndefined();
     await redis.set(key('conv', 'c6'), '{not json');
     await expect(store.get('c6')).rejects.toMatchObject({ failure: 'unexpected_reply' });
+  });
+
+  it('a value JSON changes is saved as JSON makes it, with one warning per store naming where', async () => {
+    const lines: string[] = [];
+    const logger = { warn: (m: string) => void lines.push(m), error: (m: string) => void lines.push(m) };
+    const store = new RedisSessionStore({ redis, prefix: 't:', logger });
+    await store.set('c9', { s: { at: new Date(0) } }, 60_000);
+    const lock = await store.lock('c9', 5_000);
+    await lock.save?.({ s: { at: new Date(0), format: () => 'x' } }, 60_000);
+    await lock.release();
+    expect(await store.get('c9')).toEqual({ s: { at: '1970-01-01T00:00:00.000Z' } });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^RedisSessionStore\.set: the value holds a value JSON changes \(value\.s\.at: a Date\)/,
+    );
+  });
+
+  it("through the router, a session JSON changes is one warning (the router's), not a second from the store", async () => {
+    const lines: string[] = [];
+    const logger = { warn: (m: string) => void lines.push(m), error: (m: string) => void lines.push(m) };
+    const router = createRouter<Record<string, unknown>>({
+      gateway: { messages: { send: async () => ({ messageId: 'wamid.OUT' }) } },
+      sessions: new RedisSessionStore({ redis, prefix: 't:', logger }),
+      window: new RedisWindowStore({ redis, prefix: 't:' }),
+      logger,
+    });
+    router.otherwise((ctx) => {
+      ctx.session['at'] = new Date(0);
+    });
+    const customer = '998900000010';
+    for (const id of ['wamid.IN1', 'wamid.IN2']) {
+      const [event] = parseWebhook(
+        messageEnvelope(textMessage({ id, from: customer, text: { body: 'hi' } })),
+      );
+      await router.handle(event!);
+    }
+    expect(await router.session(customer)).toEqual({ at: '1970-01-01T00:00:00.000Z' });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^wa-gateway-sdk router: the session holds a value JSON changes/);
   });
 
   it('the reply ledger claims an id once until it is unclaimed', async () => {

@@ -20,6 +20,7 @@ import {
   DurableObjectWindowStore,
 } from '../../../src/durable-objects/index.js';
 import type { StatusChange } from '../../../src/webhooks/index.js';
+import { type OddSession, saveOdd } from '../odd-sessions.js';
 
 export { WaGatewayDurableObject } from '../../../src/durable-objects/index.js';
 
@@ -119,6 +120,11 @@ async function hook(env: Env, stores: Stores, options: HarnessOptions, method: s
       },
     };
     return stores.statuses.update(hostile as never);
+  }
+  if (method === 'saveOdd') {
+    // Built here: a BigInt, a cycle or a Date does not cross from Node as JSON.
+    const [key, kind, via] = args as [string, OddSession, 'set' | 'save'];
+    return saveOdd(stores.sessions, key, kind, via);
   }
   if (method === 'changes') return stores.changes.map((c) => ({ status: c.current.status }));
   throw new Error(`no hook ${method}`);
