@@ -22,6 +22,7 @@ export {
 } from './campaigns/store.js';
 export { MemorySuppressionList, type SuppressionList } from './campaigns/suppressions.js';
 export {
+  type CampaignMessage,
   type CampaignReport,
   type CampaignRetry,
   CampaignTracker,

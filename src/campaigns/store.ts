@@ -79,6 +79,12 @@ export interface CampaignStore {
    */
   lookup(wamid: string, park: () => string): Promise<{ campaign: string; state: string } | undefined>;
   /**
+   * The stored state of one message and its campaign, as `lookup` answers it, but reading only: nothing is parked
+   * or written. What `tracker.message` reads; optional for a store of your own (without it, `tracker.message`
+   * throws a `ConfigurationError`).
+   */
+  get?(wamid: string): Promise<{ campaign: string; state: string } | undefined>;
+  /**
    * Applies `change` if the message's state is still `change.expected`; `false` when another update won. A
    * message whose campaign is gone (its counters expired or deleted) takes no change: `true`, nothing written.
    */
@@ -189,6 +195,11 @@ export class MemoryCampaignStore implements CampaignStore {
       this.#parked.delete(oldest);
     }
     return undefined;
+  }
+
+  async get(wamid: string): Promise<{ campaign: string; state: string } | undefined> {
+    const found = this.#messages.get(wamid);
+    return found ? { ...found } : undefined;
   }
 
   async commit(change: CampaignCommit): Promise<boolean> {

@@ -57,6 +57,18 @@ export interface CampaignRetry {
   key?: string;
 }
 
+/** One message of a campaign, from `tracker.message(id, wamid)`: what the report keeps of it. */
+export interface CampaignMessage {
+  campaign: string;
+  wamid: string;
+  /** The recipient as it was given to `sendMany` (`to`). */
+  to: string;
+  /** Its latest status: `accepted` until its first status event arrives (a lost receipt stays there). */
+  status: CampaignMessageStatus;
+  /** A delivery with `pricing.billable === true` was counted for it. */
+  billable: boolean;
+}
+
 /** The funnel and what went wrong, from `tracker.report(id)`. */
 export interface CampaignReport {
   campaign: string;
@@ -402,6 +414,35 @@ export class CampaignTracker implements CampaignObserver {
         }
       },
     };
+  }
+
+  /**
+   * One accepted message of a campaign, by its wamid (`sendMany`'s `messageId`): its recipient and latest status;
+   * `undefined` for a wamid the campaign did not record (a refusal has none: `report.refused()` lists those). The
+   * store keeps messages by wamid only: finding one by its recipient would take a scan of the campaign, so there is
+   * no such lookup. Reads only. Throws `ConfigurationError` for a bad campaign id or wamid, or a store of your own
+   * without `get`.
+   *
+   * @example
+   * const m = await tracker.message('spring-sale', 'wamid.HBgM...');
+   * if (m?.status === 'accepted') console.log('no status event yet for', m.to);
+   */
+  async message(campaign: string, wamid: string): Promise<CampaignMessage | undefined> {
+    checkCampaign(campaign, 'tracker.message');
+    if (typeof wamid !== 'string' || wamid.length === 0) {
+      throw new ConfigurationError("tracker.message needs the message's wamid: a non-empty string.");
+    }
+    const store = this.store;
+    if (typeof store.get !== 'function') {
+      throw new ConfigurationError(
+        'tracker.message needs a store that reads one message (`get(wamid)`): MemoryCampaignStore and RedisCampaignStore do; add it to your own.',
+      );
+    }
+    if (wamid.length > MAX_WAMID) return undefined;
+    const found = await store.get(wamid);
+    if (found?.campaign !== campaign) return undefined;
+    const { status, billable, to } = decodeState(found.state);
+    return { campaign, wamid, to, status, billable };
   }
 
   /**

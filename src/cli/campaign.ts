@@ -25,6 +25,7 @@ export const usage = `Usage: wa-gateway campaign report <id> [--redis-url <url> 
                                      [--retryable-codes <codes>] [--json | --csv <list>]
        wa-gateway campaign list [--redis-url <url> [--cluster]] [--prefix <prefix>]
        wa-gateway campaign status <id> [--json] [...]
+       wa-gateway campaign message <id> <key> [--json] [...]
        wa-gateway campaign pause <id> [--reason <text>] [...]
        wa-gateway campaign resume <id> [...]
        wa-gateway campaign cancel <id> [--reason <text>] [...]
@@ -35,9 +36,12 @@ report prints a campaign's report (the funnel, failures and refusals by code, bi
 and how many recipients to retry) from the Redis your senders and webhook receivers share through
 RedisCampaignStore. The other actions are a CampaignQueue's (wa-gateway-sdk/redis): status prints where the
 campaign stands (queued, in flight, accepted, not sent, in doubt, paused and why) and every message in doubt;
-pause, resume and cancel act for every worker; resend and drop decide a message in doubt, by its key, once you
-have checked whether it reached the customer. Exit 0 when done, 1 when the campaign is unknown, the action is
-refused or Redis cannot be read. Give a URL with a password in REDIS_URL, not on the command line.
+message prints what became of one message, by its key (the recipient unless enqueued with keys): queued, in
+flight, accepted with its wamid and latest status, not sent with its code, in doubt and why, or dropped (for a
+sendMany campaign, give the message's wamid as its key); pause, resume and cancel act for every worker; resend
+and drop decide a message in doubt, by its key, once you have checked whether it reached the customer. Exit 0
+when done, 1 when the campaign (or message) is unknown, the action is refused or Redis cannot be read. Give a URL
+with a password in REDIS_URL, not on the command line.
 
   --redis-url <url>          the Redis, e.g. redis://127.0.0.1:6379 (default: the REDIS_URL environment variable)
   --cluster                  the URL is a node of a Redis Cluster (the stores then place keys by hash tags)
@@ -47,7 +51,7 @@ refused or Redis cannot be read. Give a URL with a password in REDIS_URL, not on
   --timeout <seconds>        how long Redis may take to connect and to answer each command before the command
                              fails with exit 1 (default ${REDIS_TIMEOUT_MS / 1000})
   --reason <text>            why you pause or cancel, kept for status (default: paused / cancelled by a person)
-  --json                     print the report as JSON, with the retry list (status: the status as JSON)
+  --json                     print the report as JSON, with the retry list (status, message: as JSON)
   --csv <list>               print one list as CSV: retries (to,reason,code,index,wamid,key), refused
                              (index,to,code,not_sent,description,key) or failures (code,count,example_wamid);
                              index is the message's position from 0 (in sendMany's input, or a queue
@@ -65,7 +69,7 @@ export const options = {
 } as const;
 
 /** The queue's actions, and the positionals each takes after the campaign id. */
-const QUEUE_ACTIONS = { status: 0, pause: 0, resume: 0, cancel: 0, resend: 1, drop: 1 } as const;
+const QUEUE_ACTIONS = { status: 0, message: 1, pause: 0, resume: 0, cancel: 0, resend: 1, drop: 1 } as const;
 type QueueAction = keyof typeof QUEUE_ACTIONS;
 
 const LISTS = ['retries', 'refused', 'failures'] as const;
@@ -128,7 +132,7 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
 
 type Values = ReturnType<typeof parseArgs<{ args: string[]; options: typeof options }>>['values'];
 
-/** `campaign status|pause|resume|cancel|resend|drop`: a `CampaignQueue`'s campaign. */
+/** `campaign status|message|pause|resume|cancel|resend|drop`: a `CampaignQueue`'s campaign. */
 async function queueCommand(
   action: QueueAction,
   id: string | undefined,
@@ -144,7 +148,9 @@ async function queueCommand(
   if (values.csv !== undefined || values['retryable-codes'] !== undefined) {
     throw new UsageError('--csv and --retryable-codes go with campaign report.');
   }
-  if (values.json && action !== 'status') throw new UsageError('--json goes with campaign status or report.');
+  if (values.json && action !== 'status' && action !== 'message') {
+    throw new UsageError('--json goes with campaign status, message or report.');
+  }
   if (values.reason !== undefined && action !== 'pause' && action !== 'cancel') {
     throw new UsageError('--reason goes with campaign pause or cancel.');
   }
@@ -181,6 +187,7 @@ async function queueAction(
   io: CliIo,
 ): Promise<number> {
   {
+    if (action === 'message') return await printMessage(queue, id, key!, values, io);
     const status = await queue.status(id);
     if (!status) {
       io.stderr(
@@ -210,6 +217,69 @@ async function queueAction(
     io.stdout(`${PAST[action]} ${id}${key ? ` ${key}` : ''}\n`);
     return EXIT.ok;
   }
+}
+
+/**
+ * `campaign message <id> <key>`: one message of a queue campaign, by its key; of a `sendMany` campaign (one the
+ * queue does not know), by its wamid. Prints what `campaign status` and `report` print of a message: its key,
+ * recipient, position, state, wamid, code and times, never its content.
+ */
+async function printMessage(
+  queue: CampaignQueue,
+  id: string,
+  key: string,
+  values: Values,
+  io: CliIo,
+): Promise<number> {
+  const inQueue = (await queue.status(id)) !== undefined;
+  const message = inQueue ? await queue.message(id, key) : await queue.tracker.message(id, key);
+  if (!message) {
+    const where = `under prefix '${values.prefix ?? 'wa:'}'`;
+    io.stderr(
+      printable(
+        inQueue
+          ? `wa-gateway campaign: no message with key '${key}' in campaign '${id}' ${where} (a key is the recipient unless the campaign was enqueued with keys).`
+          : `wa-gateway campaign: no message '${key}' in a campaign '${id}' ${where}: a queue campaign's message is found by its key, a sendMany campaign's by its wamid.`,
+        '\n',
+      ) + '\n',
+    );
+    return EXIT.failed;
+  }
+  if (values.json) {
+    io.stdout(`${JSON.stringify(message, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  const rows: [string, string][] = [];
+  let advice: string | undefined;
+  if ('key' in message) {
+    rows.push(['to', message.to], ['position', String(message.position)]);
+    if (message.state === 'accepted') {
+      rows.push(['state', 'accepted'], ['wamid', message.wamid]);
+      rows.push([
+        'status',
+        message.status === null ? 'unknown (not in the report)' : statusWords(message.status),
+      ]);
+    } else if (message.state === 'not_sent') rows.push(['state', 'not sent'], ['code', message.code]);
+    else if (message.state === 'in_doubt') {
+      rows.push(['state', `in doubt: ${message.why === 'died' ? 'its worker died' : 'cut in flight'}`]);
+      advice = `check whether it reached the customer, then: campaign resend|drop ${id} ${key}`;
+    } else if (message.state === 'dropped') {
+      rows.push(['state', 'dropped (it was in doubt: it may have been sent)']);
+    } else rows.push(['state', message.state === 'sending' ? 'in flight' : 'queued']);
+    rows.push(['started', message.startedAt ?? '-']);
+  } else {
+    rows.push(['to', message.to], ['state', 'accepted'], ['status', statusWords(message.status)]);
+    rows.push(['billable', message.billable ? 'yes' : 'no']);
+  }
+  io.stdout(`${printable(`campaign ${id}, message ${key}`)}\n`);
+  for (const [label, value] of rows) io.stdout(`${printable(`  ${label.padEnd(12)}${value}`)}\n`);
+  if (advice) io.stdout(`\n${printable(advice)}\n`);
+  return EXIT.ok;
+}
+
+/** A message's latest status, for a person: `accepted` is "no status yet". */
+function statusWords(status: string): string {
+  return status === 'accepted' ? 'none yet (accepted, no status event since)' : status;
 }
 
 const PAST = { pause: 'paused', resume: 'resumed', resend: 'queued again', drop: 'dropped' } as const;
@@ -318,6 +388,8 @@ async function printTable(report: CampaignReport, retryable: boolean, io: CliIo)
   for await (const _ of report.retries()) retries++;
   const rows: [string, string, string?][] = [
     ['accepted', String(f.accepted)],
+    // Accepted, and no status event since: a lost receipt (or one still on its way) is here.
+    ['no status', String(report.latest.accepted), pct(report.latest.accepted, f.accepted)],
     ['sent', String(f.sent), pct(f.sent, f.accepted)],
     ['delivered', String(f.delivered), pct(f.delivered, f.accepted)],
     ['read', String(f.read), pct(f.read, f.accepted)],

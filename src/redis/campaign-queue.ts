@@ -11,7 +11,7 @@ import {
   type CampaignQueueView,
   waitingOf,
 } from '../campaigns/queue-status.js';
-import type { CampaignRefusal } from '../campaigns/records.js';
+import type { CampaignMessageStatus, CampaignRefusal } from '../campaigns/records.js';
 import { checkReason, type SuppressionList } from '../campaigns/suppressions.js';
 import {
   type CampaignReport,
@@ -95,6 +95,39 @@ export interface InDoubtMessage {
   attemptedAt: string;
   since: string;
 }
+
+/** What every `CampaignQueueMessage` says, whatever its state. */
+interface QueueMessageFields {
+  campaign: string;
+  /** The key it was enqueued under (its recipient unless enqueued with `key`). */
+  key: string;
+  to: string;
+  /** Its position in the campaign, from 1 (enqueue order). */
+  position: number;
+  /**
+   * When its request was last allowed out, ISO 8601; `null` when none was (still queued, queued again by
+   * `resend`, or stopped before a request: cancelled, suppressed).
+   */
+  startedAt: string | null;
+}
+
+/**
+ * One message of a queue campaign, from `queue.message(id, key)`, as its ledger entry says:
+ * - `queued`: not sent (yet, or again);
+ * - `sending`: its request may be out (a worker holds it);
+ * - `accepted`: with its `wamid`, and its latest `status` from the campaign's report (`accepted` until its first
+ *   status event; `null` when the report has no record of it, e.g. expired);
+ * - `not_sent`: final, with the refusal's `code` (`SUPPRESSED`, `CANCELLED`, `GW_001`, `BILL_001`...);
+ * - `in_doubt`: `why` its worker `died` or its request was `cut` in flight: check, then `resend` or `drop`;
+ * - `dropped`: it was in doubt and a person dropped it (it may have been sent).
+ */
+export type CampaignQueueMessage = QueueMessageFields &
+  (
+    | { state: 'queued' | 'sending' | 'dropped' }
+    | { state: 'accepted'; wamid: string; status: CampaignMessageStatus | null }
+    | { state: 'not_sent'; code: string }
+    | { state: 'in_doubt'; why: 'died' | 'cut' }
+  );
 
 /** The campaign's report (`CampaignTracker`'s) joined with the queue's view. */
 export interface CampaignQueueReport extends CampaignReport {
@@ -447,6 +480,50 @@ export class CampaignQueue implements CampaignQueueView {
     for (const retry of failed) {
       const entry = found.get(retry.wamid!);
       yield entry === undefined ? retry : { ...retry, index: entry.pos - 1, key: keyOf(entry) };
+    }
+  }
+
+  /**
+   * One message, by the key it was enqueued under (its recipient unless enqueued with `key`): what became of it,
+   * from its ledger entry, and for an accepted one its latest status from the report. `undefined` for a key the
+   * campaign does not have, or an unknown campaign. Reads only. Throws `ConfigurationError` for a bad campaign id
+   * or an empty key.
+   *
+   * @example
+   * const m = await queue.message('spring-sale', '998901234567');
+   * if (m?.state === 'accepted' && m.status === 'accepted') console.log('accepted, no status yet:', m.wamid);
+   */
+  async message(campaign: string, key: string): Promise<CampaignQueueMessage | undefined> {
+    const op = 'CampaignQueue.message';
+    this.#core.checkOpen(op);
+    checkCampaign(campaign, op);
+    if (typeof key !== 'string' || key === '') throw new ConfigurationError(`${op}: give the message's key.`);
+    const core = this.#core;
+    const entry = await call(op, () => core.ledger.entry(campaign, core.kh(key)));
+    if (entry === undefined) return undefined;
+    const fields: QueueMessageFields = {
+      campaign,
+      key: keyOf(entry),
+      to: entry.to,
+      position: entry.pos,
+      startedAt: entry.startedAt > 0 ? isoTime(entry.startedAt) : null,
+    };
+    switch (entry.state) {
+      case 'q':
+        return { ...fields, state: 'queued' };
+      case 's':
+        return { ...fields, state: 'sending' };
+      case 'a': {
+        const found = await call(op, () => core.tracker.message(campaign, entry.detail));
+        return { ...fields, state: 'accepted', wamid: entry.detail, status: found?.status ?? null };
+      }
+      case 'd':
+        return { ...fields, state: 'in_doubt', why: entry.detail === 'cut' ? 'cut' : 'died' };
+      default:
+        // `drop` records its message not sent with `IN_DOUBT`: it may have been sent.
+        return entry.detail === 'IN_DOUBT'
+          ? { ...fields, state: 'dropped' }
+          : { ...fields, state: 'not_sent', code: entry.detail };
     }
   }
 

@@ -5,6 +5,7 @@ import type {
   CampaignTotals,
 } from '../campaigns/store.js';
 import { durationMs } from '../core/duration.js';
+import { ConfigurationError } from '../core/errors.js';
 import type { RedisClient } from './client.js';
 import { hashId, type KeySpace } from './keys.js';
 import { call, expectNumber, unexpectedReply } from './replies.js';
@@ -305,9 +306,36 @@ export class RedisCampaignStore implements CampaignStore {
       value = await call(op, () => PARK.run(this.#redis, [pointer, parking], [park()]));
       if (value === null || value === undefined) return undefined;
     }
-    const message = split(op, value);
+    return this.#current(op, hash, pointer.key, split(op, value));
+  }
+
+  /**
+   * A message's stored state and campaign, reading only (nothing parked): what `tracker.message` reads.
+   * `undefined` for a wamid in no campaign (or expired).
+   *
+   * @example
+   * const found = await store.get('wamid.HBgM...');
+   */
+  async get(wamid: string): Promise<{ campaign: string; state: string } | undefined> {
+    const op = 'RedisCampaignStore.get';
+    if (typeof wamid !== 'string' || wamid === '') {
+      throw new ConfigurationError(`${op} needs the message's wamid: a non-empty string.`);
+    }
+    const hash = hashId(wamid);
+    const [pointer] = this.#pointer(hash);
+    const found = await call(op, () => this.#redis.get(pointer.key));
+    return found === null ? undefined : this.#current(op, hash, pointer.key, split(op, found));
+  }
+
+  /** The message's current state: its pointer's on one slot, its state key's on a cluster (the pointer's until then). */
+  async #current(
+    op: string,
+    hash: string,
+    pointerKey: string,
+    message: { campaign: string; state: string },
+  ): Promise<{ campaign: string; state: string }> {
     const stateKey = this.#stateKey(message.campaign, hash);
-    if (stateKey === pointer.key) return message;
+    if (stateKey === pointerKey) return message;
     const current = await call(op, () => this.#redis.get(stateKey));
     return current === null ? message : split(op, current);
   }

@@ -7,6 +7,7 @@
 export {
   type CampaignHold,
   CampaignQueue,
+  type CampaignQueueMessage,
   type CampaignQueueOptions,
   type CampaignQueueReport,
   type CampaignQueueStatus,

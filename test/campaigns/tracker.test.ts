@@ -102,6 +102,38 @@ describe('CampaignTracker', () => {
     expect((await healthy.report('c'))?.funnel.accepted).toBe(1);
   });
 
+  it('message: one message by its wamid with its latest status, in a MemoryCampaignStore; a store without get is refused', async () => {
+    const store = new MemoryCampaignStore();
+    const tracker = new CampaignTracker({ store });
+    await tracker.record('c', [accepted(0, 'wamid.1'), accepted(1, 'wamid.2')]);
+    await tracker.apply(statusObject('delivered', { id: 'wamid.1' }));
+    expect(await tracker.message('c', 'wamid.1')).toEqual({
+      campaign: 'c',
+      wamid: 'wamid.1',
+      to: '998900000000',
+      status: 'delivered',
+      // The fixture's delivery is billable.
+      billable: true,
+    });
+    expect(await tracker.message('c', 'wamid.2')).toMatchObject({ status: 'accepted' });
+    expect(await tracker.message('other', 'wamid.1')).toBeUndefined();
+    expect(await tracker.message('c', 'x'.repeat(300))).toBeUndefined();
+    // Reading a wamid it does not know parks nothing, even while a send is under way.
+    await store.sending('c');
+    expect(await tracker.message('c', 'wamid.3')).toBeUndefined();
+    await tracker.record('c', [accepted(2, 'wamid.3')]);
+    expect(await tracker.message('c', 'wamid.3')).toMatchObject({ status: 'accepted' });
+    await expect(tracker.message('c', '')).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(tracker.message('', 'wamid.1')).rejects.toBeInstanceOf(ConfigurationError);
+    const { get: _get, ...withoutGet } = Object.fromEntries(
+      ['sending', 'record', 'lookup', 'commit', 'totals', 'refusals', 'failedRetries', 'campaigns'].map(
+        (k) => [k, (store as unknown as Record<string, (...a: unknown[]) => unknown>)[k]!.bind(store)],
+      ),
+    ) as Record<string, unknown>;
+    const own = new CampaignTracker({ store: withoutGet as never });
+    await expect(own.message('c', 'wamid.1')).rejects.toThrow(/get\(wamid\)/);
+  });
+
   it('refuses bad options with ConfigurationError', () => {
     expect(() => new CampaignTracker({ batchSize: 0 })).toThrow(ConfigurationError);
     expect(() => new CampaignTracker({ store: {} as never })).toThrow(ConfigurationError);

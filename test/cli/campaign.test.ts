@@ -166,6 +166,60 @@ describeRedis('wa-gateway campaign report', () => {
     expect(list.out.stdout).toBe('spring, sale\n');
   });
 
+  it('report prints the accepted with no status yet; campaign message finds a sendMany message by its wamid', async () => {
+    await seed('msg:');
+    // A third accepted message whose statuses never arrive: the lost receipt.
+    await new CampaignTracker({ store: new RedisCampaignStore({ redis, prefix: 'msg:' }) }).record(
+      'spring, sale',
+      [{ result: { index: 3, ok: true, messageId: 'wamid.c', contacts: [] }, to: '998900000003' }],
+    );
+    const env = { REDIS_URL: server.url };
+    const table = io(env);
+    expect(await runCli(['campaign', 'report', 'spring, sale', '--prefix', 'msg:'], table.io)).toBe(0);
+    expect(table.out.stdout).toMatch(/\n {2}accepted\s+3\n {2}no status\s+1\s+33\.3%\n/);
+    const json = io(env);
+    expect(await runCli(['campaign', 'report', 'spring, sale', '--prefix', 'msg:', '--json'], json.io)).toBe(
+      0,
+    );
+    expect(JSON.parse(json.out.stdout).latest).toEqual({
+      accepted: 1,
+      sent: 0,
+      delivered: 0,
+      read: 1,
+      failed: 1,
+    });
+
+    const silent = io(env);
+    expect(
+      await runCli(['campaign', 'message', 'spring, sale', 'wamid.c', '--prefix', 'msg:'], silent.io),
+    ).toBe(0);
+    expect(silent.out.stdout).toBe(
+      'campaign spring, sale, message wamid.c\n' +
+        '  to          998900000003\n' +
+        '  state       accepted\n' +
+        '  status      none yet (accepted, no status event since)\n' +
+        '  billable    no\n',
+    );
+    const read = io(env);
+    const args = ['campaign', 'message', 'spring, sale', 'wamid.a', '--prefix', 'msg:', '--json'];
+    expect(await runCli(args, read.io)).toBe(0);
+    expect(JSON.parse(read.out.stdout)).toEqual({
+      campaign: 'spring, sale',
+      wamid: 'wamid.a',
+      to: '998900000000',
+      status: 'read',
+      billable: true,
+    });
+    const unknown = io(env);
+    expect(
+      await runCli(['campaign', 'message', 'spring, sale', 'wamid.z', '--prefix', 'msg:'], unknown.io),
+    ).toBe(1);
+    expect(unknown.out.stderr).toContain(
+      "no message 'wamid.z' in a campaign 'spring, sale' under prefix 'msg:'",
+    );
+    expect(unknown.out.stdout).toBe('');
+  });
+
   it('sandbox --campaigns: the inbox draws the campaigns recorded in that Redis, and follows them', async () => {
     await seed('inbox:');
     let stop!: () => void;
@@ -391,6 +445,43 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
         `2,998900000003,CANCELLED,true,${why},order-3`,
         `3,998900000004,CANCELLED,true,${why},order-4`,
       ]);
+      // One message, by its key: accepted with no status yet, failed, or cancelled.
+      const one = (key: string, ...more: string[]) => {
+        const t = io(env);
+        return runCli(['campaign', 'message', 'keyed', key, '--prefix', 'q8:', ...more], t.io).then(
+          (code) => ({
+            code,
+            ...t.out,
+          }),
+        );
+      };
+      const silent = await one('order-1');
+      expect(silent.code).toBe(0);
+      expect(silent.stdout).toMatch(
+        new RegExp(
+          '^campaign keyed, message order-1\n {2}to {10}998900000001\n {2}position {4}1\n {2}state {7}accepted\n' +
+            ' {2}wamid {7}wamid\\.Q8-998900000001\n {2}status {6}none yet \\(accepted, no status event since\\)\n' +
+            ' {2}started {5}\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\n$',
+        ),
+      );
+      expect((await one('order-2')).stdout).toMatch(/status {6}failed\n/);
+      expect((await one('order-3')).stdout).toMatch(
+        /state {7}not sent\n {2}code {8}CANCELLED\n {2}started {5}-\n$/,
+      );
+      const asJson = await one('order-3', '--json');
+      expect(JSON.parse(asJson.stdout)).toEqual({
+        campaign: 'keyed',
+        key: 'order-3',
+        to: '998900000003',
+        position: 3,
+        startedAt: null,
+        state: 'not_sent',
+        code: 'CANCELLED',
+      });
+      // A key is the key: the recipient of a keyed message finds nothing.
+      const byRecipient = await one('998900000001');
+      expect(byRecipient.code).toBe(1);
+      expect(byRecipient.stderr).toContain("no message with key '998900000001' in campaign 'keyed'");
       const json = io(env);
       expect(await runCli([...args, '--json', '--retryable-codes', '131026'], json.io)).toBe(0);
       expect((JSON.parse(json.out.stdout) as { retries: unknown[] }).retries).toContainEqual({
@@ -459,10 +550,21 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
       expect(status.out.stdout).toMatch(/in doubt\s+2\n/);
       expect(status.out.stdout).toMatch(/998900000001 {2}to 998900000001 {2}cut in flight at /);
       expect(status.out.stdout).toContain('campaign resend|drop <id> <key>');
+      const doubtful = io(env);
+      expect(
+        await runCli(['campaign', 'message', 'doubt', '998900000001', '--prefix', 'q2:'], doubtful.io),
+      ).toBe(0);
+      expect(doubtful.out.stdout).toMatch(/state {7}in doubt: cut in flight\n/);
+      expect(doubtful.out.stdout).toContain('then: campaign resend|drop doubt 998900000001\n');
       await worker.close();
       const drop = io(env);
       expect(await runCli(['campaign', 'drop', 'doubt', '998900000001', '--prefix', 'q2:'], drop.io)).toBe(0);
       expect(drop.out.stdout).toBe('dropped doubt 998900000001\n');
+      const dropped = io(env);
+      expect(
+        await runCli(['campaign', 'message', 'doubt', '998900000001', '--prefix', 'q2:'], dropped.io),
+      ).toBe(0);
+      expect(dropped.out.stdout).toMatch(/state {7}dropped \(it was in doubt: it may have been sent\)\n/);
       const resend = io(env);
       expect(
         await runCli(['campaign', 'resend', 'doubt', '998900000002', '--prefix', 'q2:'], resend.io),
@@ -576,7 +678,13 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
       [['campaign', 'resend', 'x'], 'needs <id> <key>'],
       [['campaign', 'pause'], 'needs the campaign <id>'],
       [['campaign', 'resume', 'x', '--reason', 'y'], '--reason goes with campaign pause or cancel'],
-      [['campaign', 'pause', 'x', '--json'], '--json goes with campaign status or report'],
+      [['campaign', 'pause', 'x', '--json'], '--json goes with campaign status, message or report'],
+      [['campaign', 'message', 'x'], 'campaign message needs <id> <key>'],
+      [['campaign', 'message', 'x', 'k', 'y'], "unexpected 'y'"],
+      [
+        ['campaign', 'message', 'x', 'k', '--csv', 'retries'],
+        '--csv and --retryable-codes go with campaign report',
+      ],
       [['campaign', 'status', 'x', 'y'], "unexpected 'y'"],
       [['campaign', 'report', 'x', '--reason', 'y'], '--reason goes with campaign pause or cancel'],
       [

@@ -779,6 +779,76 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     });
   });
 
+  it('finds one message by its key: queued, accepted with its latest status (or none yet), not sent, in doubt, dropped', async () => {
+    await start();
+    const queue = await queueOf();
+    const to = recipients(5);
+    const keyed = { key: (m: { to?: unknown }) => `order-${String(m.to).slice(-1)}` };
+    proxy.setMode((t) => (t === to[1] || t === to[3] ? 'cut-before' : 'pass'));
+    sandbox.faults.failRecipients.set(to[2]!, { code: 131026, title: 'Message undeliverable' });
+    await queue.enqueue(
+      'one',
+      to.slice(0, 4).map((t) => text(t)),
+      keyed,
+    );
+    await workerOf(queue);
+    await until(queue, 'one', 'finished');
+    await sandbox.idle();
+    await waitFor(async () => {
+      const f = (await queue.report('one'))?.funnel;
+      return f?.read === 1 && f.failed === 1;
+    }, 'the read and the failure counted');
+    // The last one's statuses never reach the queue: a lost receipt.
+    applyTo = undefined;
+    await queue.enqueue('one', [text(to[4]!)], keyed);
+    await waitFor(async () => (await queue.status('one'))?.accepted === 3, 'the last one accepted');
+    await sandbox.idle();
+    await queue.drop('one', 'order-3');
+
+    const read = await queue.message('one', 'order-0');
+    expect(read).toMatchObject({
+      campaign: 'one',
+      key: 'order-0',
+      to: to[0],
+      position: 1,
+      state: 'accepted',
+    });
+    expect(read?.state === 'accepted' && read.status).toBe('read');
+    expect(read?.state === 'accepted' && read.wamid).toMatch(/^wamid\./);
+    expect(Date.parse(read?.startedAt ?? '')).toBeGreaterThan(0);
+    expect(await queue.message('one', 'order-2')).toMatchObject({
+      state: 'accepted',
+      status: 'failed',
+      position: 3,
+    });
+    const silent = await queue.message('one', 'order-4');
+    expect(silent).toMatchObject({ state: 'accepted', status: 'accepted', to: to[4], position: 5 });
+    expect(await queue.message('one', 'order-1')).toMatchObject({
+      state: 'in_doubt',
+      why: 'cut',
+      position: 2,
+    });
+    expect(await queue.message('one', 'order-3')).toMatchObject({ state: 'dropped', to: to[3] });
+    // Keyed by its key, not its recipient; a campaign never enqueued has none.
+    expect(await queue.message('one', to[0]!)).toBeUndefined();
+    expect(await queue.message('never', 'order-0')).toBeUndefined();
+
+    await queue.enqueue('later', [text(to[0]!)], { startAt: Date.now() + 3_600_000 });
+    expect(await queue.message('later', to[0]!)).toEqual({
+      campaign: 'later',
+      key: to[0],
+      to: to[0],
+      position: 1,
+      startedAt: null,
+      state: 'queued',
+    });
+    await queue.cancel('later');
+    expect(await queue.message('later', to[0]!)).toMatchObject({ state: 'not_sent', code: 'CANCELLED' });
+    await expect(queue.message('one', '')).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(queue.message('', 'order-0')).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(queue.message('one', 42 as never)).rejects.toBeInstanceOf(ConfigurationError);
+  });
+
   /** Holds every write on the target (each primary of a cluster) for `ms`: a Redis that stalls. */
   const pauseWrites = async (ms: number) => {
     const redis = target().redis;

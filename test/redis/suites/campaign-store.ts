@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/main.js';
-import { CampaignTracker } from '../../../src/index.js';
+import { CampaignTracker, ConfigurationError } from '../../../src/index.js';
 import { RedisCampaignStore } from '../../../src/redis/index.js';
 import type { Sandbox } from '../../../src/testing/index.js';
 import { statusObject } from '../../../src/testing/webhook-fixtures.js';
@@ -68,6 +68,35 @@ export function campaignStoreSuite(target: () => RedisTarget): void {
       expect(codes).toContain(2);
       expect(out.join('')).toMatch(/is a node of a Redis Cluster: pass --cluster/);
     }
+  });
+
+  it('tracker.message finds one message by its wamid, with its latest status, reading only (nothing parked)', async () => {
+    const redis = target().redis;
+    const store = new RedisCampaignStore({ redis, prefix: 'one:' });
+    const tracker = new CampaignTracker({ store });
+    await tracker.record('autumn', [accepted(0, 'wamid.read'), accepted(1, 'wamid.silent')]);
+    await tracker.apply(statusObject('read', { id: 'wamid.read', timestamp: '1700000000' }));
+    expect(await tracker.message('autumn', 'wamid.read')).toEqual({
+      campaign: 'autumn',
+      wamid: 'wamid.read',
+      to: '998900000000',
+      status: 'read',
+      billable: false,
+    });
+    // Accepted, and no status since: the lost receipt.
+    expect(await tracker.message('autumn', 'wamid.silent')).toMatchObject({
+      to: '998900000001',
+      status: 'accepted',
+    });
+    expect(await tracker.message('spring', 'wamid.read')).toBeUndefined();
+    // A send is under way (a recorder is open): `lookup` would park a status for an unknown wamid; a read does not.
+    await store.sending('autumn');
+    const before = (await target().keys('one:*')).sort();
+    expect(await tracker.message('autumn', 'wamid.unknown')).toBeUndefined();
+    expect(await store.get('wamid.unknown')).toBeUndefined();
+    expect((await target().keys('one:*')).sort()).toEqual(before);
+    await expect(tracker.message('autumn', '')).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(store.get(7 as never)).rejects.toBeInstanceOf(ConfigurationError);
   });
 
   it('a status for a wamid in no campaign writes nothing when no send is under way', async () => {
