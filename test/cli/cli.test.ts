@@ -197,6 +197,25 @@ describe('wa-gateway trigger', () => {
     expect(t.out.stdout).toContain('The receiver has no POST route at --url: check its path (HTTP 404)');
   });
 
+  it('a secret from $WEBHOOK_SECRET or --secret-file: a line ending is dropped, other whitespace is a usage error naming it', async () => {
+    const hook = await receiver(200);
+    const t = io({ WEBHOOK_SECRET: `${SECRET}\r` });
+    expect(await runCli(['trigger', 'message.text', '--url', hook.url], t.io)).toBe(0);
+    expect(hook.seen[0]?.auth).toBe(`Bearer ${SECRET}`);
+    const spaced = await file(`\t${SECRET}\r\n`);
+    for (const [args, env, from] of [
+      [[], { WEBHOOK_SECRET: `${SECRET}\t` }, '$WEBHOOK_SECRET'],
+      [['--secret-file', spaced], {}, `--secret-file '${spaced}'`],
+    ] as const) {
+      const bad = io(env);
+      expect(await runCli(['trigger', 'message.text', '--url', hook.url, ...args], bad.io)).toBe(2);
+      expect(bad.out.stderr).toContain(`${from} must be a string of visible ASCII characters (no spaces)`);
+      expect(bad.out.stderr).not.toMatch(/deliverWebhook|`secret`/);
+      expect(bad.out.stderr).not.toContain(SECRET);
+    }
+    expect(hook.seen).toHaveLength(1);
+  });
+
   it('a redirect is not followed: lost (exit 1), saying where it pointed without its query, and what to fix', async () => {
     const elsewhere = await receiver(200);
     const redirecting = await startServer((_req, res) => {
@@ -543,6 +562,42 @@ describe('wa-gateway sandbox', () => {
     expect(s.out.stderr).toBe('');
     expect(hook.seen[0]?.auth).toBe(`Bearer ${SECRET}`);
     expect(s.out.stdout).not.toContain(SECRET);
+  });
+
+  it("a secret ending in a CRLF .env's \\r is used without it; other whitespace is a usage error naming its source", async () => {
+    const hook = await receiver(200);
+    for (const ending of ['\r', '\r\n', '\n']) {
+      const t = io({ WEBHOOK_SECRET: `${SECRET}${ending}` });
+      const done = runCli(['sandbox', '--port', '0', '--no-inbox', '--webhook-url', hook.url], t.io);
+      await expect.poll(() => t.out.stdout).toContain('listening at');
+      const url = /listening at (\S+)/.exec(t.out.stdout)![1]!;
+      await new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: url }).messages.send({
+        to: '998901234567',
+        type: 'text',
+        text: { body: 'hi' },
+      });
+      await expect.poll(() => hook.seen.length, { timeout: 10_000 }).toBeGreaterThan(0);
+      t.stop();
+      expect(await done).toBe(0);
+      expect(hook.seen[0]?.auth).toBe(`Bearer ${SECRET}`);
+      expect(t.out.stderr).toBe('');
+      hook.seen.length = 0;
+    }
+    const spaced = await file(`${SECRET} \n`);
+    for (const [args, env, from] of [
+      [[], { WEBHOOK_SECRET: `${SECRET} ` }, '$WEBHOOK_SECRET'],
+      [[], { WEBHOOK_SECRET: ` ${SECRET}\r` }, '$WEBHOOK_SECRET'],
+      [[], { WEBHOOK_SECRET: `Bearer ${SECRET}` }, '$WEBHOOK_SECRET'],
+      [['--webhook-secret-file', spaced], {}, `--webhook-secret-file '${spaced}'`],
+    ] as const) {
+      const t = io(env);
+      expect(await runCli(['sandbox', '--port', '0', '--webhook-url', hook.url, ...args], t.io)).toBe(2);
+      expect(t.out.stdout).toBe('');
+      expect(t.out.stderr).toContain(`${from} must be a string of visible ASCII characters (no spaces)`);
+      expect(t.out.stderr).not.toMatch(/startSandbox|webhookSecret|\.trim\(\)/);
+      expect(t.out.stderr).not.toContain(SECRET);
+    }
+    expect(hook.seen).toEqual([]);
   });
 
   it('serves no inbox with --no-inbox', async () => {
