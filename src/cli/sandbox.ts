@@ -5,6 +5,7 @@ import { requireWebhookUrl } from '../testing/deliver.js';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
 import { shownUrl } from '../testing/shown-url.js';
 import { type CampaignSource, clusterAdvice, openQueue, type QueueReader } from './campaign-store.js';
+import { deliveryAdvice } from './delivery-advice.js';
 import { asUsage, type CliIo, EXIT, Interrupted, interruption, UsageError } from './io.js';
 import { printable } from './printable.js';
 import { readSecret } from './secret-input.js';
@@ -65,7 +66,7 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
     values['webhook-url'] === undefined
       ? undefined
       : asUsage(() => requireWebhookUrl(values['webhook-url'], '--webhook-url'));
-  const { secret } = await readSecret(
+  const { secret, from: secretFrom } = await readSecret(
     {
       flag: '--webhook-secret',
       given: values['webhook-secret'],
@@ -94,6 +95,10 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
           { url: values.campaigns, prefix: values['campaigns-prefix'], cluster: values['campaigns-cluster'] },
           io,
         );
+  const flags = { urlFlag: '--webhook-url', secretFileFlag: '--webhook-secret-file', secretFrom };
+  // The advice last printed, not repeated for each event it applies to (a wrong path loses them all) until an
+  // event is delivered or the advice changes.
+  let advised: string | undefined;
   const sandbox = await startSandbox({
     ...(campaigns ? { campaigns: campaigns.queue } : {}),
     port,
@@ -110,10 +115,18 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
             : `send refused: HTTP ${s.status} ${s.error?.code ?? ''} ${s.error?.description ?? ''}`,
         )}\n`,
       ),
-    onDelivery: (a) =>
+    // Each line names the message the event is about: with several sends, which message's status was lost.
+    onDelivery: (a) => {
+      const about = a.wamid === undefined ? '' : ` ${a.wamid}`;
       io.stdout(
-        `${printable(`webhook ${a.label} attempt ${a.attempt}: ${attemptAnswer(a)} → ${a.outcome}`)}\n`,
-      ),
+        `${printable(`webhook ${a.label}${about} attempt ${a.attempt}: ${attemptAnswer(a)} → ${a.outcome}`)}\n`,
+      );
+      if (a.outcome === 'delivered') advised = undefined;
+      const advice = deliveryAdvice(a, flags);
+      if (advice === undefined || advice === advised) return;
+      advised = advice;
+      io.stdout(`  ${printable(advice)}\n`);
+    },
   }).catch((error: unknown) => {
     campaigns?.close();
     throw portInUse(error, port) ?? error;

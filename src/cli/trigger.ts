@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { attemptAnswer, isRedirect } from '../testing/attempt-answer.js';
+import { attemptAnswer } from '../testing/attempt-answer.js';
 import { type DeliveryAttempt, deliverWebhook, requireWebhookUrl } from '../testing/deliver.js';
 import {
   accountUpdateEnvelope,
@@ -26,6 +26,7 @@ import {
 } from '../testing/webhook-fixtures.js';
 import type { KnownMessage, KnownMessageType } from '../webhooks/messages/index.js';
 import type { WebhookEnvelope } from '../webhooks/schemas.js';
+import { deliveryAdvice } from './delivery-advice.js';
 import { asUsage, type CliIo, EXIT, interruption, UsageError } from './io.js';
 import { parseIsoTime } from './iso-time.js';
 import { readSecret } from './secret-input.js';
@@ -212,7 +213,8 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
         'receiver checking the secret answers 401.\n',
     );
   }
-  const envelope = build({ id: values.wamid ?? freshWamid(), timestamp });
+  const stamp = { id: values.wamid ?? freshWamid(), timestamp };
+  const envelope = build(stamp);
   // Without an id, the receiver dedupes on the content: a fresh entry time makes each run a new event.
   if (!carriesId(name)) envelope.entry[0]!['time'] = Math.floor(Date.now() / 1000);
   const signal = interruption(io);
@@ -220,6 +222,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
     url,
     ...(secret ? { secret } : {}),
     label: name,
+    ...(carriesId(name) ? { wamid: stamp.id } : {}),
     onAttempt: values.json ? undefined : (a) => io.stdout(`${describe(a)}\n`),
     signal,
   });
@@ -234,13 +237,11 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
         'handler processed it (onEvent ran), and another receiver may have done either.\n',
     );
   }
-  if (!values.json && last && last.outcome !== 'delivered') {
-    io.stdout(
-      last.outcome === 'lost'
-        ? lostAdvice(last, secretFrom)
-        : 'All attempts failed: the gateway would drop this event (ProcessingStatus ERROR).\n',
-    );
-  }
+  const advice =
+    values.json || !last
+      ? undefined
+      : deliveryAdvice(last, { urlFlag: '--url', secretFileFlag: '--secret-file', secretFrom });
+  if (advice) io.stdout(`${advice}\n`);
   return last?.outcome === 'delivered' ? EXIT.ok : EXIT.failed;
 }
 
@@ -254,39 +255,6 @@ function parseTimestamp(value: string): string {
     );
   }
   return fixtureTimestamp(ms);
-}
-
-/**
- * What to do about a 3xx or 4xx, by status: a redirect is about the URL (the gateway follows none), a 401 about the
- * secret (none was sent, or another one), a 404 or 405 about the URL; any other 4xx about the receiver's choice
- * of status.
- */
-function lostAdvice(
-  { status, location }: Pick<DeliveryAttempt, 'status' | 'location'>,
-  secretFrom: string | undefined,
-): string {
-  if (status !== undefined && isRedirect(status)) {
-    return (
-      'The gateway follows no redirect: this event would be lost (a redirect would take the event, and on the same ' +
-      `host the secret, to an address you did not give). Pass as --url the address that answers 200${
-        location ? `: the receiver pointed to ${location}` : ''
-      }.\n`
-    );
-  }
-  const lost = 'The gateway does not retry a 4xx: this event would be lost.';
-  if (status === 401) {
-    return secretFrom === undefined
-      ? `${lost} The receiver wants the webhook secret: set $WEBHOOK_SECRET (or pass --secret-file <path>) to ` +
-          "the secret the receiver's handler checks.\n"
-      : `${lost} The receiver refused the secret from ${secretFrom}: it must be the one the receiver's handler ` +
-          "checks (its `secret`, often $WEBHOOK_SECRET in the receiver's environment). A receiver on the SDK's " +
-          "handler logs whether the header was missing, malformed or another secret, and answers it as the body's " +
-          '`error`.\n';
-  }
-  if (status === 404 || status === 405) {
-    return `${lost} The receiver has no POST route at --url: check its path (HTTP ${status}).\n`;
-  }
-  return `${lost} Answer 5xx for failures you want retried.\n`;
 }
 
 function describe(a: DeliveryAttempt): string {

@@ -1,6 +1,7 @@
 import { requireBaseUrl, requireSecret } from '../core/client-options.js';
 import { boundedDurationMs, MAX_TIMER_MS } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
+import { givenValue } from '../core/given-value.js';
 import { callObserver } from '../core/observer.js';
 import { DUPLICATES_HEADER } from '../webhooks/handler-options.js';
 import { isRedirect } from './attempt-answer.js';
@@ -12,6 +13,13 @@ export interface DeliveryAttempt {
   eventId: number;
   /** What the event carries: `status:sent`, `message:text`, ... */
   label: string;
+  /**
+   * The message the event is about, when it is about one: a status event's `id` (the wamid `messages.send`
+   * answered) or an incoming message's `id`; for an envelope carrying several, the first, as `label` names the
+   * first. Absent for template and account events, and for `deliverWebhook` calls not given one. With several
+   * sends, what tells which message's status was lost or dropped.
+   */
+  wamid?: string;
   attempt: number;
   /** The HTTP status the endpoint answered, if it answered. */
   status?: number;
@@ -48,6 +56,8 @@ export interface DeliverOptions {
   ackTimeoutMs?: number | undefined;
   eventId?: number | undefined;
   label?: string | undefined;
+  /** The message id the body is about, recorded on each attempt (`DeliveryAttempt.wamid`). */
+  wamid?: string | undefined;
   onAttempt?: ((attempt: DeliveryAttempt) => void) | undefined;
   /** Stops further attempts (and the one in flight). */
   signal?: AbortSignal | undefined;
@@ -132,6 +142,10 @@ export async function deliverWebhook(body: string, options: DeliverOptions): Pro
       'the webhook secret sent as Authorization: Bearer',
     );
   checkDeliverySchedule(options, 'deliverWebhook');
+  if (options.wamid !== undefined && typeof options.wamid !== 'string')
+    throw new ConfigurationError(
+      `deliverWebhook: \`wamid\` must be a string (the message id the body is about); got ${givenValue(options.wamid)}.`,
+    );
   const delays = options.retryDelaysMs ?? GATEWAY_RETRY_DELAYS_MS;
   const attempts: DeliveryAttempt[] = [];
   for (let i = 0; i < delays.length; i++) {
@@ -180,6 +194,7 @@ export async function deliverWebhook(body: string, options: DeliverOptions): Pro
     const attempt: DeliveryAttempt = {
       eventId: options.eventId ?? 1,
       label: options.label ?? 'event',
+      ...(options.wamid === undefined ? {} : { wamid: options.wamid }),
       attempt: i + 1,
       ...result,
       durationMs: Math.round(performance.now() - started),

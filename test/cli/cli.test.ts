@@ -161,6 +161,13 @@ describe('wa-gateway trigger', () => {
       status: 'delivered',
     });
     expect(t.out.stdout).toMatch(/attempt 1: HTTP 200 in \d+ ms → delivered/);
+    const json = io({ WEBHOOK_SECRET: 'env-secret-0123456789' });
+    expect(
+      await runCli(['trigger', 'status.read', '--url', hook.url, '--wamid', 'wamid.X2', '--json'], json.io),
+    ).toBe(0);
+    expect(JSON.parse(json.out.stdout)).toEqual([
+      expect.objectContaining({ label: 'status.read', wamid: 'wamid.X2', outcome: 'delivered' }),
+    ]);
   });
 
   it('a 4xx answer is reported as lost (exit 1), with the advice to answer 5xx', async () => {
@@ -195,6 +202,25 @@ describe('wa-gateway trigger', () => {
     const t = io({ WEBHOOK_SECRET: SECRET });
     expect(await runCli(['trigger', 'message.text', '--url', missing.url], t.io)).toBe(1);
     expect(t.out.stdout).toContain('The receiver has no POST route at --url: check its path (HTTP 404)');
+  });
+
+  it('a secret from $WEBHOOK_SECRET or --secret-file: a line ending is dropped, other whitespace is a usage error naming it', async () => {
+    const hook = await receiver(200);
+    const t = io({ WEBHOOK_SECRET: `${SECRET}\r` });
+    expect(await runCli(['trigger', 'message.text', '--url', hook.url], t.io)).toBe(0);
+    expect(hook.seen[0]?.auth).toBe(`Bearer ${SECRET}`);
+    const spaced = await file(`\t${SECRET}\r\n`);
+    for (const [args, env, from] of [
+      [[], { WEBHOOK_SECRET: `${SECRET}\t` }, '$WEBHOOK_SECRET'],
+      [['--secret-file', spaced], {}, `--secret-file '${spaced}'`],
+    ] as const) {
+      const bad = io(env);
+      expect(await runCli(['trigger', 'message.text', '--url', hook.url, ...args], bad.io)).toBe(2);
+      expect(bad.out.stderr).toContain(`${from} must be a string of visible ASCII characters (no spaces)`);
+      expect(bad.out.stderr).not.toMatch(/deliverWebhook|`secret`/);
+      expect(bad.out.stderr).not.toContain(SECRET);
+    }
+    expect(hook.seen).toHaveLength(1);
   });
 
   it('a redirect is not followed: lost (exit 1), saying where it pointed without its query, and what to fix', async () => {
@@ -543,6 +569,84 @@ describe('wa-gateway sandbox', () => {
     expect(s.out.stderr).toBe('');
     expect(hook.seen[0]?.auth).toBe(`Bearer ${SECRET}`);
     expect(s.out.stdout).not.toContain(SECRET);
+  });
+
+  it("a secret ending in a CRLF .env's \\r is used without it; other whitespace is a usage error naming its source", async () => {
+    const hook = await receiver(200);
+    for (const ending of ['\r', '\r\n', '\n']) {
+      const t = io({ WEBHOOK_SECRET: `${SECRET}${ending}` });
+      const done = runCli(['sandbox', '--port', '0', '--no-inbox', '--webhook-url', hook.url], t.io);
+      await expect.poll(() => t.out.stdout).toContain('listening at');
+      const url = /listening at (\S+)/.exec(t.out.stdout)![1]!;
+      await new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: url }).messages.send({
+        to: '998901234567',
+        type: 'text',
+        text: { body: 'hi' },
+      });
+      await expect.poll(() => hook.seen.length, { timeout: 10_000 }).toBeGreaterThan(0);
+      t.stop();
+      expect(await done).toBe(0);
+      expect(hook.seen[0]?.auth).toBe(`Bearer ${SECRET}`);
+      expect(t.out.stderr).toBe('');
+      hook.seen.length = 0;
+    }
+    const spaced = await file(`${SECRET} \n`);
+    for (const [args, env, from] of [
+      [[], { WEBHOOK_SECRET: `${SECRET} ` }, '$WEBHOOK_SECRET'],
+      [[], { WEBHOOK_SECRET: ` ${SECRET}\r` }, '$WEBHOOK_SECRET'],
+      [[], { WEBHOOK_SECRET: `Bearer ${SECRET}` }, '$WEBHOOK_SECRET'],
+      [['--webhook-secret-file', spaced], {}, `--webhook-secret-file '${spaced}'`],
+    ] as const) {
+      const t = io(env);
+      expect(await runCli(['sandbox', '--port', '0', '--webhook-url', hook.url, ...args], t.io)).toBe(2);
+      expect(t.out.stdout).toBe('');
+      expect(t.out.stderr).toContain(`${from} must be a string of visible ASCII characters (no spaces)`);
+      expect(t.out.stderr).not.toMatch(/startSandbox|webhookSecret|\.trim\(\)/);
+      expect(t.out.stderr).not.toContain(SECRET);
+    }
+    expect(hook.seen).toEqual([]);
+  });
+
+  it('each webhook line names the message its status is about; a lost event gets the advice trigger gives, once', async () => {
+    const missing = await receiver(404);
+    const t = io({ WEBHOOK_SECRET: SECRET });
+    const done = runCli(['sandbox', '--port', '0', '--no-inbox', '--webhook-url', missing.url], t.io);
+    await expect.poll(() => t.out.stdout).toContain('listening at');
+    const url = /listening at (\S+)/.exec(t.out.stdout)![1]!;
+    const gateway = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: url });
+    const ids: string[] = [];
+    for (const to of ['998901234567', '998907654321'])
+      ids.push((await gateway.messages.send({ to, type: 'text', text: { body: 'hi' } })).messageId);
+    await expect.poll(() => missing.seen.length, { timeout: 10_000 }).toBe(6);
+    await expect.poll(() => t.out.stdout.match(/→ lost/g)?.length).toBe(6);
+    t.stop();
+    expect(await done).toBe(0);
+    for (const id of ids)
+      for (const status of ['sent', 'delivered', 'read'])
+        expect(t.out.stdout).toContain(`webhook status:${status} ${id} attempt 1: HTTP 404 → lost\n`);
+    const advice =
+      '  The gateway does not retry a 4xx: this event would be lost. The receiver has no POST route at ' +
+      '--webhook-url: check its path (HTTP 404).\n';
+    expect(t.out.stdout.split(advice)).toHaveLength(2);
+
+    // A secret the receiver does not check: the advice names where the sandbox took it from.
+    const hook = await sdkReceiver(() => undefined);
+    const wrong = io({ WEBHOOK_SECRET: 'another-secret-0123456789abcdefghijkl' });
+    const refused = runCli(['sandbox', '--port', '0', '--no-inbox', '--webhook-url', hook], wrong.io);
+    await expect.poll(() => wrong.out.stdout).toContain('listening at');
+    const sandboxUrl = /listening at (\S+)/.exec(wrong.out.stdout)![1]!;
+    await new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandboxUrl }).messages.send({
+      to: '998901234567',
+      type: 'text',
+      text: { body: 'hi' },
+    });
+    await expect.poll(() => wrong.out.stdout.match(/→ lost/g)?.length, { timeout: 10_000 }).toBe(3);
+    wrong.stop();
+    expect(await refused).toBe(0);
+    expect(wrong.out.stdout).toContain(
+      "  The gateway does not retry a 4xx: this event would be lost. The receiver refused the secret from $WEBHOOK_SECRET: it must be the one the receiver's handler checks",
+    );
+    expect(wrong.out.stdout).not.toContain('another-secret');
   });
 
   it('serves no inbox with --no-inbox', async () => {

@@ -92,6 +92,51 @@ describe('startSandbox', () => {
   });
 });
 
+describe('the sandbox names the message each delivery is about', () => {
+  it("a status delivery's attempts carry the sent message's wamid, an incoming message's its own id", async () => {
+    const hook = await endpoint([404]);
+    const seen: (string | undefined)[] = [];
+    sandbox = await startSandbox({
+      webhookUrl: hook.url,
+      webhookSecret: SECRET,
+      statusDelaysMs: [5, 10, 15],
+      onDelivery: (a) => void seen.push(a.wamid),
+    });
+    const gw = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url });
+    const first = await gw.messages.send({ to: '998901234567', type: 'text', text: { body: 'a' } });
+    const second = await gw.messages.send({ to: '998907654321', type: 'text', text: { body: 'b' } });
+    await sandbox.idle();
+    const byWamid = (wamid: string) =>
+      sandbox!.deliveries
+        .filter((d) => d.wamid === wamid)
+        .map((d) => `${d.label} ${d.outcome}`)
+        .sort();
+    for (const { messageId } of [first, second])
+      expect(byWamid(messageId)).toEqual(['status:delivered lost', 'status:read lost', 'status:sent lost']);
+    expect(seen).toEqual(sandbox.deliveries.map((d) => d.wamid));
+    const [incoming] = await sandbox.injectMessage(textMessage({ id: 'wamid.INCOMING1' }));
+    expect(incoming).toMatchObject({ label: 'message:text', wamid: 'wamid.INCOMING1' });
+  });
+
+  it('deliverWebhook records the wamid it is given on every attempt, and refuses one that is not a string', async () => {
+    const hook = await endpoint([503, 200]);
+    const attempts = await deliverWebhook('{}', {
+      url: hook.url,
+      wamid: 'wamid.GIVEN',
+      retryDelaysMs: [0, 1],
+    });
+    expect(attempts.map((a) => [a.attempt, a.wamid])).toEqual([
+      [1, 'wamid.GIVEN'],
+      [2, 'wamid.GIVEN'],
+    ]);
+    expect((await deliverWebhook('{}', { url: hook.url }))[0]).not.toHaveProperty('wamid');
+    await expect(deliverWebhook('{}', { url: hook.url, wamid: 42 as never })).rejects.toThrow(
+      'deliverWebhook: `wamid` must be a string',
+    );
+    expect(hook.seen).toHaveLength(3);
+  });
+});
+
 describe('the sandbox refuses what the gateway refuses', () => {
   it('refuses a body over its limit with 413, after reading it, and keeps serving', async () => {
     sandbox = await startSandbox();

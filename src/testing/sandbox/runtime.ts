@@ -93,6 +93,7 @@ export class SandboxRuntime {
       ackTimeoutMs: this.options.ackTimeoutMs ?? 5000,
       eventId,
       label,
+      wamid: wamidOf(envelope),
       signal: this.closing.signal,
       connection: () => this.#connections.take(),
       onAttempt: (attempt) => {
@@ -232,6 +233,18 @@ export class SandboxRuntime {
     this.timers.clear();
     await Promise.allSettled([...this.pending]);
   }
+}
+
+/**
+ * The message an envelope is about: its first status's `id` (the wamid of the message the app sent) or its first
+ * message's `id`, as `labelOf` names the first; `undefined` for template and account events.
+ */
+function wamidOf(envelope: WebhookEnvelope): string | undefined {
+  const value = envelope.entry[0]?.changes[0]?.value as
+    | { messages?: { id?: unknown }[]; statuses?: { id?: unknown }[] }
+    | undefined;
+  const id = (value?.messages?.[0] || value?.statuses?.[0])?.id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 function labelOf(envelope: WebhookEnvelope): string {

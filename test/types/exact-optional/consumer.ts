@@ -323,6 +323,7 @@ export const options = [
     ackTimeoutMs: maybe(),
     eventId: maybe(),
     label: maybe(),
+    wamid: maybe(),
     onAttempt: maybe(),
     signal: maybe(),
     connection: maybe(),
