@@ -507,7 +507,8 @@ export class CampaignTracker implements CampaignObserver {
   }
 }
 
-function checkCampaign(campaign: unknown, where: string): asserts campaign is string {
+/** A campaign id, wherever one is taken (the tracker, the queue): a `ConfigurationError` for anything else. */
+export function checkCampaign(campaign: unknown, where: string): asserts campaign is string {
   if (
     typeof campaign !== 'string' ||
     campaign.length === 0 ||

@@ -593,7 +593,7 @@ class RouterImpl<S> implements Router<S> {
     if (customer === undefined) {
       throw new ConversationError(
         'no_customer',
-        `message ${event.message.id} carries no sender (from or from_user_id): the router cannot key it to a customer.`,
+        'a message carries no sender (from or from_user_id): the router cannot key it to a customer.',
       );
     }
     const key = recordKey(customer);
@@ -639,7 +639,7 @@ class RouterImpl<S> implements Router<S> {
             : `wa-gateway-sdk: a reply was refused for good (${error.name}); a redelivery would meet the same ` +
                 'refusal, so the event is handled (answered 200, not retried). Give createRouter onError to handle it.',
           {
-            messageId: ctx.event.message.id,
+            // Not the message's id: a wamid encodes the customer's number, and logs carry none.
             ...(error instanceof ServiceWindowClosedError ? { closedAt: error.closedAt?.toISOString() } : {}),
             ...(error instanceof TemplateSendError ? { rule: error.rule } : {}),
             ...(error instanceof ApiError ? { code: error.code } : {}),

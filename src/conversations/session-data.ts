@@ -52,7 +52,8 @@ export function checkSession(
   value: unknown,
   root: string,
   logger: Logger | undefined,
-  warned: { session: boolean },
+  /** Whether this store or router has warned already; none: a store without a logger, which never warns. */
+  warned: { session: boolean } | undefined,
   who?: string,
 ): void {
   if (who === undefined ? value === undefined : isChecked(value)) return;
@@ -68,7 +69,7 @@ export function checkSession(
       `${who === undefined ? '' : `${who}: `}the ${root} cannot be saved: the stores keep JSON, which cannot write ${unwritable.replace(': ', ' (')}).`,
     );
   }
-  if (warned.session) return;
+  if (warned === undefined || warned.session) return;
   warned.session = true;
   log(
     logger,

@@ -50,9 +50,6 @@ export interface SessionStore {
   unclaim(id: string): Promise<void>;
 }
 
-/** For a store without a logger: nothing to warn through. */
-const SAID = { session: true };
-
 interface Entry {
   /** The value as JSON text, as `RedisSessionStore` and `DurableObjectSessionStore` keep it. */
   json: string;
@@ -143,7 +140,7 @@ export class MemorySessionStore implements SessionStore {
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
     // The stores' one rule (session-data.ts): what JSON cannot write is refused. No logger here: what JSON changes
     // is kept as JSON makes it, silently (the router says it).
-    checkSession(value, 'value', undefined, SAID, 'MemorySessionStore.set');
+    checkSession(value, 'value', undefined, undefined, 'MemorySessionStore.set');
     let json: string | undefined;
     try {
       json = JSON.stringify(value);

@@ -270,9 +270,6 @@ export class DurableObjectWindowStore implements WindowStore {
   }
 }
 
-/** For a store without a logger: nothing to warn through. */
-const SAID = { session: true };
-
 /**
  * `value`, checked by the router's one rule (session-data.ts) before the call carries it as JSON: what JSON cannot
  * write (a BigInt, a cycle, `undefined` or a function for the whole value) is refused with `ConversationError`
@@ -280,6 +277,6 @@ const SAID = { session: true };
  * (this store has no logger; the router warns of it). The router's records were checked already.
  */
 function storable(value: unknown, op: string): unknown {
-  checkSession(value, 'value', undefined, SAID, op);
+  checkSession(value, 'value', undefined, undefined, op);
   return value;
 }

@@ -4,7 +4,7 @@
  * `GatewayClient`'s `serviceWindow` apply the guard from here.
  */
 import { brandError, ConfigurationError, NotSentError, WaGatewayError } from '../core/errors.js';
-import { givenValue } from '../core/given-value.js';
+import { givenKind, givenValue } from '../core/given-value.js';
 
 /** "Non-template messages can only be sent within 24 hours of the last message from the user." */
 export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -29,7 +29,7 @@ export interface WindowStore {
 export function checkWindowCustomer(call: string, customer: unknown): void {
   if (typeof customer !== 'string' || customer.trim() === '')
     throw new ConfigurationError(
-      `${call}: \`customer\` must be the customer's phone number or user id; got ${givenValue(customer)}.`,
+      `${call}: \`customer\` must be the customer's phone number or user id; got ${givenKind(customer)}.`,
     );
 }
 

@@ -20,7 +20,14 @@ const SEND_OPTIONS: Readonly<Record<string, string>> = {
 };
 
 /** Names from other APIs whose meaning has a different key here. */
-const ALIASES: Readonly<Record<string, string>> = { url: 'link', href: 'link', lang: 'language' };
+const ALIASES: Readonly<Record<string, string>> = {
+  url: 'link',
+  href: 'link',
+  lang: 'language',
+  // Other SDKs' option names.
+  timeout: 'timeoutMs',
+  retries: 'maxRetries',
+};
 
 const normalise = (key: string) => key.toLowerCase().replace(/[_\-\s]/g, '');
 
@@ -38,15 +45,19 @@ function distance(a: string, b: string, cap: number): number {
   return prev[b.length]!;
 }
 
-/** The known key a mistyped key most likely meant, if one is close enough. */
-export function suggestKey(key: string, known: readonly string[]): string | undefined {
+/**
+ * The known key a mistyped key most likely meant, if one is close enough. `strict` (for a refusal rather than a
+ * hint) takes only the same key written another way (`isfake`, `timeout_ms`) or, from 5 characters, one edit away
+ * (`concurency`): a short word of the caller's own (`batch`, `final`) is not taken for `fetch` or `signal`.
+ */
+export function suggestKey(key: string, known: readonly string[], strict = false): string | undefined {
   if (key.length > 64) return undefined;
   const alias = ALIASES[key];
   if (alias && known.includes(alias)) return alias;
   const n = normalise(key);
   const same = known.find((k) => normalise(k) === n);
   if (same) return same;
-  const cap = n.length <= 4 ? 1 : 2;
+  const cap = strict ? (n.length < 5 ? 0 : 1) : n.length <= 4 ? 1 : 2;
   let best: string | undefined;
   let bestDistance = cap + 1;
   for (const k of known) {
@@ -73,7 +84,7 @@ export type OptionKeys<T, K extends readonly (keyof T)[]> = [Exclude<keyof T, K[
 export function refuseNearMisses(options: object, known: readonly string[], call: string): void {
   for (const key in options) {
     if (known.includes(key)) continue;
-    const meant = suggestKey(key, known);
+    const meant = suggestKey(key, known, true);
     if (meant !== undefined)
       throw new ConfigurationError(`${call}: unknown option '${key.slice(0, 64)}': did you mean '${meant}'?`);
   }

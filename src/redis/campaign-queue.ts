@@ -17,6 +17,7 @@ import {
   type CampaignReport,
   type CampaignRetry,
   type CampaignTracker,
+  checkCampaign,
   checkRetryableCodes,
 } from '../campaigns/tracker.js';
 import { boundedDurationMs, durationMs, MAX_TIMER_MS } from '../core/duration.js';
@@ -827,19 +828,6 @@ function timeOf(value: Date | number, name: string, retentionMs: number): number
 function isoTime(ms: number): string | null {
   const date = new Date(ms);
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
-}
-
-function checkCampaign(campaign: unknown, where: string): asserts campaign is string {
-  if (
-    typeof campaign !== 'string' ||
-    campaign.length === 0 ||
-    campaign.length > 200 ||
-    /\p{Cc}/u.test(campaign)
-  ) {
-    throw new ConfigurationError(
-      `${where} needs a campaign id: a non-empty string of at most 200 characters without control characters.`,
-    );
-  }
 }
 
 function checkWorkerOptions(options: CampaignWorkerOptions): CampaignWorkerOptions {

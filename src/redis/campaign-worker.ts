@@ -321,6 +321,9 @@ class Workers implements CampaignWorker {
         },
       },
     );
+    // BullMQ 5.64 and later emit 'lockRenewalFailed' and have `cancelJob`; with an older one (the peer range takes
+    // every 5.x), a lost lock is said through 'error', as before.
+    const lockEvents = typeof (worker as { cancelJob?: unknown }).cancelJob === 'function';
     worker.on('error', (error: Error) => {
       if (isConnectionError(error)) {
         // An outage is logged once, by the connection's rule, whichever of the worker's connections saw it first.
@@ -330,7 +333,7 @@ class Workers implements CampaignWorker {
       }
       // A lost lock: said by the 'lockRenewalFailed' listener below, once per run of the job (BullMQ emits both
       // events for it, and again at each renewal that fails while the run goes on).
-      if (jobErrorKindOf(error) === 'lock-renewal') return;
+      if (lockEvents && jobErrorKindOf(error) === 'lock-renewal') return;
       // Redis answered (a job's lock lost, its result refused): not an outage. Said as what it is, with the job
       // id, so that a real outage later is still logged, with its real length.
       logWorkerError(
@@ -340,23 +343,24 @@ class Workers implements CampaignWorker {
       );
       this.#notify(error, { campaign, stage: 'worker' });
     });
-    worker.on('lockRenewalFailed', (jobIds: string[]) => {
-      for (const jobId of jobIds) {
-        if (running.get(jobId) !== false) continue;
-        running.set(jobId, true);
-        // Another worker may take the job up: the run's signal stops a send still waiting (for the limiter,
-        // between attempts) before its request; a request out is answered and its result written (the ledger,
-        // not the job's lock, keeps a message from going twice).
-        worker.cancelJob(jobId, 'the job lost its lock');
-        const error = lockRenewalError(jobId);
-        logWorkerError(
-          ROLE,
-          (message, meta) => log(this.#logger, 'warn', message, { ...meta, campaign }),
-          error,
-        );
-        this.#notify(error, { campaign, stage: 'worker' });
-      }
-    });
+    if (lockEvents)
+      worker.on('lockRenewalFailed', (jobIds: string[]) => {
+        for (const jobId of jobIds) {
+          if (running.get(jobId) !== false) continue;
+          running.set(jobId, true);
+          // Another worker may take the job up: the run's signal stops a send still waiting (for the limiter,
+          // between attempts) before its request; a request out is answered and its result written (the ledger,
+          // not the job's lock, keeps a message from going twice).
+          worker.cancelJob(jobId, 'the job lost its lock');
+          const error = lockRenewalError(jobId);
+          logWorkerError(
+            ROLE,
+            (message, meta) => log(this.#logger, 'warn', message, { ...meta, campaign }),
+            error,
+          );
+          this.#notify(error, { campaign, stage: 'worker' });
+        }
+      });
     this.#runs.set(campaign, {
       worker,
       recorder: core.tracker.recorder(campaign),

@@ -404,15 +404,16 @@ function internalError(handler: Handler, error: unknown): HandlerAnswer {
 
 /** An event's type, never its content: a message's type, a status's value, an unknown event's reason, a field. */
 function eventType(event: WebhookEvent): string {
-  return String(
+  // Cut short: a status's value and a field's name are the sender's words, of any length.
+  return (
     event.kind === 'message'
       ? event.message.type
       : event.kind === 'status'
         ? event.status.status
         : event.kind === 'unknown'
           ? event.reason
-          : event.field,
-  );
+          : event.field
+  ).slice(0, 40);
 }
 
 /**
@@ -420,8 +421,8 @@ function eventType(event: WebhookEvent): string {
  * (`messaging.message.id`, as the send's span has it), so a trace joins a send to its statuses.
  */
 function eventAttributes(event: WebhookEvent): Record<string, string> {
-  const id =
-    event.kind === 'status' ? event.status.id : event.kind === 'message' ? event.message.id : undefined;
+  const id = (event.kind === 'status' ? event.status : event.kind === 'message' ? event.message : undefined)
+    ?.id;
   return {
     'wa_gateway.event.kind': event.kind,
     'wa_gateway.event.type': eventType(event),

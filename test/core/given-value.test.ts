@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { givenValue } from '../../src/core/given-value.js';
+import { MemoryWindowStore } from '../../src/conversations/stores.js';
+import { givenKind, givenValue } from '../../src/core/given-value.js';
 
 describe('givenValue: what a bad value was, never its content', () => {
   const revoked = Proxy.revocable({}, {});
@@ -32,4 +33,24 @@ describe('givenValue: what a bad value was, never its content', () => {
   )('$expected', ({ value, expected }) => {
     expect(givenValue(value)).toBe(expected);
   });
+});
+
+describe('givenKind: the same for a value that may be personal data, and no number echoed', () => {
+  it('a phone number given as a number is "a number"; anything else as givenValue says', () => {
+    expect(givenKind(998901234567)).toBe('a number');
+    expect(givenKind('998901234567')).toBe('a string');
+    expect(givenKind(null)).toBe('null');
+  });
+});
+
+it("a window store given a customer's number as a number does not echo it", async () => {
+  const error = await Promise.resolve()
+    .then(() => new MemoryWindowStore().lastInbound(998901234567 as never))
+    .then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+  expect(error?.name).toBe('ConfigurationError');
+  expect(error?.message).toMatch(/got a number\.$/);
+  expect(error?.message).not.toContain('998901234567');
 });
