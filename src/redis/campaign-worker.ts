@@ -40,7 +40,14 @@ import { errorMeta, RedisStoreError } from './errors.js';
 import { BLOCKING_READS, closeRedis, openRedis } from './inbox-connection.js';
 import { leaseToken, RedisLease } from './lease.js';
 import { call, toStoreError } from './replies.js';
-import { jobErrorKindOf, jobStoreError, lockRenewalError, logWorkerError } from './worker-errors.js';
+import {
+  jobErrorKindOf,
+  jobStoreError,
+  lockRenewalError,
+  logWorkerError,
+  RefusalsSaid,
+  refusedResult,
+} from './worker-errors.js';
 
 const ROLE = 'CampaignQueue.work';
 
@@ -293,12 +300,14 @@ class Workers implements CampaignWorker {
     const core = this.#core;
     // The jobs this worker runs now, by id: `true` once their lock was lost (said once per run).
     const running = new Map<string, boolean>();
+    const refusals = new RefusalsSaid(this.#concurrency * 2 + 100);
     const worker: BullMQ.Worker = new this.#bull.Worker(
       core.queueName(campaign),
       // Three parameters: BullMQ gives the processor a signal only when it takes one (its `length`).
       async (job: Job, token?: string, signal?: AbortSignal): Promise<void> => {
         const id = String(job.id);
         running.set(id, false);
+        refusals.ran(id);
         try {
           return await this.#process(campaign, worker, job, token, signal);
         } finally {
@@ -334,6 +343,8 @@ class Workers implements CampaignWorker {
       // A lost lock: said by the 'lockRenewalFailed' listener below, once per run of the job (BullMQ emits both
       // events for it, and again at each renewal that fails while the run goes on).
       if (lockEvents && jobErrorKindOf(error) === 'lock-renewal') return;
+      const refusal = refusedResult(error);
+      if (refusal !== undefined && !refusals.first(refusal.jobId)) return;
       // Redis answered (a job's lock lost, its result refused): not an outage. Said as what it is, with the job
       // id, so that a real outage later is still logged, with its real length.
       logWorkerError(

@@ -81,6 +81,32 @@ export function refusedResult(error: unknown): { jobId: string; why: string } | 
 }
 
 /**
+ * @internal The jobs whose refused result a worker said: BullMQ reports one refusal twice (of the result, then of
+ * the failure it makes of that refusal), the log and `onError` once. A job this worker runs again is forgotten
+ * (`ran`), so a refusal of that later run is said too; at most `max` are kept.
+ */
+export class RefusalsSaid {
+  readonly #ids = new Set<string>();
+  constructor(readonly max: number) {}
+
+  /** Whether this is the first report of the job's refusal (then noted). */
+  first(jobId: string): boolean {
+    if (this.#ids.has(jobId)) return false;
+    this.#ids.add(jobId);
+    for (const id of this.#ids) {
+      if (this.#ids.size <= this.max) break;
+      this.#ids.delete(id);
+    }
+    return true;
+  }
+
+  /** The job runs here again: a refusal of this run is news. */
+  ran(jobId: string): void {
+    this.#ids.delete(jobId);
+  }
+}
+
+/**
  * @internal A BullMQ job error as the `RedisStoreError` a worker's `onError` gets: `lease_lost`, as each is a
  * job's lock or state that another worker (or a replay) took over, never an outage to page someone for. `undefined`
  * for any other error.

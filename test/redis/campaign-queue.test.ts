@@ -12,6 +12,21 @@ import { describeRedis, type RedisServer, useRedis, whenClient } from '../helper
 import { useRedisTarget } from '../helpers/redis-target.js';
 import { campaignQueueSuite, text } from './suites/campaign-queue.js';
 
+/** A gateway that holds each send open until the test lets it answer (the spec's send answer, with `wamid`). */
+async function heldGateway(wamid: string) {
+  const arrived = deferred();
+  const release = deferred();
+  const gatewayServer = await startServer(async (req, res, body) => {
+    if (req.method !== 'POST' || !req.url?.startsWith('/v1/wa/message')) return void res.writeHead(404).end();
+    const to = String((JSON.parse(body) as { to?: unknown }).to);
+    arrived.resolve();
+    await release.promise;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(sendOk(wamid, to)));
+  });
+  const gateway = new GatewayClient({ apiKey: 'sk_test_x', baseUrl: gatewayServer.url, rateLimit: false });
+  return { arrived, release, gatewayServer, gateway };
+}
+
 describeRedis('CampaignQueue on one redis-server', () => {
   const target = useRedisTarget('node');
   campaignQueueSuite(target);
@@ -78,20 +93,7 @@ describeRedis('CampaignQueue workers while their Redis is down', () => {
     const record = (message: string, meta?: unknown) => void lines.push(`${message} ${JSON.stringify(meta)}`);
     const prefix = 'lock:';
     const queue = new CampaignQueue({ redis, prefix, logger: { warn: record, error: record } });
-    // The gateway holds the send open until the test lets it answer (the spec's send answer).
-    const arrived = deferred();
-    const release = deferred();
-    const gatewayServer = await startServer(async (req, res, body) => {
-      if (req.method !== 'POST' || !req.url?.startsWith('/v1/wa/message'))
-        return void res.writeHead(404).end();
-      const to = String((JSON.parse(body) as { to?: unknown }).to);
-      arrived.resolve();
-      await release.promise;
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify(sendOk('wamid.LOCK1', to)));
-    });
-    const gateway = new GatewayClient({ apiKey: 'sk_test_x', baseUrl: gatewayServer.url, rateLimit: false });
+    const { arrived, release, gatewayServer, gateway } = await heldGateway('wamid.LOCK1');
     const errors: unknown[] = [];
     const worker = queue.work({
       gateway,
@@ -264,6 +266,76 @@ describeRedis('CampaignQueue workers whose job lock is lost', () => {
     } finally {
       await worker.close();
       await queue.close();
+      redis.disconnect();
+    }
+  });
+});
+
+describeRedis('CampaignQueue workers whose result Redis refuses', () => {
+  let server: RedisServer;
+  useRedis((s) => {
+    server = s;
+  });
+
+  it('say the refusal once (BullMQ reports it twice), and the ledger keeps the accepted send', async () => {
+    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    const lines: string[] = [];
+    const record = (message: string) => void lines.push(message);
+    const prefix = 'refused:';
+    const queue = new CampaignQueue({ redis, prefix, logger: { warn: record, error: record } });
+    const { arrived, release, gatewayServer, gateway } = await heldGateway('wamid.REFUSED1');
+    const errors: unknown[] = [];
+    // A long lock: no renewal comes before the run ends, so the lock swapped below is found only as the result
+    // is recorded.
+    const worker = queue.work({
+      gateway,
+      pollMs: 50,
+      lockDurationMs: 60_000,
+      onError: (error, info) => void (info.stage === 'worker' && errors.push(error)),
+    });
+    try {
+      await queue.enqueue('refused', [text('998900000066')]);
+      await worker.ready();
+      await arrived.promise;
+      const core = queueCoreOf(redis, prefix);
+      const locks = await redis.keys(
+        `${core.bullPrefixOf(redis, 'refused')}:${core.queueName('refused')}:*:lock`,
+      );
+      expect(locks).toHaveLength(1);
+      const jobId = /:([^:]+):lock$/.exec(locks[0]!)?.[1];
+      await redis.set(locks[0]!, 'another-workers-token', 'PX', 60_000);
+      // BullMQ records the result (refused: the lock is another's), then the failure it makes of that (refused
+      // too), reporting each; closing the worker would silence the second, so the test waits for it to be run.
+      const monitor = await new Redis(server.url).monitor();
+      // BullMQ's scripts for this job from now on: the result, then the failure (back to the delayed set).
+      let recordings = 0;
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        const words = args.map(String);
+        if (/^eval/i.test(words[0] ?? '') && words.includes(jobId!)) recordings++;
+      });
+      try {
+        release.resolve();
+        await waitFor(() => recordings >= 2, 'the second recording');
+      } finally {
+        monitor.disconnect();
+      }
+      // A round trip after Redis ran it: the refusal's answer, read before this one, has been reported.
+      await redis.ping();
+      await waitFor(() => errors.length > 0, 'the refusal');
+      await worker.close();
+      const refused = "could not record the job's result";
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(RedisStoreError);
+      expect(errors[0]).toMatchObject({ failure: 'lease_lost' });
+      expect((errors[0] as Error).message).toContain(`job ${jobId}: ${refused}`);
+      expect(lines.filter((line) => line.includes(refused))).toHaveLength(1);
+      // The job's lock was another's, not the message's fate: the ledger has it accepted.
+      expect(await queue.status('refused')).toMatchObject({ accepted: 1, inFlight: 0, queued: 0 });
+    } finally {
+      release.resolve();
+      await worker.close();
+      await queue.close();
+      await gatewayServer.close();
       redis.disconnect();
     }
   });
