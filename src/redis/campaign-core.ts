@@ -162,10 +162,12 @@ export class QueueCore {
     timeoutMs: number,
   ): Promise<boolean> {
     const op = 'CampaignQueue.replicas';
+    const { ledger } = this.ledger.keysOf(campaign);
     const [holding, value] = pipelineAnswers(
       op,
-      await this.redis.pipeline().wait(count, timeoutMs).hget(this.ledger.keysOf(campaign).ledger, kh).exec(),
+      await this.redis.pipeline().wait(count, timeoutMs).hget(ledger, kh).exec(),
       2,
+      [undefined, ledger],
     );
     if (expectNumber(op, holding) < count) return false;
     if (value === null) return false;

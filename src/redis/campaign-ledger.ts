@@ -570,10 +570,12 @@ export class Ledger {
    */
   async countsAndNow(campaign: string): Promise<{ counts: Record<string, string>; now: number }> {
     const op = 'CampaignQueue.status';
+    const counted = this.keysOf(campaign).counts;
     const [counts, time] = pipelineAnswers(
       op,
-      await this.redis.pipeline().hgetall(this.keysOf(campaign).counts).time().exec(),
+      await this.redis.pipeline().hgetall(counted).time().exec(),
       2,
+      [counted],
     );
     if (typeof counts !== 'object' || counts === null) throw unexpectedReply(op, 'a hash', counts);
     if (!Array.isArray(time) || time.length !== 2) throw unexpectedReply(op, 'TIME', time);

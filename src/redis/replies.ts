@@ -132,12 +132,13 @@ function prefixOf(key: string): string | undefined {
 }
 
 /**
- * The key a `WRONGTYPE` refusal was about: named by the scripts' wrapper (script.ts), else the key of a one-key
- * command (ioredis keeps the command on its error). A key name holds the prefix, a kind, hashes and labels, never a
+ * The key a `WRONGTYPE` refusal was about: named by the scripts' wrapper (script.ts), else given by the caller (a
+ * transaction's command: ioredis keeps no command on its errors), else the key of a one-key command (ioredis keeps
+ * the command on its error). A key name holds the prefix, a kind, hashes and labels, never a
  * value; one that is not such a printable name is not repeated.
  */
-function wrongKeyOf(error: unknown): string | undefined {
-  let key = /^WRONGTYPE key (\S+) holds /.exec(messageOf(error))?.[1];
+function wrongKeyOf(error: unknown, given: string | undefined): string | undefined {
+  let key = /^WRONGTYPE key (\S+) holds /.exec(messageOf(error))?.[1] ?? given;
   if (key === undefined) {
     try {
       const command = (error as { command?: { name?: unknown; args?: unknown } }).command;
@@ -152,8 +153,8 @@ function wrongKeyOf(error: unknown): string | undefined {
 }
 
 /** What a `WRONGTYPE` refusal means, naming the key and the store prefix it is under when they are known. */
-function wrongType(error: unknown): string {
-  const key = wrongKeyOf(error);
+function wrongType(error: unknown, given: string | undefined): string {
+  const key = wrongKeyOf(error, given);
   const prefix = key === undefined ? undefined : prefixOf(key);
   const where =
     key === undefined
@@ -165,8 +166,11 @@ function wrongType(error: unknown): string {
   );
 }
 
-/** Maps any failure of a Redis call to a `RedisStoreError` that holds none of the client error's text. */
-export function toStoreError(error: unknown, operation: string): RedisStoreError {
+/**
+ * Maps any failure of a Redis call to a `RedisStoreError` that holds none of the client error's text. `key`: the
+ * key of the command that failed, when the error cannot say it (a transaction's).
+ */
+export function toStoreError(error: unknown, operation: string, key?: string): RedisStoreError {
   if (isStoreError(error)) return error;
   const name = nameOf(error);
   const errno = errnoOf(error);
@@ -176,7 +180,7 @@ export function toStoreError(error: unknown, operation: string): RedisStoreError
     known?.failure ?? (name === 'ReplyError' ? 'command_failed' : 'unavailable');
   const what =
     code === 'WRONGTYPE'
-      ? wrongType(error)
+      ? wrongType(error, key)
       : (known?.what ??
         (failure === 'command_failed'
           ? 'Redis refused the command'
@@ -223,16 +227,18 @@ export function unexpectedReply(operation: string, expected: string, got: unknow
 
 /**
  * The answers of a pipeline or transaction of `count` commands, in order: a command's error is thrown as a
- * `RedisStoreError`, and a missing or short answer as an unexpected reply.
+ * `RedisStoreError`, and a missing or short answer as an unexpected reply. `keys`: each command's key, for a
+ * `WRONGTYPE` refusal to name it.
  */
 export function pipelineAnswers(
   operation: string,
   replies: [Error | null, unknown][] | null,
   count: number,
+  keys: readonly (string | undefined)[] = [],
 ): unknown[] {
   if (!replies || replies.length !== count) throw unexpectedReply(operation, `${count} answers`, replies);
-  const failed = replies.find(([error]) => error !== null)?.[0];
-  if (failed) throw toStoreError(failed, operation);
+  const failed = replies.findIndex(([error]) => error !== null);
+  if (failed >= 0) throw toStoreError(replies[failed]![0], operation, keys[failed]);
   return replies.map(([, value]) => value);
 }
 

@@ -73,7 +73,8 @@ export class RedisTemplateStore implements TemplateStore {
       if (cleared.length > 0) tx.hdel(key, ...cleared);
       return tx.hgetall(key).exec();
     });
-    const fields = pipelineAnswers(op, replies, cleared.length > 0 ? 3 : 2).at(-1);
+    const count = cleared.length > 0 ? 3 : 2;
+    const fields = pipelineAnswers(op, replies, count, Array(count).fill(key)).at(-1);
     if (typeof fields !== 'object' || fields === null) throw unexpectedReply(op, 'a hash', fields);
     return decode(op, fields as Record<string, string>);
   }

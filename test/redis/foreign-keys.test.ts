@@ -11,6 +11,7 @@ import {
   RedisSessionStore,
   RedisStatusStore,
   RedisStoreError,
+  RedisTemplateStore,
   RedisTokenStore,
 } from '../../src/redis/index.js';
 import { hashId } from '../../src/redis/keys.js';
@@ -42,12 +43,14 @@ describeRedis('Redis refusals a retry cannot fix', () => {
       dedupe: `${prefix}dedup:${hashId('evt')}`,
       status: `${prefix}status:${hashId('wamid.1')}`,
       session: `${prefix}conv:${hashId('customer-1')}`,
+      template: `${prefix}template:${hashId('welcome\u0000en_US')}`,
     };
     await redis!.hset(keys.limiter, 'x', '1');
     await redis!.lpush(keys.token, 'x');
     await redis!.sadd(keys.dedupe, 'x');
     await redis!.hset(keys.status, 'x', '1');
     await redis!.sadd(keys.session, 'x');
+    await redis!.set(keys.template, 'x');
     const options = { redis: redis!, prefix, logLevel: 'off' as const };
     const calls: [string, string, () => Promise<unknown>][] = [
       // A script's keys (the limiter's, the dedupe claim's): the one Redis refused is named, not all of them.
@@ -60,6 +63,12 @@ describeRedis('Redis refusals a retry cannot fix', () => {
         () => new RedisStatusStore(options).update(statusObject('sent', { id: 'wamid.1' })),
       ],
       ['session get', keys.session, () => new RedisSessionStore(options).get('customer-1')],
+      // A transaction's command: ioredis keeps no command on its error, the store names the key itself.
+      [
+        'template update',
+        keys.template,
+        () => new RedisTemplateStore(options).update('welcome', 'en_US', { status: 'APPROVED' }),
+      ],
     ];
     for (const [what, key, run] of calls) {
       const error = await failureOf(run);
