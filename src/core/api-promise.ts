@@ -13,6 +13,11 @@ export interface ResponseInfo {
   requestId: string | undefined;
   /** How many attempts the call took (1 when it succeeded at once). */
   attempts: number;
+  /**
+   * The call's number in this process: the `call` of its log lines and hook events (0 when no request was made).
+   * Log it beside your own ids to find the SDK's lines of one call.
+   */
+  call: number;
 }
 
 /** The typed result of a call with its {@link ResponseInfo}. */
@@ -106,7 +111,7 @@ export function apiPromise<T>(call: () => Promise<WithResponse<T>>, redactor?: R
 }
 
 /** The {@link ResponseInfo} of a fetch answer. */
-export function responseInfo(response: Response, attempts: number): ResponseInfo {
+export function responseInfo(response: Response, attempts: number, call: number): ResponseInfo {
   const { headers } = response;
-  return { status: response.status, headers, requestId: requestIdHeader(headers), attempts };
+  return { status: response.status, headers, requestId: requestIdHeader(headers), attempts, call };
 }

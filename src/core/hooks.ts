@@ -23,6 +23,11 @@ export interface RequestEvent {
   path: string;
   /** The server's host name (`server.address` in OpenTelemetry terms). */
   host: string;
+  /**
+   * The call this attempt belongs to: the same number on every attempt of one call (and on its log lines' `call`),
+   * another for each call, counted from 1 in the process. Tells apart the retries of calls made at once.
+   */
+  call: number;
   /** 1 for the first attempt; counts every attempt of the call, the repeat after a re-login included. */
   attempt: number;
 }

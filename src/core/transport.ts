@@ -30,11 +30,12 @@ import { runtime, userAgent } from './version.js';
 /** Errors the rate limiter refused a request with (nothing was sent): not the gateway's answers. */
 const fromLimiter = new WeakSet<object>();
 
-/** An attempt's outcome: the response, its JSON body when read, and how many attempts it took. */
+/** A call's outcome: the response, its JSON body when read, how many attempts it took, and the call's number. */
 interface Answer {
   response: Response;
   data: unknown;
   attempts: number;
+  call: number;
 }
 
 /**
@@ -104,7 +105,7 @@ export class Transport {
   }
 
   /** `stream()` with the number of attempts it took, for `withResponse()`. */
-  open(options: TransportRequest): Promise<{ response: Response; attempts: number }> {
+  open(options: TransportRequest): Promise<{ response: Response; attempts: number; call: number }> {
     return this.#withRetries(options, false);
   }
 
@@ -112,7 +113,7 @@ export class Transport {
    * Sends the request and returns the parsed JSON body (`undefined` for an empty body). The timeout covers
    * reading the body too, so a server that trickles bytes still ends in `TimeoutError`.
    */
-  json(options: TransportRequest): Promise<{ data: unknown; response: Response; attempts: number }> {
+  json(options: TransportRequest): Promise<Answer> {
     return this.#withRetries(options, true);
   }
 
@@ -177,16 +178,19 @@ export class Transport {
     let earlier: unknown;
     // `attempt` counts retries (a repeat after a re-login is not one); `made` every attempt, as hooks, the log
     // lines and `withResponse().response.attempts` number them.
+    // One number for every attempt of this call, in its log lines and hook events: concurrent calls' retries told
+    // apart.
+    const call = ++lastCall;
     for (let attempt = 0, made = 1; ; attempt++, made++) {
       const started = observed ? performance.now() : undefined;
-      if (hooks?.onRequest) callHook(hooks.onRequest, requestEvent(options, this.host, made));
+      if (hooks?.onRequest) callHook(hooks.onRequest, requestEvent(options, this.host, call, made));
       try {
         const result = await this.#attempt(options, readBody, auth, idempotent, attempt >= maxRetries);
         const data =
           result.text === undefined ? undefined : this.#decode(options, result.response, result.text);
         if (observed)
-          observeAttempt(this.#observers, options, made, started, result.response, undefined, null);
-        return { response: result.response, data, attempts: made };
+          observeAttempt(this.#observers, options, call, made, started, result.response, undefined, null);
+        return { response: result.response, data, attempts: made, call };
       } catch (caught) {
         const { signal, stopSignal } = options;
         // The caller's abort, or sendMany's and batchSendAll's stop met before this attempt went out.
@@ -215,7 +219,16 @@ export class Transport {
                 config.retryRules,
               );
         // Every way out of an attempt is reported here, once: its hook event and its log line.
-        observeAttempt(this.#observers, options, made, started, undefined, error, relogin ? 'login' : delay);
+        observeAttempt(
+          this.#observers,
+          options,
+          call,
+          made,
+          started,
+          undefined,
+          error,
+          relogin ? 'login' : delay,
+        );
         if (stopped)
           throw settleAttempts(signal?.aborted ? signal.reason : error, earlier, true, config.retryRules);
         if (failedLogin) throw settleAttempts(error, earlier, false, config.retryRules);
@@ -686,9 +699,12 @@ interface Observers {
 }
 
 /** The `onRequest` event of attempt `made` (1 for the first), and the base of its `onResponse`. */
-function requestEvent(options: TransportRequest, host: string, made: number) {
-  return { method: options.method, path: options.path, host, attempt: made };
+function requestEvent(options: TransportRequest, host: string, call: number, made: number) {
+  return { method: options.method, path: options.path, host, call, attempt: made };
 }
+
+/** The last call's number: calls are numbered in the process, from 1. */
+let lastCall = 0;
 
 /**
  * The one report of an attempt, whichever way it ended (an answer, a failure, the caller's abort, a 401 before a
@@ -700,6 +716,7 @@ function requestEvent(options: TransportRequest, host: string, made: number) {
 function observeAttempt(
   observers: Observers,
   options: TransportRequest,
+  call: number,
   made: number,
   started: number | undefined,
   response: Response | undefined,
@@ -723,6 +740,7 @@ function observeAttempt(
       method: options.method,
       path: options.path,
       status,
+      call,
       attempt: made,
       ...(durationMs === undefined ? {} : { durationMs }),
       ...(requestId ? { requestId } : {}),
@@ -731,6 +749,7 @@ function observeAttempt(
     const line = {
       method: options.method,
       path: options.path,
+      call,
       attempt: made,
       ...(requestId ? { requestId } : {}),
       error: error instanceof Error ? error.name : typeof error,
@@ -747,7 +766,7 @@ function observeAttempt(
   }
   if (hooks?.onResponse) {
     callHook(hooks.onResponse, {
-      ...requestEvent(options, observers.host, made),
+      ...requestEvent(options, observers.host, call, made),
       status,
       requestId,
       durationMs: durationMs ?? 0,

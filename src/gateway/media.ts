@@ -111,7 +111,7 @@ export class Media {
         `maxBytes must be a whole number of bytes ≥ 1; got ${givenValue(maxBytes)}.`,
       );
     }
-    let opened: { response: Response; attempts: number };
+    let opened: { response: Response; attempts: number; call: number };
     try {
       opened = await this.#transport.open({
         method: 'GET',
@@ -126,7 +126,7 @@ export class Media {
     }
     return {
       data: toDownload(opened.response, options.signal, maxBytes),
-      response: responseInfo(opened.response, opened.attempts),
+      response: responseInfo(opened.response, opened.attempts, opened.call),
     };
   }
 }

@@ -322,7 +322,7 @@ export class Messages {
     const window = this.#serviceWindow;
     if (window !== undefined)
       await this.#beforeRequest(WINDOW, () => checkServiceWindow(window, valid), request, stopSignal, true);
-    const { data, response, attempts } = await this.#transport.json({
+    const { data, response, attempts, call } = await this.#transport.json({
       method: 'POST',
       path: '/v1/wa/message',
       query:
@@ -354,7 +354,7 @@ export class Messages {
     }
     return {
       data: { messageId: parsed.messageId, contacts: parsed.contacts, raw: data },
-      response: responseInfo(response, attempts),
+      response: responseInfo(response, attempts, call),
     };
   }
 

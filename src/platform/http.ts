@@ -77,8 +77,8 @@ export class PlatformHttp {
       { 'http.request.method': options.method, 'server.address': transport.host, 'url.path': options.path },
       async () => {
         try {
-          const { data, response, attempts } = await transport.json(options);
-          return { data, response: responseInfo(response, attempts) };
+          const { data, response, attempts, call } = await transport.json(options);
+          return { data, response: responseInfo(response, attempts, call) };
         } catch (error) {
           throw this.#explain(error);
         }
@@ -162,7 +162,13 @@ export class PlatformHttp {
 }
 
 /** The `ResponseInfo` of a call that needed no request (an empty range). */
-const NO_REQUEST: ResponseInfo = { status: 0, headers: new Headers(), requestId: undefined, attempts: 0 };
+const NO_REQUEST: ResponseInfo = {
+  status: 0,
+  headers: new Headers(),
+  requestId: undefined,
+  attempts: 0,
+  call: 0,
+};
 
 function header(token: string): string {
   return `${SCHEME}${token}`;

@@ -278,7 +278,7 @@ export class TokenManager {
             // Logging in twice has no effect beyond a second valid token, so a fault may be retried.
             idempotent: true,
           });
-          return { data: sent.data, response: responseInfo(sent.response, sent.attempts) };
+          return { data: sent.data, response: responseInfo(sent.response, sent.attempts, sent.call) };
         },
       );
       data = answer.data;

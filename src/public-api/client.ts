@@ -113,7 +113,7 @@ export class PublicApiClient {
         `request() path must start with '/' and be below the base URL (no '.' or '..' segment, no lone surrogate), without a query (use options.query); got '${String(path)}'.`,
       );
     }
-    const { data, response, attempts } = await this.#transport.json({
+    const { data, response, attempts, call } = await this.#transport.json({
       method,
       path,
       query: options.query,
@@ -121,7 +121,7 @@ export class PublicApiClient {
       ...requestOf(options),
       idempotent: options.idempotent ?? (method === 'GET' || method === 'DELETE'),
     });
-    return { data, response: responseInfo(response, attempts) };
+    return { data, response: responseInfo(response, attempts, call) };
   }
 
   /** @internal Keeps the secret key out of `console.log(client)`. */

@@ -75,7 +75,7 @@ export class Templates {
   ): Promise<WithResponse<TemplateCreated>> {
     const path = templatesPath(appId);
     const body = options.validate === false ? template : checkedCopy(template);
-    const { data, response, attempts } = await this.#transport.json({
+    const { data, response, attempts, call } = await this.#transport.json({
       method: 'POST',
       path,
       body,
@@ -95,7 +95,7 @@ export class Templates {
           'before creating it again.',
       );
     }
-    return { data: parsed.data, response: responseInfo(response, attempts) };
+    return { data: parsed.data, response: responseInfo(response, attempts, call) };
   }
 }
 

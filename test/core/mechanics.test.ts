@@ -321,6 +321,42 @@ describe('logging levels', () => {
     expect(typeof success[2]?.['durationMs']).toBe('number');
   });
 
+  it('numbers each call: two sends retried at once have their lines, hook events and withResponse told apart by `call`', async () => {
+    process.env['WA_GATEWAY_LOG'] = 'debug';
+    const { lines, logger } = capture();
+    // Both calls' first attempts are refused, whichever arrives first; both retries are answered.
+    script.set('/v1/wa/message', [rateLimited, rateLimited]);
+    const events: ResponseEvent[] = [];
+    const gw = new GatewayClient({
+      apiKey: 'pk_test_key',
+      baseUrl: server.url,
+      logger,
+      onResponse: (e) => events.push(e),
+    });
+    const answers = await Promise.all([
+      gw.messages.send(text).withResponse(),
+      gw.messages.send({ ...text, to: '998901234568' }).withResponse(),
+    ]);
+    const calls = [...new Set(events.map((e) => e.call))];
+    expect(calls).toHaveLength(2);
+    // Each call's `withResponse()` gives its number: the app logs it beside its own ids.
+    expect(answers.map(({ response }) => response.call).sort()).toEqual([...calls].sort());
+    for (const call of calls) {
+      // Each call: a refused attempt 1, then attempt 2 answered, in its events and in its log lines.
+      const mine = events.filter((e) => e.call === call);
+      expect(mine.map((e) => [e.attempt, e.status])).toEqual([
+        [1, 429],
+        [2, 200],
+      ]);
+      const logged = lines.filter(([, , meta]) => meta?.['call'] === call);
+      // (The second retry line within the fold window is folded into the first's warning: said at debug.)
+      expect(logged.map(([, message, meta]) => [message, meta?.['attempt']])).toEqual([
+        ['wa-gateway-sdk: retrying request', 1],
+        ['wa-gateway-sdk: request succeeded', 2],
+      ]);
+    }
+  });
+
   it('logLevel takes precedence over the variable; off and the default warn log no debug line', async () => {
     process.env['WA_GATEWAY_LOG'] = 'debug';
     const quiet = capture();
@@ -371,10 +407,12 @@ describe('onRequest / onResponse hooks', () => {
     });
     await gw.messages.send(text);
     const host = new URL(server.url).hostname;
+    const call = (requests[0] as { call: number }).call;
     expect(requests).toEqual([
-      { method: 'POST', path: '/v1/wa/message', host, attempt: 1 },
-      { method: 'POST', path: '/v1/wa/message', host, attempt: 2 },
+      { method: 'POST', path: '/v1/wa/message', host, call, attempt: 1 },
+      { method: 'POST', path: '/v1/wa/message', host, call, attempt: 2 },
     ]);
+    expect(responses.map((r) => r.call)).toEqual([call, call]);
     expect(responses.map((r) => [r.attempt, r.status, r.retryInMs, r.requestId])).toEqual([
       [1, 429, 0, undefined],
       [2, 200, undefined, 'req-send'],
