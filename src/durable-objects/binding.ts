@@ -3,6 +3,7 @@
  * (`idFromName`), and one call per operation. The types are structural, so `wa-gateway-sdk` needs neither
  * `@cloudflare/workers-types` nor `cloudflare:workers`: a `DurableObjectNamespace` from either fits.
  */
+import { durationMs } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { isRecord } from '../core/plain-data.js';
 import { storableJson } from '../core/serialise.js';
@@ -11,6 +12,13 @@ import { type Answers, type Args, OBJECT_ORIGIN, type Operation, PROTOCOL_VERSIO
 
 /** How long a record is kept after its last write when a store's options do not say: 30 days. */
 export const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * How long one call to an object may take by default. An object answers in milliseconds; one that does not within
+ * this (overloaded, a stalled connection) is failed as `unavailable`, well inside the gateway's 4 s delivery
+ * deadline, so the webhook handler's `onStoreUnavailable` applies and a retry asks again.
+ */
+const TIMEOUT_MS = 2_000;
 
 /**
  * What a Durable Object namespace binding offers the stores: a `DurableObjectNamespace` (`env.WA_STATE`), typed by
@@ -52,12 +60,20 @@ export interface DurableObjectStoreOptions {
    * environment that shares one namespace its own.
    */
   prefix?: string | undefined;
+  /**
+   * How long one call to an object may take, in ms (a lock's wait comes on top). Default 2,000. A call that takes
+   * longer fails with `DurableObjectStoreError` (`unavailable`, `causeName: 'TimeoutError'`), as a Redis store's
+   * call does past its `commandTimeout`: an object that never answers would otherwise hold the event until the
+   * gateway's deadline, every time. The object may still do the work (a claim or a lock then runs out with its lease).
+   */
+  timeoutMs?: number | undefined;
 }
 
 /** A store's checked binding: what every operation calls through. */
 export interface Binding {
   readonly namespace: DurableObjectNamespaceLike;
   readonly prefix: string;
+  readonly timeoutMs: number;
 }
 
 /** Checks a store's options once, at construction: a missing binding fails there, not at the first event. */
@@ -77,12 +93,14 @@ export function openBinding(options: DurableObjectStoreOptions, operation: strin
   if (typeof prefix !== 'string' || prefix.length > 200 || /[\p{Cc}]/u.test(prefix)) {
     throw new ConfigurationError(`${operation}: \`prefix\` must be a string without control characters.`);
   }
-  return { namespace: namespace as unknown as DurableObjectNamespaceLike, prefix };
+  const timeoutMs = durationMs(options.timeoutMs, `${operation}: \`timeoutMs\``, TIMEOUT_MS);
+  return { namespace: namespace as unknown as DurableObjectNamespaceLike, prefix, timeoutMs };
 }
 
 /**
- * Calls `op` on the object named `<prefix><kind>:<key>` and returns its answer. A stub is made per call: a
- * stub whose connection broke stays broken (Cloudflare's rule), and a call is one cheap `get` away.
+ * Calls `op` on the object named `<prefix><kind>:<key>` and returns its answer, within the binding's `timeoutMs`
+ * and `waitsMs` more (the time the object itself may wait, a lock's). A stub is made per call: a stub whose
+ * connection broke stays broken (Cloudflare's rule), and a call is one cheap `get` away.
  */
 export async function callObject<Op extends Operation>(
   binding: Binding,
@@ -90,28 +108,45 @@ export async function callObject<Op extends Operation>(
   op: Op,
   args: Args<Op>,
   operation: string,
+  waitsMs = 0,
 ): Promise<Answers[Op]> {
   // Outside the try: a value JSON cannot hold (a cycle, a BigInt) is the caller's error, not an outage.
   const body = storableJson({ v: PROTOCOL_VERSION, op, ...args }, operation);
   let status: number;
   let text: string;
+  const limitMs = binding.timeoutMs + waitsMs;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const { namespace } = binding;
     const stub = namespace.get(namespace.idFromName(`${binding.prefix}${name}`));
-    const answer = await stub.fetch(`${OBJECT_ORIGIN}/${op}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
+    const call = (async () => {
+      const answer = await stub.fetch(`${OBJECT_ORIGIN}/${op}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      return { status: answer.status, text: await answer.text() };
+    })();
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TimedOut()), limitMs);
     });
-    status = answer.status;
-    text = await answer.text();
+    ({ status, text } = await Promise.race([call, late]));
   } catch (error) {
+    if (error instanceof TimedOut) {
+      throw new DurableObjectStoreError(
+        `${operation}: the Durable Object did not answer within ${limitMs} ms (the store's \`timeoutMs\`); ` +
+          'the call may be retried.',
+        { failure: 'unavailable', operation, causeName: 'TimeoutError' },
+      );
+    }
     // Cloudflare's message may quote the object's own failure; only the class name is kept.
     const causeName = error instanceof Error ? error.name : typeof error;
     throw new DurableObjectStoreError(
       `${operation}: the Durable Object could not be reached or failed (${causeName}); the call may be retried.`,
       { failure: 'unavailable', operation, causeName },
     );
+  } finally {
+    clearTimeout(timer);
   }
   let parsed: unknown;
   try {
@@ -127,8 +162,11 @@ export async function callObject<Op extends Operation>(
       operation,
     });
   }
-  throw unexpectedAnswer(operation, `an answer with status ${status}`);
+  throw unexpectedAnswer(operation, `with status ${status}`);
 }
+
+/** A call past its time: told apart from the runtime's own errors, which may be named `TimeoutError` too. */
+class TimedOut extends Error {}
 
 /** The object answered a shape this store never asks for. */
 export function unexpectedAnswer(operation: string, what: string): DurableObjectStoreError {

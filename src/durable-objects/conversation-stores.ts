@@ -127,6 +127,8 @@ export class DurableObjectSessionStore implements SessionStore {
       'lock.take',
       { token, leaseMs: lease, waitMs: this.#lockWaitMs },
       op,
+      // The object waits up to lockWaitMs for the lock before it answers.
+      this.#lockWaitMs,
     );
     if (typeof taken !== 'boolean') throw unexpectedAnswer(op, 'a lock answer that is not true or false');
     if (!taken) {
