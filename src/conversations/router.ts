@@ -579,12 +579,33 @@ class RouterImpl<S> implements Router<S> {
   async #update(call: string, customer: string, change: (record: CustomerRecord) => void): Promise<void> {
     requireCustomer(call, customer);
     const lock = await this.sessions.lock(recordKey(customer), this.leaseMs);
-    try {
+    await this.#holding(lock, async () => {
       const record = await this.#load(customer);
       change(record);
       await this.#save(lock, customer, record);
+    });
+  }
+
+  /**
+   * Runs `work` under `lock`, then lets the lock go. A release that fails is logged, never thrown: the work's
+   * outcome stands (a handled, saved event answered 500 would be retried for nothing, and its retries would wait on
+   * the lock), and the lock ends with its lease (`lockLeaseMs`).
+   */
+  async #holding(lock: SessionLock, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
     } finally {
-      await lock.release();
+      try {
+        await lock.release();
+      } catch (error) {
+        log(
+          this.logger,
+          'warn',
+          "wa-gateway-sdk: the router could not release a customer's lock; it ends with its lease " +
+            `(lockLeaseMs, ${this.leaseMs} ms), and the event's outcome stands`,
+          { errorName: error instanceof Error ? error.name : typeof error },
+        );
+      }
     }
   }
 
@@ -598,7 +619,7 @@ class RouterImpl<S> implements Router<S> {
     }
     const key = recordKey(customer);
     const lock = await this.sessions.lock(key, this.leaseMs);
-    try {
+    await this.#holding(lock, async () => {
       const record = await this.#load(customer);
       await this.window.recordInbound(customer, inboundTime(event));
       if (record.seen?.includes(event.idempotencyKey)) return;
@@ -612,9 +633,7 @@ class RouterImpl<S> implements Router<S> {
       }
       record.seen = [...(record.seen ?? []), event.idempotencyKey].slice(-SEEN_KEPT);
       await this.#save(lock, customer, record);
-    } finally {
-      await lock.release();
-    }
+    });
   }
 
   /**

@@ -496,6 +496,54 @@ describe('retries', () => {
     expect(await router.session('111')).toEqual({ n: 2 });
   });
 
+  it("a lock whose release fails: the event's outcome stands (handled, or its own error), and a warning says so", async () => {
+    const { gw, bodies } = gateway();
+    const memory = new MemorySessionStore();
+    // The store's own locks, whose release fails to answer (the connection dropped as it was let go): the test's
+    // events need not wait for the lease to run out, the router cannot tell.
+    const sessions: SessionStore = {
+      get: (key) => memory.get(key),
+      set: (key, value, ttlMs) => memory.set(key, value, ttlMs),
+      delete: (key) => memory.delete(key),
+      lock: async (key, leaseMs) => {
+        const lock = await memory.lock(key, leaseMs);
+        return {
+          ...lock,
+          release: async () => {
+            await lock.release();
+            throw new TypeError('store down');
+          },
+        };
+      },
+      claim: (id, ttlMs) => memory.claim(id, ttlMs),
+      unclaim: (id) => memory.unclaim(id),
+    };
+    const { logger, lines } = captureLogger();
+    const router = createRouter<{ n: number }>({
+      gateway: gw,
+      sessions,
+      logger,
+      initialSession: () => ({ n: 0 }),
+    });
+    router.otherwise(async (ctx) => {
+      if (ctx.text === 'boom') throw new RangeError('handler failed');
+      ctx.session.n++;
+      await ctx.reply('ok');
+    });
+    await expect(router.handle(text('hi'))).resolves.toBeUndefined();
+    expect(bodies()).toEqual(['ok']);
+    expect(await router.session(CUSTOMER)).toEqual({ n: 1 });
+    // A failed handler keeps its own error, not the release's.
+    await expect(router.handle(text('boom'))).rejects.toBeInstanceOf(RangeError);
+    // takeOver saves under the lock too.
+    await expect(router.takeOver(CUSTOMER)).resolves.toBeUndefined();
+    expect(await router.isTakenOver(CUSTOMER)).toBe(true);
+    const warned = lines.filter((l) => l.message.includes("could not release a customer's lock"));
+    expect(warned).toHaveLength(3);
+    expect(warned[0]).toMatchObject({ level: 'warn', meta: { errorName: 'TypeError' } });
+    expect(JSON.stringify(lines)).not.toContain(CUSTOMER);
+  });
+
   it('with a bounded MemorySessionStore: a redelivery is skipped within maxKeys, and past it runs again', async () => {
     const { gw, bodies } = gateway();
     const router = createRouter<{ n: number }>({
