@@ -8,6 +8,7 @@ import {
 } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { givenValue } from '../core/given-value.js';
+import { type OptionKeys, refuseNearMisses } from '../core/option-keys.js';
 import { noteOwnLimiter, RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
 import { refusedSecretAdvice, type SecretKind } from '../core/secret-advice.js';
 import { withMethods } from '../core/shape.js';
@@ -18,7 +19,6 @@ import { Messages } from './messages.js';
 import { GATEWAY_RETRY_RULES } from './retry-rules.js';
 import type { CampaignObserver } from './send-many.js';
 import type { WindowStore } from './service-window.js';
-import { type OptionKeys, refuseNearMisses } from './unknown-keys.js';
 
 export interface GatewayClientOptions extends CommonClientOptions {
   /** The gateway API key (`pk_...` production, `sk_...` staging). Server-side only. */
