@@ -1,4 +1,5 @@
 import {
+  COMMON_CLIENT_KEYS,
   type CommonClientOptions,
   optionalBoolean,
   refuseVersionSuffix,
@@ -89,11 +90,7 @@ const CLIENT_KEYS = [
   'serviceWindow',
   'campaigns',
   'templates',
-  'defaultHeaders',
-  'logger',
-  'logLevel',
-  'onRequest',
-  'onResponse',
+  ...COMMON_CLIENT_KEYS,
 ] as const;
 const clientKeys: OptionKeys<GatewayClientOptions, typeof CLIENT_KEYS> = CLIENT_KEYS;
 
