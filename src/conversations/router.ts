@@ -18,6 +18,7 @@ import { boundedDurationMs, durationMs, MAX_RETENTION_MS, MAX_TIMER_MS } from '.
 import { ApiError, ConfigurationError, MessageValidationError, requireText } from '../core/errors.js';
 import { givenValue } from '../core/given-value.js';
 import { type Logger, log, resolveLogger } from '../core/logger.js';
+import { type OptionKeys, refuseNearMisses } from '../core/option-keys.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import { withMethods } from '../core/shape.js';
 import type { OutboundMessage, OutboundTemplateMessage } from '../gateway/message-schema.js';
@@ -269,6 +270,21 @@ export interface RouterOptions<S> {
   logger?: Logger | false | undefined;
 }
 
+/** `createRouter`'s options, every one (see `OptionKeys`). */
+const ROUTER_KEYS = [
+  'gateway',
+  'sessions',
+  'window',
+  'initialSession',
+  'sessionTtlMs',
+  'lockLeaseMs',
+  'replyLedgerTtlMs',
+  'fallbackTemplate',
+  'onError',
+  'logger',
+] as const;
+const routerKeys: OptionKeys<RouterOptions<unknown>, typeof ROUTER_KEYS> = ROUTER_KEYS;
+
 /** A flow as `router.flow` checked it: its steps on a null prototype (no `toString` step), its timeout a number. */
 interface Flow<S> {
   steps: Record<string, MessageHandler<S>>;
@@ -348,7 +364,8 @@ export interface Router<S> {
  * Every option is checked here, an unusable one refused with a `ConfigurationError` naming it (a missing gateway
  * with `ConversationError`, `invalid_options`), rather than failing every event later: the stores must have their
  * methods, `initialSession` and `onError` be functions, the durations positive (`lockLeaseMs`, renewed on a timer
- * while held, at most the timer maximum), `logger` a Logger or `false`.
+ * while held, at most the timer maximum), `logger` a Logger or `false`. A key that is a near miss of an option's
+ * (`sessionTTLMs`, `on_error`) is a `ConfigurationError` naming the option meant; a key close to none is left alone.
  *
  * @example
  * import { createRouter } from 'wa-gateway-sdk/conversations';
@@ -358,6 +375,8 @@ export interface Router<S> {
  * const handler = createWebhookHandler({ secret, onEvent: router.handle });
  */
 export function createRouter<S = Record<string, unknown>>(options: RouterOptions<S>): Router<S> {
+  // A near miss first (`Gateway`, `session_ttl_ms`): it names the option meant, where the missing one would not.
+  if (typeof options === 'object' && options !== null) refuseNearMisses(options, routerKeys, 'createRouter');
   if (
     typeof options !== 'object' ||
     options === null ||

@@ -1,5 +1,6 @@
 import { ConfigurationError } from './errors.js';
 import { givenValue } from './given-value.js';
+import type { OptionKeys } from './option-keys.js';
 
 /**
  * Options every SDK call accepts, merged over the client's own. Transport only: what a call *means* (a send's
@@ -18,6 +19,13 @@ export interface RequestOptions {
    */
   headers?: Readonly<Record<string, string>> | undefined;
 }
+
+const REQUEST_KEY_LIST = ['signal', 'timeoutMs', 'maxRetries', 'headers'] as const;
+/**
+ * `RequestOptions`' keys, every one (see `OptionKeys`): what `refuseNearMisses` checks a call's options against, with
+ * the call's own keys spread after them where its options type extends `RequestOptions`.
+ */
+export const REQUEST_KEYS: OptionKeys<RequestOptions, typeof REQUEST_KEY_LIST> = REQUEST_KEY_LIST;
 
 /**
  * Headers the SDK alone sets. A user value for one of them is refused (`ConfigurationError`) rather than

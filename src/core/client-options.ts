@@ -9,6 +9,7 @@ import { durationMs, nonNegativeInt } from './duration.js';
 import { ConfigurationError } from './errors.js';
 import type { RequestHooks } from './hooks.js';
 import { type Logger, type LogLevel, resolveLogger } from './logger.js';
+import type { OptionKeys } from './option-keys.js';
 import type { RetryRules } from './retry-policy.js';
 import { describeSecret, isHeaderSecret, type SecretHint, secretAdvice } from './secret-advice.js';
 import { loadTracing } from './tracing.js';
@@ -29,6 +30,10 @@ export interface CommonClientOptions extends RequestHooks {
   /** Default: the `WA_GATEWAY_LOG` environment variable, else `'warn'`. */
   logLevel?: LogLevel | undefined;
 }
+
+const COMMON_KEY_LIST = ['defaultHeaders', 'logger', 'logLevel', 'onRequest', 'onResponse'] as const;
+/** `CommonClientOptions`' keys, every one (see `OptionKeys`): each client's list of its options ends with them. */
+export const COMMON_CLIENT_KEYS: OptionKeys<CommonClientOptions, typeof COMMON_KEY_LIST> = COMMON_KEY_LIST;
 
 /** The transport settings that come from {@link CommonClientOptions}, checked at construction. */
 export function commonTransportConfig(

@@ -1,4 +1,5 @@
 import {
+  COMMON_CLIENT_KEYS,
   type CommonClientOptions,
   optionalBoolean,
   refuseVersionSuffix,
@@ -8,6 +9,7 @@ import {
 } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
 import { givenValue } from '../core/given-value.js';
+import { type OptionKeys, refuseNearMisses } from '../core/option-keys.js';
 import { noteOwnLimiter, RateLimiter, type SendLimiter } from '../core/rate-limiter.js';
 import { refusedSecretAdvice, type SecretKind } from '../core/secret-advice.js';
 import { withMethods } from '../core/shape.js';
@@ -18,7 +20,6 @@ import { Messages } from './messages.js';
 import { GATEWAY_RETRY_RULES } from './retry-rules.js';
 import type { CampaignObserver } from './send-many.js';
 import type { WindowStore } from './service-window.js';
-import { type OptionKeys, refuseNearMisses } from './unknown-keys.js';
 
 export interface GatewayClientOptions extends CommonClientOptions {
   /** The gateway API key (`pk_...` production, `sk_...` staging). Server-side only. */
@@ -89,11 +90,7 @@ const CLIENT_KEYS = [
   'serviceWindow',
   'campaigns',
   'templates',
-  'defaultHeaders',
-  'logger',
-  'logLevel',
-  'onRequest',
-  'onResponse',
+  ...COMMON_CLIENT_KEYS,
 ] as const;
 const clientKeys: OptionKeys<GatewayClientOptions, typeof CLIENT_KEYS> = CLIENT_KEYS;
 

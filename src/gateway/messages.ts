@@ -10,6 +10,7 @@ import {
   unexpectedAnswer,
   WaGatewayError,
 } from '../core/errors.js';
+import type { OptionKeys } from '../core/option-keys.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { excerpt } from '../core/secrets.js';
 import { type Span, traced, tracingLoaded } from '../core/tracing.js';
@@ -36,7 +37,6 @@ import {
 import { readSendResponse } from './send-response.js';
 import { checkTemplateMessage, sendTemplateMessage } from './send-template.js';
 import { checkServiceWindow, type WindowStore } from './service-window.js';
-import type { OptionKeys } from './unknown-keys.js';
 
 /**
  * `messages.send` options: the send's {@link SendFlags} and the call's {@link RequestOptions} in one object

@@ -12,6 +12,7 @@ import {
 } from '../core/errors.js';
 import { givenValue } from '../core/given-value.js';
 import { callHook } from '../core/hooks.js';
+import { type OptionKeys, refuseNearMisses } from '../core/option-keys.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { mayHaveBeenSent } from '../core/retry-policy.js';
 import { traced } from '../core/tracing.js';
@@ -19,7 +20,6 @@ import type { OutboundMessage, SendContact } from './message-schema.js';
 import { prepare } from './prepare-message.js';
 import { GATEWAY_RETRY_RULES } from './retry-rules.js';
 import type { PostSend, SendFlags } from './send.js';
-import { type OptionKeys, refuseNearMisses } from './unknown-keys.js';
 
 export interface SendManyOptions extends SendFlags, Omit<RequestOptions, 'signal'> {
   /** How many sends are in flight at once. Default 16. The client's rate limiter still applies. */

@@ -1,5 +1,6 @@
 import { type ApiPromise, apiPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
+import { REQUEST_KEYS, type RequestOptions } from '../core/call-options.js';
+import { refuseNearMisses } from '../core/option-keys.js';
 import type { LoginResult } from './login.js';
 import type { TokenManager } from './token-manager.js';
 
@@ -27,6 +28,9 @@ export class Auth {
    * const { response } = await platform.auth.login({ timeoutMs: 5_000 }).withResponse();
    */
   login(options: RequestOptions = {}): ApiPromise<LoginResult> {
-    return apiPromise(() => this.#tokens.login(options), this.#tokens);
+    return apiPromise(() => {
+      refuseNearMisses(options, REQUEST_KEYS, 'auth.login');
+      return this.#tokens.login(options);
+    }, this.#tokens);
   }
 }

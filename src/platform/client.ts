@@ -1,5 +1,6 @@
 import {
   type ClientTransportConfig,
+  COMMON_CLIENT_KEYS,
   type CommonClientOptions,
   refuseVersionSuffix,
   requireBaseUrl,
@@ -7,6 +8,7 @@ import {
   transportConfigOf,
 } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
+import { type OptionKeys, refuseNearMisses } from '../core/option-keys.js';
 import { describeSecret, secretAdvice } from '../core/secret-advice.js';
 import { REDACTED } from '../core/secrets.js';
 import { Transport } from '../core/transport.js';
@@ -44,6 +46,21 @@ export interface PlatformClientOptions extends CommonClientOptions {
   fetch?: typeof fetch | undefined;
 }
 
+/** `new PlatformClient`'s options, every one (see `OptionKeys`). */
+const CLIENT_KEYS = [
+  'platformUrl',
+  'streamUrl',
+  'username',
+  'password',
+  'token',
+  'tokenStore',
+  'timeoutMs',
+  'maxRetries',
+  'fetch',
+  ...COMMON_CLIENT_KEYS,
+] as const;
+const clientKeys: OptionKeys<PlatformClientOptions, typeof CLIENT_KEYS> = CLIENT_KEYS;
+
 const inspect = Symbol.for('nodejs.util.inspect.custom');
 
 /**
@@ -80,6 +97,7 @@ export class PlatformClient {
         'new PlatformClient(options) needs an options object with platformUrl, streamUrl and credentials.',
       );
     }
+    refuseNearMisses(options, clientKeys, 'new PlatformClient');
     this.platformUrl = refuseVersionSuffix(
       requireBaseUrl(options.platformUrl, 'platformUrl'),
       'platformUrl',

@@ -146,7 +146,7 @@ export class Conversations {
     options: RequestOptions,
     fields: () => Record<string, unknown> = () => ({}),
   ): ApiPromise<DetailResponse> {
-    return this.#http.operation(PATHS[method], options, () => ({
+    return this.#http.operation(`conversations.${method}`, PATHS[method], options, () => ({
       uuid: requireUuid(uuid, `conversations.${method} uuid`),
       ...fields(),
     }));

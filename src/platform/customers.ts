@@ -40,7 +40,7 @@ export class Customers {
    * await platform.customers.update(customerUuid, { name: 'Aziza Karimova', email: 'aziza@example.com' });
    */
   update(uuid: string, customer: CustomerUpdate, options: RequestOptions = {}): ApiPromise<DetailResponse> {
-    return this.#http.operation('/v2/customers/', options, () => ({
+    return this.#http.operation('customers.update', '/v2/customers/', options, () => ({
       uuid: requireUuid(uuid, 'customers.update uuid'),
       customer: argumentsCheck(customerUpdateSchema, customer, 'customers.update customer'),
     }));
@@ -57,7 +57,7 @@ export class Customers {
     fields: CustomFields,
     options: RequestOptions = {},
   ): ApiPromise<DetailResponse> {
-    return this.#http.operation('/v2/customers/', options, () => ({
+    return this.#http.operation('customers.setCustomFields', '/v2/customers/', options, () => ({
       uuid: requireUuid(uuid, 'customers.setCustomFields uuid'),
       customer: {
         custom_fields: wrapValues(

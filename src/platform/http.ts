@@ -6,10 +6,11 @@ import {
   responseInfo,
   type WithResponse,
 } from '../core/api-promise.js';
-import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { REQUEST_KEYS, type RequestOptions, requestOf } from '../core/call-options.js';
 import type { ClientTransportConfig } from '../core/client-options.js';
 import { hot } from '../core/compiled.js';
 import { type AnswerSeen, AuthenticationError, unexpectedAnswer } from '../core/errors.js';
+import { refuseNearMisses } from '../core/option-keys.js';
 import { traced } from '../core/tracing.js';
 import { Transport } from '../core/transport.js';
 import type { TransportRequest } from '../core/transport-request.js';
@@ -107,12 +108,19 @@ export class PlatformHttp {
 
   /**
    * A `POST` to the platform host answered with `{ detail }` (the `/v2` operations, `messages.send`). `body`
-   * checks the arguments and builds the request body; it runs inside the call, so a bad argument rejects the
-   * promise before any request.
+   * checks the arguments and builds the request body; it runs inside the call, after the options' keys (a near
+   * miss such as `timeout_ms` is refused, named after `call`), so a bad argument rejects the promise before any
+   * request.
    */
-  operation(path: string, options: RequestOptions, body: () => unknown): ApiPromise<DetailResponse> {
-    return this.run(async (json) =>
-      detailOf(
+  operation(
+    call: string,
+    path: string,
+    options: RequestOptions,
+    body: () => unknown,
+  ): ApiPromise<DetailResponse> {
+    return this.run(async (json) => {
+      refuseNearMisses(options, REQUEST_KEYS, call);
+      return detailOf(
         await json('platform', {
           method: 'POST',
           path,
@@ -120,8 +128,8 @@ export class PlatformHttp {
           idempotent: false,
           ...requestOf(options),
         }),
-      ),
-    );
+      );
+    });
   }
 
   /**

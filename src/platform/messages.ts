@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { REQUEST_KEYS, type RequestOptions, requestOf } from '../core/call-options.js';
 import { hot } from '../core/compiled.js';
 import { ConfigurationError, MessageValidationError, WaGatewayError } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
+import { type OptionKeys, refuseNearMisses } from '../core/option-keys.js';
 import { mayHaveBeenSent as sentMaybe } from '../core/retry-policy.js';
 import { safeCheck } from '../core/zod.js';
 import { optionsOf } from './arguments.js';
@@ -61,6 +62,10 @@ export interface BatchSendAllOptions extends RequestOptions {
    */
   onProgress?: ((progress: BatchSendProgress) => void) | undefined;
 }
+
+/** `batchSendAll`'s options, every one (see `OptionKeys`). */
+const BATCH_SEND_ALL_KEYS = [...REQUEST_KEYS, 'chunkSize', 'continueOnError', 'onProgress'] as const;
+const batchSendAllKeys: OptionKeys<BatchSendAllOptions, typeof BATCH_SEND_ALL_KEYS> = BATCH_SEND_ALL_KEYS;
 
 /** Where a `batchSendAll` stands. */
 export interface BatchSendProgress {
@@ -153,7 +158,7 @@ export class PlatformMessages {
     items: readonly MessageItem[],
     options: RequestOptions = {},
   ): ApiPromise<DetailResponse> {
-    return this.#http.operation('/v2/messages/', options, () => {
+    return this.#http.operation('messages.send', '/v2/messages/', options, () => {
       const result = safeCheck(hot(sendMessagesBodySchema), { uuid: conversationUuid, messages: items });
       if (!result.ok) throw new MessageValidationError(result.issues, 'messages');
       return result.data;
@@ -170,6 +175,7 @@ export class PlatformMessages {
    */
   batchSend(input: BatchSendInput, options: RequestOptions = {}): ApiPromise<void> {
     return this.#http.run(async (json) => {
+      refuseNearMisses(options, REQUEST_KEYS, 'messages.batchSend');
       const result = safeCheck(hot(batchSendBodySchema), input);
       if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
       await json('platform', {
@@ -196,6 +202,7 @@ export class PlatformMessages {
   batchSendAll(input: BatchSendInput, options: BatchSendAllOptions = {}): ApiPromise<BatchSendAllResult> {
     const opts = optionsOf(options);
     return this.#http.run(async (json) => {
+      refuseNearMisses(opts, batchSendAllKeys, 'messages.batchSendAll');
       const result = safeCheck(hot(batchSendAllInputSchema), input);
       if (!result.ok) throw new MessageValidationError(result.issues, 'batch send');
       const size = opts.chunkSize ?? BATCH_SEND_MAX;

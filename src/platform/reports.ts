@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { REQUEST_KEYS, type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError, invalidArgument } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
+import { type OptionKeys, refuseNearMisses } from '../core/option-keys.js';
 import type { QueryParams } from '../core/transport-request.js';
 import { argumentsCheck, optionsOf, requireInstant, toWire } from './arguments.js';
 import { addMonth } from './calendar-month.js';
@@ -48,6 +49,11 @@ export interface FeedbacksRangeOptions extends RequestOptions {
   onProgress?: ((progress: FeedbacksRangeProgress) => void) | undefined;
 }
 
+/** `feedbacksRange`'s options, every one (see `OptionKeys`). */
+const FEEDBACKS_RANGE_KEYS = [...REQUEST_KEYS, 'windowDays', 'onProgress'] as const;
+const feedbacksRangeKeys: OptionKeys<FeedbacksRangeOptions, typeof FEEDBACKS_RANGE_KEYS> =
+  FEEDBACKS_RANGE_KEYS;
+
 /** Where a `feedbacksRange` stands. */
 export interface FeedbacksRangeProgress {
   /** Windows fetched so far, of `total`. */
@@ -89,6 +95,7 @@ export class Reports {
   get(query?: ReportQuery, options?: RequestOptions): ApiPromise<Report | GroupBasedReport>;
   get(query: ReportQuery = {}, options: RequestOptions = {}): ApiPromise<Report | GroupBasedReport> {
     return this.#http.run((json) => {
+      refuseNearMisses(options, REQUEST_KEYS, 'reports.get');
       const q = argumentsCheck(reportQuerySchema, query, 'reports.get query');
       const schema = q.group_based === true ? groupBasedReportSchema : reportSchema;
       return this.#get(json, '/reports/', { ...q }, options, schema);
@@ -106,6 +113,7 @@ export class Reports {
     options: RequestOptions = {},
   ): ApiPromise<ConversationRecord[]> {
     return this.#http.run((json) => {
+      refuseNearMisses(options, REQUEST_KEYS, 'reports.conversations');
       const q = argumentsCheck(conversationsQuerySchema, query, 'reports.conversations query');
       return this.#get(json, '/reports/conversations/', { ...q }, options, conversationsResponseSchema);
     });
@@ -118,7 +126,10 @@ export class Reports {
    * const nps = await platform.reports.feedbacks({ type: 'nps', start_date: '2024-05-01T00:00:00Z', end_date: '2024-05-31T23:59:59Z' });
    */
   feedbacks(query: FeedbacksQuery = {}, options: RequestOptions = {}): ApiPromise<Feedback[]> {
-    return this.#http.run((json) => this.#feedbacks(json, query, options));
+    return this.#http.run((json) => {
+      refuseNearMisses(options, REQUEST_KEYS, 'reports.feedbacks');
+      return this.#feedbacks(json, query, options);
+    });
   }
 
   /** `GET path` on the platform host, its answer checked against `schema`. */
@@ -159,6 +170,7 @@ export class Reports {
   feedbacksRange(query: FeedbacksRangeQuery, options: FeedbacksRangeOptions = {}): ApiPromise<Feedback[]> {
     const opts = optionsOf(options);
     return this.#http.run(async (json) => {
+      refuseNearMisses(opts, feedbacksRangeKeys, 'reports.feedbacksRange');
       const from = requireInstant(query?.from, 'feedbacksRange from');
       const to = requireInstant(query?.to, 'feedbacksRange to');
       if (to < from)

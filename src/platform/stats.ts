@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ApiPromise } from '../core/api-promise.js';
-import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { REQUEST_KEYS, type RequestOptions, requestOf } from '../core/call-options.js';
 import { ConfigurationError } from '../core/errors.js';
+import { refuseNearMisses } from '../core/option-keys.js';
 import { nullableFigure, optionalText } from './fields.js';
 import type { PlatformHttp } from './http.js';
 
@@ -68,6 +69,7 @@ export class Stats {
    */
   get(options: RequestOptions = {}): ApiPromise<StatsChannel[]> {
     return this.#http.run(async (json) => {
+      refuseNearMisses(options, REQUEST_KEYS, 'stats.get');
       return json('stream', { method: 'GET', path: '/stats', ...requestOf(options) }, statsResponseSchema);
     });
   }

@@ -6,6 +6,7 @@ import {
   StreamError,
 } from '../core/errors.js';
 import { callHook } from '../core/hooks.js';
+import { type OptionKeys, refuseNearMisses } from '../core/option-keys.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport-request.js';
 import { argumentsCheck, optionsOf, requireInstant } from './arguments.js';
@@ -15,6 +16,7 @@ import type { PlatformHttp } from './http.js';
 import {
   checkStreamOptions,
   requestRecords,
+  STREAM_KEYS,
   STREAM_MAX_SPAN_MS,
   type StreamOptions,
   streamSpanAttributes,
@@ -52,6 +54,10 @@ export interface StreamRangeOptions extends StreamOptions {
   onProgress?: ((progress: StreamRangeProgress) => void) | undefined;
 }
 
+/** `messages.streamRange`'s options, every one (see `OptionKeys`). */
+const STREAM_RANGE_KEYS = [...STREAM_KEYS, 'windowMs', 'maxPerRequest', 'skipIds', 'onProgress'] as const;
+const streamRangeKeys: OptionKeys<StreamRangeOptions, typeof STREAM_RANGE_KEYS> = STREAM_RANGE_KEYS;
+
 /** Where a `streamRange` stands. */
 export interface StreamRangeProgress {
   /** Records delivered so far. */
@@ -77,6 +83,7 @@ export function streamRange(
   given: StreamRangeOptions,
 ): AsyncGenerator<StreamMessage, void, undefined> {
   const options = optionsOf(given);
+  refuseNearMisses(options, streamRangeKeys, 'messages.streamRange');
   if (typeof query !== 'object' || query === null) {
     throw new ConfigurationError('messages.streamRange needs { from, to, ...query }.');
   }

@@ -1,6 +1,7 @@
-import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { REQUEST_KEYS, type RequestOptions, requestOf } from '../core/call-options.js';
 import { durationMs } from '../core/duration.js';
 import { headerValue } from '../core/headers.js';
+import { type OptionKeys, refuseNearMisses } from '../core/option-keys.js';
 import { tracedRecords, tracingLoaded } from '../core/tracing.js';
 import type { QueryParams } from '../core/transport-request.js';
 import { argumentsCheck, optionsOf, toWire } from './arguments.js';
@@ -40,6 +41,10 @@ export interface StreamOptions extends RequestOptions {
   validate?: 'light' | 'full' | undefined;
 }
 
+/** `messages.stream`'s options, every one (see `OptionKeys`); `streamRange`'s take these and its own. */
+export const STREAM_KEYS = [...REQUEST_KEYS, 'idleTimeoutMs', 'validate'] as const;
+const streamKeys: OptionKeys<StreamOptions, typeof STREAM_KEYS> = STREAM_KEYS;
+
 /** @internal Checks the arguments of `messages.stream` now, so that a mistake throws at the call, not at the first pull. */
 export function streamMessages(
   http: PlatformHttp,
@@ -47,6 +52,7 @@ export function streamMessages(
   given: StreamOptions,
 ): AsyncGenerator<StreamMessage, void, undefined> {
   const options = optionsOf(given);
+  refuseNearMisses(options, streamKeys, 'messages.stream');
   const q = argumentsCheck(streamQuerySchema, query, 'messages.stream query');
   checkStreamOptions(options);
   const wire: QueryParams = {

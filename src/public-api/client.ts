@@ -1,6 +1,7 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
-import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { REQUEST_KEYS, type RequestOptions, requestOf } from '../core/call-options.js';
 import {
+  COMMON_CLIENT_KEYS,
   type CommonClientOptions,
   refuseVersionSuffix,
   requireBaseUrl,
@@ -8,6 +9,7 @@ import {
   transportConfigOf,
 } from '../core/client-options.js';
 import { ConfigurationError } from '../core/errors.js';
+import { type OptionKeys, refuseNearMisses } from '../core/option-keys.js';
 import { isBelowBase } from '../core/request-path.js';
 import type { RetryRules } from '../core/retry-policy.js';
 import { refusedSecretAdvice, type SecretKind } from '../core/secret-advice.js';
@@ -37,6 +39,23 @@ export interface PublicApiRequestOptions extends RequestOptions {
    */
   idempotent?: boolean | undefined;
 }
+
+/** `new PublicApiClient`'s options, every one (see `OptionKeys`). */
+const CLIENT_KEYS = [
+  'secretKey',
+  'baseUrl',
+  'onPremBase',
+  'timeoutMs',
+  'maxRetries',
+  'maxRetryWaitMs',
+  'fetch',
+  ...COMMON_CLIENT_KEYS,
+] as const;
+const clientKeys: OptionKeys<PublicApiClientOptions, typeof CLIENT_KEYS> = CLIENT_KEYS;
+
+/** `request()`'s options, every one (see `OptionKeys`). */
+const REQUEST_CALL_KEYS = [...REQUEST_KEYS, 'query', 'body', 'idempotent'] as const;
+const requestKeys: OptionKeys<PublicApiRequestOptions, typeof REQUEST_CALL_KEYS> = REQUEST_CALL_KEYS;
 
 /** A 429 is answered before anything is done, so it is retried; nothing else is named safe by the spec. */
 export const PUBLIC_API_RETRY_RULES: RetryRules = { retryableCodes: [], neverRetryCodes: [] };
@@ -71,6 +90,7 @@ export class PublicApiClient {
         'new PublicApiClient(options) needs an options object with secretKey and baseUrl.',
       );
     }
+    refuseNearMisses(options, clientKeys, 'new PublicApiClient');
     this.#secretKey = requireSecret(options.secretKey, 'secretKey', 'the organisation secret key (sk_...)', {
       scheme: 'Bearer',
     });
@@ -108,6 +128,7 @@ export class PublicApiClient {
     path: string,
     options: PublicApiRequestOptions,
   ): Promise<WithResponse<unknown>> {
+    refuseNearMisses(options, requestKeys, 'request');
     if (!isBelowBase(path)) {
       throw new ConfigurationError(
         `request() path must start with '/' and be below the base URL (no '.' or '..' segment, no lone surrogate), without a query (use options.query); got '${String(path)}'.`,

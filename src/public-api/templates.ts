@@ -1,6 +1,7 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
-import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { REQUEST_KEYS, type RequestOptions, requestOf } from '../core/call-options.js';
 import { unexpectedAnswer } from '../core/errors.js';
+import { type OptionKeys, refuseNearMisses } from '../core/option-keys.js';
 import type { DeepReadonly } from '../core/plain-data.js';
 import { isRecord, stringField } from '../core/plain-data.js';
 import { idSegment } from '../core/request-path.js';
@@ -22,6 +23,10 @@ export interface CreateTemplateOptions extends RequestOptions {
    */
   validate?: boolean | undefined;
 }
+
+/** `templates.create`'s options, every one (see `OptionKeys`). */
+const CREATE_KEYS = [...REQUEST_KEYS, 'validate'] as const;
+const createKeys: OptionKeys<CreateTemplateOptions, typeof CREATE_KEYS> = CREATE_KEYS;
 
 /** The public API's template operations. Only create has a documented path; the rest go through `request()`. */
 export class Templates {
@@ -73,6 +78,8 @@ export class Templates {
     template: DeepReadonly<TemplateCreateRequest>,
     options: CreateTemplateOptions,
   ): Promise<WithResponse<TemplateCreated>> {
+    // First: `{ Validate: false }` ignored would refuse the template the caller meant the server to judge.
+    refuseNearMisses(options, createKeys, 'templates.create');
     const path = templatesPath(appId);
     const body = options.validate === false ? template : checkedCopy(template);
     const { data, response, attempts, call } = await this.#transport.json({

@@ -111,6 +111,29 @@ describe('createRouter checks every option when the router is made', () => {
     }
   });
 
+  it.each([
+    ['session_ttl_ms', 'sessionTtlMs'],
+    ['onerror', 'onError'],
+    ['fallback_template', 'fallbackTemplate'],
+    ['replyLedgerTTLMs', 'replyLedgerTtlMs'],
+    ['sesions', 'sessions'],
+  ])("refuses %s, a near miss, naming %s: a JavaScript caller's typo is not ignored", (key, meant) => {
+    const { gw, sent } = gateway();
+    const error = thrownBy(() => createRouter({ gateway: gw, [key]: 1000 } as never));
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toBe(`createRouter: unknown option '${key}': did you mean '${meant}'?`);
+    expect(sent).toHaveLength(0);
+  });
+
+  it('names a mistyped gateway as the near miss it is, not as a missing gateway; leaves a key close to none alone', () => {
+    const { gw, sent } = gateway();
+    const error = thrownBy(() => createRouter({ Gateway: gw } as never));
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toBe("createRouter: unknown option 'Gateway': did you mean 'gateway'?");
+    expect(thrownBy(() => createRouter({ gateway: gw, tenant: 'acme', db: {} } as never))).toBeUndefined();
+    expect(sent).toHaveLength(0);
+  });
+
   it('a missing gateway stays a ConversationError (invalid_options)', () => {
     for (const gateway of [undefined, {}, { messages: {} }, 'gw'])
       expect(thrownBy(() => createRouter({ gateway } as never))).toMatchObject({

@@ -186,3 +186,52 @@ describe('per-call options on every platform method', () => {
     expect(error === reason || (error as { cause?: unknown } | undefined)?.cause === reason).toBe(true);
   });
 });
+
+describe("a per-call option's near-miss key, from a caller with no type checker", () => {
+  /** What the call ends with: its rejection, or the throw of a stream's arguments at the call. */
+  const outcome = (run: () => Promise<unknown>): Promise<unknown> =>
+    Promise.resolve()
+      .then(run)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+  const refusal = (error: unknown) => [(error as Error).constructor, (error as Error).message];
+
+  it.each(calls)('%s refuses timeout_ms, naming timeoutMs, before any request', async (name, call) => {
+    const seen = answerAll(() => HttpResponse.json({}));
+    const error = await outcome(() => call({ timeout_ms: 50 } as RequestOptions));
+    expect(refusal(error)).toEqual([
+      ConfigurationError,
+      `${name}: unknown option 'timeout_ms': did you mean 'timeoutMs'?`,
+    ]);
+    expect(seen).toHaveLength(0);
+  });
+
+  it.each([
+    ['messages.batchSendAll', 'chunk_size', 'chunkSize'],
+    ['reports.feedbacksRange', 'windowdays', 'windowDays'],
+    ['messages.stream', 'idleTimeoutMS', 'idleTimeoutMs'],
+    ['messages.streamRange', 'skip_ids', 'skipIds'],
+    ['messages.streamRange', 'retries', 'maxRetries'],
+  ])('%s refuses %s, one of its own options mistyped, naming %s', async (name, key, meant) => {
+    const seen = answerAll(() => HttpResponse.json({}));
+    const [, call] = calls.find(([n]) => n === name)!;
+    const error = await outcome(() => call({ [key]: 1 } as RequestOptions));
+    expect(refusal(error)).toEqual([
+      ConfigurationError,
+      `${name}: unknown option '${key}': did you mean '${meant}'?`,
+    ]);
+    expect(seen).toHaveLength(0);
+  });
+
+  it.each(calls)(
+    "%s leaves a key close to no option alone (an object of the caller's spread in)",
+    async (name, call) => {
+      const seen = answerAll(() => HttpResponse.json({}, { status: 400 }));
+      const options = { headers: { 'x-call': name }, requestContext: { user: 7 }, batch: 1 };
+      await outcome(() => call(options as RequestOptions));
+      expect(seen[0]?.get('x-call')).toBe(name);
+    },
+  );
+});

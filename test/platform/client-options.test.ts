@@ -83,3 +83,48 @@ describe('PlatformClient options', () => {
     expect(client.platformUrl).toBe('https://platform.test/api');
   });
 });
+
+describe("new PlatformClient: an option's near-miss key", () => {
+  it.each([
+    ['platformURL', 'platformUrl'],
+    ['stream_url', 'streamUrl'],
+    ['userName', 'username'],
+    ['tokenstore', 'tokenStore'],
+    ['timeout', 'timeoutMs'],
+    ['max_retries', 'maxRetries'],
+  ])(
+    '%s is refused, naming %s (before the missing option it stood for is), and nothing is sent',
+    (key, meant) => {
+      let requests = 0;
+      const fetch = async () => {
+        requests++;
+        return new Response('{}');
+      };
+      // The option meant is missing, as it is when its name is mistyped: the near miss is what is named.
+      const options: Record<string, unknown> = { ...base, token: 'tok-abcdef', fetch, [key]: 'x' };
+      delete options[meant];
+      const error = (() => {
+        try {
+          make(options)();
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect((error as Error).message).toBe(
+        `new PlatformClient: unknown option '${key}': did you mean '${meant}'?`,
+      );
+      expect(requests).toBe(0);
+    },
+  );
+
+  it('a key close to no option is left alone', () => {
+    const client = new PlatformClient({
+      ...base,
+      token: 'tok-abcdef',
+      region: 'eu',
+    } as PlatformClientOptions);
+    expect(client.platformUrl).toBe(base.platformUrl);
+  });
+});

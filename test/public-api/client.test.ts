@@ -363,6 +363,75 @@ describe('PublicApiClient construction', () => {
   });
 });
 
+describe("PublicApiClient: an option's near-miss key, from a caller with no type checker", () => {
+  const outcome = (call: () => Promise<unknown>) =>
+    call().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  /** Counts the requests the public API receives. */
+  function counted() {
+    const seen = { requests: 0 };
+    server.use(
+      http.all(`${API}/*`, () => {
+        seen.requests++;
+        return HttpResponse.json({ ok: 1 });
+      }),
+    );
+    return seen;
+  }
+
+  it.each([
+    ['base_url', 'baseUrl'],
+    ['secretkey', 'secretKey'],
+    ['onPremBASE', 'onPremBase'],
+    ['maxRetryWaitMS', 'maxRetryWaitMs'],
+    ['timeout', 'timeoutMs'],
+  ])('new PublicApiClient refuses %s, naming %s, and nothing is sent', (key, meant) => {
+    const seen = counted();
+    const options: Record<string, unknown> = { secretKey: SECRET, baseUrl: API, [key]: API };
+    delete options[meant];
+    expect(() => new PublicApiClient(options as never)).toThrow(
+      new ConfigurationError(`new PublicApiClient: unknown option '${key}': did you mean '${meant}'?`),
+    );
+    expect(seen.requests).toBe(0);
+  });
+
+  it.each([
+    ['Query', 'query'],
+    ['idempotant', 'idempotent'],
+    ['max_retries', 'maxRetries'],
+  ])('request() refuses %s, naming %s, before any request', async (key, meant) => {
+    const seen = counted();
+    const error = await outcome(() => api().request('GET', '/wa/a1/templates', { [key]: 1 } as never));
+    expect(error).toEqual(
+      new ConfigurationError(`request: unknown option '${key}': did you mean '${meant}'?`),
+    );
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(seen.requests).toBe(0);
+  });
+
+  it("templates.create refuses { Validate: false } before the template's own check, and sends nothing", async () => {
+    const seen = counted();
+    const bad = { ...template, name: 'Bad Name' };
+    const error = await outcome(() => api().templates.create('a1', bad, { Validate: false } as never));
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toBe(
+      "templates.create: unknown option 'Validate': did you mean 'validate'?",
+    );
+    expect(seen.requests).toBe(0);
+  });
+
+  it('a key close to no option is left alone, in the client and in a call', async () => {
+    const seen = counted();
+    const client = api({ region: 'eu' });
+    await expect(
+      client.request('GET', '/wa/a1/templates', { requestContext: { user: 7 } } as never),
+    ).resolves.toEqual({ ok: 1 });
+    expect(seen.requests).toBe(1);
+  });
+});
+
 describe('templates.create input', () => {
   /** Every request the public API receives, as `METHOD path`, and the bodies of the template creates. */
   function recordRequests() {
