@@ -20,13 +20,15 @@ import { gzipSync } from 'node:zlib';
  * 16 KB, still under zod/mini's return. Then `createRouter`'s checks of every option and the one rule for what a
  * session may hold (an outside audit's findings: bad options failed every event later, with plain TypeErrors), about
  * 1.1 KB: 17 KB, still under zod/mini's return. Then the refusal of a near-miss key in `createRouter`'s options
- * (`session_ttl_ms`, `onerror`: the options' "did you mean", `core/option-keys.ts`), 630 bytes: 17,329 of 17,408, 79
- * bytes of room left. What a Worker pays, bundled and minified, is the cold-start bench's figure.
+ * (`session_ttl_ms`, `onerror`: the options' "did you mean", `core/option-keys.ts`), 630 bytes, and the router's
+ * warning for a lock whose release failed in place of failing a handled event (an outside audit's finding), about
+ * 200: 17,527 bytes, over 17 KB; the budget moved to 18 KB, still well under zod/mini's return (about 29 KB with
+ * it). What a Worker pays, bundled and minified, is the cold-start bench's figure.
  */
 export const BUDGETS_GZIP_BYTES: Readonly<Record<string, number>> = {
   templates: 24 * 1024,
   webhooks: 30 * 1024,
-  conversations: 17 * 1024,
+  conversations: 18 * 1024,
 };
 
 /**
