@@ -4,6 +4,7 @@
  * `WaGatewayDurableObject` (bound as `WA_STATE`); the others bind the same class by `scriptName`, so every Worker
  * reaches the same objects while each runs in an isolate of its own. Each Worker has its own socket on 127.0.0.1.
  */
+import { createServer } from 'node:net';
 import { Miniflare } from 'miniflare';
 import { bundleFor, type TargetBundle } from '../../bench/bundle-size.js';
 
@@ -56,4 +57,19 @@ export async function startWorkers(app: string, options: FleetOptions = {}): Pro
     Array.from({ length: isolates }, async (_, i) => (await mf.unsafeGetDirectURL(`isolate-${i}`)).origin),
   );
   return { urls, bundle, dispose: () => mf.dispose() };
+}
+
+/**
+ * A port free on 127.0.0.1 now: a fleet that talks to a gateway (the testing kit's sandbox) needs its address before
+ * either is started, as each is given the other's.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

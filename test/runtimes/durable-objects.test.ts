@@ -4,11 +4,10 @@
  * isolates with nothing in memory in common, over real SQLite-backed Durable Objects. The gateway is the testing
  * kit's sandbox on 127.0.0.1: what it received is what the Worker really sent.
  */
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { messageEnvelope, textMessage } from '../../src/testing/webhook-fixtures.js';
-import { startWorkers, type WorkerFleet } from '../helpers/workerd.js';
+import { freePort, startWorkers, type WorkerFleet } from '../helpers/workerd.js';
 import { type BotState, SECRET } from './apps/durable-bot.js';
 
 const app = new URL('./apps/durable-bot-worker.ts', import.meta.url).pathname;
@@ -16,17 +15,6 @@ const app = new URL('./apps/durable-bot-worker.ts', import.meta.url).pathname;
 let fleet: WorkerFleet;
 let sandbox: Sandbox;
 let seq = 0;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const now = () => String(Math.floor(Date.now() / 1000));
 const customer = () => `99890${String(1_000_000 + Math.floor(Math.random() * 8_000_000))}`;

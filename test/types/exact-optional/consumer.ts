@@ -247,7 +247,7 @@ export const options = [
   { steps: {}, timeoutMs: maybe(), onTimeout: maybe() } satisfies FlowDefinition<object>,
   { lockWaitMs: maybe(), maxKeys: maybe(), now: maybe() } satisfies MemorySessionStoreOptions,
   { maxKeys: maybe(), now: maybe() } satisfies MemoryWindowStoreOptions,
-  { namespace, prefix: maybe() } satisfies DurableObjectStoreOptions,
+  { namespace, prefix: maybe(), timeoutMs: maybe() } satisfies DurableObjectStoreOptions,
   { namespace, lockWaitMs: maybe() } satisfies DurableObjectSessionStoreOptions,
   { namespace, ttlMs: maybe() } satisfies DurableObjectWindowStoreOptions,
   { namespace, ttlMs: maybe() } satisfies DurableObjectIdempotencyStoreOptions,
