@@ -432,10 +432,52 @@ export class QueueCore {
     // The gateway's refusal is news to whoever runs the workers; a person's pause is not.
     if (before === 'running' && hold.by === 'gateway') {
       log(this.logger, 'warn', `wa-gateway-sdk: CampaignQueue paused a campaign (${hold.code})`, {
+        campaign,
         by: hold.by,
       });
     }
     return before;
+  }
+
+  /**
+   * Records every message of a cancelled campaign that is still queued as not sent (`CANCELLED`), then removes
+   * their jobs. `cancel` runs it; so does a worker's poll that finds a cancelled campaign with messages still
+   * queued (a `cancel` cut off during its scan: a person's Ctrl-C, a pod killed, a Redis error), so the report
+   * adds up whichever way it ends. Two runs at once record each message once (the ledger's compare-and-set).
+   * `signal` (a worker's closing) stops it between pages.
+   */
+  async finishCancel(campaign: string, op: string, signal?: AbortSignal): Promise<void> {
+    // One queue held across the scan: its pause, the stopped messages, then its drain and resume.
+    await this.withBull(campaign, async (bull) => {
+      await call(op, () => bull.pause());
+      for await (const page of this.ledger.scan(campaign)) {
+        // A worker closing stops here; the next poll (its own, or another worker's) goes on from the start.
+        if (signal?.aborted) return;
+        for (const [kh, entry] of page) {
+          if (entry.state !== 'q') continue;
+          const error = recordedRefusal(
+            'CANCELLED',
+            'the campaign was cancelled before this message was sent',
+            false,
+          );
+          await this.change(
+            campaign,
+            kh,
+            this.rh(entry.to),
+            entry,
+            { ...entry, state: 'n', detail: 'CANCELLED' },
+            {
+              done: true,
+              counts: { queued: -1, notSent: 1, cancelled: 1 },
+              record: this.recordOf(entry, { index: 0, ok: false, error, notSent: true }),
+            },
+          );
+        }
+      }
+      // The jobs of what was stopped: removed, so nothing of the campaign waits in BullMQ.
+      await call(op, () => bull.drain(true));
+      await call(op, () => bull.resume());
+    });
   }
 
   /** Whether a wamid was recorded by some campaign send: a status for it explains nothing in doubt. */

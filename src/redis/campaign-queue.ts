@@ -644,35 +644,7 @@ export class CampaignQueue implements CampaignQueueView {
       core.ledger.state(campaign, 'cancel', JSON.stringify(hold), Date.now()),
     );
     if (before === 'unknown') throw unknown(campaign, op);
-    // One queue held across the scan: its pause, the stopped messages, then its drain and resume.
-    await core.withBull(campaign, async (bull) => {
-      await call(op, () => bull.pause());
-      for await (const page of core.ledger.scan(campaign)) {
-        for (const [kh, entry] of page) {
-          if (entry.state !== 'q') continue;
-          const error = recordedRefusal(
-            'CANCELLED',
-            'the campaign was cancelled before this message was sent',
-            false,
-          );
-          await core.change(
-            campaign,
-            kh,
-            core.rh(entry.to),
-            entry,
-            { ...entry, state: 'n', detail: 'CANCELLED' },
-            {
-              done: true,
-              counts: { queued: -1, notSent: 1, cancelled: 1 },
-              record: core.recordOf(entry, { index: 0, ok: false, error, notSent: true }),
-            },
-          );
-        }
-      }
-      // The jobs of what was stopped: removed, so nothing of the campaign waits in BullMQ.
-      await call(op, () => bull.drain(true));
-      await call(op, () => bull.resume());
-    });
+    await core.finishCancel(campaign, op);
     const counts = await call(op, () => core.ledger.counts(campaign));
     return Number(counts['cancelled'] ?? 0);
   }

@@ -199,6 +199,8 @@ class Workers implements CampaignWorker {
   readonly #runs = new Map<string, Run>();
   /** Registrations read with no work: a campaign is looked at again when it is registered again. */
   readonly #idle = new Map<string, string>();
+  /** Cancels this process finishes (a `cancel` cut off during its scan), by campaign: one at a time each. */
+  readonly #finishing = new Map<string, Promise<void>>();
   /** Aborts sends waiting for the limiter when the worker closes. */
   readonly #closing = new AbortController();
   readonly #first: Promise<void>;
@@ -239,6 +241,7 @@ class Workers implements CampaignWorker {
     this.#closed ??= (async () => {
       this.#closing.abort();
       await this.#loop?.catch(() => {});
+      await Promise.all(this.#finishing.values());
       await Promise.all([...this.#runs.keys()].map((c) => this.#stop(c)));
       await closeRedis(this.#connection);
     })();
@@ -270,9 +273,9 @@ class Workers implements CampaignWorker {
           this.#report(error, { campaign, stage: 'parked statuses' });
           return 1;
         });
-        const work =
-          counts['state'] !== 'cancelled' &&
-          Number(counts['queued'] ?? 0) + Number(counts['sending'] ?? 0) > 0;
+        const cancelled = counts['state'] === 'cancelled';
+        if (cancelled && Number(counts['queued'] ?? 0) > 0) this.#finishCancel(campaign);
+        const work = !cancelled && Number(counts['queued'] ?? 0) + Number(counts['sending'] ?? 0) > 0;
         if (work && !this.#runs.has(campaign) && !this.#closing.signal.aborted) this.#start(campaign);
         if (work && counts['state'] !== 'paused') await this.#unpause(campaign);
         if (!work) {
@@ -283,6 +286,20 @@ class Workers implements CampaignWorker {
     } catch (error) {
       this.#report(error, { stage: 'registry' });
     }
+  }
+
+  /**
+   * A cancelled campaign with messages still queued: its `cancel` was cut off during its scan (a person's Ctrl-C, a
+   * pod killed, a Redis error), which left them queued and its BullMQ queue paused. Finished here, in the
+   * background so that the other campaigns' polls go on, and stopped between pages when the worker closes.
+   */
+  #finishCancel(campaign: string): void {
+    if (this.#finishing.has(campaign) || this.#closing.signal.aborted) return;
+    const finishing = this.#core
+      .finishCancel(campaign, ROLE, this.#closing.signal)
+      .catch((error: unknown) => this.#report(error, { campaign, stage: 'cancel' }))
+      .finally(() => this.#finishing.delete(campaign));
+    this.#finishing.set(campaign, finishing);
   }
 
   /**

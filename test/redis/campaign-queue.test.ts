@@ -192,6 +192,67 @@ describeRedis('CampaignQueue: a campaign of no messages', () => {
   });
 });
 
+describeRedis('CampaignQueue: a cancel cut off during its scan', () => {
+  let redis: Redis;
+  useRedis((_s, client) => {
+    redis = client;
+  });
+
+  it('is finished by the workers: what was queued is recorded not sent, and the BullMQ queue is resumed and empty', async () => {
+    const prefix = 'cut:';
+    const queue = new CampaignQueue({ redis, prefix });
+    // Never reached: a cancelled campaign sends nothing.
+    const gateway = new GatewayClient({
+      apiKey: 'sk_test_x',
+      baseUrl: 'http://127.0.0.1:9',
+      rateLimit: false,
+    });
+    const core = queueCoreOf(redis, prefix);
+    const worker = queue.work({ gateway, pollMs: 50 });
+    try {
+      // Scheduled an hour ahead: nothing is sent before the cut.
+      const recipients = ['998900000301', '998900000302', '998900000303'];
+      await queue.enqueue(
+        'cut',
+        recipients.map((to) => text(to)),
+        { startAt: Date.now() + 3_600_000 },
+      );
+      // What a `cancel` cut off after its first two steps leaves (a person's Ctrl-C, a pod killed, a Redis error):
+      // the campaign cancelled, its BullMQ queue paused, its messages still queued.
+      const hold = { code: 'CANCELLED', description: 'cut', at: new Date().toISOString(), by: 'person' };
+      expect(await core.ledger.state('cut', 'cancel', JSON.stringify(hold), Date.now())).toBe('running');
+      await core.withBull('cut', (bull) => bull.pause());
+      await waitFor(
+        async () => (await queue.status('cut'))?.queued === 0,
+        'the workers to finish the cancel',
+      );
+      expect(await queue.status('cut')).toMatchObject({
+        state: 'cancelled',
+        queued: 0,
+        inFlight: 0,
+        notSent: 3,
+      });
+      const report = await queue.report('cut');
+      expect(report?.funnel).toMatchObject({ accepted: 0, notSent: 3 });
+      for (const to of recipients) {
+        expect(await queue.message('cut', to)).toMatchObject({ state: 'not_sent', code: 'CANCELLED' });
+      }
+      // Nothing of the campaign waits in BullMQ, and its queue is not left paused.
+      await waitFor(
+        () => core.withBull('cut', async (bull) => !(await bull.isPaused())),
+        'the BullMQ queue to be resumed',
+      );
+      expect(
+        await core.withBull('cut', (bull) => bull.getJobCounts('waiting', 'delayed', 'paused', 'active')),
+      ).toEqual({ waiting: 0, delayed: 0, paused: 0, active: 0 });
+    } finally {
+      await worker.close();
+      await queue.close();
+      await core.close();
+    }
+  });
+});
+
 describeRedis('CampaignQueue workers whose job lock is lost', () => {
   let server: RedisServer;
   useRedis((s) => {

@@ -152,11 +152,13 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
   const applies = new Set<Promise<void>>();
   const open: { close(): Promise<void> }[] = [];
   let warnings: string[] = [];
+  let warningMeta: unknown[] = [];
 
   beforeEach(async () => {
     await target().flush();
     applyTo = undefined;
     warnings = [];
+    warningMeta = [];
     const handler = createNodeWebhookHandler({
       secret: SECRET,
       onEvent: async (event) => {
@@ -205,7 +207,13 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     const queue = new CampaignQueue({
       redis: await target().newClient(),
       prefix: PREFIX,
-      logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(m) },
+      logger: {
+        warn: (m, meta) => {
+          warnings.push(m);
+          warningMeta.push(meta);
+        },
+        error: (m) => warnings.push(m),
+      },
       ...options,
     });
     open.push(queue);
@@ -506,6 +514,8 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
     expect(paused?.hold).toMatchObject({ code: 'BILL_001', by: 'gateway' });
     await waitFor(() => warnings.length > 0, 'the pause to be logged');
     expect(warnings[0]).toBe('wa-gateway-sdk: CampaignQueue paused a campaign (BILL_001)');
+    // Which campaign, for whoever runs the workers of several.
+    expect(warningMeta[0]).toEqual({ campaign: 'bill', by: 'gateway' });
     await waitFor(async () => (await queue.status('bill'))?.inFlight === 0, 'the sends in flight to end');
     expect(sandbox.simulator.sent.length).toBeLessThan(40);
     // Paused: the workers' jobs wait in a paused BullMQ queue, none of them running (and the sandbox has money
