@@ -223,7 +223,9 @@ export class CampaignQueue implements CampaignQueueView {
    * Adds a campaign's messages, each under its key (default its recipient): a key the campaign has already adds
    * nothing. Written `batchSize` at a time, each step one script, then its jobs; an enqueue cut off half-way is
    * completed by enqueuing the same messages again. No messages at all creates the campaign, `finished` with
-   * nothing to send. Each message is checked before anything is written. Throws
+   * nothing to send. Each message is checked before it is written; an array is checked whole before anything is
+   * written, while a cursor is read as it goes, so a bad message there stops the enqueue after the batches before
+   * it (its error says how many: fix it and enqueue the same messages again). Throws
    * `CampaignQueueError` (`cancelled`) for a cancelled campaign, `MessageValidationError` for a message the
    * gateway's rules refuse, `ConfigurationError` for a message without a key or one that is not JSON.
    *
@@ -267,10 +269,9 @@ export class CampaignQueue implements CampaignQueueView {
         `${op} takes the messages as an iterable or an async iterable (a cursor).`,
       );
     }
-    let index = 0;
-    for await (const message of messages as AsyncIterable<DeepReadonly<OutboundMessage>>) {
-      // Checked as the worker will check it, before anything is written: a message that cannot be sent, or
-      // stored, never gets a ledger entry that no job could carry.
+    // Checked as the worker will check it, before it is written: a message that cannot be sent, or stored, never
+    // gets a ledger entry that no job could carry.
+    const entryOf = (message: DeepReadonly<OutboundMessage>, index: number) => {
       checkMessage(message, index, op);
       const key = keyOfMessage(message, index);
       if (typeof key !== 'string' || key === '' || key.length > 256 || /\p{Cc}/u.test(key)) {
@@ -278,7 +279,23 @@ export class CampaignQueue implements CampaignQueueView {
           `${op}: message ${index} has no key: give each message a \`to\`, or a \`key\` function answering 1 to 256 characters without control characters.`,
         );
       }
-      batch.push({ message, key });
+      return { message, key };
+    };
+    // An array is all there: checked whole first, so a bad message writes nothing.
+    if (Array.isArray(messages)) messages.forEach(entryOf);
+    let index = 0;
+    for await (const message of messages as AsyncIterable<DeepReadonly<OutboundMessage>>) {
+      try {
+        batch.push(entryOf(message, index));
+      } catch (error) {
+        const written = result.added + result.existing;
+        if (written > 0 && error instanceof Error) {
+          error.message +=
+            ` (${written} message(s) before it were enqueued, and are sent when the campaign runs: fix or remove ` +
+            'this one and enqueue the same messages again; those enqueued already add nothing)';
+        }
+        throw error;
+      }
       index++;
       if (batch.length >= size) await flush();
     }

@@ -1,7 +1,7 @@
 /** CampaignQueue on one real redis-server (the same suite runs on a Redis Cluster: cluster.proof.test.ts). */
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
-import { GatewayClient, type SendLimiter } from '../../src/index.js';
+import { GatewayClient, MessageValidationError, type SendLimiter } from '../../src/index.js';
 import { startCampaignWorker } from '../../src/redis/campaign-worker.js';
 import { CampaignQueue, RedisStoreError } from '../../src/redis/index.js';
 import { startServer } from '../helpers/http-server.js';
@@ -192,6 +192,57 @@ describeRedis('CampaignQueue: a campaign of no messages', () => {
   });
 });
 
+describeRedis('CampaignQueue.enqueue and a message the gateway would refuse', () => {
+  let redis: Redis;
+  useRedis((_s, client) => {
+    redis = client;
+  });
+
+  const list = () => [
+    text('998900000401'),
+    text('998900000402'),
+    text('998900000403'),
+    // The fourth: a number written as people write it, refused by the gateway's rules.
+    text('+998 90 000-04-04'),
+    text('998900000405'),
+  ];
+
+  it('an array is checked whole first: nothing is written', async () => {
+    const queue = new CampaignQueue({ redis, prefix: 'whole:' });
+    try {
+      const error = await queue.enqueue('whole', list(), { batchSize: 2 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MessageValidationError);
+      expect((error as Error).message).toContain('Invalid message 3');
+      expect((error as Error).message).not.toContain('enqueued');
+      expect(await queue.status('whole')).toBeUndefined();
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('a cursor stops at the bad message, and its error says how many were enqueued before it and what to do', async () => {
+    const queue = new CampaignQueue({ redis, prefix: 'cursor:' });
+    async function* cursor() {
+      yield* list();
+    }
+    try {
+      const error = await queue.enqueue('cursor', cursor(), { batchSize: 2 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MessageValidationError);
+      expect((error as Error).message).toContain('Invalid message 3');
+      expect((error as Error).message).toContain(
+        '2 message(s) before it were enqueued, and are sent when the campaign runs: fix or remove this one and ' +
+          'enqueue the same messages again; those enqueued already add nothing',
+      );
+      expect(await queue.status('cursor')).toMatchObject({ total: 2, queued: 2 });
+      // As the error says: the list fixed and enqueued again adds the rest once.
+      const fixed = list().map((m, i) => (i === 3 ? text('998900000404') : m));
+      expect(await queue.enqueue('cursor', fixed)).toEqual({ added: 3, existing: 2 });
+    } finally {
+      await queue.close();
+    }
+  });
+});
+
 describeRedis('CampaignQueue: a cancel cut off during its scan', () => {
   let redis: Redis;
   useRedis((_s, client) => {
@@ -243,8 +294,10 @@ describeRedis('CampaignQueue: a cancel cut off during its scan', () => {
         'the BullMQ queue to be resumed',
       );
       expect(
-        await core.withBull('cut', (bull) => bull.getJobCounts('waiting', 'delayed', 'paused', 'active')),
-      ).toEqual({ waiting: 0, delayed: 0, paused: 0, active: 0 });
+        await core.withBull('cut', (bull) =>
+          bull.getJobCounts('waiting', 'delayed', 'prioritized', 'active'),
+        ),
+      ).toEqual({ waiting: 0, delayed: 0, prioritized: 0, active: 0 });
     } finally {
       await worker.close();
       await queue.close();
