@@ -265,6 +265,17 @@ async function printMessage(
       advice = `check whether it reached the customer, then: campaign resend|drop ${id} ${key}`;
     } else if (message.state === 'dropped') {
       rows.push(['state', 'dropped (it was in doubt: it may have been sent)']);
+    } else if (message.state === 'queued' && message.waitsBehind !== undefined) {
+      // A message in doubt holds its recipient in every campaign: nothing starts to them until it is decided.
+      const behind = message.waitsBehind;
+      rows.push([
+        'state',
+        `queued, behind a message in doubt to the same recipient (campaign ${behind.campaign}` +
+          `${behind.key === null ? '' : `, key ${behind.key}`})`,
+      ]);
+      advice =
+        'check whether that message reached the customer, then: campaign resend|drop ' +
+        `${behind.campaign} ${behind.key ?? '<key>'}`;
     } else rows.push(['state', message.state === 'sending' ? 'in flight' : 'queued']);
     rows.push(['started', message.startedAt ?? '-']);
   } else {

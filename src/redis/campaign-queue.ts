@@ -114,7 +114,8 @@ interface QueueMessageFields {
 
 /**
  * One message of a queue campaign, from `queue.message(id, key)`, as its ledger entry says:
- * - `queued`: not sent (yet, or again);
+ * - `queued`: not sent (yet, or again); `waitsBehind` names the message in doubt that holds its recipient, when
+ *   one does (in this campaign or another: no message to a recipient starts while one to them is in doubt);
  * - `sending`: its request may be out (a worker holds it);
  * - `accepted`: with its `wamid`, and its latest `status` from the campaign's report (`accepted` until its first
  *   status event; `null` when the report has no record of it, e.g. expired);
@@ -124,7 +125,8 @@ interface QueueMessageFields {
  */
 export type CampaignQueueMessage = QueueMessageFields &
   (
-    | { state: 'queued' | 'sending' | 'dropped' }
+    | { state: 'queued'; waitsBehind?: { campaign: string; key: string | null } }
+    | { state: 'sending' | 'dropped' }
     | { state: 'accepted'; wamid: string; status: CampaignMessageStatus | null }
     | { state: 'not_sent'; code: string }
     | { state: 'in_doubt'; why: 'died' | 'cut' }
@@ -527,8 +529,14 @@ export class CampaignQueue implements CampaignQueueView {
       startedAt: entry.startedAt > 0 ? isoTime(entry.startedAt) : null,
     };
     switch (entry.state) {
-      case 'q':
-        return { ...fields, state: 'queued' };
+      case 'q': {
+        const held = await call(op, () => core.recipients.doubtOf(core.rh(entry.to)));
+        if (held === undefined) return { ...fields, state: 'queued' };
+        // The other message's key, from its own ledger entry (`null` once that campaign has expired).
+        const other = await call(op, () => core.ledger.entry(held.campaign, held.kh));
+        const waitsBehind = { campaign: held.campaign, key: other === undefined ? null : keyOf(other) };
+        return { ...fields, state: 'queued', waitsBehind };
+      }
       case 's':
         return { ...fields, state: 'sending' };
       case 'a': {

@@ -165,6 +165,15 @@ export class Recipients {
     return lockAnswer(answer);
   }
 
+  /**
+   * The recipient's message in doubt, if one is: it holds the recipient in every campaign of the queue (no other
+   * message to them starts) until it is resolved, resent or dropped.
+   */
+  async doubtOf(rh: string): Promise<{ campaign: string; kh: string } | undefined> {
+    const [state, campaign, kh] = await this.redis.hmget(this.#keys(rh)[1]!.key, 's', 'c', 'k');
+    return state === 'd' && campaign && kh ? { campaign, kh } : undefined;
+  }
+
   /** The recipient's lock key (a `RedisLease` while an attempt holds it). */
   lockKey(rh: string): string {
     return this.#keys(rh)[0]!.key;

@@ -557,6 +557,18 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
       expect(doubtful.out.stdout).toMatch(/state {7}in doubt: cut in flight\n/);
       expect(doubtful.out.stdout).toContain('then: campaign resend|drop doubt 998900000001\n');
       await worker.close();
+      // Another campaign's message to the same recipient waits behind the one in doubt, and says so.
+      await queue.enqueue('april', ['998900000001'].map(text));
+      const held = io(env);
+      expect(await runCli(['campaign', 'message', 'april', '998900000001', '--prefix', 'q2:'], held.io)).toBe(
+        0,
+      );
+      expect(held.out.stdout).toMatch(
+        /state {7}queued, behind a message in doubt to the same recipient \(campaign doubt, key 998900000001\)\n/,
+      );
+      expect(held.out.stdout).toContain(
+        'check whether that message reached the customer, then: campaign resend|drop doubt 998900000001\n',
+      );
       const drop = io(env);
       expect(await runCli(['campaign', 'drop', 'doubt', '998900000001', '--prefix', 'q2:'], drop.io)).toBe(0);
       expect(drop.out.stdout).toBe('dropped doubt 998900000001\n');

@@ -838,7 +838,22 @@ export function campaignQueueSuite(target: () => RedisTarget): void {
       why: 'cut',
       position: 2,
     });
+    // A message in doubt holds its recipient in every campaign: another campaign's message to them waits, and says
+    // behind which message.
+    proxy.setMode(() => 'pass');
+    await queue.enqueue('next', [text(to[1]!)]);
+    expect(await queue.message('next', to[1]!)).toMatchObject({
+      state: 'queued',
+      waitsBehind: { campaign: 'one', key: 'order-1' },
+    });
     expect(await queue.message('one', 'order-3')).toMatchObject({ state: 'dropped', to: to[3] });
+    // Decided, it holds nobody: the other campaign's message goes.
+    await queue.drop('one', 'order-1');
+    await waitFor(
+      async () => (await queue.status('next'))?.accepted === 1,
+      "the other campaign's message sent",
+    );
+    expect(await queue.message('next', to[1]!)).toMatchObject({ state: 'accepted' });
     // Keyed by its key, not its recipient; a campaign never enqueued has none.
     expect(await queue.message('one', to[0]!)).toBeUndefined();
     expect(await queue.message('never', 'order-0')).toBeUndefined();
