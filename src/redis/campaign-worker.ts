@@ -159,7 +159,12 @@ export interface CampaignWorkerOptions {
 }
 
 export interface CampaignWorker {
-  /** Resolves once the registry was read and the campaigns with work are being taken up. */
+  /**
+   * Resolves once the registry was read and the campaigns with work are being taken up. Rejects with the typed
+   * error (`RedisStoreError`: `unavailable`, `needs_cluster_client`...) when that first read fails: a wrong
+   * `REDIS_URL` fails the pod's start rather than passing a readiness check. The worker goes on trying meanwhile;
+   * `close()` it to give up.
+   */
   ready(): Promise<void>;
   /** The campaigns this process works on now. */
   campaigns(): string[];
@@ -204,6 +209,11 @@ class Workers implements CampaignWorker {
   /** Aborts sends waiting for the limiter when the worker closes. */
   readonly #closing = new AbortController();
   readonly #first: Promise<void>;
+  /** The first poll's failure, for `ready()`. */
+  #firstFailure: WaGatewayError | undefined;
+  #polled = false;
+  /** The registry's failure last logged: a poll failing the same way every `pollMs` is one line until one reads it. */
+  #registryFailure: string | undefined;
   #loop: Promise<void> | undefined;
   #closed: Promise<void> | undefined;
 
@@ -229,8 +239,9 @@ class Workers implements CampaignWorker {
     this.#loop = this.#first.then(() => this.#keepPolling());
   }
 
-  ready(): Promise<void> {
-    return this.#first;
+  async ready(): Promise<void> {
+    await this.#first;
+    if (this.#firstFailure !== undefined) throw this.#firstFailure;
   }
 
   campaigns(): string[] {
@@ -283,8 +294,29 @@ class Workers implements CampaignWorker {
           if (this.#runs.has(campaign)) await this.#stop(campaign);
         }
       }
+      if (this.#registryFailure !== undefined) {
+        this.#registryFailure = undefined;
+        log(this.#logger, 'info', `wa-gateway-sdk: ${ROLE}: reads the campaigns' registry again`);
+      }
     } catch (error) {
-      this.#report(error, { stage: 'registry' });
+      const typed = this.#typed(error, { stage: 'registry' });
+      if (!this.#polled) this.#firstFailure = typed;
+      if (typed.message !== this.#registryFailure) {
+        this.#registryFailure = typed.message;
+        // The typed message holds no secret and no key's value; it says what failed and how to fix it.
+        log(
+          this.#logger,
+          'warn',
+          `wa-gateway-sdk: ${ROLE}: cannot read the campaigns' registry: ${typed.message}`,
+          {
+            ...errorMeta(typed),
+            ...failureOf(typed),
+          },
+        );
+      }
+      this.#notify(error, { stage: 'registry' });
+    } finally {
+      this.#polled = true;
     }
   }
 
@@ -476,8 +508,11 @@ class Workers implements CampaignWorker {
 
   /** Logs a failure (by stage and error name) and gives it to `onError`. */
   #report(error: unknown, info: { campaign?: string; stage: string }): void {
+    const typed = this.#typed(error, info);
     log(this.#logger, 'warn', `wa-gateway-sdk: ${ROLE}: ${info.stage} failed`, {
-      errorName: errorMeta(this.#typed(error, info)).errorName,
+      errorName: errorMeta(typed).errorName,
+      ...failureOf(typed),
+      ...(info.campaign === undefined ? {} : { campaign: info.campaign }),
     });
     this.#notify(error, info);
   }
@@ -982,4 +1017,10 @@ function contention(): RedisStoreError {
 function codeOf(error: WaGatewayError): string {
   if (error instanceof ApiError) return error.code ?? `HTTP_${error.status}`;
   return error.name;
+}
+
+/** A typed error's `failure` (`unavailable`, `needs_cluster_client`...), for a log line's metadata. */
+function failureOf(error: WaGatewayError): { failure?: string } {
+  const failure = (error as { failure?: unknown }).failure;
+  return typeof failure === 'string' ? { failure } : {};
 }

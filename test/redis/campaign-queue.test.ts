@@ -1,6 +1,6 @@
 /** CampaignQueue on one real redis-server (the same suite runs on a Redis Cluster: cluster.proof.test.ts). */
 import { Redis } from 'ioredis';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayClient, MessageValidationError, type SendLimiter } from '../../src/index.js';
 import { startCampaignWorker } from '../../src/redis/campaign-worker.js';
 import { CampaignQueue, RedisStoreError } from '../../src/redis/index.js';
@@ -30,6 +30,43 @@ async function heldGateway(wamid: string) {
 describeRedis('CampaignQueue on one redis-server', () => {
   const target = useRedisTarget('node');
   campaignQueueSuite(target);
+});
+
+describe('CampaignQueue workers that cannot read the registry from the start', () => {
+  it('ready() rejects with the typed error, and the log says why once, not once a poll', async () => {
+    // A port nothing listens on: a wrong REDIS_URL.
+    const closed = await startServer(() => {});
+    const url = closed.url.replace('http:', 'redis:');
+    await closed.close();
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    redis.on('error', () => {});
+    const lines: string[] = [];
+    const record = (message: string) => void lines.push(message);
+    const queue = new CampaignQueue({ redis, logger: { warn: record, error: record } });
+    const errors: unknown[] = [];
+    const worker = queue.work({
+      gateway: new GatewayClient({ apiKey: 'sk_test_x', baseUrl: 'http://127.0.0.1:9', rateLimit: false }),
+      pollMs: 20,
+      onError: (error, info) => void (info.stage === 'registry' && errors.push(error)),
+    });
+    try {
+      const failed = await worker.ready().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(failed).toBeInstanceOf(RedisStoreError);
+      expect(failed).toMatchObject({ failure: 'unavailable' });
+      // It goes on trying: each poll's failure reaches onError, the log says it once.
+      await waitFor(() => errors.length >= 4, 'four failed polls');
+      const said = lines.filter((line) => line.includes("cannot read the campaigns' registry"));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toContain((failed as Error).message);
+    } finally {
+      await worker.close();
+      await queue.close();
+      redis.disconnect();
+    }
+  });
 });
 
 describeRedis('CampaignQueue workers while their Redis is down', () => {
