@@ -50,6 +50,8 @@ import {
 } from './worker-errors.js';
 
 const ROLE = 'CampaignQueue.work';
+/** The worker's connection lines start as every other line of the SDK's does. */
+const LOG_ROLE = `wa-gateway-sdk: ${ROLE}`;
 
 /** What a refusal of a message that was not sent does to it, by the gateway's code (its retry table decides). */
 type Action = 'retry' | 'hold' | 'pause' | 'final';
@@ -234,7 +236,7 @@ class Workers implements CampaignWorker {
     setMaxListeners(0, this.#closing.signal);
     this.#bull = loadOptionalPeer<typeof BullMQ>('bullmq', ROLE);
     // BullMQ's workers wait on Redis (blocking reads need `maxRetriesPerRequest: null`): a connection of their own.
-    this.#connection = openRedis(core.redis, BLOCKING_READS, core.logger, ROLE);
+    this.#connection = openRedis(core.redis, BLOCKING_READS, core.logger, LOG_ROLE);
     this.#first = this.#poll();
     this.#loop = this.#first.then(() => this.#keepPolling());
   }
@@ -385,7 +387,7 @@ class Workers implements CampaignWorker {
     worker.on('error', (error: Error) => {
       if (isConnectionError(error)) {
         // An outage is logged once, by the connection's rule, whichever of the worker's connections saw it first.
-        noteConnectionError(this.#connection, this.#logger, ROLE, error);
+        noteConnectionError(this.#connection, this.#logger, LOG_ROLE, error);
         this.#report(error, { campaign, stage: 'worker' });
         return;
       }
@@ -397,7 +399,7 @@ class Workers implements CampaignWorker {
       // Redis answered (a job's lock lost, its result refused): not an outage. Said as what it is, with the job
       // id, so that a real outage later is still logged, with its real length.
       logWorkerError(
-        ROLE,
+        LOG_ROLE,
         (message, meta) => log(this.#logger, 'warn', message, { ...meta, campaign }),
         error,
       );
@@ -414,7 +416,7 @@ class Workers implements CampaignWorker {
           worker.cancelJob(jobId, 'the job lost its lock');
           const error = lockRenewalError(jobId);
           logWorkerError(
-            ROLE,
+            LOG_ROLE,
             (message, meta) => log(this.#logger, 'warn', message, { ...meta, campaign }),
             error,
           );

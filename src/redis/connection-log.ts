@@ -31,7 +31,9 @@ const REASONS: Readonly<Record<string, string>> = {
   EAI_AGAIN: 'the host name could not be resolved right now (DNS)',
   ETIMEDOUT: 'the connection timed out (a firewall, or the wrong host)',
   ECONNRESET:
-    'the connection was reset (a TLS/plain mismatch: rediss:// against a plain port, or the reverse?)',
+    'the connection was reset (Redis restarted or failed over, or a proxy cut it; on a first connect, a TLS/plain ' +
+    'mismatch: rediss:// against a plain port, or the reverse?)',
+  EPIPE: 'the connection broke while writing to it (Redis restarted or failed over, or a proxy cut it)',
   EHOSTUNREACH: 'the host is unreachable',
   ...AUTH_REASONS,
 };

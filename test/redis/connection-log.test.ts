@@ -7,7 +7,7 @@ import { createServer, type Socket } from 'node:net';
 import { Cluster, Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.js';
-import { isConnectionError } from '../../src/redis/connection-log.js';
+import { connectionReason, isConnectionError } from '../../src/redis/connection-log.js';
 import { createInboxHandler } from '../../src/redis/inbox.js';
 import { createInboxWorker } from '../../src/redis/inbox-worker.js';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
@@ -214,6 +214,25 @@ describe('a Redis Cluster that cannot be reached', () => {
     } finally {
       cluster.disconnect();
     }
+  });
+});
+
+describe('connectionReason: a connection error in words', () => {
+  const coded = (message: string, code: string) => Object.assign(new Error(message), { code });
+  it.each([
+    // A reset of a connection that worked for minutes is a restart or a proxy first, a TLS mismatch only at a
+    // first connect.
+    [
+      'ECONNRESET',
+      /^the connection was reset \(Redis restarted or failed over, or a proxy cut it; on a first connect/,
+    ],
+    [
+      'EPIPE',
+      /^the connection broke while writing to it \(Redis restarted or failed over, or a proxy cut it\)$/,
+    ],
+    ['ECONNREFUSED', /^connection refused: nothing listens on that port/],
+  ])('%s', (code, words) => {
+    expect(connectionReason(coded(`read ${code}`, code))).toMatch(words);
   });
 });
 
