@@ -310,6 +310,8 @@ async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: 
     return EXIT.ok;
   }
   io.stdout(`${printable(`campaign ${id}: ${status.state}`)}\n`);
+  if (status.state === 'scheduled' && status.startAt !== null)
+    io.stdout(`${printable(`  starts at ${status.startAt}`)}\n`);
   if (status.waiting)
     io.stdout(`${printable(`  waiting until ${status.waiting.until}: ${WAITS[status.waiting.reason]}`)}\n`);
   if (status.hold) {

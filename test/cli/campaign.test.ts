@@ -328,13 +328,13 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
     const queue = new CampaignQueue({ redis, prefix: 'q1:' });
     try {
       // Scheduled an hour ahead, and no worker: the campaign stands still while the CLI acts on it.
-      await queue.enqueue('spring', ['998900000001', '998900000002'].map(text), {
-        startAt: Date.now() + 3_600_000,
-      });
+      const startAt = new Date(Date.now() + 3_600_000);
+      await queue.enqueue('spring', ['998900000001', '998900000002'].map(text), { startAt });
       const env = { REDIS_URL: server.url };
       const status = io(env);
       expect(await runCli(['campaign', 'status', 'spring', '--prefix', 'q1:'], status.io)).toBe(0);
-      expect(status.out.stdout).toMatch(/campaign spring: scheduled\n/);
+      // When it starts, as --json has it.
+      expect(status.out.stdout).toContain(`campaign spring: scheduled\n  starts at ${startAt.toISOString()}\n`);
       expect(status.out.stdout).toMatch(/queued\s+2\n/);
       expect(status.out.stdout).toMatch(/resolved\s+0\n/);
       const pause = io(env);
