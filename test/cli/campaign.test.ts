@@ -334,7 +334,9 @@ describeRedis('wa-gateway campaign status|pause|resume|cancel|resend|drop (a Cam
       const status = io(env);
       expect(await runCli(['campaign', 'status', 'spring', '--prefix', 'q1:'], status.io)).toBe(0);
       // When it starts, as --json has it.
-      expect(status.out.stdout).toContain(`campaign spring: scheduled\n  starts at ${startAt.toISOString()}\n`);
+      expect(status.out.stdout).toContain(
+        `campaign spring: scheduled\n  starts at ${startAt.toISOString()}\n`,
+      );
       expect(status.out.stdout).toMatch(/queued\s+2\n/);
       expect(status.out.stdout).toMatch(/resolved\s+0\n/);
       const pause = io(env);
