@@ -33,8 +33,9 @@ import type { WebhookStatus } from '../webhooks/schemas.js';
 import { type CampaignJobData, jobIdOf, QueueCore, recordedRefusal } from './campaign-core.js';
 import { encodeEntry, keyOf, type LedgerEntry } from './campaign-ledger.js';
 import { type CampaignWorker, type CampaignWorkerOptions, startCampaignWorker } from './campaign-worker.js';
+import { connectedToClusterNode } from './client.js';
 import { CampaignQueueError } from './errors.js';
-import { call } from './replies.js';
+import { call, clusterClientNeeded } from './replies.js';
 import { DEFAULT_RETENTION_MS, openStore, type RedisStoreOptions } from './store-options.js';
 
 export type { CampaignHold, CampaignQueueStatus, CampaignWait } from '../campaigns/queue-status.js';
@@ -401,6 +402,17 @@ export class CampaignQueue implements CampaignQueueView {
   }
 
   /**
+   * What a call that found no campaign (or no message) answers: `answer` (`undefined`, or the `unknown_campaign`
+   * error to throw), unless the client is a standalone one connected to a node of a Redis Cluster. It reads the
+   * campaign's keys under their one-Redis names there, which may sit on that node and be empty: "no such
+   * campaign" would be a wrong answer, so it is refused as every call of such a client is (`needs_cluster_client`).
+   */
+  async #absent<T>(op: string, answer?: T): Promise<T> {
+    if (await connectedToClusterNode(this.#core.redis)) throw clusterClientNeeded(op);
+    return answer as T;
+  }
+
+  /**
    * Where a campaign stands; `undefined` for a campaign never enqueued (or expired).
    *
    * @example
@@ -413,7 +425,7 @@ export class CampaignQueue implements CampaignQueueView {
     const { counts, now } = await call('CampaignQueue.status', () =>
       this.#core.ledger.countsAndNow(campaign),
     );
-    if (Object.keys(counts).length === 0) return undefined;
+    if (Object.keys(counts).length === 0) return this.#absent('CampaignQueue.status');
     const n = (k: string) => Number(counts[k] ?? 0);
     const startAt = counts['startAt'] === undefined ? n('createdAt') : n('startAt');
     let hold: CampaignHold | undefined;
@@ -520,7 +532,7 @@ export class CampaignQueue implements CampaignQueueView {
     if (typeof key !== 'string' || key === '') throw new ConfigurationError(`${op}: give the message's key.`);
     const core = this.#core;
     const entry = await call(op, () => core.ledger.entry(campaign, core.kh(key)));
-    if (entry === undefined) return undefined;
+    if (entry === undefined) return this.#absent(op);
     const fields: QueueMessageFields = {
       campaign,
       key: keyOf(entry),
@@ -616,7 +628,7 @@ export class CampaignQueue implements CampaignQueueView {
       at: new Date().toISOString(),
       by: 'person',
     });
-    if (before === 'unknown') throw unknown(campaign, op);
+    if (before === 'unknown') throw await this.#absent(op, unknown(campaign, op));
     if (before === 'cancelled') throw cancelled(campaign, 'pause');
     return before === 'running';
   }
@@ -635,7 +647,7 @@ export class CampaignQueue implements CampaignQueueView {
     checkCampaign(campaign, op);
     const core = this.#core;
     const before = await call(op, () => core.ledger.state(campaign, 'resume', '', Date.now()));
-    if (before === 'unknown') throw unknown(campaign, op);
+    if (before === 'unknown') throw await this.#absent(op, unknown(campaign, op));
     if (before === 'cancelled') throw cancelled(campaign, 'resume');
     // Resumed in BullMQ even when the ledger was not paused: a worker's pause may have crossed an earlier resume.
     await call(op, () => core.withBull(campaign, (q) => q.resume()));
@@ -668,7 +680,7 @@ export class CampaignQueue implements CampaignQueueView {
     const before = await call(op, () =>
       core.ledger.state(campaign, 'cancel', JSON.stringify(hold), Date.now()),
     );
-    if (before === 'unknown') throw unknown(campaign, op);
+    if (before === 'unknown') throw await this.#absent(op, unknown(campaign, op));
     await core.finishCancel(campaign, op);
     const counts = await call(op, () => core.ledger.counts(campaign));
     return Number(counts['cancelled'] ?? 0);

@@ -35,6 +35,17 @@ const NEEDS_CLUSTER = {
 } as const;
 
 /**
+ * @internal The typed error of a standalone client connected to a cluster node, for a call that found nothing
+ * where it looked: on a cluster node, a key may be absent because the client reads it under its standalone name.
+ */
+export function clusterClientNeeded(operation: string): RedisStoreError {
+  return new RedisStoreError(`${operation}: ${NEEDS_CLUSTER.what}.`, {
+    failure: NEEDS_CLUSTER.failure,
+    operation,
+  });
+}
+
+/**
  * Error replies the stores explain, by their first word (never the rest of the reply: a key is named only as
  * `wrongType` finds it, and a reply may quote a value).
  * Any other `ReplyError` is `command_failed`; any other error (connection, timeout) is `unavailable`.

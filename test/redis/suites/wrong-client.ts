@@ -5,6 +5,7 @@
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
 import {
+  CampaignQueue,
   createInboxWorker,
   createNodeInboxHandler,
   InboxError,
@@ -33,6 +34,31 @@ export function wrongClientSuite(target: () => RedisTarget): void {
       expect(String((refusal as Error).message)).toMatch(/new Cluster\(\[\{ host, port \}\]\)/);
     } finally {
       standalone.disconnect();
+    }
+  });
+
+  it('a CampaignQueue never answers "no such campaign" for what it cannot see: needs_cluster_client on every node', async () => {
+    for (const port of target().cluster!.ports) {
+      const standalone = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 1 });
+      const queue = new CampaignQueue({ redis: standalone, logLevel: 'off' });
+      try {
+        // A campaign's keys under their one-Redis names may hash to this very node, where they are empty: that
+        // must not read as a campaign that does not exist.
+        for (let i = 0; i < 10; i++) {
+          const status = await queue.status(`spring-${i}`).catch((e: unknown) => e);
+          expect(status, `port ${port}, spring-${i}`).toBeInstanceOf(RedisStoreError);
+          expect(status).toMatchObject({ failure: 'needs_cluster_client' });
+        }
+        await expect(queue.message('spring-0', '998900000001')).rejects.toMatchObject({
+          failure: 'needs_cluster_client',
+        });
+        await expect(queue.pause('spring-0', 'checking')).rejects.toMatchObject({
+          failure: 'needs_cluster_client',
+        });
+      } finally {
+        await queue.close();
+        standalone.disconnect();
+      }
     }
   });
 
