@@ -1,4 +1,5 @@
 import { ConfigurationError } from './errors.js';
+import { givenValue } from './given-value.js';
 
 /**
  * "Did you mean" for option keys: the near miss of a known key (`suggestKey`), the refusal of one in a call's
@@ -69,9 +70,15 @@ export type OptionKeys<T, K extends readonly (keyof T)[]> = [Exclude<keyof T, K[
  * Refuses an options key that is a near miss of one of `known` (`isfake`, `timeout_ms`, `baseURL`) with a
  * `ConfigurationError` naming the option meant: a JavaScript caller has no type checker to catch it, and the option
  * ignored can cost money (`isfake: true` would send a real message). A key close to none is left alone: an object
- * of the caller's may be spread into the options.
+ * of the caller's may be spread into the options. `undefined` and `null` are no options; any other value that is
+ * not an object is refused.
  */
-export function refuseNearMisses(options: object, known: readonly string[], call: string): void {
+export function refuseNearMisses(options: unknown, known: readonly string[], call: string): void {
+  // No options at all is none; a number or a string in their place is the caller's mistake, said as such.
+  if (options === undefined || options === null) return;
+  if (typeof options !== 'object') {
+    throw new ConfigurationError(`${call}: options must be an object; got ${givenValue(options)}.`);
+  }
   for (const key in options) {
     if (known.includes(key)) continue;
     const meant = suggestKey(key, known, true);

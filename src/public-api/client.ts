@@ -126,9 +126,10 @@ export class PublicApiClient {
   async #request(
     method: HttpMethod,
     path: string,
-    options: PublicApiRequestOptions,
+    given: PublicApiRequestOptions | null,
   ): Promise<WithResponse<unknown>> {
-    refuseNearMisses(options, requestKeys, 'request');
+    refuseNearMisses(given, requestKeys, 'request');
+    const options = given ?? {};
     if (!isBelowBase(path)) {
       throw new ConfigurationError(
         `request() path must start with '/' and be below the base URL (no '.' or '..' segment, no lone surrogate), without a query (use options.query); got '${String(path)}'.`,

@@ -76,10 +76,11 @@ export class Templates {
   async #create(
     appId: string,
     template: DeepReadonly<TemplateCreateRequest>,
-    options: CreateTemplateOptions,
+    given: CreateTemplateOptions | null,
   ): Promise<WithResponse<TemplateCreated>> {
     // First: `{ Validate: false }` ignored would refuse the template the caller meant the server to judge.
-    refuseNearMisses(options, createKeys, 'templates.create');
+    refuseNearMisses(given, createKeys, 'templates.create');
+    const options = given ?? {};
     const path = templatesPath(appId);
     const body = options.validate === false ? template : checkedCopy(template);
     const { data, response, attempts, call } = await this.#transport.json({

@@ -422,6 +422,21 @@ describe("PublicApiClient: an option's near-miss key, from a caller with no type
     expect(seen.requests).toBe(0);
   });
 
+  it('null options are none (a request goes), and options that are not an object are refused before any request', async () => {
+    const seen = counted();
+    await expect(api().request('GET', '/wa/a1/templates', null as never)).resolves.toEqual({ ok: 1 });
+    expect(seen.requests).toBe(1);
+    for (const given of [5, 'fast', true]) {
+      const error = await outcome(() => api().request('GET', '/wa/a1/templates', given as never));
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect((error as Error).message).toMatch(/^request: options must be an object; got /);
+      const created = await outcome(() => api().templates.create('a1', template, given as never));
+      expect(created).toBeInstanceOf(ConfigurationError);
+      expect((created as Error).message).toMatch(/^templates\.create: options must be an object; got /);
+    }
+    expect(seen.requests).toBe(1);
+  });
+
   it('a key close to no option is left alone, in the client and in a call', async () => {
     const seen = counted();
     const client = api({ region: 'eu' });
