@@ -274,8 +274,9 @@ async function printMessage(
           `${behind.key === null ? '' : `, key ${behind.key}`})`,
       ]);
       advice =
-        'check whether that message reached the customer, then: campaign resend|drop ' +
-        `${behind.campaign} ${behind.key ?? '<key>'}`;
+        behind.key === null
+          ? "that campaign has expired: the hold ends when the recipient's record does (the queue's retentionMs)"
+          : `check whether that message reached the customer, then: campaign resend|drop ${behind.campaign} ${behind.key}`;
     } else rows.push(['state', message.state === 'sending' ? 'in flight' : 'queued']);
     rows.push(['started', message.startedAt ?? '-']);
   } else {

@@ -3,7 +3,7 @@
  * (`idFromName`), and one call per operation. The types are structural, so `wa-gateway-sdk` needs neither
  * `@cloudflare/workers-types` nor `cloudflare:workers`: a `DurableObjectNamespace` from either fits.
  */
-import { durationMs } from '../core/duration.js';
+import { boundedDurationMs, MAX_TIMER_MS } from '../core/duration.js';
 import { ConfigurationError } from '../core/errors.js';
 import { isRecord } from '../core/plain-data.js';
 import { storableJson } from '../core/serialise.js';
@@ -93,7 +93,12 @@ export function openBinding(options: DurableObjectStoreOptions, operation: strin
   if (typeof prefix !== 'string' || prefix.length > 200 || /[\p{Cc}]/u.test(prefix)) {
     throw new ConfigurationError(`${operation}: \`prefix\` must be a string without control characters.`);
   }
-  const timeoutMs = durationMs(options.timeoutMs, `${operation}: \`timeoutMs\``, TIMEOUT_MS);
+  const timeoutMs = boundedDurationMs(
+    options.timeoutMs,
+    `${operation}: \`timeoutMs\``,
+    TIMEOUT_MS,
+    MAX_TIMER_MS,
+  );
   return { namespace: namespace as unknown as DurableObjectNamespaceLike, prefix, timeoutMs };
 }
 
@@ -114,7 +119,8 @@ export async function callObject<Op extends Operation>(
   const body = storableJson({ v: PROTOCOL_VERSION, op, ...args }, operation);
   let status: number;
   let text: string;
-  const limitMs = binding.timeoutMs + waitsMs;
+  // A timer's longest delay: past it, setTimeout fires at once.
+  const limitMs = Math.min(binding.timeoutMs + waitsMs, MAX_TIMER_MS);
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const { namespace } = binding;

@@ -284,10 +284,19 @@ export class CampaignQueue implements CampaignQueueView {
       }
       return { message, key };
     };
-    // An array is all there: checked whole first, so a bad message writes nothing.
-    if (Array.isArray(messages)) messages.forEach(entryOf);
     let index = 0;
-    for await (const message of messages as AsyncIterable<DeepReadonly<OutboundMessage>>) {
+    // An array is all there: checked whole first (a hole too), so a bad message writes nothing.
+    const whole = Array.isArray(messages)
+      ? Array.from(messages as readonly DeepReadonly<OutboundMessage>[], (m, i) => entryOf(m, i))
+      : undefined;
+    for (const entry of whole ?? []) {
+      batch.push(entry);
+      index++;
+      if (batch.length >= size) await flush();
+    }
+    for await (const message of (whole === undefined ? messages : []) as AsyncIterable<
+      DeepReadonly<OutboundMessage>
+    >) {
       try {
         batch.push(entryOf(message, index));
       } catch (error) {
@@ -531,7 +540,8 @@ export class CampaignQueue implements CampaignQueueView {
     checkCampaign(campaign, op);
     if (typeof key !== 'string' || key === '') throw new ConfigurationError(`${op}: give the message's key.`);
     const core = this.#core;
-    const entry = await call(op, () => core.ledger.entry(campaign, core.kh(key)));
+    const kh = core.kh(key);
+    const entry = await call(op, () => core.ledger.entry(campaign, kh));
     if (entry === undefined) return this.#absent(op);
     const fields: QueueMessageFields = {
       campaign,
@@ -543,9 +553,12 @@ export class CampaignQueue implements CampaignQueueView {
     switch (entry.state) {
       case 'q': {
         const held = await call(op, () => core.recipients.doubtOf(core.rh(entry.to)));
-        if (held === undefined) return { ...fields, state: 'queued' };
-        // The other message's key, from its own ledger entry (`null` once that campaign has expired).
+        if (held === undefined || (held.campaign === campaign && held.kh === kh))
+          return { ...fields, state: 'queued' };
+        // The other message's own entry says whether it is still in doubt: a record left by a `resend` or `drop`
+        // cut off is set right by the next worker that meets it. `null` key: that campaign has expired.
         const other = await call(op, () => core.ledger.entry(held.campaign, held.kh));
+        if (other !== undefined && other.state !== 'd') return { ...fields, state: 'queued' };
         const waitsBehind = { campaign: held.campaign, key: other === undefined ? null : keyOf(other) };
         return { ...fields, state: 'queued', waitsBehind };
       }
@@ -605,7 +618,8 @@ export class CampaignQueue implements CampaignQueueView {
         since: new Date(since).toISOString(),
       });
     }
-    return out;
+    // None found: through a standalone client on a cluster node, that may be a key read under another name.
+    return out.length > 0 ? out : this.#absent(op, out);
   }
 
   /**
@@ -772,7 +786,8 @@ export class CampaignQueue implements CampaignQueueView {
     const core = this.#core;
     const kh = core.kh(key);
     const entry = await call(op, () => core.ledger.entry(campaign, kh));
-    if (entry?.state !== 'd') throw notInDoubt(op);
+    if (entry === undefined) throw await this.#absent(op, notInDoubt(op));
+    if (entry.state !== 'd') throw notInDoubt(op);
     return { entry, kh, rh: core.rh(entry.to) };
   }
 

@@ -163,9 +163,9 @@ export interface CampaignWorkerOptions {
 export interface CampaignWorker {
   /**
    * Resolves once the registry was read and the campaigns with work are being taken up. Rejects with the typed
-   * error (`RedisStoreError`: `unavailable`, `needs_cluster_client`...) when that first read fails: a wrong
-   * `REDIS_URL` fails the pod's start rather than passing a readiness check. The worker goes on trying meanwhile;
-   * `close()` it to give up.
+   * error (`RedisStoreError`: `unavailable`, `needs_cluster_client`...) while the registry cannot be read (its
+   * last read failed): a wrong `REDIS_URL` fails the pod's start rather than passing
+   * a readiness check. The worker goes on trying meanwhile; `close()` it to give up, or ask again later.
    */
   ready(): Promise<void>;
   /** The campaigns this process works on now. */
@@ -208,14 +208,15 @@ class Workers implements CampaignWorker {
   readonly #idle = new Map<string, string>();
   /** Cancels this process finishes (a `cancel` cut off during its scan), by campaign: one at a time each. */
   readonly #finishing = new Map<string, Promise<void>>();
+  /** A cancelled campaign's `queued` at the last poll: a count that has not moved is a cancel cut off. */
+  readonly #cancelQueued = new Map<string, number>();
   /** Aborts sends waiting for the limiter when the worker closes. */
   readonly #closing = new AbortController();
   readonly #first: Promise<void>;
-  /** The first poll's failure, for `ready()`. */
-  #firstFailure: WaGatewayError | undefined;
-  #polled = false;
   /** The registry's failure last logged: a poll failing the same way every `pollMs` is one line until one reads it. */
   #registryFailure: string | undefined;
+  /** That failure, typed, for `ready()` while it lasts. */
+  #registryError: WaGatewayError | undefined;
   #loop: Promise<void> | undefined;
   #closed: Promise<void> | undefined;
 
@@ -243,7 +244,7 @@ class Workers implements CampaignWorker {
 
   async ready(): Promise<void> {
     await this.#first;
-    if (this.#firstFailure !== undefined) throw this.#firstFailure;
+    if (this.#registryFailure !== undefined && this.#registryError !== undefined) throw this.#registryError;
   }
 
   campaigns(): string[] {
@@ -273,61 +274,83 @@ class Workers implements CampaignWorker {
   /** Reads the registry and starts or stops a campaign's worker by whether it has messages to send. */
   async #poll(): Promise<void> {
     const core = this.#core;
+    let flat: string[];
     try {
-      const flat = await call(ROLE, () => core.redis.zrange(core.registryKey, 0, -1, 'WITHSCORES'));
-      for (let i = 0; i < flat.length; i += 2) {
-        const campaign = flat[i]!;
-        const registered = flat[i + 1]!;
-        if (!this.#runs.has(campaign) && this.#idle.get(campaign) === registered) continue;
-        const counts = await call(ROLE, () => core.ledger.counts(campaign));
-        // Statuses a dead worker left parked, once its lock would have expired: it is not coming back for them. A
-        // failure here is reported and leaves the notes for the next poll; the other campaigns go on.
-        const parkedLeft = await core.applyParkedLeft(campaign, this.#lockMs).catch((error: unknown) => {
-          this.#report(error, { campaign, stage: 'parked statuses' });
-          return 1;
-        });
-        const cancelled = counts['state'] === 'cancelled';
-        if (cancelled && Number(counts['queued'] ?? 0) > 0) this.#finishCancel(campaign);
-        const work = !cancelled && Number(counts['queued'] ?? 0) + Number(counts['sending'] ?? 0) > 0;
-        if (work && !this.#runs.has(campaign) && !this.#closing.signal.aborted) this.#start(campaign);
-        if (work && counts['state'] !== 'paused') await this.#unpause(campaign);
-        if (!work) {
-          if (parkedLeft === 0) this.#idle.set(campaign, registered);
-          if (this.#runs.has(campaign)) await this.#stop(campaign);
-        }
-      }
-      if (this.#registryFailure !== undefined) {
-        this.#registryFailure = undefined;
-        log(this.#logger, 'info', `wa-gateway-sdk: ${ROLE}: reads the campaigns' registry again`);
-      }
+      flat = await call(ROLE, () => core.redis.zrange(core.registryKey, 0, -1, 'WITHSCORES'));
     } catch (error) {
-      const typed = this.#typed(error, { stage: 'registry' });
-      if (!this.#polled) this.#firstFailure = typed;
-      if (typed.message !== this.#registryFailure) {
-        this.#registryFailure = typed.message;
-        // The typed message holds no secret and no key's value; it says what failed and how to fix it.
-        log(
-          this.#logger,
-          'warn',
-          `wa-gateway-sdk: ${ROLE}: cannot read the campaigns' registry: ${typed.message}`,
-          {
-            ...errorMeta(typed),
-            ...failureOf(typed),
-          },
-        );
-      }
-      this.#notify(error, { stage: 'registry' });
-    } finally {
-      this.#polled = true;
+      this.#registryFailed(error);
+      return;
+    }
+    if (this.#registryFailure !== undefined) {
+      this.#registryFailure = undefined;
+      log(this.#logger, 'info', `wa-gateway-sdk: ${ROLE}: reads the campaigns' registry again`);
+    }
+    for (let i = 0; i < flat.length; i += 2) {
+      const campaign = flat[i]!;
+      // One campaign's failure is its own: the others' polls go on.
+      await this.#pollCampaign(campaign, flat[i + 1]!).catch((error: unknown) =>
+        this.#report(error, { campaign, stage: 'campaign' }),
+      );
+    }
+  }
+
+  /** The registry could not be read: said once per cause (a poll fails the same way every `pollMs`). */
+  #registryFailed(error: unknown): void {
+    const typed = this.#typed(error, { stage: 'registry' });
+    if (typed.message !== this.#registryFailure) {
+      this.#registryFailure = typed.message;
+      this.#registryError = typed;
+      // The typed message holds no secret and no key's value; it says what failed and how to fix it.
+      log(
+        this.#logger,
+        'warn',
+        `wa-gateway-sdk: ${ROLE}: cannot read the campaigns' registry: ${typed.message}`,
+        {
+          ...errorMeta(typed),
+          ...failureOf(typed),
+        },
+      );
+    }
+    this.#notify(error, { stage: 'registry' });
+  }
+
+  async #pollCampaign(campaign: string, registered: string): Promise<void> {
+    const core = this.#core;
+    if (!this.#runs.has(campaign) && this.#idle.get(campaign) === registered) return;
+    const counts = await call(ROLE, () => core.ledger.counts(campaign));
+    // Statuses a dead worker left parked, once its lock would have expired: it is not coming back for them. A
+    // failure here is reported and leaves the notes for the next poll; the other campaigns go on.
+    const parkedLeft = await core.applyParkedLeft(campaign, this.#lockMs).catch((error: unknown) => {
+      this.#report(error, { campaign, stage: 'parked statuses' });
+      return 1;
+    });
+    const queued = Number(counts['queued'] ?? 0);
+    const cancelled = counts['state'] === 'cancelled';
+    // A cancel left unfinished: looked at again at each poll until nothing of it is queued.
+    const unfinished = cancelled && queued > 0;
+    if (unfinished) this.#finishCancel(campaign, queued);
+    else this.#cancelQueued.delete(campaign);
+    const work = !cancelled && queued + Number(counts['sending'] ?? 0) > 0;
+    if (work && !this.#runs.has(campaign) && !this.#closing.signal.aborted) this.#start(campaign);
+    if (work && counts['state'] !== 'paused') await this.#unpause(campaign);
+    if (!work) {
+      if (parkedLeft === 0 && !unfinished) this.#idle.set(campaign, registered);
+      if (this.#runs.has(campaign)) await this.#stop(campaign);
     }
   }
 
   /**
    * A cancelled campaign with messages still queued: its `cancel` was cut off during its scan (a person's Ctrl-C, a
-   * pod killed, a Redis error), which left them queued and its BullMQ queue paused. Finished here, in the
-   * background so that the other campaigns' polls go on, and stopped between pages when the worker closes.
+   * pod killed, a Redis error), which left them queued and its BullMQ queue paused; or it is still scanning. Only
+   * when `queued` has not moved since the last poll is it taken for cut off (a running scan records a few hundred
+   * messages a second), so that a long `cancel` is not scanned again by every worker. Finished here, in the
+   * background so that the other campaigns' polls go on, and stopped between pages when the worker closes; a
+   * failure is reported and the next still poll tries again.
    */
-  #finishCancel(campaign: string): void {
+  #finishCancel(campaign: string, queued: number): void {
+    const before = this.#cancelQueued.get(campaign);
+    this.#cancelQueued.set(campaign, queued);
+    if (before !== queued) return;
     if (this.#finishing.has(campaign) || this.#closing.signal.aborted) return;
     const finishing = this.#core
       .finishCancel(campaign, ROLE, this.#closing.signal)

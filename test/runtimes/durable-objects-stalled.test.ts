@@ -49,8 +49,10 @@ function stalledWorld(stall: string): () => World {
         GATEWAY_URL: `http://127.0.0.1:${port}`,
         WEBHOOK_SECRET: SECRET,
         STALL: stall,
-        TIMEOUT_MS: '300',
-        LOCK_WAIT_MS: '200',
+        // Room for a cold object's first answer on a busy machine (a call past it would add an attempt), and still
+        // within the handler's 4 s deadline with the lock's wait on top.
+        TIMEOUT_MS: '1500',
+        LOCK_WAIT_MS: '500',
       },
     });
     const sandbox = await startSandbox({
@@ -188,6 +190,10 @@ describe('timeoutMs is checked when a store is made', () => {
       expect(build).toThrow(ConfigurationError);
       expect(build).toThrow(`new ${name}: \`timeoutMs\` must be a positive number of milliseconds`);
     }
+    // Past a timer's longest delay, setTimeout would fire at once and fail every call.
+    expect(() => make({ namespace, timeoutMs: 3e9 })).toThrow(
+      `new ${name}: \`timeoutMs\` must be at most 2,147,483,647 ms`,
+    );
     expect(make({ namespace, timeoutMs: 250 })).toBeDefined();
     expect(make({ namespace, timeoutMs: undefined })).toBeDefined(); // the default
   });

@@ -52,9 +52,14 @@ export function wrongClientSuite(target: () => RedisTarget): void {
         await expect(queue.message('spring-0', '998900000001')).rejects.toMatchObject({
           failure: 'needs_cluster_client',
         });
-        await expect(queue.pause('spring-0', 'checking')).rejects.toMatchObject({
-          failure: 'needs_cluster_client',
-        });
+        for (const refused of [
+          () => queue.pause('spring-0', 'checking'),
+          () => queue.resend('spring-0', '998900000001'),
+          () => queue.drop('spring-0', '998900000001'),
+          () => queue.inDoubt('spring-0'),
+        ]) {
+          await expect(refused()).rejects.toMatchObject({ failure: 'needs_cluster_client' });
+        }
       } finally {
         await queue.close();
         standalone.disconnect();
