@@ -81,7 +81,9 @@ export function mutate(root: unknown, mutations: readonly Mutation[]): unknown {
         const inner = target[key];
         if (typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
           put(inner as Record<string, unknown>, m.key, m.value);
-        } else put(target, m.key, m.value);
+        } else if (!Array.isArray(container)) put(target, m.key, m.value);
+        // An array is given no named key: no JSON text, nor any parsed body, holds one (a webhook checker hands a
+        // valid array back as received, where zod's copy would drop the key).
         break;
       }
       case 'stringify':
