@@ -7,6 +7,7 @@
  * Also how each run ended, until BullMQ records its result (or Redis refuses it): one run is one log line, written
  * once its fate is known, with what `onEvent` did and what became of it.
  */
+import { RefusalsSaid } from './worker-errors.js';
 
 /** One run of `onEvent`. */
 export interface InboxRun {
@@ -34,16 +35,19 @@ const reasons = {
 export class InboxRuns {
   readonly #runs = new Map<InboxRun, AbortController>();
   readonly #lockLost = new WeakSet<InboxRun>();
-  /** Ended runs by job id, until their result is recorded; `said` once Redis refused it (BullMQ says so twice). */
-  readonly #ended = new Map<string, { outcome: RunOutcome; said: boolean }>();
-  /** Most ended runs kept: those of refused results stay until the job runs here again, so they are bounded. */
+  /** Ended runs by job id, until their result is recorded or refused. */
+  readonly #ended = new Map<string, RunOutcome>();
+  /** Most ended runs kept (a result BullMQ never reports on would stay otherwise). */
   readonly #maxEnded: number;
+  /** The jobs whose refused result was said: BullMQ reports one refusal twice. */
+  readonly #refusals: RefusalsSaid;
   #closing = false;
   #idle: (() => void)[] = [];
 
   /** `concurrency`: the worker's; at most that many results await recording at once. */
   constructor(concurrency = 1) {
     this.#maxEnded = concurrency * 2 + 100;
+    this.#refusals = new RefusalsSaid(this.#maxEnded);
   }
 
   /** Whether `close()` has begun: a run aborted then is put back in the queue. */
@@ -55,6 +59,7 @@ export class InboxRuns {
     const controller = new AbortController();
     const run = { jobId, signal: controller.signal };
     this.#runs.set(run, controller);
+    this.#refusals.ran(jobId);
     if (this.#closing) controller.abort(abortReason('closing'));
     return run;
   }
@@ -83,7 +88,7 @@ export class InboxRuns {
   /** Keeps how `run` ended, until `recorded` or `refused` takes it. */
   ended(run: InboxRun, outcome: Omit<RunOutcome, 'lockLost'>): void {
     this.#ended.delete(run.jobId);
-    this.#ended.set(run.jobId, { outcome: { ...outcome, lockLost: this.#lockLost.has(run) }, said: false });
+    this.#ended.set(run.jobId, { ...outcome, lockLost: this.#lockLost.has(run) });
     for (const jobId of this.#ended.keys()) {
       if (this.#ended.size <= this.#maxEnded) break;
       this.#ended.delete(jobId);
@@ -92,9 +97,9 @@ export class InboxRuns {
 
   /** BullMQ recorded the job's result: how its run ended (forgotten now), if this worker ran it. */
   recorded(jobId: string): RunOutcome | undefined {
-    const entry = this.#ended.get(jobId);
+    const outcome = this.#ended.get(jobId);
     this.#ended.delete(jobId);
-    return entry?.said === false ? entry.outcome : undefined;
+    return outcome;
   }
 
   /**
@@ -102,11 +107,10 @@ export class InboxRuns {
    * reports one refusal twice: of the result, then of the failure it makes of that), `undefined` if unknown here.
    */
   refused(jobId: string): RunOutcome | 'said' | undefined {
-    const entry = this.#ended.get(jobId);
-    if (entry === undefined) return undefined;
-    if (entry.said) return 'said';
-    entry.said = true;
-    return entry.outcome;
+    if (!this.#refusals.first(jobId)) return 'said';
+    const outcome = this.#ended.get(jobId);
+    this.#ended.delete(jobId);
+    return outcome;
   }
 
   /**
@@ -114,9 +118,9 @@ export class InboxRuns {
    * was said (their result is another worker's to record); forgotten now.
    */
   unrecorded(): [string, RunOutcome][] {
-    const left = [...this.#ended].filter(([, entry]) => !entry.said && !entry.outcome.lockLost);
+    const left = [...this.#ended].filter(([, outcome]) => !outcome.lockLost);
     this.#ended.clear();
-    return left.map(([jobId, { outcome }]) => [jobId, outcome]);
+    return left;
   }
 
   /** Aborts every run, and every run started from now on. */
