@@ -1,5 +1,5 @@
 import { type ApiPromise, apiPromise, responseInfo, type WithResponse } from '../core/api-promise.js';
-import { type RequestOptions, requestOf } from '../core/call-options.js';
+import { REQUEST_KEYS, type RequestOptions, requestOf } from '../core/call-options.js';
 import {
   ApiError,
   ConfigurationError,
@@ -11,6 +11,7 @@ import {
 } from '../core/errors.js';
 import { givenValue } from '../core/given-value.js';
 import { headerValue } from '../core/headers.js';
+import { type OptionKeys, refuseNearMisses } from '../core/option-keys.js';
 import { idSegment } from '../core/request-path.js';
 import type { Transport } from '../core/transport.js';
 import { dispositionFilename } from './content-disposition.js';
@@ -30,6 +31,10 @@ export interface DownloadOptions extends RequestOptions {
    */
   maxBytes?: number | undefined;
 }
+
+/** `download`'s options, every one (see `OptionKeys`). */
+const DOWNLOAD_KEY_LIST = [...REQUEST_KEYS, 'phoneNumberId', 'maxBytes'] as const;
+const downloadKeys: OptionKeys<DownloadOptions, typeof DOWNLOAD_KEY_LIST> = DOWNLOAD_KEY_LIST;
 
 /** The spec's largest media file: a 100 MB document. */
 const MAX_MEDIA_BYTES = 100 * 1024 * 1024;
@@ -98,7 +103,9 @@ export class Media {
       mediaId,
       'the media id (image.id, audio.id, ... of an incoming message)',
     );
-    // Before any other option is read: a call without options says what it needs, not a TypeError.
+    // Before any other option is read: `phone_number_id` (the webhook's spelling) is named as the option meant,
+    // and a call without options says what it needs, not a TypeError.
+    refuseNearMisses(options, downloadKeys, 'media.download');
     requireText(
       'media.download',
       'phoneNumberId',

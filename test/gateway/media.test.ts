@@ -234,6 +234,26 @@ describe('media.download', () => {
     },
   );
 
+  // Each was ignored before: `phone_number_id` (the webhook's spelling) was said to be missing, the others dropped.
+  it.each([
+    [{ phone_number_id: 'p' }, 'phoneNumberId'],
+    [{ phoneNumberId: 'p', maxbytes: 10 }, 'maxBytes'],
+    [{ phoneNumberId: 'p', timeout: 5_000 }, 'timeoutMs'],
+  ])('options %j: a ConfigurationError naming %s, before any request', async (options, meant) => {
+    const { error, requests } = await refusal(() => gw().media.download('m', options as never));
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toMatch(
+      new RegExp(`^media\\.download: unknown option .*did you mean '${meant}'`),
+    );
+    expect(requests).toBe(0);
+  });
+
+  it('options of a number: a ConfigurationError, before any request', async () => {
+    const { error, requests } = await refusal(() => gw().media.download('m', 5 as never));
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(requests).toBe(0);
+  });
+
   /** A media answer whose body comes in `chunks` pieces of `bytes`, each on a later turn (downloads interleave). */
   const chunked = (chunks: number) =>
     http.get(`${GW}/v1/wa/media/:id`, () => {
