@@ -5,7 +5,8 @@
  * `causeName: 'TimeoutError'`), so the webhook handler's policy applies and a retry asks the object again. The
  * object is the SDK's `WaGatewayDurableObject`, subclassed to hold the calls a text binding names
  * (`apps/stalled-object.ts`); the gateway is the testing kit's sandbox, delivering on the gateway's schedule.
- * Nothing here measures time: each test waits for the delivery's outcome.
+ * Nothing here measures time: each test waits for the delivery's outcome. A last block has the object answer a call
+ * with status 500 instead, as another class bound under the name would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -197,4 +198,38 @@ describe('timeoutMs is checked when a store is made', () => {
     expect(make({ namespace, timeoutMs: 250 })).toBeDefined();
     expect(make({ namespace, timeoutMs: undefined })).toBeDefined(); // the default
   });
+});
+
+describe('Durable Objects stores in workerd: an object that answers a call with status 500', () => {
+  // As another class bound under the name would answer (the store's message says what to check).
+  const world = stalledWorld('cell.claim:1:500');
+
+  it(
+    "a claim answered with 500 fails as unexpected_answer, named in words, and onStoreUnavailable 'process' runs the event once",
+    async () => {
+      const c = customer();
+      const { id, attempts, state, replies } = await deliverText(world(), c, 'hello');
+      expect(state.stalled).toEqual({ 'cell.claim': 1 });
+      expect(attempts).toEqual([[200, 'delivered']]);
+      expect(state.events.filter((key) => key === id)).toHaveLength(1);
+      expect(replies).toEqual(['echo: hello']);
+      expect(state.reports).toEqual([
+        {
+          stage: 'dedupe',
+          name: 'DurableObjectStoreError',
+          failure: 'unexpected_answer',
+          operation: 'DurableObjectIdempotencyStore.claim',
+          message:
+            "DurableObjectIdempotencyStore.claim: the Durable Object answered with status 500. Is the binding's " +
+            'class WaGatewayDurableObject, from the same version of wa-gateway-sdk as this Worker?',
+        } satisfies Report,
+      ]);
+      expect(state.logs).toContainEqual({
+        level: 'warn',
+        message: expect.stringContaining('running onEvent without deduplication'),
+        errorName: 'DurableObjectStoreError',
+      });
+    },
+    DELIVERY_TEST_MS,
+  );
 });

@@ -60,19 +60,22 @@ export interface StalledState {
 
 const state: StalledState = { stalled: {}, events: [], handled: [], reports: [], logs: [] };
 
-/** `cell.claim:1,lock.take:2` → how many calls of each operation to hold. */
-function stallPlan(text: string | undefined): Map<string, number> {
-  const plan = new Map<string, number>();
+/**
+ * `cell.claim:1,lock.take:2` → how many calls of each operation to hold; `cell.claim:1:500` answers them with that
+ * status instead (as another class bound under the name would), never reaching the SDK's class either.
+ */
+function stallPlan(text: string | undefined): Map<string, { times: number; status?: number }> {
+  const plan = new Map<string, { times: number; status?: number }>();
   for (const item of (text ?? '').split(',')) {
-    const [op, times] = item.split(':');
-    if (op) plan.set(op.trim(), Number(times ?? 1));
+    const [op, times, status] = item.split(':');
+    if (op) plan.set(op.trim(), { times: Number(times ?? 1), ...(status ? { status: Number(status) } : {}) });
   }
   return plan;
 }
 
 /** The SDK's class, whose chosen calls are never answered. */
 class StalledObject extends WaGatewayDurableObject {
-  readonly #plan: Map<string, number>;
+  readonly #plan: ReturnType<typeof stallPlan>;
 
   constructor(ctx: DurableObjectStateLike, env: Env) {
     super(ctx, env);
@@ -82,8 +85,10 @@ class StalledObject extends WaGatewayDurableObject {
   override async fetch(request: Request): Promise<Response> {
     const op = new URL(request.url).pathname.slice(1);
     const held = state.stalled[op] ?? 0;
-    if (held < (this.#plan.get(op) ?? 0)) {
+    const plan = this.#plan.get(op);
+    if (held < (plan?.times ?? 0)) {
       state.stalled[op] = held + 1;
+      if (plan?.status !== undefined) return new Response('Internal error', { status: plan.status });
       return new Promise<Response>(() => {}); // never answers
     }
     return super.fetch(request);
