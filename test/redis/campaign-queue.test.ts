@@ -27,6 +27,52 @@ async function heldGateway(wamid: string) {
   return { arrived, release, gatewayServer, gateway };
 }
 
+/**
+ * A queue and one worker whose send the gateway holds until `release`, logging to `lines` (each message with its
+ * meta) and keeping `onError`'s worker-stage errors; `lockOf(campaign)` finds the one job lock, and `close()` ends
+ * everything (after releasing the send).
+ */
+async function heldWorker(url: string, options: { prefix: string; wamid: string; lockDurationMs: number }) {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  redis.on('error', () => {});
+  const lines: string[] = [];
+  const record = (message: string, meta?: unknown) => void lines.push(`${message} ${JSON.stringify(meta)}`);
+  const queue = new CampaignQueue({ redis, prefix: options.prefix, logger: { warn: record, error: record } });
+  const held = await heldGateway(options.wamid);
+  const errors: unknown[] = [];
+  const worker = queue.work({
+    gateway: held.gateway,
+    pollMs: 50,
+    lockDurationMs: options.lockDurationMs,
+    onError: (error, info) => void (info.stage === 'worker' && errors.push(error)),
+  });
+  const core = queueCoreOf(redis, options.prefix);
+  return {
+    ...held,
+    redis,
+    lines,
+    queue,
+    worker,
+    errors,
+    has: (text: string) => lines.filter((line) => line.includes(text)),
+    /** The job's lock key and its job id: one job, one lock. */
+    async lockOf(campaign: string): Promise<{ lock: string; jobId: string }> {
+      const locks = await redis.keys(
+        `${core.bullPrefixOf(redis, campaign)}:${core.queueName(campaign)}:*:lock`,
+      );
+      expect(locks).toHaveLength(1);
+      return { lock: locks[0]!, jobId: /:([^:]+):lock$/.exec(locks[0]!)?.[1] ?? '' };
+    },
+    async close(): Promise<void> {
+      held.release.resolve();
+      await worker.close();
+      await queue.close();
+      await held.gatewayServer.close();
+      redis.disconnect();
+    },
+  };
+}
+
 describeRedis('CampaignQueue on one redis-server', () => {
   const target = useRedisTarget('node');
   campaignQueueSuite(target);
@@ -156,35 +202,19 @@ describeRedis('CampaignQueue workers while their Redis is down', () => {
   }, 60_000);
 
   it('logs a lost job lock as what it is, not as an outage, then logs the real outage and its real length', async () => {
-    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
-    redis.on('error', () => {});
-    const lines: string[] = [];
-    const record = (message: string, meta?: unknown) => void lines.push(`${message} ${JSON.stringify(meta)}`);
-    const prefix = 'lock:';
-    const queue = new CampaignQueue({ redis, prefix, logger: { warn: record, error: record } });
-    const { arrived, release, gatewayServer, gateway } = await heldGateway('wamid.LOCK1');
-    const errors: unknown[] = [];
-    const worker = queue.work({
-      gateway,
-      pollMs: 50,
-      lockDurationMs: 1000,
-      onError: (error, info) => void (info.stage === 'worker' && errors.push(error)),
-    });
-    const has = (text: string) => lines.filter((line) => line.includes(text));
+    const w = await heldWorker(server.url, { prefix: 'lock:', wamid: 'wamid.LOCK1', lockDurationMs: 1000 });
+    const { has, errors } = w;
     const to = '998900000077';
     try {
-      await whenClient(redis, 'ready');
-      await queue.enqueue('held', [text(to)]);
-      await worker.ready();
-      await arrived.promise;
+      await whenClient(w.redis, 'ready');
+      await w.queue.enqueue('held', [text(to)]);
+      await w.worker.ready();
+      await w.arrived.promise;
       // Another worker's token on the job's lock while its send is out: the worker's next renewal is refused.
-      const core = queueCoreOf(redis, prefix);
-      const locks = await redis.keys(`${core.bullPrefixOf(redis, 'held')}:${core.queueName('held')}:*:lock`);
-      expect(locks).toHaveLength(1);
-      await redis.set(locks[0]!, 'another-workers-token', 'PX', 60_000);
+      const { lock, jobId } = await w.lockOf('held');
+      await w.redis.set(lock, 'another-workers-token', 'PX', 60_000);
       await waitFor(() => errors.length > 0, "the worker's lock error");
       expect(has('cannot reach Redis')).toEqual([]);
-      const jobId = /:([^:]+):lock$/.exec(locks[0]!)?.[1];
       expect(has("lost the job's lock")[0]).toContain(`job ${jobId}:`);
       // onError gets it typed as a lease taken over, not as Redis unavailable (which would page for an outage).
       expect(errors[0]).toBeInstanceOf(RedisStoreError);
@@ -192,8 +222,8 @@ describeRedis('CampaignQueue workers while their Redis is down', () => {
       expect((errors[0] as Error).message).toContain(`job ${jobId}: lost the job's lock`);
 
       // The send is answered: its result is recorded all the same (the ledger's, not the job's lock, decides).
-      release.resolve();
-      await waitFor(async () => (await queue.status('held'))?.accepted === 1, 'the message to be accepted');
+      w.release.resolve();
+      await waitFor(async () => (await w.queue.status('held'))?.accepted === 1, 'the message to be accepted');
       expect(has('cannot reach Redis')).toEqual([]);
 
       const stoppedAt = Date.now();
@@ -205,14 +235,10 @@ describeRedis('CampaignQueue workers while their Redis is down', () => {
       // The length said is the outage's, not counted from the lock error before it.
       const seconds = Number(/after (\d+) s/.exec(has('CampaignQueue.work: Redis at')[0] ?? '')?.[1]);
       expect(seconds).toBeLessThanOrEqual(Math.ceil(outageMs / 1000));
-      expect(lines.filter((line) => line.includes(to) || line.includes('wamid.LOCK1'))).toEqual([]);
+      expect(w.lines.filter((line) => line.includes(to) || line.includes('wamid.LOCK1'))).toEqual([]);
     } finally {
-      release.resolve();
       await server.start();
-      await worker.close();
-      await queue.close();
-      await gatewayServer.close();
-      redis.disconnect();
+      await w.close();
     }
   }, 60_000);
 });
@@ -478,32 +504,20 @@ describeRedis('CampaignQueue workers whose result Redis refuses', () => {
   });
 
   it('say the refusal once (BullMQ reports it twice), and the ledger keeps the accepted send', async () => {
-    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
-    const lines: string[] = [];
-    const record = (message: string) => void lines.push(message);
-    const prefix = 'refused:';
-    const queue = new CampaignQueue({ redis, prefix, logger: { warn: record, error: record } });
-    const { arrived, release, gatewayServer, gateway } = await heldGateway('wamid.REFUSED1');
-    const errors: unknown[] = [];
     // A long lock: no renewal comes before the run ends, so the lock swapped below is found only as the result
     // is recorded.
-    const worker = queue.work({
-      gateway,
-      pollMs: 50,
+    const w = await heldWorker(server.url, {
+      prefix: 'refused:',
+      wamid: 'wamid.REFUSED1',
       lockDurationMs: 60_000,
-      onError: (error, info) => void (info.stage === 'worker' && errors.push(error)),
     });
+    const { errors } = w;
     try {
-      await queue.enqueue('refused', [text('998900000066')]);
-      await worker.ready();
-      await arrived.promise;
-      const core = queueCoreOf(redis, prefix);
-      const locks = await redis.keys(
-        `${core.bullPrefixOf(redis, 'refused')}:${core.queueName('refused')}:*:lock`,
-      );
-      expect(locks).toHaveLength(1);
-      const jobId = /:([^:]+):lock$/.exec(locks[0]!)?.[1];
-      await redis.set(locks[0]!, 'another-workers-token', 'PX', 60_000);
+      await w.queue.enqueue('refused', [text('998900000066')]);
+      await w.worker.ready();
+      await w.arrived.promise;
+      const { lock, jobId } = await w.lockOf('refused');
+      await w.redis.set(lock, 'another-workers-token', 'PX', 60_000);
       // BullMQ records the result (refused: the lock is another's), then the failure it makes of that (refused
       // too), reporting each; closing the worker would silence the second, so the test waits for it to be run.
       const monitor = await new Redis(server.url).monitor();
@@ -511,10 +525,10 @@ describeRedis('CampaignQueue workers whose result Redis refuses', () => {
       let recordings = 0;
       monitor.on('monitor', (_time: string, args: string[]) => {
         const words = args.map(String);
-        if (/^eval/i.test(words[0] ?? '') && words.includes(jobId!)) recordings++;
+        if (/^eval/i.test(words[0] ?? '') && words.includes(jobId)) recordings++;
       });
       try {
-        release.resolve();
+        w.release.resolve();
         await waitFor(() => recordings >= 2, 'the second recording');
       } finally {
         monitor.disconnect();
@@ -522,23 +536,19 @@ describeRedis('CampaignQueue workers whose result Redis refuses', () => {
       // A round trip after Redis ran it, on the test's own connection: the worker has nearly always read the second
       // refusal by then (BullMQ says nothing once the worker closes, so this is not a guarantee; the rule itself is
       // held by refusals-said.test.ts). With the fix, the count is one whichever way the race goes.
-      await redis.ping();
+      await w.redis.ping();
       await waitFor(() => errors.length > 0, 'the refusal');
-      await worker.close();
+      await w.worker.close();
       const refused = "could not record the job's result";
       expect(errors).toHaveLength(1);
       expect(errors[0]).toBeInstanceOf(RedisStoreError);
       expect(errors[0]).toMatchObject({ failure: 'lease_lost' });
       expect((errors[0] as Error).message).toContain(`job ${jobId}: ${refused}`);
-      expect(lines.filter((line) => line.includes(refused))).toHaveLength(1);
+      expect(w.has(refused)).toHaveLength(1);
       // The job's lock was another's, not the message's fate: the ledger has it accepted.
-      expect(await queue.status('refused')).toMatchObject({ accepted: 1, inFlight: 0, queued: 0 });
+      expect(await w.queue.status('refused')).toMatchObject({ accepted: 1, inFlight: 0, queued: 0 });
     } finally {
-      release.resolve();
-      await worker.close();
-      await queue.close();
-      await gatewayServer.close();
-      redis.disconnect();
+      await w.close();
     }
   });
 });
