@@ -7,7 +7,10 @@ import type { RetryRules } from '../core/retry-policy.js';
  * upstream's refusal of the message itself (an unregistered recipient, a closed window, an unknown template,
  * inaccessible media, parameters that do not match): not sent, and the same message gets the same answer, so it
  * is never repeated, not even by a campaign's retry list. A 502 without the gateway's envelope has no code: it
- * may have been sent. `sendMany` reads "was it sent?" from the same table (`mayHaveBeenSent`).
+ * may have been sent. Every 4xx the spec lists (400 malformed, 401, 402, 403, 429) is answered before forwarding,
+ * and the upstream's refusal is a 502: a 4xx with a code the table lacks (the spec's validation codes are not
+ * shown) or with none (a proxy in front) was not sent either. `sendMany` reads "was it sent?" from the same
+ * table (`mayHaveBeenSent`).
  */
 export const GATEWAY_RETRY_RULES: RetryRules = {
   retryableCodes: ['RATE_001', 'AUTH_004'],
@@ -23,4 +26,5 @@ export const GATEWAY_RETRY_RULES: RetryRules = {
     'GW_001',
   ],
   neverRetryCodes: ['GW_001'],
+  refusalsHadNoEffect: true,
 };

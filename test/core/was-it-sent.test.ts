@@ -35,8 +35,10 @@ describe('mayHaveBeenSent', () => {
     ['GW_001', 502, false],
     // A 502 without the gateway's envelope (a proxy's page): nothing says what happened.
     [null, 502, true],
-    ['VAL_001', 400, true],
-    [null, 400, true],
+    // Every 4xx the spec lists comes before forwarding: a validation code it does not show, or none, too.
+    ['VAL_001', 400, false],
+    [null, 400, false],
+    [null, 403, false],
   ] as const)('gateway %s (%i) → %s', (code, status, sent) => {
     expect(mayHaveBeenSent(api(status, code), GATEWAY_RETRY_RULES)).toBe(sent);
   });
@@ -270,7 +272,7 @@ describe('ApiError.mayHaveBeenSent, set by the call', () => {
     ['BILL_001', 402, false],
     ['AUTH_001', 401, false],
     ['RATE_001', 429, false],
-    ['VAL_001', 400, true],
+    ['VAL_001', 400, false],
   ] as const)('gateway %s (%i) → %s', async (code, status, sent) => {
     answer(() => HttpResponse.json(envelope(code, 'G', 'd', { retry_after: '90s' }), { status }));
     const e = await gateway()

@@ -1,6 +1,7 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
+  type ApiError,
   AuthenticationError,
   BadRequestError,
   ConnectionError,
@@ -8,6 +9,7 @@ import {
   InternalServerError,
   InvalidResponseError,
   PaymentRequiredError,
+  PermissionDeniedError,
   RateLimitError,
   TimeoutError,
   UpstreamError,
@@ -243,6 +245,43 @@ describe('gateway error table: each code becomes its class and is retried (or no
       .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(PaymentRequiredError);
     expect(e).toMatchObject({ status: 400, code: 'BILL_001' });
+  });
+
+  // Every 4xx the spec lists is answered before forwarding (the upstream's refusal is a 502), so a code the table
+  // lacks, or none, proves nothing went out: they said "may have been sent", and a campaign put them in doubt.
+  it.each([
+    [
+      '400 with a validation code the spec does not show',
+      err(400, 'VAL_017', 'BAD_REQUEST'),
+      BadRequestError,
+    ],
+    [
+      '403 with no envelope (a proxy in front)',
+      () => new HttpResponse('Forbidden', { status: 403 }),
+      PermissionDeniedError,
+    ],
+    ['401 with no code', () => HttpResponse.json({ message: 'no' }, { status: 401 }), AuthenticationError],
+  ])('a %s was not sent, and is not retried', async (_name, answer, errorClass) => {
+    const seen = sequence(answer);
+    const e = await client()
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(errorClass);
+    expect((e as ApiError).mayHaveBeenSent).toBe(false);
+    expect(seen.count).toBe(1);
+    const results: unknown[] = [];
+    for await (const result of client().messages.sendMany([text])) results.push(result);
+    expect(results).toMatchObject([{ ok: false, notSent: true }]);
+  });
+
+  it('a 429 without a code is retried as RATE_001, and its final error says not sent', async () => {
+    const seen = sequence(() => new HttpResponse('Too Many Requests', { status: 429 }));
+    const e = await client({ maxRetries: 1, logger: captureLogger().logger })
+      .messages.send(text)
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(RateLimitError);
+    expect((e as RateLimitError).mayHaveBeenSent).toBe(false);
+    expect(seen.count).toBe(2);
   });
 });
 
