@@ -194,12 +194,15 @@ function shaped<K extends keyof typeof SHAPES>(
   return withMethods(value, name, SHAPES[name].is, SHAPES[name].methods);
 }
 
-/** The `messagingProduct` option: a non-empty string, sent in every message. */
+/**
+ * The `messagingProduct` option, sent in every message: the spec's constant is lowercase, and `'WhatsApp'` or a
+ * padded value would be refused by the gateway on every send.
+ */
 function messagingProductOf(value: unknown): string {
   if (value === undefined) return 'whatsapp';
-  if (typeof value !== 'string' || value.trim() === '') {
+  if (typeof value !== 'string' || value === '' || /\s/.test(value) || value !== value.toLowerCase()) {
     throw new ConfigurationError(
-      `messagingProduct must be a non-empty string (default 'whatsapp'); got ${givenValue(value)}.`,
+      `messagingProduct must be the network's name in lowercase, without spaces (default 'whatsapp'); got ${givenValue(value)}.`,
     );
   }
   return value;

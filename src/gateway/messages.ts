@@ -319,6 +319,18 @@ export class Messages {
         },
       ]);
     }
+    if (flags.mmlite === true && (valid as { type?: unknown }).type !== 'template') {
+      // The marketing-lite route takes "the same body as a template message": any other type meets GW_001.
+      throw new MessageValidationError([
+        {
+          path: ['type'],
+          message:
+            "is not 'template': the mmlite option routes template messages only; send this one without it",
+          code: 'custom',
+          rule: 'mmlite.template_only',
+        },
+      ]);
+    }
     const window = this.#serviceWindow;
     if (window !== undefined)
       await this.#beforeRequest(WINDOW, () => checkServiceWindow(window, valid), request, stopSignal, true);

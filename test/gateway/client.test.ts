@@ -41,8 +41,11 @@ describe('GatewayClient construction', () => {
       { apiKey: API_KEY, baseUrl: GW, retryInFlightSends: 1 },
       /retryInFlightSends must be true or false; got 1/,
     ],
-    [{ apiKey: API_KEY, baseUrl: GW, messagingProduct: 5 }, /messagingProduct must be a non-empty string/],
-    [{ apiKey: API_KEY, baseUrl: GW, messagingProduct: ' ' }, /messagingProduct must be a non-empty string/],
+    [{ apiKey: API_KEY, baseUrl: GW, messagingProduct: 5 }, /messagingProduct must be the network's name/],
+    [{ apiKey: API_KEY, baseUrl: GW, messagingProduct: ' ' }, /messagingProduct must be the network's name/],
+    // The spec's constant is lowercase: the gateway would refuse every send of these.
+    [{ apiKey: API_KEY, baseUrl: GW, messagingProduct: 'WhatsApp' }, /in lowercase, without spaces/],
+    [{ apiKey: API_KEY, baseUrl: GW, messagingProduct: ' whatsapp ' }, /in lowercase, without spaces/],
     [{ apiKey: API_KEY, baseUrl: GW, fetch: 'x' }, /fetch must be a function.*got a string/],
     [
       { apiKey: API_KEY, baseUrl: GW, serviceWindow: {} },
@@ -109,10 +112,36 @@ describe('requests', () => {
       }),
     );
     const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: `${GW}/` });
+    const template = {
+      to: '998901234567',
+      type: 'template',
+      template: { name: 'x', language: { code: 'en' } },
+    } as const;
     await gw.messages.send(text);
     await gw.messages.send(text, { isFake: true });
-    await gw.messages.send(text, { mmlite: true, isFake: false });
+    await gw.messages.send(template, { mmlite: true, isFake: false });
     expect(queries).toEqual(['', '?is_fake=true', '?mmlite=true']);
+  });
+
+  // The spec's marketing-lite route takes "the same body as a template message": a text went out to meet GW_001.
+  it('refuses mmlite for a message that is not a template, before any request, in send and sendMany', async () => {
+    let requests = 0;
+    server.use(
+      http.post(`${GW}/v1/wa/message`, () => {
+        requests++;
+        return HttpResponse.json(sendOk());
+      }),
+    );
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW });
+    const e = await gw.messages.send(text, { mmlite: true }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(MessageValidationError);
+    expect((e as MessageValidationError).issues).toMatchObject([
+      { path: ['type'], rule: 'mmlite.template_only' },
+    ]);
+    const results: unknown[] = [];
+    for await (const result of gw.messages.sendMany([text], { mmlite: true })) results.push(result);
+    expect(results).toMatchObject([{ ok: false, notSent: true }]);
+    expect(requests).toBe(0);
   });
 
   it('looks fetch up at call time, so a fetch patched after construction sees the request', async () => {
