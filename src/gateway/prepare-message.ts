@@ -45,6 +45,7 @@ export function prepare(message: unknown, validate: boolean | undefined, extra: 
   const issues: MessageIssue[] = [];
   try {
     const merged = merge(base as Record<string, unknown>, extra, [], issues);
+    if (issues.length === 0 && validate !== false) issues.push(...shownFieldIssues(merged));
     return issues.length > 0 ? { valid: false, issues } : { valid: true, message: merged };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
@@ -60,6 +61,19 @@ export function prepare(message: unknown, validate: boolean | undefined, extra: 
       ],
     };
   }
+}
+
+/**
+ * The merged message's issues other than its unknown fields (the extra fields themselves): a field the spec shows,
+ * added through `extraFields` because the message lacked it (`text.preview_url: 'yes'`, a template's `components`),
+ * is held to the spec's rules as it would be in the message. Their paths start at `extraFields`.
+ */
+function shownFieldIssues(merged: Record<string, unknown>): MessageIssue[] {
+  const checked = validateMessage(merged);
+  if (checked.valid) return [];
+  return checked.issues
+    .filter((issue) => issue.rule !== 'unknown_field')
+    .map((issue) => ({ ...issue, path: ['extraFields', ...issue.path] }));
 }
 
 /**

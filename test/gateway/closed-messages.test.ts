@@ -164,6 +164,42 @@ describe('the explicit ways to send what the spec does not show', () => {
     expect(bodies).toEqual([]);
   });
 
+  // Each went out as given before: the same fields written in the message were refused.
+  it.each([
+    [
+      'a text preview_url of a string',
+      { text: { preview_url: 'yes' } },
+      ['extraFields', 'text', 'preview_url'],
+    ],
+    [
+      'a document filename of a number',
+      { document: { filename: 42 } },
+      ['extraFields', 'document', 'filename'],
+    ],
+  ])('extraFields holds a field the spec shows to its rule: %s', async (_name, extraFields, path) => {
+    const { bodies } = gateway();
+    const message =
+      'document' in extraFields
+        ? ({ to, type: 'document', document: { link: 'https://cdn.example.com/a.pdf' } } as const)
+        : ({ to, type: 'text', text: { body: 'Hi' } } as const);
+    const error = await refusal(() => client().messages.send(message, { extraFields }));
+    expect(error.issues.map((issue) => issue.path)).toEqual([path]);
+    expect(bodies).toEqual([]);
+  });
+
+  it("extraFields holds a template's components to the spec's rules", async () => {
+    const { bodies } = gateway();
+    const error = await refusal(() =>
+      client().messages.send(
+        { to, type: 'template', template: { name: 'order_update', language: { code: 'en' } } },
+        { extraFields: { template: { components: [{ type: 'button', sub_type: 'call', index: '7' }] } } },
+      ),
+    );
+    expect(error.issues.length).toBeGreaterThan(0);
+    expect(error.issues.every((issue) => issue.path[0] === 'extraFields')).toBe(true);
+    expect(bodies).toEqual([]);
+  });
+
   it('validate: false sends the message as given, with the wire flags still applied', async () => {
     const { bodies, queries } = gateway();
     await client().messages.send(
