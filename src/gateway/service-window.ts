@@ -68,8 +68,10 @@ export class ServiceWindowClosedError extends WaGatewayError {
   constructor(recipient: string, closedAt: Date | undefined) {
     super(
       closedAt === undefined
-        ? 'Not sent: this customer has not written to the business (no inbound message is recorded), so no ' +
-            '24-hour service window is open. Only a template (type: "template") can start the conversation.'
+        ? 'Not sent: no inbound message from this number is recorded, so no 24-hour service window is known to ' +
+            "be open. The window is kept under the customer's wa_id (the `from` of their messages): if you wrote " +
+            'their number another way (a national form, or without a digit the network adds), send to the wa_id. ' +
+            'Otherwise only a template (type: "template") can start the conversation.'
         : `Not sent: the customer's 24-hour service window closed at ${closedAt.toISOString()}. Only a ` +
             'template (type: "template") can be sent until the customer writes again.',
     );

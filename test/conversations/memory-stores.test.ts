@@ -55,6 +55,21 @@ describe('MemoryWindowStore: forgets a customer whose window can no longer matte
     expect(window.size).toBe(0);
   });
 
+  // The gateway spec audit: a send to the number as a CRM writes it (Brazil's, without the digit the network adds)
+  // found no window under the customer's wa_id, and the error said the customer had never written.
+  it('a number written otherwise than the wa_id the customer wrote from: the error says to send to the wa_id', async () => {
+    const window = new MemoryWindowStore();
+    await window.recordInbound('551187654321', Date.now());
+    await expect(checkServiceWindow(window, { to: '551187654321', type: 'text' })).resolves.toBeUndefined();
+    const refused = await refusal(window, '5511987654321', Date.now());
+    expect(refused).toBeInstanceOf(ServiceWindowClosedError);
+    expect((refused as Error).message).toContain(
+      "kept under the customer's wa_id (the `from` of their messages)",
+    );
+    expect((refused as Error).message).not.toContain('has not written');
+    expect((refused as Error).message).not.toContain('5511987654321');
+  });
+
   it('a later message keeps the customer 48 hours from it; a redelivered older one changes nothing', async () => {
     const time = clock();
     const window = new MemoryWindowStore({ now: time.now });
