@@ -71,8 +71,9 @@ type RequiredButtons<Bs extends readonly unknown[]> = {
       : K
     : never]: string;
 };
+// An OTP button (AUTHENTICATION only) may take the one-time code: the spec does not say, so it is not refused.
 type OptionalButtons<Bs extends readonly unknown[]> = {
-  [K in Indices<Bs> as Bs[K] extends { readonly type: 'QUICK_REPLY' } ? K : never]?: string;
+  [K in Indices<Bs> as Bs[K] extends { readonly type: 'QUICK_REPLY' | 'OTP' } ? K : never]?: string;
 };
 
 /** A union of object types as one object type, so that an error prints its fields, not the aliases behind them. */
@@ -83,7 +84,8 @@ type NameOf<D> = D extends { readonly name: infer N extends string } ? N : 'this
 
 /**
  * The button values of a definition, by button index: `{ 0: 'ORDER-1042' }`. A URL button with a variable must
- * have one; a quick-reply button may have a payload; other buttons take none. An array works too.
+ * have one; a quick-reply button may have a payload, an OTP button the one-time code; other buttons take none.
+ * An array works too.
  */
 export type TemplateButtonValues<D> = D extends { readonly buttons: infer Bs extends readonly unknown[] }
   ? number extends Bs['length']
@@ -94,11 +96,14 @@ export type TemplateButtonValues<D> = D extends { readonly buttons: infer Bs ext
 // Where the definition has nothing to fill, the place takes a sentence instead of `never`: a value given there
 // fails to compile with that sentence as the expected type (`'"x"' is not assignable to '"hello takes no header
 // value"'`), not with `undefined`.
-type BodyPart<D> = D extends { readonly body: { readonly text?: infer T } }
-  ? TextValues<T, TemplateBodyValue> extends readonly []
-    ? { body?: readonly [] }
-    : { body: TextValues<T, TemplateBodyValue> }
-  : { body?: readonly TemplateBodyValue[] };
+// An AUTHENTICATION template's body is generated upstream: its values (the code, usually) are the caller's.
+type BodyPart<D> = D extends { readonly category: 'AUTHENTICATION' }
+  ? { body?: readonly TemplateBodyValue[] }
+  : D extends { readonly body: { readonly text?: infer T } }
+    ? TextValues<T, TemplateBodyValue> extends readonly []
+      ? { body?: readonly [] }
+      : { body: TextValues<T, TemplateBodyValue> }
+    : { body?: readonly TemplateBodyValue[] };
 
 type HeaderPart<D> = D extends { readonly header: infer H }
   ? [HeaderValueOf<H>] extends [never]
@@ -119,7 +124,9 @@ type ButtonsPart<D> = D extends { readonly buttons: infer Bs extends readonly un
 /**
  * The values a message of definition `D` needs: `body` (one value per body variable, in order), `header` (the TEXT
  * header's variable or the media link) and `buttons` (by index), each required exactly when the definition has
- * something to fill. What `templateMessage`, `filledTemplate` and `ctx.replyTemplate` take with a definition.
+ * something to fill. An `AUTHENTICATION` template's body (generated upstream) takes any number of values, its OTP
+ * button an optional one: the spec does not say what they carry. What `templateMessage`, `filledTemplate` and
+ * `ctx.replyTemplate` take with a definition.
  */
 export type TemplateValues<D = TemplateDefinition> = TemplateDefinition extends D
   ? Omit<UntypedTemplateSendValues, 'language'> // a definition not known to the compiler (from JSON)

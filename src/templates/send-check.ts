@@ -69,7 +69,9 @@ export function variableCount(text: string | undefined): number {
 /**
  * The parameters a send must carry for each component of `t`, in order: header (its variable, or the media),
  * body (one per variable), and each URL button with a variable (`button:<index>`). Quick-reply buttons may carry
- * a payload and are not listed; a LOCATION header takes no parameter the spec shows.
+ * a payload and are not listed; a LOCATION header takes no parameter the spec shows. An `AUTHENTICATION`
+ * template's body is not listed: its text is generated upstream (the create request has none), and the spec does
+ * not say what its send carries, so its body and its `OTP` button are not checked (see {@link parameterProblem}).
  */
 export function expectedComponents(t: TemplateDefinition): readonly ExpectedComponent[] {
   // Every send of a definition asks this again: scan its texts once per definition object.
@@ -92,13 +94,28 @@ function scanExpected(t: TemplateDefinition): ExpectedComponent[] {
   } else if (header?.format && MEDIA_HEADER[header.format]) {
     out.push({ key: 'header', label: 'header', types: [[MEDIA_HEADER[header.format]!]] });
   }
-  const n = variableCount(t.body?.text);
+  const n = isAuthentication(t) ? 0 : variableCount(t.body?.text);
   if (n > 0) out.push({ key: 'body', label: 'body', types: Array(n).fill(TEXTUAL_PARAMETER_TYPES) });
   t.buttons?.forEach((b, i) => {
     if (b.type === 'URL' && variableCount(b.url) > 0)
       out.push({ key: `button:${i}`, label: `button ${i} (url)`, types: [TEXT_ONLY] });
   });
   return out;
+}
+
+/** An `AUTHENTICATION` (one-time code) template: its approved body is generated upstream, not in its definition. */
+function isAuthentication(t: TemplateDefinition): boolean {
+  return t.category === 'AUTHENTICATION';
+}
+
+/**
+ * Whether a component of `t` is one the check leaves to the server: an `AUTHENTICATION` template's body and its
+ * `OTP` button (the one-time code goes there). The spec does not say what their parameters are.
+ */
+function uncheckedComponent(t: TemplateDefinition, key: string): boolean {
+  if (!isAuthentication(t)) return false;
+  if (key === 'body') return true;
+  return key.startsWith('button:') && t.buttons?.[Number(key.slice('button:'.length))]?.type === 'OTP';
 }
 
 interface SendComponent {
@@ -116,6 +133,8 @@ function componentKey(c: SendComponent | undefined): string {
 /**
  * Whether `components` (a send's `template.components`) match definition `t`: every expected component with the
  * right count and types of parameters, and nothing the template does not take. The first problem, or `undefined`.
+ * An `AUTHENTICATION` template's body and `OTP` button take whatever the send gives them (the code, usually): the
+ * spec does not say what they carry, so the server judges them. Every other rule still applies to it.
  */
 export function parameterProblem(
   t: TemplateDefinition,
@@ -155,7 +174,7 @@ export function parameterProblem(
     }
   }
   for (const [key, params] of given) {
-    if (params.length === 0) continue;
+    if (params.length === 0 || uncheckedComponent(t, key)) continue;
     const button = key.startsWith('button:') ? t.buttons?.[Number(key.slice('button:'.length))] : undefined;
     if (button?.type === 'QUICK_REPLY') continue;
     const label = key.replace(':', ' ');
@@ -256,8 +275,10 @@ export function unknownProblem(name: string): TemplateSendProblem {
 
 /**
  * A template send refused locally, before any request: the template does not exist in the catalogue (or not
- * in that language), is not `APPROVED`, or the parameters do not match it. The gateway would have answered a
- * `GW_001` (502) after authentication, rate limiting and billing; nothing was sent.
+ * in that language), is not `APPROVED`, or the parameters do not match it. Nothing was sent. For an unknown name
+ * or language and for parameters that do not match, the gateway's spec states the answer: a `GW_001` (502) after
+ * authentication, rate limiting and billing. For a status other than `APPROVED` it states none (only that the
+ * template must be approved), and the message claims none.
  *
  * @example
  * try { await gw.messages.sendTemplate(to, orderShipped, { body: ['Ali', '#1042'] }) }
@@ -282,7 +303,9 @@ export class TemplateSendError extends WaGatewayError {
   constructor(template: { name: string; language: string }, problem: TemplateSendProblem) {
     super(
       `Template ${template.name} (${template.language}) was not sent: ${problem.message} [${problem.rule}] ` +
-        'Nothing was sent; the gateway would have refused it with GW_001.',
+        (problem.rule === 'template.status'
+          ? 'Nothing was sent; the spec sends approved templates only.'
+          : 'Nothing was sent; the gateway would have refused it with GW_001.'),
     );
     this.rule = problem.rule;
     this.template = { name: template.name, language: template.language };

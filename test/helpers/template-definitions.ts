@@ -32,3 +32,13 @@ export const helloDefinition = {
   category: 'UTILITY',
   body: { text: 'Hello, we are open.' },
 } as const;
+
+/** An AUTHENTICATION (one-time code) template as the create rules want it: no body text, one OTP copy-code button. */
+export const loginCodeDefinition = {
+  name: 'login_code',
+  language: 'en',
+  category: 'AUTHENTICATION',
+  body: { addSecurityRecommendation: true },
+  footer: { codeExpirationMinutes: 10 },
+  buttons: [{ type: 'OTP', otpType: 'COPY_CODE', text: 'Copy code' }],
+} as const;

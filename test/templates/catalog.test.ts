@@ -4,6 +4,7 @@ import {
   ConfigurationError,
   GatewayClient,
   MemoryTemplateStore,
+  type OutboundTemplateMessage,
   PublicApiClient,
   TemplateCatalog,
   TemplateSendError,
@@ -13,7 +14,8 @@ import { createPublicApiHandlers } from '../../src/testing/index.js';
 import { accountUpdateEnvelope, templateStatusValue } from '../../src/testing/webhook-fixtures.js';
 import { parseWebhook } from '../../src/webhooks/index.js';
 import { API_KEY, GW, sendOk, useMswServer } from '../helpers/msw.js';
-import { orderShippedDefinition } from '../helpers/template-definitions.js';
+import { templateSendRefusal } from '../helpers/refusal.js';
+import { loginCodeDefinition, orderShippedDefinition } from '../helpers/template-definitions.js';
 
 const server = useMswServer();
 
@@ -103,6 +105,76 @@ describe('TemplateCatalog', () => {
       TemplateValidationError,
     );
     expect(() => new TemplateCatalog({ store: {} as never })).toThrow(ConfigurationError);
+  });
+});
+
+describe('an AUTHENTICATION (one-time code) template in the catalogue', () => {
+  type Components = NonNullable<OutboundTemplateMessage['template']['components']>;
+  const to = '998901234567';
+  const code: Components[number]['parameters'][number] = { type: 'text', text: '482913' };
+  /** A client whose catalogue holds the OTP definition with `status`, and the bodies its sends posted. */
+  async function otpClient(status = 'APPROVED') {
+    const sent: { template?: unknown }[] = [];
+    server.use(
+      http.post(`${GW}/v1/wa/message`, async ({ request }) => {
+        sent.push((await request.json()) as { template?: unknown });
+        return HttpResponse.json(sendOk(`wamid.${sent.length}`));
+      }),
+    );
+    const catalog = new TemplateCatalog({ definitions: [loginCodeDefinition] });
+    await catalog.record({ name: 'login_code', language: 'en', status });
+    const gw = new GatewayClient({ apiKey: API_KEY, baseUrl: GW, templates: catalog, rateLimit: false });
+    return { gw, sent, catalog };
+  }
+
+  it('is sent with its code as the body parameter and the OTP button parameter: the spec leaves them to the server', async () => {
+    const { gw, sent } = await otpClient();
+    const raw = (components: Components) => ({
+      to,
+      type: 'template' as const,
+      template: { name: 'login_code', language: { code: 'en' }, components },
+    });
+    const button: Components[number] = { type: 'button', sub_type: 'url', index: '0', parameters: [code] };
+    await gw.messages.sendTemplate(to, loginCodeDefinition, { body: ['482913'], buttons: { 0: '482913' } });
+    await gw.messages.send(raw([{ type: 'body', parameters: [code] }]));
+    await gw.messages.send(raw([{ type: 'body', parameters: [code, code] }, button]));
+    await gw.messages.sendTemplate(to, loginCodeDefinition);
+    expect(sent.map((m) => m.template)).toEqual([
+      {
+        name: 'login_code',
+        language: { code: 'en' },
+        components: [{ type: 'body', parameters: [code] }, button],
+      },
+      raw([{ type: 'body', parameters: [code] }]).template,
+      raw([{ type: 'body', parameters: [code, code] }, button]).template,
+      { name: 'login_code', language: { code: 'en' } },
+    ]);
+  });
+
+  it('keeps every other check: language, status (whose message claims no gateway code), a header it has not', async () => {
+    const { gw, sent, catalog } = await otpClient('PAUSED');
+    const paused = await templateSendRefusal(() =>
+      gw.messages.sendTemplate(to, loginCodeDefinition, { body: ['1'] }),
+    );
+    expect(paused).toMatchObject({ rule: 'template.status', status: 'PAUSED' });
+    expect(paused.message).toBe(
+      'Template login_code (en) was not sent: is PAUSED, not APPROVED. [template.status] ' +
+        'Nothing was sent; the spec sends approved templates only.',
+    );
+    await catalog.record({ name: 'login_code', language: 'en', status: 'APPROVED' });
+    const template = (language: string, components: Components) => ({
+      to,
+      type: 'template' as const,
+      template: { name: 'login_code', language: { code: language }, components },
+    });
+    const language = await templateSendRefusal(() => gw.messages.send(template('en_US', [])));
+    expect(language).toMatchObject({ rule: 'template.language', expected: ['en'] });
+    expect(language.message).toMatch(/the gateway would have refused it with GW_001\.$/);
+    const header = await templateSendRefusal(() =>
+      gw.messages.send(template('en', [{ type: 'header', parameters: [code] }])),
+    );
+    expect(header).toMatchObject({ rule: 'template.parameters.unexpected', component: 'header' });
+    expect(sent).toEqual([]);
   });
 });
 

@@ -17,11 +17,17 @@ import {
   templateMessage,
   type UntypedTemplateSendValues,
 } from '../../src/index.js';
-import { helloDefinition, orderShippedDefinition, promoDefinition } from '../helpers/template-definitions.js';
+import {
+  helloDefinition,
+  loginCodeDefinition,
+  orderShippedDefinition,
+  promoDefinition,
+} from '../helpers/template-definitions.js';
 
 const orderShipped = defineTemplate(orderShippedDefinition);
 const promo = defineTemplate(promoDefinition);
 const hello = defineTemplate(helloDefinition);
+const loginCode = defineTemplate(loginCodeDefinition);
 const to = '998901234567';
 declare const gw: GatewayClient;
 declare const ctx: MessageContext<Record<string, unknown>>;
@@ -42,6 +48,13 @@ describe('typed template values, in every place a template message is sent or bu
       gw.messages.sendTemplate(to, hello), // nothing to fill: the values may be left out
       gw.messages.sendTemplate(to, hello, {}, { isFake: true }),
       gw.messages.sendTemplate(to, 'order_shipped', { body: ['any', 'count'] }), // by name: untyped
+      // AUTHENTICATION: the body is generated upstream; the code may go in the body and on the OTP button
+      gw.messages.sendTemplate(to, loginCode, { body: ['482913'], buttons: { 0: '482913' } }),
+      gw.messages.sendTemplate(to, loginCode),
+      // @ts-expect-error the OTP template has one button: index 1 takes nothing
+      gw.messages.sendTemplate(to, loginCode, { body: ['482913'], buttons: { 1: '482913' } }),
+      // @ts-expect-error an AUTHENTICATION template has no header
+      gw.messages.sendTemplate(to, loginCode, { header: 'x' }),
       // @ts-expect-error two body variables, one value
       gw.messages.sendTemplate(to, orderShipped, { header: '#1', body: ['Ali'], buttons: { 0: '1' } }),
       // @ts-expect-error a body value is a string or a parameter object, not a number
