@@ -57,6 +57,7 @@ export {
   type ReportTrunc,
 } from './reports.schema.js';
 export {
+  type AgentResponseTime,
   type AgentStatsSummary,
   type PeriodAverages,
   type PeriodCounts,

@@ -26,14 +26,22 @@ export interface SumCount extends z.infer<typeof sumCountSchema> {}
 export const periodSumCountsSchema = perPeriod(sumCountSchema);
 export interface PeriodSumCounts extends z.infer<typeof periodSumCountsSchema> {}
 
+/**
+ * An agent's `frt` or `art`: per period (`{ today: { count, sum }, ... }`, as the channel's `response_times`), or
+ * one `{ count, sum }` without periods. The spec says "`frt`, `art` (`count`, `sum`)" of agents, and "periods as
+ * above" of their counters only, so both readings are taken.
+ */
+export const agentResponseTimeSchema = z.union([periodSumCountsSchema, sumCountSchema]);
+export type AgentResponseTime = z.infer<typeof agentResponseTimeSchema>;
+
 export const statsAgentSchema = z.looseObject({
   uuid: z.string(),
   name: optionalText,
   joined: periodCountsSchema,
   viewed: periodCountsSchema,
   sent: periodCountsSchema,
-  frt: periodSumCountsSchema,
-  art: periodSumCountsSchema,
+  frt: agentResponseTimeSchema,
+  art: agentResponseTimeSchema,
 });
 export interface StatsAgent extends z.infer<typeof statsAgentSchema> {}
 
@@ -81,10 +89,19 @@ export type PeriodAverages = Record<StatsPeriod, number | null>;
 export interface AgentStatsSummary {
   uuid: string;
   name: string | null;
-  /** First response time: the agent's `sum` over `count` across all channels. */
+  /**
+   * First response time: the agent's `sum` over `count` across all channels, per period. A channel that gave the
+   * agent's `frt` without periods (one `{ count, sum }`) is not counted here: see `withoutPeriod`.
+   */
   frt: PeriodAverages;
   /** Average response time, likewise. */
   art: PeriodAverages;
+  /**
+   * The agent's `frt` and `art` from the channels that gave them as one `{ count, sum }` without periods, summed
+   * across those channels and divided. `null` when no channel did (or their `count` is 0). They are kept apart
+   * from the per-period averages because they do not say which period they cover.
+   */
+  withoutPeriod: { frt: number | null; art: number | null };
   joined: PeriodCounts;
   viewed: PeriodCounts;
   sent: PeriodCounts;
@@ -119,9 +136,27 @@ function addSums(acc: Accumulator, from: Record<StatsPeriod, { sum: number | nul
   }
 }
 
+function isPerPeriod(value: AgentResponseTime): value is PeriodSumCounts {
+  return typeof value.today === 'object' && value.today !== null;
+}
+
+/** Adds an agent's `frt` / `art` to `acc` (per period) or to `flat` (one `{ count, sum }` without periods). */
+function addAgentSums(acc: Accumulator, flat: { sum: number; count: number }, from: AgentResponseTime): void {
+  if (isPerPeriod(from)) {
+    addSums(acc, from);
+    return;
+  }
+  flat.sum += from.sum ?? 0;
+  flat.count += from.count;
+}
+
+function average({ sum, count }: { sum: number; count: number }): number | null {
+  return count === 0 ? null : sum / count;
+}
+
 function averages(acc: Accumulator): PeriodAverages {
   const out = {} as PeriodAverages;
-  for (const p of STATS_PERIODS) out[p] = acc[p].count === 0 ? null : acc[p].sum / acc[p].count;
+  for (const p of STATS_PERIODS) out[p] = average(acc[p]);
   return out;
 }
 
@@ -137,7 +172,8 @@ function addCounts(acc: PeriodCounts, from: PeriodCounts): void {
  * Account-level and per-agent response times from `stats.get()`, as the spec prescribes: `sum` and `count`
  * are summed across channels and then divided, per period (`today`, `yesterday`, `wtd`, `mtd`). A period
  * with no responses is `null`, never `NaN`. Averages are in the unit of `sum` (seconds on the platform).
- * Averaging the channels' averages instead would weigh a quiet channel like a busy one.
+ * Averaging the channels' averages instead would weigh a quiet channel like a busy one. An agent's `frt` / `art`
+ * given as one `{ count, sum }` without periods goes to its `withoutPeriod` averages, not to a period.
  *
  * @example
  * const { frt, agents } = summarizeStats(await platform.stats.get());
@@ -153,6 +189,7 @@ export function summarizeStats(channels: readonly StatsChannel[]): StatsSummary 
       name: string | null;
       frt: Accumulator;
       art: Accumulator;
+      flat: { frt: { sum: number; count: number }; art: { sum: number; count: number } };
       joined: PeriodCounts;
       viewed: PeriodCounts;
       sent: PeriodCounts;
@@ -179,6 +216,7 @@ export function summarizeStats(channels: readonly StatsChannel[]): StatsSummary 
           name: agent.name ?? null,
           frt: accumulator(),
           art: accumulator(),
+          flat: { frt: { sum: 0, count: 0 }, art: { sum: 0, count: 0 } },
           joined: zeroCounts(),
           viewed: zeroCounts(),
           sent: zeroCounts(),
@@ -186,8 +224,8 @@ export function summarizeStats(channels: readonly StatsChannel[]): StatsSummary 
         agents.set(agent.uuid, entry);
       }
       entry.name ??= agent.name ?? null;
-      addSums(entry.frt, agent.frt);
-      addSums(entry.art, agent.art);
+      addAgentSums(entry.frt, entry.flat.frt, agent.frt);
+      addAgentSums(entry.art, entry.flat.art, agent.art);
       addCounts(entry.joined, agent.joined);
       addCounts(entry.viewed, agent.viewed);
       addCounts(entry.sent, agent.sent);
@@ -202,6 +240,7 @@ export function summarizeStats(channels: readonly StatsChannel[]): StatsSummary 
       name: a.name,
       frt: averages(a.frt),
       art: averages(a.art),
+      withoutPeriod: { frt: average(a.flat.frt), art: average(a.flat.art) },
       joined: a.joined,
       viewed: a.viewed,
       sent: a.sent,

@@ -124,6 +124,29 @@ describe('summarizeStats', () => {
     });
   });
 
+  it("an agent's frt / art as one { count, sum } without periods (the spec's wording): read, kept out of the periods", async () => {
+    // The first channel gives Aziza's frt and art flat; the second per period, as above.
+    const flat = structuredClone(channels);
+    const first = flat[0]!.stats.agents[0]!;
+    flat[0]!.stats.agents[0] = { ...first, frt: { count: 4, sum: 200 }, art: { count: 0, sum: null } };
+    server.use(http.get('https://stream.test/stats', () => HttpResponse.json(flat)));
+    const client = new PlatformClient({
+      platformUrl: 'https://platform.test',
+      streamUrl: 'https://stream.test',
+      token: 'ready-token-abcdef123456',
+    });
+    const got = await client.stats.get();
+    expect(got[0]?.stats.agents[0]?.frt).toEqual({ count: 4, sum: 200 });
+    const a = summarizeStats(got).agents[0]!;
+    // Per period: the second channel's sums only (300 / 2, 30 / 1, 100 / 4).
+    expect(a.frt).toEqual({ today: 150, yesterday: null, wtd: 30, mtd: 25 });
+    expect(a.withoutPeriod).toEqual({ frt: 50, art: null });
+    expect(summarizeStats(channels).agents[0]?.withoutPeriod).toEqual({ frt: null, art: null });
+    // A shape that is neither still fails, naming where.
+    flat[0]!.stats.agents[0] = { ...first, frt: { count: 4 } } as never;
+    await expect(client.stats.get()).rejects.toMatchObject({ name: 'InvalidResponseError' });
+  });
+
   it('works on what stats.get() returns', async () => {
     server.use(http.get('https://stream.test/stats', () => HttpResponse.json(channels)));
     const client = new PlatformClient({
