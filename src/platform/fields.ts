@@ -91,10 +91,68 @@ export const channelRefSchema = z.looseObject({
   backend: optionalText,
 });
 
-/** A custom field's value, sent as `{ value }`. */
-export const customFieldValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null()], {
-  error: 'a custom field value must be a string, number, boolean or null',
-});
+/** Any JSON value: a string, a finite number, a boolean, null, an array or a plain object of JSON values. */
+const jsonValueSchema = z.json();
+
+/** How deep a custom field's value may nest before it is refused (a deeper one would exhaust the stack). */
+const JSON_DEPTH_MAX = 64;
+
+/** Why `value` cannot be sent as JSON, and where, or `undefined` when it can. */
+function notJson(
+  value: unknown,
+  path: (string | number)[],
+  open: Set<object>,
+): [string, (string | number)[]] | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? undefined : [`${value} (JSON has no NaN or Infinity)`, path];
+  if (typeof value !== 'object') return [value === undefined ? 'undefined' : `a ${typeof value}`, path];
+  if (open.has(value)) return ['a circular reference', path];
+  if (path.length >= JSON_DEPTH_MAX) return [`nested deeper than ${JSON_DEPTH_MAX} levels`, path];
+  const proto: unknown = Object.getPrototypeOf(value);
+  const array = Array.isArray(value);
+  if (!array && proto !== Object.prototype && proto !== null)
+    return [
+      `a ${(value as object).constructor?.name ?? 'non-plain'} object (only plain objects and arrays are JSON)`,
+      path,
+    ];
+  open.add(value);
+  try {
+    const entries: [string | number, unknown][] = array
+      ? Array.from(value as unknown[], (v, i) => [i, v])
+      : Object.entries(value);
+    for (const [key, v] of entries) {
+      const problem = notJson(v, [...path, key], open);
+      if (problem) return problem;
+    }
+  } finally {
+    open.delete(value);
+  }
+  return undefined;
+}
+
+/**
+ * A custom field's value, sent as `{ value }`. The spec gives it no type, so any JSON value goes (a multi-select
+ * field's array, an object) and the server judges it (a 400 with `info` and `error`). What cannot be sent as JSON
+ * (`undefined`, a function, a bigint, a symbol, `NaN`, an instance of a class, a circular reference) is refused
+ * with an issue naming where it is.
+ */
+export const customFieldValueSchema = z
+  .custom<z.input<typeof jsonValueSchema>>()
+  .superRefine((value, ctx) => {
+    const problem = notJson(value, [], new Set());
+    if (!problem) return;
+    const [what, at] = problem;
+    ctx.addIssue({
+      code: 'custom',
+      path: at,
+      input: value,
+      params: { rule: 'custom_field.json' },
+      message: `a custom field value must be a JSON value (string, number, boolean, null, array or plain object); ${
+        at.length > 0 ? `value.${at.join('.')} is` : 'got'
+      } ${what}`,
+    });
+  });
 export type CustomFieldValue = z.input<typeof customFieldValueSchema>;
 
 /** Custom-field identifier → value. */

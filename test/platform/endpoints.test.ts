@@ -519,10 +519,66 @@ describe('local checks before any request', () => {
       () => c.conversations.assignToGroup(CONV, ' '),
       () => c.conversations.setType(CONV, { name: '' }),
       () => c.conversations.setCustomFields(CONV, {}),
-      () => c.conversations.setCustomFields(CONV, { a: { nested: 1 } as unknown as string }),
     ];
     for (const call of calls) await expect(call()).rejects.toBeInstanceOf(MessageValidationError);
     expect(seen).toHaveLength(0);
+  });
+
+  it('sends any JSON value as a custom field value (the spec gives it no type): arrays and objects too', async () => {
+    const seen = record();
+    const c = client();
+    const fields = { tags: ['vip', 'wholesale'], address: { city: 'Tashkent', zip: null }, n: 2, none: null };
+    await c.conversations.setCustomFields(CONV, fields);
+    await c.customers.setCustomFields(CUSTOMER, { segments: ['b2b'] });
+    expect(seen.map((s) => s.body)).toEqual([
+      {
+        uuid: CONV,
+        custom_fields: {
+          tags: { value: ['vip', 'wholesale'] },
+          address: { value: { city: 'Tashkent', zip: null } },
+          n: { value: 2 },
+          none: { value: null },
+        },
+      },
+      { uuid: CUSTOMER, customer: { custom_fields: { segments: { value: ['b2b'] } } } },
+    ]);
+  });
+
+  it('refuses a custom field value that cannot be sent as JSON, saying what and where', async () => {
+    const seen = record();
+    const c = client();
+    const circular: Record<string, unknown> = { a: 1 };
+    circular.self = circular;
+    const cases: [unknown, (string | number)[], string][] = [
+      [undefined, ['f'], 'got undefined'],
+      [() => 1, ['f'], 'got a function'],
+      [10n, ['f'], 'got a bigint'],
+      [Number.NaN, ['f'], 'got NaN (JSON has no NaN or Infinity)'],
+      [[1, Number.POSITIVE_INFINITY], ['f', 1], 'value.1 is Infinity (JSON has no NaN or Infinity)'],
+      [
+        { at: new Date(0) },
+        ['f', 'at'],
+        'value.at is a Date object (only plain objects and arrays are JSON)',
+      ],
+      [new Map(), ['f'], 'got a Map object'],
+      [{ list: [Symbol('s')] }, ['f', 'list', 0], 'value.list.0 is a symbol'],
+      [circular, ['f', 'self'], 'value.self is a circular reference'],
+    ];
+    for (const [value, path, says] of cases) {
+      const error = await c.conversations.setCustomFields(CONV, { f: value as never }).then(
+        () => undefined,
+        (e: unknown) => e as MessageValidationError,
+      );
+      expect(error).toBeInstanceOf(MessageValidationError);
+      expect(error?.issues).toMatchObject([{ path, rule: 'custom_field.json' }]);
+      expect(error?.issues[0]?.message).toContain(says);
+    }
+    // A value shared twice is not circular.
+    const shared = { x: 1 };
+    await c.customers.setCustomFields(CUSTOMER, { f: [shared, shared] });
+    expect(seen.map((s) => s.body)).toEqual([
+      { uuid: CUSTOMER, customer: { custom_fields: { f: { value: [{ x: 1 }, { x: 1 }] } } } },
+    ]);
   });
 
   it('refuses unknown or empty customer fields', async () => {
