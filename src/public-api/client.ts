@@ -57,8 +57,47 @@ const clientKeys: OptionKeys<PublicApiClientOptions, typeof CLIENT_KEYS> = CLIEN
 const REQUEST_CALL_KEYS = [...REQUEST_KEYS, 'query', 'body', 'idempotent'] as const;
 const requestKeys: OptionKeys<PublicApiRequestOptions, typeof REQUEST_CALL_KEYS> = REQUEST_CALL_KEYS;
 
-/** A 429 is answered before anything is done, so it is retried; nothing else is named safe by the spec. */
-export const PUBLIC_API_RETRY_RULES: RetryRules = { retryableCodes: [], neverRetryCodes: [] };
+/** `WA_TPL_001` to `WA_TPL_046` and `WA_TPL_048` to `WA_TPL_055`: the local rules of the spec's 422 row. */
+const LOCAL_RULE_CODES = [
+  ...Array.from({ length: 46 }, (_, i) => i + 1),
+  ...Array.from({ length: 8 }, (_, i) => i + 48),
+].map((n) => `WA_TPL_${String(n).padStart(3, '0')}`);
+
+/**
+ * The public API's error table, as "was anything done?" and "may it be repeated?":
+ * - `UPSTREAM_020` (429, the upstream's rate limit) created nothing, and is repeated (as every 429 is);
+ * - refused before anything was done, never repeated (a repeat meets the same answer): `REQ_001` (400, malformed),
+ *   `ORGANIZATION_SECRET_010` / `011` (401, missing or invalid key), `APPLICATION_004` (404, not the organisation's
+ *   app), and the `WA_TPL_*` local rules (422, "before the request reaches the upstream platform");
+ * - refused by the upstream platform, nothing created: `UPSTREAM_021` (400, a parameter rejected), `UPSTREAM_018`
+ *   (401), `UPSTREAM_019` (403), `UPSTREAM_017` (409, name and language exist), `UPSTREAM_022` to `029` (422,
+ *   upstream validation);
+ * - anything else may have been done: `UPSTREAM_003` (502, "general upstream creation failure"), `SYS_001`, a
+ *   code the table does not list.
+ */
+export const PUBLIC_API_RETRY_RULES: RetryRules = {
+  retryableCodes: ['UPSTREAM_020'],
+  refusedCodes: [
+    'REQ_001',
+    'ORGANIZATION_SECRET_010',
+    'ORGANIZATION_SECRET_011',
+    'APPLICATION_004',
+    ...LOCAL_RULE_CODES,
+    'UPSTREAM_017',
+    'UPSTREAM_018',
+    'UPSTREAM_019',
+    'UPSTREAM_021',
+    'UPSTREAM_022',
+    'UPSTREAM_023',
+    'UPSTREAM_024',
+    'UPSTREAM_025',
+    'UPSTREAM_026',
+    'UPSTREAM_027',
+    'UPSTREAM_028',
+    'UPSTREAM_029',
+  ],
+  neverRetryCodes: [],
+};
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
 

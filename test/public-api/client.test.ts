@@ -31,26 +31,26 @@ const template: TemplateCreateRequest = {
   category: 'UTILITY',
   body: { text: 'Your order {{1}} has shipped.', examples: ['#1042'] },
 };
-/** The public API's error table (spec): status, code, group, class. */
+/** The public API's error table (spec): status, code, group, class, and whether it may have been done. */
 const CODES = [
-  [400, 'REQ_001', 'VALIDATION', BadRequestError],
-  [400, 'UPSTREAM_021', 'VALIDATION', BadRequestError],
-  [401, 'ORGANIZATION_SECRET_010', 'AUTHENTICATION', AuthenticationError],
-  [401, 'ORGANIZATION_SECRET_011', 'AUTHENTICATION', AuthenticationError],
-  [401, 'UPSTREAM_018', 'AUTHENTICATION', AuthenticationError],
-  [403, 'UPSTREAM_019', 'NOT_ALLOWED', PermissionDeniedError],
-  [404, 'APPLICATION_004', 'NOT_FOUND', NotFoundError],
-  [409, 'UPSTREAM_017', 'CONFLICT', ConflictError],
-  [422, 'WA_TPL_014', 'VALIDATION', UnprocessableEntityError],
-  [422, 'UPSTREAM_022', 'VALIDATION', UnprocessableEntityError],
-  [422, 'UPSTREAM_023', 'VALIDATION', UnprocessableEntityError],
-  [422, 'UPSTREAM_024', 'VALIDATION', UnprocessableEntityError],
-  [422, 'UPSTREAM_025', 'VALIDATION', UnprocessableEntityError],
-  [422, 'UPSTREAM_026', 'VALIDATION', UnprocessableEntityError],
-  [422, 'UPSTREAM_027', 'VALIDATION', UnprocessableEntityError],
-  [422, 'UPSTREAM_028', 'VALIDATION', UnprocessableEntityError],
-  [422, 'UPSTREAM_029', 'VALIDATION', UnprocessableEntityError],
-  [502, 'UPSTREAM_003', 'SERVICE_UNAVAILABLE', UpstreamError],
+  [400, 'REQ_001', 'VALIDATION', BadRequestError, false],
+  [400, 'UPSTREAM_021', 'VALIDATION', BadRequestError, false],
+  [401, 'ORGANIZATION_SECRET_010', 'AUTHENTICATION', AuthenticationError, false],
+  [401, 'ORGANIZATION_SECRET_011', 'AUTHENTICATION', AuthenticationError, false],
+  [401, 'UPSTREAM_018', 'AUTHENTICATION', AuthenticationError, false],
+  [403, 'UPSTREAM_019', 'NOT_ALLOWED', PermissionDeniedError, false],
+  [404, 'APPLICATION_004', 'NOT_FOUND', NotFoundError, false],
+  [409, 'UPSTREAM_017', 'CONFLICT', ConflictError, false],
+  [422, 'WA_TPL_014', 'VALIDATION', UnprocessableEntityError, false],
+  [422, 'UPSTREAM_022', 'VALIDATION', UnprocessableEntityError, false],
+  [422, 'UPSTREAM_023', 'VALIDATION', UnprocessableEntityError, false],
+  [422, 'UPSTREAM_024', 'VALIDATION', UnprocessableEntityError, false],
+  [422, 'UPSTREAM_025', 'VALIDATION', UnprocessableEntityError, false],
+  [422, 'UPSTREAM_026', 'VALIDATION', UnprocessableEntityError, false],
+  [422, 'UPSTREAM_027', 'VALIDATION', UnprocessableEntityError, false],
+  [422, 'UPSTREAM_028', 'VALIDATION', UnprocessableEntityError, false],
+  [422, 'UPSTREAM_029', 'VALIDATION', UnprocessableEntityError, false],
+  [502, 'UPSTREAM_003', 'SERVICE_UNAVAILABLE', UpstreamError, true],
 ] as const;
 
 const created = {
@@ -136,8 +136,8 @@ describe('PublicApiClient.templates.create', () => {
   });
 
   it.each(CODES)(
-    '%i %s → %o with code, group, description, params and fields; sent once',
-    async (status, code, group, Class) => {
+    '%i %s → %o with code, group, description, params, fields and its mayHaveBeenSent; sent once',
+    async (status, code, group, Class, mayHaveBeenSent) => {
       let count = 0;
       server.use(
         http.post(`${API}/wa/:appId/templates`, () => {
@@ -153,6 +153,7 @@ describe('PublicApiClient.templates.create', () => {
         .catch((x: unknown) => x);
       expect(e).toBeInstanceOf(Class);
       expect(e).toMatchObject({ status, code, group, description: `${code} text`, params: { limit: 60 } });
+      expect((e as UnprocessableEntityError).mayHaveBeenSent).toBe(mayHaveBeenSent);
       expect((e as UnprocessableEntityError).fields).toEqual({
         'header.text': { code, description: 'field text', params: { limit: 60 } },
       });
@@ -192,9 +193,35 @@ describe('PublicApiClient.templates.create', () => {
       },
     ]);
     server.use(http.post(`${API}/wa/:appId/templates`, () => fail(429, 'UPSTREAM_020', 'LIMIT_EXCEEDED')));
-    await expect(api({ maxRetries: 0 }).templates.create('a1', template)).rejects.toBeInstanceOf(
-      RateLimitError,
+    await expect(api({ maxRetries: 0 }).templates.create('a1', template)).rejects.toSatisfy(
+      (e) => e instanceof RateLimitError && !e.mayHaveBeenSent,
     );
+  });
+
+  it('every local rule code of the 422 row (WA_TPL_001-046, 048-055) is "nothing done", not repeated', async () => {
+    const listed = [...Array(46).keys()].map((i) => i + 1).concat([...Array(8).keys()].map((i) => i + 48));
+    const answers: string[] = [];
+    for (const n of [...listed, 47]) {
+      const code = `WA_TPL_${String(n).padStart(3, '0')}`;
+      let count = 0;
+      server.use(
+        http.all(`${API}/wa/:appId/templates`, () => {
+          count++;
+          return fail(422, code, 'VALIDATION');
+        }),
+      );
+      const created = await api()
+        .templates.create('a1', template, { validate: false })
+        .catch((x: unknown) => x as UnprocessableEntityError);
+      // A GET through request() is repeated on 5xx only: a refusal is final there too.
+      const read = (await api()
+        .request('GET', '/wa/a1/templates')
+        .catch((x: unknown) => x)) as UnprocessableEntityError;
+      if (created.mayHaveBeenSent || read.mayHaveBeenSent) answers.push(code);
+      expect(count).toBe(2);
+    }
+    // WA_TPL_047 is not in the spec's table: it proves nothing.
+    expect(answers).toEqual(['WA_TPL_047']);
   });
 });
 
