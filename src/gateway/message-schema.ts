@@ -171,7 +171,8 @@ const componentFields = closed({
   // Accept 0, 1, 2 as numbers too: the wire wants a string, and nobody should lose a send over quotes.
   index: z
     .union([z.enum(BUTTON_INDEX), z.literal([0, 1, 2]).transform(buttonIndexText)], {
-      error: `must be the button's position: ${BUTTON_INDEX.map((i) => `'${i}'`).join(', ')} (or the number)`,
+      // A template may have more buttons (the public API takes 10), but the gateway's send names only these.
+      error: `must be the button's position: ${BUTTON_INDEX.map((i) => `'${i}'`).join(', ')} (or the number); the gateway's send takes values for the first three buttons only`,
     })
     .optional(),
   parameters: z.array(templateParameterSchema),

@@ -69,7 +69,8 @@ it("a button index that is no button's position says which ones are", () => {
   expect(issues).toEqual([
     {
       rule: 'template.components.index.enum',
-      message: "must be the button's position: '0', '1', '2' (or the number)",
+      message:
+        "must be the button's position: '0', '1', '2' (or the number); the gateway's send takes values for the first three buttons only",
     },
   ]);
 });
