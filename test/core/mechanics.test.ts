@@ -263,7 +263,13 @@ describe('per-call options, defaultHeaders and the User-Agent', () => {
   });
 
   it('send flags go on the wire as the query; transport options never do', async () => {
-    await gateway().messages.send(text, {
+    // mmlite routes templates only.
+    const template = {
+      to: text.to,
+      type: 'template',
+      template: { name: 'x', language: { code: 'en' } },
+    } as const;
+    await gateway().messages.send(template, {
       isFake: true,
       mmlite: true,
       timeoutMs: 5000,
@@ -272,7 +278,7 @@ describe('per-call options, defaultHeaders and the User-Agent', () => {
     // Found by its header: the previous test's timed-out request may reach the server only now, on a busy machine.
     const sent = seen.find((s) => s.headers['x-a'] === '1');
     expect(sent?.url).toBe('/v1/wa/message?is_fake=true&mmlite=true');
-    expect(JSON.parse(sent!.body)).toEqual({ messaging_product: 'whatsapp', ...text });
+    expect(JSON.parse(sent!.body)).toEqual({ messaging_product: 'whatsapp', ...template });
   });
 
   it('names the runtime from globals alone', () => {

@@ -528,7 +528,7 @@ describe('sending', () => {
     const e = await platform.messages
       .send(CONV_A, [
         { type: 'text', content: '' },
-        { type: 'document', content: 'x', url: 'https://files.example.com/run.exe' },
+        { type: 'document', content: 'x', url: 'ftp://files.example.com/invoice.pdf' },
       ])
       .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(MessageValidationError);
