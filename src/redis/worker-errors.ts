@@ -82,8 +82,8 @@ export function refusedResult(error: unknown): { jobId: string; why: string } | 
 
 /**
  * @internal The jobs whose refused result a worker (the inbox's, the campaign queue's) said: BullMQ reports one
- * refusal twice (of the result, then of the failure it makes of that refusal), the log and `onError` once. A job this worker runs again is forgotten
- * (`ran`), so a refusal of that later run is said too; at most `max` are kept.
+ * refusal twice (of the result, then of the failure it makes of that refusal), the log and `onError` once. A job
+ * this worker runs again is forgotten (`ran`), so a refusal of that later run is said too; at most `max` are kept.
  */
 export class RefusalsSaid {
   readonly #ids = new Set<string>();
