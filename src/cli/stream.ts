@@ -4,6 +4,7 @@ import { open, rename, rm, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { PlatformClient, type PlatformClientOptions } from '../platform/client.js';
 import type { StreamRangeQuery } from '../platform/stream-range.js';
+import { cliLogger } from './cli-logger.js';
 import { asUsage, type CliIo, EXIT, UsageError } from './io.js';
 import { parseIsoTime } from './iso-time.js';
 import { printable } from './printable.js';
@@ -168,6 +169,7 @@ function platformConfig(io: CliIo): PlatformClientOptions {
     platformUrl: env['PLATFORM_URL']!,
     streamUrl: env['STREAM_URL']!,
     ...(token ? { token } : { username: username!, password: password! }),
+    logger: cliLogger(io, 'stream'),
   };
 }
 

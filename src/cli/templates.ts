@@ -1,6 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { TimeoutError } from '../core/errors.js';
 import { PublicApiClient } from '../public-api/client.js';
 import {
   mergeTemplateRecord,
@@ -12,7 +13,9 @@ import {
 } from '../templates/catalog.js';
 import type { TemplateDefinition } from '../templates/define.js';
 import { validateTemplate } from '../templates/validate.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
+import { cliLogger } from './cli-logger.js';
+import { asUsage, type CliIo, EXIT, UsageError } from './io.js';
+import { secondsFlag } from './seconds-flag.js';
 import {
   readSources,
   SOURCE_EXTENSIONS,
@@ -23,6 +26,8 @@ import {
 import { type FileResult, printResults } from './validate-template.js';
 
 const STATE_FILE = '.wa-templates-state.json';
+/** The public API client's own default: a create that has not answered by then is given up. */
+const DEFAULT_TIMEOUT_S = 30;
 
 export const usage = `Usage: wa-gateway templates <check|push|types> <dir|file> [options]
 
@@ -38,10 +43,13 @@ when it is installed (npm install --save-dev tsx), else by Node's own type strip
   push <dir|file> --app <id>  create every template not yet created, idempotent by name and language: a 409
                               UPSTREAM_017 means it exists (recorded, not a failure). Prints a table. Needs
                               PUBLIC_API_SECRET_KEY and PUBLIC_API_BASE_URL in the environment. What was
-                              created is recorded in <dir>/${STATE_FILE} (or --state <file>), so a
-                              second run sends nothing. A status is current only for a template this run
-                              created: no documented call reads one back (approvals arrive as webhooks), so
-                              an older one is printed as unknown, with what its create answered.
+                              created is recorded in <dir>/${STATE_FILE} (or --state <file>) under the
+                              app and the API's address, so a second run to them sends nothing and a push
+                              to another app or API creates there. --timeout <seconds> per create (default
+                              ${DEFAULT_TIMEOUT_S}); after one goes unanswered the rest are not tried. A
+                              status is current only for a template this run created: no documented call
+                              reads one back (approvals arrive as webhooks), so an older one is printed as
+                              unknown, with what its create answered.
   types <dir|file>            write <dir>/templates.d.ts (or --out <file>): one literal type per definition and
                               a TemplateDefinitions map, so JSON definitions get the types of defineTemplate.
                               --check exits 1 when the file is not up to date (for CI) instead of writing it.`;
@@ -50,6 +58,7 @@ export const options = {
   json: { type: 'boolean' },
   app: { type: 'string' },
   state: { type: 'string' },
+  timeout: { type: 'string' },
   out: { type: 'string' },
   check: { type: 'boolean' },
 } as const;
@@ -119,13 +128,27 @@ async function check(path: string, json: boolean, io: CliIo): Promise<number> {
   return results.every((r) => r.valid) && again.length === 0 ? EXIT.ok : EXIT.failed;
 }
 
+/** Where templates are pushed: the app and the public API's address (no credentials, no query). */
+interface PushTarget {
+  app: string;
+  api: string;
+}
+
 /**
  * The catalogue's store as a JSON file: what `push` created (with the create answer's status, and when), so a
- * second run skips it. Records keep their `updatedAt`, so a status read back says how old it is.
+ * second run skips it. Records keep their `updatedAt`, so a status read back says how old it is. Each record names
+ * its target (app and API): a push reads only its own target's records, so one folder pushed to staging and then
+ * to production creates in both. Other records (another target's, or an older file's without one) are kept as
+ * they are; a push to their target then meets `409 UPSTREAM_017` for what exists and records it.
  */
 class FileTemplateStore implements TemplateStore {
   readonly #records = new Map<string, TemplateRecord>();
-  constructor(readonly path: string) {}
+  /** Records of other targets, written back untouched. */
+  #others: unknown[] = [];
+  constructor(
+    readonly path: string,
+    readonly target: PushTarget,
+  ) {}
 
   async load(): Promise<void> {
     let text: string;
@@ -144,9 +167,19 @@ class FileTemplateStore implements TemplateStore {
       throw new Error(
         `${this.path} is not a state file this command wrote (a JSON array): move it away or pass --state.`,
       );
-    for (const r of records as TemplateRecord[])
-      if (typeof r?.name === 'string' && typeof r.language === 'string')
-        this.#records.set(keyOf(r.name, r.language), r);
+    for (const r of records as (TemplateRecord & { target?: Partial<PushTarget> })[]) {
+      const mine =
+        typeof r?.name === 'string' &&
+        typeof r.language === 'string' &&
+        r.target?.app === this.target.app &&
+        r.target.api === this.target.api;
+      if (!mine) {
+        this.#others.push(r);
+        continue;
+      }
+      const { target: _target, ...record } = r;
+      this.#records.set(keyOf(r.name, r.language), record);
+    }
   }
   async get(name: string, language: string) {
     return this.#records.get(keyOf(name, language));
@@ -155,8 +188,11 @@ class FileTemplateStore implements TemplateStore {
     const key = keyOf(name, language);
     const record = mergeTemplateRecord(this.#records.get(key), name, language, patch, Date.now());
     this.#records.set(key, record);
-    const all = [...this.#records.values()].map(({ definition: _d, ...r }) => r);
-    await writeFile(this.path, `${JSON.stringify(all, null, 2)}\n`);
+    const mine = [...this.#records.values()].map(({ definition: _d, ...r }) => ({
+      ...r,
+      target: this.target,
+    }));
+    await writeFile(this.path, `${JSON.stringify([...this.#others, ...mine], null, 2)}\n`);
     return record;
   }
   async list() {
@@ -168,17 +204,30 @@ function keyOf(name: string, language: string): string {
   return `${name}\u0000${language}`;
 }
 
-async function push(path: string, values: { app?: string; state?: string }, io: CliIo): Promise<number> {
+async function push(
+  path: string,
+  values: { app?: string; state?: string; timeout?: string },
+  io: CliIo,
+): Promise<number> {
   if (!values.app) throw new UsageError('push needs --app <application id>.');
   const secretKey = io.env['PUBLIC_API_SECRET_KEY'];
   const baseUrl = io.env['PUBLIC_API_BASE_URL'];
   if (!secretKey || !baseUrl)
     throw new UsageError('push needs PUBLIC_API_SECRET_KEY and PUBLIC_API_BASE_URL in the environment.');
+  const timeoutMs = secondsFlag('--timeout', values.timeout, DEFAULT_TIMEOUT_S);
+  // A base URL the client refuses is a mistake in how the command was called, named as the user gave it.
+  const api = asUsage(
+    () => new PublicApiClient({ secretKey, baseUrl, timeoutMs, logger: cliLogger(io, 'templates') }),
+    { baseUrl: '$PUBLIC_API_BASE_URL', secretKey: '$PUBLIC_API_SECRET_KEY' },
+  );
   const definitions = (await loadDefinitions(path)).map((d) => d.definition);
-  const store = new FileTemplateStore(values.state ?? join((await sourcesOf(path)).from, STATE_FILE));
+  const store = new FileTemplateStore(values.state ?? join((await sourcesOf(path)).from, STATE_FILE), {
+    app: values.app,
+    api: apiAddress(baseUrl),
+  });
   await store.load();
   const catalog = new TemplateCatalog({ definitions, store });
-  const rows = await catalog.push(new PublicApiClient({ secretKey, baseUrl }), values.app);
+  const rows = await catalog.push(untilSilent(api, timeoutMs), values.app);
   const statuses = await Promise.all(rows.map((r) => statusCell(r, store)));
   const table = [
     ['name', 'language', 'result', 'status', 'sourceId'],
@@ -201,6 +250,37 @@ async function push(path: string, values: { app?: string; state?: string }, io: 
         '(templates: catalog; docs/templates.md) to have every send checked against the real status.\n',
     );
   return rows.some((r) => r.result === 'failed') ? EXIT.failed : EXIT.ok;
+}
+
+/** The public API's address as a target's name: no credentials, query or trailing slash. */
+function apiAddress(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * `api`, whose creates stop once one went unanswered for the whole timeout: a public API that does not answer
+ * would otherwise hold the push for the timeout once per template. The rows after it fail at once, saying why.
+ */
+function untilSilent(api: PublicApiClient, timeoutMs: number): Parameters<TemplateCatalog['push']>[0] {
+  let silent = false;
+  return {
+    templates: {
+      create: async (appId, template) => {
+        if (silent)
+          throw new Error(
+            `not tried: the public API did not answer an earlier create within ${timeoutMs / 1000} s (--timeout); ` +
+              'run push again once it answers.',
+          );
+        try {
+          return await api.templates.create(appId, template);
+        } catch (error) {
+          if (error instanceof TimeoutError) silent = true;
+          throw error;
+        }
+      },
+    },
+  };
 }
 
 /**

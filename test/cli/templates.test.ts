@@ -15,6 +15,7 @@ import ts from 'typescript';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { bundleCli } from '../helpers/bundled-cli.js';
+import { startServer } from '../helpers/http-server.js';
 import { orderShippedDefinition } from '../helpers/template-definitions.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -150,6 +151,114 @@ describe('wa-gateway templates push', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^hello\s+uz\s+failed/m);
     expect(result.stderr).not.toContain('sk_org_wrong');
+  }, 60_000);
+
+  // The state named no target: a push to production after staging printed `skipped` for every template and
+  // created nothing there (the CLI audit).
+  it('a push to another app or another API creates there, and each target keeps its own records', async () => {
+    sandbox = await startSandbox({ platform: false });
+    const production = await startSandbox({ platform: false });
+    try {
+      const dir = await folder({ 'hello.json': hello });
+      const staging = {
+        PUBLIC_API_SECRET_KEY: 'sk_org_sandbox',
+        PUBLIC_API_BASE_URL: `${sandbox.url}/api/v1`,
+      };
+      const prod = {
+        PUBLIC_API_SECRET_KEY: 'sk_org_sandbox',
+        PUBLIC_API_BASE_URL: `${production.url}/api/v1/`,
+      };
+      expect((await run(['templates', 'push', dir, '--app', 'stg'], staging)).stdout).toMatch(
+        /^hello\s+uz\s+created/m,
+      );
+      const there = await run(['templates', 'push', dir, '--app', 'prod'], prod);
+      expect(there.code).toBe(0);
+      expect(there.stdout).toMatch(/^hello\s+uz\s+created/m);
+      expect(production.templates.templates.map((t) => t.name)).toEqual(['hello']);
+      // Another app on the same API is another target too: its create is asked for (the sandbox, keyed by name
+      // and language alone, answers 409 UPSTREAM_017).
+      expect((await run(['templates', 'push', dir, '--app', 'app_2'], staging)).stdout).toMatch(
+        /^hello\s+uz\s+exists/m,
+      );
+      // Each target's own record still skips.
+      expect((await run(['templates', 'push', dir, '--app', 'stg'], staging)).stdout).toMatch(
+        /^hello\s+uz\s+skipped/m,
+      );
+      expect((await run(['templates', 'push', dir, '--app', 'prod'], prod)).stdout).toMatch(
+        /^hello\s+uz\s+skipped/m,
+      );
+      const records = JSON.parse(await readFile(join(dir, '.wa-templates-state.json'), 'utf8')) as {
+        target: { app: string; api: string };
+      }[];
+      expect(records.map((r) => r.target).sort((a, b) => a.app.localeCompare(b.app))).toEqual([
+        { app: 'app_2', api: `${sandbox.url}/api/v1` },
+        { app: 'prod', api: `${production.url}/api/v1` },
+        { app: 'stg', api: `${sandbox.url}/api/v1` },
+      ]);
+    } finally {
+      await production.close();
+    }
+  }, 60_000);
+
+  it("a state file's records that name no target (an older file) are kept, not read: the push asks the API", async () => {
+    sandbox = await startSandbox({ platform: false });
+    const dir = await folder({ 'hello.json': hello });
+    const env = { PUBLIC_API_SECRET_KEY: 'sk_org_sandbox', PUBLIC_API_BASE_URL: `${sandbox.url}/api/v1` };
+    await run(['templates', 'push', dir, '--app', 'app_1', '--state', join(dir, '.elsewhere.json')], env);
+    const legacy = { name: 'hello', language: 'uz', sourceId: '1', status: 'PENDING', updatedAt: 1 };
+    await writeFile(join(dir, '.wa-templates-state.json'), JSON.stringify([legacy]));
+    const result = await run(['templates', 'push', dir, '--app', 'app_1'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^hello\s+uz\s+exists/m);
+    const records = JSON.parse(await readFile(join(dir, '.wa-templates-state.json'), 'utf8')) as unknown[];
+    expect(records).toHaveLength(2);
+    expect(records[0]).toEqual(legacy);
+  }, 60_000);
+
+  it('a PUBLIC_API_BASE_URL the client refuses is a usage error naming the variable (exit 2)', async () => {
+    const dir = await folder({ 'hello.json': hello });
+    const env = { PUBLIC_API_SECRET_KEY: 'sk_org_sandbox', PUBLIC_API_BASE_URL: 'https://api.example.com' };
+    const result = await run(['templates', 'push', dir, '--app', 'app_1'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('$PUBLIC_API_BASE_URL');
+    expect(result.stderr).not.toMatch(/\bbaseUrl\b/);
+  }, 30_000);
+
+  // Each create waited out the client's 30 s, one after another: 40 templates held the push 20 minutes.
+  it('against an API that never answers, --timeout bounds the first create and the rest are not tried', async () => {
+    const silent = await startServer(() => {});
+    try {
+      const dir = await folder({ 'order_shipped.json': orderShipped, 'hello.json': hello });
+      const env = { PUBLIC_API_SECRET_KEY: 'sk_org_sandbox', PUBLIC_API_BASE_URL: `${silent.url}/api/v1` };
+      const result = await run(['templates', 'push', dir, '--app', 'app_1', '--timeout', '1'], env);
+      expect(result.code).toBe(1);
+      const failures = result.stderr.split('\n').filter((line) => /^(hello|order_shipped) /.test(line));
+      expect(failures).toHaveLength(2);
+      expect(failures.filter((line) => line.includes('1000 ms'))).toHaveLength(1);
+      expect(
+        failures.filter((line) =>
+          line.includes('not tried: the public API did not answer an earlier create within 1 s'),
+        ),
+      ).toHaveLength(1);
+    } finally {
+      await silent.close();
+    }
+  }, 60_000);
+
+  it("the client's retry lines are the command's own, one line each", async () => {
+    const closed = await startServer(() => {});
+    await closed.close(); // a port nothing listens on: refused, which is retried
+    const dir = await folder({ 'hello.json': hello });
+    const env = { PUBLIC_API_SECRET_KEY: 'sk_org_sandbox', PUBLIC_API_BASE_URL: `${closed.url}/api/v1` };
+    const result = await run(['templates', 'push', dir, '--app', 'app_1'], env);
+    expect(result.code).toBe(1);
+    const retries = result.stderr.split('\n').filter((line) => line.includes('retrying request'));
+    expect(retries.length).toBeGreaterThan(0);
+    expect(retries[0]).toMatch(/^wa-gateway templates: retrying request \(.*attempt=\d/);
+    // The lines after it may be folded into one ("1 more like it in 1 s"): one line too.
+    for (const line of retries) expect(line).toMatch(/^wa-gateway templates: retrying request\b/);
+    expect(result.stderr).not.toMatch(/^\s+method:/m);
+    expect(result.stderr).not.toContain('sk_org_sandbox');
   }, 60_000);
 
   it('a state file it cannot write still prints the table, names what was created, and exits non-zero', async () => {
