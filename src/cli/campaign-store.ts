@@ -6,7 +6,7 @@ import { CampaignQueue } from '../redis/campaign-queue.js';
 import { RedisCampaignStore } from '../redis/campaign-store.js';
 import type { RedisClient } from '../redis/client.js';
 import { outageReason, watchConnection } from '../redis/connection-log.js';
-import { RedisStoreError } from '../redis/errors.js';
+import { messageOf, RedisStoreError } from '../redis/errors.js';
 import { shownUrl } from '../testing/shown-url.js';
 import { UsageError } from './io.js';
 
@@ -91,6 +91,19 @@ export function openQueue(source: CampaignSource): {
 /** The default of `CampaignSource.timeoutMs`. */
 export const REDIS_TIMEOUT_MS = 10_000;
 
+/**
+ * Whether a Redis URL carries a password, in its user info or its query (ioredis reads it there too). An
+ * unparsable URL is left to the client's own check.
+ */
+export function hasPassword(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.password !== '' || parsed.searchParams.has('password');
+  } catch {
+    return false;
+  }
+}
+
 /** An ioredis client for `source` (a `Cluster` with its cluster flag), connecting on first use. */
 function connectTo(source: CampaignSource): RedisClient {
   if (!/^rediss?:\/\//.test(source.url))
@@ -111,7 +124,11 @@ function connectTo(source: CampaignSource): RedisClient {
       })
     : new Redis(source.url, { ...node, lazyConnect: true });
   // Errors surface where the store is read; the client's own 'error' events would otherwise crash the process.
-  redis.on('error', () => {});
+  // A database the server lacks: ioredis would go on in database 0 and act on another database's campaigns, so
+  // the connection ends and the command fails, saying why.
+  redis.on('error', (error: unknown) => {
+    if (/^ERR DB index is out of range/.test(messageOf(error))) redis.disconnect();
+  });
   // A command that reads once says its failure itself (`outage()` gives why the connection failed): the stores'
   // "cannot reach Redis" line would be a second message for it, or a late one after the command's own.
   if (source.once) watchConnection(redis, undefined, source.command);

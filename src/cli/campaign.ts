@@ -10,6 +10,7 @@ import {
   type CampaignQueue,
   type CampaignSource,
   clusterAdvice,
+  hasPassword,
   openCampaigns,
   openQueue,
   REDIS_TIMEOUT_MS,
@@ -349,15 +350,21 @@ async function printStatus(queue: CampaignQueue, id: string, json: boolean, io: 
 /** `--retryable-codes 131026,131049`: upstream codes, as the tracker's `retryableFailureCodes`. */
 /** The Redis a campaign command reads, from --redis-url or REDIS_URL; `what` names the command in the error. */
 function sourceOf(values: Values, io: CliIo, what: string): CampaignSource {
+  const fromFlag = values['redis-url'] !== undefined;
   const url = values['redis-url'] ?? io.env['REDIS_URL'];
   if (!url) throw new UsageError(`${what} needs the Redis: pass --redis-url <url> or set REDIS_URL.`);
+  if (fromFlag && hasPassword(url))
+    io.stderr(
+      'warning: the password in --redis-url shows in ps and shell history: put the URL in $REDIS_URL instead.\n',
+    );
   const timeoutMs = secondsFlag('--timeout', values.timeout, REDIS_TIMEOUT_MS / 1000);
   // One attempt per command, no endless reconnecting: a CLI should fail fast when Redis is not there.
   return {
     url,
     prefix: values.prefix,
     cluster: values.cluster,
-    flag: '--redis-url',
+    // Named as the user gave it: a bad $REDIS_URL is not blamed on a flag they never passed.
+    flag: fromFlag ? '--redis-url' : '$REDIS_URL',
     clusterFlag: '--cluster',
     command: 'wa-gateway campaign',
     once: true,

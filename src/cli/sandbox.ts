@@ -4,13 +4,19 @@ import { attemptAnswer } from '../testing/attempt-answer.js';
 import { requireWebhookUrl } from '../testing/deliver.js';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
 import { shownUrl } from '../testing/shown-url.js';
-import { type CampaignSource, clusterAdvice, openQueue, type QueueReader } from './campaign-store.js';
+import {
+  type CampaignSource,
+  clusterAdvice,
+  hasPassword,
+  openQueue,
+  type QueueReader,
+} from './campaign-store.js';
 import { deliveryAdvice } from './delivery-advice.js';
 import { asUsage, type CliIo, EXIT, Interrupted, interruption, UsageError } from './io.js';
 import { printable } from './printable.js';
 import { readSecret } from './secret-input.js';
 
-export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret-file <path>] [--api-key <key>] [--no-inbox] [--campaigns <redis url>]
+export const usage = `Usage: wa-gateway sandbox [--port <n>] [--webhook-url <url>] [--webhook-secret-file <path>] [--api-key <key>] [--no-inbox] [--campaigns [<redis url>]]
 
 Runs a local gateway on 127.0.0.1: POST /v1/wa/message and GET /v1/wa/media/{id} with the gateway's checks
 and error codes. After each send it delivers sent, delivered and read status events to --webhook-url with the
@@ -29,7 +35,8 @@ agent@example.com / secret-password).
   --no-inbox             do not serve the web inbox
 
 Campaign funnels in the inbox, read from the Redis your app's RedisCampaignStore records campaigns in:
-  --campaigns <url>         redis:// or rediss://; each campaign is drawn as a funnel that follows its statuses
+  --campaigns [<url>]       redis:// or rediss://; each campaign is drawn as a funnel that follows its statuses.
+                            Alone, it reads $REDIS_URL: a URL with a password belongs there (arguments show in ps)
   --campaigns-prefix <p>    the key prefix that store was built with (default wa:)
   --campaigns-cluster       the URL is a node of a Redis Cluster
 
@@ -53,7 +60,8 @@ export const options = {
 
 export async function sandboxCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
-    args,
+    // `--campaigns` with no URL after it reads $REDIS_URL: given as an empty value, which no URL is.
+    args: args.map((arg, i) => (arg === '--campaigns' && !isValue(args[i + 1]) ? '--campaigns=' : arg)),
     options,
     allowPositionals: true,
   });
@@ -87,12 +95,13 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   }
   for (const flag of ['campaigns-prefix', 'campaigns-cluster'] as const)
     if (values[flag] !== undefined && values.campaigns === undefined)
-      throw new UsageError(`--${flag} goes with --campaigns <redis url>.`);
+      throw new UsageError(`--${flag} goes with --campaigns [<redis url>].`);
+  const campaignsFrom = values.campaigns === undefined ? undefined : campaignsUrl(values.campaigns, io);
   const campaigns =
-    values.campaigns === undefined
+    campaignsFrom === undefined
       ? undefined
       : await readCampaigns(
-          { url: values.campaigns, prefix: values['campaigns-prefix'], cluster: values['campaigns-cluster'] },
+          { ...campaignsFrom, prefix: values['campaigns-prefix'], cluster: values['campaigns-cluster'] },
           io,
         );
   const flags = { urlFlag: '--webhook-url', secretFileFlag: '--webhook-secret-file', secretFrom };
@@ -150,7 +159,7 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
       ? `  delivering webhooks to ${shownUrl(webhookUrl)}\n  write to your bot: wa-gateway say "hello"${port === 4010 ? '' : ` --sandbox ${sandbox.url}`}\n`
       : '  no --webhook-url: status events are not delivered\n',
   );
-  if (campaigns) io.stdout(`  campaign funnels from ${shownUrl(values.campaigns!)}\n`);
+  if (campaigns && campaignsFrom) io.stdout(`  campaign funnels from ${shownUrl(campaignsFrom.url)}\n`);
   await io.interrupted;
   await sandbox.close();
   campaigns?.close();
@@ -161,8 +170,31 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
 }
 
 /** The campaigns at `url`, read once before the sandbox starts: a Redis out of reach is said now, not never. */
+/** Whether `arg` is a flag's value rather than the next flag (or nothing). */
+function isValue(arg: string | undefined): boolean {
+  return arg !== undefined && !arg.startsWith('-');
+}
+
+/**
+ * The campaigns' Redis: `--campaigns <url>`, or `$REDIS_URL` for `--campaigns` alone, which keeps a password out
+ * of `ps` and shell history (a URL with one in the flag is taken, with a warning that says so).
+ */
+function campaignsUrl(given: string, io: CliIo): Pick<CampaignSource, 'url' | 'flag'> {
+  if (given === '') {
+    const url = io.env['REDIS_URL'];
+    if (!url) throw new UsageError('--campaigns without a URL reads $REDIS_URL, which is not set.');
+    return { url, flag: '$REDIS_URL' };
+  }
+  if (hasPassword(given))
+    io.stderr(
+      'warning: the password in --campaigns shows in ps and shell history: put the URL in $REDIS_URL and pass ' +
+        '--campaigns alone.\n',
+    );
+  return { url: given, flag: '--campaigns' };
+}
+
 async function readCampaigns(
-  given: Pick<CampaignSource, 'url' | 'prefix' | 'cluster'>,
+  given: Pick<CampaignSource, 'url' | 'flag' | 'prefix' | 'cluster'>,
   io: CliIo,
 ): Promise<QueueReader> {
   // The store's own warnings (Redis lost, back) go to the terminal once the sandbox runs; at start this check says it.
@@ -172,7 +204,6 @@ async function readCampaigns(
   };
   const source: CampaignSource = {
     ...given,
-    flag: '--campaigns',
     clusterFlag: '--campaigns-cluster',
     command: 'wa-gateway sandbox',
     once: false,

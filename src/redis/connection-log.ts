@@ -54,6 +54,12 @@ const IOREDIS_REASONS: readonly { message: RegExp; code: string; reason: string 
   },
   { message: /^Connection is closed\./, code: 'CLOSED', reason: 'the connection was closed' },
   {
+    // Said by ioredis as it connects; it then goes on in database 0, where a command would read and write.
+    message: /^ERR DB index is out of range/,
+    code: 'DB_RANGE',
+    reason: "the Redis has no database of the URL's number (its /<db>): check the URL",
+  },
+  {
     message: /^Reached the max retries per request limit/,
     code: 'MAX_RETRIES',
     reason: 'a command failed on every retry its client allows (maxRetriesPerRequest)',

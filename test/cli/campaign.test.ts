@@ -255,6 +255,35 @@ describeRedis('wa-gateway campaign report', () => {
     }
   });
 
+  // The URL could only be the flag's value: a password in it showed in ps for as long as the sandbox ran.
+  it('sandbox --campaigns alone reads $REDIS_URL (before another flag too); a password in the flag is warned of', async () => {
+    await seed('env:');
+    for (const args of [
+      ['sandbox', '--campaigns', '--port', '0', '--campaigns-prefix', 'env:'],
+      ['sandbox', '--port', '0', '--campaigns-prefix', 'env:', '--campaigns'],
+    ]) {
+      const t = io({ REDIS_URL: server.url });
+      const run = runCli(args, t.io);
+      await expect.poll(() => t.out.stdout + t.out.stderr, { timeout: 10_000 }).toContain('campaign funnels');
+      t.stop();
+      expect(await run).toBe(0);
+      expect(t.out.stdout).toContain(`campaign funnels from ${server.url}`);
+      expect(t.out.stderr).not.toContain('warning');
+    }
+    const unset = io();
+    expect(await runCli(['sandbox', '--port', '0', '--campaigns'], unset.io)).toBe(2);
+    expect(unset.out.stderr).toContain('--campaigns without a URL reads $REDIS_URL, which is not set.');
+    // Given in the flag all the same: taken, with the warning (and the password never printed).
+    const flagged = io();
+    expect(
+      await runCli(['sandbox', '--port', '0', '--campaigns', 'redis://:s3cret-pass@127.0.0.1:1'], flagged.io),
+    ).toBe(1);
+    expect(flagged.out.stderr).toContain(
+      'warning: the password in --campaigns shows in ps and shell history',
+    );
+    expect(flagged.out.stderr).not.toContain('s3cret-pass');
+  });
+
   it("sandbox --campaigns: a password in the URL's query (ioredis reads it) is used, and not printed", async () => {
     await redis.config('SET', 'requirepass', 'QUERYSECRET');
     const t = io();
@@ -272,6 +301,25 @@ describeRedis('wa-gateway campaign report', () => {
     }
     expect(t.out.stdout).toContain(`campaign funnels from ${server.url}/0 (query hidden)\n`);
     expect(t.out.stdout + t.out.stderr).not.toContain('QUERYSECRET');
+  });
+
+  // ioredis goes on in database 0 when SELECT fails: the command read (and a pause wrote) another database's
+  // campaigns, with exit 0 (the CLI audit).
+  it('a REDIS_URL naming a database the server lacks fails the command, saying so, and reads no other', async () => {
+    await seed('cli:');
+    const t = io({ REDIS_URL: `${server.url}/99` });
+    expect(await runCli(['campaign', 'report', 'spring, sale', '--prefix', 'cli:'], t.io)).toBe(1);
+    expect(t.out.stdout).toBe('');
+    expect(t.out.stderr).toContain("the Redis has no database of the URL's number");
+    const db0 = io({ REDIS_URL: server.url });
+    expect(await runCli(['campaign', 'report', 'spring, sale', '--prefix', 'cli:'], db0.io)).toBe(0);
+  });
+
+  it('a bad $REDIS_URL is named as the variable, not as a flag never passed', async () => {
+    const t = io({ REDIS_URL: '127.0.0.1:6379' });
+    expect(await runCli(['campaign', 'list'], t.io)).toBe(2);
+    expect(t.out.stderr).toContain('$REDIS_URL must start with redis:// or rediss://');
+    expect(t.out.stderr).not.toContain('--redis-url must');
   });
 
   it('sandbox --campaigns: a Redis out of reach is said at start (exit 1, no password printed); a bad URL is a usage error', async () => {
@@ -294,10 +342,10 @@ describeRedis('wa-gateway campaign report', () => {
     expect(bad.out.stderr).toContain('--campaigns must start with redis:// or rediss://');
     const prefixOnly = io();
     expect(await runCli(['sandbox', '--campaigns-prefix', 'x:'], prefixOnly.io)).toBe(2);
-    expect(prefixOnly.out.stderr).toContain('--campaigns-prefix goes with --campaigns <redis url>');
+    expect(prefixOnly.out.stderr).toContain('--campaigns-prefix goes with --campaigns [<redis url>]');
     const clusterOnly = io();
     expect(await runCli(['sandbox', '--campaigns-cluster'], clusterOnly.io)).toBe(2);
-    expect(clusterOnly.out.stderr).toContain('--campaigns-cluster goes with --campaigns <redis url>');
+    expect(clusterOnly.out.stderr).toContain('--campaigns-cluster goes with --campaigns [<redis url>]');
   });
 
   it('exits 1 for an unknown campaign and 2 without a Redis, with a bad --csv or bad --retryable-codes', async () => {
