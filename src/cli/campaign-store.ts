@@ -158,6 +158,12 @@ export function unreachable(
 ): Error | undefined {
   if (!(error instanceof RedisStoreError) || error.failure !== 'unavailable' || outage === undefined)
     return undefined;
+  // The cluster flag given for one Redis: the reverse of clusterAdvice's mistake, fixed the same way.
+  if (source.cluster && outage.startsWith('it is not a node of a Redis Cluster'))
+    return new UsageError(
+      `the Redis at ${shownUrl(source.url)} is not a node of a Redis Cluster (cluster support disabled): drop ` +
+        `${source.clusterFlag}.`,
+    );
   return new Error(`cannot reach the Redis at ${shownUrl(source.url)}: ${outage}.`);
 }
 

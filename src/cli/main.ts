@@ -122,9 +122,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    const hint = closest(name, Object.keys(COMMANDS));
+    // `--verison`, `-V`: an option of its own, suggested among the options, not the commands.
+    const option = name.startsWith('-');
+    const hint = closest(name, option ? ['--help', '--version', '-h', '-v'] : Object.keys(COMMANDS));
     io.stderr(
-      `wa-gateway: unknown command '${name}'${hint ? ` (did you mean '${hint}'?)` : ''}.\n\n${mainUsage()}\n`,
+      `wa-gateway: unknown ${option ? 'option' : 'command'} '${printable(name)}'${hint ? ` (did you mean '${hint}'?)` : ''}.\n\n${mainUsage()}\n`,
     );
     return EXIT.usage;
   }

@@ -228,7 +228,7 @@ async function readCampaigns(
     throw (
       clusterAdvice(error, source) ??
       new Error(
-        `cannot read campaigns from the Redis at --campaigns ${shownUrl(source.url)} (${(error as Error).message}). ` +
+        `cannot read campaigns from the Redis at ${source.flag} ${shownUrl(source.url)} (${(error as Error).message}). ` +
           "Is it running, and is it the one your app's RedisCampaignStore writes to?",
       )
     );

@@ -29,6 +29,7 @@ import type { WebhookEnvelope } from '../webhooks/schemas.js';
 import { deliveryAdvice } from './delivery-advice.js';
 import { asUsage, type CliIo, EXIT, interruption, UsageError } from './io.js';
 import { parseIsoTime } from './iso-time.js';
+import { printable } from './printable.js';
 import { readSecret } from './secret-input.js';
 
 /** What a message or status event carries that each run chooses: its message id and its time (Unix seconds). */
@@ -232,7 +233,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   if (!values.json && last?.outcome === 'delivered' && values.wamid !== undefined && !last.duplicates) {
     io.stdout(
       'A 200 does not say whether the receiver processed the event or skipped it as a duplicate of an earlier ' +
-        `delivery of ${values.wamid}: it must answer 200 to both. The SDK's webhook handler adds an ` +
+        `delivery of ${printable(values.wamid)}: it must answer 200 to both. The SDK's webhook handler adds an ` +
         "x-wa-gateway-duplicates header when it skipped one; this answer has none, so a receiver on the SDK's " +
         'handler processed it (onEvent ran), and another receiver may have done either.\n',
     );

@@ -108,6 +108,18 @@ function reasonOf(error: unknown): { code: string; reason: string } {
   const message = messageOf(error);
   const known = IOREDIS_REASONS.find((r) => r.message.test(message));
   if (known) return { code: known.code, reason: known.reason };
+  // An ioredis Cluster that reached no node says only its class: the last node's own error says why.
+  const lastNodeError: unknown = (error as { lastNodeError?: unknown } | null)?.lastNodeError;
+  if (errorName === 'ClusterAllFailedError' && lastNodeError !== undefined && lastNodeError !== error) {
+    if (/cluster support disabled/i.test(messageOf(lastNodeError)))
+      return {
+        code: 'NOT_CLUSTER',
+        reason:
+          'it is not a node of a Redis Cluster (cluster support disabled): connect with a client for one Redis, ' +
+          'not a Cluster',
+      };
+    return reasonOf(lastNodeError);
+  }
   const key = /^([A-Z]{4,20})\b/.exec(message)?.[1] ?? errorName;
   return { code: key, reason: REASONS[key] ?? key };
 }

@@ -315,6 +315,15 @@ describeRedis('wa-gateway campaign report', () => {
     expect(await runCli(['campaign', 'report', 'spring, sale', '--prefix', 'cli:'], db0.io)).toBe(0);
   });
 
+  it('--cluster against one Redis says to drop it (it read as an outage: ClusterAllFailedError)', async () => {
+    const t = io({ REDIS_URL: server.url });
+    expect(await runCli(['campaign', 'list', '--cluster'], t.io)).toBe(2);
+    expect(t.out.stderr).toContain(
+      `the Redis at ${server.url} is not a node of a Redis Cluster (cluster support disabled): drop --cluster.`,
+    );
+    expect(t.out.stderr).not.toContain('ClusterAllFailedError');
+  });
+
   it('a bad $REDIS_URL is named as the variable, not as a flag never passed', async () => {
     const t = io({ REDIS_URL: '127.0.0.1:6379' });
     expect(await runCli(['campaign', 'list'], t.io)).toBe(2);

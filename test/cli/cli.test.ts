@@ -290,6 +290,17 @@ describe('wa-gateway trigger', () => {
     expect(JSON.parse(json.out.stdout)).toEqual([expect.objectContaining({ status: 200, duplicates: 1 })]);
   });
 
+  // An id pasted from a log or a ticket may hold an escape sequence: it retitled and cleared the terminal.
+  it("--wamid's control characters are shown escaped in the advice line, never sent to the terminal", async () => {
+    const hook = await receiver(200);
+    const t = io({ WEBHOOK_SECRET: SECRET });
+    const wamid = 'wamid.\u001b]0;pwned\u0007\u001b[2J';
+    expect(await runCli(['trigger', 'status.read', '--url', hook.url, '--wamid', wamid], t.io)).toBe(0);
+    expect(t.out.stdout).toContain('delivery of wamid.\\u001b]0;pwned\\u0007\\u001b[2J');
+    expect(t.out.stdout).not.toContain('\u001b');
+    expect(t.out.stdout).not.toContain('\u0007');
+  });
+
   it('--wamid with a receiver that does not say: explains that a 200 cannot tell', async () => {
     const hook = await receiver(200);
     const t = io({ WEBHOOK_SECRET: SECRET });
@@ -825,6 +836,15 @@ describe('help and mistakes', () => {
     const u = io();
     expect(await runCli(['help', 'trigre'], u.io)).toBe(2);
     expect(u.out.stderr).toContain("unknown command 'trigre' (did you mean 'trigger'?)");
+  });
+
+  it('a mistyped top-level option: "unknown option", and the option meant', async () => {
+    const meant = { '--verison': '--version', '--hlep': '--help', '-V': '-v' };
+    for (const [given, option] of Object.entries(meant)) {
+      const t = io();
+      expect(await runCli([given], t.io)).toBe(2);
+      expect(t.out.stderr).toContain(`wa-gateway: unknown option '${given}' (did you mean '${option}'?).`);
+    }
   });
 
   it('a mistyped flag: a clean message naming it, with a "did you mean" and the flags', async () => {
