@@ -70,6 +70,14 @@ const fail = (
   body: { isSuccess: false, errors: { code, group, description, ...(params ? { params } : {}) } },
 });
 
+const refuse = (...args: Parameters<typeof fail>) => ({ refused: fail(...args) });
+
+/** A body an `is_fake` send can be answered for: an object with its recipient and type. */
+function hasRecipientAndType(body: unknown): body is ValidatedMessage {
+  const { to, type } = (body ?? {}) as { to?: unknown; type?: unknown };
+  return typeof to === 'string' && typeof type === 'string';
+}
+
 /**
  * The simulator's options, checked once where they are given (`where` names that call in the message): `apiKeys`
  * a non-empty list of keys a client could send in its Authorization header, `ratePerSecond` a finite number above
@@ -173,52 +181,13 @@ export class GatewaySimulator {
     } catch {
       return fail(502, 'GW_001', 'UPSTREAM_ERROR', 'Upstream rejected the request: body is not valid JSON.');
     }
-    // The SDK fills messaging_product itself; the gateway forwards the body and the upstream refuses a wrong one.
-    const product = (body as { messaging_product?: unknown } | null)?.messaging_product;
-    const expected = this.options.messagingProduct ?? 'whatsapp';
-    if (product !== expected) {
-      return fail(
-        502,
-        'GW_001',
-        'UPSTREAM_ERROR',
-        product === undefined
-          ? `Upstream rejected the message: messaging_product is required and must be '${expected}'.`
-          : `Upstream rejected the message: messaging_product must be '${expected}'.`,
-      );
-    }
-    const { messaging_product: _product, ...fields } = body as Record<string, unknown>;
-    const checked = validateMessage(fields);
-    // Fields the spec does not show (sent with `extraFields`) pass: the gateway relays them, the upstream judges.
-    const issues = checked.valid ? [] : checked.issues.filter((i) => i.code !== 'unknown_field');
-    if (!checked.valid && issues.length > 0) {
-      const first = issues[0];
-      return fail(
-        502,
-        'GW_001',
-        'UPSTREAM_ERROR',
-        `Upstream rejected the message: ${first?.path.join('.')} ${first?.message}`,
-      );
-    }
-    const message = checked.valid ? checked.message : (fields as ValidatedMessage);
-    if (message.type === 'template' && this.options.templates) {
-      const languages = this.options.templates[message.template.name];
-      if (!languages?.includes(message.template.language.code)) {
-        return fail(
-          502,
-          'GW_001',
-          'UPSTREAM_ERROR',
-          'Upstream rejected the message: template name or language does not exist.',
-        );
-      }
-    }
-    const refusal =
-      message.type === 'template'
-        ? this.options.templateRegistry?.refusal(message.template)
-        : this.closedWindows.has(message.to)
-          ? 'the recipient is outside the 24-hour service window; send a template.'
-          : undefined;
-    if (refusal) return fail(502, 'GW_001', 'UPSTREAM_ERROR', `Upstream rejected the message: ${refusal}`);
+    // `is_fake`: authentication, rate limiting and billing ran; the upstream call is skipped, and with it every
+    // refusal that stands for the upstream's (the message's own rules, templates, the 24-hour window).
     const isFake = request.query.get('is_fake') === 'true';
+    const checked = isFake && hasRecipientAndType(body) ? { message: body } : this.#upstream(body);
+    if ('refused' in checked) return checked.refused;
+    const { message } = checked;
+    const expected = this.options.messagingProduct ?? 'whatsapp';
     const wamid = `wamid.${isFake ? 'FAKE' : 'SBX'}${(++this.#counter).toString().padStart(8, '0')}${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
     const accepted: SentMessage = {
       wamid,
@@ -242,6 +211,56 @@ export class GatewaySimulator {
       },
       accepted,
     };
+  }
+
+  /** What the upstream refuses in a message (`GW_001`), or the message as it would be forwarded. */
+  #upstream(body: unknown): { refused: SimulatedResponse } | { message: ValidatedMessage } {
+    // The SDK fills messaging_product itself; the gateway forwards the body and the upstream refuses a wrong one.
+    const product = (body as { messaging_product?: unknown } | null)?.messaging_product;
+    const expected = this.options.messagingProduct ?? 'whatsapp';
+    if (product !== expected) {
+      return refuse(
+        502,
+        'GW_001',
+        'UPSTREAM_ERROR',
+        product === undefined
+          ? `Upstream rejected the message: messaging_product is required and must be '${expected}'.`
+          : `Upstream rejected the message: messaging_product must be '${expected}'.`,
+      );
+    }
+    const { messaging_product: _product, ...fields } = body as Record<string, unknown>;
+    const checked = validateMessage(fields);
+    // Fields the spec does not show (sent with `extraFields`) pass: the gateway relays them, the upstream judges.
+    const issues = checked.valid ? [] : checked.issues.filter((i) => i.code !== 'unknown_field');
+    if (!checked.valid && issues.length > 0) {
+      const first = issues[0];
+      return refuse(
+        502,
+        'GW_001',
+        'UPSTREAM_ERROR',
+        `Upstream rejected the message: ${first?.path.join('.')} ${first?.message}`,
+      );
+    }
+    const message = checked.valid ? checked.message : (fields as ValidatedMessage);
+    if (message.type === 'template' && this.options.templates) {
+      const languages = this.options.templates[message.template.name];
+      if (!languages?.includes(message.template.language.code)) {
+        return refuse(
+          502,
+          'GW_001',
+          'UPSTREAM_ERROR',
+          'Upstream rejected the message: template name or language does not exist.',
+        );
+      }
+    }
+    const refusal =
+      message.type === 'template'
+        ? this.options.templateRegistry?.refusal(message.template)
+        : this.closedWindows.has(message.to)
+          ? 'the recipient is outside the 24-hour service window; send a template.'
+          : undefined;
+    if (refusal) return refuse(502, 'GW_001', 'UPSTREAM_ERROR', `Upstream rejected the message: ${refusal}`);
+    return { message };
   }
 
   /** `GET /v1/wa/media/{media_id}?phone_number_id=`. */

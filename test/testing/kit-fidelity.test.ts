@@ -1,0 +1,49 @@
+/**
+ * The testing kit against the spec, where an audit found it apart from the real gateway (the testing-kit audit):
+ * msw handlers. A test that passes against the kit should pass against the gateway, and a gateway failure should be reproducible.
+ */
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayClient, PaymentRequiredError } from '../../src/index.js';
+import { createGatewayHandlers } from '../../src/testing/index.js';
+
+const GW = 'https://gw.fidelity';
+const gateway = createGatewayHandlers({
+  baseUrl: GW,
+  apiKeys: ['sk_test_f'],
+  templates: { order_update: ['en_US'] },
+});
+const server = setupServer(...gateway.handlers);
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => gateway.simulator.reset());
+afterAll(() => server.close());
+
+const gw = new GatewayClient({ apiKey: 'sk_test_f', baseUrl: GW });
+const to = '998901234567';
+const text = { to, type: 'text', text: { body: 'Smoke test' } } as const;
+
+describe('is_fake skips the upstream and only the upstream', () => {
+  it('a template name the upstream would refuse gets a fake wamid (no GW_001)', async () => {
+    const typo = {
+      to,
+      type: 'template',
+      template: { name: 'order_updte', language: { code: 'en_US' } },
+    } as const;
+    await expect(gw.messages.send(typo)).rejects.toMatchObject({ code: 'GW_001' });
+    const { messageId } = await gw.messages.send(typo, { isFake: true });
+    expect(messageId).toMatch(/^wamid\.FAKE/);
+  });
+
+  it('a recipient outside the 24-hour window gets a fake wamid (no GW_001)', async () => {
+    gateway.simulator.closedWindows.add(to);
+    await expect(gw.messages.send(text)).rejects.toMatchObject({ code: 'GW_001' });
+    const { messageId } = await gw.messages.send(text, { isFake: true });
+    expect(messageId).toMatch(/^wamid\.FAKE/);
+    expect(gateway.simulator.sent).toMatchObject([{ to, isFake: true }]);
+  });
+
+  it('billing still runs: BILL_001 at a spent balance', async () => {
+    gateway.simulator.balance = 0;
+    await expect(gw.messages.send(text, { isFake: true })).rejects.toBeInstanceOf(PaymentRequiredError);
+  });
+});
