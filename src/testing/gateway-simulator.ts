@@ -22,7 +22,10 @@ export interface GatewaySimulatorOptions {
   balance?: number | undefined;
   /** Fee deducted when a billable `delivered` status is produced. Default 1. */
   feePerDelivery?: number | undefined;
-  /** Approved templates as `name → language codes`. When set, other names or languages give `GW_001`. */
+  /**
+   * Approved templates as `name → language codes`. When set, other names or languages give `GW_001`, except a
+   * template the `templateRegistry` holds: the registry judges it (its status, its parameters).
+   */
   templates?: Readonly<Record<string, readonly string[]>> | undefined;
   /** Media that `GET /v1/wa/media/{id}` serves. */
   media?: Readonly<Record<string, { contentType: string; body: Uint8Array | string }>> | undefined;
@@ -242,7 +245,11 @@ export class GatewaySimulator {
       );
     }
     const message = checked.valid ? checked.message : (fields as ValidatedMessage);
-    if (message.type === 'template' && this.options.templates) {
+    // A template the registry holds is the registry's to judge (below); the option judges the others.
+    const registered =
+      message.type === 'template' &&
+      this.options.templateRegistry?.find(message.template.name, message.template.language.code);
+    if (message.type === 'template' && this.options.templates && !registered) {
       const languages = this.options.templates[message.template.name];
       if (!languages?.includes(message.template.language.code)) {
         return refuse(
