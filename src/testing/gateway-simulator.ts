@@ -187,7 +187,7 @@ export class GatewaySimulator {
     // `is_fake`: authentication, rate limiting and billing ran; the upstream call is skipped, and with it every
     // refusal that stands for the upstream's (the message's own rules, templates, the 24-hour window).
     const isFake = request.query.get('is_fake') === 'true';
-    const checked = isFake && hasRecipientAndType(body) ? { message: body } : this.#upstream(body);
+    const checked = isFake && hasRecipientAndType(body) ? { message: body } : this.#upstream(body, request.query);
     if ('refused' in checked) return checked.refused;
     const { message } = checked;
     const expected = this.options.messagingProduct ?? 'whatsapp';
@@ -217,7 +217,7 @@ export class GatewaySimulator {
   }
 
   /** What the upstream refuses in a message (`GW_001`), or the message as it would be forwarded. */
-  #upstream(body: unknown): { refused: SimulatedResponse } | { message: ValidatedMessage } {
+  #upstream(body: unknown, query: URLSearchParams): { refused: SimulatedResponse } | { message: ValidatedMessage } {
     // The SDK fills messaging_product itself; the gateway forwards the body and the upstream refuses a wrong one.
     const product = (body as { messaging_product?: unknown } | null)?.messaging_product;
     const expected = this.options.messagingProduct ?? 'whatsapp';
@@ -245,6 +245,16 @@ export class GatewaySimulator {
       );
     }
     const message = checked.valid ? checked.message : (fields as ValidatedMessage);
+    // The marketing-lite route takes "the same body as a template message": the SDK refuses any other type locally
+    // (`mmlite.template_only`); code that bypasses it meets the upstream's refusal.
+    if (query.get('mmlite') === 'true' && message.type !== 'template') {
+      return refuse(
+        502,
+        'GW_001',
+        'UPSTREAM_ERROR',
+        `Upstream rejected the message: the marketing-lite route (mmlite=true) takes template messages only, not '${String(message.type)}'.`,
+      );
+    }
     // A template the registry holds is the registry's to judge (below); the option judges the others.
     const registered =
       message.type === 'template' &&

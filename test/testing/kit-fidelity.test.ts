@@ -47,3 +47,38 @@ describe('is_fake skips the upstream and only the upstream', () => {
     await expect(gw.messages.send(text, { isFake: true })).rejects.toBeInstanceOf(PaymentRequiredError);
   });
 });
+
+/** A hand-written client's send: what code that bypasses the SDK posts. */
+const post = (
+  body: string,
+  { query = '', headers = {} }: { query?: string; headers?: Record<string, string> } = {},
+) =>
+  fetch(`${GW}/v1/wa/message${query}`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk_test_f', 'content-type': 'application/json', ...headers },
+    body,
+  });
+const errorOf = async (response: Response) => ({
+  status: response.status,
+  ...((await response.json()) as { errors?: object }).errors,
+});
+
+describe('mmlite', () => {
+  it('a non-template body on the marketing-lite route gets GW_001, as the SDK says the gateway answers', async () => {
+    const answer = await post(JSON.stringify({ messaging_product: 'whatsapp', ...text }), {
+      query: '?mmlite=true',
+    });
+    expect(await errorOf(answer)).toMatchObject({ status: 502, code: 'GW_001', group: 'UPSTREAM_ERROR' });
+    expect(gateway.simulator.sent).toHaveLength(0);
+    const template = {
+      to,
+      type: 'template',
+      template: { name: 'order_update', language: { code: 'en_US' } },
+    };
+    const ok = await post(JSON.stringify({ messaging_product: 'whatsapp', ...template }), {
+      query: '?mmlite=true',
+    });
+    expect(ok.status).toBe(200);
+    expect(gateway.simulator.sent).toMatchObject([{ type: 'template', mmlite: true }]);
+  });
+});
