@@ -313,7 +313,7 @@ export class GatewaySimulator {
     if (message.isFake) return [];
     const base = Math.floor(message.acceptedAt / 1000);
     const metadata = this.#metadata();
-    const origin = message.type === 'template' ? 'marketing' : 'service';
+    const origin = message.type === 'template' ? this.#categoryOf(message.body) : 'service';
     const common = { id: message.wamid, recipient_id: message.to };
     const conversation = { id: `conv_${message.wamid.slice(-8)}`, origin: { type: origin } };
     const pricing = { billable: true, pricing_model: 'PMP', category: origin };
@@ -349,6 +349,21 @@ export class GatewaySimulator {
       }),
       { metadata: this.#metadata() },
     );
+  }
+
+  /**
+   * A template send's conversation category: the registry's category of that template when it holds it (utility,
+   * authentication, marketing), else `marketing`.
+   */
+  #categoryOf(body: Record<string, unknown>): string {
+    const template = body['template'] as { name?: unknown; language?: { code?: unknown } } | undefined;
+    const { name } = template ?? {};
+    const code = template?.language?.code;
+    const held =
+      typeof name === 'string' && typeof code === 'string'
+        ? this.options.templateRegistry?.find(name, code)?.category.toLowerCase()
+        : undefined;
+    return held === 'utility' || held === 'authentication' ? held : 'marketing';
   }
 
   #metadata() {

@@ -3,7 +3,7 @@
  * in kit-fidelity.test.ts). Real sockets on 127.0.0.1, no msw.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayClient } from '../../src/index.js';
+import { GatewayClient, type TemplateComponent } from '../../src/index.js';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 
 const to = '998901234567';
@@ -70,5 +70,66 @@ describe('the templates option and the registry', () => {
         template: { name: 'order_shiped', language: { code: 'en_US' } },
       }),
     ).rejects.toMatchObject({ code: 'GW_001' });
+  });
+});
+
+/** Creates this template in the sandbox's registry and approves it (its webhook goes nowhere). */
+async function approvedTemplate(
+  sb: Sandbox,
+  request: { name: string } & Record<string, unknown>,
+): Promise<void> {
+  sb.templates.plan(request.name, { outcome: 'PENDING' });
+  const answer = sb.submitTemplate('app_1', JSON.stringify({ language: 'en_US', ...request }));
+  await sb.setTemplateStatus(answer.created!.sourceId, 'APPROVED');
+}
+
+describe('status events of a template send', () => {
+  it("carry the registry's category of the template, marketing for one it does not hold", async () => {
+    sandbox = await startSandbox({ platform: false, statusDelaysMs: [1, 2, 3] });
+    await approvedTemplate(sandbox, {
+      name: 'receipt',
+      category: 'UTILITY',
+      body: { text: 'Paid, thank you.' },
+    });
+    await approvedTemplate(sandbox, {
+      name: 'login_code',
+      category: 'AUTHENTICATION',
+      body: { addSecurityRecommendation: true },
+      buttons: [{ type: 'OTP', otpType: 'COPY_CODE', text: 'Copy code' }],
+    });
+    const categories = new Map<string, unknown[]>();
+    sandbox.observe((event) => {
+      if (event.type !== 'status' || event.status === 'read') return;
+      const status = event.envelope.entry[0]?.changes[0]?.value as {
+        statuses: { conversation: { origin: { type: string } }; pricing: { category: string } }[];
+      };
+      const [{ conversation, pricing }] = status.statuses as [(typeof status.statuses)[0]];
+      categories.set(event.wamid, [
+        ...(categories.get(event.wamid) ?? []),
+        conversation.origin.type,
+        pricing.category,
+      ]);
+    });
+    const gw = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url });
+    const send = async (name: string, components?: TemplateComponent[]) =>
+      (
+        await gw.messages.send({
+          to,
+          type: 'template',
+          template: { name, language: { code: 'en_US' }, ...(components ? { components } : {}) },
+        })
+      ).messageId;
+    const receipt = await send('receipt');
+    const code = await send('login_code', [
+      { type: 'body', parameters: [{ type: 'text', text: '123456' }] },
+      { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: '123456' }] },
+    ]);
+    const other = await send('not_in_registry');
+    const service = (await gw.messages.send({ to, type: 'text', text: { body: 'hi' } })).messageId;
+    await sandbox.idle();
+    expect(categories.get(receipt)).toEqual(Array(4).fill('utility'));
+    expect(categories.get(code)).toEqual(Array(4).fill('authentication'));
+    expect(categories.get(other)).toEqual(Array(4).fill('marketing'));
+    expect(categories.get(service)).toEqual(Array(4).fill('service'));
   });
 });
