@@ -187,7 +187,8 @@ export class GatewaySimulator {
     // `is_fake`: authentication, rate limiting and billing ran; the upstream call is skipped, and with it every
     // refusal that stands for the upstream's (the message's own rules, templates, the 24-hour window).
     const isFake = request.query.get('is_fake') === 'true';
-    const checked = isFake && hasRecipientAndType(body) ? { message: body } : this.#upstream(body, request.query);
+    const checked =
+      isFake && hasRecipientAndType(body) ? { message: body } : this.#upstream(body, request.query);
     if ('refused' in checked) return checked.refused;
     const { message } = checked;
     const expected = this.options.messagingProduct ?? 'whatsapp';
@@ -217,7 +218,10 @@ export class GatewaySimulator {
   }
 
   /** What the upstream refuses in a message (`GW_001`), or the message as it would be forwarded. */
-  #upstream(body: unknown, query: URLSearchParams): { refused: SimulatedResponse } | { message: ValidatedMessage } {
+  #upstream(
+    body: unknown,
+    query: URLSearchParams,
+  ): { refused: SimulatedResponse } | { message: ValidatedMessage } {
     // The SDK fills messaging_product itself; the gateway forwards the body and the upstream refuses a wrong one.
     const product = (body as { messaging_product?: unknown } | null)?.messaging_product;
     const expected = this.options.messagingProduct ?? 'whatsapp';
@@ -312,7 +316,7 @@ export class GatewaySimulator {
   statusEventsFor(message: SentMessage): WebhookEnvelope[] {
     if (message.isFake) return [];
     const base = Math.floor(message.acceptedAt / 1000);
-    const metadata = this.#metadata();
+    const metadata = this.metadata();
     const origin = message.type === 'template' ? this.#categoryOf(message.body) : 'service';
     const common = { id: message.wamid, recipient_id: message.to };
     const conversation = { id: `conv_${message.wamid.slice(-8)}`, origin: { type: origin } };
@@ -347,7 +351,7 @@ export class GatewaySimulator {
           },
         ],
       }),
-      { metadata: this.#metadata() },
+      { metadata: this.metadata() },
     );
   }
 
@@ -366,7 +370,11 @@ export class GatewaySimulator {
     return held === 'utility' || held === 'authentication' ? held : 'marketing';
   }
 
-  #metadata() {
+  /**
+   * The business number's `metadata` (`phoneNumberId`, `displayPhoneNumber`, else the kit's defaults): what status
+   * events and the sandbox's injected customer messages carry, one number for both.
+   */
+  metadata(): { phone_number_id: string; display_phone_number: string } {
     return {
       phone_number_id: this.options.phoneNumberId ?? '100000000000001',
       display_phone_number: this.options.displayPhoneNumber ?? '15550000000',

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient, type TemplateComponent } from '../../src/index.js';
-import { type Sandbox, startSandbox } from '../../src/testing/index.js';
+import { messageEnvelope, type Sandbox, startSandbox, textMessage } from '../../src/testing/index.js';
 
 const to = '998901234567';
 let sandbox: Sandbox | undefined;
@@ -131,5 +131,52 @@ describe('status events of a template send', () => {
     expect(categories.get(code)).toEqual(Array(4).fill('authentication'));
     expect(categories.get(other)).toEqual(Array(4).fill('marketing'));
     expect(categories.get(service)).toEqual(Array(4).fill('service'));
+  });
+});
+
+describe('injected customer messages', () => {
+  /** The `metadata` of every event the sandbox produces from now on, by its label. */
+  function metadataSeen(sb: Sandbox): [string, unknown][] {
+    const seen: [string, unknown][] = [];
+    sb.observe((event) => {
+      if (event.type !== 'event') return;
+      const envelope = JSON.parse(event.body) as {
+        entry: { changes: { value: { metadata?: unknown } }[] }[];
+      };
+      seen.push([event.label, envelope.entry[0]?.changes[0]?.value.metadata]);
+    });
+    return seen;
+  }
+
+  it("arrive at the sandbox's business number, the one its status events carry", async () => {
+    const business = { phone_number_id: '111111111111111', display_phone_number: '15551234567' };
+    sandbox = await startSandbox({
+      platform: false,
+      statusDelaysMs: [1, 2, 3],
+      phoneNumberId: business.phone_number_id,
+      displayPhoneNumber: business.display_phone_number,
+    });
+    const seen = metadataSeen(sandbox);
+    await sandbox.injectMessage({ from: to, type: 'text', text: { body: 'hi' } });
+    const gw = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url });
+    await gw.messages.send({ to, type: 'text', text: { body: 'hello' } });
+    await sandbox.idle();
+    expect(seen.map(([label]) => label)).toEqual([
+      'message:text',
+      'status:sent',
+      'status:delivered',
+      'status:read',
+    ]);
+    for (const [, metadata] of seen) expect(metadata).toEqual(business);
+  });
+
+  it('without the options, messages and statuses carry the same default number; an envelope keeps its own', async () => {
+    sandbox = await startSandbox({ platform: false });
+    const seen = metadataSeen(sandbox);
+    await sandbox.injectMessage({ from: to, type: 'text', text: { body: 'hi' } });
+    expect(seen[0]?.[1]).toEqual(sandbox.simulator.metadata());
+    const own = { phone_number_id: '222', display_phone_number: '15550002222' };
+    await sandbox.injectMessage(messageEnvelope(textMessage({ from: to }), { metadata: own }));
+    expect(seen[1]?.[1]).toEqual(own);
   });
 });

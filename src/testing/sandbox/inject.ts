@@ -20,14 +20,18 @@ export type Injection =
 export const SENDER_PATTERN = /^\d{5,20}$/;
 
 /**
- * An incoming message object (or a whole envelope, whose messages are filled in the same way) as a delivery.
- * The input is not changed: the envelope is a copy, as JSON would carry it.
+ * An incoming message object (or a whole envelope, whose messages are filled in the same way) as a delivery; a bare
+ * message's envelope carries `metadata` (the sandbox's business number), else the fixtures'. The input is not
+ * changed: the envelope is a copy, as JSON would carry it.
  *
  * @example
  * const injection = prepareInjection({ from: '998901234567', type: 'text', text: { body: 'hi' } });
  * if (injection.ok) await runtime.deliver(injection.envelope);
  */
-export function prepareInjection(input: unknown): Injection {
+export function prepareInjection(
+  input: unknown,
+  metadata?: { phone_number_id: string; display_phone_number: string },
+): Injection {
   let copy: unknown;
   try {
     copy = JSON.parse(JSON.stringify(input ?? null)) as unknown;
@@ -41,7 +45,10 @@ export function prepareInjection(input: unknown): Injection {
     };
   }
   const whole = 'entry' in copy || 'object' in copy;
-  const envelope = whole ? (copy as unknown as WebhookEnvelope) : messageEnvelope(copy);
+  // A bare message arrives at the business number (`metadata`, as status events carry it); an envelope keeps its own.
+  const envelope = whole
+    ? (copy as unknown as WebhookEnvelope)
+    : messageEnvelope(copy, metadata ? { metadata } : {});
   const messages = messagesOf(envelope);
   for (const m of messages) {
     m['id'] ??= fixtureId('wamid.SBXIN');

@@ -132,7 +132,7 @@ function answerInject(sandbox: SandboxRuntime, url: URL, body: string, res: Serv
     send(res, 400, { error: 'body is not JSON' });
     return;
   }
-  const injection = prepareInjection(parsed);
+  const injection = prepareInjection(parsed, sandbox.simulator.metadata());
   if (!injection.ok) {
     const error = `not a message the gateway could deliver: ${injection.problems.join('; ')}`;
     send(res, 400, { error, problems: injection.problems });

@@ -196,7 +196,7 @@ export class SandboxRuntime {
    * with `ConfigurationError` naming every problem when no delivery could carry it.
    */
   injectMessage(message: Record<string, unknown> | WebhookEnvelope): Promise<DeliveryAttempt[]> {
-    const injection = prepareInjection(message);
+    const injection = prepareInjection(message, this.simulator.metadata());
     if (!injection.ok) {
       return Promise.reject(
         new ConfigurationError(
