@@ -72,7 +72,9 @@ export class TemplateRegistry {
   } {
     if (!request.authorization)
       return fail(401, 'ORGANIZATION_SECRET_010', 'AUTHENTICATION', 'Secret key is missing.');
-    if (!this.#secretKeys.includes(request.authorization.replace(/^Bearer /, '')))
+    // `Authorization: Bearer <SECRET_KEY>`, strictly: a bare key or another scheme is a key the API cannot read.
+    const key = /^Bearer (\S+)$/.exec(request.authorization)?.[1];
+    if (key === undefined || !this.#secretKeys.includes(key))
       return fail(401, 'ORGANIZATION_SECRET_011', 'AUTHENTICATION', 'Secret key is invalid.');
     return this.submit(request.appId, request.body);
   }

@@ -5,7 +5,7 @@
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient, PaymentRequiredError } from '../../src/index.js';
-import { createGatewayHandlers } from '../../src/testing/index.js';
+import { createGatewayHandlers, createPublicApiHandlers } from '../../src/testing/index.js';
 
 const GW = 'https://gw.fidelity';
 const gateway = createGatewayHandlers({
@@ -13,7 +13,9 @@ const gateway = createGatewayHandlers({
   apiKeys: ['sk_test_f'],
   templates: { order_update: ['en_US'] },
 });
-const server = setupServer(...gateway.handlers);
+const API = 'https://api.fidelity/api/v1';
+const api = createPublicApiHandlers({ baseUrl: API, secretKeys: ['sk_org_f'] });
+const server = setupServer(...gateway.handlers, ...api.handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => gateway.simulator.reset());
 afterAll(() => server.close());
@@ -80,5 +82,32 @@ describe('mmlite', () => {
     });
     expect(ok.status).toBe(200);
     expect(gateway.simulator.sent).toMatchObject([{ type: 'template', mmlite: true }]);
+  });
+});
+
+describe('the public API handlers', () => {
+  const create = (authorization?: string) =>
+    fetch(`${API}/wa/app_1/templates`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+      body: JSON.stringify({
+        name: 'promo',
+        language: 'en_US',
+        category: 'UTILITY',
+        body: { text: 'Hello' },
+      }),
+    });
+
+  it('need the Bearer scheme before the secret key: a bare key, or another scheme, is 401 ORGANIZATION_SECRET_011', async () => {
+    for (const header of ['sk_org_f', 'bearer sk_org_f', 'Basic sk_org_f', 'Bearer ']) {
+      expect(await errorOf(await create(header))).toMatchObject({
+        status: 401,
+        code: 'ORGANIZATION_SECRET_011',
+      });
+    }
+    expect(await errorOf(await create())).toMatchObject({ status: 401, code: 'ORGANIZATION_SECRET_010' });
+    expect(api.created).toHaveLength(0);
+    expect((await create('Bearer sk_org_f')).status).toBe(200);
+    expect(api.created).toHaveLength(1);
   });
 });

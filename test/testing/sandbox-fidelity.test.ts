@@ -180,3 +180,22 @@ describe('injected customer messages', () => {
     expect(seen[1]?.[1]).toEqual(own);
   });
 });
+
+describe("the sandbox's public API", () => {
+  it('refuses a secret key without the Bearer scheme with 401 ORGANIZATION_SECRET_011', async () => {
+    sandbox = await startSandbox({ platform: false });
+    const answer = await fetch(`${sandbox.url}/api/v1/wa/app_1/templates`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'sk_org_sandbox' },
+      body: JSON.stringify({
+        name: 'promo',
+        language: 'en_US',
+        category: 'UTILITY',
+        body: { text: 'Hello' },
+      }),
+    });
+    expect(answer.status).toBe(401);
+    expect(await answer.json()).toMatchObject({ errors: { code: 'ORGANIZATION_SECRET_011' } });
+    expect(sandbox.templates.templates).toHaveLength(0);
+  });
+});
