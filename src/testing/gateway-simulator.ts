@@ -34,7 +34,10 @@ export interface GatewaySimulatorOptions {
    * `'whatsapp'`. A send without it, or with another value, is refused the way the upstream refuses it.
    */
   messagingProduct?: string | undefined;
-  /** Display number and id of the business number, used in status events. */
+  /**
+   * Display number and id of the business number, used in status events (and the sandbox's injected messages).
+   * With `phoneNumberId` set, a media download for another `phone_number_id` is refused (`400 BAD_REQUEST`).
+   */
   phoneNumberId?: string | undefined;
   displayPhoneNumber?: string | undefined;
   /** Templates created through the public API: a send of one must match its parameters (`GW_001`). */
@@ -294,6 +297,16 @@ export class GatewaySimulator {
     if ('status' in auth) return auth;
     if (!request.phoneNumberId)
       return fail(400, 'BAD_REQUEST', 'BAD_REQUEST', 'phone_number_id is required.');
+    // It finds the account's credentials: another number's id finds none. Checked when the kit knows its number.
+    const own = this.options.phoneNumberId;
+    if (own !== undefined && request.phoneNumberId !== own) {
+      return fail(
+        400,
+        'BAD_REQUEST',
+        'BAD_REQUEST',
+        "phone_number_id is not this account's business number (value.metadata.phone_number_id of the incoming event).",
+      );
+    }
     const file = this.#uploaded.get(request.mediaId) ?? this.options.media?.[request.mediaId];
     if (!file) return fail(404, 'MEDIA_NOT_FOUND', 'NOT_FOUND', 'Media not found or expired.');
     const bytes = typeof file.body === 'string' ? new TextEncoder().encode(file.body) : file.body;

@@ -15,7 +15,13 @@ const gateway = createGatewayHandlers({
 });
 const API = 'https://api.fidelity/api/v1';
 const api = createPublicApiHandlers({ baseUrl: API, secretKeys: ['sk_org_f'] });
-const server = setupServer(...gateway.handlers, ...api.handlers);
+const GW2 = 'https://gw2.fidelity';
+const numbered = createGatewayHandlers({
+  baseUrl: GW2,
+  phoneNumberId: '111111111111111',
+  media: { m1: { contentType: 'image/png', body: 'PNG' } },
+});
+const server = setupServer(...gateway.handlers, ...api.handlers, ...numbered.handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => gateway.simulator.reset());
 afterAll(() => server.close());
@@ -109,5 +115,25 @@ describe('the public API handlers', () => {
     expect(api.created).toHaveLength(0);
     expect((await create('Bearer sk_org_f')).status).toBe(200);
     expect(api.created).toHaveLength(1);
+  });
+});
+
+describe('media download', () => {
+  const gw2 = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: GW2 });
+
+  it("refuses another phone_number_id than the business number's, as the missing one is refused", async () => {
+    for (const phoneNumberId of ['15550000000', 'someone-elses-number-id']) {
+      await expect(gw2.media.download('m1', { phoneNumberId })).rejects.toMatchObject({
+        status: 400,
+        code: 'BAD_REQUEST',
+      });
+    }
+    const file = await gw2.media.download('m1', { phoneNumberId: '111111111111111' });
+    expect(file.contentType).toBe('image/png');
+  });
+
+  it('without phoneNumberId the handlers know no number, and take any', async () => {
+    const gw3 = new GatewayClient({ apiKey: 'sk_test_f', baseUrl: GW });
+    await expect(gw3.media.download('nope', { phoneNumberId: 'any' })).rejects.toMatchObject({ status: 404 });
   });
 });

@@ -199,3 +199,22 @@ describe("the sandbox's public API", () => {
     expect(sandbox.templates.templates).toHaveLength(0);
   });
 });
+
+describe("the sandbox's media download", () => {
+  it('refuses another phone_number_id than its phoneNumberId with a 400 envelope', async () => {
+    sandbox = await startSandbox({
+      platform: false,
+      phoneNumberId: '111111111111111',
+      media: { 'media.1': { contentType: 'image/jpeg', body: 'JPEG' } },
+    });
+    const gw = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url });
+    await expect(gw.media.download('media.1', { phoneNumberId: '15550000000' })).rejects.toMatchObject({
+      status: 400,
+      code: 'BAD_REQUEST',
+    });
+    const file = await gw.media.download('media.1', {
+      phoneNumberId: sandbox.simulator.metadata().phone_number_id,
+    });
+    expect(file.contentType).toBe('image/jpeg');
+  });
+});
