@@ -78,11 +78,7 @@ const fail = (
 
 const refuse = (...args: Parameters<typeof fail>) => ({ refused: fail(...args) });
 
-/** A body an `is_fake` send can be answered for: an object with its recipient and type. */
-function hasRecipientAndType(body: unknown): body is ValidatedMessage {
-  const { to, type } = (body ?? {}) as { to?: unknown; type?: unknown };
-  return typeof to === 'string' && typeof type === 'string';
-}
+const badRequest = (description: string) => fail(400, 'BAD_REQUEST', 'BAD_REQUEST', description);
 
 /**
  * The simulator's options, checked once where they are given (`where` names that call in the message): `apiKeys`
@@ -181,17 +177,31 @@ export class GatewaySimulator {
     if (this.balance <= 0)
       return fail(402, 'BILL_001', 'PAYMENT_REQUIRED', 'Insufficient balance. Top up to send.');
 
+    // A request the gateway cannot forward at all: the spec's "400 malformed or incomplete request". Its validation
+    // codes are not shown: `BAD_REQUEST` is the kit's own.
+    const { contentType } = request;
+    if (contentType !== undefined && !/^application\/json\s*(;|$)/i.test(contentType ?? '')) {
+      return badRequest(
+        `Content-Type must be application/json; got ${contentType === null ? 'none' : `'${contentType}'`}.`,
+      );
+    }
     let body: unknown;
     try {
       body = JSON.parse(request.body);
     } catch {
-      return fail(502, 'GW_001', 'UPSTREAM_ERROR', 'Upstream rejected the request: body is not valid JSON.');
+      return badRequest('Malformed request: the body is not valid JSON.');
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      return badRequest('Malformed request: the body must be a JSON object (an outbound message).');
+    for (const field of ['to', 'type'] as const) {
+      const value = (body as Record<string, unknown>)[field];
+      if (typeof value !== 'string' || value === '')
+        return badRequest(`Incomplete request: \`${field}\` is required (a string).`);
     }
     // `is_fake`: authentication, rate limiting and billing ran; the upstream call is skipped, and with it every
     // refusal that stands for the upstream's (the message's own rules, templates, the 24-hour window).
     const isFake = request.query.get('is_fake') === 'true';
-    const checked =
-      isFake && hasRecipientAndType(body) ? { message: body } : this.#upstream(body, request.query);
+    const checked = isFake ? { message: body as ValidatedMessage } : this.#upstream(body, request.query);
     if ('refused' in checked) return checked.refused;
     const { message } = checked;
     const expected = this.options.messagingProduct ?? 'whatsapp';
@@ -244,11 +254,13 @@ export class GatewaySimulator {
     const issues = checked.valid ? [] : checked.issues.filter((i) => i.code !== 'unknown_field');
     if (!checked.valid && issues.length > 0) {
       const first = issues[0];
+      // An issue's message names its field as a rule does ("text.body has ..."); the path is said once.
+      const path = first?.path.join('.') ?? '';
       return refuse(
         502,
         'GW_001',
         'UPSTREAM_ERROR',
-        `Upstream rejected the message: ${first?.path.join('.')} ${first?.message}`,
+        `Upstream rejected the message: ${first?.message.startsWith(path) ? '' : `${path} `}${first?.message}`,
       );
     }
     const message = checked.valid ? checked.message : (fields as ValidatedMessage);

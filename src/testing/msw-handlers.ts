@@ -51,6 +51,7 @@ export function createGatewayHandlers(options: GatewaySimulatorOptions & { baseU
       toResponse(
         simulator.send({
           authorization: request.headers.get('authorization'),
+          contentType: request.headers.get('content-type'),
           query: new URL(request.url).searchParams,
           body: await request.text(),
         }),

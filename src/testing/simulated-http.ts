@@ -7,6 +7,11 @@ export interface SimulatedRequest {
   authorization: string | null;
   query: URLSearchParams;
   body: string;
+  /**
+   * The request's `Content-Type` (`null` when it has none). A send must say `application/json`, or it gets `400`;
+   * left out (`undefined`), it is not checked.
+   */
+  contentType?: string | null | undefined;
 }
 
 export interface SimulatedResponse {

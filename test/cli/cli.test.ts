@@ -470,7 +470,7 @@ describe('wa-gateway sandbox', () => {
     });
     const refused = await fetch(`${url}/v1/wa/message`, {
       method: 'POST',
-      headers: { authorization: 'Bearer sk_test_sandbox' },
+      headers: { authorization: 'Bearer sk_test_sandbox', 'content-type': 'application/json' },
       body: JSON.stringify({ to: '998901234567', type: 'text', text: { body: 'hi' } }),
     });
     expect(refused.status).toBe(502);

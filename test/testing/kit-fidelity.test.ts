@@ -137,3 +137,43 @@ describe('media download', () => {
     await expect(gw3.media.download('nope', { phoneNumberId: 'any' })).rejects.toMatchObject({ status: 404 });
   });
 });
+
+describe("a request the gateway cannot forward: 400, not the upstream's 502", () => {
+  const whatsapp = (fields: object) => JSON.stringify({ messaging_product: 'whatsapp', ...fields });
+
+  it.each([
+    ['a body that is not JSON', '{"to": "998901234567",', {}],
+    ['a JSON array', '[]', {}],
+    ['no `to`', whatsapp({ type: 'text', text: { body: 'Hi' } }), {}],
+    ['no `type`', whatsapp({ to, text: { body: 'Hi' } }), {}],
+    ['Content-Type text/plain', whatsapp(text), { 'content-type': 'text/plain' }],
+    ['is_fake with no `to`', whatsapp({ type: 'text', text: { body: 'Hi' } }), {}, '?is_fake=true'],
+  ])('%s: 400 BAD_REQUEST, nothing sent', async (_, body, headers, query = '') => {
+    const answer = await post(body, { headers, query });
+    expect(await errorOf(answer)).toMatchObject({ status: 400, code: 'BAD_REQUEST', group: 'BAD_REQUEST' });
+    expect(gateway.simulator.sent).toHaveLength(0);
+  });
+
+  it('no Content-Type at all: 400', async () => {
+    const answer = await fetch(`${GW}/v1/wa/message`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_test_f' },
+      body: new Blob([JSON.stringify({ messaging_product: 'whatsapp', ...text })]),
+    });
+    expect(await errorOf(answer)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+  });
+
+  it("application/json with a charset is JSON; a field rule broken is still the upstream's GW_001, said once", async () => {
+    const ok = await post(whatsapp(text), { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(ok.status).toBe(200);
+    const long = await post(whatsapp({ to, type: 'text', text: { body: 'x'.repeat(4097) } }));
+    const error = await errorOf(long);
+    expect(error).toMatchObject({ status: 502, code: 'GW_001', group: 'UPSTREAM_ERROR' });
+    expect((error as { description?: string }).description).toMatch(
+      /^Upstream rejected the message: text\.body has 4097/,
+    );
+    const unknownType = await errorOf(await post(whatsapp({ to, type: 'poll' })));
+    expect(unknownType).toMatchObject({ status: 502, code: 'GW_001' });
+    expect((unknownType as { description?: string }).description).not.toMatch(/type type/);
+  });
+});

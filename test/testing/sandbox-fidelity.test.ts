@@ -218,3 +218,24 @@ describe("the sandbox's media download", () => {
     expect(file.contentType).toBe('image/jpeg');
   });
 });
+
+describe('a send the sandbox cannot forward', () => {
+  it('a body that is not JSON, or a Content-Type that is not JSON: 400 BAD_REQUEST, reported to onSend', async () => {
+    const sends: unknown[] = [];
+    sandbox = await startSandbox({ platform: false, onSend: (s) => void sends.push(s) });
+    const post = (body: string, contentType: string) =>
+      fetch(`${sandbox!.url}/v1/wa/message`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk_test_sandbox', 'content-type': contentType },
+        body,
+      });
+    const text = JSON.stringify({ messaging_product: 'whatsapp', to, type: 'text', text: { body: 'Hi' } });
+    expect((await post('not json', 'application/json')).status).toBe(400);
+    expect((await post(text, 'text/plain')).status).toBe(400);
+    expect(sends).toMatchObject([
+      { status: 400, error: { code: 'BAD_REQUEST' } },
+      { status: 400, error: { code: 'BAD_REQUEST' } },
+    ]);
+    expect((await post(text, 'application/json')).status).toBe(200);
+  });
+});

@@ -52,7 +52,12 @@ export function route(
     return;
   }
   if (req.method === 'POST' && url.pathname === '/v1/wa/message') {
-    const answer = simulator.send({ authorization, query: url.searchParams, body });
+    const answer = simulator.send({
+      authorization,
+      contentType: req.headers['content-type'] ?? null,
+      query: url.searchParams,
+      body,
+    });
     send(res, answer.status, answer.body, answer.headers);
     sandbox.emit({
       type: 'send',
