@@ -40,6 +40,15 @@ export interface GatewaySimulatorOptions {
    */
   phoneNumberId?: string | undefined;
   displayPhoneNumber?: string | undefined;
+  /**
+   * The 24-hour service window (gateway.md, rule 1). `'open'` (default): every recipient's window is open unless
+   * it is in `closedWindows`. `'enforced'`: a recipient's window opens when the customer writes (the sandbox's
+   * `injectMessage`, or `openWindow(customer, at?)`) and closes 24 hours after, by `now`; a non-template send
+   * outside it gets `GW_001`, as on the gateway.
+   */
+  serviceWindow?: 'open' | 'enforced' | undefined;
+  /** The clock the service window is judged by, in ms since the epoch. Default `Date.now`. */
+  now?: (() => number) | undefined;
   /** Templates created through the public API: a send of one must match its parameters (`GW_001`). */
   templateRegistry?: TemplateRegistry | undefined;
 }
@@ -78,6 +87,9 @@ const fail = (
 
 const refuse = (...args: Parameters<typeof fail>) => ({ refused: fail(...args) });
 
+/** The service window: 24 hours from the customer's last message (gateway.md, `POST /v1/wa/message`, rule 1). */
+const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
 const badRequest = (description: string) => fail(400, 'BAD_REQUEST', 'BAD_REQUEST', description);
 
 /**
@@ -108,6 +120,17 @@ export function checkSimulatorOptions(options: GatewaySimulatorOptions, where: s
       `${where}: \`ratePerSecond\` must be a finite number above 0 (the gateway's is 80); got ${String(ratePerSecond)}.`,
     );
   }
+  const { serviceWindow, now } = options;
+  if (serviceWindow !== undefined && serviceWindow !== 'open' && serviceWindow !== 'enforced') {
+    throw new ConfigurationError(
+      `${where}: \`serviceWindow\` must be 'open' (the default) or 'enforced'; got ${String(serviceWindow)}.`,
+    );
+  }
+  if (now !== undefined && typeof now !== 'function') {
+    throw new ConfigurationError(
+      `${where}: \`now\` must be a function returning ms since the epoch (as Date.now).`,
+    );
+  }
   // A NaN fee or balance makes the balance NaN, and `NaN <= 0` is false: BILL_001 would never come.
   const { feePerDelivery, balance } = options;
   if (
@@ -132,8 +155,13 @@ export class GatewaySimulator {
   balance: number;
   readonly options: Required<Pick<GatewaySimulatorOptions, 'apiKeys' | 'ratePerSecond' | 'feePerDelivery'>> &
     GatewaySimulatorOptions;
-  /** Recipients whose 24-hour service window is closed: a non-template send to them gets `GW_001`. */
+  /**
+   * Recipients whose 24-hour service window is closed, whatever `serviceWindow` says: a non-template send to them
+   * gets `GW_001` until the customer writes again (`openWindow`).
+   */
   readonly closedWindows = new Set<string>();
+  /** When each customer last wrote (ms, by `now`): what an `'enforced'` service window is judged by. */
+  readonly #lastCustomerMessage = new Map<string, number>();
   readonly #arrivals = new Map<string, number[]>();
   readonly #uploaded = new Map<string, { contentType: string; body: Uint8Array | string }>();
   #counter = 0;
@@ -156,7 +184,31 @@ export class GatewaySimulator {
     for (const key of Object.keys(this.answered)) delete this.answered[key];
     this.#arrivals.clear();
     this.closedWindows.clear();
+    this.#lastCustomerMessage.clear();
     this.balance = this.options.balance ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** The simulator's clock (`now`, else `Date.now()`), in ms. */
+  now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  /**
+   * The customer wrote at `at` (default: now): their 24-hour window is open until 24 hours after it, and no longer
+   * in `closedWindows`. The sandbox calls it for every injected message; msw tests call it to seed a window.
+   */
+  openWindow(customer: string, at: number = this.now()): void {
+    this.closedWindows.delete(customer);
+    const last = this.#lastCustomerMessage.get(customer);
+    if (last === undefined || at > last) this.#lastCustomerMessage.set(customer, at);
+  }
+
+  /** Whether a non-template send to `customer` is inside their 24-hour service window now. */
+  windowOpen(customer: string): boolean {
+    if (this.closedWindows.has(customer)) return false;
+    if (this.options.serviceWindow !== 'enforced') return true;
+    const last = this.#lastCustomerMessage.get(customer);
+    return last !== undefined && this.now() - last < SERVICE_WINDOW_MS;
   }
 
   /** `POST /v1/wa/message`. */
@@ -292,7 +344,7 @@ export class GatewaySimulator {
     const refusal =
       message.type === 'template'
         ? this.options.templateRegistry?.refusal(message.template)
-        : this.closedWindows.has(message.to)
+        : !this.windowOpen(message.to)
           ? 'the recipient is outside the 24-hour service window; send a template.'
           : undefined;
     if (refusal) return refuse(502, 'GW_001', 'UPSTREAM_ERROR', `Upstream rejected the message: ${refusal}`);

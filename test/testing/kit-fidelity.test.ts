@@ -177,3 +177,49 @@ describe("a request the gateway cannot forward: 400, not the upstream's 502", ()
     expect((unknownType as { description?: string }).description).not.toMatch(/type type/);
   });
 });
+
+describe("serviceWindow: 'enforced'", () => {
+  const GW3 = 'https://gw3.fidelity';
+  let clock = Date.parse('2024-05-01T09:00:00Z');
+  const strict = createGatewayHandlers({ baseUrl: GW3, serviceWindow: 'enforced', now: () => clock });
+  const gw3 = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: GW3 });
+  beforeAll(() => server.use(...strict.handlers));
+  afterEach(() => strict.simulator.reset());
+  const HOUR = 3600_000;
+
+  it('a text to a customer who never wrote gets GW_001 "outside the 24-hour window"; a template goes', async () => {
+    await expect(gw3.messages.send(text)).rejects.toMatchObject({
+      status: 502,
+      code: 'GW_001',
+      message: expect.stringContaining('outside the 24-hour service window'),
+    });
+    const template = {
+      to,
+      type: 'template',
+      template: { name: 'welcome', language: { code: 'en_US' } },
+    } as const;
+    expect((await gw3.messages.send(template)).messageId).toMatch(/^wamid\./);
+    // is_fake skips the upstream, and so the window.
+    expect((await gw3.messages.send(text, { isFake: true })).messageId).toMatch(/^wamid\.FAKE/);
+  });
+
+  it('the window opens when the customer writes and closes 24 hours later, by the clock the test sets', async () => {
+    strict.simulator.openWindow(to);
+    expect((await gw3.messages.send(text)).messageId).toMatch(/^wamid\./);
+    clock += 24 * HOUR - 1;
+    expect((await gw3.messages.send(text)).messageId).toMatch(/^wamid\./);
+    clock += 1;
+    await expect(gw3.messages.send(text)).rejects.toMatchObject({ code: 'GW_001' });
+    // Seeded at a time of the test's choosing: the customer wrote an hour ago.
+    strict.simulator.openWindow(to, clock - HOUR);
+    expect(strict.simulator.windowOpen(to)).toBe(true);
+    expect((await gw3.messages.send(text)).messageId).toMatch(/^wamid\./);
+  });
+
+  it('the default stays open for every recipient; a wrong option is a ConfigurationError', () => {
+    expect(gateway.simulator.windowOpen('998900000000')).toBe(true);
+    expect(() => createGatewayHandlers({ baseUrl: GW3, serviceWindow: 'strict' as 'enforced' })).toThrowError(
+      /serviceWindow/,
+    );
+  });
+});

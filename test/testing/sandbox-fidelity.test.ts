@@ -239,3 +239,20 @@ describe('a send the sandbox cannot forward', () => {
     expect((await post(text, 'application/json')).status).toBe(200);
   });
 });
+
+describe("the sandbox with serviceWindow: 'enforced'", () => {
+  it('an injected customer message opens the window; 24 hours later on the test clock it is closed', async () => {
+    let clock = Date.parse('2024-05-01T09:00:00Z');
+    sandbox = await startSandbox({ platform: false, serviceWindow: 'enforced', now: () => clock });
+    const gw = new GatewayClient({ apiKey: 'sk_test_sandbox', baseUrl: sandbox.url });
+    const hello = { to, type: 'text', text: { body: 'Welcome!' } } as const;
+    await expect(gw.messages.send(hello)).rejects.toMatchObject({ code: 'GW_001' });
+    await sandbox.injectMessage({ from: to, type: 'text', text: { body: 'hi' } });
+    expect((await gw.messages.send(hello)).messageId).toMatch(/^wamid\.SBX/);
+    clock += 24 * 3600_000;
+    await expect(gw.messages.send(hello)).rejects.toMatchObject({
+      code: 'GW_001',
+      message: expect.stringContaining('outside the 24-hour service window'),
+    });
+  });
+});

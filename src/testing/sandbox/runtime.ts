@@ -211,7 +211,7 @@ export class SandboxRuntime {
   inject(injection: Extract<Injection, { ok: true }>): Promise<DeliveryAttempt[]> {
     for (const m of injection.messages) {
       // A customer's message opens the 24-hour service window again.
-      if (typeof m['from'] === 'string') this.simulator.closedWindows.delete(m['from']);
+      if (typeof m['from'] === 'string') this.simulator.openWindow(m['from']);
       this.emit({ type: 'incoming', message: m });
     }
     return this.track(this.deliver(injection.envelope));

@@ -109,7 +109,13 @@ function controlsOf(sandbox: Sandbox, webhookUrl: string | undefined): InboxCont
     duplicateStatuses: sandbox.faults.duplicateStatuses,
     balance: Number.isFinite(sandbox.simulator.balance) ? sandbox.simulator.balance : null,
     ratePerSecond: sandbox.simulator.options.ratePerSecond,
-    closedWindows: [...sandbox.simulator.closedWindows],
+    // With `serviceWindow: 'enforced'`, a recipient the app wrote to whose window is not open shows as closed too.
+    closedWindows: [
+      ...new Set([
+        ...sandbox.simulator.closedWindows,
+        ...sandbox.simulator.sent.map((s) => s.to).filter((to) => !sandbox.simulator.windowOpen(to)),
+      ]),
+    ],
     retryDelaysMs: sandbox.retryDelaysMs,
     webhookUrl: webhookUrl ?? null,
   };

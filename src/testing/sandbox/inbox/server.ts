@@ -104,7 +104,7 @@ function setControls({ sandbox, feed }: InboxContext, request: z.infer<typeof Co
   if (request.balance !== undefined) simulator.balance = request.balance ?? Number.POSITIVE_INFINITY;
   if (request.ratePerSecond !== undefined) simulator.options.ratePerSecond = request.ratePerSecond;
   if (request.window) {
-    if (request.window.open) simulator.closedWindows.delete(request.window.peer);
+    if (request.window.open) simulator.openWindow(request.window.peer);
     else simulator.closedWindows.add(request.window.peer);
   }
   feed.broadcast({ kind: 'controls', controls: feed.controls() });
