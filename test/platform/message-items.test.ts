@@ -321,35 +321,34 @@ describe('messages.send validates before any request', () => {
     expect(requests).toBe(1);
   });
 
-  it('sends a document from a download endpoint, whose URL path has no file extension', async () => {
-    let body: unknown;
+  /** A client whose sends the platform answers `ok`, and the body of the last one it got. */
+  function recordedSends() {
+    const seen: { body?: unknown } = {};
     server.use(
       http.post(`${PLATFORM}/v2/messages/`, async ({ request }) => {
-        body = await request.json();
+        seen.body = await request.json();
         return HttpResponse.json({ detail: 'ok' });
       }),
     );
     const c = new PlatformClient({ platformUrl: PLATFORM, streamUrl: PLATFORM, token: 'tok-abcdef123456' });
+    return { c, seen };
+  }
+
+  it('sends a document from a download endpoint, whose URL path has no file extension', async () => {
+    const { c, seen } = recordedSends();
     const item = {
       type: 'document',
       content: 'Invoice',
       url: 'https://files.example.com/invoices/1042/download',
     };
     await c.messages.send(CONV, [item as MessageItem]);
-    expect(body).toEqual({ uuid: CONV, messages: [item] });
+    expect(seen.body).toEqual({ uuid: CONV, messages: [item] });
   });
 
   it('sends fields the spec does not list as given', async () => {
-    let body: unknown;
-    server.use(
-      http.post(`${PLATFORM}/v2/messages/`, async ({ request }) => {
-        body = await request.json();
-        return HttpResponse.json({ detail: 'ok' });
-      }),
-    );
-    const c = new PlatformClient({ platformUrl: PLATFORM, streamUrl: PLATFORM, token: 'tok-abcdef123456' });
+    const { c, seen } = recordedSends();
     const item = { type: 'text', content: 'hi', preview: true } as MessageItem;
     await c.messages.send(CONV, [item]);
-    expect(body).toEqual({ uuid: CONV, messages: [{ type: 'text', content: 'hi', preview: true }] });
+    expect(seen.body).toEqual({ uuid: CONV, messages: [{ type: 'text', content: 'hi', preview: true }] });
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type * as z from '../../src/core/zod.js';
 import { type TemplateIssue, templateRules, validateTemplate } from '../../src/templates/index.js';
 import { TemplateCreateRequestSchema } from '../../src/templates/schema.js';
+import { loginCodeDefinition } from '../helpers/template-definitions.js';
 
 type Json = Record<string, unknown>;
 type Path = (string | number)[];
@@ -19,14 +20,7 @@ const marketing = (): Json => ({
   category: 'MARKETING',
   body: { text: 'Hi {{1}}, our sale starts today.', examples: ['Ann'] },
 });
-const auth = (): Json => ({
-  name: 'login_code',
-  language: 'en',
-  category: 'AUTHENTICATION',
-  body: { addSecurityRecommendation: true },
-  footer: { codeExpirationMinutes: 10 },
-  buttons: [{ type: 'OTP', otpType: 'COPY_CODE', text: 'Copy code' }],
-});
+const auth = (): Json => structuredClone(loginCodeDefinition) as Json;
 let uploads = 0;
 /** A valid card; every card gets its own media handle, as the spec requires (one upload per card). */
 const card = (format = 'IMAGE', buttons: Json[] = [{ type: 'QUICK_REPLY', text: 'Tell me more' }]): Json => ({
