@@ -17,8 +17,12 @@ export interface RetryRules {
    * balance): not repeated, and proof that nothing was sent. Default none.
    */
   readonly refusedCodes?: readonly string[];
-  /** The server checks everything before it acts, so any 4xx proves the request had no effect. Default false. */
-  readonly refusalsHadNoEffect?: boolean;
+  /**
+   * Statuses the server answers only before it acts (its spec's refusals: a malformed request, a key, a balance, a
+   * rate): one of them, with a code the table lacks or none, proves the request had no effect. Not every 4xx
+   * does: a proxy's 408 may come after it forwarded the request, and a redirect says nothing. Default none.
+   */
+  readonly refusalStatuses?: readonly number[];
 }
 
 export interface RetryContext {
@@ -120,7 +124,7 @@ export function mayHaveBeenSent(error: unknown, rules: RetryRules): boolean {
     const code = error.code;
     if (code !== null && (rules.retryableCodes.includes(code) || rules.refusedCodes?.includes(code) === true))
       return false;
-    return !(rules.refusalsHadNoEffect === true && error.status < 500);
+    return rules.refusalStatuses?.includes(error.status) !== true;
   }
   const known =
     error instanceof WaGatewayError ? (error as { mayHaveBeenSent?: unknown }).mayHaveBeenSent : undefined;

@@ -8,9 +8,10 @@ import type { RetryRules } from '../core/retry-policy.js';
  * inaccessible media, parameters that do not match): not sent, and the same message gets the same answer, so it
  * is never repeated, not even by a campaign's retry list. A 502 without the gateway's envelope has no code: it
  * may have been sent. Every 4xx the spec lists (400 malformed, 401, 402, 403, 429) is answered before forwarding,
- * and the upstream's refusal is a 502: a 4xx with a code the table lacks (the spec's validation codes are not
- * shown) or with none (a proxy in front) was not sent either. `sendMany` reads "was it sent?" from the same
- * table (`mayHaveBeenSent`).
+ * and the upstream's refusal is a 502: one of those statuses with a code the table lacks (the spec's validation
+ * codes are not shown) or with none (a proxy in front) was not sent either. Another 4xx may have been (a proxy's
+ * 408 can come after it forwarded the request). `sendMany` reads "was it sent?" from the same table
+ * (`mayHaveBeenSent`).
  */
 export const GATEWAY_RETRY_RULES: RetryRules = {
   retryableCodes: ['RATE_001', 'AUTH_004'],
@@ -26,5 +27,5 @@ export const GATEWAY_RETRY_RULES: RetryRules = {
     'GW_001',
   ],
   neverRetryCodes: ['GW_001'],
-  refusalsHadNoEffect: true,
+  refusalStatuses: [400, 401, 402, 403, 429],
 };

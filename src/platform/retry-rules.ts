@@ -7,6 +7,7 @@ import type { RetryRules } from '../core/retry-policy.js';
 export const PLATFORM_RETRY_RULES: RetryRules = {
   retryableCodes: [],
   neverRetryCodes: [],
-  // A 4xx is the platform refusing the request; a 5xx may come after it acted.
-  refusalsHadNoEffect: true,
+  // The refusals the spec lists for its endpoints (and a rate limit's): a 5xx, or another 4xx such as a proxy's 408,
+  // may come after it acted.
+  refusalStatuses: [400, 401, 403, 404, 405, 429],
 };

@@ -103,7 +103,11 @@ describe('authorization', () => {
     );
     const t = transport({
       authorization: () => (loginFails ? Promise.reject(refused) : 'Bearer t0'),
-      retryRules: { retryableCodes: [], neverRetryCodes: [], refusalsHadNoEffect: true },
+      retryRules: {
+        retryableCodes: [],
+        neverRetryCodes: [],
+        refusalStatuses: [400, 401, 403, 404, 405, 429],
+      },
     });
     // The first call's attempt is cut in flight and repeated; its repeat meets the failed login.
     const first = await t.json({ method: 'POST', path: '/send', body: {}, retryInFlight: true }).then(

@@ -39,6 +39,10 @@ describe('mayHaveBeenSent', () => {
     ['VAL_001', 400, false],
     [null, 400, false],
     [null, 403, false],
+    // Not every 4xx: a proxy's 408 may come after it forwarded the request, and a redirect says nothing.
+    [null, 408, true],
+    [null, 303, true],
+    [null, 0, true],
   ] as const)('gateway %s (%i) → %s', (code, status, sent) => {
     expect(mayHaveBeenSent(api(status, code), GATEWAY_RETRY_RULES)).toBe(sent);
   });
@@ -74,6 +78,7 @@ describe('mayHaveBeenSent', () => {
     [400, false],
     [404, false],
     [429, false],
+    [408, true],
     [500, true],
     [503, true],
   ])('platform %i → %s', (status, sent) => {
