@@ -5,8 +5,8 @@ import { loadOptionalPeer } from '../core/optional-peer.js';
 import { CampaignQueue } from '../redis/campaign-queue.js';
 import { RedisCampaignStore } from '../redis/campaign-store.js';
 import type { RedisClient } from '../redis/client.js';
-import { outageReason, watchConnection } from '../redis/connection-log.js';
-import { messageOf, RedisStoreError } from '../redis/errors.js';
+import { NOT_CLUSTER_REASON, outageReason, watchConnection } from '../redis/connection-log.js';
+import { RedisStoreError } from '../redis/errors.js';
 import { shownUrl } from '../testing/shown-url.js';
 import { UsageError } from './io.js';
 
@@ -124,13 +124,11 @@ function connectTo(source: CampaignSource): RedisClient {
       })
     : new Redis(source.url, { ...node, lazyConnect: true });
   // Errors surface where the store is read; the client's own 'error' events would otherwise crash the process.
-  // A database the server lacks: ioredis would go on in database 0 and act on another database's campaigns, so
-  // the connection ends and the command fails, saying why.
-  redis.on('error', (error: unknown) => {
-    if (/^ERR DB index is out of range/.test(messageOf(error))) redis.disconnect();
-  });
+  redis.on('error', () => {});
   // A command that reads once says its failure itself (`outage()` gives why the connection failed): the stores'
   // "cannot reach Redis" line would be a second message for it, or a late one after the command's own.
+  // Watched, a client given a database the server lacks is closed (`connection-log.ts`): ioredis would go on in
+  // database 0, on another database's campaigns. The sandbox's store watches its client itself, with its logger.
   if (source.once) watchConnection(redis, undefined, source.command);
   return redis;
 }
@@ -159,7 +157,7 @@ export function unreachable(
   if (!(error instanceof RedisStoreError) || error.failure !== 'unavailable' || outage === undefined)
     return undefined;
   // The cluster flag given for one Redis: the reverse of clusterAdvice's mistake, fixed the same way.
-  if (source.cluster && outage.startsWith('it is not a node of a Redis Cluster'))
+  if (source.cluster && outage === NOT_CLUSTER_REASON)
     return new UsageError(
       `the Redis at ${shownUrl(source.url)} is not a node of a Redis Cluster (cluster support disabled): drop ` +
         `${source.clusterFlag}.`,

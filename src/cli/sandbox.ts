@@ -169,7 +169,6 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   return EXIT.ok;
 }
 
-/** The campaigns at `url`, read once before the sandbox starts: a Redis out of reach is said now, not never. */
 /** Whether `arg` is a flag's value rather than the next flag (or nothing). */
 function isValue(arg: string | undefined): boolean {
   return arg !== undefined && !arg.startsWith('-');
@@ -193,6 +192,7 @@ function campaignsUrl(given: string, io: CliIo): Pick<CampaignSource, 'url' | 'f
   return { url: given, flag: '--campaigns' };
 }
 
+/** The campaigns at `url`, read once before the sandbox starts: a Redis out of reach is said now, not never. */
 async function readCampaigns(
   given: Pick<CampaignSource, 'url' | 'flag' | 'prefix' | 'cluster'>,
   io: CliIo,

@@ -38,6 +38,21 @@ const REASONS: Readonly<Record<string, string>> = {
   ...AUTH_REASONS,
 };
 
+/** @internal Why an ioredis `Cluster` given one Redis (not a cluster node) reached no node. */
+export const NOT_CLUSTER_REASON =
+  'it is not a node of a Redis Cluster (cluster support disabled): connect with a client for one Redis, not a Cluster';
+
+/**
+ * Said by ioredis as it connects to a database number the server lacks (`redis://host/99`); it then goes on in
+ * database 0, where every command would read and write another database's keys.
+ */
+const MISSING_DATABASE = /^ERR DB index is out of range/;
+
+/** @internal Whether `error` is ioredis's refused `SELECT` of a database the server lacks. */
+export function isMissingDatabase(error: unknown): boolean {
+  return MISSING_DATABASE.test(messageOf(error));
+}
+
 /**
  * What ioredis says, with no system code, of a connection that gives no answer or was closed: a code for the log
  * line's meta (where a system error has its `ECONNREFUSED`) and the reason in words. A port where something else
@@ -54,8 +69,7 @@ const IOREDIS_REASONS: readonly { message: RegExp; code: string; reason: string 
   },
   { message: /^Connection is closed\./, code: 'CLOSED', reason: 'the connection was closed' },
   {
-    // Said by ioredis as it connects; it then goes on in database 0, where a command would read and write.
-    message: /^ERR DB index is out of range/,
+    message: MISSING_DATABASE,
     code: 'DB_RANGE',
     reason: "the Redis has no database of the URL's number (its /<db>): check the URL",
   },
@@ -112,12 +126,7 @@ function reasonOf(error: unknown): { code: string; reason: string } {
   const lastNodeError: unknown = (error as { lastNodeError?: unknown } | null)?.lastNodeError;
   if (errorName === 'ClusterAllFailedError' && lastNodeError !== undefined && lastNodeError !== error) {
     if (/cluster support disabled/i.test(messageOf(lastNodeError)))
-      return {
-        code: 'NOT_CLUSTER',
-        reason:
-          'it is not a node of a Redis Cluster (cluster support disabled): connect with a client for one Redis, ' +
-          'not a Cluster',
-      };
+      return { code: 'NOT_CLUSTER', reason: NOT_CLUSTER_REASON };
     return reasonOf(lastNodeError);
   }
   const key = /^([A-Z]{4,20})\b/.exec(message)?.[1] ?? errorName;
@@ -138,7 +147,10 @@ export function watchConnection(client: WatchedClient, logger: Logger | undefine
   if (watched.has(client)) return;
   const state = { down: false, since: 0 };
   watched.set(client, state);
-  client.on('error', (error: unknown) => noteConnectionError(client, logger, role, error));
+  client.on('error', (error: unknown) => {
+    if (isMissingDatabase(error)) refuseMissingDatabase(client, logger, role, error);
+    else noteConnectionError(client, logger, role, error);
+  });
   client.on('ready', () => {
     if (!state.down) return;
     state.down = false;
@@ -186,6 +198,35 @@ export function noteConnectionError(
     'warn',
     `${role}: cannot reach Redis at ${where}: ${reason}. Commands fail until it is back (logged once per ` +
       'outage); check the URL the client was given (REDIS_URL).',
+    { where, code },
+  );
+}
+
+/**
+ * A client connected to a database number the server lacks: ioredis would go on in database 0, so the client is
+ * closed (its commands fail, as with Redis away, never on another database's keys), and the log says why, as an
+ * error: an outage would end, this lasts until the URL is fixed.
+ */
+function refuseMissingDatabase(
+  client: WatchedClient,
+  logger: Logger | undefined,
+  role: string,
+  error: unknown,
+): void {
+  (client as { disconnect?: () => void }).disconnect?.();
+  const state = watched.get(client);
+  if (state === undefined || state.down) return;
+  const { code, reason } = reasonOf(error);
+  state.down = true;
+  state.since = Date.now();
+  state.reason = reason;
+  const where = whereOf(client);
+  log(
+    logger,
+    'error',
+    `${role}: the Redis at ${where} has no database of the URL's number (its /<db>): ioredis would go on in ` +
+      "database 0, on another database's keys, so this client is closed and its commands fail. Fix the URL " +
+      '(REDIS_URL).',
     { where, code },
   );
 }
