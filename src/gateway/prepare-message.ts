@@ -45,8 +45,13 @@ export function prepare(message: unknown, validate: boolean | undefined, extra: 
   const issues: MessageIssue[] = [];
   try {
     const merged = merge(base as Record<string, unknown>, extra, [], issues);
-    if (issues.length === 0 && validate !== false) issues.push(...shownFieldIssues(merged));
-    return issues.length > 0 ? { valid: false, issues } : { valid: true, message: merged };
+    if (issues.length > 0 || validate === false)
+      return issues.length > 0 ? { valid: false, issues } : { valid: true, message: merged };
+    const shown = checkMerged(merged);
+    if (shown === undefined) return { valid: true, message: merged };
+    return 'message' in shown
+      ? { valid: true, message: shown.message }
+      : { valid: false, issues: shown.issues };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return {
@@ -64,16 +69,21 @@ export function prepare(message: unknown, validate: boolean | undefined, extra: 
 }
 
 /**
- * The merged message's issues other than its unknown fields (the extra fields themselves): a field the spec shows,
- * added through `extraFields` because the message lacked it (`text.preview_url: 'yes'`, a template's `components`),
- * is held to the spec's rules as it would be in the message. Their paths start at `extraFields`.
+ * The merged message held to the spec's rules: a field the spec shows, added through `extraFields` because the
+ * message lacked it (`text.preview_url: 'yes'`, a template's `components`), is checked as it would be in the
+ * message. Its issues other than the unknown fields (the extra fields themselves), their paths starting at
+ * `extraFields`; or, when every field is one the spec shows, the message as checked (a button `index` of `0` sent
+ * as `'0'`, as in the message); `undefined` when only unknown fields stand out.
  */
-function shownFieldIssues(merged: Record<string, unknown>): MessageIssue[] {
+function checkMerged(
+  merged: Record<string, unknown>,
+): { message: object } | { issues: MessageIssue[] } | undefined {
   const checked = validateMessage(merged);
-  if (checked.valid) return [];
-  return checked.issues
+  if (checked.valid) return { message: checked.message };
+  const issues = checked.issues
     .filter((issue) => issue.rule !== 'unknown_field')
     .map((issue) => ({ ...issue, path: ['extraFields', ...issue.path] }));
+  return issues.length > 0 ? { issues } : undefined;
 }
 
 /**

@@ -200,6 +200,21 @@ describe('the explicit ways to send what the spec does not show', () => {
     expect(bodies).toEqual([]);
   });
 
+  it("extraFields' shown fields go out as the message's would: a button index of 0 as '0'", async () => {
+    const { bodies } = gateway();
+    const button = {
+      type: 'button',
+      sub_type: 'url',
+      index: 0,
+      parameters: [{ type: 'text', text: '1042' }],
+    };
+    await client().messages.send(
+      { to, type: 'template', template: { name: 'order_update', language: { code: 'en' } } },
+      { extraFields: { template: { components: [button] } } },
+    );
+    expect(bodies[0]).toMatchObject({ template: { components: [{ ...button, index: '0' }] } });
+  });
+
   it('validate: false sends the message as given, with the wire flags still applied', async () => {
     const { bodies, queries } = gateway();
     await client().messages.send(
