@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { raceSignal } from '../core/abort.js';
+import { NOT_CLUSTER_REASON } from '../redis/connection-log.js';
 import { attemptAnswer } from '../testing/attempt-answer.js';
 import { requireWebhookUrl } from '../testing/deliver.js';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
@@ -10,6 +11,7 @@ import {
   hasPassword,
   openQueue,
   type QueueReader,
+  REDIS_TIMEOUT_MS,
 } from './campaign-store.js';
 import { deliveryAdvice } from './delivery-advice.js';
 import { asUsage, type CliIo, EXIT, Interrupted, interruption, UsageError } from './io.js';
@@ -217,14 +219,31 @@ async function readCampaigns(
     close: () => void opened.close(),
     outage: opened.outage,
   };
+  // A cluster client's reads wait in its queue, with no time limit, until it reaches a node: the check at start
+  // ends after the client's own wait, saying why it could not (one Redis given --campaigns-cluster, a wrong port).
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(`no answer within ${REDIS_TIMEOUT_MS / 1000} s: ${opened.outage() ?? 'no reason given'}`),
+        ),
+      REDIS_TIMEOUT_MS,
+    );
+  });
   try {
     // Ctrl-C while a stuck Redis is read stops the command (exit 130), with no sandbox started.
-    await raceSignal(reader.tracker.campaigns(), interruption(io));
+    await raceSignal(Promise.race([reader.tracker.campaigns(), late]), interruption(io));
     started = true;
     return reader;
   } catch (error) {
     reader.close();
     if (error instanceof Interrupted) throw error;
+    if (source.cluster && opened.outage() === NOT_CLUSTER_REASON)
+      throw new UsageError(
+        `the Redis at ${source.flag} ${shownUrl(source.url)} is not a node of a Redis Cluster (cluster support ` +
+          'disabled): drop --campaigns-cluster.',
+      );
     throw (
       clusterAdvice(error, source) ??
       new Error(
@@ -232,6 +251,8 @@ async function readCampaigns(
           "Is it running, and is it the one your app's RedisCampaignStore writes to?",
       )
     );
+  } finally {
+    clearTimeout(timer);
   }
 }
 

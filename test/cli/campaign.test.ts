@@ -324,6 +324,19 @@ describeRedis('wa-gateway campaign report', () => {
     expect(t.out.stderr).not.toContain('ClusterAllFailedError');
   });
 
+  // It waited for good: a cluster client's reads queue until it reaches a node, with no time limit. The check at
+  // start now ends after the client's wait (10 s); the node said why long before (its first slots refresh).
+  it('sandbox --campaigns-cluster against one Redis ends at start, saying to drop the flag (it hung)', async () => {
+    const t = io();
+    const args = ['sandbox', '--port', '0', '--campaigns', server.url, '--campaigns-cluster'];
+    expect(await runCli(args, t.io)).toBe(2);
+    expect(t.out.stderr).toContain(
+      `the Redis at --campaigns ${server.url} is not a node of a Redis Cluster (cluster support disabled): drop ` +
+        '--campaigns-cluster.',
+    );
+    expect(t.out.stdout).toBe('');
+  }, 30_000);
+
   it('a bad $REDIS_URL is named as the variable, not as a flag never passed', async () => {
     const t = io({ REDIS_URL: '127.0.0.1:6379' });
     expect(await runCli(['campaign', 'list'], t.io)).toBe(2);
