@@ -146,6 +146,18 @@ export function clusterAdvice(error: unknown, source: CampaignSource): UsageErro
 }
 
 /**
+ * The cluster flag given for one Redis, the reverse of `clusterAdvice`'s mistake, as what to do: `outage` is why
+ * the client could not connect. `undefined` for any other reason.
+ */
+export function notClusterAdvice(source: CampaignSource, outage: string | undefined): UsageError | undefined {
+  if (!source.cluster || outage !== NOT_CLUSTER_REASON) return undefined;
+  return new UsageError(
+    `the Redis at ${shownUrl(source.url)} is not a node of a Redis Cluster (cluster support disabled): drop ` +
+      `${source.clusterFlag}.`,
+  );
+}
+
+/**
  * A read that failed because the connection did, said with why (`connection refused: nothing listens on that
  * port ...`, from the client's own error) and where; `undefined` when the connection gave no reason.
  */
@@ -156,13 +168,10 @@ export function unreachable(
 ): Error | undefined {
   if (!(error instanceof RedisStoreError) || error.failure !== 'unavailable' || outage === undefined)
     return undefined;
-  // The cluster flag given for one Redis: the reverse of clusterAdvice's mistake, fixed the same way.
-  if (source.cluster && outage === NOT_CLUSTER_REASON)
-    return new UsageError(
-      `the Redis at ${shownUrl(source.url)} is not a node of a Redis Cluster (cluster support disabled): drop ` +
-        `${source.clusterFlag}.`,
-    );
-  return new Error(`cannot reach the Redis at ${shownUrl(source.url)}: ${outage}.`);
+  return (
+    notClusterAdvice(source, outage) ??
+    new Error(`cannot reach the Redis at ${shownUrl(source.url)}: ${outage}.`)
+  );
 }
 
 /**

@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import { raceSignal } from '../core/abort.js';
-import { NOT_CLUSTER_REASON } from '../redis/connection-log.js';
 import { attemptAnswer } from '../testing/attempt-answer.js';
 import { requireWebhookUrl } from '../testing/deliver.js';
 import { startSandbox } from '../testing/sandbox/sandbox.js';
@@ -9,6 +8,7 @@ import {
   type CampaignSource,
   clusterAdvice,
   hasPassword,
+  notClusterAdvice,
   openQueue,
   type QueueReader,
   REDIS_TIMEOUT_MS,
@@ -239,11 +239,8 @@ async function readCampaigns(
   } catch (error) {
     reader.close();
     if (error instanceof Interrupted) throw error;
-    if (source.cluster && opened.outage() === NOT_CLUSTER_REASON)
-      throw new UsageError(
-        `the Redis at ${source.flag} ${shownUrl(source.url)} is not a node of a Redis Cluster (cluster support ` +
-          'disabled): drop --campaigns-cluster.',
-      );
+    const notCluster = notClusterAdvice(source, opened.outage());
+    if (notCluster) throw notCluster;
     throw (
       clusterAdvice(error, source) ??
       new Error(

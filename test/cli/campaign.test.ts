@@ -331,7 +331,7 @@ describeRedis('wa-gateway campaign report', () => {
     const args = ['sandbox', '--port', '0', '--campaigns', server.url, '--campaigns-cluster'];
     expect(await runCli(args, t.io)).toBe(2);
     expect(t.out.stderr).toContain(
-      `the Redis at --campaigns ${server.url} is not a node of a Redis Cluster (cluster support disabled): drop ` +
+      `the Redis at ${server.url} is not a node of a Redis Cluster (cluster support disabled): drop ` +
         '--campaigns-cluster.',
     );
     expect(t.out.stdout).toBe('');
