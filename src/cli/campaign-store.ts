@@ -8,7 +8,7 @@ import type { RedisClient } from '../redis/client.js';
 import { NOT_CLUSTER_REASON, outageReason, watchConnection } from '../redis/connection-log.js';
 import { RedisStoreError } from '../redis/errors.js';
 import { shownUrl } from '../testing/shown-url.js';
-import { UsageError } from './io.js';
+import { type CliIo, UsageError } from './io.js';
 
 /** A tracker over the Redis at `url`, and how to let go of the connection. */
 export interface CampaignReader {
@@ -69,6 +69,8 @@ export function openQueue(source: CampaignSource): {
   tracker: CampaignTracker;
   close(): Promise<void>;
   outage(): string | undefined;
+  /** Calls `listener` on each error of the connection, after the store has noted its reason (`outage()`). */
+  onError(listener: () => void): () => void;
 } {
   const redis = connectTo(source);
   const queue = new CampaignQueue({
@@ -85,6 +87,10 @@ export function openQueue(source: CampaignSource): {
       redis.disconnect();
     },
     outage: () => outageReason(redis),
+    onError: (listener) => {
+      redis.on('error', listener);
+      return () => void redis.off('error', listener);
+    },
   };
 }
 
@@ -95,13 +101,25 @@ export const REDIS_TIMEOUT_MS = 10_000;
  * Whether a Redis URL carries a password, in its user info or its query (ioredis reads it there too). An
  * unparsable URL is left to the client's own check.
  */
-export function hasPassword(url: string): boolean {
+function hasPassword(url: string): boolean {
   try {
     const parsed = new URL(url);
     return parsed.password !== '' || parsed.searchParams.has('password');
   } catch {
     return false;
   }
+}
+
+/**
+ * Warns on stderr when a Redis URL given as `flag`'s value carries a password: arguments show in `ps` and shell
+ * history, and `$REDIS_URL` keeps it out of both. `instead` says how to give the URL that way.
+ *
+ * @example
+ * warnPasswordInFlag(io, '--redis-url', url, 'put the URL in $REDIS_URL instead');
+ */
+export function warnPasswordInFlag(io: CliIo, flag: string, url: string, instead: string): void {
+  if (hasPassword(url))
+    io.stderr(`warning: the password in ${flag} shows in ps and shell history: ${instead}.\n`);
 }
 
 /** An ioredis client for `source` (a `Cluster` with its cluster flag), connecting on first use. */

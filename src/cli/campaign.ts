@@ -10,12 +10,12 @@ import {
   type CampaignQueue,
   type CampaignSource,
   clusterAdvice,
-  hasPassword,
   openCampaigns,
   openQueue,
   REDIS_TIMEOUT_MS,
   unanswered,
   unreachable,
+  warnPasswordInFlag,
 } from './campaign-store.js';
 import { csvField } from './csv-field.js';
 import { asUsage, type CliIo, EXIT, interruption, UsageError } from './io.js';
@@ -353,10 +353,7 @@ function sourceOf(values: Values, io: CliIo, what: string): CampaignSource {
   const fromFlag = values['redis-url'] !== undefined;
   const url = values['redis-url'] ?? io.env['REDIS_URL'];
   if (!url) throw new UsageError(`${what} needs the Redis: pass --redis-url <url> or set REDIS_URL.`);
-  if (fromFlag && hasPassword(url))
-    io.stderr(
-      'warning: the password in --redis-url shows in ps and shell history: put the URL in $REDIS_URL instead.\n',
-    );
+  if (fromFlag) warnPasswordInFlag(io, '--redis-url', url, 'put the URL in $REDIS_URL instead');
   const timeoutMs = secondsFlag('--timeout', values.timeout, REDIS_TIMEOUT_MS / 1000);
   // One attempt per command, no endless reconnecting: a CLI should fail fast when Redis is not there.
   return {

@@ -7,11 +7,11 @@ import { shownUrl } from '../testing/shown-url.js';
 import {
   type CampaignSource,
   clusterAdvice,
-  hasPassword,
   notClusterAdvice,
   openQueue,
   type QueueReader,
   REDIS_TIMEOUT_MS,
+  warnPasswordInFlag,
 } from './campaign-store.js';
 import { deliveryAdvice } from './delivery-advice.js';
 import { asUsage, type CliIo, EXIT, Interrupted, interruption, UsageError } from './io.js';
@@ -186,11 +186,7 @@ function campaignsUrl(given: string, io: CliIo): Pick<CampaignSource, 'url' | 'f
     if (!url) throw new UsageError('--campaigns without a URL reads $REDIS_URL, which is not set.');
     return { url, flag: '$REDIS_URL' };
   }
-  if (hasPassword(given))
-    io.stderr(
-      'warning: the password in --campaigns shows in ps and shell history: put the URL in $REDIS_URL and pass ' +
-        '--campaigns alone.\n',
-    );
+  warnPasswordInFlag(io, '--campaigns', given, 'put the URL in $REDIS_URL and pass --campaigns alone');
   return { url: given, flag: '--campaigns' };
 }
 
@@ -219,10 +215,16 @@ async function readCampaigns(
     close: () => void opened.close(),
     outage: opened.outage,
   };
-  // A cluster client's reads wait in its queue, with no time limit, until it reaches a node: the check at start
-  // ends after the client's own wait, saying why it could not (one Redis given --campaigns-cluster, a wrong port).
+  // A cluster client's reads wait in its queue, with no time limit, until it reaches a node. The check at start ends
+  // at the client's first error that says it never will (one Redis given --campaigns-cluster: the store has noted
+  // the reason by then), else after the client's own wait, saying why if it knows.
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
+  let stopListening = () => {};
+  const stuck = new Promise<never>((_, reject) => {
+    stopListening = opened.onError(() => {
+      const advice = notClusterAdvice(source, opened.outage());
+      if (advice) reject(advice);
+    });
     timer = setTimeout(
       () =>
         reject(
@@ -233,7 +235,7 @@ async function readCampaigns(
   });
   try {
     // Ctrl-C while a stuck Redis is read stops the command (exit 130), with no sandbox started.
-    await raceSignal(Promise.race([reader.tracker.campaigns(), late]), interruption(io));
+    await raceSignal(Promise.race([reader.tracker.campaigns(), stuck]), interruption(io));
     started = true;
     return reader;
   } catch (error) {
@@ -250,6 +252,7 @@ async function readCampaigns(
     );
   } finally {
     clearTimeout(timer);
+    stopListening();
   }
 }
 
